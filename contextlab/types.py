@@ -1,0 +1,143 @@
+"""Value types shared by every stage: documents in, a traced result out."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Document",
+    "Message",
+    "PromptRequest",
+    "ContextResult",
+    "DocTrace",
+    "DuplicatePair",
+    "Fate",
+    "FATES",
+]
+
+Fate = Literal["filtered", "duplicate", "included", "truncated", "excluded", "summarized"]
+#: Every fate a document can meet, in pipeline order (the lab draws them in this order).
+FATES: tuple[str, ...] = ("filtered", "duplicate", "excluded", "truncated", "summarized", "included")
+
+
+@dataclass
+class Document:
+    """One retrieved document: its text, its retrieval score and where it came from."""
+
+    content: str
+    score: float = 1.0
+    source: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    timestamp: float | None = None
+    importance: float = 0.5
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the document as plain JSON-serialisable data."""
+        return asdict(self)
+
+
+@dataclass
+class Message:
+    """One conversation turn: ``role`` is "system", "user", "assistant" or a tool name."""
+
+    role: str
+    content: str
+
+
+@dataclass
+class PromptRequest:
+    """What ``ContextManager.build`` works on: a query, its documents and the budget."""
+
+    query: str
+    documents: list[Document] = field(default_factory=list)
+    memory: list[Message] = field(default_factory=list)
+    max_context_tokens: int = 2048
+    system_prompt: str = ""
+
+
+@dataclass(frozen=True)
+class DuplicatePair:
+    """A document dropped as a duplicate of an earlier kept one (indices are input indices)."""
+
+    kept_index: int
+    dropped_index: int
+    similarity: float
+    kind: Literal["exact", "near"]
+
+
+@dataclass
+class DocTrace:
+    """What happened to one input document, and why.
+
+    ``input_index`` is the document's index in ``PromptRequest.documents``.
+    ``relevance_rank`` is 1-based among the documents that passed the filter.
+    ``position`` is the 1-based citation number in the block, or None when not in it.
+    ``tokens`` is the document's own token count; ``block_tokens`` what it costs in the
+    block (header and separator included when the budget counts them, the cut or
+    summarised text when it was shortened).
+    """
+
+    input_index: int
+    source: str | None
+    score: float
+    tokens: int
+    relevance_rank: int | None = None
+    position: int | None = None
+    fate: Fate = "excluded"
+    duplicate_of: int | None = None
+    similarity: float | None = None
+    block_tokens: int | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the trace entry as plain JSON-serialisable data."""
+        return asdict(self)
+
+
+@dataclass
+class ContextResult:
+    """The finished context block with everything needed to explain it."""
+
+    context_block: str
+    included_docs: list[Document]
+    excluded_docs: list[Document]
+    citation_map: dict[int, str]
+    tokens_used: int
+    tokens_budget: int
+    duplicates_removed: int
+    truncated: bool
+    trace: list[DocTrace] = field(default_factory=list)
+    duplicate_pairs: list[DuplicatePair] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    tokenizer: str = ""
+
+    @property
+    def utilization_pct(self) -> float:
+        """Share of the budget the block uses, in percent, rounded to 0.1."""
+        return round(self.tokens_used / max(self.tokens_budget, 1) * 100, 1)
+
+    def fate_counts(self) -> dict[str, int]:
+        """Return how many input documents met each fate (every fate present, zeros too)."""
+        counts = {fate: 0 for fate in FATES}
+        for entry in self.trace:
+            counts[entry.fate] += 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the whole result, trace included, as plain JSON-serialisable data."""
+        return {
+            "context_block": self.context_block,
+            "citation_map": {str(k): v for k, v in self.citation_map.items()},
+            "tokens_used": self.tokens_used,
+            "tokens_budget": self.tokens_budget,
+            "utilization_pct": self.utilization_pct,
+            "duplicates_removed": self.duplicates_removed,
+            "truncated": self.truncated,
+            "tokenizer": self.tokenizer,
+            "included_docs": [d.to_dict() for d in self.included_docs],
+            "excluded_docs": [d.to_dict() for d in self.excluded_docs],
+            "trace": [t.to_dict() for t in self.trace],
+            "duplicate_pairs": [asdict(p) for p in self.duplicate_pairs],
+            "timings_ms": dict(self.timings_ms),
+        }
