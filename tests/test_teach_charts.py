@@ -1,0 +1,103 @@
+"""Tests for contextlab.ui.teach_charts: figures checked as data, without a browser."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from contextlab.compare import diff_results
+from contextlab.stages.reorder import lost_in_the_middle_order
+from contextlab.types import ContextResult, DocTrace
+from contextlab.ui import teach_charts as tc
+
+
+def _result(positions: list[int | None], tokens: list[int], block: str) -> ContextResult:
+    trace = [DocTrace(input_index=i, source=f"s{i}", score=0.9, tokens=t, relevance_rank=i + 1,
+                      position=p, fate="included" if p else "excluded",
+                      block_tokens=t if p else None)
+             for i, (p, t) in enumerate(zip(positions, tokens))]
+    return ContextResult(context_block=block, included_docs=[], excluded_docs=[], citation_map={},
+                         tokens_used=sum(tokens), tokens_budget=100, duplicates_removed=0,
+                         truncated=False, trace=trace)
+
+
+def _diff():
+    a = _result([1, 2, None], [10, 20, 30], "A")
+    b = _result([1, None, 2], [10, 20, 30], "B")
+    return diff_results(a, b)
+
+
+def test_compare_positions_figure_draws_lost_doc_into_the_out_row():
+    fig = tc.compare_positions_figure(_diff())
+    assert isinstance(fig, go.Figure)
+    lost = [t for t in fig.data if t.name == "lost"]
+    assert len(lost) == 1
+    assert list(lost[0].y) == [2, 3]  # position 2 in A, the "not in block" row (3) in B
+    assert fig.layout.yaxis.ticktext[-1] == "not in block"
+
+
+def test_compare_positions_figure_shows_each_change_once_in_legend():
+    fig = tc.compare_positions_figure(_diff())
+    legend = [t.name for t in fig.data if t.showlegend]
+    assert sorted(legend) == ["gained", "lost", "unchanged"]
+
+
+def test_compare_tokens_figure_skips_documents_in_neither_block():
+    a = _result([1, None], [10, 20], "A")
+    fig = tc.compare_tokens_figure(diff_results(a, a))
+    assert list(fig.data[0].x) == ["doc 0"]
+    assert list(fig.data[1].y) == [10]
+
+
+def test_strategy_positions_figure_outlines_the_most_relevant_slot():
+    orders = {"lost_in_the_middle": lost_in_the_middle_order(4), "relevance": [0, 1, 2, 3]}
+    fig = tc.strategy_positions_figure(orders, labels={"relevance": "None (relevance order)"})
+    heat = fig.data[0]
+    assert list(heat.y) == ["lost_in_the_middle", "None (relevance order)"]
+    assert list(heat.z[0]) == [1, 3, 4, 2]
+    assert [s.x0 + 0.5 for s in fig.layout.shapes] == [1, 1]
+
+
+def test_strategy_positions_figure_pads_shorter_orders():
+    fig = tc.strategy_positions_figure({"a": [0, 1, 2], "b": [1, 0]})
+    assert list(fig.data[0].z[1]) == [2, 1, None]
+
+
+def test_ordering_scores_figure_puts_best_on_top():
+    fig = tc.ordering_scores_figure({"x": 50.0, "y": 70.0, "z": 60.0})
+    # horizontal bars draw bottom-up: the last bar is the top one
+    assert list(fig.data[0].y) == ["x", "z", "y"]
+    assert list(fig.data[0].text) == ["50.0", "60.0", "70.0"]
+
+
+def test_position_curves_figure_one_line_per_model_with_references():
+    curves = {"M1": [(10, 60.0), (1, 70.0)], "M2": [(1, 50.0), (10, 55.0)]}
+    fig = tc.position_curves_figure(curves, n_docs=10, references={"closed book": 40.0},
+                                    highlight="M1")
+    assert [t.name for t in fig.data] == ["M1", "M2"]
+    assert list(fig.data[0].x) == [1, 10]  # sorted by position
+    assert fig.data[0].line.width > fig.data[1].line.width
+    assert fig.layout.shapes[0].y0 == 40.0
+
+
+def test_reorder_step_figure_fills_slots_from_both_ends():
+    order = lost_in_the_middle_order(6)  # ranks 0 2 4 5 3 1
+    fig = tc.reorder_step_figure(order, step=2, curve=[70, 60, 55, 55, 58, 65])
+    bars = fig.data[0]
+    assert list(bars.text) == ["#1", "", "", "", "", "#2"]
+    assert bars.marker.color[5] == "#f08c00"  # the document placed at this step
+    assert list(fig.data[1].y) == [70, 60, 55, 55, 58, 65]
+
+
+def test_reorder_step_figure_full_step_fills_every_slot():
+    fig = tc.reorder_step_figure([0, 1, 2], step=3)
+    assert all(fig.data[0].text)
+    assert len(fig.data) == 1
+
+
+def test_window_sections_figure_both_bars_span_the_window():
+    sections = [("system", 100, 40), ("documents", 500, 450), ("output_reserve", 150, 150)]
+    fig = tc.window_sections_figure(sections, max_tokens=1000)
+    allowance = sum(t.x[0] for t in fig.data)
+    used = sum(t.x[1] for t in fig.data)
+    assert allowance == 1000 and used == 1000
+    assert fig.data[-1].name == "free"
