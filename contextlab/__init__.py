@@ -6,6 +6,7 @@ This module is the public API; everything listed in ``__all__`` is stable.
 from __future__ import annotations
 
 from .errors import BudgetError, ContextLabError, InvalidInputError
+from .manager import ContextManager
 from .tokenizers import Tokenizer, get_tokenizer
 from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest
 
@@ -26,11 +27,3 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-
-def __getattr__(name: str):
-    # ContextManager is imported lazily so `import contextlab.types` stays cheap.
-    if name == "ContextManager":
-        from .manager import ContextManager
-
-        return ContextManager
-    raise AttributeError(f"module 'contextlab' has no attribute {name!r}")

@@ -1,0 +1,74 @@
+"""Token budget: walk the documents in order, keep what fits, shorten or drop the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["BudgetDecision", "Shortened", "fit_to_budget", "seed_truncate", "TRUNCATION_MARKER",
+           "MIN_PARTIAL_TOKENS"]
+
+#: Appended to a cut document so the model (and the reader) can see it was cut.
+TRUNCATION_MARKER = " [...]"
+#: Seed 000 only cuts a document when more than this many tokens of budget remain.
+MIN_PARTIAL_TOKENS = 50
+
+
+@dataclass(frozen=True)
+class Shortened:
+    """A shorter stand-in for a document that did not fit: its text, cost and fate."""
+
+    content: str
+    cost: int
+    fate: Literal["truncated", "summarized"]
+
+
+@dataclass(frozen=True)
+class BudgetDecision:
+    """What the budget did with one document; ``cost`` is what it charged (0 when excluded)."""
+
+    index: int
+    fate: Literal["included", "truncated", "summarized", "excluded"]
+    content: str | None
+    cost: int
+    remaining_before: int
+
+
+# shorten(position_in_walk, remaining_tokens) -> a stand-in, or None to exclude the document
+Shorten = Callable[[int, int], "Shortened | None"]
+
+
+def fit_to_budget(
+    costs: Sequence[int],
+    budget: int,
+    *,
+    shorten: Shorten | None = None,
+    min_remaining: int = MIN_PARTIAL_TOKENS,
+) -> list[BudgetDecision]:
+    """Return one decision per document, in the order given.
+
+    A document goes in when ``used + cost <= budget``. One that does not fit is offered to
+    ``shorten`` when more than ``min_remaining`` tokens remain; what ``shorten`` returns is
+    charged in full. The walk never stops early: a later, smaller document that fits goes in.
+    """
+    decisions: list[BudgetDecision] = []
+    used = 0
+    for i, cost in enumerate(costs):
+        remaining = budget - used
+        if used + cost <= budget:
+            decisions.append(BudgetDecision(i, "included", None, cost, remaining))
+            used += cost
+            continue
+        stand_in = shorten(i, remaining) if shorten is not None and remaining > min_remaining else None
+        if stand_in is None:
+            decisions.append(BudgetDecision(i, "excluded", None, 0, remaining))
+        else:
+            decisions.append(BudgetDecision(i, stand_in.fate, stand_in.content, stand_in.cost, remaining))
+            used += stand_in.cost
+    return decisions
+
+
+def seed_truncate(text: str, remaining: int) -> str:
+    """Return seed 000's partial text: the first ``int(remaining / 1.3)`` words plus `` [...]``."""
+    return " ".join(text.split()[: int(remaining / 1.3)]) + TRUNCATION_MARKER
