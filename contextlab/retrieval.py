@@ -1,0 +1,560 @@
+"""Retrieve from a store and inject the results into a conversation (seed 003).
+
+``inject_context`` does exactly what seed 003 says: ask the backend for ``top_k`` results, keep
+those scoring at least ``min_score``, take them in order until the next one would push the
+content past ``max_context_tokens`` (it stops there, it does not skip ahead), publish a
+``memory_retrieve`` event, and return a *new* list with one system message in front. As in the
+seed, the budget counts the results' content only, not the preamble or the ``[Source: ...]`` tags.
+
+``SQLiteBackend`` is the embedded store: SQLite's FTS5 full-text index with BM25 ranking (stdlib
+``sqlite3``, nothing to install), in memory or persistent in a file.
+
+How scores are normalised to [0, 1]
+-----------------------------------
+FTS5's ``bm25()`` sums, over the query terms, ``idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b *
+len / avglen))`` (k1 = 1.2, b = 0.75). A document of average length that contains a term once
+earns exactly ``idf(t)`` for it. The score reported is therefore::
+
+    score = min(1, bm25 / sum(idf(t) for the query terms found in the store))
+
+read as "the share of the query's searchable information this document covers": 1.0 when it
+holds every query term the store knows (about once for its length, or more), about 0.5 when it
+holds terms carrying half that IDF weight, 0 when it holds none. Words no stored document
+contains ("how", a typo) are left out of the sum, since no document could cover them. The
+scale does not depend on the query's length or the store's size, so ``min_score`` means the
+same thing everywhere; the raw BM25 is kept in ``RetrievalResult.metadata["bm25"]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from . import events
+from .errors import InvalidInputError
+from .tokenizers import TOKENIZER_NAMES, Tokenizer, resolve_tokenizer
+from .types import Document, Message
+
+__all__ = [
+    "ContextConfig",
+    "RetrievalResult",
+    "MemoryBackend",
+    "SQLiteBackend",
+    "StoreError",
+    "format_context",
+    "build_context_message",
+    "inject_context",
+    "score_documents",
+    "needs_scoring",
+    "fts_query",
+    "CONTEXT_PREAMBLE",
+]
+
+#: The text seed 003 puts before the formatted results in the injected system message.
+CONTEXT_PREAMBLE = (
+    "The following context was retrieved from the knowledge"
+    " base. Use it to inform your response, citing sources"
+    " where applicable:\n\n"
+)
+
+# FTS5's bm25() constants (fts5_aux.c) and its floor for a term in over half the rows.
+_K1 = 1.2
+_IDF_FLOOR = 1e-6
+# Bounds the cost of a pasted essay used as a query: one count query per distinct term.
+_MAX_QUERY_TERMS = 64
+_SCHEMA_VERSION = 1
+_TERM = re.compile(r"[^\W_]+")
+
+
+class StoreError(InvalidInputError):
+    """A SQLite store file cannot be opened or used (not a database, or another schema)."""
+
+
+# -- seed 003 ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """Controls how retrieved context is injected into prompts (seed 003, plus the tokenizer)."""
+
+    enabled: bool = True
+    top_k: int = 5
+    min_score: float = 0.0
+    max_context_tokens: int = 2048
+    tokenizer: str | Tokenizer = "cl100k_base"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.enabled, bool):
+            raise InvalidInputError(f"enabled must be true or false, got {self.enabled!r}")
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
+            raise InvalidInputError(f"top_k must be a whole number >= 1, got {self.top_k!r}")
+        s = self.min_score
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            raise InvalidInputError(f"min_score must be a finite number, got {s!r}")
+        m = self.max_context_tokens
+        if isinstance(m, bool) or not isinstance(m, int) or m < 0:
+            raise InvalidInputError(f"max_context_tokens must be a whole number >= 0, got {m!r}")
+        if isinstance(self.tokenizer, str) and self.tokenizer not in TOKENIZER_NAMES:
+            raise InvalidInputError(
+                f"unknown tokenizer {self.tokenizer!r}; choose one of: {', '.join(TOKENIZER_NAMES)}"
+            )
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """One search hit: its text, a score in [0, 1] (for SQLiteBackend), source and store id."""
+
+    content: str
+    score: float
+    source: str | None = None
+    id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_document(self) -> Document:
+        """Return the hit as a ``Document`` (store id in ``metadata["id"]``)."""
+        meta = dict(self.metadata)
+        if self.id is not None:
+            meta.setdefault("id", self.id)
+        return Document(content=self.content, score=self.score, source=self.source, metadata=meta)
+
+
+@runtime_checkable
+class MemoryBackend(Protocol):
+    """Anything that returns the ``top_k`` best results for a query, best first."""
+
+    def retrieve(self, query: str, top_k: int = 5) -> list[RetrievalResult]:
+        """Return at most ``top_k`` results for ``query``, best first."""
+        ...
+
+
+def format_context(results: Sequence[RetrievalResult]) -> str:
+    """Return the results as one block, each prefixed with ``[Source: ...]`` when it has one."""
+    if not results:
+        return ""
+    lines = []
+    for r in results:
+        if r.source:
+            lines.append(f"[Source: {r.source}] {r.content}")
+        else:
+            lines.append(r.content)
+    return "\n\n".join(lines)
+
+
+def build_context_message(results: Sequence[RetrievalResult]) -> Message:
+    """Return a system message holding the seed's preamble and the formatted results."""
+    return Message(role="system", content=CONTEXT_PREAMBLE + format_context(results))
+
+
+def inject_context(
+    query: str,
+    messages: Sequence[Message],
+    backend: MemoryBackend,
+    *,
+    config: ContextConfig | None = None,
+) -> list[Message]:
+    """Return a new message list with the retrieved context as a system message in front.
+
+    The input list is never mutated. When injection is disabled, nothing passes ``min_score``,
+    or not even the first result fits ``max_context_tokens``, the result is a copy of
+    ``messages`` (equal to it, not the same object).
+    """
+    cfg = config or ContextConfig()
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query must be text, got {type(query).__name__}")
+    if not cfg.enabled:
+        return list(messages)
+
+    results = backend.retrieve(query, top_k=cfg.top_k)
+    results = [r for r in results if r.score >= cfg.min_score]
+    if not results:
+        return list(messages)
+
+    tokenizer = resolve_tokenizer(cfg.tokenizer)
+    kept: list[RetrievalResult] = []
+    total_tokens = 0
+    for r in results:
+        tokens = tokenizer.count(r.content)
+        if total_tokens + tokens > cfg.max_context_tokens:
+            break  # the seed stops at the first overflow; later, smaller results are not tried
+        kept.append(r)
+        total_tokens += tokens
+    if not kept:
+        return list(messages)
+
+    events.publish(
+        events.memory_retrieve,
+        backend,
+        {
+            "context_injection": True,
+            "query": query,
+            "num_results": len(kept),
+            "total_tokens": total_tokens,
+        },
+    )
+    return [build_context_message(kept)] + list(messages)
+
+
+# -- the SQLite store ----------------------------------------------------------------------
+
+
+def fts_query(text: str) -> tuple[str, list[str]]:
+    """Return an FTS5 MATCH expression for user ``text`` and the terms in it.
+
+    Every word becomes a quoted string joined by OR, so quotes, ``AND``/``OR``/``NOT``/``NEAR``,
+    ``*``, ``-``, ``:``, ``^`` and parentheses in user text are searched as words or ignored,
+    never parsed as query syntax. Returns ``("", [])`` when the text holds no word.
+    """
+    seen: dict[str, None] = {}
+    for word in _TERM.findall(text.lower()):
+        seen.setdefault(word, None)
+        if len(seen) >= _MAX_QUERY_TERMS:
+            break
+    terms = list(seen)
+    return " OR ".join(f'"{t}"' for t in terms), terms
+
+
+class SQLiteBackend:
+    """A full-text document store: SQLite FTS5, BM25 ranking, scores normalised to [0, 1].
+
+    ``path=":memory:"`` (the default) keeps the store in this process; a file path makes it
+    persistent (WAL journal, so readers in other threads or processes never block on, or see
+    half of, a write). Safe to share between threads: file stores use one connection per
+    thread, in-memory stores one connection behind a lock; writes are serialised.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+        self.path = str(path)
+        self._memory = self.path in ("", ":memory:")
+        self._write_lock = threading.RLock()
+        # An in-memory database exists only inside its one connection, so every thread shares
+        # it and takes turns; a file database gets a connection per thread and real parallel reads.
+        self._read_lock = self._write_lock if self._memory else nullcontext()
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._shared: sqlite3.Connection | None = None
+        self._closed = False
+        self._publishes = True
+        if not self._memory:
+            parent = Path(self.path).expanduser().parent
+            if not parent.is_dir():
+                raise StoreError(
+                    f"cannot create store {self.path!r}: folder {str(parent)!r} does not exist"
+                )
+        with self._write_lock:
+            self._create_schema(self._conn())
+
+    # -- connections ------------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
+            )
+            conn.execute("PRAGMA busy_timeout = 30000")
+            if not self._memory:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot open store {self.path!r}: {exc}; give the path of a contextlab store "
+                "or of a new file"
+            ) from None
+        self._connections.append(conn)
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError(f"store {self.path!r} is closed; open a new SQLiteBackend")
+        if self._memory:
+            if self._shared is None:
+                self._shared = self._open()
+            return self._shared
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._write_lock:
+                conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._write_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot open store {self.path!r}: {exc}; give the path of a contextlab store "
+                "or of a new file"
+            ) from None
+        if version not in (0, _SCHEMA_VERSION) or (version == 0 and tables - {"documents", "documents_fts"}):
+            raise StoreError(
+                f"{self.path!r} is a SQLite database but not a contextlab store (schema "
+                f"version {version}, tables: {', '.join(sorted(tables)) or 'none'}); "
+                "give the path of a new file"
+            )
+        if version == _SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS documents (
+                       rowid INTEGER PRIMARY KEY,
+                       id TEXT NOT NULL UNIQUE,
+                       content TEXT NOT NULL,
+                       source TEXT,
+                       metadata TEXT NOT NULL DEFAULT '{}',
+                       timestamp REAL,
+                       importance REAL NOT NULL DEFAULT 0.5
+                   )"""
+            )
+            # Porter stemming so "documents" finds "document"; diacritics folded.
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5("
+                "content, tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
+            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close every connection this store opened (further use is an error)."""
+        with self._write_lock:
+            self._closed = True
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._shared = None
+
+    def __enter__(self) -> SQLiteBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<SQLiteBackend {self.path!r}>"
+
+    # -- writing ----------------------------------------------------------------------
+    def add(
+        self, documents: Iterable[Document | str], *, ids: Sequence[str] | None = None
+    ) -> list[str]:
+        """Store ``documents`` and return their ids, in order.
+
+        A document's id is ``ids[i]`` when given, else its ``metadata["id"]``, else a hash of
+        its source and content, so indexing the same file twice replaces, never duplicates.
+        Adding an id that is already stored replaces that document.
+        """
+        docs = [Document(content=d) if isinstance(d, str) else d for d in documents]
+        if ids is not None and len(ids) != len(docs):
+            raise InvalidInputError(f"got {len(ids)} ids for {len(docs)} documents; give one id per document")
+        rows = []
+        for i, doc in enumerate(docs):
+            if not isinstance(doc, Document):
+                raise InvalidInputError(
+                    f"document {i}: expected a Document or a string, got {type(doc).__name__}"
+                )
+            if not isinstance(doc.content, str) or not doc.content.strip():
+                raise InvalidInputError(f"document {i}: content must be non-empty text")
+            doc_id = _document_id(doc, None if ids is None else ids[i])
+            try:
+                meta = json.dumps(doc.metadata, ensure_ascii=False, default=str)
+            except (TypeError, ValueError) as exc:
+                raise InvalidInputError(f"document {i}: metadata cannot be stored as JSON ({exc})") from None
+            rows.append((doc_id, doc.content, doc.source, meta, doc.timestamp, doc.importance))
+        if not rows:
+            return []
+        with self._transaction() as conn:
+            for row in rows:
+                old = conn.execute("SELECT rowid FROM documents WHERE id = ?", (row[0],)).fetchone()
+                if old is not None:
+                    conn.execute("DELETE FROM documents_fts WHERE rowid = ?", old)
+                    conn.execute("DELETE FROM documents WHERE rowid = ?", old)
+                cur = conn.execute(
+                    "INSERT INTO documents (id, content, source, metadata, timestamp, importance)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                conn.execute(
+                    "INSERT INTO documents_fts (rowid, content) VALUES (?, ?)", (cur.lastrowid, row[1])
+                )
+        ids_out = [r[0] for r in rows]
+        if self._publishes:
+            events.publish(events.memory_store, self, {"num_documents": len(ids_out), "ids": ids_out})
+        return ids_out
+
+    def remove(self, ids: Iterable[str]) -> int:
+        """Delete the documents with these ids and return how many were stored (unknown ids are ignored)."""
+        wanted = [str(i) for i in ids]
+        removed = 0
+        with self._transaction() as conn:
+            for doc_id in wanted:
+                row = conn.execute("SELECT rowid FROM documents WHERE id = ?", (doc_id,)).fetchone()
+                if row is None:
+                    continue
+                conn.execute("DELETE FROM documents_fts WHERE rowid = ?", row)
+                conn.execute("DELETE FROM documents WHERE rowid = ?", row)
+                removed += 1
+        if self._publishes:
+            events.publish(events.memory_delete, self, {"requested": len(wanted), "removed": removed})
+        return removed
+
+    # -- reading ----------------------------------------------------------------------
+    def __len__(self) -> int:
+        with self._read_lock:
+            return self._conn().execute("SELECT count(*) FROM documents").fetchone()[0]
+
+    def ids(self) -> list[str]:
+        """Return every stored id, in insertion order."""
+        with self._read_lock:
+            return [r[0] for r in self._conn().execute("SELECT id FROM documents ORDER BY rowid")]
+
+    def get(self, doc_id: str) -> Document | None:
+        """Return the stored document with this id (score 1.0), or None."""
+        with self._read_lock:
+            row = self._conn().execute(
+                "SELECT id, content, source, metadata, timestamp, importance FROM documents WHERE id = ?",
+                (str(doc_id),),
+            ).fetchone()
+        if row is None:
+            return None
+        return Document(content=row[1], source=row[2], metadata=json.loads(row[3]),
+                        timestamp=row[4], importance=row[5])
+
+    def retrieve(self, query: str, top_k: int = 5) -> list[RetrievalResult]:
+        """Return at most ``top_k`` documents matching ``query``, best first, scores in [0, 1]."""
+        if not isinstance(query, str):
+            raise InvalidInputError(f"query must be text, got {type(query).__name__}")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
+            raise InvalidInputError(f"top_k must be a whole number >= 0, got {top_k!r}")
+        match, terms = fts_query(query)
+        results: list[RetrievalResult] = []
+        if terms and top_k:
+            with self._read_lock:
+                # One read transaction: the counts and the ranking see the same snapshot.
+                conn = self._conn()
+                conn.execute("BEGIN")
+                try:
+                    weight = self._query_weight(conn, terms)
+                    rows = conn.execute(
+                        "SELECT d.id, d.content, d.source, d.metadata, d.timestamp, d.importance,"
+                        " -bm25(documents_fts) AS rank"
+                        " FROM documents_fts JOIN documents d ON d.rowid = documents_fts.rowid"
+                        " WHERE documents_fts MATCH ?"
+                        " ORDER BY bm25(documents_fts), d.rowid LIMIT ?",
+                        (match, top_k),
+                    ).fetchall()
+                finally:
+                    conn.execute("COMMIT")
+            for doc_id, content, source, meta, timestamp, importance, raw in rows:
+                metadata = json.loads(meta)
+                metadata["bm25"] = raw
+                if timestamp is not None:
+                    metadata.setdefault("timestamp", timestamp)
+                metadata.setdefault("importance", importance)
+                score = min(1.0, max(0.0, raw / weight)) if weight > 0 else 0.0
+                results.append(RetrievalResult(content=content, score=score, source=source,
+                                               id=doc_id, metadata=metadata))
+        if self._publishes:
+            events.publish(
+                events.memory_retrieve,
+                self,
+                {"context_injection": False, "query": query, "num_results": len(results),
+                 "top_k": top_k},
+            )
+        return results
+
+    @staticmethod
+    def _query_weight(conn: sqlite3.Connection, terms: list[str]) -> float:
+        """Return the sum of the query terms' IDFs, computed as FTS5's bm25() computes them."""
+        n_rows = conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
+        total = 0.0
+        for term in terms:
+            # The count goes through the same tokenizer (stemming included) as the ranking.
+            hits = conn.execute(
+                "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (f'"{term}"',)
+            ).fetchone()[0]
+            if hits == 0:
+                continue  # no stored document can cover it: it must not lower every score
+            idf = math.log((n_rows - hits + 0.5) / (hits + 0.5))
+            total += idf if idf > 0 else _IDF_FLOOR
+        return total
+
+
+def _document_id(doc: Document, given: Any) -> str:
+    if given is None:
+        given = doc.metadata.get("id") if isinstance(doc.metadata, dict) else None
+    if given is not None and not isinstance(given, bool) and isinstance(given, (str, int)):
+        text = str(given)
+        if text:
+            return text
+    h = hashlib.sha1(f"{doc.source or ''}\x00{doc.content}".encode("utf-8"))
+    return h.hexdigest()[:16]
+
+
+# -- scoring unscored documents ------------------------------------------------------------
+
+
+def needs_scoring(documents: Iterable[Document]) -> bool:
+    """Return True when any document came without a score (``metadata["score_missing"]``)."""
+    return any(bool(d.metadata.get("score_missing")) for d in documents)
+
+
+def score_documents(documents: Sequence[Document], query: str) -> list[Document]:
+    """Return copies of ``documents`` scored by BM25 against ``query`` (normalised to [0, 1]).
+
+    Order is kept; a document that matches no query word scores 0.0. Each copy has
+    ``metadata["score_source"] = "bm25"``; a score the input did have is kept in
+    ``metadata["input_score"]``. The input is not mutated.
+    """
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query must be text, got {type(query).__name__}")
+    docs = list(documents)
+    if not docs:
+        return []
+    if not fts_query(query)[1]:
+        raise InvalidInputError(
+            "cannot score documents: the query has no words; type a query, or give the "
+            "documents scores"
+        )
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, Document) or not isinstance(doc.content, str):
+            raise InvalidInputError(f"document {i}: expected a Document with text content")
+    scores: dict[str, float] = {}
+    with SQLiteBackend() as store:
+        store._publishes = False  # a private scratch index: nothing for subscribers to see
+        indexed = [(str(i), d) for i, d in enumerate(docs) if d.content.strip()]
+        if indexed:
+            store.add([d for _, d in indexed], ids=[i for i, _ in indexed])
+            for hit in store.retrieve(query, top_k=len(indexed)):
+                scores[hit.id or ""] = hit.score
+    out = []
+    for i, doc in enumerate(docs):
+        meta = {k: v for k, v in doc.metadata.items() if k != "score_missing"}
+        if not doc.metadata.get("score_missing"):
+            meta.setdefault("input_score", doc.score)
+        meta["score_source"] = "bm25"
+        out.append(replace(doc, score=round(scores.get(str(i), 0.0), 6), metadata=meta))
+    return out
+
