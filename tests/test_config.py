@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import pytest
+
+from contextlab import PromptRequest
+from contextlab.config import LabConfig
+from contextlab.types import Document
+
+
+def test_config_json_round_trip():
+    config = LabConfig(query="refunds", budget=700, dedup_threshold=0.6, seed_compatible=True)
+    assert LabConfig.from_json(config.to_json()) == config
+
+
+def test_config_query_params_round_trip_only_non_defaults():
+    config = LabConfig(budget=300, use_lost_in_middle=False, tokenizer="heuristic")
+    params = config.to_query_params()
+    assert params == {"budget": "300", "use_lost_in_middle": "false", "tokenizer": "heuristic"}
+    assert LabConfig.from_query_params(params) == (config, [])
+
+
+def test_config_bad_query_params_fall_back_with_warning():
+    config, warnings = LabConfig.from_query_params({"budget": "lots", "dedup_threshold": "2", "min_doc_tokens": "3"})
+    assert config == LabConfig(min_doc_tokens=3)
+    assert len(warnings) == 2 and "budget" in warnings[0] and "dedup_threshold" in warnings[1]
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"budget": -5}, "budget must be a whole number >= 0"),
+        ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
+        ({"tokenizer": "bpe"}, "unknown tokenizer 'bpe'"),
+        ({"colour": "red"}, "unknown configuration field"),
+        ([1, 2], "must be a JSON object"),
+    ],
+)
+def test_config_bad_values_raise(data, match):
+    with pytest.raises(ValueError, match=match):
+        LabConfig.from_dict(data)
+
+
+def test_config_bad_json_raises():
+    with pytest.raises(ValueError, match="not valid JSON"):
+        LabConfig.from_json("{nope")
+
+
+def test_config_code_snippet_reproduces_result():
+    docs = [Document(f"document number {i} talks about refunds and plans in detail", 0.9 - i / 20, f"d{i}")
+            for i in range(8)]
+    config = LabConfig(query="refunds", budget=60, dedup_threshold=0.7, tokenizer="heuristic")
+    snippet = config.code_snippet(documents_expr="DOCS")
+    namespace = {"DOCS": docs, "print": lambda *a: None}
+    exec(snippet.replace("from contextlab.loaders import load_file\n", ""), namespace)
+    expected = config.make_manager().build(PromptRequest("refunds", docs, max_context_tokens=60))
+    assert namespace["result"].context_block == expected.context_block

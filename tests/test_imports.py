@@ -1,0 +1,24 @@
+"""The engine stays light: importing it pulls in neither streamlit nor plotly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import contextlab
+
+
+def test_imports_engine_does_not_load_ui_libraries():
+    code = (
+        "import sys, contextlab, contextlab.manager, contextlab.config, contextlab.stages.dedup; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly')); "
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_imports_public_api_is_complete():
+    for name in ["ContextManager", "Document", "Message", "PromptRequest", "ContextResult", "get_tokenizer"]:
+        assert name in contextlab.__all__
+        assert getattr(contextlab, name) is not None

@@ -1,0 +1,182 @@
+"""ContextManager: seed 000 reproduced exactly, and the default's fixes of it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from contextlab import ContextManager, Document, Message, PromptRequest
+from contextlab.manager import SUMMARY_PREFIX
+from tests.seed_reference import SeedContextManager
+
+
+def words(prefix: str, n: int) -> str:
+    return " ".join(f"{prefix}{i}" for i in range(n))
+
+
+FRANCE = "Paris is the capital of France and has been for centuries."
+
+
+def test_manager_seed_compatible_golden_block():
+    docs = [
+        Document(FRANCE, score=0.9, source="wiki/paris.md"),
+        Document("Berlin is the capital of Germany and its largest city.", score=0.95, source="wiki/berlin.md"),
+        Document("PARIS is the capital of France   and has been for centuries.", score=0.5),
+        Document("Too short.", score=1.0),
+        Document("Madrid is the capital of Spain, on the Manzanares river.", score=1.0),
+        Document("Rome is the capital of Italy and was the heart of an empire.", score=0.3, source="rome.txt"),
+    ]
+    result = ContextManager.seed_compatible().build(PromptRequest("capitals", docs, max_context_tokens=1000))
+    assert result.context_block == (
+        "--- Source [1] ---\n"
+        "Madrid is the capital of Spain, on the Manzanares river.\n\n"
+        "--- Source [2] wiki/paris.md --- (relevance: 0.90)\n"
+        "Paris is the capital of France and has been for centuries.\n\n"
+        "--- Source [3] rome.txt --- (relevance: 0.30)\n"
+        "Rome is the capital of Italy and was the heart of an empire.\n\n"
+        "--- Source [4] wiki/berlin.md --- (relevance: 0.95)\n"
+        "Berlin is the capital of Germany and its largest city."
+    )
+    assert result.citation_map == {1: "doc_1", 2: "wiki/paris.md", 3: "rome.txt", 4: "wiki/berlin.md"}
+    assert result.duplicates_removed == 1
+    assert result.tokens_used == int(len(result.context_block.split()) * 1.3)
+    assert result.truncated is False
+    fates = [t.fate for t in result.trace]
+    assert fates == ["included", "included", "duplicate", "filtered", "included", "included"]
+    assert result.trace[2].duplicate_of == 0 and result.trace[2].similarity == 1.0
+
+
+def test_manager_seed_compatible_truncates_first_overflowing_doc():
+    docs = [Document(words("a", 40), 0.9, "a"), Document(words("b", 100), 0.8, "b"),
+            Document(words("c", 10), 0.7, "c")]
+    budget = 120
+    ours = ContextManager.seed_compatible().build(PromptRequest("q", docs, max_context_tokens=budget))
+    seed = SeedContextManager().build(PromptRequest("q", docs, max_context_tokens=budget))
+    assert ours.context_block == seed.context_block
+    # a (52 tokens) fits, b (130) does not: 68 left > 50, so b goes in cut to int(68/1.3) = 52 words.
+    b_part = ours.included_docs[1]
+    assert b_part.content == " ".join(words("b", 100).split()[:52]) + " [...]"
+    assert b_part.metadata == {"truncated": True}
+    assert [d.source for d in ours.excluded_docs] == ["b", "c"]  # c no longer fits either
+    assert ours.truncated is True
+    assert [t.fate for t in ours.trace] == ["included", "truncated", "excluded"]
+
+
+def test_manager_seed_compatible_cuts_second_best_after_reorder():
+    # The seed defect the default fixes: reorder first puts rank 1 last, where the budget cuts.
+    docs = [Document(words(p, 30), s, p) for p, s in zip("abcdef", [0.9, 0.8, 0.7, 0.6, 0.5, 0.4])]
+    request = PromptRequest("q", docs, max_context_tokens=200)
+    seed = ContextManager.seed_compatible().build(request)
+    default = ContextManager(tokenizer="heuristic").build(request)
+    assert seed.trace[1].fate == "excluded"  # rank 2 lost
+    assert default.trace[1].fate == "included"  # rank 2 kept
+    assert default.trace[1].position == len(default.included_docs)  # ...and placed last
+
+
+def test_manager_default_block_never_exceeds_budget_with_headers():
+    docs = [Document(words(p, 50), 0.9 - i / 10, f"source/{p}.md") for i, p in enumerate("abcdefg")]
+    for budget in (0, 10, 60, 100, 250, 400, 10_000):
+        result = ContextManager().build(PromptRequest("q", docs, max_context_tokens=budget))
+        assert result.tokens_used == ContextManager().tokenizer.count(result.context_block)
+        assert result.tokens_used <= budget
+
+
+def test_manager_default_budget_picks_by_relevance_then_reorders():
+    docs = [Document(words(p, 20), s, p) for p, s in zip("abcdef", [0.4, 0.9, 0.5, 0.8, 0.7, 0.6])]
+    result = ContextManager(tokenizer="heuristic", budget_includes_headers=False).build(
+        PromptRequest("q", docs, max_context_tokens=26 * 4))
+    # the four most relevant (b d e f) are picked, then placed best-first / second-best-last
+    assert [d.source for d in result.included_docs] == ["b", "e", "f", "d"]
+
+
+def test_manager_summarize_overflow_adds_synopsis():
+    long_doc = ("Refunds are issued within 14 days of the request. " * 3
+                + "The refund window for annual plans is 30 days from purchase. "
+                + "Contact billing for anything else. " * 5)
+    docs = [Document(words("a", 60), 0.9, "a"), Document(long_doc, 0.8, "refunds.md")]
+    manager = ContextManager(summarize_overflow=True)
+    result = manager.build(PromptRequest("annual plan refund window", docs, max_context_tokens=200))
+    trace = {t.source: t for t in result.trace}
+    assert trace["refunds.md"].fate == "summarized"
+    summary = next(d for d in result.included_docs if d.source == "refunds.md")
+    assert summary.content == SUMMARY_PREFIX + "The refund window for annual plans is 30 days from purchase."
+    assert summary.metadata["summarized"] is True
+    assert result.tokens_used <= 200
+
+
+def test_manager_summarize_overflow_uses_pluggable_summarizer():
+    docs = [Document(words("a", 60), 0.9, "a"), Document(words("b", 300), 0.8, "b")]
+    manager = ContextManager(summarize_overflow=True, summarizer=lambda text, query: f"{len(text.split())} words about {query}.")
+    result = manager.build(PromptRequest("bees", docs, max_context_tokens=200))
+    assert SUMMARY_PREFIX + "300 words about bees." in result.context_block
+
+
+def test_manager_summarize_overflow_off_never_summarizes():
+    docs = [Document(words("a", 60), 0.9, "a"), Document(words("b", 300) + ".", 0.8, "b")]
+    result = ContextManager().build(PromptRequest("q", docs, max_context_tokens=150))
+    assert "summarized" not in {t.fate for t in result.trace}
+    assert SUMMARY_PREFIX not in result.context_block
+
+
+def test_manager_trace_accounts_for_every_document():
+    docs = [Document(FRANCE, 0.9), Document(FRANCE, 0.8), Document("tiny", 0.7),
+            Document(words("x", 400), 0.6)]
+    result = ContextManager().build(PromptRequest("q", docs, max_context_tokens=120))
+    assert [t.input_index for t in result.trace] == [0, 1, 2, 3]
+    assert [t.fate for t in result.trace] == ["included", "duplicate", "filtered", "truncated"]
+    assert all(t.reason for t in result.trace)
+    assert set(result.timings_ms) >= {"tokenize", "filter", "rank", "dedup", "budget", "format"}
+
+
+def test_manager_format_memory_labels_system_messages():
+    memory = [Message("system", "Be brief."), Message("user", "Hi"), Message("assistant", "Hello")]
+    assert ContextManager().format_memory(memory) == "System: Be brief.\nUser: Hi\nAssistant: Hello"
+    assert ContextManager.seed_compatible().format_memory(memory) == "Assistant: Be brief.\nUser: Hi\nAssistant: Hello"
+    assert ContextManager().format_memory(memory, max_turns=1) == "User: Hi\nAssistant: Hello"
+
+
+def test_manager_empty_documents_give_empty_block():
+    result = ContextManager().build(PromptRequest("q", []))
+    assert result.context_block == "" and result.citation_map == {} and result.trace == []
+    assert result.utilization_pct == 0.0
+
+
+def test_manager_does_not_mutate_input():
+    docs = [Document(words("a", 200), 0.9, "a", {"k": 1}), Document(words("b", 200), 0.8, "b")]
+    before = [(d.content, dict(d.metadata)) for d in docs]
+    ContextManager().build(PromptRequest("q", docs, max_context_tokens=150))
+    assert [(d.content, d.metadata) for d in docs] == before
+
+
+@pytest.mark.parametrize(
+    ("docs", "budget", "match"),
+    [
+        ([Document("ok text here today", score=math.nan)], 100, r"documents\[0\]\.score must be a finite number"),
+        ([Document("a b c d e"), Document("a b c d e", score=math.inf)], 100, r"documents\[1\]\.score must be a finite"),
+        ([Document("a b c d e"), Document(42)], 100, r"documents\[1\]\.content must be a string"),
+        ([Document("a b c d e", score="high")], 100, r"documents\[0\]\.score must be a number"),
+        ([{"content": "x"}], 100, r"documents\[0\] must be a Document"),
+        ([], -1, r"max_context_tokens must be >= 0"),
+        ([], 1.5, r"max_context_tokens must be a whole number"),
+    ],
+)
+def test_manager_bad_request_names_field(docs, budget, match):
+    with pytest.raises(ValueError, match=match):
+        ContextManager().build(PromptRequest("q", docs, max_context_tokens=budget))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
+        ({"dedup_threshold": 1.5}, r"dedup_threshold must be in \(0, 1\]"),
+        ({"dedup_threshold": math.nan}, r"dedup_threshold"),
+        ({"min_doc_tokens": -1}, r"min_doc_tokens must be a whole number >= 0"),
+        ({"tokenizer": "gpt5"}, r"unknown tokenizer 'gpt5'; choose one of: cl100k_base, heuristic"),
+        ({"summarizer": "nope"}, r"summarizer must be a callable"),
+    ],
+)
+def test_manager_bad_settings_raise(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ContextManager(**kwargs)

@@ -1,0 +1,102 @@
+"""Hypothesis properties of the engine's invariants."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contextlab import ContextManager, Document, PromptRequest
+from contextlab.stages.dedup import find_duplicates
+from contextlab.stages.reorder import reorder_lost_in_the_middle
+from tests.seed_reference import SeedContextManager
+
+VOCAB = ["the", "refund", "plan", "annual", "days", "Paris", "capital", "of", "30", "é"]
+
+texts = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=40).map(" ".join)
+scores = st.sampled_from([0.1, 0.35, 0.5, 0.5, 0.8, 0.99, 1.0])
+sources = st.one_of(st.none(), st.sampled_from(["a.md", "docs/b.txt", "https://x.io/c"]))
+
+
+@st.composite
+def document_lists(draw, max_size=14):
+    docs: list[Document] = []
+    for _ in range(draw(st.integers(0, max_size))):
+        if docs and draw(st.booleans()):
+            # a copy of an earlier document, possibly edited: exact and near duplicates
+            words = draw(st.sampled_from(docs)).content.split()
+            if words and draw(st.booleans()):
+                words[draw(st.integers(0, len(words) - 1))] = draw(st.sampled_from(VOCAB))
+            if draw(st.booleans()):
+                words = [w.upper() for w in words]
+            text = " ".join(words)
+        else:
+            text = draw(texts)
+        docs.append(Document(text, draw(scores), draw(sources)))
+    return docs
+
+
+thresholds = st.sampled_from([0.2, 0.5, 0.85, 1.0])
+budgets = st.integers(0, 400)
+common = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@common
+@given(document_lists(), budgets, thresholds, st.sampled_from(["heuristic", "cl100k_base"]), st.booleans())
+def test_property_block_never_exceeds_budget(docs, budget, threshold, tokenizer, summarize):
+    manager = ContextManager(dedup_threshold=threshold, tokenizer=tokenizer, summarize_overflow=summarize)
+    result = manager.build(PromptRequest("refund plan", docs, max_context_tokens=budget))
+    assert result.tokens_used == manager.tokenizer.count(result.context_block)
+    assert result.tokens_used <= budget
+
+
+@common
+@given(document_lists(), budgets, thresholds, st.booleans(), st.booleans())
+def test_property_every_document_traced_once(docs, budget, threshold, reorder, before):
+    manager = ContextManager(dedup_threshold=threshold, use_lost_in_middle=reorder,
+                             budget_before_reorder=before, tokenizer="heuristic")
+    result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
+    assert [t.input_index for t in result.trace] == list(range(len(docs)))
+    in_block = sorted((t.position, t.input_index) for t in result.trace if t.position is not None)
+    assert [p for p, _ in in_block] == list(range(1, len(result.included_docs) + 1))
+    assert {t.fate for t in result.trace if t.position is not None} <= {"included", "truncated", "summarized"}
+    assert sum(t.fate == "duplicate" for t in result.trace) == result.duplicates_removed
+    for t in result.trace:
+        if t.fate == "duplicate":
+            kept = result.trace[t.duplicate_of]
+            assert kept.fate not in ("duplicate", "filtered")
+
+
+@given(st.lists(st.integers(), max_size=50))
+def test_property_reorder_is_permutation(items):
+    assert sorted(reorder_lost_in_the_middle(items)) == sorted(items)
+
+
+@common
+@given(st.lists(texts, max_size=20), thresholds)
+def test_property_dedup_idempotent(raw, threshold):
+    kept = [raw[i] for i in find_duplicates(raw, threshold).kept]
+    assert find_duplicates(kept, threshold).kept == list(range(len(kept)))
+
+
+@common
+@given(document_lists(max_size=20), thresholds)
+def test_property_dedup_matches_naive_scan(docs, threshold):
+    contents = [d.content for d in docs]
+    naive, _ = SeedContextManager(dedup_threshold=threshold)._deduplicate(docs)
+    assert [contents[i] for i in find_duplicates(contents, threshold).kept] == [d.content for d in naive]
+
+
+@common
+@given(document_lists(), budgets, thresholds, st.integers(0, 8), st.booleans())
+def test_property_seed_compatible_equals_seed(docs, budget, threshold, min_tokens, reorder):
+    kwargs = dict(dedup_threshold=threshold, min_doc_tokens=min_tokens, use_lost_in_middle=reorder)
+    request = PromptRequest("q", docs, max_context_tokens=budget)
+    ours = ContextManager.seed_compatible(**kwargs).build(request)
+    seed = SeedContextManager(**kwargs).build(request)
+    assert ours.context_block == seed.context_block
+    assert ours.citation_map == seed.citation_map
+    assert ours.tokens_used == seed.tokens_used
+    assert ours.duplicates_removed == seed.duplicates_removed
+    assert ours.truncated == seed.truncated
+    assert [d.content for d in ours.excluded_docs] == [d.content for d in seed.excluded_docs]
+    assert [(d.content, d.metadata) for d in ours.included_docs] == [(d.content, d.metadata) for d in seed.included_docs]
