@@ -1,0 +1,113 @@
+"""Ready-made stories for demos and teaching: a sample set, a configuration, a view to open.
+
+Each scenario opens the lab on one effect worth showing a stakeholder — the budget cutting the
+second-best document, duplicates eating the budget, an answer lost in the middle — and, when
+the effect is a difference, the configuration to compare against. ``tests/test_scenarios.py``
+builds every scenario with the engine and checks that its story really shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from .config import LabConfig
+from .errors import InvalidInputError
+
+__all__ = ["Scenario", "SCENARIOS", "get_scenario", "scenario_keys"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One story: load ``sample_set``, apply ``config``, open ``view``, maybe compare.
+
+    ``view`` is the lab view to open ("compare", "duplicates", "placement", ...);
+    ``compare_with`` is configuration B for the Compare view (None when there is nothing to
+    compare). ``config.query`` is the sample set's own query.
+    """
+
+    key: str
+    title: str
+    story: str
+    sample_set: str
+    config: LabConfig
+    view: str
+    compare_with: LabConfig | None = None
+
+    def load(self):
+        """Return the scenario's ``SampleSet`` (documents, query, system prompt, conversation)."""
+        from .samples import load_sample_set
+
+        return load_sample_set(self.sample_set)
+
+
+def _query(sample_set: str) -> str:
+    from .samples import load_sample_set
+
+    return load_sample_set(sample_set).query
+
+
+def _build() -> list[Scenario]:
+    second_best = LabConfig(query=_query("eng_postmortems"), budget=1000)
+    faq = LabConfig(query=_query("support_faq"), budget=1024)
+    middle = LabConfig(query=_query("clinical_abstracts"), budget=2400, use_lost_in_middle=False)
+    return [
+        Scenario(
+            key="second_best_cut",
+            title="The budget cuts your second-best document",
+            story=(
+                "The original engine reorders first and applies the budget second, so the "
+                "second most relevant document — just moved to the very end — is the first one "
+                "the budget throws away. Here that document is the postmortem that answers the "
+                "question. contextlab picks documents by relevance first, then reorders, and "
+                "keeps it."
+            ),
+            sample_set="eng_postmortems",
+            config=second_best,
+            view="compare",
+            compare_with=second_best.with_changes(seed_compatible=True),
+        ),
+        Scenario(
+            key="faq_copies",
+            title="Three copies of the same FAQ",
+            story=(
+                "The refund policy was retrieved three times: the help-center page, an internal "
+                "copy with light edits and a forum repost. Deduplication keeps one and frees the "
+                "budget for other documents; matching exact copies only would let the edited "
+                "copy through."
+            ),
+            sample_set="support_faq",
+            config=faq,
+            view="duplicates",
+            compare_with=faq.with_changes(dedup_threshold=1.0),
+        ),
+        Scenario(
+            key="lost_in_the_middle",
+            title="The middle is where answers get lost",
+            story=(
+                "Models read the start and the end of a long prompt best and miss more in the "
+                "middle. With many documents in plain relevance order, the meta-analysis that "
+                "answers the question lands in the middle; the lost-in-the-middle reorder moves "
+                "it toward the start."
+            ),
+            sample_set="clinical_abstracts",
+            config=middle,
+            view="placement",
+            compare_with=middle.with_changes(use_lost_in_middle=True),
+        ),
+    ]
+
+
+#: Every ready-made scenario, in the order the picker lists them.
+SCENARIOS: list[Scenario] = _build()
+
+
+def scenario_keys() -> list[str]:
+    """Return the keys of all scenarios, in picker order."""
+    return [s.key for s in SCENARIOS]
+
+
+def get_scenario(key: str) -> Scenario:
+    """Return the scenario called ``key``; an unknown key is an error listing the known ones."""
+    for scenario in SCENARIOS:
+        if scenario.key == key:
+            return scenario
+    raise InvalidInputError(f"unknown scenario {key!r}; choose one of: {', '.join(scenario_keys())}")

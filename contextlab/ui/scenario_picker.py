@@ -1,0 +1,33 @@
+"""A selectbox that offers the ready-made scenarios; the shell decides where it goes."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from contextlab.scenarios import SCENARIOS, Scenario, get_scenario
+
+__all__ = ["scenario_picker"]
+
+_NONE = ""
+
+
+def scenario_picker(key: str = "scenario") -> Scenario | None:
+    """Return the scenario picked in the selectbox, or None while "Free play" is selected.
+
+    The widget's value lives in ``st.session_state[key]`` (a scenario key, "" for none),
+    seeded once; the caller applies the scenario (sample set, configuration, view).
+    """
+    st.session_state.setdefault(key, _NONE)
+    options = [_NONE] + [s.key for s in SCENARIOS]
+    titles = {s.key: s.title for s in SCENARIOS}
+    picked = st.selectbox(
+        "Scenario", options, key=key,
+        format_func=lambda k: titles.get(k, "Free play (no scenario)"),
+        help="Ready-made stories: each opens a sample set, settings and the view that shows "
+             "the effect.",
+    )
+    if not picked:
+        return None
+    scenario = get_scenario(picked)
+    st.caption(scenario.story)
+    return scenario

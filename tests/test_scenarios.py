@@ -1,0 +1,99 @@
+"""Tests for contextlab.scenarios: every story really shows when built with the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextlab import PromptRequest
+from contextlab.compare import diff_results
+from contextlab.config import LabConfig
+from contextlab.errors import InvalidInputError
+from contextlab.samples import sample_set_names
+from contextlab.scenarios import SCENARIOS, Scenario, get_scenario, scenario_keys
+from contextlab.types import ContextResult, DocTrace
+
+
+def _build(scenario: Scenario, config: LabConfig) -> ContextResult:
+    sample = scenario.load()
+    return config.make_manager().build(PromptRequest(
+        query=config.query, documents=sample.documents, max_context_tokens=config.budget))
+
+
+def _trace_of(result: ContextResult, index: int) -> DocTrace:
+    return next(t for t in result.trace if t.input_index == index)
+
+
+def _answer_index(scenario: Scenario) -> int:
+    indices = scenario.load().answer_indices()
+    assert len(indices) == 1, "the story needs exactly one answer document"
+    return indices[0]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.key)
+def test_scenario_fields_are_well_formed(scenario: Scenario):
+    assert scenario.sample_set in sample_set_names()
+    sentences = [s for s in scenario.story.replace(";", ".").split(". ") if s.strip()]
+    assert 2 <= len(sentences) <= 4
+    assert scenario.config.query == scenario.load().query
+    assert scenario.view in {"overview", "duplicates", "placement", "budget", "final", "compare",
+                             "learn", "window"}
+    if scenario.compare_with is not None:
+        assert scenario.compare_with.query == scenario.config.query
+        assert scenario.compare_with != scenario.config
+
+
+def test_scenarios_keys_are_unique():
+    assert len(set(scenario_keys())) == len(SCENARIOS) >= 3
+
+
+def test_get_scenario_returns_by_key_and_rejects_unknown():
+    assert get_scenario("faq_copies").sample_set == "support_faq"
+    with pytest.raises(InvalidInputError, match="unknown scenario 'nope'; choose one of: "):
+        get_scenario("nope")
+
+
+def test_scenario_second_best_cut_seed_engine_drops_rank_two():
+    scenario = get_scenario("second_best_cut")
+    ours = _build(scenario, scenario.config)
+    seed = _build(scenario, scenario.compare_with)
+    rank_two = next(t for t in ours.trace if t.relevance_rank == 2)
+    assert rank_two.fate == "included"
+    assert _trace_of(seed, rank_two.input_index).fate in {"excluded", "truncated"}
+    # the document cut is the one holding the answer: that is what makes it a story
+    assert rank_two.input_index == _answer_index(scenario)
+    # and the Compare view lists it as lost (or cut short) going from A to B
+    diff = diff_results(ours, seed)
+    assert rank_two.input_index in [c.input_index for c in diff.lost + diff.resized]
+
+
+def test_scenario_faq_copies_dedup_keeps_one_of_three():
+    scenario = get_scenario("faq_copies")
+    result = _build(scenario, scenario.config)
+    answer = _answer_index(scenario)
+    copies = [t for t in result.trace if t.duplicate_of == answer]
+    assert len(copies) == 2 and {t.fate for t in copies} == {"duplicate"}
+    assert _trace_of(result, answer).fate == "included"
+    # exact matching alone lets the edited copy into the block
+    exact_only = _build(scenario, scenario.compare_with)
+    near = [t for t in copies
+            if next(p for p in result.duplicate_pairs if p.dropped_index == t.input_index).kind == "near"]
+    assert near, "one copy must be a near (not exact) duplicate"
+    assert all(_trace_of(exact_only, t.input_index).position is not None for t in near)
+
+
+def _distance_to_end(trace: DocTrace, n_in_block: int) -> int:
+    assert trace.position is not None
+    return min(trace.position - 1, n_in_block - trace.position)
+
+
+def test_scenario_lost_in_the_middle_answer_sits_mid_block_without_reorder():
+    scenario = get_scenario("lost_in_the_middle")
+    plain = _build(scenario, scenario.config)
+    reordered = _build(scenario, scenario.compare_with)
+    answer = _answer_index(scenario)
+    n = len(plain.included_docs)
+    assert n >= 10, "the effect needs many documents"
+    position = _trace_of(plain, answer).position
+    assert position is not None and n / 3 < position <= 2 * n / 3
+    assert (_distance_to_end(_trace_of(reordered, answer), len(reordered.included_docs))
+            < _distance_to_end(_trace_of(plain, answer), n))
