@@ -230,7 +230,7 @@ def window_sections_figure(sections: Sequence[tuple[str, int, int]], max_tokens:
         fig.add_trace(go.Bar(
             y=rows, x=[allotted, used], orientation="h", name=name.replace("_", " "),
             marker_color=SECTION_COLORS.get(name, "#868e96"),
-            text=[f"{name.replace('_', ' ')} {allotted:,}", f"{used:,}" if used else ""],
+            text=[f"{name.replace('_', ' ')} {allotted:,}" if allotted else "", f"{used:,}" if used else ""],
             textposition="inside", insidetextanchor="middle",
             hovertemplate=f"{name.replace('_', ' ')}: %{{x:,}} tokens<extra>%{{y}}</extra>",
         ))
