@@ -301,6 +301,16 @@ def fit_history(
             f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}"
         )
     tok = resolve_tokenizer(tokenizer)
+    if summarizer is not None:
+        user_summarizer = summarizer
+        summaries: dict[int, str] = {}
+
+        def summarizer(older: list[Message]) -> str:
+            # The loop below may ask for the same prefix twice; a model call is paid once.
+            if len(older) not in summaries:
+                summaries[len(older)] = user_summarizer(older)
+            return summaries[len(older)]
+
     n = len(msgs)
     if n == 0:
         return HistoryFit([], [], "", [], 0, max_tokens, tok.name, message_overhead)

@@ -499,6 +499,10 @@ def assemble_prompt(
             f"tokenizer {resolve_tokenizer(tokenizer).name!r} differs from the manager's "
             f"{tok.name!r}; pass only one of them"
         )
+    if summarizer is not None and not callable(summarizer):
+        raise InvalidInputError(
+            f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}"
+        )
     now = time.time() if now is None else _check_now(now)
     docs = _check_documents(documents)
     msgs = coerce_messages(history, field_name="history")
@@ -578,6 +582,19 @@ def assemble_prompt(
             acc.notes.insert(0, "borrowed " + ", ".join(f"{n} from {k}" for k, n in acc.borrowed_from.items()))
 
     # --- build, measure, shrink until both forms fit --------------------------------------------
+    history_fits: dict[int, HistoryFit] = {}
+    document_builds: dict[int, ContextResult] = {}
+    summaries: dict[int, str] = {}
+
+    def cached_summarizer(older: list[Message]) -> str:
+        # ``older`` is always a prefix of the history, so its length identifies it.
+        if len(older) not in summaries:
+            summaries[len(older)] = summarizer(older)  # type: ignore[misc]
+        return summaries[len(older)]
+
+    if summarizer is None:
+        cached_summarizer = None  # type: ignore[assignment]  # keep the budget-aware extractive path
+
     def build(limits: dict[str, int]) -> ContextResult | None:
         nonlocal layout
         layout = _Layout(tok)
@@ -590,14 +607,20 @@ def assemble_prompt(
             while system_text and _section_cost(tok, system_text, [{"role": "system", "content": system_text}]) > limits["system"]:
                 system_text = tok.truncate(system_text, max(tok.count(system_text) - 1, 0)).rstrip()
         layout.system = system_text
-        # Conversation.
+        # Conversation (one fit per room: the summarizer may be a paid model call).
         room = max(limits["conversation"] - header_cost, 0)
-        layout.history = fit_history(msgs, room, tok, summarizer, message_overhead=history_overhead)
-        # Documents.
+        if room not in history_fits:
+            history_fits[room] = fit_history(msgs, room, tok, cached_summarizer, message_overhead=history_overhead)
+        layout.history = history_fits[room]
+        # Documents (one manager build per room).
         result = None
         if docs:
             room = max(limits["documents"] - doc_framing, 0)
-            result = manager.build(PromptRequest(query=query, documents=scored, max_context_tokens=room))
+            if room not in document_builds:
+                document_builds[room] = manager.build(
+                    PromptRequest(query=query, documents=scored, max_context_tokens=room)
+                )
+            result = document_builds[room]
             layout.documents = result.context_block
         return result
 

@@ -336,8 +336,8 @@ _words = st.lists(st.sampled_from(["alpha", "beta", "the", "cat.", "why?", "x" *
 _windows = st.builds(
     WindowBudget,
     max_tokens=st.integers(min_value=40, max_value=700),
-    system=st.sampled_from([0.0, 0.05, 0.2]),
-    documents=st.sampled_from([0.0, 0.3, 0.5]),
+    system=st.sampled_from([0.0, 0.05, 0.1]),
+    documents=st.sampled_from([0.0, 0.3, 0.45]),
     conversation=st.sampled_from([0.0, 0.1, 0.25]),
     output_reserve=st.sampled_from([0.0, 0.15]),
     buffer=st.sampled_from([0.0, 0.05]),
@@ -428,3 +428,19 @@ def test_readme_window_example_prints_documented_output():
         print(prompt.report())
         # --- end of README snippet ---
     assert out.getvalue() == README_SNIPPET_OUTPUT
+
+
+def test_assemble_prompt_pluggable_summarizer_is_called_once_per_prefix():
+    calls: list[int] = []
+
+    def summarizer(older: list[Message]) -> str:
+        calls.append(len(older))
+        return f"Earlier: {len(older)} turns about nothing."
+
+    history = [Message("user", f"message number {i} with a few words") for i in range(20)]
+    prompt = assemble_prompt("", [], history, "q", budget=WindowBudget(max_tokens=200),
+                             manager=heuristic_manager(), now=NOW, summarizer=summarizer)
+    n = len(prompt.history.summarized_indices)
+    assert n > 0
+    assert f"Earlier: {n} turns about nothing." in prompt.text
+    assert len(calls) == len(set(calls))
