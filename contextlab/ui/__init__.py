@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
+# Imported eagerly: importing the submodule ``main`` would otherwise replace a lazily
+# defined ``main`` function on the package with the module itself.
+from .main import main
+
 __all__ = ["main"]
-
-
-def main() -> None:
-    """Draw the lab (call from a Streamlit script after ``st.set_page_config``)."""
-    from .main import main as _main
-
-    _main()
