@@ -1,0 +1,441 @@
+"""Position-bias curves from Liu et al. (2024) and the score of a document ordering under them.
+
+The shipped CSV holds the paper's multi-document QA accuracy by the position of the answer
+document (10, 20 and 30 documents; six models), plus closed-book and oracle accuracy.
+``accuracy_at`` interpolates it to any document count and position; the orderings in
+``ORDERINGS`` (ours, relevance, reversed, LangChain's and LlamaIndex's ``LongContextReorder``)
+place documents; ``ordering_score`` says how much of the relevance lands where models read well.
+
+Accuracies are percentages (0-100), as in the paper.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, TypeVar
+
+from .errors import InvalidInputError
+from .stages.reorder import MIN_DOCS_TO_REORDER, reorder_lost_in_the_middle
+
+__all__ = [
+    "CITATION",
+    "CITATION_URL",
+    "DATA_FILE",
+    "INTERPOLATION_METHOD",
+    "ORDERINGS",
+    "OrderingReport",
+    "PositionData",
+    "PositionRow",
+    "accuracy_at",
+    "accuracy_curve",
+    "compare_orderings",
+    "curve_models",
+    "langchain_long_context_reorder",
+    "llamaindex_long_context_reorder",
+    "load_position_curves",
+    "lost_in_the_middle_ordering",
+    "most_relevant_position",
+    "ordering_positions",
+    "ordering_report",
+    "ordering_score",
+    "relevance_ordering",
+    "reversed_ordering",
+]
+
+T = TypeVar("T")
+
+#: The study the curves come from.
+CITATION = (
+    "Nelson F. Liu, Kevin Lin, John Hewitt, Ashwin Paranjape, Michele Bevilacqua, Fabio Petroni "
+    "and Percy Liang. \"Lost in the Middle: How Language Models Use Long Contexts\". Transactions "
+    "of the Association for Computational Linguistics 12:157-173, 2024. arXiv:2307.03172."
+)
+CITATION_URL = "https://arxiv.org/abs/2307.03172"
+
+#: The CSV inside the package (``contextlab/data/``).
+DATA_FILE = "lost_in_the_middle_liu2024.csv"
+
+#: How ``accuracy_at`` fills the gaps between measured points; the lab shows this text.
+INTERPOLATION_METHOD = (
+    "Position p of n documents is mapped to its relative depth (p - 1) / (n - 1) (0 = first, "
+    "1 = last; a single document is at depth 0). On each measured curve (10, 20 and 30 "
+    "documents) accuracy is interpolated linearly between the measured depths. For a document "
+    "count between two measured counts, the two curves' values at that depth are interpolated "
+    "linearly in the count; below the smallest or above the largest measured count, the nearest "
+    "measured curve is used unchanged (no extrapolation). At measured points the result is the "
+    "published number."
+)
+
+
+# -- the data ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PositionData:
+    """The published accuracies: per model, per document count, (position, accuracy %) points."""
+
+    curves: Mapping[str, Mapping[int, tuple[tuple[int, float], ...]]]
+    closed_book_accuracy: Mapping[str, float] = field(default_factory=dict)
+    oracle_accuracy: Mapping[str, float] = field(default_factory=dict)
+    citation: str = CITATION
+
+    def models(self) -> list[str]:
+        """Return the model names with measured position curves, in the order of the CSV."""
+        return list(self.curves)
+
+    def resolve_model(self, model: str) -> str:
+        """Return the canonical spelling of ``model`` (case-insensitive), or raise naming the known ones."""
+        if model in self.curves:
+            return model
+        if isinstance(model, str):
+            folded = {name.casefold(): name for name in self.curves}
+            if model.strip().casefold() in folded:
+                return folded[model.strip().casefold()]
+        raise InvalidInputError(
+            f"unknown model {model!r}; choose one of: {', '.join(self.models())}"
+        )
+
+    def doc_counts(self, model: str) -> list[int]:
+        """Return the document counts measured for ``model``, ascending (e.g. ``[10, 20, 30]``)."""
+        return sorted(self.curves[self.resolve_model(model)])
+
+    def curve(self, model: str, total_docs: int) -> list[tuple[int, float]]:
+        """Return the measured ``(position, accuracy %)`` points of ``model`` at ``total_docs`` documents."""
+        name = self.resolve_model(model)
+        if total_docs not in self.curves[name]:
+            raise InvalidInputError(
+                f"{name} was measured with {', '.join(map(str, self.doc_counts(name)))} documents, "
+                f"not {total_docs!r}; use accuracy_at() to interpolate other counts"
+            )
+        return list(self.curves[name][total_docs])
+
+    def closed_book(self, model: str) -> float | None:
+        """Return ``model``'s closed-book accuracy % (no documents given), or None if unmeasured."""
+        return self.closed_book_accuracy.get(self.resolve_model(model))
+
+    def oracle(self, model: str) -> float | None:
+        """Return ``model``'s oracle accuracy % (only the answer document given), or None."""
+        return self.oracle_accuracy.get(self.resolve_model(model))
+
+
+def _parse_csv(text: str) -> PositionData:
+    """Return the ``PositionData`` in the CSV ``text`` (``#`` lines are comments)."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    curves: dict[str, dict[int, list[tuple[int, float]]]] = {}
+    closed: dict[str, float] = {}
+    oracle: dict[str, float] = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines))):
+        model, kind, accuracy = row["model"], row["kind"], float(row["accuracy"])
+        if kind == "position":
+            curves.setdefault(model, {}).setdefault(int(row["total_docs"]), []).append(
+                (int(row["position"]), accuracy)
+            )
+        elif kind == "closed_book":
+            closed[model] = accuracy
+        elif kind == "oracle":
+            oracle[model] = accuracy
+        else:
+            raise InvalidInputError(f"{DATA_FILE}: unknown row kind {kind!r}; expected position, "
+                                    "closed_book or oracle")
+    frozen = {m: {n: tuple(sorted(pts)) for n, pts in by_n.items()} for m, by_n in curves.items()}
+    return PositionData(curves=frozen, closed_book_accuracy=closed, oracle_accuracy=oracle)
+
+
+@lru_cache(maxsize=1)
+def load_position_curves() -> PositionData:
+    """Return the curves of Liu et al. (2024) from the CSV shipped in the package (read once)."""
+    text = resources.files("contextlab").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
+    return _parse_csv(text)
+
+
+def curve_models(data: PositionData | None = None) -> list[str]:
+    """Return the model names that have position curves (the lab's model picker)."""
+    return (data or load_position_curves()).models()
+
+
+# -- interpolation -----------------------------------------------------------------------------
+
+
+def _depth(position: float, n_docs: int) -> float:
+    """Return the relative depth of ``position`` among ``n_docs``: 0 first, 1 last."""
+    return 0.0 if n_docs == 1 else (position - 1) / (n_docs - 1)
+
+
+def _on_curve(points: Sequence[tuple[int, float]], count: int, depth: float) -> float:
+    """Return the accuracy at ``depth`` on one measured curve, linear between measured depths."""
+    knots = [(_depth(p, count), acc) for p, acc in points]
+    if depth <= knots[0][0]:
+        return knots[0][1]
+    for (d0, a0), (d1, a1) in zip(knots, knots[1:]):
+        if depth == d1:
+            return a1
+        if depth < d1:
+            return a0 + (a1 - a0) * (depth - d0) / (d1 - d0)
+    return knots[-1][1]
+
+
+def _check_count(n_docs: Any, name: str = "n_docs") -> int:
+    """Return ``n_docs`` when it is a whole number >= 1, else raise."""
+    if isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 1:
+        raise InvalidInputError(f"{name} must be a whole number >= 1, got {n_docs!r}")
+    return n_docs
+
+
+def accuracy_at(model: str, n_docs: int, position: float, *, data: PositionData | None = None) -> float:
+    """Return the expected accuracy % of ``model`` when the answer is at ``position`` of ``n_docs``.
+
+    Method: position p of n documents is mapped to its relative depth (p - 1) / (n - 1).
+    Each measured curve (10, 20, 30 documents) is interpolated linearly between its measured
+    depths; for a count between two measured counts, the two curves' values at that depth are
+    interpolated linearly in the count; outside the measured counts the nearest curve is used
+    (clamped, never extrapolated). At a measured (count, position) the published value is
+    returned exactly. ``position`` is 1-based and may be fractional.
+    """
+    data = data or load_position_curves()
+    name = data.resolve_model(model)
+    n = _check_count(n_docs)
+    if isinstance(position, bool) or not isinstance(position, (int, float)) or not math.isfinite(position) \
+            or not 1 <= position <= n:
+        raise InvalidInputError(f"position must be between 1 and n_docs={n}, got {position!r}")
+    depth = _depth(position, n)
+    by_count = data.curves[name]
+    counts = sorted(by_count)
+    if n in by_count:
+        return _on_curve(by_count[n], n, depth)
+    if n < counts[0]:
+        return _on_curve(by_count[counts[0]], counts[0], depth)
+    if n > counts[-1]:
+        return _on_curve(by_count[counts[-1]], counts[-1], depth)
+    hi = next(c for c in counts if c > n)
+    lo = max(c for c in counts if c < n)
+    weight = (n - lo) / (hi - lo)
+    low, high = _on_curve(by_count[lo], lo, depth), _on_curve(by_count[hi], hi, depth)
+    return low + (high - low) * weight
+
+
+def accuracy_curve(model: str, n_docs: int, *, data: PositionData | None = None) -> list[float]:
+    """Return ``accuracy_at`` for positions 1..``n_docs``: element k is position k + 1."""
+    n = _check_count(n_docs)
+    return [accuracy_at(model, n, p, data=data) for p in range(1, n + 1)]
+
+
+# -- orderings ---------------------------------------------------------------------------------
+#
+# Each ordering takes items sorted most relevant first and returns them in block order. An int n
+# stands for the ranks range(n), so ``ORDERINGS[key](6)`` gives the block order of ranks 0..5.
+
+
+def _items(items: Sequence[T] | int) -> list[Any]:
+    """Return ``items`` as a list; an int n becomes the ranks ``[0, 1, ..., n - 1]``."""
+    if isinstance(items, bool):
+        raise InvalidInputError(f"expected a sequence of items or a count, got {items!r}")
+    if isinstance(items, int):
+        return list(range(_check_count(items, "n"))) if items else []
+    return list(items)
+
+
+def lost_in_the_middle_ordering(items: Sequence[T] | int) -> list[T]:
+    """Return ``items`` placed as contextlab's engine places them: rank 0 first, rank 1 last, ...
+
+    Like the engine, three or fewer items stay in relevance order.
+    """
+    seq = _items(items)
+    if len(seq) < MIN_DOCS_TO_REORDER:
+        return seq
+    return reorder_lost_in_the_middle(seq)
+
+
+def relevance_ordering(items: Sequence[T] | int) -> list[T]:
+    """Return ``items`` unchanged: the most relevant first (no reordering)."""
+    return _items(items)
+
+
+def reversed_ordering(items: Sequence[T] | int) -> list[T]:
+    """Return ``items`` reversed: the most relevant last, next to the question."""
+    return _items(items)[::-1]
+
+
+def langchain_long_context_reorder(items: Sequence[T] | int) -> list[T]:
+    """Return ``items`` as LangChain's ``LongContextReorder`` places them.
+
+    LangChain reverses the list, then walks it inserting even steps at the front and appending
+    odd steps. For an even count the most relevant item therefore ends up LAST (1..6 becomes
+    ``2 4 6 5 3 1``); for an odd count it is first (1..7 becomes ``1 3 5 7 6 4 2``).
+    """
+    result: list[Any] = []
+    for i, value in enumerate(reversed(_items(items))):
+        if i % 2 == 1:
+            result.append(value)
+        else:
+            result.insert(0, value)
+    return result
+
+
+def llamaindex_long_context_reorder(items: Sequence[T] | int,
+                                    scores: Sequence[float] | None = None) -> list[T]:
+    """Return ``items`` as LlamaIndex's ``LongContextReorder`` postprocessor places them.
+
+    LlamaIndex sorts by score ascending (a stable sort), then inserts even steps at the front and
+    appends odd steps. Without ``scores`` the items are taken as strictly decreasing in
+    relevance, and the result equals LangChain's; with tied scores the two differ, because the
+    stable sort keeps tied items in input order where LangChain's reversal flips them.
+    """
+    seq = _items(items)
+    if scores is None:
+        keys: list[float] = [-float(i) for i in range(len(seq))]
+    else:
+        if len(scores) != len(seq):
+            raise InvalidInputError(f"scores has {len(scores)} values for {len(seq)} items; give one per item")
+        keys = [float(s) for s in scores]
+    ascending = [seq[i] for i in sorted(range(len(seq)), key=lambda i: keys[i])]
+    result: list[Any] = []
+    for i, value in enumerate(ascending):
+        if i % 2 == 0:
+            result.insert(0, value)
+        else:
+            result.append(value)
+    return result
+
+
+#: Every placement strategy the lab compares, by key.
+ORDERINGS: dict[str, Callable[[Sequence[Any]], list[Any]]] = {
+    "lost_in_the_middle": lost_in_the_middle_ordering,
+    "relevance": relevance_ordering,
+    "reversed": reversed_ordering,
+    "langchain": langchain_long_context_reorder,
+    "llamaindex": llamaindex_long_context_reorder,
+}
+
+
+def _ordering(strategy: str) -> Callable[[Sequence[Any]], list[Any]]:
+    """Return the ordering function for ``strategy``, or raise naming the known ones."""
+    try:
+        return ORDERINGS[strategy]
+    except (KeyError, TypeError):
+        raise InvalidInputError(
+            f"unknown ordering {strategy!r}; choose one of: {', '.join(ORDERINGS)}"
+        ) from None
+
+
+def ordering_positions(strategy: str, n: int) -> list[int]:
+    """Return the 0-based relevance ranks in block order for ``n`` documents under ``strategy``."""
+    return _ordering(strategy)(list(range(_check_count(n, "n"))))
+
+
+def most_relevant_position(strategy: str, n: int) -> int:
+    """Return the 1-based block position of the most relevant of ``n`` documents under ``strategy``.
+
+    ``most_relevant_position("langchain", 6) == 6``: LangChain puts the best document last.
+    """
+    return ordering_positions(strategy, n).index(0) + 1
+
+
+# -- scoring an ordering -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PositionRow:
+    """One block position: the relevance placed there and the model's accuracy at it."""
+
+    position: int
+    relevance: float
+    accuracy: float
+
+    @property
+    def weighted(self) -> float:
+        """Return relevance times accuracy % (this position's share of the score's numerator)."""
+        return self.relevance * self.accuracy
+
+
+@dataclass(frozen=True)
+class OrderingReport:
+    """An ordering scored under one model's curve, with the rows the lab charts."""
+
+    model: str
+    n_docs: int
+    rows: list[PositionRow]
+    score: float
+    best_score: float
+    worst_score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report as plain JSON-serialisable data."""
+        return {
+            "model": self.model, "n_docs": self.n_docs, "score": self.score,
+            "best_score": self.best_score, "worst_score": self.worst_score,
+            "rows": [{"position": r.position, "relevance": r.relevance, "accuracy": r.accuracy}
+                     for r in self.rows],
+        }
+
+
+def _relevances(relevances: Sequence[float], n_docs: int | None) -> tuple[list[float], int]:
+    """Return the checked relevances padded with zeros to ``n_docs``, and ``n_docs``."""
+    values = list(relevances)
+    for i, r in enumerate(values):
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) or r < 0:
+            raise InvalidInputError(f"relevances[{i}] must be a finite number >= 0, got {r!r}")
+    n = len(values) if n_docs is None else _check_count(n_docs)
+    if n < 1:
+        raise InvalidInputError("relevances is empty; give one relevance per block position")
+    if len(values) > n:
+        raise InvalidInputError(f"{len(values)} relevances do not fit in n_docs={n}; raise n_docs or drop some")
+    return [float(r) for r in values] + [0.0] * (n - len(values)), n
+
+
+def _score(values: Sequence[float], accuracies: Sequence[float]) -> float:
+    """Return sum(relevance x accuracy) / (sum(relevance) x max accuracy), 0.0 without relevance."""
+    total = sum(values)
+    if total == 0:
+        return 0.0
+    return sum(r * a for r, a in zip(values, accuracies)) / (total * max(accuracies))
+
+
+def ordering_report(relevances: Sequence[float], model: str, n_docs: int | None = None, *,
+                    data: PositionData | None = None) -> OrderingReport:
+    """Return per-position rows and the score of ``relevances`` (in block order) under ``model``.
+
+    ``best_score`` and ``worst_score`` are the scores of the same relevances placed best and
+    worst (most relevant at the most and least accurate positions), bounding what reordering can do.
+    """
+    data = data or load_position_curves()
+    name = data.resolve_model(model)
+    values, n = _relevances(relevances, n_docs)
+    accuracies = [accuracy_at(name, n, p, data=data) for p in range(1, n + 1)]
+    by_accuracy = sorted(accuracies, reverse=True)
+    ranked = sorted(values, reverse=True)
+    return OrderingReport(
+        model=name,
+        n_docs=n,
+        rows=[PositionRow(p, r, a) for p, (r, a) in enumerate(zip(values, accuracies), start=1)],
+        score=_score(values, accuracies),
+        best_score=_score(ranked, by_accuracy),
+        worst_score=_score(ranked[::-1], by_accuracy),
+    )
+
+
+def ordering_score(relevances: Sequence[float], model: str, n_docs: int | None = None, *,
+                   data: PositionData | None = None) -> float:
+    """Return the share of relevance that lands in high-accuracy positions, in [0, 1].
+
+    ``relevances[i]`` is the relevance of the document at block position i + 1 (non-negative,
+    e.g. retrieval scores). The score is sum_i relevance_i x accuracy(i) divided by
+    sum_i relevance_i x max accuracy, with accuracy from ``accuracy_at(model, n_docs, i)``:
+    1.0 means all relevance sits at the best-read position, and the score falls as relevance
+    moves to positions the model reads worse. ``n_docs`` (default: one per relevance) may be
+    larger, for a block whose remaining positions hold irrelevant documents. With zero total
+    relevance the score is 0.0.
+    """
+    return ordering_report(relevances, model, n_docs, data=data).score
+
+
+def compare_orderings(ranked_relevances: Sequence[float], model: str, n_docs: int | None = None, *,
+                      data: PositionData | None = None) -> dict[str, float]:
+    """Return ``ordering_score`` of every strategy in ``ORDERINGS`` for relevances sorted best first."""
+    ranked = list(ranked_relevances)
+    return {key: ordering_score(fn(ranked), model, n_docs, data=data) for key, fn in ORDERINGS.items()}
