@@ -62,11 +62,23 @@ def test_strategy_positions_figure_pads_shorter_orders():
     assert list(fig.data[0].z[1]) == [2, 1, None]
 
 
-def test_ordering_scores_figure_puts_best_on_top():
-    fig = tc.ordering_scores_figure({"x": 50.0, "y": 70.0, "z": 60.0})
+def test_ordering_scores_figure_puts_best_on_top_as_percent():
+    fig = tc.ordering_scores_figure({"x": 0.5, "y": 0.7, "z": 0.6})
     # horizontal bars draw bottom-up: the last bar is the top one
     assert list(fig.data[0].y) == ["x", "z", "y"]
-    assert list(fig.data[0].text) == ["50.0", "60.0", "70.0"]
+    assert list(fig.data[0].text) == ["50.0%", "60.0%", "70.0%"]
+
+
+def test_ordering_scores_figure_draws_bounds():
+    fig = tc.ordering_scores_figure({"x": 0.8}, bounds=(0.7, 0.9))
+    assert sorted(s.x0 for s in fig.layout.shapes) == [0.7, 0.9]
+    assert fig.layout.xaxis.range[0] <= 0.7 and fig.layout.xaxis.range[1] >= 0.9
+
+
+def test_ordering_rows_figure_pairs_relevance_with_accuracy():
+    fig = tc.ordering_rows_figure([1, 2, 3], [0.9, 0.1, 0.5], [70.0, 50.0, 60.0])
+    assert list(fig.data[0].y) == [0.9, 0.1, 0.5]
+    assert fig.data[1].yaxis == "y2" and list(fig.data[1].y) == [70.0, 50.0, 60.0]
 
 
 def test_position_curves_figure_one_line_per_model_with_references():

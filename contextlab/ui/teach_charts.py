@@ -19,6 +19,7 @@ __all__ = [
     "compare_tokens_figure",
     "strategy_positions_figure",
     "ordering_scores_figure",
+    "ordering_rows_figure",
     "position_curves_figure",
     "reorder_step_figure",
     "window_sections_figure",
@@ -135,19 +136,48 @@ def strategy_positions_figure(orders: Mapping[str, Sequence[int]],
 
 
 def ordering_scores_figure(scores: Mapping[str, float], labels: Mapping[str, str] | None = None,
-                           title: str = "Expected accuracy of each ordering") -> go.Figure:
-    """Return horizontal bars of one score per strategy, best on top, values printed."""
+                           title: str = "Score of each ordering",
+                           bounds: tuple[float, float] | None = None) -> go.Figure:
+    """Return horizontal bars of one score (a share in [0, 1]) per strategy, best on top.
+
+    ``bounds`` = (worst, best) possible scores for the same documents, drawn as dotted lines.
+    """
     labels = dict(labels or {})
     items = sorted(scores.items(), key=lambda kv: kv[1])
     fig = go.Figure(go.Bar(
         x=[v for _, v in items], y=[labels.get(k, k) for k, _ in items], orientation="h",
-        text=[f"{v:.1f}" for _, v in items], textposition="outside", marker_color=_FILLED,
+        text=[f"{v:.1%}" for _, v in items], textposition="outside", marker_color=_FILLED,
+        hovertemplate="%{y}: %{x:.2%}<extra></extra>",
     ))
-    low = min((v for _, v in items), default=0.0)
-    high = max((v for _, v in items), default=1.0)
-    pad = max((high - low) * 0.6, 1.0)
-    fig.update_xaxes(range=[max(low - pad, 0), high + pad * 0.5])
-    return _layout(fig, title, height=80 + 40 * max(len(items), 1))
+    values = [v for _, v in items] + list(bounds or ())
+    low, high = min(values, default=0.0), max(values, default=1.0)
+    pad = max((high - low) * 0.5, 0.01)
+    if bounds is not None:
+        for name, value in (("worst possible", bounds[0]), ("best possible", bounds[1])):
+            fig.add_vline(x=value, line=dict(dash="dot", color="#6c757d"),
+                          annotation_text=f"{name} {value:.1%}", annotation_position="top")
+    fig.update_xaxes(range=[max(low - pad, 0.0), min(high + pad, 1.0)], tickformat=".0%")
+    return _layout(fig, title, height=110 + 40 * max(len(items), 1))
+
+
+def ordering_rows_figure(positions: Sequence[int], relevances: Sequence[float],
+                         accuracies: Sequence[float], labels: Sequence[str] | None = None) -> go.Figure:
+    """Return bars of the relevance at each block position under the model's accuracy line."""
+    labels = list(labels) if labels is not None else [f"position {p}" for p in positions]
+    fig = go.Figure(go.Bar(
+        x=list(positions), y=list(relevances), name="relevance of the document there",
+        marker_color=_FILLED, customdata=labels,
+        hovertemplate="position %{x}: %{customdata}<br>relevance %{y:.2f}<extra></extra>",
+    ))
+    fig.add_trace(go.Scatter(
+        x=list(positions), y=list(accuracies), yaxis="y2", mode="lines+markers",
+        name="accuracy at this position (%)", line=dict(color=_CURVE, width=3),
+    ))
+    fig.update_layout(yaxis2=dict(title="accuracy (%)", overlaying="y", side="right",
+                                  showgrid=False))
+    fig.update_xaxes(title="position in the block", dtick=1)
+    fig.update_yaxes(title="relevance", rangemode="tozero")
+    return _layout(fig, "Relevance placed at each position, and how well the model reads it")
 
 
 # -- Learn ---------------------------------------------------------------------------------

@@ -1,0 +1,242 @@
+"""Compare view: the same documents built two ways, and placement strategies side by side."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from contextlab.compare import ResultDiff, config_differences, diff_results
+from contextlab.config import LabConfig
+from contextlab.errors import ContextLabError
+from contextlab.tokenizers import TOKENIZER_NAMES
+from contextlab.types import ContextResult
+from contextlab.ui import teach_charts
+from contextlab.ui.context import LabContext
+from contextlab.ui.engine import build_cached
+
+__all__ = ["render", "config_b_editor", "STRATEGY_LABELS"]
+
+#: How each placement strategy is named on the page.
+STRATEGY_LABELS: dict[str, str] = {
+    "lost_in_the_middle": "contextlab (lost in the middle)",
+    "relevance": "None (relevance order)",
+    "reversed": "Reversed (best last)",
+    "langchain": "LangChain LongContextReorder",
+    "llamaindex": "LlamaIndex LongContextReorder",
+}
+
+# The parameters B can change; the query stays A's (both builds answer the same question).
+_B_FIELDS: tuple[str, ...] = (
+    "budget", "dedup_threshold", "min_doc_tokens", "use_lost_in_middle", "summarize_overflow",
+    "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
+)
+_PREFIX = "cmp_b_"
+
+
+def _set_b(values: dict[str, Any]) -> None:
+    """Write configuration values into B's widgets (used from button callbacks)."""
+    for name, value in values.items():
+        if name in _B_FIELDS:
+            st.session_state[_PREFIX + name] = value
+
+
+def _preset_seed(config_a: LabConfig) -> None:
+    # The one-click story: whichever side of "seed-compatible" A is on, B is the other.
+    _set_b({**config_a.to_dict(), "seed_compatible": not config_a.seed_compatible})
+
+
+def config_b_editor(config_a: LabConfig, key: str = _PREFIX) -> LabConfig:
+    """Return configuration B as edited in the widgets below (seeded once from A).
+
+    Every widget has an explicit ``cmp_b_`` key; presets write to those keys in callbacks.
+    """
+    del key  # the prefix is fixed so presets and widgets agree; kept for the helper convention
+    for name in _B_FIELDS:
+        st.session_state.setdefault(_PREFIX + name, getattr(config_a, name))
+
+    preset_cols = st.columns(2)
+    preset_cols[0].button(
+        "Seed-compatible vs default", key="cmp_preset_seed", on_click=_preset_seed,
+        args=(config_a,), width="stretch",
+        help="B becomes A with the seed-compatible switch flipped: the original "
+             "reorder-then-budget engine against this project's default, or the other way round.",
+    )
+    preset_cols[1].button(
+        "Reset B to A", key="cmp_preset_reset", on_click=_set_b, args=(config_a.to_dict(),),
+        width="stretch",
+    )
+
+    c1, c2, c3 = st.columns(3)
+    budget = c1.number_input("Token budget", min_value=0, max_value=200_000, step=64,
+                             key=_PREFIX + "budget")
+    threshold = c2.slider("Duplicate threshold", min_value=0.05, max_value=1.0, step=0.05,
+                          key=_PREFIX + "dedup_threshold")
+    min_tokens = c3.number_input("Minimum tokens per document", min_value=0, max_value=1000,
+                                 step=1, key=_PREFIX + "min_doc_tokens")
+    seed = c1.toggle("Seed-compatible (heuristic tokens, reorder then budget)",
+                     key=_PREFIX + "seed_compatible")
+    tokenizer = c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=_PREFIX + "tokenizer",
+                             disabled=seed, help="Seed-compatible mode always counts heuristically.")
+    litm = c3.toggle("Lost-in-the-middle reorder", key=_PREFIX + "use_lost_in_middle")
+    before = c1.toggle("Budget before reorder", key=_PREFIX + "budget_before_reorder",
+                       disabled=seed)
+    headers = c2.toggle("Headers count toward the budget", key=_PREFIX + "budget_includes_headers",
+                        disabled=seed)
+    summarize = c3.toggle("Summarize what does not fit", key=_PREFIX + "summarize_overflow")
+    return config_a.with_changes(
+        budget=int(budget), dedup_threshold=round(float(threshold), 4),
+        min_doc_tokens=int(min_tokens), use_lost_in_middle=litm, summarize_overflow=summarize,
+        tokenizer=tokenizer, seed_compatible=seed, budget_before_reorder=before,
+        budget_includes_headers=headers,
+    )
+
+
+def _describe(config: LabConfig) -> str:
+    engine = "seed-compatible" if config.seed_compatible else "default"
+    order = "lost in the middle" if config.use_lost_in_middle else "relevance order"
+    return (f"{engine} engine · budget {config.budget:,} · {config.effective_tokenizer} tokens · "
+            f"{order} · duplicate threshold {config.dedup_threshold:g}")
+
+
+def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> None:
+    cols = st.columns(4)
+    cols[0].metric("Tokens used, B", f"{diff.tokens_used_b:,}", delta=f"{diff.tokens_delta:+,} vs A",
+                   delta_color="off")
+    cols[1].metric("Documents in block, B", len(b.included_docs),
+                   delta=f"{len(b.included_docs) - len(a.included_docs):+d} vs A", delta_color="off")
+    cols[2].metric("Gained / lost", f"{len(diff.gained)} / {len(diff.lost)}")
+    cols[3].metric("Moved", len(diff.moved))
+
+
+def _render_config_diff(config_a: LabConfig, config_b: LabConfig) -> None:
+    changed = config_differences(config_a, config_b)
+    if not changed:
+        st.info("B is the same configuration as A. Change a setting above, or press "
+                "“Seed-compatible vs default”.")
+        return
+    st.dataframe(pd.DataFrame([{"setting": n, "A": str(a), "B": str(b)} for n, a, b in changed]),
+                 hide_index=True, width="stretch")
+
+
+def _candidate_relevances(result: ContextResult) -> list[float]:
+    """Return the scores of the documents that survived filter and dedup, best first."""
+    return sorted((t.score for t in result.trace if t.fate not in ("filtered", "duplicate")),
+                  reverse=True)
+
+
+def _render_strategies(ctx: LabContext) -> None:
+    st.subheader("Placement strategies")
+    st.write(
+        "The same documents, placed five ways. Each row is the block from first to last "
+        "position; the number is the document's relevance rank, and the red box marks where "
+        "the most relevant document lands."
+    )
+    try:
+        positional = importlib.import_module("contextlab.positional")
+    except ImportError:
+        st.info("Strategy comparison needs contextlab.positional, which is not installed yet.")
+        return
+    in_block = sum(1 for t in ctx.result.trace if t.position is not None)
+    default_n = max(in_block, 2)
+    n = st.slider("Number of documents in the block", min_value=2, max_value=max(30, default_n),
+                  value=default_n, key="cmp_strategy_n",
+                  help="Starts at the number of documents in A's block.")
+    orders = {key: positional.ordering_positions(key, n) for key in positional.ORDERINGS}
+    fig = teach_charts.strategy_positions_figure(orders, STRATEGY_LABELS)
+    st.plotly_chart(fig, width="stretch", key="cmp_strategy_chart")
+
+    rows = []
+    for key in orders:
+        pos = positional.most_relevant_position(key, n)
+        rows.append({"strategy": STRATEGY_LABELS.get(key, key),
+                     "most relevant document at position": pos,
+                     "at the start": pos == 1, "at the end": pos == n})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+    counts = range(2, max(30, n) + 1)
+    last_at = [k for k in counts if positional.most_relevant_position("langchain", k) == k]
+    if last_at:
+        even = all(k % 2 == 0 for k in last_at)
+        where = "last" if n in last_at else "first"
+        st.warning(
+            f"LangChain's reorder (and LlamaIndex's, which gives the same order for distinct "
+            f"scores) puts the most relevant document **last** whenever the number of documents "
+            f"is {'even' if even else 'one of ' + ', '.join(map(str, last_at))}: with "
+            f"{last_at[0]} documents it lands at position {last_at[0]}. It reverses the list "
+            f"before alternating, so the parity of the count decides. With {n} documents, as "
+            f"set above, it is {where}; contextlab always puts it first."
+        )
+
+    relevances = _candidate_relevances(ctx.result)
+    if not relevances:
+        return
+    models = positional.curve_models()
+    model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
+    ranked = (relevances + [0.0] * n)[:n]
+    scores = positional.compare_orderings(ranked, model, n)
+    report = positional.ordering_report(ranked, model, n)
+    st.plotly_chart(
+        teach_charts.ordering_scores_figure(
+            scores, STRATEGY_LABELS, bounds=(report.worst_score, report.best_score),
+            title=f"Share of relevance where {model} reads well ({n} documents)"),
+        width="stretch", key="cmp_strategy_scores")
+    st.caption("Score = Σ relevance × accuracy at its position ÷ (Σ relevance × best accuracy), "
+               "using the top documents' retrieval scores and the published curve "
+               "(interpolated for this count; the Learn view explains the method).")
+
+
+def render(ctx: LabContext) -> None:
+    """Draw the Compare view for ``ctx``; returns nothing."""
+    st.header("Compare")
+    st.write(
+        "Build the same documents two ways and see exactly what changes: which documents get "
+        "into the prompt or drop out, where they move, and what it costs in tokens."
+    )
+    if not ctx.documents:
+        st.info("Load some documents in the sidebar to compare two configurations.")
+        return
+
+    st.markdown("**A** is the configuration in the sidebar:")
+    st.text(_describe(ctx.config))
+    st.markdown("**B** is set here:")
+    config_b = config_b_editor(ctx.config)
+    _render_config_diff(ctx.config, config_b)
+
+    result_a = ctx.result
+    try:
+        result_b = build_cached(ctx.documents, config_b)
+    except ContextLabError as exc:
+        st.error(str(exc))
+        return
+    diff = diff_results(result_a, result_b)
+
+    st.subheader("What changes from A to B")
+    _metrics(diff, result_a, result_b)
+    for line in diff.summary():
+        st.text("• " + line)
+
+    left, right = st.columns([3, 2])
+    with left:
+        st.plotly_chart(teach_charts.compare_positions_figure(diff), width="stretch",
+                        key="cmp_positions_chart")
+    with right:
+        st.plotly_chart(teach_charts.compare_tokens_figure(diff), width="stretch",
+                        key="cmp_tokens_chart")
+
+    show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
+    rows = [r for r in diff.to_rows() if show_all or r["change"] != "unchanged"]
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+    with st.expander("The two blocks, side by side"):
+        col_a, col_b = st.columns(2)
+        col_a.markdown(f"**A** — {result_a.tokens_used:,} tokens")
+        col_a.code(result_a.context_block or "(empty)", language=None, wrap_lines=True)
+        col_b.markdown(f"**B** — {result_b.tokens_used:,} tokens")
+        col_b.code(result_b.context_block or "(empty)", language=None, wrap_lines=True)
+
+    st.divider()
+    _render_strategies(ctx)
