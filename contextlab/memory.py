@@ -159,7 +159,12 @@ def extractive_summary(
             chosen.append((i, line))
             used += cost
     if not chosen:
-        return _truncate_with_mark(lines[0][1], max_tokens, tok)
+        # Cut the first (preferred) line, but only if a word of the turn survives the cut:
+        # "- User: [...]" says nothing.
+        i, line = (primary or secondary)[0]
+        prefix = f"- {role_label(messages[i].role)}: "
+        cut = _truncate_with_mark(line, max_tokens, tok)
+        return cut if cut.startswith(prefix) and cut[len(prefix):] != _TRUNCATION_MARK.strip() else ""
     chosen.sort()
     text = "\n".join(line for _, line in chosen)
     # Counts of joined lines can differ from the sum of their parts; trust only the real count.

@@ -629,8 +629,10 @@ def assemble_prompt(
     text_tokens, message_tokens = layout.totals()
     # Documents rarely fill their limit exactly (whole documents), so the measured total leaves
     # slack. A section that was cut gets it — the system prompt first — if the result still fits.
+    # What is left of the buffer stays free, except for the system prompt (as in the lending).
     for name in ("system", "documents", "conversation"):
-        slack = min(limit - max(text_tokens, message_tokens), needs[name] - limits[name])
+        free = limit - max(text_tokens, message_tokens) - (0 if name == "system" else spare["buffer"])
+        slack = min(free, needs[name] - limits[name])
         if slack <= 0 or not _was_cut(name, layout, system_prompt, documents_result, docs):
             continue
         before = layout.section_texts()[name]
