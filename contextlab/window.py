@@ -686,7 +686,8 @@ def assemble_prompt(
     sys_acc.items_out = 1 if layout.system else 0
     if system_prompt and layout.system != system_prompt:
         sys_acc.notes.append(
-            f"system prompt truncated to its share ({tok.count(layout.system)} of {tok.count(system_prompt)} tokens)"
+            f"system prompt truncated to its share and what others could lend "
+            f"({tok.count(layout.system)} of {tok.count(system_prompt)} tokens)"
         )
     doc_acc = accounts["documents"]
     if documents_result is not None:

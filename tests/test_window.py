@@ -269,7 +269,9 @@ def test_assemble_prompt_system_prompt_truncated_only_as_last_resort():
     notes = prompt.sections["system"].notes
     assert any(n.startswith("system prompt truncated to its share") for n in notes)
     assert prompt.text.startswith("rule0 rule1")
-    # Everything else is full, so the system prompt got the buffer's leftovers and no more.
+    # Documents and conversation need all their shares: the system prompt gets the buffer's
+    # leftovers before it is cut.
+    assert prompt.sections["system"].borrowed_from["buffer"] > 0
     assert max(prompt.tokens_used, prompt.message_tokens) <= prompt.tokens_limit
 
     roomy = assemble_prompt(system, docs[:1], [], "q", budget=WindowBudget(max_tokens=600),
