@@ -59,7 +59,9 @@ def format_message(message: Message, *, seed_compatible: bool = False) -> str:
     return f"{role_label(message.role, seed_compatible=seed_compatible)}: {message.content}"
 
 
-def coerce_messages(messages: Iterable[Message | Mapping[str, Any]], *, field_name: str = "messages") -> list[Message]:
+def coerce_messages(
+    messages: Iterable[Message | Mapping[str, Any]], *, field_name: str = "messages"
+) -> list[Message]:
     """Return ``messages`` as ``Message`` objects; chat dicts ``{"role", "content"}`` are accepted.
 
     Raises ``InvalidInputError`` naming the index of the first message that is neither.

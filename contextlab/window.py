@@ -73,6 +73,10 @@ _ROLE_TOKENS = 1
 _MAX_FIT_ROUNDS = 8
 
 
+def _is_finite_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
 def _share_tokens(max_tokens: int, share: float) -> int:
     # round() first so 32000 * 0.15 = 4800.000000000001 stays 4800.
     return int(round(max_tokens * share, 6))
@@ -102,7 +106,7 @@ class WindowBudget:
         total = 0.0
         for name in ("system", "documents", "conversation", "output_reserve", "buffer"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if not _is_finite_number(value):
                 raise InvalidInputError(f"WindowBudget.{name} must be a number in [0, 1]; got {value!r}")
             if not 0.0 <= value <= 1.0:
                 raise InvalidInputError(
@@ -153,7 +157,7 @@ class HybridRanking:
     def __post_init__(self) -> None:
         for name in ("relevance", "recency", "importance"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            if not _is_finite_number(value) or value < 0:
                 raise InvalidInputError(
                     f"HybridRanking.{name} weight must be a finite number >= 0; got {value!r}"
                 )
@@ -163,7 +167,7 @@ class HybridRanking:
                 "importance a positive weight (1/0/0 is pure relevance)"
             )
         hl = self.half_life_hours
-        if isinstance(hl, bool) or not isinstance(hl, (int, float)) or not math.isfinite(hl) or hl <= 0:
+        if not _is_finite_number(hl) or hl <= 0:
             raise InvalidInputError(
                 f"HybridRanking.half_life_hours must be a finite number > 0; got {hl!r}"
             )
@@ -215,7 +219,7 @@ class HybridRanking:
 
 
 def _check_now(now: Any) -> float:
-    if isinstance(now, bool) or not isinstance(now, (int, float)) or not math.isfinite(now):
+    if not _is_finite_number(now):
         raise InvalidInputError(f"now must be a finite Unix time in seconds; got {now!r}")
     return float(now)
 
@@ -235,10 +239,10 @@ def _check_documents(documents: Any) -> list[Document]:
             )
         for name in ("score", "importance"):
             value = getattr(doc, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if not _is_finite_number(value):
                 raise InvalidInputError(f"documents[{i}].{name} must be a finite number; got {value!r}")
         ts = doc.timestamp
-        if ts is not None and (isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts)):
+        if ts is not None and not _is_finite_number(ts):
             raise InvalidInputError(
                 f"documents[{i}].timestamp must be a finite Unix time in seconds or None; got {ts!r}"
             )
@@ -369,7 +373,9 @@ class _Layout:
         texts = {
             "system": self.system,
             "documents": DOCUMENTS_HEADER + self.documents if self.documents else "",
-            "conversation": CONVERSATION_HEADER + self.history.text if self.history and self.history.text else "",
+            "conversation": (
+                CONVERSATION_HEADER + self.history.text if self.history and self.history.text else ""
+            ),
             "query": QUERY_PREFIX + self.query,
         }
         return texts
@@ -403,6 +409,22 @@ def _section_cost(tok: Tokenizer, text: str, messages: list[dict[str, str]]) -> 
     return max(text_cost, msg_cost)
 
 
+def _system_cost(tok: Tokenizer, text: str) -> int:
+    """Return what the system prompt costs as a section (text or chat form, the larger)."""
+    return _section_cost(tok, text, [{"role": "system", "content": text}])
+
+
+def _fit_system_prompt(tok: Tokenizer, text: str, limit: int) -> str:
+    """Return ``text``, or its longest prefix whose section cost is within ``limit``."""
+    if _system_cost(tok, text) <= limit:
+        return text
+    room = limit - (MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS) - tok.count(SECTION_SEPARATOR) - 1
+    cut = tok.truncate(text, max(room, 0)).rstrip()
+    while cut and _system_cost(tok, cut) > limit:
+        cut = tok.truncate(cut, max(tok.count(cut) - 1, 0)).rstrip()
+    return cut
+
+
 def _tokens(n: int) -> str:
     return f"{n} token" if n == 1 else f"{n} tokens"
 
@@ -414,7 +436,9 @@ def _was_cut(
     if name == "system":
         return layout.system != system_prompt
     if name == "documents":
-        return result is not None and any(t.fate in ("excluded", "truncated", "summarized") for t in result.trace)
+        return result is not None and any(
+            t.fate in ("excluded", "truncated", "summarized") for t in result.trace
+        )
     return bool(layout.history and layout.history.summarized_indices)
 
 
@@ -528,8 +552,7 @@ def assemble_prompt(
             f"(max_tokens {budget.max_tokens} minus output reserve {budget.output_reserve_tokens}); "
             "shorten the query, raise max_tokens or lower output_reserve"
         )
-    sys_messages = [{"role": "system", "content": system_prompt}]
-    s_need = _section_cost(tok, system_prompt, sys_messages)
+    s_need = _system_cost(tok, system_prompt)
     history_overhead = MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS
     header_cost = tok.count(CONVERSATION_HEADER) + tok.count(SECTION_SEPARATOR) + 1
     # fit_history's own cost model (line + newline + chat overhead per turn), so a share of
@@ -539,7 +562,9 @@ def assemble_prompt(
     )
     scored = ranking.rescore(docs, now)
     ranked = sorted(scored, key=lambda d: d.score, reverse=True)
-    doc_framing = tok.count(DOCUMENTS_HEADER) + tok.count(SECTION_SEPARATOR) + 1 + MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS
+    doc_framing = (
+        tok.count(DOCUMENTS_HEADER) + tok.count(SECTION_SEPARATOR) + 1 + MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS
+    )
     d_need = 0
     if docs:
         trial = manager.build(PromptRequest(query=query, documents=scored, max_context_tokens=limit))
@@ -554,7 +579,8 @@ def assemble_prompt(
     spare["buffer"] = accounts["buffer"].budget
     grants = {name: min(needs[name], accounts[name].budget) for name in needs}
     # 1. The query (and the separators, inside its cost) is paid from the buffer first.
-    q_short = q_need - _lend(accounts, spare, "query", q_need, ("buffer", "system", "conversation", "documents"))
+    q_lenders = ("buffer", "system", "conversation", "documents")
+    q_short = q_need - _lend(accounts, spare, "query", q_need, q_lenders)
     if q_short > 0:
         # Still short: squeeze what the sections were granted, documents first.
         for lender in ("documents", "conversation", "system"):
@@ -600,17 +626,13 @@ def assemble_prompt(
         layout = _Layout(tok)
         layout.query = query
         # System prompt: truncated only when lending could not cover it.
-        system_text = system_prompt
-        if _section_cost(tok, system_text, [{"role": "system", "content": system_text}]) > limits["system"]:
-            room = limits["system"] - (MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS) - tok.count(SECTION_SEPARATOR) - 1
-            system_text = tok.truncate(system_prompt, max(room, 0)).rstrip()
-            while system_text and _section_cost(tok, system_text, [{"role": "system", "content": system_text}]) > limits["system"]:
-                system_text = tok.truncate(system_text, max(tok.count(system_text) - 1, 0)).rstrip()
-        layout.system = system_text
+        layout.system = _fit_system_prompt(tok, system_prompt, limits["system"])
         # Conversation (one fit per room: the summarizer may be a paid model call).
         room = max(limits["conversation"] - header_cost, 0)
         if room not in history_fits:
-            history_fits[room] = fit_history(msgs, room, tok, cached_summarizer, message_overhead=history_overhead)
+            history_fits[room] = fit_history(
+                msgs, room, tok, cached_summarizer, message_overhead=history_overhead
+            )
         layout.history = history_fits[room]
         # Documents (one manager build per room).
         result = None
@@ -668,7 +690,9 @@ def assemble_prompt(
             text_tokens, message_tokens = layout.totals()
         notes.append("the layout did not fit after shrinking; documents and conversation were dropped")
     if rounds:
-        notes.append(f"rebuilt {rounds} time(s) so the measured total fits (joined text counts differ from parts)")
+        notes.append(
+            f"rebuilt {rounds} time(s) so the measured total fits (joined text counts differ from parts)"
+        )
 
     # --- the account ---------------------------------------------------------------------------
     texts = layout.section_texts()
