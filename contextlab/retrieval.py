@@ -11,18 +11,26 @@ seed, the budget counts the results' content only, not the preamble or the ``[So
 
 How scores are normalised to [0, 1]
 -----------------------------------
-FTS5's ``bm25()`` sums, over the query terms, ``idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b *
-len / avglen))`` (k1 = 1.2, b = 0.75). A document of average length that contains a term once
-earns exactly ``idf(t)`` for it. The score reported is therefore::
+FTS5's ``bm25()`` finds and orders the candidates. Each candidate is then scored term by term
+from the same index: for a query term ``t`` FTS5 gives ``idf(t) * s(t, d)``, where the
+saturation ``s = tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))`` (k1 = 1.2, b = 0.75)
+is exactly 1.0 for one occurrence in a document of average length. The score is::
 
-    score = min(1, bm25 / sum(idf(t) for the query terms found in the store))
+    score(d) = sum(w(t) * min(1, s(t, d))) / sum(w(t))      w(t) = ln(1 + (N - n + 0.5) / (n + 0.5))
 
-read as "the share of the query's searchable information this document covers": 1.0 when it
-holds every query term the store knows (about once for its length, or more), about 0.5 when it
-holds terms carrying half that IDF weight, 0 when it holds none. Words no stored document
-contains ("how", a typo) are left out of the sum, since no document could cover them. The
-scale does not depend on the query's length or the store's size, so ``min_score`` means the
-same thing everywhere; the raw BM25 is kept in ``RetrievalResult.metadata["bm25"]``.
+over the query terms found in the store (``N`` documents, ``n`` holding ``t``): the IDF-weighted
+share of the query this document covers. 1.0 when it holds every query word the store knows
+(once is enough at average length; a long document needs more), 0.5 when it holds words
+carrying half that weight, 0 when it holds none. Two choices make ``min_score`` mean the same
+thing in every store and for every query length:
+
+- ``w`` is the always-positive IDF (as in Lucene), not FTS5's, which floors a word found in
+  more than half the documents to 1e-6: in a small set retrieved for one topic the topic word is
+  in most documents, and must still count.
+- Words no stored document contains ("how", a typo) are left out, since nothing could cover them.
+
+Results are ordered by that score, ties by the uncapped ``sum(w * s)``, which is kept in
+``RetrievalResult.metadata["bm25"]``.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ __all__ = [
     "needs_scoring",
     "fts_query",
     "CONTEXT_PREAMBLE",
+    "STOPWORDS",
 ]
 
 #: The text seed 003 puts before the formatted results in the injected system message.
@@ -72,8 +81,22 @@ _K1 = 1.2
 _IDF_FLOOR = 1e-6
 # Bounds the cost of a pasted essay used as a query: one count query per distinct term.
 _MAX_QUERY_TERMS = 64
+# At least this many FTS5 candidates are re-scored, so re-scoring can reorder the top ones.
+_MIN_CANDIDATES = 200
 _SCHEMA_VERSION = 1
 _TERM = re.compile(r"[^\W_]+")
+
+#: Query words that carry no topic. In a handful of documents retrieved for one question "the"
+#: or "and" can be rarer than the topic word, and would outweigh it; so they are not searched.
+STOPWORDS: frozenset[str] = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not of off on once only or other our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these
+they this those through to too under until up very was we were what when where which while who
+whom why will with would you your yours yourself yourselves
+""".split())
 
 
 class StoreError(InvalidInputError):
@@ -212,14 +235,14 @@ def fts_query(text: str) -> tuple[str, list[str]]:
 
     Every word becomes a quoted string joined by OR, so quotes, ``AND``/``OR``/``NOT``/``NEAR``,
     ``*``, ``-``, ``:``, ``^`` and parentheses in user text are searched as words or ignored,
-    never parsed as query syntax. Returns ``("", [])`` when the text holds no word.
+    never parsed as query syntax. English function words (``STOPWORDS``) are left out unless
+    the query has nothing else. Returns ``("", [])`` when the text holds no word.
     """
     seen: dict[str, None] = {}
     for word in _TERM.findall(text.lower()):
         seen.setdefault(word, None)
-        if len(seen) >= _MAX_QUERY_TERMS:
-            break
-    terms = list(seen)
+    terms = [t for t in seen if t not in STOPWORDS] or list(seen)
+    terms = terms[:_MAX_QUERY_TERMS]
     return " OR ".join(f'"{t}"' for t in terms), terms
 
 
@@ -452,28 +475,27 @@ class SQLiteBackend:
         results: list[RetrievalResult] = []
         if terms and top_k:
             with self._read_lock:
-                # One read transaction: the counts and the ranking see the same snapshot.
                 conn = self._conn()
-                conn.execute("BEGIN")
+                conn.execute("BEGIN")  # one snapshot for candidates, counts and per-term scores
                 try:
-                    weight = self._query_weight(conn, terms)
-                    rows = conn.execute(
-                        "SELECT d.id, d.content, d.source, d.metadata, d.timestamp, d.importance,"
-                        " -bm25(documents_fts) AS rank"
-                        " FROM documents_fts JOIN documents d ON d.rowid = documents_fts.rowid"
-                        " WHERE documents_fts MATCH ?"
-                        " ORDER BY bm25(documents_fts), d.rowid LIMIT ?",
-                        (match, top_k),
-                    ).fetchall()
+                    ranked = self._rank(conn, match, terms, top_k)
+                    rows = {
+                        r[0]: r[1:]
+                        for r in conn.execute(
+                            "SELECT rowid, id, content, source, metadata, timestamp, importance"
+                            " FROM documents WHERE rowid IN (SELECT value FROM json_each(?))",
+                            (json.dumps([rowid for rowid, _, _ in ranked]),),
+                        )
+                    }
                 finally:
                     conn.execute("COMMIT")
-            for doc_id, content, source, meta, timestamp, importance, raw in rows:
+            for rowid, score, raw in ranked:
+                doc_id, content, source, meta, timestamp, importance = rows[rowid]
                 metadata = json.loads(meta)
-                metadata["bm25"] = raw
+                metadata["bm25"] = round(raw, 6)
                 if timestamp is not None:
                     metadata.setdefault("timestamp", timestamp)
                 metadata.setdefault("importance", importance)
-                score = min(1.0, max(0.0, raw / weight)) if weight > 0 else 0.0
                 results.append(RetrievalResult(content=content, score=score, source=source,
                                                id=doc_id, metadata=metadata))
         if self._publishes:
@@ -486,20 +508,52 @@ class SQLiteBackend:
         return results
 
     @staticmethod
-    def _query_weight(conn: sqlite3.Connection, terms: list[str]) -> float:
-        """Return the sum of the query terms' IDFs, computed as FTS5's bm25() computes them."""
+    def _rank(
+        conn: sqlite3.Connection, match: str, terms: list[str], top_k: int
+    ) -> list[tuple[int, float, float]]:
+        """Return ``(rowid, score, bm25)`` of the best ``top_k`` matches (see the module docstring)."""
+        # FTS5's own bm25() picks the candidates; they are then re-scored term by term.
+        limit = max(4 * top_k, _MIN_CANDIDATES)
+        candidates = [
+            r[0] for r in conn.execute(
+                "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?"
+                " ORDER BY bm25(documents_fts) LIMIT ?",
+                (match, limit),
+            )
+        ]
+        if not candidates:
+            return []
         n_rows = conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
-        total = 0.0
+        candidate_json = json.dumps(candidates)
+        weights: dict[str, float] = {}
+        # saturation[rowid][term]: tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))
+        saturation: dict[int, dict[str, float]] = {rowid: {} for rowid in candidates}
         for term in terms:
-            # The count goes through the same tokenizer (stemming included) as the ranking.
+            phrase = f'"{term}"'
             hits = conn.execute(
-                "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (f'"{term}"',)
+                "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (phrase,)
             ).fetchone()[0]
             if hits == 0:
                 continue  # no stored document can cover it: it must not lower every score
-            idf = math.log((n_rows - hits + 0.5) / (hits + 0.5))
-            total += idf if idf > 0 else _IDF_FLOOR
-        return total
+            ratio = (n_rows - hits + 0.5) / (hits + 0.5)
+            fts_idf = max(math.log(ratio), _IDF_FLOOR)  # what FTS5 multiplies by
+            weights[term] = math.log1p(ratio)  # always > 0, even for very common words
+            for rowid, raw in conn.execute(
+                "SELECT rowid, -bm25(documents_fts) FROM documents_fts WHERE documents_fts MATCH ?"
+                " AND rowid IN (SELECT value FROM json_each(?))",
+                (phrase, candidate_json),
+            ):
+                saturation[rowid][term] = raw / fts_idf
+        total = sum(weights.values())
+        scored = []
+        for order, rowid in enumerate(candidates):
+            sat = saturation[rowid]
+            raw = sum(weights[t] * s for t, s in sat.items())
+            covered = sum(weights[t] * min(1.0, s) for t, s in sat.items())
+            score = min(1.0, max(0.0, covered / total)) if total > 0 else 0.0
+            scored.append((-score, -raw, order, rowid, score, raw))
+        scored.sort()
+        return [(rowid, round(score, 6), raw) for *_, rowid, score, raw in scored[:top_k]]
 
 
 def _document_id(doc: Document, given: Any) -> str:

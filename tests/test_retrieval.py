@@ -224,15 +224,31 @@ def test_inject_context_works_with_sqlite_backend():
 
 
 def test_fts_query_quotes_words_and_drops_syntax():
-    assert fts_query('"Cats" AND (dogs* -NOT) col:x ^y NEAR(a b)') == (
-        '"cats" OR "and" OR "dogs" OR "not" OR "col" OR "x" OR "y" OR "near" OR "a" OR "b"',
-        ["cats", "and", "dogs", "not", "col", "x", "y", "near", "a", "b"],
+    assert fts_query('"Cats" AND (dogs* -NOT) col:x ^y NEAR(b c)') == (
+        '"cats" OR "dogs" OR "col" OR "x" OR "y" OR "near" OR "b" OR "c"',
+        ["cats", "dogs", "col", "x", "y", "near", "b", "c"],
     )
 
 
+def test_fts_query_keeps_stopwords_when_nothing_else_is_left():
+    assert fts_query("What is the refund policy?")[1] == ["refund", "policy"]
+    assert fts_query("to be or not to be")[1] == ["to", "be", "or", "not"]
+
+
 def test_fts_query_deduplicates_and_handles_no_words():
-    assert fts_query("a a A")[1] == ["a"]
+    assert fts_query("x x X")[1] == ["x"]
     assert fts_query("?!* --- ()") == ("", [])
+
+
+def test_sqlite_backend_common_topic_word_still_counts_in_small_sets():
+    store = SQLiteBackend()
+    store.add([Document("refunds take five days", source="r1"),
+               Document("refunds need a receipt", source="r2"),
+               Document("refunds for gift cards are not possible", source="r3"),
+               Document("shipping is free over fifty dollars and fast", source="s")])
+    hits = store.retrieve("how do refunds and returns work", top_k=4)
+    assert {h.source for h in hits} == {"r1", "r2", "r3"}
+    assert all(h.score > 0.9 for h in hits)
 
 
 # -- SQLiteBackend -------------------------------------------------------------------------
