@@ -8,6 +8,7 @@ from contextlab import PromptRequest
 from contextlab.compare import diff_results
 from contextlab.config import LabConfig
 from contextlab.errors import InvalidInputError
+from contextlab.positional import accuracy_at, curve_models
 from contextlab.samples import sample_set_names
 from contextlab.scenarios import SCENARIOS, Scenario, get_scenario, scenario_keys
 from contextlab.types import ContextResult, DocTrace
@@ -97,3 +98,16 @@ def test_scenario_lost_in_the_middle_answer_sits_mid_block_without_reorder():
     assert position is not None and n / 3 < position <= 2 * n / 3
     assert (_distance_to_end(_trace_of(reordered, answer), len(reordered.included_docs))
             < _distance_to_end(_trace_of(plain, answer), n))
+
+
+def test_scenario_lost_in_the_middle_answer_is_read_better_after_reorder_under_every_curve():
+    scenario = get_scenario("lost_in_the_middle")
+    answer = _answer_index(scenario)
+    plain = _build(scenario, scenario.config)
+    reordered = _build(scenario, scenario.compare_with)
+    n = len(plain.included_docs)
+    assert len(reordered.included_docs) == n
+    before = _trace_of(plain, answer).position
+    after = _trace_of(reordered, answer).position
+    for model in curve_models():
+        assert accuracy_at(model, n, after) > accuracy_at(model, n, before), model

@@ -79,7 +79,9 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
             text=[name if c.position_a is not None else "", name if c.position_b is not None else ""],
             textposition=["middle left", "middle right"],
             name=c.change, legendgroup=c.change, showlegend=c.change not in seen,
-            hovertemplate=f"{name}<br>{c.change}: {c.fate_a} → {c.fate_b}<extra></extra>",
+            # the source is user text: passed as data, never spliced into the template
+            customdata=[[name, f"{c.change}: {c.fate_a} → {c.fate_b}"]] * 2,
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]}<extra></extra>",
         ))
         seen.add(c.change)
     ticks = list(range(1, out_row + 1))

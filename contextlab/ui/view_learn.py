@@ -1,0 +1,247 @@
+"""Learn view: lost in the middle, from the published measurements to the current documents."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from contextlab.stages.reorder import MIN_DOCS_TO_REORDER
+from contextlab.types import DocTrace
+from contextlab.ui import teach_charts
+from contextlab.ui.context import LabContext
+
+__all__ = ["render", "parse_order", "STRATEGY_LABELS"]
+
+#: The strategies a learner can score, plus their own ordering.
+STRATEGY_LABELS: dict[str, str] = {
+    "lost_in_the_middle": "contextlab: lost in the middle",
+    "relevance": "Relevance order (no reordering)",
+    "reversed": "Reversed (best last)",
+    "langchain": "LangChain LongContextReorder",
+    "llamaindex": "LlamaIndex LongContextReorder",
+    "custom": "My own order…",
+}
+
+
+def parse_order(text: str, n: int) -> list[int]:
+    """Return the 0-based ranks of a typed order such as "1 3 5 4 2" (a permutation of 1..n).
+
+    Raises ``ValueError`` saying what is wrong: not numbers, out of range, repeated or missing.
+    """
+    parts = text.replace(",", " ").split()
+    try:
+        ranks = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError("type relevance ranks as whole numbers separated by spaces, "
+                         "e.g. 1 3 2") from None
+    if sorted(ranks) != list(range(1, n + 1)):
+        missing = sorted(set(range(1, n + 1)) - set(ranks))
+        repeated = sorted({r for r in ranks if ranks.count(r) > 1})
+        outside = sorted({r for r in ranks if not 1 <= r <= n})
+        problems = []
+        if outside:
+            problems.append(f"outside 1..{n}: {outside}")
+        if repeated:
+            problems.append(f"repeated: {repeated}")
+        if missing:
+            problems.append(f"missing: {missing}")
+        raise ValueError(f"give each rank 1..{n} exactly once ({'; '.join(problems)})")
+    return [r - 1 for r in ranks]
+
+
+def _positional() -> Any | None:
+    try:
+        return importlib.import_module("contextlab.positional")
+    except ImportError:
+        return None
+
+
+def _ranked_in_block(ctx: LabContext) -> list[DocTrace]:
+    """Return the trace entries of the documents in the block, most relevant first."""
+    return sorted((t for t in ctx.result.trace if t.position is not None),
+                  key=lambda t: (t.relevance_rank or 0, t.input_index))
+
+
+def _label(entry: DocTrace) -> str:
+    return entry.source or f"doc {entry.input_index}"
+
+
+# -- 1. the measurements -------------------------------------------------------------------
+
+def _render_curves(pos: Any) -> str:
+    """Draw the published curves; return the model the learner picked."""
+    data = pos.load_position_curves()
+    models = data.models()
+    st.subheader("1 · What the research measured")
+    st.write(
+        "Researchers gave language models a question and a stack of documents, exactly one of "
+        "which held the answer, and moved that document from first to last. Accuracy is highest "
+        "when the answer is at the start or the end and sags in the middle."
+    )
+    c1, c2 = st.columns([2, 1])
+    st.session_state.setdefault("learn_model", models[0])
+    model = c1.selectbox("Model", models, key="learn_model")
+    counts = data.doc_counts(model)
+    st.session_state.setdefault("learn_curve_n", counts[len(counts) // 2])
+    n = c2.radio("Documents in the prompt", counts, key="learn_curve_n", horizontal=True)
+    curves = {m: data.curve(m, n) for m in models if n in data.doc_counts(m)}
+    references = {}
+    closed = data.closed_book(model)
+    if closed is not None:
+        references[f"{model}, no documents (closed book)"] = closed
+    fig = teach_charts.position_curves_figure(curves, n, references=references, highlight=model)
+    st.plotly_chart(fig, width="stretch", key="learn_curves_chart")
+
+    points = data.curve(model, n)
+    first, last = points[0], points[-1]
+    low = min(points, key=lambda p: p[1])
+    sentence = (
+        f"{model} with {n} documents: {first[1]:.1f}% correct when the answer is first, "
+        f"{last[1]:.1f}% when it is last, and only {low[1]:.1f}% at position {low[0]}."
+    )
+    if closed is not None and low[1] < closed:
+        sentence += (f" That is below the {closed:.1f}% it scores with no documents at all: "
+                     f"a buried answer is worse than none.")
+    st.info(sentence)
+    st.caption(f"Source: {data.citation} {pos.CITATION_URL} — accuracy on multi-document "
+               f"question answering, by position of the document holding the answer.")
+    return model
+
+
+# -- 2. the reorder, step by step ------------------------------------------------------------
+
+def _step_next(n: int) -> None:
+    st.session_state["learn_step"] = min(st.session_state.get("learn_step", 0) + 1, n)
+
+
+def _step_reset() -> None:
+    st.session_state["learn_step"] = 0
+
+
+def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
+    st.subheader("2 · What the reorder does with your documents")
+    st.write(
+        "contextlab places the most relevant document first, the second most relevant last, "
+        "the third second, the fourth second to last, and so on — so the block fills from both "
+        "ends and the least relevant documents meet in the middle, where the model reads worst."
+    )
+    ranked = _ranked_in_block(ctx)
+    n = len(ranked)
+    if n == 0:
+        st.info("No document is in the block yet; load documents or raise the budget.")
+        return
+    if n < MIN_DOCS_TO_REORDER:
+        st.info(f"With {n} document(s) the order is kept as it is: reordering starts at "
+                f"{MIN_DOCS_TO_REORDER} documents.")
+    order = pos.ordering_positions("lost_in_the_middle", n)
+    st.session_state.setdefault("learn_step", min(2, n))
+    if st.session_state["learn_step"] > n:
+        st.session_state["learn_step"] = n
+    c1, c2, c3 = st.columns([4, 1, 1])
+    step = c1.slider("Documents placed", min_value=0, max_value=n, key="learn_step")
+    c2.button("Next ▶", key="learn_step_next", on_click=_step_next, args=(n,),
+              disabled=step >= n, width="stretch")
+    c3.button("Start over", key="learn_step_reset", on_click=_step_reset, width="stretch")
+
+    curve = pos.accuracy_curve(model, n)
+    labels = [_label(t) for t in ranked]
+    st.plotly_chart(teach_charts.reorder_step_figure(order, step, labels, curve),
+                    width="stretch", key="learn_step_chart")
+    if step:
+        rank = step - 1
+        slot = order.index(rank) + 1
+        side = ("at the front" if slot <= (n + 1) // 2 else "at the back")
+        st.text(f"Step {step}: relevance rank {rank + 1} ({labels[rank]}) goes to position "
+                f"{slot} of {n}, {side}; {model} reads that position with "
+                f"{curve[slot - 1]:.1f}% accuracy.")
+    else:
+        st.text(f"The block has {n} empty slots. Press Next to place the most relevant document.")
+    table = pd.DataFrame([
+        {"position": p + 1,
+         "document": labels[order[p]] if order[p] < step else "",
+         "relevance rank": order[p] + 1 if order[p] < step else None,
+         "accuracy here (%)": round(curve[p], 1)}
+        for p in range(n)
+    ])
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
+# -- 3. scoring an ordering ------------------------------------------------------------------
+
+def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
+    st.subheader("3 · Score any ordering")
+    st.write(
+        "How much of your documents' relevance lands where the model reads well? 100% would "
+        "mean every bit of relevance sits at the model's best-read position; the score drops "
+        "as relevant documents slide into the middle."
+    )
+    ranked = _ranked_in_block(ctx)
+    n = len(ranked)
+    if n == 0:
+        st.info("No document is in the block yet; load documents or raise the budget.")
+        return
+    relevances = [t.score for t in ranked]
+    labels = [_label(t) for t in ranked]
+    strategy = st.selectbox("Ordering", list(STRATEGY_LABELS), key="learn_strategy",
+                            format_func=STRATEGY_LABELS.__getitem__)
+    if strategy == "custom":
+        st.session_state.setdefault("learn_custom_order",
+                                    " ".join(str(i) for i in range(1, n + 1)))
+        typed = st.text_input(f"Relevance ranks in block order (each of 1..{n} once)",
+                              key="learn_custom_order")
+        try:
+            order = parse_order(typed, n)
+        except ValueError as exc:
+            st.error(str(exc))
+            return
+    else:
+        order = pos.ordering_positions(strategy, n)
+    placed = [relevances[r] for r in order]
+    report = pos.ordering_report(placed, model, n)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Score", f"{report.score:.1%}")
+    c2.metric("Best possible", f"{report.best_score:.1%}")
+    c3.metric("Worst possible", f"{report.worst_score:.1%}")
+    st.plotly_chart(
+        teach_charts.ordering_rows_figure([r.position for r in report.rows],
+                                          [r.relevance for r in report.rows],
+                                          [r.accuracy for r in report.rows],
+                                          [labels[r] for r in order]),
+        width="stretch", key="learn_score_chart")
+
+    scores = pos.compare_orderings(relevances, model, n)
+    st.plotly_chart(
+        teach_charts.ordering_scores_figure(
+            scores, {k: v for k, v in STRATEGY_LABELS.items() if k != "custom"},
+            title=f"All strategies on your {n} documents under {model}",
+            bounds=(report.worst_score, report.best_score)),
+        width="stretch", key="learn_scores_chart")
+    with st.expander("How the score is computed", expanded=False):
+        st.markdown(
+            "**Score** = Σ (relevance of the document at position *i* × accuracy at *i*) ÷ "
+            "(Σ relevance × the best accuracy on the curve). Relevance is each document's "
+            "retrieval score; accuracy is the chosen model's published curve.\n\n"
+            f"**Other document counts.** {pos.INTERPOLATION_METHOD}"
+        )
+
+
+def render(ctx: LabContext) -> None:
+    """Draw the Learn view for ``ctx``; returns nothing."""
+    st.header("Learn: lost in the middle")
+    st.write(
+        "Language models do not read a long prompt evenly: they use what is at the start and "
+        "the end far better than what is buried in the middle. This page shows the published "
+        "measurements, then what contextlab does about it with your documents."
+    )
+    pos = _positional()
+    if pos is None:
+        st.info("The Learn page needs contextlab.positional, which is not installed yet.")
+        return
+    model = _render_curves(pos)
+    st.divider()
+    _render_stepper(ctx, pos, model)
+    st.divider()
+    _render_score(ctx, pos, model)
