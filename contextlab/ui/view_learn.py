@@ -69,6 +69,15 @@ def _label(entry: DocTrace) -> str:
     return entry.source or f"doc {entry.input_index}"
 
 
+def _most_marked_model(data: Any) -> str:
+    """Return the model whose middle dips furthest below its better end (the clearest example)."""
+    def dip(model: str) -> float:
+        counts = data.doc_counts(model)
+        points = data.curve(model, counts[len(counts) // 2])
+        return max(points[0][1], points[-1][1]) - min(a for _, a in points)
+    return max(data.models(), key=dip)
+
+
 # -- 1. the measurements -------------------------------------------------------------------
 
 def _render_curves(pos: Any) -> str:
@@ -82,7 +91,7 @@ def _render_curves(pos: Any) -> str:
         "when the answer is at the start or the end and sags in the middle."
     )
     c1, c2 = st.columns([2, 1])
-    st.session_state.setdefault("learn_model", models[0])
+    st.session_state.setdefault("learn_model", _most_marked_model(data))
     model = c1.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
     st.session_state.setdefault("learn_curve_n", counts[len(counts) // 2])
