@@ -110,6 +110,7 @@ def fate_sankey(result: ContextResult) -> go.Figure:
                 thickness=18,
                 line=dict(width=0),
             ),
+            textfont=dict(size=13, color="#263238"),
             link=dict(
                 source=[remap[s] for s, _, _, _ in links],
                 target=[remap[t] for _, t, _, _ in links],
@@ -246,8 +247,8 @@ def placement_chart(
     fig.update_yaxes(title="relevance rank (1 = most relevant)", autorange="reversed",
                      dtick=1 if n <= 30 else None, zeroline=False)
     fig.update_layout(
-        yaxis2=dict(title=dict(text="accuracy (%)", font=dict(color=_CURVE_COLOR)), overlaying="y",
-                    side="right", showgrid=False, rangemode="normal",
+        yaxis2=dict(title=dict(text="answer accuracy (%)", font=dict(color=_CURVE_COLOR)), overlaying="y",
+                    side="right", showgrid=False, rangemode="normal", tickformat=".0f", ticksuffix="%",
                     tickfont=dict(color=_CURVE_COLOR)),
     )
     return _layout(fig, "Where the most relevant documents ended up", height=460)

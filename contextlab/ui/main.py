@@ -82,20 +82,19 @@ def main() -> None:
         st.divider()
         config = parameters_panel(brought.default_query)
 
-    head, picker, toggle = st.columns([3, 6, 2], vertical_alignment="bottom")
+    head, toggle = st.columns([5, 1], vertical_alignment="center")
     with head:
         st.title("contextlab", anchor=False)
-    with picker:
-        st.session_state.setdefault("view", DEFAULT_VIEW)
-        if st.session_state["view"] not in all_views:
-            st.session_state["view"] = DEFAULT_VIEW
-        view = st.segmented_control(
-            "View", list(all_views), key="view", required=True,
-            format_func=lambda v: all_views[v][0], label_visibility="collapsed",
-        )
     with toggle:
         st.toggle("Presentation", key="present",
                   help="Wide layout, larger type, sidebar collapsed: for a projector.")
+    st.session_state.setdefault("view", DEFAULT_VIEW)
+    if st.session_state["view"] not in all_views:
+        st.session_state["view"] = DEFAULT_VIEW
+    view = st.segmented_control(
+        "View", list(all_views), key="view", required=True, width="stretch",
+        format_func=lambda v: all_views[v][0], label_visibility="collapsed",
+    )
     for warning in warnings:
         st.warning(warning)
 

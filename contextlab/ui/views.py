@@ -40,12 +40,12 @@ HEATMAP_MAX_DOCS = 30
 HISTOGRAM_MAX_DOCS = 300
 
 _FATE_ICONS = {
-    "included": "✅ included",
-    "truncated": "✂️ truncated",
-    "summarized": "📝 summarized",
-    "excluded": "⛔ over budget",
-    "duplicate": "♊ duplicate",
-    "filtered": "🔹 too short",
+    "included": "included",
+    "truncated": "truncated",
+    "summarized": "summarized",
+    "excluded": "over budget",
+    "duplicate": "duplicate",
+    "filtered": "too short",
 }
 
 
@@ -82,7 +82,7 @@ def render_overview(ctx: LabContext) -> None:
                    help="Included whole, plus truncated or summarized ones.")
     cols[2].metric("Duplicates removed", result.duplicates_removed)
     cols[3].metric("Tokens used", f"{result.tokens_used:,} / {result.tokens_budget:,}",
-                   delta=f"{result.utilization_pct:.1f}% of budget", delta_color="off")
+                   delta=f"{result.utilization_pct:.1f}% of budget", delta_color="off", delta_arrow="off")
     cols[4].metric("Left out for budget", counts["excluded"] + counts["truncated"] + counts["summarized"],
                    help="Excluded, or shortened to fit.")
     st.progress(min(result.utilization_pct / 100, 1.0),
@@ -115,7 +115,8 @@ def trace_frame(ctx: LabContext) -> pd.DataFrame:
             "fate": _FATE_ICONS.get(t.fate, t.fate),
             "why": t.reason,
         })
-    return pd.DataFrame(rows, columns=["doc", "source", "score", "tokens", "rank", "position", "fate", "why"])
+    frame = pd.DataFrame(rows, columns=["doc", "source", "score", "tokens", "rank", "position", "fate", "why"])
+    return frame.astype({"rank": "Int64", "position": "Int64"})
 
 
 # -- duplicates ------------------------------------------------------------------------------
@@ -131,6 +132,9 @@ def _pair_values(texts: tuple[str, ...]) -> list[float]:
     return [s for _, _, s in pair_similarities(texts)]
 
 
+_MARK = '<mark style="background:#ffe08a;padding:0 1px;border-radius:2px">'
+
+
 def marked_html(marks: Sequence[tuple[str, bool]]) -> str:
     """Return the words as escaped HTML, runs of marked words wrapped in one ``<mark>``.
 
@@ -143,11 +147,11 @@ def marked_html(marks: Sequence[tuple[str, bool]]) -> str:
             run.append(html.escape(word))
             continue
         if run:
-            parts.append("<mark>" + " ".join(run) + "</mark>")
+            parts.append(_MARK + " ".join(run) + "</mark>")
             run = []
         parts.append(html.escape(word))
     if run:
-        parts.append("<mark>" + " ".join(run) + "</mark>")
+        parts.append(_MARK + " ".join(run) + "</mark>")
     return " ".join(parts)
 
 
@@ -317,7 +321,7 @@ def render_budget(ctx: LabContext) -> None:
     cols = st.columns(4)
     counts = result.fate_counts()
     cols[0].metric("Budget", f"{result.tokens_budget:,}")
-    cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%", delta_color="off")
+    cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%", delta_color="off", delta_arrow="off")
     cols[2].metric("Shortened", counts["truncated"] + counts["summarized"])
     cols[3].metric("Left out", counts["excluded"])
     if result.tokens_used > result.tokens_budget:

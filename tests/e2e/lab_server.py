@@ -1,0 +1,117 @@
+"""Start the lab with `streamlit run` on a free port and drive it with Debian's Chromium.
+
+Used by the end-to-end test and by `python -m tests.e2e.lab_server --screenshots DIR`, which
+saves one screenshot per view (the README's images come from there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWS = ("overview", "duplicates", "placement", "budget", "final")
+
+
+def free_port() -> int:
+    """Return a TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def lab_server(timeout: float = 60.0) -> Iterator[str]:
+    """Run `streamlit run app.py` headless; yield its base URL; stop it afterwards."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+           "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{out}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"streamlit did not answer on {url} within {timeout:.0f} s")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def launch_browser(playwright):
+    """Return Debian's Chromium launched headless through playwright (never downloaded)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def wait_for_app(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the script has finished, every element has loaded and the charts have drawn."""
+    page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout_ms)
+    page.wait_for_function(
+        """() => {
+            if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+            const status = document.querySelector('[data-testid="stStatusWidget"]');
+            if (status && status.innerText.match(/Running/i)) return false;
+            const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+            return Array.from(charts).every(c => c.querySelector('.main-svg'));
+        }""",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(1000)  # plotly's first draw settles
+
+
+def save_screenshots(out_dir: Path, views=VIEWS, width: int = 1440, height: int = 1000,
+                     query: str = "") -> list[Path]:
+    """Save a full-page screenshot of each view to ``out_dir``; return the paths."""
+    from playwright.sync_api import sync_playwright
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    saved = []
+    with lab_server() as url, sync_playwright() as p:
+        browser = launch_browser(p)
+        page = browser.new_page(viewport={"width": width, "height": height})
+        for view in views:
+            page.goto(f"{url}/?view={view}{'&' + query if query else ''}")
+            wait_for_app(page)
+            path = out_dir / f"{view}{'_' + query.replace('=', '-').replace('&', '_') if query else ''}.png"
+            page.screenshot(path=str(path), full_page=True)
+            saved.append(path)
+        browser.close()
+    return saved
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--screenshots", type=Path, default=ROOT / "artifacts")
+    parser.add_argument("--views", nargs="*", default=list(VIEWS))
+    parser.add_argument("--query", default="", help="extra URL query, e.g. present=1")
+    args = parser.parse_args()
+    for path in save_screenshots(args.screenshots, args.views, query=args.query):
+        print(path)

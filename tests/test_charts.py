@@ -1,0 +1,136 @@
+"""The lab's figure builders: engine results in, plotly figures out, checked without a browser."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("plotly")
+
+from contextlab import ContextManager, Document, PromptRequest  # noqa: E402
+from contextlab.stages.dedup import similarity_matrix  # noqa: E402
+from contextlab.ui import charts  # noqa: E402
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi".split()
+
+
+def _text(seed: int, n: int = 40) -> str:
+    return " ".join(f"{WORDS[(seed * 7 + i * 3) % len(WORDS)]}{(seed * 31 + i) % 97}" for i in range(n))
+
+
+@pytest.fixture(scope="module")
+def result():
+    docs = [Document(_text(i), score=1.0 - i * 0.05, source=f"doc{i}.md") for i in range(12)]
+    docs.append(Document(docs[0].content, score=0.2, source="copy.md"))  # exact duplicate
+    docs.append(Document("too short", score=0.9, source="short.md"))  # filtered
+    return ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="q", documents=docs, max_context_tokens=400)
+    )
+
+
+def test_charts_sankey_flows_add_up_to_every_document(result):
+    fig = charts.fate_sankey(result)
+    sankey = fig.data[0]
+    labels = list(sankey.node.label)
+    counts = result.fate_counts()
+    assert labels[0] == f"Input: {len(result.trace)}"
+    assert f"Duplicate: {counts['duplicate']}" in labels
+    assert f"Too short: {counts['filtered']}" in labels
+    # Out of the input node flows every document exactly once.
+    out_of_input = sum(v for s, v in zip(sankey.link.source, sankey.link.value) if s == 0)
+    assert out_of_input == len(result.trace)
+    final = {"Included", "Truncated", "Summarized", "Over budget"}
+    into_final = sum(
+        v for t, v in zip(sankey.link.target, sankey.link.value) if labels[t].split(":")[0] in final
+    )
+    assert into_final == len(result.trace) - counts["filtered"] - counts["duplicate"]
+
+
+def test_charts_sankey_leaves_out_empty_fates(result):
+    labels = list(charts.fate_sankey(result).data[0].node.label)
+    counts = result.fate_counts()
+    assert ("Summarized: 0" in labels) is False
+    assert counts["summarized"] == 0
+
+
+def test_charts_heatmap_boxes_exactly_the_pairs_at_threshold():
+    texts = [_text(1), _text(1) + " extra words here", _text(2), _text(3)]
+    matrix = similarity_matrix(texts)
+    fig = charts.similarity_heatmap(matrix, ["a", "b", "c", "d"], threshold=0.8)
+    boxed = {(int(s.y0 + 0.5), int(s.x0 + 0.5)) for s in fig.layout.shapes}
+    expected = {(i, j) for i in range(4) for j in range(4) if i != j and matrix[i][j] >= 0.8}
+    assert boxed == expected and (0, 1) in boxed
+    assert fig.data[0].zmin == 0 and fig.data[0].zmax == 1
+
+
+def test_charts_histogram_counts_every_pair_and_marks_the_threshold():
+    values = [0.05, 0.1, 0.5, 0.86, 0.9, 1.0]
+    fig = charts.similarity_histogram(values, threshold=0.85)
+    assert sum(fig.data[0].y) == len(values)
+    line = fig.layout.shapes[0]
+    assert line.x0 == pytest.approx(0.85)
+    assert "3 pairs at or above" in fig.layout.annotations[0].text
+
+
+def test_charts_placement_plots_every_block_document_at_its_position(result):
+    placed = [t for t in result.trace if t.position is not None]
+    curve = [70.0 - k for k in range(len(placed))]
+    fig = charts.placement_chart(result, curve, curve_label="GPT", middle=(2, 3))
+    docs = next(t for t in fig.data if t.name.startswith("document"))
+    assert sorted(zip(docs.x, docs.y)) == sorted((t.position, t.relevance_rank) for t in placed)
+    accuracy = next(t for t in fig.data if t.name.startswith("answer accuracy"))
+    assert list(accuracy.y) == curve and accuracy.yaxis == "y2"
+    assert fig.layout.shapes[0].x0 == 1.5 and fig.layout.shapes[0].x1 == 3.5
+    assert fig.layout.yaxis.autorange == "reversed"
+
+
+def test_charts_placement_without_documents_is_an_empty_figure():
+    empty = ContextManager().build(PromptRequest(query="q", documents=[]))
+    fig = charts.placement_chart(empty, None)
+    assert len(fig.data) == 0
+
+
+def test_charts_budget_staircase_climbs_by_block_cost_and_shows_the_budget(result):
+    fig = charts.budget_chart(result)
+    included = next(t for t in fig.data if t.name == "Included")
+    # Each included bar starts where the previous documents in the block ended.
+    block = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.relevance_rank)
+    running, bases = 0, []
+    for t in block:
+        if t.fate == "included":
+            bases.append(running)
+        running += t.block_tokens
+    assert list(included.base) == bases
+    assert fig.layout.shapes[0].y0 == result.tokens_budget
+    excluded = [t for t in result.trace if t.fate == "excluded"]
+    if excluded:
+        over = next(t for t in fig.data if t.name == "Over budget")
+        assert len(over.x) == len(excluded)
+
+
+def test_charts_budget_shows_the_cut_part_of_a_truncated_document():
+    docs = [Document(_text(i, 120), score=1 - i / 10, source=f"d{i}") for i in range(3)]
+    result = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="q", documents=docs, max_context_tokens=300)
+    )
+    assert result.fate_counts()["truncated"] == 1
+    fig = charts.budget_chart(result)
+    names = [t.name for t in fig.data]
+    assert "Truncated" in names and "Cut away" in names
+    truncated = next(t for t in result.trace if t.fate == "truncated")
+    cut = next(t for t in fig.data if t.name == "Cut away")
+    assert cut.y[0] == truncated.tokens - truncated.block_tokens
+
+
+def test_charts_tokenizer_comparison_has_one_point_per_document():
+    fig = charts.tokenizer_comparison(["a", "b"], [13, 26], [11, 30])
+    points = fig.data[1]
+    assert list(points.x) == [13, 26] and list(points.y) == [11, 30]
+    assert fig.data[0].x[1] == 30  # the diagonal spans the largest count
+
+
+def test_charts_doc_label_shortens_long_sources_from_the_left():
+    from contextlab.types import DocTrace
+
+    label = charts.doc_label(DocTrace(3, "a/very/long/path/to/some/file.md", 1.0, 10), width=12)
+    assert label.startswith("#3 …") and label.endswith("file.md") and len(label) == len("#3 ") + 12
+
