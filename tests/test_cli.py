@@ -1,0 +1,387 @@
+"""The `contextlab` command, run as a real subprocess (and the lab launcher in-process)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contextlab import cli
+from contextlab.manager import ContextManager
+from contextlab.types import Document, PromptRequest
+
+REPO = Path(__file__).resolve().parent.parent
+
+DOCS = [
+    {"content": "Refunds are processed within five business days after we receive the returned item.",
+     "score": 0.92, "source": "refunds.md"},
+    {"content": "Refunds are processed within five business days after we receive the returned item!",
+     "score": 0.90, "source": "faq.md"},
+    {"content": "Shipping is free for orders over fifty dollars in the continental United States.",
+     "score": 0.41, "source": "shipping.md"},
+    {"content": "To start a return, open your order history and click the return button next to it.",
+     "score": 0.77, "source": "returns.md"},
+    {"content": "Gift cards cannot be refunded or exchanged for cash except where required by law.",
+     "score": 0.63, "source": "giftcards.md"},
+]
+
+
+def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", *args],
+        cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120,
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], pattern: str) -> None:
+    import re
+
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("contextlab: error: ")
+    assert re.search(pattern, lines[0]), lines[0]
+
+
+@pytest.fixture
+def docs_file(tmp_path: Path) -> Path:
+    path = tmp_path / "docs.json"
+    path.write_text(json.dumps(DOCS), encoding="utf-8")
+    return path
+
+
+def documents() -> list[Document]:
+    return [Document(d["content"], score=d["score"], source=d["source"]) for d in DOCS]
+
+
+# -- help ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["sweep"], ["index"], ["search"], ["lab"]])
+def test_cli_help_on_every_command(tmp_path: Path, command: list[str]):
+    proc = run(*command, "--help", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(f"usage: contextlab {' '.join(command)}".rstrip())
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_help_lists_every_command(tmp_path: Path):
+    out = run("--help", cwd=tmp_path).stdout
+    for command in ("build", "sweep", "index", "search", "lab"):
+        assert command in out
+
+
+def test_cli_without_command_prints_usage_and_fails(tmp_path: Path):
+    proc = run(cwd=tmp_path)
+    assert proc.returncode == 2 and "usage: contextlab" in proc.stderr
+
+
+def test_cli_version(tmp_path: Path):
+    proc = run("--version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("contextlab ")
+
+
+# -- build ---------------------------------------------------------------------------------
+
+
+def test_cli_build_prints_the_library_block(tmp_path: Path, docs_file: Path):
+    proc = run("build", str(docs_file), "--query", "refunds", "--budget", "120", cwd=tmp_path)
+    expected = ContextManager().build(
+        PromptRequest(query="refunds", documents=documents(), max_context_tokens=120))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected.context_block + "\n"
+    assert proc.stderr == ""
+
+
+def test_cli_build_seed_compatible_matches_seed_manager(tmp_path: Path, docs_file: Path):
+    proc = run("build", str(docs_file), "-q", "refunds", "--budget", "60", "--seed-compatible",
+               "--threshold", "0.7", "--min-tokens", "3", cwd=tmp_path)
+    expected = ContextManager.seed_compatible(dedup_threshold=0.7, min_doc_tokens=3).build(
+        PromptRequest(query="refunds", documents=documents(), max_context_tokens=60))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected.context_block + "\n"
+
+
+def test_cli_build_json_is_the_whole_result(tmp_path: Path, docs_file: Path):
+    proc = run("build", str(docs_file), "-q", "refunds", "--budget", "80", "--format", "json",
+               "--tokenizer", "heuristic", cwd=tmp_path)
+    data = json.loads(proc.stdout)
+    expected = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="refunds", documents=documents(), max_context_tokens=80)).to_dict()
+    data.pop("timings_ms")
+    expected.pop("timings_ms")
+    assert data == expected
+    assert len(data["trace"]) == 5 and data["tokenizer"] == "heuristic"
+
+
+def test_cli_build_options_reach_the_engine(tmp_path: Path, docs_file: Path):
+    def build(*extra: str) -> dict:
+        proc = run("build", str(docs_file), "-q", "refunds", "-f", "json", *extra, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    assert build("--threshold", "0.7")["duplicates_removed"] == 1
+    assert build("--threshold", "1.0")["duplicates_removed"] == 0
+    in_order = build("--no-reorder", "--threshold", "1.0")["included_docs"]
+    assert [d["score"] for d in in_order] == sorted((d["score"] for d in in_order), reverse=True)
+    assert {t["fate"] for t in build("--min-tokens", "1000")["trace"]} == {"filtered"}
+    assert "summarized" in {t["fate"] for t in build("--summarize", "--budget", "60")["trace"]}
+
+
+def test_cli_build_scores_unscored_documents_against_the_query(tmp_path: Path):
+    path = tmp_path / "plain.txt"
+    path.write_text("Cats purr when they are content and calm.\n\n"
+                    "The stock market closed higher on Friday afternoon.\n\n"
+                    "Cats sleep for up to sixteen hours every day.\n", encoding="utf-8")
+    proc = run("build", str(path), "-q", "why do cats purr", "-f", "json", "--budget", "500",
+               "--no-reorder", cwd=tmp_path)
+    data = json.loads(proc.stdout)
+    scores = {d["content"][:6]: d["score"] for d in data["included_docs"]}
+    assert scores["Cats p"] == 1.0 and scores["The st"] == 0.0 and 0 < scores["Cats s"] < 1
+    assert all(d["metadata"]["score_source"] == "bm25" for d in data["included_docs"])
+
+
+def test_cli_build_reads_stdin(tmp_path: Path):
+    text = "alpha beta gamma delta epsilon zeta\n---\neta theta iota kappa lambda mu\n"
+    proc = run("build", "-", "-q", "alpha", "--tokenizer", "heuristic", cwd=tmp_path, stdin=text)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("--- Source [1] ---\nalpha beta gamma delta epsilon zeta\n")
+    assert "eta theta iota kappa lambda mu" in proc.stdout
+
+
+def test_cli_build_reads_stdin_json_with_input_format(tmp_path: Path):
+    proc = run("build", "-", "--input-format", "json", "-q", "x", "--tokenizer", "heuristic",
+               cwd=tmp_path, stdin=json.dumps(DOCS))
+    assert proc.returncode == 0 and "refunds.md" in proc.stdout
+
+
+def test_cli_build_unscored_without_query_is_clear_error(tmp_path: Path):
+    path = tmp_path / "p.txt"
+    path.write_text("one two three four five six\n", encoding="utf-8")
+    assert_one_line_error(run("build", str(path), cwd=tmp_path),
+                          r"p\.txt has documents without a score; pass --query")
+
+
+@pytest.mark.parametrize("content,name,pattern", [
+    ('[{"content": "a"', "bad.json", r"bad\.json: line 1, column \d+: invalid JSON .*truncated"),
+    ('{"text": "a"}\n{"text": 1}\n', "bad.jsonl", r"bad\.jsonl: line 2: field 'text' must be text"),
+    ("title\nx\n", "bad.csv", r"bad\.csv: no text column"),
+    ("x", "bad.pdf", r"bad\.pdf: unsupported file type"),
+])
+def test_cli_build_bad_input_is_one_line_error(tmp_path: Path, content: str, name: str, pattern: str):
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    assert_one_line_error(run("build", name, "-q", "x", cwd=tmp_path), pattern)
+
+
+def test_cli_build_binary_file_is_one_line_error(tmp_path: Path):
+    (tmp_path / "img.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert_one_line_error(run("build", "img.txt", "-q", "x", cwd=tmp_path), r"looks like a binary file")
+
+
+def test_cli_build_missing_file_is_one_line_error(tmp_path: Path):
+    assert_one_line_error(run("build", "nope.json", "-q", "x", cwd=tmp_path),
+                          r"nope\.json: No such file or directory")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--budget", "-5"], "expected a whole number >= 0, got -5"),
+    (["--budget", "lots"], "expected a whole number, got 'lots'"),
+    (["--threshold", "1.5"], "expected a number in (0, 1], got 1.5"),
+    (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_cli_build_bad_options_are_usage_errors(tmp_path: Path, docs_file: Path, args, message):
+    proc = run("build", str(docs_file), "-q", "x", *args, cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- sweep ---------------------------------------------------------------------------------
+
+
+def test_cli_sweep_writes_csv_grid_to_stdout(tmp_path: Path, docs_file: Path):
+    proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.5:1.0:0.25",
+               "--budget", "40:120:40", "--tokenizer", "heuristic", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # no progress bar when stderr is not a terminal
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert list(rows[0]) == list(cli.SWEEP_COLUMNS)
+    assert [(r["threshold"], r["budget"]) for r in rows] == [
+        (t, b) for t in ("0.5", "0.75", "1.0") for b in ("40", "80", "120")]
+    dups = {r["threshold"]: int(r["duplicates"]) for r in rows}
+    assert dups["0.5"] == 1 and dups["1.0"] == 0
+    assert all(int(r["tokens_used"]) <= int(r["budget"]) for r in rows)
+
+
+def test_cli_sweep_output_file_and_html(tmp_path: Path, docs_file: Path):
+    proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.8,0.9",
+               "--budget", "100", "-o", "out.csv", "--html", "chart.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert "wrote 2 rows to out.csv" in proc.stderr and "wrote chart to chart.html" in proc.stderr
+    assert len(list(csv.DictReader((tmp_path / "out.csv").open()))) == 2
+    html = (tmp_path / "chart.html").read_text(encoding="utf-8")
+    assert "Plotly.newPlot" in html and "Parameter sweep" in html
+
+
+@pytest.mark.parametrize("args,pattern", [
+    (["--threshold", "0.5:1.0"], r"--threshold '0\.5:1\.0': write a range as start:stop:step"),
+    (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside \(0, 1\]"),
+    (["--budget", "100:50:10"], r"--budget '100:50:10': stop is below start"),
+    (["--budget", "1:10:0"], r"the step must be > 0"),
+    (["--budget", "a,b"], r"'a' is not a whole number"),
+    (["--budget", "0:100000000:1"], r"use a larger step"),
+])
+def test_cli_sweep_bad_ranges_are_one_line_errors(tmp_path: Path, docs_file: Path, args, pattern):
+    assert_one_line_error(run("sweep", str(docs_file), "-q", "x", *args, cwd=tmp_path), pattern)
+
+
+@pytest.mark.parametrize("spec,integer,expected", [
+    ("0.5:1.0:0.05", False, [round(0.5 + i * 0.05, 10) for i in range(11)]),
+    ("500:4000:500", True, [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000]),
+    ("0.8, 0.9", False, [0.8, 0.9]),
+    ("300", True, [300]),
+    ("0.1:0.35:0.1", False, [0.1, 0.2, 0.3]),
+])
+def test_parse_range_values(spec, integer, expected):
+    assert cli.parse_range(spec, integer=integer) == expected
+
+
+@pytest.mark.parametrize("spec,match", [
+    ("", "empty"),
+    ("1:2", "start:stop:step"),
+    ("x:2:1", "'x' is not a number"),
+    ("nan", "not a finite number"),
+    ("2:1:1", "stop is below start"),
+])
+def test_parse_range_rejects_bad_specs(spec, match):
+    with pytest.raises(ValueError, match=match):
+        cli.parse_range(spec)
+
+
+def test_run_sweep_rows_match_single_builds():
+    docs = documents()
+    rows = cli.run_sweep(docs, "refunds", [0.7, 1.0], [60, 200], manager_kwargs={"tokenizer": "heuristic"})
+    assert len(rows) == 4
+    for row in rows:
+        result = ContextManager(dedup_threshold=row["threshold"], tokenizer="heuristic").build(
+            PromptRequest(query="refunds", documents=docs, max_context_tokens=row["budget"]))
+        assert row["included"] == len(result.included_docs)
+        assert row["tokens_used"] == result.tokens_used
+        assert row["duplicates"] == result.duplicates_removed
+
+
+def test_sweep_figure_builds_two_heatmaps_over_the_grid():
+    from contextlab.ui.sweep_chart import sweep_figure
+
+    rows = cli.run_sweep(documents(), "refunds", [0.7, 1.0], [60, 200, 400],
+                         manager_kwargs={"tokenizer": "heuristic"})
+    fig = sweep_figure(rows)
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    assert list(fig.data[0].x) == ["60", "200", "400"] and list(fig.data[0].y) == ["0.7", "1"]
+    assert fig.data[0].z[0][2] == rows[2]["included"]
+    assert fig.data[1].z[1][0] == rows[3]["utilization_pct"]
+
+
+def test_sweep_figure_empty_rows():
+    from contextlab.ui.sweep_chart import sweep_figure
+
+    fig = sweep_figure([])
+    assert len(fig.data) == 0 and fig.layout.annotations[0].text == "No sweep results to show"
+
+
+# -- index / search ------------------------------------------------------------------------
+
+
+def test_cli_index_then_search(tmp_path: Path, docs_file: Path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Warranty\nThe warranty covers defects for two years.\n", encoding="utf-8")
+    proc = run("index", "kb.db", str(docs_file), str(notes), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        f"indexed 5 document(s) from {docs_file}", f"indexed 1 document(s) from {notes}",
+        "kb.db holds 6 document(s)"]
+    again = run("index", "kb.db", str(docs_file), cwd=tmp_path)
+    assert again.stdout.splitlines()[-1] == "kb.db holds 6 document(s)"  # replaced, not doubled
+
+    found = run("search", "kb.db", "warranty defects", cwd=tmp_path)
+    assert found.returncode == 0
+    assert found.stdout.splitlines() == [
+        "  1  1.000  notes.md  # Warranty The warranty covers defects for two years."]
+
+
+def test_cli_search_json_and_top_k(tmp_path: Path, docs_file: Path):
+    run("index", "kb.db", str(docs_file), cwd=tmp_path)
+    proc = run("search", "kb.db", 'refund* "AND (', "--top-k", "2", "--format", "json", cwd=tmp_path)
+    hits = json.loads(proc.stdout)
+    assert [h["rank"] for h in hits] == [1, 2]
+    assert all(0 <= h["score"] <= 1 and "refund" in h["content"].lower() for h in hits)
+
+
+def test_cli_search_no_match_says_so(tmp_path: Path, docs_file: Path):
+    run("index", "kb.db", str(docs_file), cwd=tmp_path)
+    proc = run("search", "kb.db", "zeppelin", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "no document matches 'zeppelin'" in proc.stderr
+
+
+def test_cli_search_missing_store_is_one_line_error(tmp_path: Path):
+    assert_one_line_error(run("search", "none.db", "x", cwd=tmp_path),
+                          r"no store at 'none\.db'; create one with `contextlab index none\.db FILE\.\.\.`")
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_cli_index_bad_file_leaves_store_untouched(tmp_path: Path, docs_file: Path):
+    (tmp_path / "bad.jsonl").write_text('{"text": "ok"}\n{oops}\n', encoding="utf-8")
+    proc = run("index", "kb.db", str(docs_file), "bad.jsonl", cwd=tmp_path)
+    assert_one_line_error(proc, r"bad\.jsonl: line 2, column 2: invalid JSON")
+    assert not (tmp_path / "kb.db").exists()
+
+
+def test_cli_index_into_non_store_is_one_line_error(tmp_path: Path, docs_file: Path):
+    (tmp_path / "x.db").write_text("not a database at all" * 50, encoding="utf-8")
+    assert_one_line_error(run("index", "x.db", str(docs_file), cwd=tmp_path), r"cannot open store 'x\.db'")
+
+
+# -- lab -----------------------------------------------------------------------------------
+
+
+def test_cli_lab_missing_script_is_clear_error(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "lab_app_path", lambda: tmp_path / "ui" / "streamlit_app.py")
+    assert cli.main(["lab"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("contextlab: error: the lab's script is missing") and err.count("\n") == 1
+
+
+def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatch):
+    app = tmp_path / "streamlit_app.py"
+    app.write_text("", encoding="utf-8")
+    calls: list[list[str]] = []
+    monkeypatch.setattr(cli, "lab_app_path", lambda: app)
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    assert cli.main(["lab", "--server.port", "8502", "--server.headless", "true"]) == 0
+    assert calls == [[sys.executable, "-m", "streamlit", "run", str(app),
+                      "--server.port", "8502", "--server.headless", "true"]]
+
+
+def test_cli_lab_app_path_points_into_the_package():
+    import contextlab
+
+    assert cli.lab_app_path() == Path(contextlab.__file__).parent / "ui" / "streamlit_app.py"
+
+
+# -- imports -------------------------------------------------------------------------------
+
+
+def test_cli_import_does_not_pull_in_streamlit_or_plotly(tmp_path: Path):
+    code = ("import sys, contextlab.cli, contextlab.loaders, contextlab.retrieval, contextlab.events; "
+            "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    assert proc.stdout.strip() == "[]", proc.stderr
