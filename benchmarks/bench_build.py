@@ -1,0 +1,357 @@
+"""Time ContextManager.build against a naive, literal implementation of seed 000.
+
+    python benchmarks/bench_build.py            # 500 .. 16000 documents
+    python benchmarks/bench_build.py --quick    # 500 .. 2000 documents
+
+Documents are ~150 words of prose generated from a word-bigram chain trained on the texts in
+``sample_data/`` (realistic word frequencies; 5-word shingles mostly distinct), with 20% near
+duplicates (copies with one to four words edited). The naive reference below is seed 000 read
+literally: heuristic tokens, stable sort, md5 exact duplicates plus an O(n^2) scan of shingle
+Jaccard against every kept document, reorder, budget, format. Before any timing is reported,
+``ContextManager.seed_compatible()`` must produce the naive output exactly.
+
+Times are CPU seconds of this process (the machine may be shared), for one cold build per
+size: every size gets new documents, so no cache carries over. Targets: >= 100x the naive at 2,000 documents; each doubling of n at most 2.3x the time.
+The naive run is skipped (shown as "—") once its predicted time exceeds ``--naive-cap`` seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from contextlab.manager import ContextManager  # noqa: E402
+from contextlab.types import Document, PromptRequest  # noqa: E402
+
+FULL_SIZES = (500, 1000, 2000, 4000, 8000, 16000)
+QUICK_SIZES = (500, 1000, 2000)
+TARGET_SPEEDUP_AT_2000 = 100.0
+TARGET_GROWTH_PER_DOUBLING = 2.3
+NEAR_DUPLICATE_SHARE = 0.20
+BUDGET = 2048
+
+
+# -- document generator ------------------------------------------------------------------------
+
+
+def corpus_words() -> list[str]:
+    """Return every word of every text in sample_data/*.json (documents, queries, conversations)."""
+    words: list[str] = []
+    for path in sorted((ROOT / "sample_data").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        texts = [d["content"] for d in data["documents"]]
+        texts += [m["content"] for m in data.get("conversation", [])]
+        texts += [data.get("query", ""), data.get("system_prompt", "")]
+        for text in texts:
+            words.extend(text.split())
+    if len(words) < 1000:
+        raise SystemExit("sample_data/ holds too little text to generate benchmark documents")
+    return words
+
+
+class ProseGenerator:
+    """Generates word sequences from a bigram chain over a corpus, restarting at sentence ends."""
+
+    def __init__(self, words: Sequence[str], seed: int = 2024) -> None:
+        self.rng = random.Random(seed)
+        self.follow: dict[str, list[str]] = {}
+        for a, b in zip(words, words[1:]):
+            self.follow.setdefault(a, []).append(b)
+        self.starts = [b for a, b in zip(words, words[1:]) if a.endswith(".")] or list(words)
+        self.vocabulary = sorted(set(words))
+
+    def document(self, n_words: int) -> str:
+        """Return ``n_words`` words of generated prose."""
+        out: list[str] = []
+        word = self.rng.choice(self.starts)
+        while len(out) < n_words:
+            out.append(word)
+            nxt = self.follow.get(word)
+            # Jump to a fresh sentence now and then so long runs of the corpus are not copied.
+            if not nxt or (word.endswith(".") and self.rng.random() < 0.7) or self.rng.random() < 0.12:
+                word = self.rng.choice(self.starts if word.endswith(".") else self.vocabulary)
+            else:
+                word = self.rng.choice(nxt)
+        return " ".join(out)
+
+    def near_copy(self, text: str) -> str:
+        """Return ``text`` with one to four words replaced, inserted or deleted."""
+        words = text.split()
+        for _ in range(self.rng.randint(1, 4)):
+            i = self.rng.randrange(len(words))
+            op = self.rng.random()
+            if op < 0.6:
+                words[i] = self.rng.choice(self.vocabulary)
+            elif op < 0.8:
+                words.insert(i, self.rng.choice(self.vocabulary))
+            elif len(words) > 10:
+                del words[i]
+        return " ".join(words)
+
+
+def make_documents(n: int, generator: ProseGenerator) -> list[Document]:
+    """Return ``n`` documents of ~150 words, 20% of them near copies of earlier ones."""
+    rng = generator.rng
+    docs: list[Document] = []
+    for i in range(n):
+        if docs and rng.random() < NEAR_DUPLICATE_SHARE:
+            content = generator.near_copy(rng.choice(docs).content)
+        else:
+            content = generator.document(rng.randint(120, 180))
+        source = None if i % 17 == 0 else f"bench/doc_{i:05d}.md"
+        docs.append(Document(content=content, score=round(rng.uniform(0.2, 0.99), 2), source=source))
+    return docs
+
+
+# -- naive seed 000, read literally ------------------------------------------------------------
+
+
+@dataclass
+class NaiveResult:
+    """What the naive seed implementation returns (the fields compared with the engine)."""
+
+    context_block: str
+    included_docs: list[Document] = field(default_factory=list)
+    excluded_docs: list[Document] = field(default_factory=list)
+    citation_map: dict[int, str] = field(default_factory=dict)
+    tokens_used: int = 0
+    duplicates_removed: int = 0
+    truncated: bool = False
+
+
+class NaiveSeedContextManager:
+    """Seed 000's ContextManager as its documentation describes it, with no optimisation."""
+
+    def __init__(self, dedup_threshold: float = 0.85, min_doc_tokens: int = 5,
+                 use_lost_in_middle: bool = True) -> None:
+        self.dedup_threshold = dedup_threshold
+        self.min_doc_tokens = min_doc_tokens
+        self.use_lost_in_middle = use_lost_in_middle
+
+    @staticmethod
+    def _count_tokens(text: str) -> int:
+        return int(len(text.split()) * 1.3)
+
+    @staticmethod
+    def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
+        words = text.lower().split()
+        if len(words) < k:
+            return {tuple(words)} if words else set()
+        return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
+
+    @staticmethod
+    def _jaccard(a: set, b: set) -> float:
+        if not a and not b:
+            return 0.0
+        return len(a & b) / len(a | b)
+
+    def _deduplicate(self, docs: list[Document]) -> tuple[list[Document], int]:
+        seen_hashes: set[str] = set()
+        seen_shingles: list[set] = []
+        unique: list[Document] = []
+        dupes = 0
+        for doc in docs:
+            h = hashlib.md5(re.sub(r"\s+", " ", doc.content.lower()).encode()).hexdigest()
+            if h in seen_hashes:
+                dupes += 1
+                continue
+            sh = self._shingles(doc.content)
+            if any(self._jaccard(sh, prev) >= self.dedup_threshold for prev in seen_shingles):
+                dupes += 1
+                continue
+            seen_hashes.add(h)
+            seen_shingles.append(sh)
+            unique.append(doc)
+        return unique, dupes
+
+    @staticmethod
+    def _lost_in_middle_reorder(docs: list[Document]) -> list[Document]:
+        result: list[Document | None] = [None] * len(docs)
+        left, right = 0, len(docs) - 1
+        for i, doc in enumerate(docs):
+            if i % 2 == 0:
+                result[left] = doc
+                left += 1
+            else:
+                result[right] = doc
+                right -= 1
+        return result  # type: ignore[return-value]
+
+    def _apply_budget(self, docs: list[Document], budget: int):
+        included: list[Document] = []
+        excluded: list[Document] = []
+        used = 0
+        truncated = False
+        for doc in docs:
+            t = self._count_tokens(doc.content)
+            if used + t <= budget:
+                included.append(doc)
+                used += t
+            else:
+                remaining = budget - used
+                if remaining > 50:
+                    words = doc.content.split()[: int(remaining / 1.3)]
+                    partial = Document(content=" ".join(words) + " [...]", score=doc.score,
+                                       source=doc.source, metadata={**doc.metadata, "truncated": True})
+                    included.append(partial)
+                    used += self._count_tokens(partial.content)
+                    truncated = True
+                excluded.append(doc)
+        return included, excluded, truncated
+
+    @staticmethod
+    def _format(docs: list[Document]) -> tuple[str, dict[int, str]]:
+        parts: list[str] = []
+        citation_map: dict[int, str] = {}
+        for i, doc in enumerate(docs, 1):
+            citation_map[i] = doc.source or f"doc_{i}"
+            header = f"--- Source [{i}] {doc.source} ---" if doc.source else f"--- Source [{i}] ---"
+            if doc.score < 1.0:
+                header += f" (relevance: {doc.score:.2f})"
+            parts.append(f"{header}\n{doc.content}")
+        return "\n\n".join(parts), citation_map
+
+    def build(self, request: PromptRequest) -> NaiveResult:
+        docs = [d for d in request.documents if self._count_tokens(d.content) >= self.min_doc_tokens]
+        docs = sorted(docs, key=lambda d: d.score, reverse=True)
+        docs, n_dupes = self._deduplicate(docs)
+        if self.use_lost_in_middle and len(docs) > 3:
+            docs = self._lost_in_middle_reorder(docs)
+        included, excluded, truncated = self._apply_budget(docs, request.max_context_tokens)
+        block, citation_map = self._format(included)
+        return NaiveResult(block, included, excluded, citation_map, self._count_tokens(block),
+                           n_dupes, truncated or bool(excluded))
+
+
+# -- timing ------------------------------------------------------------------------------------
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """Return the fastest of ``repeat`` runs of ``fn`` in CPU seconds, and the last result.
+
+    CPU time (``time.process_time``) rather than wall time: the benchmark machine is shared,
+    and other people's processes inflate wall time by a varying amount.
+    """
+    best = float("inf")
+    result: object = None
+    for _ in range(max(repeat, 1)):
+        start = time.process_time()
+        result = fn()
+        best = min(best, time.process_time() - start)
+    return best, result
+
+
+def fmt(seconds: float | None) -> str:
+    """Return seconds for the table, or an em dash when not measured."""
+    return "—" if seconds is None else f"{seconds:.4f}" if seconds < 1 else f"{seconds:.2f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    """Return a / b for the table, or an em dash."""
+    return "—" if a is None or b is None or b == 0 else f"{a / b:.1f}x"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark, print the table; return 1 when the engine's output differs from the seed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only 500, 1000 and 2000 documents")
+    parser.add_argument("--sizes", type=lambda s: tuple(int(x) for x in s.split(",")),
+                        help="comma-separated document counts (overrides --quick)")
+    parser.add_argument("--naive-cap", type=float, default=60.0,
+                        help="skip the naive run when its predicted time exceeds this (seconds)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per engine timing, best kept (the first run is cold; later runs "
+                             "reuse the tokenizer's count cache)")
+    args = parser.parse_args(argv)
+    sizes = args.sizes or (QUICK_SIZES if args.quick else FULL_SIZES)
+
+    generator = ProseGenerator(corpus_words())
+    naive_manager = NaiveSeedContextManager()
+    seed_manager = ContextManager.seed_compatible()
+    default_manager = ContextManager()
+    default_manager.build(PromptRequest(query="warm up", documents=[Document("warm the tokenizer up " * 3)]))
+
+    rows = []
+    last_naive: tuple[int, float] | None = None
+    mismatches = 0
+    for n in sizes:
+        docs = make_documents(n, generator)
+        request = PromptRequest(query="benchmark", documents=docs, max_context_tokens=BUDGET)
+        naive_s = naive = None
+        predicted = None if last_naive is None else last_naive[1] * (n / last_naive[0]) ** 2
+        if predicted is None or predicted <= args.naive_cap:
+            naive_s, naive = best_time(lambda: naive_manager.build(request), 1)
+            last_naive = (n, naive_s)
+        seed_s, seed = best_time(lambda: seed_manager.build(request), args.repeat)
+        default_s, default = best_time(lambda: default_manager.build(request), args.repeat)
+        same = "—"
+        if naive is not None:
+            same_block = seed.context_block == naive.context_block
+            same_counts = (seed.duplicates_removed, seed.tokens_used) == (naive.duplicates_removed,
+                                                                         naive.tokens_used)
+            same = "yes" if same_block and same_counts else "NO"
+            if same != "yes":
+                mismatches += 1
+                print(f"MISMATCH at n={n}: block equal={same_block}, duplicates "
+                      f"{seed.duplicates_removed} vs {naive.duplicates_removed}, tokens "
+                      f"{seed.tokens_used} vs {naive.tokens_used}", file=sys.stderr)
+        rows.append(dict(n=n, naive=naive_s, seed=seed_s, default=default_s, same=same,
+                         dupes=seed.duplicates_removed))
+        print(f"  measured n={n}", file=sys.stderr, flush=True)
+    sys.stderr.flush()
+
+    if mismatches:
+        print(f"seed-compatible output differs from the naive seed in {mismatches} run(s); "
+              "timings not reported", file=sys.stderr)
+        return 1
+
+    header = ("n", "dups", "naive s", "seed-compat s", "default s", "naive/seed", "naive/default",
+              "seed x/doubling", "default x/doubling", "same block")
+    lines = [header]
+    prev = None
+    for row in rows:
+        doubled = prev is not None and row["n"] == 2 * prev["n"]
+        lines.append((
+            str(row["n"]), str(row["dupes"]), fmt(row["naive"]), fmt(row["seed"]), fmt(row["default"]),
+            ratio(row["naive"], row["seed"]), ratio(row["naive"], row["default"]),
+            ratio(row["seed"], prev["seed"]) if doubled else "—",
+            ratio(row["default"], prev["default"]) if doubled else "—",
+            row["same"],
+        ))
+        prev = row
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    for k, line in enumerate(lines):
+        print("  ".join(cell.rjust(w) for cell, w in zip(line, widths)))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+
+    print()
+    at_2000 = next((r for r in rows if r["n"] == 2000 and r["naive"] is not None), None)
+    if at_2000:
+        speedup = at_2000["naive"] / at_2000["seed"]
+        verdict = "met" if speedup >= TARGET_SPEEDUP_AT_2000 else "MISSED"
+        print(f"target >= {TARGET_SPEEDUP_AT_2000:.0f}x naive at 2000 docs (seed-compatible): "
+              f"{speedup:.0f}x — {verdict}")
+    for key, label in (("seed", "seed-compatible"), ("default", "default")):
+        growth = [b[key] / a[key] for a, b in zip(rows, rows[1:]) if b["n"] == 2 * a["n"]]
+        if growth:
+            worst = max(growth)
+            verdict = "met" if worst <= TARGET_GROWTH_PER_DOUBLING else "MISSED"
+            print(f"target <= {TARGET_GROWTH_PER_DOUBLING}x per doubling ({label}): worst "
+                  f"{worst:.2f}x — {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
