@@ -415,6 +415,12 @@ def _parse_csv(text: str, name: str, max_documents: int, *, tab: bool = False) -
     except csv.Error as exc:
         raise LoadError(f"{name}: line 1: cannot read the header row ({exc})") from None
     header = [h.strip() or f"column_{i + 1}" for i, h in enumerate(header)]
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if repeated:
+        raise LoadError(
+            f"{name}: line 1: column(s) {', '.join(repeated)} appear more than once; "
+            "give every column its own name"
+        )
     if not any(h.lower() in TEXT_FIELDS for h in header):
         raise LoadError(
             f"{name}: no text column; name one column {', '.join(TEXT_FIELDS)} "
@@ -609,7 +615,7 @@ def _number(value: Any, field: str, where: str, name: str) -> float:
         raise LoadError(f"{name}: {where}: field {field!r} must be a number, got {_type_name(value)}")
     try:
         number = float(value)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise LoadError(f"{name}: {where}: field {field!r} must be a number, got {value!r}") from None
     if not math.isfinite(number):
         raise LoadError(f"{name}: {where}: field {field!r} must be a finite number, got {value!r}")

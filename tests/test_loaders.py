@@ -457,3 +457,89 @@ def test_load_file_missing_file_is_oserror(tmp_path: Path):
 def test_load_file_unsupported_type_fails_before_reading(tmp_path: Path):
     with pytest.raises(LoadError, match="unsupported file type"):
         load_file(tmp_path / "missing.docx")
+
+
+def test_load_bytes_csv_repeated_column_is_an_error():
+    with pytest.raises(LoadError, match=r"line 1: column\(s\) text appear more than once"):
+        load_bytes(b"text,text\na,b\n", "x.csv")
+
+
+def test_load_bytes_huge_integer_score_is_an_error():
+    with pytest.raises(LoadError, match="field 'score' must be a number"):
+        load_bytes(b'[{"content": "a", "score": 1' + b"0" * 400 + b"}]", "x.json")
+
+
+# -- properties ----------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_EXTENSIONS = ["x.json", "x.jsonl", "x.csv", "x.tsv", "x.txt", "x.md"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=300), filename=st.sampled_from(_EXTENSIONS))
+def test_load_bytes_never_crashes_on_any_bytes(data: bytes, filename: str):
+    try:
+        docs = load_bytes(data, filename)
+    except LoadError as exc:
+        assert str(exc).startswith(filename) or "max_" in str(exc)
+    else:
+        assert docs and all(isinstance(d, Document) and d.content.strip() for d in docs)
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.sampled_from(["content", "text", "score", "source", "metadata", "node",
+                                       "timestamp", "importance", "x"]), children, max_size=5),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=_JSONISH)
+def test_load_bytes_never_crashes_on_any_json_shape(value):
+    data = json.dumps(value, allow_nan=True).encode()
+    try:
+        docs = load_bytes(data, "x.json")
+    except LoadError:
+        return
+    assert all(isinstance(d.content, str) and d.content.strip() for d in docs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab -\n\r\t[{\ufeffé"), max_size=200) | st.text(max_size=200))
+def test_parse_pasted_keeps_every_character_but_separators(text: str):
+    from collections import Counter
+
+    try:
+        docs = parse_pasted(text)
+    except LoadError:
+        return
+    normal = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if normal.strip()[:1] in ("[", "{"):
+        return  # may have been read as JSON
+    assert all(d.content and d.content in normal for d in docs)
+
+    def significant(s: str) -> Counter:
+        return Counter(c for c in s if not c.isspace() and c != "-")
+
+    assert significant("".join(d.content for d in docs)) == significant(normal)
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=st.lists(st.fixed_dictionaries({
+    "content": st.text(min_size=1, max_size=40).filter(lambda s: s.strip()),
+    "score": st.floats(0, 1),
+    "source": st.none() | st.text(min_size=1, max_size=10).filter(lambda s: s.strip()),
+}), min_size=1, max_size=8), filename=st.sampled_from(["x.json", "x.jsonl"]))
+def test_load_bytes_json_round_trip(records, filename):
+    if filename.endswith(".jsonl"):
+        data = "\n".join(json.dumps(r) for r in records).encode()
+    else:
+        data = json.dumps(records).encode()
+    docs = load_bytes(data, filename)
+    expected = [(r["content"].replace("\r\n", "\n").replace("\r", "\n"), r["score"], r["source"])
+                for r in records]
+    assert [(d.content, d.score, d.source) for d in docs] == expected

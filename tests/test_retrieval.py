@@ -544,3 +544,37 @@ def test_needs_scoring():
 def test_retrieval_result_to_document():
     doc = RetrievalResult("text", 0.7, source="s", id="i1", metadata={"m": 1}).to_document()
     assert doc == Document("text", score=0.7, source="s", metadata={"m": 1, "id": "i1"})
+
+
+# -- properties ----------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PROPERTY_STORE = SQLiteBackend()
+_PROPERTY_STORE.add(CORPUS + [Document('quotes " and * and (parens) AND NOT -minus'),
+                              Document("ünïcödé wörds ελληνικά 日本語")])
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.text(max_size=80), top_k=st.integers(0, 10))
+def test_sqlite_backend_any_query_gives_bounded_sorted_scores(query: str, top_k: int):
+    hits = _PROPERTY_STORE.retrieve(query, top_k=top_k)
+    assert len(hits) <= top_k
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@settings(max_examples=50, deadline=None)
+@given(texts=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=6),
+       query=st.text(min_size=1, max_size=30))
+def test_score_documents_is_a_scored_copy(texts, query):
+    docs = [Document(t, metadata={"score_missing": True}) for t in texts]
+    try:
+        scored = score_documents(docs, query)
+    except ValueError as exc:
+        assert "no words" in str(exc)
+        return
+    assert [d.content for d in scored] == texts
+    assert all(0.0 <= d.score <= 1.0 and d.metadata == {"score_source": "bm25"} for d in scored)
+    assert all(d.metadata == {"score_missing": True} for d in docs)
