@@ -127,8 +127,8 @@ def load_bytes(
     fmt = _format_for(filename) if format is None else _check_format(format)
     text = _decode(bytes(data), filename)
     if fmt == "auto":
-        return parse_pasted(text, max_documents=max_documents, name=filename, max_bytes=max_bytes)
-    if fmt == "json":
+        docs = parse_pasted(text, max_documents=max_documents, name=filename, max_bytes=max_bytes)
+    elif fmt == "json":
         docs = _parse_json_text(text, filename, max_documents)
     elif fmt == "jsonl":
         docs = _parse_jsonl(text, filename, max_documents)

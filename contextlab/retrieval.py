@@ -256,8 +256,8 @@ class SQLiteBackend:
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
-        self.path = str(path)
-        self._memory = self.path in ("", ":memory:")
+        self._memory = str(path) in ("", ":memory:")
+        self.path = str(path) if self._memory else str(Path(path).expanduser())
         self._write_lock = threading.RLock()
         # An in-memory database exists only inside its one connection, so every thread shares
         # it and takes turns; a file database gets a connection per thread and real parallel reads.
@@ -273,8 +273,12 @@ class SQLiteBackend:
                 raise StoreError(
                     f"cannot create store {self.path!r}: folder {str(parent)!r} does not exist"
                 )
-        with self._write_lock:
-            self._create_schema(self._conn())
+        try:
+            with self._write_lock:
+                self._create_schema(self._conn())
+        except BaseException:
+            self.close()
+            raise
 
     # -- connections ------------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:

@@ -389,6 +389,11 @@ def test_load_bytes_format_override_reads_any_name():
     assert contents(load_bytes(b"a\n---\nb", "stdin", format="auto")) == ["a", "b"]
 
 
+def test_load_bytes_auto_format_empty_input_is_an_error():
+    with pytest.raises(LoadError, match="stdin: no documents found"):
+        load_bytes(b" \n\n", "stdin", format="auto")
+
+
 def test_load_bytes_unknown_format_override():
     with pytest.raises(LoadError, match="unknown input format 'xml'; choose one of"):
         load_bytes(b"x", "stdin", format="xml")
