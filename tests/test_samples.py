@@ -153,3 +153,45 @@ def test_load_sample_set_malformed_fields_raise(tmp_path: Path, patch: dict, mes
     path.write_text(json.dumps(raw), encoding="utf-8")
     with pytest.raises(InvalidInputError, match=message):
         load_sample_set(path)
+
+
+def _answer_trace(name: str, manager, budget: int):
+    from contextlab.types import PromptRequest
+
+    sample = load_sample_set(name)
+    result = manager.build(PromptRequest(query=sample.query, documents=sample.documents,
+                                         max_context_tokens=budget))
+    (entry,) = [t for t in result.trace if t.source == sample.answer_source]
+    return entry, result
+
+
+@pytest.mark.parametrize("budget", [700, 1024, 2048])
+def test_sample_eng_postmortems_seed_cuts_answer_default_keeps_it(budget: int):
+    from contextlab.manager import ContextManager
+
+    seed_entry, _ = _answer_trace("eng_postmortems", ContextManager.seed_compatible(), budget)
+    default_entry, result = _answer_trace("eng_postmortems", ContextManager(), budget)
+    assert seed_entry.fate == "excluded"
+    assert default_entry.fate == "included"
+    assert default_entry.position == len(result.included_docs)  # rank 2 is placed last
+
+
+def test_sample_clinical_abstracts_answer_lands_mid_block():
+    from contextlab.manager import ContextManager
+
+    entry, result = _answer_trace("clinical_abstracts", ContextManager.seed_compatible(), 2048)
+    n = len(result.included_docs)
+    assert n >= 20
+    assert entry.fate == "included" and 3 <= entry.position <= n - 2
+
+
+def test_sample_support_faq_low_threshold_drops_stale_policy_copy():
+    from contextlab.manager import ContextManager
+
+    sample = load_sample_set("support_faq")
+    stale = next(i for i, d in enumerate(sample.documents) if d.source.startswith("help-center/archive/2024/refunds"))
+    current = sample.answer_indices()[0]
+    _, at_default = _answer_trace("support_faq", ContextManager(), 1024)
+    _, at_half = _answer_trace("support_faq", ContextManager(dedup_threshold=0.5), 1024)
+    assert stale not in {p.dropped_index for p in at_default.duplicate_pairs}
+    assert (current, stale) in {(p.kept_index, p.dropped_index) for p in at_half.duplicate_pairs}
