@@ -106,8 +106,8 @@ def main() -> None:
             documents = documents_editor(documents)
     documents, note = score_if_needed(documents, config.query)
 
-    st.caption(f"{brought.label} · {len(documents)} documents"
-               + (f" · query: “{config.query[:120]}”" if config.query else ""))
+    st.caption(views.md_escape(f"{brought.label} · {len(documents)} documents"
+                               + (f" · query: “{config.query[:120]}”" if config.query else "")))
     if note:
         st.info(note)
 

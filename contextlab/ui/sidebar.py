@@ -250,24 +250,26 @@ def documents_from_table(frame: pd.DataFrame, originals: Sequence[Document]) -> 
     A blank score means "score me against the query"; a blank content row is dropped.
     """
     docs: list[Document] = []
-    for row in frame.itertuples(index=False):
-        content = row.content if isinstance(row.content, str) else ""
-        if not content.strip():
+    for row in frame.to_dict("records"):
+        content = row.get("content")
+        if not isinstance(content, str) or not content.strip():
             continue
-        score = row.score
-        missing = score is None or (isinstance(score, float) and math.isnan(score))
-        source = row.source if isinstance(row.source, str) and row.source.strip() else None
-        base_row = row._row
-        if base_row is not None and not (isinstance(base_row, float) and math.isnan(base_row)):
-            base = originals[int(base_row)]
-        else:
-            base = Document(content="")
+        score = row.get("score")
+        missing = _blank(score)
+        source = row.get("source")
+        source = source if isinstance(source, str) and source.strip() else None
+        base_row = row.get("_row")
+        base = originals[int(base_row)] if not _blank(base_row) else Document(content="")
         metadata = {k: v for k, v in base.metadata.items() if k != "score_missing"}
         if missing:
             metadata["score_missing"] = True
         docs.append(replace(base, content=content, score=1.0 if missing else float(score),
                             source=source, metadata=metadata))
     return docs
+
+
+def _blank(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
 def documents_editor(documents: Sequence[Document]) -> list[Document]:

@@ -28,6 +28,7 @@ __all__ = [
     "render_budget",
     "render_final_block",
     "marked_html",
+    "md_escape",
     "middle_zone",
     "trace_frame",
     "HEATMAP_MAX_DOCS",
@@ -47,6 +48,14 @@ _FATE_ICONS = {
     "duplicate": "duplicate",
     "filtered": "too short",
 }
+
+
+_MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~:$&")
+
+
+def md_escape(text: str) -> str:
+    """Return ``text`` with every markdown-special character backslash-escaped (shown literally)."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in text)
 
 
 def _show(fig: go.Figure, ctx: LabContext, key: str) -> None:
@@ -275,7 +284,7 @@ def render_placement(ctx: LabContext) -> None:
         scores = positional.compare_orderings(ranked, model)
         cols = st.columns(3)
         cols[0].metric("Most relevant document", f"position {best.position} of {n}",
-                       help=charts.doc_label(best, 60))
+                       help=md_escape(charts.doc_label(best, 60)))
         cols[1].metric("Placement score of this block", f"{report.score:.3f}",
                        delta=f"{report.score - scores['relevance']:+.3f} vs relevance order",
                        help="Share of relevance (score) placed where the model reads well: "
@@ -333,7 +342,8 @@ def render_budget(ctx: LabContext) -> None:
     for t in shortened:
         kept = result.included_docs[t.position - 1].content
         original = ctx.documents[t.input_index].content
-        with st.expander(f"{t.fate.capitalize()}: {charts.doc_label(t, 60)} — {t.reason}", expanded=True):
+        with st.expander(md_escape(f"{t.fate.capitalize()}: {charts.doc_label(t, 60)} — {t.reason}"),
+                         expanded=True):
             left, right = st.columns(2)
             left.markdown("**In the block**")
             left.text(kept)

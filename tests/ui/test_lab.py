@@ -1,0 +1,366 @@
+"""AppTest tests of the lab shell and its five core views, driven through the widgets."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from contextlab import ContextManager, Document, PromptRequest
+from contextlab.config import LabConfig
+from contextlab.samples import load_sample_set
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 60
+CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
+
+
+def _open(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _specs(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _table(at: AppTest, column: str) -> pd.DataFrame:
+    """Return the first table on the page that has ``column``."""
+    return next(t.value for t in at.dataframe if column in t.value.columns)
+
+
+def _view(at: AppTest, name: str) -> AppTest:
+    at.segmented_control(key="view").set_value(name)
+    return _run(at)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Record what every download button offers, by file name."""
+    saved: dict[str, str] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):
+        saved[filename] = path_or_data.decode() if isinstance(path_or_data, bytes) else path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return saved
+
+
+def _expected(config: LabConfig, documents: list[Document]):
+    return config.make_manager().build(
+        PromptRequest(query=config.query, documents=documents, max_context_tokens=config.budget)
+    )
+
+
+# -- first open ------------------------------------------------------------------------------
+
+
+def test_lab_opens_alive_on_the_default_sample():
+    at = _open()
+    sample = load_sample_set("support_faq")
+    expected = _expected(LabConfig(query=sample.query), sample.documents)
+    assert at.radio(key="doc_source").value == "sample"
+    assert at.text_area(key="cfg_query").value == sample.query
+    assert _metric(at, "Documents in") == str(len(sample.documents))
+    assert _metric(at, "Duplicates removed") == str(expected.duplicates_removed)
+    assert _metric(at, "Tokens used") == f"{expected.tokens_used:,} / {expected.tokens_budget:,}"
+    sankey = _specs(at)[0]["data"][0]
+    assert sankey["type"] == "sankey"
+    assert sankey["node"]["label"][0] == f"Input: {len(sample.documents)}"
+    trace_table = _table(at, "why")
+    assert len(trace_table) == len(sample.documents)
+    assert trace_table["why"].str.len().min() > 0  # every document says why
+
+
+@pytest.mark.parametrize("view", CORE_VIEWS)
+def test_lab_every_core_view_draws_and_explains_itself(view):
+    at = _open(view=view)
+    assert at.segmented_control(key="view").value == view
+    explanation = at.markdown[0].value if at.markdown else ""
+    assert any(len(m.value) > 80 for m in at.markdown), "a view opens with a sentence or two"
+    assert explanation
+
+
+# -- parameters -------------------------------------------------------------------------------
+
+
+def test_lab_budget_slider_rebuilds_and_goes_into_the_url():
+    at = _open()
+    at.slider(key="cfg_budget").set_value(400)
+    _run(at)
+    used, budget = _metric(at, "Tokens used").split(" / ")
+    assert budget == "400" and int(used.replace(",", "")) <= 400
+    assert at.query_params["budget"] == "400"
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["type"] == "sankey"
+
+
+def test_lab_threshold_slider_changes_the_duplicates_found():
+    at = _open(view="duplicates")
+    before = len(_table(at, "dropped"))
+    at.slider(key="cfg_dedup_threshold").set_value(0.3)
+    _run(at)
+    after = len(_table(at, "dropped"))
+    assert after > before
+    histogram = next(s for s in _specs(at) if s["data"][0]["type"] == "bar")
+    assert histogram["layout"]["shapes"][0]["x0"] == pytest.approx(0.3)
+    assert at.query_params["dedup_threshold"] == "0.3"
+
+
+def test_lab_seed_compatible_switch_reproduces_the_seed():
+    at = _open(view="final")
+    at.toggle(key="cfg_seed_compatible").set_value(True)
+    _run(at)
+    sample = load_sample_set("support_faq")
+    seed = ContextManager.seed_compatible().build(
+        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024)
+    )
+    assert at.code[0].value == seed.context_block
+    assert at.radio(key="cfg_tokenizer").disabled
+    assert at.query_params["seed_compatible"] == "true"
+
+
+def test_lab_reset_restores_default_parameters():
+    at = _open(budget="300", dedup_threshold="0.5")
+    at.button(key="reset_parameters").click()
+    _run(at)
+    assert at.slider(key="cfg_budget").value == LabConfig().budget
+    assert at.slider(key="cfg_dedup_threshold").value == LabConfig().dedup_threshold
+
+
+# -- documents --------------------------------------------------------------------------------
+
+
+def test_lab_sample_choice_brings_its_documents_and_question():
+    at = _open()
+    other = "eng_postmortems"
+    at.selectbox(key="sample_name").set_value(other)
+    _run(at)
+    sample = load_sample_set(other)
+    assert at.text_area(key="cfg_query").value == sample.query
+    assert _metric(at, "Documents in") == str(len(sample.documents))
+    assert at.query_params["sample"] == other
+
+
+def test_lab_pasted_documents_are_scored_against_the_query():
+    at = _open(view="final")
+    at.radio(key="doc_source").set_value("paste")
+    _run(at)
+    assert any("No documents yet" in i.value for i in at.info)
+    at.text_area(key="paste_text").input(
+        "Annual plans are refunded pro rata within six months of purchase.\n\n---\n\n"
+        "Our office dog is called Biscuit and loves long walks in the park."
+    )
+    at.text_area(key="cfg_query").input("annual plan refund")
+    _run(at)
+    assert any("scored against the query" in i.value for i in at.info)
+    block = at.code[0].value
+    # The refund document matches the query, so it is first; the other scores 0.
+    assert block.index("Annual plans") < block.index("Biscuit")
+    assert "(relevance: 0.00)" in block
+
+
+def test_lab_user_text_is_shown_literally_never_as_html_or_markdown():
+    hostile = "<script>alert('x')</script> **not bold** <img src=x onerror=alert(1)> # not a heading"
+    text = f"{hostile} and the same words again for a near copy\n\n---\n\n{hostile} and the same words again for a near copy!"
+    at = _open()
+    at.radio(key="doc_source").set_value("paste")
+    _run(at)
+    at.text_area(key="paste_text").input(text)
+    _run(at)
+    _view(at, "final")
+    assert hostile in at.code[0].value  # st.code: shown as typed
+    _view(at, "duplicates")
+    bodies = [h.proto.body for h in at.html]
+    assert bodies, "the side-by-side pair view is drawn"
+    for body in bodies:
+        assert "<script" not in body and "<img" not in body
+        assert "&lt;script&gt;" in body and "**not bold**" in body
+    for element in [*at.markdown, *at.caption]:
+        assert "<script" not in element.value and "**not bold**" not in element.value
+
+
+def test_lab_upload_reads_every_file_and_reports_a_bad_one():
+    at = _open()
+    at.radio(key="doc_source").set_value("upload")
+    _run(at)
+    good = b'{"content": "Refunds for annual plans are pro rata in the first six months.", "score": 0.9, "source": "kb/refunds.md"}\n'
+    csv = b"text,score,source\nCancel any time from Settings and Billing pages,0.4,kb/cancel.md\n"
+    at.file_uploader(key="upload_files").set_value([
+        ("docs.jsonl", good, "application/json"),
+        ("more.csv", csv, "text/csv"),
+        ("broken.json", b'[{"content": "x",}]', "application/json"),
+    ])
+    _run(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("broken.json")
+    assert _metric(at, "Documents in") == "2"
+    assert "Upload: docs.jsonl, more.csv, broken.json" in at.caption[0].value.replace("\\", "")
+
+
+def test_lab_load_uploads_handler_keeps_good_files_and_names_the_bad():
+    from contextlab.ui.sidebar import load_uploads
+
+    docs, errors = load_uploads([("a.txt", b"first document here\n\nsecond document here"),
+                                 ("b.csv", b"title,url\n1,2\n")])
+    assert [d.content for d in docs] == ["first document here", "second document here"]
+    assert len(errors) == 1 and errors[0].startswith("b.csv")
+
+
+def test_lab_table_source_edits_documents():
+    at = _open()
+    at.radio(key="doc_source").set_value("table")
+    _run(at)
+    editor = at.data_editor[0]
+    assert list(editor.value.columns[:3]) == ["content", "score", "source"]
+    assert len(editor.value) == len(load_sample_set("support_faq").documents)
+
+
+def test_lab_documents_from_table_applies_edits_and_blank_scores():
+    from contextlab.ui.sidebar import documents_from_table
+
+    originals = [Document("one two three", 0.5, "a.md", metadata={"lang": "en"}),
+                 Document("four five six", 0.7, "b.md")]
+    frame = pd.DataFrame({
+        "content": ["one two three edited", "", "a brand new row"],
+        "score": [0.9, 0.1, None],
+        "source": ["a.md", "b.md", ""],
+        "_row": [0, 1, None],
+    })
+    docs = documents_from_table(frame, originals)
+    assert [d.content for d in docs] == ["one two three edited", "a brand new row"]
+    assert docs[0].score == 0.9 and docs[0].metadata == {"lang": "en"}
+    assert docs[1].source is None and docs[1].metadata == {"score_missing": True}
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+
+def test_lab_engine_value_errors_are_shown_not_raised(monkeypatch):
+    from contextlab.errors import InvalidInputError
+    lab_main = importlib.import_module("contextlab.ui.main")  # the module, not the function
+
+    def broken(documents, config):
+        raise InvalidInputError("documents[3].score must be a finite number, got nan")
+
+    monkeypatch.setattr(lab_main, "build_cached", broken)
+    at = _open()
+    assert [e.value for e in at.error] == ["documents[3].score must be a finite number, got nan"]
+
+
+def test_lab_other_errors_are_not_swallowed(monkeypatch):
+    lab_main = importlib.import_module("contextlab.ui.main")  # the module, not the function
+
+    def broken(documents, config):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(lab_main, "build_cached", broken)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert at.exception and "a bug" in at.exception[0].value
+
+
+# -- sharing ----------------------------------------------------------------------------------
+
+
+def test_lab_url_parameters_open_the_same_view():
+    at = _open(view="budget", budget="700", dedup_threshold="0.6", tokenizer="heuristic",
+               use_lost_in_middle="false", sample="clinical_abstracts")
+    assert at.segmented_control(key="view").value == "budget"
+    assert at.slider(key="cfg_budget").value == 700
+    assert at.slider(key="cfg_dedup_threshold").value == 0.6
+    assert at.radio(key="cfg_tokenizer").value == "heuristic"
+    assert at.toggle(key="cfg_use_lost_in_middle").value is False
+    assert at.selectbox(key="sample_name").value == "clinical_abstracts"
+    budget_line = _specs(at)[0]["layout"]["shapes"][0]
+    assert budget_line["y0"] == 700
+    # The URL written back is the one that was opened.
+    assert at.query_params["view"] == "budget" and at.query_params["budget"] == "700"
+
+
+def test_lab_bad_url_values_warn_and_the_lab_still_opens():
+    at = _open(budget="lots", view="nowhere", sample="nope")
+    warnings = " ".join(w.value for w in at.warning)
+    assert "budget='lots'" in warnings and "view='nowhere'" in warnings and "sample='nope'" in warnings
+    assert at.slider(key="cfg_budget").value == LabConfig().budget
+    assert at.segmented_control(key="view").value == "overview"
+
+
+def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
+    at = _open(view="final", budget="650", dedup_threshold="0.7", min_doc_tokens="12",
+               summarize_overflow="true")
+    exported = downloads["contextlab-config.json"]
+    block = at.code[0].value
+    assert LabConfig.from_json(exported).budget == 650
+
+    fresh = _open(view="final")
+    assert fresh.code[0].value != block
+    fresh.file_uploader(key="import_config").set_value(("contextlab-config.json", exported.encode(), "application/json"))
+    _run(fresh)
+    assert fresh.slider(key="cfg_budget").value == 650
+    assert fresh.toggle(key="cfg_summarize_overflow").value is True
+    assert fresh.code[0].value == block
+
+
+def test_lab_import_of_a_bad_configuration_is_an_error_message():
+    at = _open()
+    at.file_uploader(key="import_config").set_value(("c.json", b'{"budget": -5}', "application/json"))
+    _run(at)
+    assert any("budget must be a whole number >= 0" in e.value for e in at.error)
+
+
+def test_lab_code_snippet_rebuilds_the_configuration():
+    at = _open(budget="512", tokenizer="heuristic")
+    snippet = next(c.value for c in at.code if "ContextManager" in c.value)
+    assert "max_context_tokens=512" in snippet and "tokenizer='heuristic'" in snippet
+
+
+def test_lab_final_block_downloads_the_block_and_the_result(downloads):
+    at = _open(view="final")
+    assert downloads["context.txt"] == at.code[0].value
+    result = json.loads(downloads["context_result.json"])
+    assert result["context_block"] == at.code[0].value
+    assert len(result["trace"]) == len(load_sample_set("support_faq").documents)
+    citations = _table(at, "citation")
+    assert list(citations["citation"]) == [f"[{n}]" for n in range(1, len(citations) + 1)]
+
+
+# -- presentation -----------------------------------------------------------------------------
+
+
+def test_lab_presentation_mode_from_the_url_enlarges_type_and_keeps_one_view():
+    at = _open(present="1", view="placement")
+    assert at.toggle(key="present").value is True
+    assert any("<style>" in h.proto.body for h in at.html)
+    layout = _specs(at)[0]["layout"]
+    assert layout["font"]["size"] == 18
+    assert at.query_params["present"] == "1" and at.query_params["view"] == "placement"
+
+
+def test_lab_presentation_toggle_goes_into_the_url():
+    at = _open()
+    at.toggle(key="present").set_value(True)
+    _run(at)
+    assert at.query_params["present"] == "1"
+    at.toggle(key="present").set_value(False)
+    _run(at)
+    assert "present" not in at.query_params
