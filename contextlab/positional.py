@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .errors import InvalidInputError
@@ -143,8 +144,13 @@ def _parse_csv(text: str) -> PositionData:
         else:
             raise InvalidInputError(f"{DATA_FILE}: unknown row kind {kind!r}; expected position, "
                                     "closed_book or oracle")
-    frozen = {m: {n: tuple(sorted(pts)) for n, pts in by_n.items()} for m, by_n in curves.items()}
-    return PositionData(curves=frozen, closed_book_accuracy=closed, oracle_accuracy=oracle)
+    # Read-only views: the parsed data is cached and shared by every caller.
+    frozen = MappingProxyType({
+        m: MappingProxyType({n: tuple(sorted(pts)) for n, pts in by_n.items()})
+        for m, by_n in curves.items()
+    })
+    return PositionData(curves=frozen, closed_book_accuracy=MappingProxyType(closed),
+                        oracle_accuracy=MappingProxyType(oracle))
 
 
 @lru_cache(maxsize=1)

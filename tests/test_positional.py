@@ -319,3 +319,10 @@ def test_ordering_report_rows():
 def test_ordering_score_bad_relevances_raise(relevances, n_docs, message):
     with pytest.raises(InvalidInputError, match=message):
         ordering_score(relevances, "Claude-1.3", n_docs)
+
+
+def test_load_position_curves_data_is_read_only():
+    with pytest.raises(TypeError):
+        DATA.curves["Claude-1.3"][10] = ()  # type: ignore[index]
+    with pytest.raises(TypeError):
+        DATA.oracle_accuracy["Claude-1.3"] = 0.0  # type: ignore[index]
