@@ -107,23 +107,28 @@ class ResultDiff:
         return counts
 
     def summary(self) -> list[str]:
-        """Return the difference as short plain-English sentences, most important first."""
+        """Return the difference as short plain-English sentences, most important first.
+
+        Documents B loses come first, then those it gains (each by relevance rank), then
+        moves and resizes; the last line is the change in block size.
+        """
         if not self.has_changes:
             return ["Both configurations build exactly the same block."]
         lines: list[str] = []
-        for change in self.gained:
-            lines.append(f"B includes {_name(change)} (relevance rank {change.relevance_rank_b}), "
-                         f"which A leaves out ({change.fate_a}).")
-        for change in self.lost:
-            lines.append(f"B leaves out {_name(change)} (relevance rank {change.relevance_rank_a}: "
-                         f"{change.fate_b}), which A includes at position {change.position_a}.")
-        for change in self.moved:
-            lines.append(f"{_name(change).capitalize()} moves from position {change.position_a} "
-                         f"to {change.position_b}.")
-        for change in self.resized:
-            lines.append(f"{_name(change).capitalize()} is {change.fate_a} in A "
-                         f"({change.tokens_a} tokens) and {change.fate_b} in B "
-                         f"({change.tokens_b} tokens).")
+        for c in _by_rank(self.lost):
+            lines.append(f"B leaves out {_name(c)} (doc {c.input_index}, "
+                         f"{_rank_text(c.relevance_rank_a)}): {c.fate_b} in B, "
+                         f"position {c.position_a} in A.")
+        for c in _by_rank(self.gained):
+            lines.append(f"B adds {_name(c)} (doc {c.input_index}, "
+                         f"{_rank_text(c.relevance_rank_b)}) at position {c.position_b}; "
+                         f"{c.fate_a} in A.")
+        for c in _by_rank(self.moved):
+            lines.append(f"{_name(c)} (doc {c.input_index}) moves from position "
+                         f"{c.position_a} to {c.position_b}.")
+        for c in _by_rank(self.resized):
+            lines.append(f"{_name(c)} (doc {c.input_index}) is {c.fate_a} in A "
+                         f"({c.tokens_a} tokens) and {c.fate_b} in B ({c.tokens_b} tokens).")
         sign = "+" if self.tokens_delta >= 0 else ""
         lines.append(f"Block size: {self.tokens_used_a} → {self.tokens_used_b} tokens "
                      f"({sign}{self.tokens_delta}).")
@@ -149,8 +154,22 @@ class ResultDiff:
         ]
 
 
+_SHORTENED = ("truncated", "summarized")
+
+
 def _name(change: DocChange) -> str:
-    return f"doc {change.input_index}" + (f" ({change.source})" if change.source else "")
+    return change.source or f"doc {change.input_index}"
+
+
+def _by_rank(changes: list[DocChange]) -> list[DocChange]:
+    def rank(c: DocChange) -> int:
+        r = c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b
+        return r if r is not None else 10**9
+    return sorted(changes, key=lambda c: (rank(c), c.input_index))
+
+
+def _rank_text(rank: int | None) -> str:
+    return f"relevance rank {rank}" if rank is not None else "no relevance rank"
 
 
 def _cost(entry: DocTrace) -> int:
@@ -167,7 +186,11 @@ def _classify(a: DocTrace, b: DocTrace) -> Change:
         return "lost"
     if in_a and a.position != b.position:
         return "moved"
-    if a.fate != b.fate or _cost(a) != _cost(b):
+    if a.fate != b.fate:
+        return "resized"
+    # A shortened document cut to another length is a real change; a whole document that
+    # merely counts differently (another tokenizer, headers counted or not) is not.
+    if a.fate in _SHORTENED and _cost(a) != _cost(b):
         return "resized"
     return "unchanged"
 

@@ -34,7 +34,7 @@ def test_diff_results_identical_results_have_no_changes():
 def test_diff_results_classifies_gained_lost_moved_resized():
     a = _result([("included", 1, 10), ("included", 2, 20), ("excluded", None, 30),
                  ("included", 3, 40), ("included", 4, 50)], block="A", tokens_used=120)
-    b = _result([("included", 1, 10), ("excluded", None, 20), ("included", 3, 30),
+    b = _result([("included", 1, 12), ("excluded", None, 20), ("included", 3, 30),
                  ("included", 2, 40), ("truncated", 4, 25)], block="B", tokens_used=105)
     diff = diff_results(a, b)
     assert [c.change for c in diff.changes] == ["unchanged", "lost", "gained", "moved", "resized"]
@@ -43,6 +43,14 @@ def test_diff_results_classifies_gained_lost_moved_resized():
     assert diff.moved[0].position_shift == -1
     assert diff.resized[0].tokens_delta == -25
     assert diff.tokens_delta == -15
+    # doc 0 costs 2 more tokens in B (another tokenizer, say) but is otherwise untouched
+    assert diff.changes[0].tokens_delta == 2
+
+
+def test_diff_results_shortened_to_another_length_is_resized():
+    a = _result([("included", 1, 10), ("truncated", 2, 60)])
+    b = _result([("included", 1, 10), ("truncated", 2, 40)])
+    assert [c.change for c in diff_results(a, b).changes] == ["unchanged", "resized"]
 
 
 def test_diff_results_excluded_docs_cost_nothing():
@@ -54,11 +62,19 @@ def test_diff_results_excluded_docs_cost_nothing():
     assert diff.changes[1].change == "resized"
 
 
+def test_diff_results_summary_puts_losses_first_by_rank():
+    a = _result([("excluded", None, 10), ("included", 1, 20), ("included", 2, 30)], block="A")
+    b = _result([("included", 1, 10), ("excluded", None, 20), ("excluded", None, 30)], block="B")
+    lines = diff_results(a, b).summary()
+    assert [line.split(" (")[0] for line in lines[:3]] == ["B leaves out s1", "B leaves out s2",
+                                                          "B adds s0"]
+
+
 def test_diff_results_summary_names_each_change_and_the_token_delta():
     a = _result([("included", 1, 10), ("included", 2, 20)], block="A", tokens_used=30)
     b = _result([("included", 1, 10), ("excluded", None, 20)], block="B", tokens_used=10)
     lines = diff_results(a, b).summary()
-    assert any("leaves out doc 1 (s1)" in line for line in lines)
+    assert lines[0] == "B leaves out s1 (doc 1, relevance rank 2): excluded in B, position 2 in A."
     assert lines[-1] == "Block size: 30 → 10 tokens (-20)."
 
 

@@ -50,9 +50,18 @@ _CURVE = "#d1495b"
 
 
 def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    fig.update_layout(title=dict(text=title, y=0.98, yanchor="top"), height=height,
+                      margin=dict(l=10, r=10, t=70, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))
     return fig
+
+
+def _short_label(index: int, source: str | None, width: int = 26) -> str:
+    """Return a chart label for a document: the last part of its source, shortened."""
+    if not source:
+        return f"doc {index}"
+    tail = source.rstrip("/").rsplit("/", 1)[-1] or source
+    return tail if len(tail) <= width else tail[: width - 1] + "…"
 
 
 # -- Compare -------------------------------------------------------------------------------
@@ -72,11 +81,12 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
         ya = c.position_a if c.position_a is not None else out_row
         yb = c.position_b if c.position_b is not None else out_row
         name = f"doc {c.input_index}" + (f" · {c.source}" if c.source else "")
+        short = _short_label(c.input_index, c.source)
         fig.add_trace(go.Scatter(
             x=[label_a, label_b], y=[ya, yb], mode="lines+markers+text",
             line=dict(color=CHANGE_COLORS[c.change], width=3 if c.change != "unchanged" else 1.5),
             marker=dict(size=10),
-            text=[name if c.position_a is not None else "", name if c.position_b is not None else ""],
+            text=[short if c.position_a is not None else "", short if c.position_b is not None else ""],
             textposition=["middle left", "middle right"],
             name=c.change, legendgroup=c.change, showlegend=c.change not in seen,
             # the source is user text: passed as data, never spliced into the template
@@ -87,7 +97,7 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
     ticks = list(range(1, out_row + 1))
     fig.update_yaxes(autorange="reversed", tickvals=ticks,
                      ticktext=[f"#{t}" for t in ticks[:-1]] + ["not in block"], title="position")
-    fig.update_xaxes(range=[-0.9, 1.9], title="")
+    fig.update_xaxes(range=[-1.6, 2.6], title="")
     return _layout(fig, "Where each document sits in the block", height=max(300, 40 * out_row + 120))
 
 
@@ -155,9 +165,10 @@ def ordering_scores_figure(scores: Mapping[str, float], labels: Mapping[str, str
     low, high = min(values, default=0.0), max(values, default=1.0)
     pad = max((high - low) * 0.5, 0.01)
     if bounds is not None:
-        for name, value in (("worst possible", bounds[0]), ("best possible", bounds[1])):
+        for name, value, where in (("worst possible", bounds[0], "bottom left"),
+                                   ("best possible", bounds[1], "top right")):
             fig.add_vline(x=value, line=dict(dash="dot", color="#6c757d"),
-                          annotation_text=f"{name} {value:.1%}", annotation_position="top")
+                          annotation_text=f"{name} {value:.1%}", annotation_position=where)
     fig.update_xaxes(range=[max(low - pad, 0.0), min(high + pad, 1.0)], tickformat=".0%")
     return _layout(fig, title, height=110 + 40 * max(len(items), 1))
 

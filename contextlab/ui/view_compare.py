@@ -16,6 +16,7 @@ from contextlab.types import ContextResult
 from contextlab.ui import teach_charts
 from contextlab.ui.context import LabContext
 from contextlab.ui.engine import build_cached
+from contextlab.ui.view_learn import most_marked_model
 
 __all__ = ["render", "config_b_editor", "STRATEGY_LABELS"]
 
@@ -34,6 +35,8 @@ _B_FIELDS: tuple[str, ...] = (
     "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
 )
 _PREFIX = "cmp_b_"
+# Sentences listed above the charts; the rest are in the table.
+_SUMMARY_LINES = 6
 
 
 def _set_b(values: dict[str, Any]) -> None:
@@ -48,12 +51,12 @@ def _preset_seed(config_a: LabConfig) -> None:
     _set_b({**config_a.to_dict(), "seed_compatible": not config_a.seed_compatible})
 
 
-def config_b_editor(config_a: LabConfig, key: str = _PREFIX) -> LabConfig:
-    """Return configuration B as edited in the widgets below (seeded once from A).
+def config_b_editor(config_a: LabConfig, *, folded: bool = False) -> LabConfig:
+    """Return configuration B as edited in the widgets here (seeded once from A).
 
-    Every widget has an explicit ``cmp_b_`` key; presets write to those keys in callbacks.
+    Every widget has an explicit ``cmp_b_`` key; the preset buttons write to those keys in
+    callbacks. ``folded`` starts the settings collapsed (presentation mode).
     """
-    del key  # the prefix is fixed so presets and widgets agree; kept for the helper convention
     for name in _B_FIELDS:
         st.session_state.setdefault(_PREFIX + name, getattr(config_a, name))
 
@@ -69,6 +72,11 @@ def config_b_editor(config_a: LabConfig, key: str = _PREFIX) -> LabConfig:
         width="stretch",
     )
 
+    with st.expander("All of B's settings", expanded=not folded):
+        return _b_widgets(config_a)
+
+
+def _b_widgets(config_a: LabConfig) -> LabConfig:
     c1, c2, c3 = st.columns(3)
     budget = c1.number_input("Token budget", min_value=0, max_value=200_000, step=64,
                              key=_PREFIX + "budget")
@@ -76,8 +84,9 @@ def config_b_editor(config_a: LabConfig, key: str = _PREFIX) -> LabConfig:
                           key=_PREFIX + "dedup_threshold")
     min_tokens = c3.number_input("Minimum tokens per document", min_value=0, max_value=1000,
                                  step=1, key=_PREFIX + "min_doc_tokens")
-    seed = c1.toggle("Seed-compatible (heuristic tokens, reorder then budget)",
-                     key=_PREFIX + "seed_compatible")
+    seed = c1.toggle("Seed-compatible", key=_PREFIX + "seed_compatible",
+                     help="The original engine: heuristic token counts, reorder before the "
+                          "budget, headers not counted.")
     tokenizer = c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=_PREFIX + "tokenizer",
                              disabled=seed, help="Seed-compatible mode always counts heuristically.")
     litm = c3.toggle("Lost-in-the-middle reorder", key=_PREFIX + "use_lost_in_middle")
@@ -159,21 +168,25 @@ def _render_strategies(ctx: LabContext) -> None:
     counts = range(2, max(30, n) + 1)
     last_at = [k for k in counts if positional.most_relevant_position("langchain", k) == k]
     if last_at:
-        even = all(k % 2 == 0 for k in last_at)
-        where = "last" if n in last_at else "first"
+        evens = [k for k in counts if k % 2 == 0]
+        rule = ("even" if last_at == evens
+                else "one of " + ", ".join(map(str, last_at)))
+        here = positional.most_relevant_position("langchain", n)
+        other = n + 1
+        there = positional.most_relevant_position("langchain", other)
         st.warning(
-            f"LangChain's reorder (and LlamaIndex's, which gives the same order for distinct "
-            f"scores) puts the most relevant document **last** whenever the number of documents "
-            f"is {'even' if even else 'one of ' + ', '.join(map(str, last_at))}: with "
-            f"{last_at[0]} documents it lands at position {last_at[0]}. It reverses the list "
-            f"before alternating, so the parity of the count decides. With {n} documents, as "
-            f"set above, it is {where}; contextlab always puts it first."
+            f"LangChain's LongContextReorder (and LlamaIndex's, identical for distinct scores) "
+            f"puts the most relevant document **last** whenever the number of documents is "
+            f"{rule}: it reverses the list before alternating, so the count's parity decides. "
+            f"With {n} documents, as set above, it is at position {here} of {n}; with {other} "
+            f"it would be at position {there}. contextlab puts it first either way."
         )
 
     relevances = _candidate_relevances(ctx.result)
     if not relevances:
         return
     models = positional.curve_models()
+    st.session_state.setdefault("cmp_strategy_model", most_marked_model(positional))
     model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
     ranked = (relevances + [0.0] * n)[:n]
     scores = positional.compare_orderings(ranked, model, n)
@@ -199,10 +212,13 @@ def render(ctx: LabContext) -> None:
         st.info("Load some documents in the sidebar to compare two configurations.")
         return
 
-    st.markdown("**A** is the configuration in the sidebar:")
-    st.text(_describe(ctx.config))
-    st.markdown("**B** is set here:")
-    config_b = config_b_editor(ctx.config)
+    col_a, col_b = st.columns(2)
+    col_a.markdown("**A** · the settings in the sidebar")
+    col_a.text(_describe(ctx.config))
+    col_b.markdown("**B** · the settings below")
+    b_description = col_b.empty()
+    config_b = config_b_editor(ctx.config, folded=ctx.presentation)
+    b_description.text(_describe(config_b))
     _render_config_diff(ctx.config, config_b)
 
     result_a = ctx.result
@@ -215,8 +231,11 @@ def render(ctx: LabContext) -> None:
 
     st.subheader("What changes from A to B")
     _metrics(diff, result_a, result_b)
-    for line in diff.summary():
-        st.text("• " + line)
+    lines = diff.summary()
+    shown = lines if len(lines) <= _SUMMARY_LINES + 1 else lines[:_SUMMARY_LINES] + [
+        f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
+    # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
+    st.text("\n".join("• " + line for line in shown))
 
     left, right = st.columns([3, 2])
     with left:

@@ -13,7 +13,7 @@ from contextlab.types import DocTrace
 from contextlab.ui import teach_charts
 from contextlab.ui.context import LabContext
 
-__all__ = ["render", "parse_order", "STRATEGY_LABELS"]
+__all__ = ["render", "parse_order", "most_marked_model", "STRATEGY_LABELS"]
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
@@ -69,8 +69,10 @@ def _label(entry: DocTrace) -> str:
     return entry.source or f"doc {entry.input_index}"
 
 
-def _most_marked_model(data: Any) -> str:
+def most_marked_model(pos: Any) -> str:
     """Return the model whose middle dips furthest below its better end (the clearest example)."""
+    data = pos.load_position_curves()
+
     def dip(model: str) -> float:
         counts = data.doc_counts(model)
         points = data.curve(model, counts[len(counts) // 2])
@@ -91,7 +93,7 @@ def _render_curves(pos: Any) -> str:
         "when the answer is at the start or the end and sags in the middle."
     )
     c1, c2 = st.columns([2, 1])
-    st.session_state.setdefault("learn_model", _most_marked_model(data))
+    st.session_state.setdefault("learn_model", most_marked_model(pos))
     model = c1.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
     st.session_state.setdefault("learn_curve_n", counts[len(counts) // 2])

@@ -111,10 +111,10 @@ def test_view_compare_strategy_grid_marks_langchain_even_count():
     rows = dict(zip(grid["y"], grid["z"]))
     assert rows["LangChain LongContextReorder"] == [2, 4, 6, 5, 3, 1]
     assert rows["contextlab (lost in the middle)"][0] == 1
-    assert any("**last**" in w.value and "With 6 documents, as set above, it is last" in w.value
+    assert any("**last**" in w.value and "it is at position 6 of 6; with 7 it would be at position 1" in w.value
                for w in at.warning)
     at.slider(key="cmp_strategy_n").set_value(7).run()
-    assert any("With 7 documents, as set above, it is first" in w.value for w in at.warning)
+    assert any("With 7 documents, as set above, it is at position 1 of 7; with 8 it would be at position 8" in w.value for w in at.warning)
 
 
 def test_view_compare_strategy_scores_follow_the_model():
