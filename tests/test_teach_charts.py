@@ -62,17 +62,18 @@ def test_strategy_positions_figure_pads_shorter_orders():
     assert list(fig.data[0].z[1]) == [2, 1, None]
 
 
-def test_ordering_scores_figure_puts_best_on_top_as_percent():
-    fig = tc.ordering_scores_figure({"x": 0.5, "y": 0.7, "z": 0.6})
+def test_ordering_scores_figure_puts_best_on_top_between_bounds():
+    fig = tc.ordering_scores_figure({"x": 0.5, "y": 0.7, "z": 0.6}, bounds=(0.5, 0.9))
     # horizontal bars draw bottom-up: the last bar is the top one
     assert list(fig.data[0].y) == ["x", "z", "y"]
+    assert [round(v, 6) for v in fig.data[0].x] == [0.0, 0.25, 0.5]
     assert list(fig.data[0].text) == ["50.0%", "60.0%", "70.0%"]
+    assert fig.layout.xaxis.ticktext[-1] == "best possible (90.0%)"
 
 
-def test_ordering_scores_figure_draws_bounds():
-    fig = tc.ordering_scores_figure({"x": 0.8}, bounds=(0.7, 0.9))
-    assert sorted(s.x0 for s in fig.layout.shapes) == [0.7, 0.9]
-    assert fig.layout.xaxis.range[0] <= 0.7 and fig.layout.xaxis.range[1] >= 0.9
+def test_ordering_scores_figure_equal_bounds_are_all_best():
+    fig = tc.ordering_scores_figure({"x": 0.8, "y": 0.8}, bounds=(0.8, 0.8))
+    assert list(fig.data[0].x) == [1.0, 1.0]
 
 
 def test_ordering_rows_figure_pairs_relevance_with_accuracy():

@@ -147,29 +147,31 @@ def strategy_positions_figure(orders: Mapping[str, Sequence[int]],
     return _layout(fig, "", height=70 + 48 * max(len(keys), 1))
 
 
-def ordering_scores_figure(scores: Mapping[str, float], labels: Mapping[str, str] | None = None,
-                           title: str = "Score of each ordering",
-                           bounds: tuple[float, float] | None = None) -> go.Figure:
-    """Return horizontal bars of one score (a share in [0, 1]) per strategy, best on top.
+def ordering_scores_figure(scores: Mapping[str, float], bounds: tuple[float, float],
+                           labels: Mapping[str, str] | None = None,
+                           title: str = "Each ordering between the worst and the best placement"
+                           ) -> go.Figure:
+    """Return one bar per strategy: how far its score gets from the worst to the best placement.
 
-    ``bounds`` = (worst, best) possible scores for the same documents, drawn as dotted lines.
+    ``scores`` are ordering scores (shares in [0, 1]); ``bounds`` = (worst, best) possible
+    scores of the same documents. A bar's length is ``(score - worst) / (best - worst)`` so
+    small absolute differences stay readable; its label is the score itself. Best on top.
     """
     labels = dict(labels or {})
+    worst, best = bounds
+    span = best - worst
     items = sorted(scores.items(), key=lambda kv: kv[1])
+    relative = [(v - worst) / span if span > 0 else 1.0 for _, v in items]
     fig = go.Figure(go.Bar(
-        x=[v for _, v in items], y=[labels.get(k, k) for k, _ in items], orientation="h",
+        x=relative, y=[labels.get(k, k) for k, _ in items], orientation="h",
         text=[f"{v:.1%}" for _, v in items], textposition="outside", marker_color=_FILLED,
-        hovertemplate="%{y}: %{x:.2%}<extra></extra>",
+        customdata=[v for _, v in items],
+        hovertemplate="%{y}: score %{customdata:.2%}, %{x:.0%} of the way to the best"
+                      "<extra></extra>",
     ))
-    values = [v for _, v in items] + list(bounds or ())
-    low, high = min(values, default=0.0), max(values, default=1.0)
-    pad = max((high - low) * 0.5, 0.01)
-    if bounds is not None:
-        for name, value, where in (("worst possible", bounds[0], "bottom left"),
-                                   ("best possible", bounds[1], "top right")):
-            fig.add_vline(x=value, line=dict(dash="dot", color="#6c757d"),
-                          annotation_text=f"{name} {value:.1%}", annotation_position=where)
-    fig.update_xaxes(range=[max(low - pad, 0.0), min(high + pad, 1.0)], tickformat=".0%")
+    fig.update_xaxes(range=[0, 1.18], tickvals=[0, 0.5, 1],
+                     ticktext=[f"worst possible ({worst:.1%})", "halfway",
+                               f"best possible ({best:.1%})"])
     return _layout(fig, title, height=110 + 40 * max(len(items), 1))
 
 

@@ -16,7 +16,7 @@ from contextlab.types import ContextResult
 from contextlab.ui import teach_charts
 from contextlab.ui.context import LabContext
 from contextlab.ui.engine import build_cached
-from contextlab.ui.view_learn import most_marked_model
+from contextlab.ui.view_learn import most_marked_model, score_range_note
 
 __all__ = ["render", "config_b_editor", "STRATEGY_LABELS"]
 
@@ -193,12 +193,10 @@ def _render_strategies(ctx: LabContext) -> None:
     report = positional.ordering_report(ranked, model, n)
     st.plotly_chart(
         teach_charts.ordering_scores_figure(
-            scores, STRATEGY_LABELS, bounds=(report.worst_score, report.best_score),
-            title=f"Share of relevance where {model} reads well ({n} documents)"),
+            scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
+            title=f"Where {model} would read your top {n} documents' relevance"),
         width="stretch", key="cmp_strategy_scores")
-    st.caption("Score = Σ relevance × accuracy at its position ÷ (Σ relevance × best accuracy), "
-               "using the top documents' retrieval scores and the published curve "
-               "(interpolated for this count; the Learn view explains the method).")
+    st.caption(score_range_note(report.worst_score, report.best_score, n))
 
 
 def render(ctx: LabContext) -> None:

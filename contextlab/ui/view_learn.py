@@ -13,7 +13,7 @@ from contextlab.types import DocTrace
 from contextlab.ui import teach_charts
 from contextlab.ui.context import LabContext
 
-__all__ = ["render", "parse_order", "most_marked_model", "STRATEGY_LABELS"]
+__all__ = ["render", "parse_order", "most_marked_model", "score_range_note", "STRATEGY_LABELS"]
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
@@ -182,6 +182,20 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
 
+#: Below this spread (in score points) the page says ordering hardly matters for these documents.
+_SMALL_SPREAD = 0.01
+
+
+def score_range_note(worst: float, best: float, n: int) -> str:
+    """Return one sentence on how much ordering can change the score of these ``n`` documents."""
+    note = (f"Bars run from the worst possible placement of these {n} documents "
+            f"({worst:.1%}) to the best ({best:.1%}); the label is each ordering's score.")
+    if best - worst < _SMALL_SPREAD:
+        note += (" The spread is small: the documents are about equally relevant, so their "
+                 "order matters little here.")
+    return note
+
+
 def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     st.subheader("3 · Score any ordering")
     st.write(
@@ -226,10 +240,11 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     scores = pos.compare_orderings(relevances, model, n)
     st.plotly_chart(
         teach_charts.ordering_scores_figure(
-            scores, {k: v for k, v in STRATEGY_LABELS.items() if k != "custom"},
-            title=f"All strategies on your {n} documents under {model}",
-            bounds=(report.worst_score, report.best_score)),
+            scores, (report.worst_score, report.best_score),
+            {k: v for k, v in STRATEGY_LABELS.items() if k != "custom"},
+            title=f"All strategies on your {n} documents under {model}"),
         width="stretch", key="learn_scores_chart")
+    st.caption(score_range_note(report.worst_score, report.best_score, n))
     with st.expander("How the score is computed", expanded=False):
         st.markdown(
             "**Score** = Σ (relevance of the document at position *i* × accuracy at *i*) ÷ "

@@ -121,10 +121,11 @@ def test_view_compare_strategy_scores_follow_the_model():
     at = _run()
     scores = _chart(at, "cmp_strategy_scores")
     assert len(scores["data"][0]["x"]) == 5
-    assert all(0 < x <= 1 for x in scores["data"][0]["x"])
+    assert all(0 <= x <= 1 for x in scores["data"][0]["x"])
+    assert max(scores["data"][0]["x"]) <= 1 and all(t.endswith("%") for t in scores["data"][0]["text"])
     models = at.selectbox(key="cmp_strategy_model").options
     at.selectbox(key="cmp_strategy_model").set_value(models[-1]).run()
-    assert _chart(at, "cmp_strategy_scores")["data"][0]["x"] != scores["data"][0]["x"]
+    assert _chart(at, "cmp_strategy_scores")["data"][0]["text"] != scores["data"][0]["text"]
 
 
 def test_view_compare_without_documents_says_what_to_do():
