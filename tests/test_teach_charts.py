@@ -80,6 +80,7 @@ def test_ordering_rows_figure_pairs_relevance_with_accuracy():
     fig = tc.ordering_rows_figure([1, 2, 3], [0.9, 0.1, 0.5], [70.0, 50.0, 60.0])
     assert list(fig.data[0].y) == [0.9, 0.1, 0.5]
     assert fig.data[1].yaxis == "y2" and list(fig.data[1].y) == [70.0, 50.0, 60.0]
+    assert fig.layout.yaxis2.title.text == "accuracy (%)"
 
 
 def test_position_curves_figure_one_line_per_model_with_references():
@@ -90,6 +91,7 @@ def test_position_curves_figure_one_line_per_model_with_references():
     assert list(fig.data[0].x) == [1, 10]  # sorted by position
     assert fig.data[0].line.width > fig.data[1].line.width
     assert fig.layout.shapes[0].y0 == 40.0
+    assert list(fig.layout.xaxis.tickvals) == [1, 10]  # ticks where the paper measured
 
 
 def test_reorder_step_figure_fills_slots_from_both_ends():
@@ -99,6 +101,7 @@ def test_reorder_step_figure_fills_slots_from_both_ends():
     assert list(bars.text) == ["#1", "", "", "", "", "#2"]
     assert bars.marker.color[5] == "#f08c00"  # the document placed at this step
     assert list(fig.data[1].y) == [70, 60, 55, 55, 58, 65]
+    assert fig.layout.yaxis2.title.text == "accuracy (%)" and fig.layout.yaxis2.range is None
 
 
 def test_reorder_step_figure_full_step_fills_every_slot():

@@ -191,7 +191,7 @@ def ordering_rows_figure(positions: Sequence[int], relevances: Sequence[float],
     fig.update_layout(yaxis2=dict(title="accuracy (%)", overlaying="y", side="right",
                                   showgrid=False))
     fig.update_xaxes(title="position in the block", dtick=1)
-    fig.update_yaxes(title="relevance", rangemode="tozero")
+    fig.update_layout(yaxis=dict(title="relevance", rangemode="tozero"))
     return _layout(fig, "Relevance placed at each position, and how well the model reads it")
 
 
@@ -217,9 +217,10 @@ def position_curves_figure(curves: Mapping[str, Sequence[tuple[int, float]]], n_
         ))
     for name, value in (references or {}).items():
         fig.add_hline(y=value, line=dict(dash="dot", color="#6c757d"),
-                      annotation_text=f"{name}: {value:.1f}%", annotation_position="bottom right")
+                      annotation_text=f"{name}: {value:.1f}%", annotation_position="top left")
+    measured = sorted({p for points in curves.values() for p, _ in points})
     fig.update_xaxes(title=f"position of the document holding the answer (of {n_docs})",
-                     range=[0.5, n_docs + 0.5])
+                     range=[0.5, n_docs + 0.5], tickvals=measured)
     fig.update_yaxes(title="accuracy (%)")
     return _layout(fig, f"Accuracy by answer position, {n_docs} documents", height=420)
 
@@ -256,8 +257,9 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
                                       showgrid=False))
     fig.update_xaxes(title="slot in the block (1 = first, read first)", dtick=1,
                      range=[0.4, n + 0.6])
-    fig.update_yaxes(title="relevance (taller = more relevant)", showticklabels=False,
-                     range=[0, n + 0.5])
+    # update_layout, not update_yaxes: the latter would also restyle the accuracy axis
+    fig.update_layout(yaxis=dict(title="relevance (taller = more relevant)",
+                                 showticklabels=False, range=[0, n + 0.5]))
     return _layout(fig, f"Step {step} of {n}: {min(step, n)} placed", height=360)
 
 
