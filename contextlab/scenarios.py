@@ -69,10 +69,11 @@ def _build() -> list[Scenario]:
             key="faq_copies",
             title="Three copies of the same FAQ",
             story=(
-                "The refund policy was retrieved three times: the help-center page, an internal "
-                "copy with light edits and a forum repost. Deduplication keeps one and frees the "
-                "budget for other documents; matching exact copies only would let the edited "
-                "copy through."
+                "The refund policy was retrieved three times over: the help-center page, an "
+                "internal copy with light edits and a forum repost. Deduplication keeps one and "
+                "frees the budget, where matching exact copies only would let the edited copy "
+                "through. The archived 2024 page with stale rules differs enough to get in — "
+                "and contradicts the current policy."
             ),
             sample_set="support_faq",
             config=faq,

@@ -82,6 +82,18 @@ def test_scenario_faq_copies_dedup_keeps_one_of_three():
     assert all(_trace_of(exact_only, t.input_index).position is not None for t in near)
 
 
+def test_scenario_faq_copies_a_looser_copy_still_gets_in():
+    scenario = get_scenario("faq_copies")
+    answer = _answer_index(scenario)
+    result = _build(scenario, scenario.config)
+    loose = _build(scenario, scenario.config.with_changes(dedup_threshold=0.5))
+    looser_copies = {p.dropped_index for p in loose.duplicate_pairs if p.kept_index == answer}
+    strict_copies = {p.dropped_index for p in result.duplicate_pairs if p.kept_index == answer}
+    stale = looser_copies - strict_copies
+    assert stale, "a copy only a loose threshold catches"
+    assert all(_trace_of(result, i).position is not None for i in stale)
+
+
 def _distance_to_end(trace: DocTrace, n_in_block: int) -> int:
     assert trace.position is not None
     return min(trace.position - 1, n_in_block - trace.position)

@@ -116,4 +116,6 @@ def test_window_sections_figure_both_bars_span_the_window():
     allowance = sum(t.x[0] for t in fig.data)
     used = sum(t.x[1] for t in fig.data)
     assert allowance == 1000 and used == 1000
-    assert fig.data[-1].name == "free"
+    # the prompt's unused room sits inside the prompt, before the reserve that closes the window
+    assert [t.name for t in fig.data] == ["system", "documents", "free", "output reserve"]
+    assert fig.data[2].x[1] == 1000 - 40 - 450 - 150

@@ -268,28 +268,29 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
 def window_sections_figure(sections: Sequence[tuple[str, int, int]], max_tokens: int) -> go.Figure:
     """Return the context window as two stacked bars: each section's allowance, and its use.
 
-    ``sections`` holds ``(name, allotted tokens, used tokens)`` in layout order; the "used" bar
-    ends with the unused remainder of the window, so both bars span ``max_tokens``.
+    ``sections`` holds ``(name, allotted tokens, used tokens)`` in layout order. The "used" bar
+    shows the prompt's unused room as "free", placed before the output reserve (which always
+    closes the window), so both bars span ``max_tokens``.
     """
-    fig = go.Figure()
     rows = ["allowance", "this prompt"]
-    for name, allotted, used in sections:
+    free = max(max_tokens - sum(used for _, _, used in sections), 0)
+    unallotted = max(max_tokens - sum(allotted for _, allotted, _ in sections), 0)
+    prompt_parts = [s for s in sections if s[0] != "output_reserve"]
+    reserve = [s for s in sections if s[0] == "output_reserve"]
+    fig = go.Figure()
+    for name, allotted, used in prompt_parts + [("free", unallotted, free)] + reserve:
+        label = name.replace("_", " ")
+        is_free = name == "free"
         fig.add_trace(go.Bar(
-            y=rows, x=[allotted, used], orientation="h", name=name.replace("_", " "),
-            marker_color=SECTION_COLORS.get(name, "#868e96"),
-            text=[f"{name.replace('_', ' ')} {allotted:,}" if allotted else "", f"{used:,}" if used else ""],
+            y=rows, x=[allotted, used], orientation="h", name=label,
+            marker=(dict(color="rgba(0,0,0,0)", line=dict(color="#adb5bd", width=1)) if is_free
+                    else dict(color=SECTION_COLORS.get(name, "#868e96"))),
+            text=[f"{label} {allotted:,}" if allotted else "",
+                  (f"{label} {used:,}" if is_free else f"{used:,}") if used else ""],
             textposition="inside", insidetextanchor="middle",
-            hovertemplate=f"{name.replace('_', ' ')}: %{{x:,}} tokens<extra>%{{y}}</extra>",
+            hovertemplate=f"{label}: %{{x:,}} tokens<extra>%{{y}}</extra>",
         ))
-    free = max_tokens - sum(used for _, _, used in sections)
-    unallotted = max_tokens - sum(allotted for _, allotted, _ in sections)
-    fig.add_trace(go.Bar(
-        y=rows, x=[max(unallotted, 0), max(free, 0)], orientation="h", name="free",
-        marker=dict(color="rgba(0,0,0,0)", line=dict(color="#adb5bd", width=1)),
-        text=["", f"free {max(free, 0):,}"], textposition="inside",
-        hovertemplate="free: %{x:,} tokens<extra>%{y}</extra>",
-    ))
-    fig.update_layout(barmode="stack")
+    fig.update_layout(barmode="stack", legend=dict(traceorder="normal"))
     fig.update_xaxes(title=f"tokens (window = {max_tokens:,})", range=[0, max_tokens])
     fig.update_yaxes(autorange="reversed")
     return _layout(fig, "The context window, section by section", height=260)

@@ -43,7 +43,8 @@ def window_controls() -> tuple[int, dict[str, float], dict[str, float]]:
     for col, name in zip(cols, SHARE_NAMES):
         shares[name] = col.slider(name.replace("_", " ").capitalize(), min_value=0.0,
                                   max_value=1.0, step=0.01, key=f"win_share_{name}")
-    st.button("Reset shares to seed 002 (5 / 50 / 25 / 15 / 5 %)", key="win_reset_shares",
+    defaults = " / ".join(f"{_SHARE_DEFAULTS[n]:.0%}" for n in SHARE_NAMES)
+    st.button(f"Reset shares to seed 002 ({defaults})", key="win_reset_shares",
               on_click=_reset_shares)
     with st.expander("Document ranking: relevance, recency, importance"):
         st.caption("Seed 002 ranks documents by a mix of retrieval relevance, how recent they "

@@ -52,8 +52,8 @@ def test_view_window_explains_itself_and_draws_every_section():
     assert at.header[0].value == "Window"
     assert "room for the answer" in at.markdown[0].value
     names = [trace["name"] for trace in _spec(at)["data"]]
-    assert names == ["system", "documents", "conversation", "query", "buffer", "output reserve",
-                     "free"]
+    assert names == ["system", "documents", "conversation", "query", "buffer", "free",
+                     "output reserve"]
 
 
 def test_view_window_bars_span_the_chosen_window():
