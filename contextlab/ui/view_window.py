@@ -161,7 +161,8 @@ def render(ctx: LabContext) -> None:
                     width="stretch", key="win_sections_chart")
     st.caption("Top bar: each section's planned share. Bottom bar: what this prompt really "
                "uses. Unused shares are lent to sections that need more (documents first, then "
-               "conversation); the buffer pays for the question and is never lent.")
+               "conversation); the buffer pays for the question and otherwise stays free as a "
+               "safety margin.")
     st.dataframe(_account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
         st.warning(note)
@@ -185,7 +186,7 @@ def render(ctx: LabContext) -> None:
     st.subheader("The assembled prompt")
     tab_text, tab_messages = st.tabs(["As text", "As chat messages"])
     with tab_text:
-        st.code(prompt.text, language=None, wrap_lines=True)
+        st.code(prompt.text, language=None, wrap_lines=True, height=520)
     with tab_messages:
         st.caption(f"{prompt.message_tokens:,} tokens as chat messages (with per-message overhead).")
         st.dataframe(pd.DataFrame(prompt.messages), hide_index=True, width="stretch")
