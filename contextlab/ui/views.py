@@ -60,7 +60,10 @@ def md_escape(text: str) -> str:
 
 def _show(fig: go.Figure, ctx: LabContext, key: str) -> None:
     if ctx.presentation:
-        fig.update_layout(font_size=18, title_font_size=24, height=(fig.layout.height or 450) + 80)
+        fig.update_layout(font_size=18, title_font_size=24, legend_font_size=16,
+                          height=(fig.layout.height or 450) + 80)
+        fig.update_xaxes(tickfont_size=16, title_font_size=18)
+        fig.update_yaxes(tickfont_size=16, title_font_size=18)
     st.plotly_chart(fig, key=key, config={"displaylogo": False})
 
 

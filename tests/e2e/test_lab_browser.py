@@ -1,0 +1,96 @@
+"""The lab in a real browser: `streamlit run app.py` driven by Debian's Chromium via playwright.
+
+Needs /usr/bin/chromium (`bash scripts/install_browser.sh`); it is not skipped when missing,
+because a lab nobody has opened in a browser is not tested.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .lab_server import CHROMIUM, ROOT, lab_server, launch_browser, wait_for_app
+
+ARTIFACTS = ROOT / "artifacts"
+MAIN_CODE = '[data-testid="stMain"] [data-testid="stCode"]'
+
+
+@pytest.fixture(scope="module")
+def page():
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `bash scripts/install_browser.sh`"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with lab_server() as url, sync_playwright() as p:
+        browser = launch_browser(p)
+        page = browser.new_page(viewport={"width": 1440, "height": 1100})
+        page.base_url = url  # type: ignore[attr-defined]
+        yield page
+        browser.close()
+
+
+def _open(page, query: str = ""):
+    page.goto(f"{page.base_url}/{query}")
+    wait_for_app(page)
+    return page
+
+
+def test_lab_browser_opens_on_a_sample_and_shows_the_final_block(page):
+    _open(page, "?view=final")
+    code = page.locator(MAIN_CODE).first
+    code.wait_for(timeout=30_000)
+    text = code.inner_text()
+    assert text.startswith("--- Source [1] ")
+    assert "help-center/billing/refunds.md" in text
+    page.screenshot(path=str(ARTIFACTS / "e2e_final.png"))
+    body = page.locator("body").inner_text()
+    assert "This is the exact text the model receives" in body
+    assert "Download the block (text)" in body
+
+
+def test_lab_browser_overview_draws_the_sankey_and_trace(page):
+    _open(page)
+    assert page.locator('[data-testid="stPlotlyChart"] .sankey').count() == 1
+    body = page.locator("body").inner_text()
+    for text in ("Documents in", "Duplicates removed", "Why each document ended where it did"):
+        assert text in body
+    page.screenshot(path=str(ARTIFACTS / "e2e_overview.png"))
+
+
+def test_lab_browser_url_reproduces_parameters_and_moving_a_slider_updates_the_url(page):
+    _open(page, "?view=budget&budget=700")
+    assert "budget 700" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
+    slider = page.get_by_role("slider").first  # the token budget comes first
+    slider.focus()
+    slider.press("ArrowRight")
+    page.wait_for_url("**budget=701**", timeout=30_000)
+    wait_for_app(page)
+    assert "budget 701" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "e2e_budget.png"))
+
+
+def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
+    _open(page, "?present=1&view=placement")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert sidebar.get_attribute("data-collapsed") == "true"
+    size = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] p')).fontSize)"
+    )
+    assert size >= 19  # 1.25rem: readable from the back of the room
+    page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
+
+
+def test_lab_browser_pasted_html_is_shown_as_text(page):
+    _open(page)
+    page.get_by_text("Paste text", exact=True).click()
+    wait_for_app(page)
+    area = page.get_by_label("Documents as text")
+    area.fill("<b id='pwned'>bold?</b> refund policy for annual plans is pro rata\n\n---\n\n"
+              "second document about cancelling the monthly plan in settings")
+    area.press("Control+Enter")
+    wait_for_app(page)
+    page.get_by_role("radio", name="Final block").click()
+    wait_for_app(page)
+    assert page.locator("#pwned").count() == 0
+    assert "<b id='pwned'>bold?</b>" in page.locator(MAIN_CODE).first.inner_text()
