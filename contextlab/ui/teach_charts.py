@@ -254,7 +254,7 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
             name="measured accuracy at this slot (%)", line=dict(color=_CURVE, width=3),
         ))
         fig.update_layout(yaxis2=dict(title="accuracy (%)", overlaying="y", side="right",
-                                      showgrid=False))
+                                      showgrid=False, tickformat=".0f"))
     fig.update_xaxes(title="slot in the block (1 = first, read first)", dtick=1,
                      range=[0.4, n + 0.6])
     # update_layout, not update_yaxes: the latter would also restyle the accuracy axis

@@ -162,7 +162,8 @@ def render(ctx: LabContext) -> None:
     st.caption("Top bar: each section's planned share. Bottom bar: what this prompt really "
                "uses. Unused shares are lent to sections that need more (documents first, then "
                "conversation); the buffer pays for the question and otherwise stays free as a "
-               "safety margin.")
+               "safety margin. Documents go through the sidebar's settings, except the budget: "
+               "here their share of the window is their budget.")
     st.dataframe(_account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
         st.warning(note)
