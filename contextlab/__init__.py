@@ -1,16 +1,32 @@
 """contextlab: turn retrieved documents into a traced, budgeted, citation-labelled context block.
 
-This module is the public API; everything listed in ``__all__`` is stable.
+This module is the public API; everything listed in ``__all__`` is stable. Importing it never
+loads streamlit or plotly (those are the lab's, under ``contextlab.ui``).
 """
 
 from __future__ import annotations
 
+from .config import LabConfig
 from .errors import BudgetError, ContextLabError, InvalidInputError
+from .loaders import LoadError, load_bytes, load_file, parse_pasted
 from .manager import ContextManager
+from .memory import fit_history, format_memory
+from .retrieval import (
+    ContextConfig,
+    MemoryBackend,
+    RetrievalResult,
+    SQLiteBackend,
+    build_context_message,
+    format_context,
+    inject_context,
+    score_documents,
+)
 from .tokenizers import Tokenizer, get_tokenizer
 from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest
+from .window import AssembledPrompt, HybridRanking, WindowBudget, assemble_prompt
 
 __all__ = [
+    # the engine
     "ContextManager",
     "Document",
     "Message",
@@ -20,10 +36,32 @@ __all__ = [
     "DuplicatePair",
     "Tokenizer",
     "get_tokenizer",
+    "LabConfig",
+    # the whole window (seed 002)
+    "WindowBudget",
+    "HybridRanking",
+    "assemble_prompt",
+    "AssembledPrompt",
+    "format_memory",
+    "fit_history",
+    # retrieval and injection (seed 003)
+    "ContextConfig",
+    "RetrievalResult",
+    "MemoryBackend",
+    "SQLiteBackend",
+    "format_context",
+    "build_context_message",
+    "inject_context",
+    "score_documents",
+    # documents in
+    "load_file",
+    "load_bytes",
+    "parse_pasted",
+    # errors
     "ContextLabError",
     "InvalidInputError",
     "BudgetError",
+    "LoadError",
 ]
 
 __version__ = "0.1.0"
-

@@ -395,16 +395,23 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="give documents that do not fit a one-sentence synopsis while budget remains")
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (``--help`` has the rest)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the ``contextlab`` argument parser (every command has ``--help``)."""
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="contextlab",
         description="Turn retrieved documents into an LLM prompt's context block, and explain it.",
     )
     parser.add_argument("--version", action="version", version=f"contextlab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
 
     build = sub.add_parser(
         "build", help="print the context block for FILE's documents",

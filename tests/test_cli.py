@@ -385,3 +385,21 @@ def test_cli_import_does_not_pull_in_streamlit_or_plotly(tmp_path: Path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (("build", "docs.json", "--budget", "-5"), r"^contextlab build: error: argument --budget/-b: expected a whole number >= 0, got -5"),
+        (("build", "docs.json", "--threshold", "1.5"), r"^contextlab build: error: argument --threshold/-t"),
+        (("build",), r"^contextlab build: error: the following arguments are required: FILE"),
+        (("frobnicate",), r"^contextlab: error: argument COMMAND: invalid choice: 'frobnicate'"),
+    ],
+)
+def test_cli_usage_error_is_one_line(args, pattern, tmp_path):
+    import re
+
+    proc = run(*args, cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.search(pattern, lines[0]), proc.stderr
