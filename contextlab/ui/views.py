@@ -363,16 +363,21 @@ def render_budget(ctx: LabContext) -> None:
     _tokenizer_comparison(ctx)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _token_counts(tokenizer: str, texts: tuple[str, ...]) -> list[int]:
+    tok = get_tokenizer_cached(tokenizer)
+    count_many = getattr(tok, "count_many", None)
+    return count_many(texts) if count_many else [tok.count(t) for t in texts]
+
+
 def _tokenizer_comparison(ctx: LabContext) -> None:
     candidates = [t for t in ctx.result.trace if t.relevance_rank is not None]
     if not candidates:
         st.info("No documents passed the filter.")
         return
-    texts = [ctx.documents[t.input_index].content for t in candidates]
-    heuristic = [get_tokenizer_cached("heuristic").count(x) for x in texts]
-    exact_tok = get_tokenizer_cached("cl100k_base")
-    count_many = getattr(exact_tok, "count_many", None)
-    exact = count_many(texts) if count_many else [exact_tok.count(x) for x in texts]
+    texts = tuple(ctx.documents[t.input_index].content for t in candidates)
+    heuristic = _token_counts("heuristic", texts)
+    exact = _token_counts("cl100k_base", texts)
     h_total, e_total = sum(heuristic), sum(exact)
     off = (h_total - e_total) / max(e_total, 1) * 100
     _explain(

@@ -1,0 +1,125 @@
+"""How long the lab takes to redraw after a parameter change, on 1,000 uploaded documents.
+
+Drives the real app (``app.py``) with Streamlit's AppTest, in process: uploads a 1,000-document
+JSONL file, then times reruns. The reference is the same rerun with every cache emptied
+(Streamlit's data cache and the tokenizer's memo), i.e. what a lab without caching would pay on
+every slider move. Run: ``python benchmarks/bench_lab.py [--docs 1000] [--repeat 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import statistics
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOPICS = ["refund", "invoice", "billing", "export", "password", "seat", "currency", "tax", "trial", "api"]
+VERBS = ["explains", "covers", "describes", "lists", "answers", "clarifies"]
+FILLER = ("the plan customer account workspace settings page month year team admin owner "
+          "report client payment card bank transfer receipt total due date policy").split()
+
+
+def make_documents(n: int, seed: int = 7) -> list[dict]:
+    """Return ``n`` retrieved-looking documents (~120 words), one in ten a near copy."""
+    rng = random.Random(seed)
+    docs: list[dict] = []
+    for i in range(n):
+        if i % 10 == 9 and docs:
+            base = rng.choice(docs)
+            words = base["content"].split()
+            words[rng.randrange(len(words))] = "edited"
+            docs.append({"content": " ".join(words), "score": round(base["score"] * 0.9, 4),
+                         "source": f"mirror/{i}.md"})
+            continue
+        topic = rng.choice(TOPICS)
+        words = [f"This article {rng.choice(VERBS)} {topic} number {i}."]
+        words += [rng.choice(FILLER) for _ in range(115)]
+        docs.append({"content": " ".join(words), "score": round(rng.random(), 4),
+                     "source": f"kb/{topic}/{i}.md"})
+    return docs
+
+
+def _clear_caches() -> None:
+    import streamlit as st
+
+    from contextlab.tokenizers import get_tokenizer
+
+    st.cache_data.clear()
+    for name in ("cl100k_base", "heuristic"):
+        memo = getattr(get_tokenizer(name), "_cache", None)
+        if memo is not None:
+            memo.clear()
+
+
+def _timed_run(at, timeout: float = 120) -> float:
+    start = time.perf_counter()
+    at.run(timeout=timeout)
+    elapsed = time.perf_counter() - start
+    if at.exception:
+        raise RuntimeError(at.exception[0].value)
+    return elapsed
+
+
+def bench(n_docs: int, repeat: int, views: list[str]) -> dict:
+    """Return timings (seconds) of reruns of the lab on ``n_docs`` documents."""
+    from streamlit.testing.v1 import AppTest
+
+    payload = "\n".join(json.dumps(d) for d in make_documents(n_docs)).encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.radio(key="doc_source").set_value("upload")
+    at.run()
+    at.file_uploader(key="upload_files").set_value(("docs.jsonl", payload, "application/json"))
+    first = _timed_run(at)
+    assert any(m.value == str(n_docs) for m in at.metric), "the documents were loaded"
+
+    results: dict = {"docs": n_docs, "first_load_s": first, "views": {}}
+    budgets = [1024, 2048, 1536, 3000, 1200, 2500, 900, 4000]
+    for view in views:
+        at.segmented_control(key="view").set_value(view)
+        _timed_run(at)
+        changed, cached, uncached = [], [], []
+        for k in range(repeat):
+            # A new budget: the build reruns, the parsed upload comes from the cache.
+            at.slider(key="cfg_budget").set_value(budgets[k % len(budgets)] + k)
+            changed.append(_timed_run(at))
+            # Nothing changed: the whole build comes from the cache.
+            cached.append(_timed_run(at))
+            # The reference: every cache emptied, so parsing, counting and building run again.
+            _clear_caches()
+            uncached.append(_timed_run(at))
+        results["views"][view] = {
+            "slider_change_s": statistics.median(changed),
+            "no_change_s": statistics.median(cached),
+            "uncached_s": statistics.median(uncached),
+        }
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--views", nargs="*", default=["overview", "duplicates", "placement", "budget", "final"])
+    parser.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
+    args = parser.parse_args()
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    results = bench(args.docs, args.repeat, args.views)
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"lab rerun on {results['docs']} uploaded documents (median of {args.repeat}; AppTest, in process)")
+    print(f"first load (parse + build + draw): {results['first_load_s'] * 1000:7.0f} ms")
+    print(f"{'view':<12}{'slider change':>15}{'no change':>12}{'uncached':>12}{'speed-up':>10}")
+    for view, r in results["views"].items():
+        speedup = r["uncached_s"] / max(r["slider_change_s"], 1e-9)
+        print(f"{view:<12}{r['slider_change_s'] * 1000:>12.0f} ms{r['no_change_s'] * 1000:>9.0f} ms"
+              f"{r['uncached_s'] * 1000:>9.0f} ms{speedup:>9.1f}x")
+
+
+if __name__ == "__main__":
+    main()
