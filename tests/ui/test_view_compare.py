@@ -10,7 +10,7 @@ TIMEOUT = 60
 
 
 def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = False,
-         hide_positional: bool = False) -> None:
+         hide_positional: bool = False, presentation: bool = False) -> None:
     import sys
 
     from contextlab.config import LabConfig
@@ -23,7 +23,7 @@ def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = Fals
     docs = [] if empty else s.documents
     cfg = LabConfig(query=s.query, budget=budget)
     ctx = LabContext(docs, cfg, build_cached(docs, cfg), s.conversation, s.system_prompt,
-                     f"Sample: {s.name}", False)
+                     f"Sample: {s.name}", presentation)
     saved = sys.modules.get("contextlab.positional")
     if hide_positional:
         sys.modules["contextlab.positional"] = None  # type: ignore[assignment]  # import now fails
@@ -138,3 +138,11 @@ def test_view_compare_without_positional_still_compares():
     at = _run(hide_positional=True)
     assert any("contextlab.positional" in i.value for i in at.info)
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_view_compare_presentation_folds_b_settings_away():
+    assert _run().expander[0].proto.expanded is True
+    at = _run(presentation=True)
+    assert at.expander[0].label == "All of B's settings"
+    assert at.expander[0].proto.expanded is False
+

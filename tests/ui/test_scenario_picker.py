@@ -1,0 +1,48 @@
+"""AppTest tests for the scenario picker widget helper."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from contextlab.scenarios import SCENARIOS, get_scenario
+
+
+def _app() -> None:
+    import streamlit as st
+
+    from contextlab.ui.scenario_picker import scenario_picker
+
+    picked = scenario_picker(key="scenario")
+    st.text(f"picked: {picked.key if picked else None}")
+    if picked is not None:
+        st.text(f"view: {picked.view}")
+
+
+def _run() -> AppTest:
+    at = AppTest.from_function(_app, default_timeout=30).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_scenario_picker_starts_on_free_play():
+    at = _run()
+    box = at.selectbox(key="scenario")
+    assert box.value == ""
+    assert box.options[0] == "Free play (no scenario)"
+    assert box.options[1:] == [s.title for s in SCENARIOS]
+    assert at.text[0].value == "picked: None"
+
+
+def test_scenario_picker_returns_the_picked_scenario_and_tells_its_story():
+    at = _run()
+    at.selectbox(key="scenario").set_value("second_best_cut").run()
+    assert at.text[0].value == "picked: second_best_cut"
+    assert at.text[1].value == "view: compare"
+    assert at.caption[0].value == get_scenario("second_best_cut").story
+
+
+def test_scenario_picker_keeps_its_value_across_reruns():
+    at = _run()
+    at.selectbox(key="scenario").set_value("faq_copies").run()
+    at.run()
+    assert at.session_state["scenario"] == "faq_copies"
