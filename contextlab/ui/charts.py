@@ -134,7 +134,8 @@ def similarity_heatmap(
     text = [[f"{v:.2f}" if i != j and v > 0 else "" for j, v in enumerate(row)] for i, row in enumerate(matrix)]
     fig = go.Figure(
         go.Heatmap(
-            z=[list(row) for row in matrix],
+            # The diagonal (a document against itself) is left blank so the pairs stand out.
+            z=[[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(matrix)],
             x=list(labels),
             y=list(labels),
             zmin=0,
@@ -154,9 +155,9 @@ def similarity_heatmap(
                     type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
                     line=dict(color=_BUDGET_COLOR, width=2),
                 )
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=11))
-    fig.update_xaxes(tickangle=-45, tickfont=dict(size=11))
-    side = max(420, min(900, 28 * n + 180))
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=11), scaleanchor="x", constrain="domain")
+    fig.update_xaxes(tickangle=-45, tickfont=dict(size=11), constrain="domain")
+    side = max(420, min(820, 22 * n + 220))
     return _layout(fig, f"Shingle similarity (red boxes: ≥ threshold {threshold:.2f})", height=side)
 
 

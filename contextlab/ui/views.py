@@ -93,8 +93,9 @@ def render_overview(ctx: LabContext) -> None:
     cols[1].metric("In the block", in_block,
                    help="Included whole, plus truncated or summarized ones.")
     cols[2].metric("Duplicates removed", result.duplicates_removed)
-    cols[3].metric("Tokens used", f"{result.tokens_used:,} / {result.tokens_budget:,}",
-                   delta=f"{result.utilization_pct:.1f}% of budget", delta_color="off", delta_arrow="off")
+    cols[3].metric("Tokens used", f"{result.tokens_used:,}",
+                   delta=f"{result.utilization_pct:.1f}% of {result.tokens_budget:,}", delta_color="off",
+                   delta_arrow="off")
     cols[4].metric("Left out for budget", counts["excluded"] + counts["truncated"] + counts["summarized"],
                    help="Excluded, or shortened to fit.")
     st.progress(min(result.utilization_pct / 100, 1.0),
@@ -104,8 +105,14 @@ def render_overview(ctx: LabContext) -> None:
     st.dataframe(trace_frame(ctx), key="overview_trace", hide_index=True, width="stretch",
                  height=min(38 + 35 * len(result.trace), 560),
                  column_config={
-                     "score": st.column_config.NumberColumn(format="%.3f"),
+                     "doc": st.column_config.TextColumn(width="small"),
+                     "source": st.column_config.TextColumn(width="medium"),
+                     "fate": st.column_config.TextColumn(width="small"),
                      "why": st.column_config.TextColumn(width="large"),
+                     "score": st.column_config.NumberColumn(format="%.3f", width="small"),
+                     "tokens": st.column_config.NumberColumn(width="small"),
+                     "rank": st.column_config.NumberColumn(width="small"),
+                     "position": st.column_config.NumberColumn(width="small"),
                  })
     if result.timings_ms:
         total = sum(result.timings_ms.values())
@@ -127,7 +134,7 @@ def trace_frame(ctx: LabContext) -> pd.DataFrame:
             "fate": _FATE_ICONS.get(t.fate, t.fate),
             "why": t.reason,
         })
-    frame = pd.DataFrame(rows, columns=["doc", "source", "score", "tokens", "rank", "position", "fate", "why"])
+    frame = pd.DataFrame(rows, columns=["doc", "source", "fate", "why", "rank", "position", "score", "tokens"])
     return frame.astype({"rank": "Int64", "position": "Int64"})
 
 
@@ -242,7 +249,8 @@ def render_duplicates(ctx: LabContext) -> None:
         _show(charts.similarity_histogram(nonzero, config.dedup_threshold), ctx, "dup_histogram")
         st.caption(
             f"{len(values) - len(nonzero):,} of {len(values):,} pairs share no 5-word phrase and are "
-            "not drawn. Red bars are pairs the threshold treats as duplicates."
+            "not drawn. Red bars are pairs at or above the threshold; three copies of one text make "
+            "three pairs, but only two documents are dropped."
             + (f" Pairs among the {HISTOGRAM_MAX_DOCS} most relevant documents." if len(candidates) > HISTOGRAM_MAX_DOCS else "")
         )
 
