@@ -18,7 +18,7 @@ from contextlab.ui.context import LabContext
 from contextlab.ui.engine import build_cached
 from contextlab.ui.view_learn import most_marked_model, score_range_note
 
-__all__ = ["render", "config_b_editor", "STRATEGY_LABELS"]
+__all__ = ["render", "config_b_editor", "apply_config_b", "B_KEY", "STRATEGY_LABELS"]
 
 #: How each placement strategy is named on the page.
 STRATEGY_LABELS: dict[str, str] = {
@@ -34,67 +34,71 @@ _B_FIELDS: tuple[str, ...] = (
     "budget", "dedup_threshold", "min_doc_tokens", "use_lost_in_middle", "summarize_overflow",
     "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
 )
-_PREFIX = "cmp_b_"
+#: The key prefix of B's widgets unless a caller picks another.
+B_KEY = "cmp_b"
 # Sentences listed above the charts; the rest are in the table.
 _SUMMARY_LINES = 6
 
 
-def _set_b(values: dict[str, Any]) -> None:
-    """Write configuration values into B's widgets (used from button callbacks)."""
-    for name, value in values.items():
-        if name in _B_FIELDS:
-            st.session_state[_PREFIX + name] = value
+def apply_config_b(config: LabConfig, key: str = B_KEY) -> None:
+    """Make ``config`` configuration B; returns nothing.
 
-
-def _preset_seed(config_a: LabConfig) -> None:
-    # The one-click story: whichever side of "seed-compatible" A is on, B is the other.
-    _set_b({**config_a.to_dict(), "seed_compatible": not config_a.seed_compatible})
-
-
-def config_b_editor(config_a: LabConfig, *, folded: bool = False) -> LabConfig:
-    """Return configuration B as edited in the widgets here (seeded once from A).
-
-    Every widget has an explicit ``cmp_b_`` key; the preset buttons write to those keys in
-    callbacks. ``folded`` starts the settings collapsed (presentation mode).
+    Call it before the Compare view draws (from a callback, or before ``render``), e.g. when a
+    scenario with ``compare_with`` is picked; only the fields B can change are taken.
     """
     for name in _B_FIELDS:
-        st.session_state.setdefault(_PREFIX + name, getattr(config_a, name))
+        st.session_state[f"{key}_{name}"] = getattr(config, name)
+
+
+def _preset_seed(config_a: LabConfig, key: str) -> None:
+    # The one-click story: whichever side of "seed-compatible" A is on, B is the other.
+    apply_config_b(config_a.with_changes(seed_compatible=not config_a.seed_compatible), key)
+
+
+def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = False) -> LabConfig:
+    """Return configuration B as edited in the widgets here (seeded once from A).
+
+    Every widget's key starts with ``key`` (``cmp_b_budget``, ...); the preset buttons write
+    to those keys in callbacks. ``folded`` starts the settings collapsed (presentation mode).
+    """
+    for name in _B_FIELDS:
+        st.session_state.setdefault(f"{key}_{name}", getattr(config_a, name))
 
     preset_cols = st.columns(2)
     preset_cols[0].button(
-        "Seed-compatible vs default", key="cmp_preset_seed", on_click=_preset_seed,
-        args=(config_a,), width="stretch",
+        "Seed-compatible vs default", key=f"{key}_preset_seed", on_click=_preset_seed,
+        args=(config_a, key), width="stretch",
         help="B becomes A with the seed-compatible switch flipped: the original "
              "reorder-then-budget engine against this project's default, or the other way round.",
     )
     preset_cols[1].button(
-        "Reset B to A", key="cmp_preset_reset", on_click=_set_b, args=(config_a.to_dict(),),
-        width="stretch",
+        "Reset B to A", key=f"{key}_preset_reset", on_click=apply_config_b,
+        args=(config_a, key), width="stretch",
     )
 
     with st.expander("All of B's settings", expanded=not folded):
-        return _b_widgets(config_a)
+        return _b_widgets(config_a, key)
 
 
-def _b_widgets(config_a: LabConfig) -> LabConfig:
+def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     c1, c2, c3 = st.columns(3)
     budget = c1.number_input("Token budget", min_value=0, max_value=200_000, step=64,
-                             key=_PREFIX + "budget")
+                             key=f"{key}_budget")
     threshold = c2.slider("Duplicate threshold", min_value=0.05, max_value=1.0, step=0.05,
-                          key=_PREFIX + "dedup_threshold")
+                          key=f"{key}_dedup_threshold")
     min_tokens = c3.number_input("Minimum tokens per document", min_value=0, max_value=1000,
-                                 step=1, key=_PREFIX + "min_doc_tokens")
-    seed = c1.toggle("Seed-compatible", key=_PREFIX + "seed_compatible",
+                                 step=1, key=f"{key}_min_doc_tokens")
+    seed = c1.toggle("Seed-compatible", key=f"{key}_seed_compatible",
                      help="The original engine: heuristic token counts, reorder before the "
                           "budget, headers not counted.")
-    tokenizer = c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=_PREFIX + "tokenizer",
+    tokenizer = c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=f"{key}_tokenizer",
                              disabled=seed, help="Seed-compatible mode always counts heuristically.")
-    litm = c3.toggle("Lost-in-the-middle reorder", key=_PREFIX + "use_lost_in_middle")
-    before = c1.toggle("Budget before reorder", key=_PREFIX + "budget_before_reorder",
+    litm = c3.toggle("Lost-in-the-middle reorder", key=f"{key}_use_lost_in_middle")
+    before = c1.toggle("Budget before reorder", key=f"{key}_budget_before_reorder",
                        disabled=seed)
-    headers = c2.toggle("Headers count toward the budget", key=_PREFIX + "budget_includes_headers",
+    headers = c2.toggle("Headers count toward the budget", key=f"{key}_budget_includes_headers",
                         disabled=seed)
-    summarize = c3.toggle("Summarize what does not fit", key=_PREFIX + "summarize_overflow")
+    summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
     return config_a.with_changes(
         budget=int(budget), dedup_threshold=round(float(threshold), 4),
         min_doc_tokens=int(min_tokens), use_lost_in_middle=litm, summarize_overflow=summarize,

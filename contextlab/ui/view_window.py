@@ -26,39 +26,42 @@ _SHARE_DEFAULTS: dict[str, float] = {"system": 0.05, "documents": 0.50, "convers
 _DEFAULT_WINDOW = 4096
 
 
-def _reset_shares() -> None:
+def _reset_shares(key: str) -> None:
     for name, value in _SHARE_DEFAULTS.items():
-        st.session_state[f"win_share_{name}"] = value
+        st.session_state[f"{key}_share_{name}"] = value
 
 
-def window_controls() -> tuple[int, dict[str, float], dict[str, float]]:
-    """Return the window size, the five shares and the hybrid-ranking weights set on the page."""
-    st.session_state.setdefault("win_max_tokens", _DEFAULT_WINDOW)
+def window_controls(key: str = "win") -> tuple[int, dict[str, float], dict[str, float]]:
+    """Return the window size, the five shares and the hybrid-ranking weights set on the page.
+
+    Widget keys start with ``key`` (``win_max_tokens``, ``win_share_documents``, ...).
+    """
+    st.session_state.setdefault(f"{key}_max_tokens", _DEFAULT_WINDOW)
     for name, value in _SHARE_DEFAULTS.items():
-        st.session_state.setdefault(f"win_share_{name}", value)
+        st.session_state.setdefault(f"{key}_share_{name}", value)
     max_tokens = st.select_slider("Window size (tokens)", options=WINDOW_SIZES,
-                                  key="win_max_tokens", format_func=lambda v: f"{v:,}")
+                                  key=f"{key}_max_tokens", format_func=lambda v: f"{v:,}")
     cols = st.columns(len(SHARE_NAMES))
     shares = {}
     for col, name in zip(cols, SHARE_NAMES):
         shares[name] = col.slider(name.replace("_", " ").capitalize(), min_value=0.0,
-                                  max_value=1.0, step=0.01, key=f"win_share_{name}")
+                                  max_value=1.0, step=0.01, key=f"{key}_share_{name}")
     defaults = " / ".join(f"{_SHARE_DEFAULTS[n]:.0%}" for n in SHARE_NAMES)
-    st.button(f"Reset shares to seed 002 ({defaults})", key="win_reset_shares",
-              on_click=_reset_shares)
+    st.button(f"Reset shares to seed 002 ({defaults})", key=f"{key}_reset_shares",
+              on_click=_reset_shares, args=(key,))
     with st.expander("Document ranking: relevance, recency, importance"):
         st.caption("Seed 002 ranks documents by a mix of retrieval relevance, how recent they "
                    "are (halving every half-life) and their importance.")
         w = st.columns(4)
         weights = {
             "relevance": w[0].number_input("Relevance weight", 0.0, 1.0, 0.5, 0.05,
-                                           key="win_w_relevance"),
+                                           key=f"{key}_w_relevance"),
             "recency": w[1].number_input("Recency weight", 0.0, 1.0, 0.25, 0.05,
-                                         key="win_w_recency"),
+                                         key=f"{key}_w_recency"),
             "importance": w[2].number_input("Importance weight", 0.0, 1.0, 0.25, 0.05,
-                                            key="win_w_importance"),
+                                            key=f"{key}_w_importance"),
             "half_life_hours": w[3].number_input("Half-life (hours)", 1.0, 10_000.0, 24.0, 1.0,
-                                                 key="win_w_half_life"),
+                                                 key=f"{key}_w_half_life"),
         }
     return int(max_tokens), shares, weights
 

@@ -10,8 +10,11 @@ TIMEOUT = 60
 
 
 def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = False,
-         hide_positional: bool = False, presentation: bool = False) -> None:
+         hide_positional: bool = False, presentation: bool = False,
+         scenario: str | None = None) -> None:
     import sys
+
+    import streamlit as st
 
     from contextlab.config import LabConfig
     from contextlab.samples import load_sample_set
@@ -24,6 +27,12 @@ def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = Fals
     cfg = LabConfig(query=s.query, budget=budget)
     ctx = LabContext(docs, cfg, build_cached(docs, cfg), s.conversation, s.system_prompt,
                      f"Sample: {s.name}", presentation)
+    if scenario and "picked" not in st.session_state:
+        # what the shell does when a scenario is picked: B becomes its compare_with
+        from contextlab.scenarios import get_scenario
+
+        view_compare.apply_config_b(get_scenario(scenario).compare_with)
+        st.session_state["picked"] = True
     saved = sys.modules.get("contextlab.positional")
     if hide_positional:
         sys.modules["contextlab.positional"] = None  # type: ignore[assignment]  # import now fails
@@ -62,7 +71,7 @@ def test_view_compare_starts_with_b_equal_to_a():
 
 def test_view_compare_seed_preset_shows_the_second_best_document_lost():
     at = _run()
-    at.button(key="cmp_preset_seed").click().run()
+    at.button(key="cmp_b_preset_seed").click().run()
     assert at.toggle(key="cmp_b_seed_compatible").value is True
     settings = at.dataframe[0].value
     assert list(settings["setting"]) == ["seed_compatible"]
@@ -74,7 +83,7 @@ def test_view_compare_seed_preset_shows_the_second_best_document_lost():
 
 def test_view_compare_changes_table_lists_only_changes_until_toggled():
     at = _run()
-    at.button(key="cmp_preset_seed").click().run()
+    at.button(key="cmp_b_preset_seed").click().run()
     changes = at.dataframe[1].value
     assert "unchanged" not in set(changes["change"])
     at.toggle(key="cmp_show_unchanged").set_value(True).run()
@@ -92,8 +101,8 @@ def test_view_compare_budget_change_in_b_changes_tokens():
 
 def test_view_compare_reset_returns_b_to_a():
     at = _run()
-    at.button(key="cmp_preset_seed").click().run()
-    at.button(key="cmp_preset_reset").click().run()
+    at.button(key="cmp_b_preset_seed").click().run()
+    at.button(key="cmp_b_preset_reset").click().run()
     assert at.toggle(key="cmp_b_seed_compatible").value is False
     assert any("B is the same configuration as A" in i.value for i in at.info)
 
@@ -145,4 +154,12 @@ def test_view_compare_presentation_folds_b_settings_away():
     at = _run(presentation=True)
     assert at.expander[0].label == "All of B's settings"
     assert at.expander[0].proto.expanded is False
+
+
+def test_view_compare_apply_config_b_sets_b_from_a_scenario():
+    at = _run(scenario="faq_copies", sample="support_faq", budget=1024)
+    assert at.slider(key="cmp_b_dedup_threshold").value == 1.0
+    assert list(at.dataframe[0].value["setting"]) == ["dedup_threshold"]
+    lines = [line for text in _texts(at) for line in text.splitlines()]
+    assert any(line.startswith("• B adds support/kb/refund-policy-internal.md") for line in lines)
 
