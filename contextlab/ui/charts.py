@@ -155,9 +155,10 @@ def similarity_heatmap(
                     type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
                     line=dict(color=_BUDGET_COLOR, width=2),
                 )
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=11), scaleanchor="x", constrain="domain")
-    fig.update_xaxes(tickangle=-45, tickfont=dict(size=11), constrain="domain")
-    side = max(420, min(820, 22 * n + 220))
+    every = dict(tickmode="array", tickvals=list(labels), ticktext=list(labels))  # no label skipped
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=10), scaleanchor="x", constrain="domain", **every)
+    fig.update_xaxes(tickangle=-60, tickfont=dict(size=10), constrain="domain", **every)
+    side = max(420, min(640, 16 * n + 220))
     return _layout(fig, f"Shingle similarity (red boxes: ≥ threshold {threshold:.2f})", height=side)
 
 
