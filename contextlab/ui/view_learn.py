@@ -96,7 +96,9 @@ def _render_curves(pos: Any) -> str:
     st.session_state.setdefault("learn_model", most_marked_model(pos))
     model = c1.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
-    st.session_state.setdefault("learn_curve_n", counts[len(counts) // 2])
+    if st.session_state.get("learn_curve_n") not in counts:
+        # first visit, or a model measured at other counts (GPT-3.5-Turbo has no 30)
+        st.session_state["learn_curve_n"] = counts[len(counts) // 2]
     n = c2.radio("Documents in the prompt", counts, key="learn_curve_n", horizontal=True)
     curves = {m: data.curve(m, n) for m in models if n in data.doc_counts(m)}
     references = {}
@@ -111,7 +113,9 @@ def _render_curves(pos: Any) -> str:
     low = min(points, key=lambda p: p[1])
     sentence = (
         f"{model} with {n} documents: {first[1]:.1f}% correct when the answer is first, "
-        f"{last[1]:.1f}% when it is last, and only {low[1]:.1f}% at position {low[0]}."
+        f"{last[1]:.1f}% when it is last"
+        + (f", and only {low[1]:.1f}% at position {low[0]}." if low not in (first, last)
+           else ".")
     )
     if closed is not None and low[1] < closed:
         sentence += (f" That is below the {closed:.1f}% it scores with no documents at all: "

@@ -40,7 +40,10 @@ def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = Fals
         view_compare.render(ctx)
     finally:
         if hide_positional:
-            sys.modules["contextlab.positional"] = saved  # type: ignore[assignment]
+            if saved is None:
+                del sys.modules["contextlab.positional"]
+            else:
+                sys.modules["contextlab.positional"] = saved
 
 
 def _run(**kwargs) -> AppTest:

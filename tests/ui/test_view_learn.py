@@ -33,7 +33,10 @@ def _app(sample: str = "support_faq", budget: int = 1024, hide_positional: bool 
         view_learn.render(ctx)
     finally:
         if hide_positional:
-            sys.modules["contextlab.positional"] = saved  # type: ignore[assignment]
+            if saved is None:
+                del sys.modules["contextlab.positional"]
+            else:
+                sys.modules["contextlab.positional"] = saved
 
 
 def _run(**kwargs) -> AppTest:
@@ -150,3 +153,14 @@ def test_parse_order_reads_a_permutation():
 def test_parse_order_rejects_bad_orders(text: str, message: str):
     with pytest.raises(ValueError, match=message):
         parse_order(text, 3)
+
+
+def test_view_learn_switching_to_a_model_without_30_documents_keeps_working():
+    at = _run()
+    at.selectbox(key="learn_model").set_value("Claude-1.3").run()
+    at.radio(key="learn_curve_n").set_value(30).run()
+    assert "with 30 documents" in at.info[0].value
+    at.selectbox(key="learn_model").set_value("GPT-3.5-Turbo").run()
+    assert not at.exception
+    assert at.radio(key="learn_curve_n").value in load_position_curves().doc_counts("GPT-3.5-Turbo")
+

@@ -30,7 +30,10 @@ def _app(sample: str = "support_faq", no_history: bool = False, hide_window: boo
         view_window.render(ctx)
     finally:
         if hide_window:
-            sys.modules["contextlab.window"] = saved  # type: ignore[assignment]
+            if saved is None:
+                del sys.modules["contextlab.window"]
+            else:
+                sys.modules["contextlab.window"] = saved
 
 
 def _run(**kwargs) -> AppTest:
