@@ -9,8 +9,10 @@ builds every scenario with the engine and checks that its story really shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from .config import LabConfig
 from .errors import InvalidInputError
+from .samples import SampleSet, load_sample_set
 
 __all__ = ["Scenario", "SCENARIOS", "get_scenario", "scenario_keys"]
 
@@ -32,16 +34,12 @@ class Scenario:
     view: str
     compare_with: LabConfig | None = None
 
-    def load(self):
+    def load(self) -> SampleSet:
         """Return the scenario's ``SampleSet`` (documents, query, system prompt, conversation)."""
-        from .samples import load_sample_set
-
         return load_sample_set(self.sample_set)
 
 
 def _query(sample_set: str) -> str:
-    from .samples import load_sample_set
-
     return load_sample_set(sample_set).query
 
 
