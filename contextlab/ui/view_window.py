@@ -119,6 +119,19 @@ def _account_table(prompt: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _ranking_table(prompt: Any) -> pd.DataFrame:
+    """Return one row per document, best hybrid score first, with the score's parts."""
+    rows = []
+    for rank, doc in enumerate(prompt.ranked_documents, start=1):
+        parts = doc.metadata.get("hybrid", {})
+        rows.append({"rank": rank, "source": doc.source or "",
+                     "hybrid score": round(doc.score, 3),
+                     "relevance": parts.get("relevance"),
+                     "recency": None if parts.get("recency") is None else round(parts["recency"], 3),
+                     "importance": parts.get("importance")})
+    return pd.DataFrame(rows)
+
+
 def render(ctx: LabContext) -> None:
     """Draw the Window view for ``ctx``; returns nothing."""
     st.header("Window")
@@ -170,6 +183,12 @@ def render(ctx: LabContext) -> None:
     st.dataframe(_account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
         st.warning(note)
+
+    with st.expander("How the documents were ranked (hybrid score)"):
+        st.caption("Seed 002 ranks by relevance, recency and importance; the documents section "
+                   "then runs the engine on these scores. Recency is measured from the newest "
+                   "document's date.")
+        st.dataframe(_ranking_table(prompt), hide_index=True, width="stretch")
 
     st.subheader("Conversation")
     hist = prompt.history

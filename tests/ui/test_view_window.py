@@ -77,7 +77,7 @@ def test_view_window_small_conversation_share_summarizes_old_turns():
     assert any(t.value == "Summary of the older messages:" for t in at.text)
     summary = at.code[0].value
     assert summary  # the summary itself is shown, as text
-    table = at.dataframe[1].value
+    table = next(d.value for d in at.dataframe if "in the prompt as" in d.value.columns)
     assert set(table["in the prompt as"]) == {"kept", "summarized"}
 
 
@@ -113,3 +113,12 @@ def test_view_window_without_window_module_shows_info():
     at = _run(hide_window=True)
     assert any("contextlab.window" in i.value for i in at.info)
     assert not at.get("plotly_chart")
+
+
+def test_view_window_ranking_table_is_best_first():
+    at = _run()
+    ranking = next(d.value for d in at.dataframe if "hybrid score" in d.value.columns)
+    scores = list(ranking["hybrid score"])
+    assert scores == sorted(scores, reverse=True) and len(scores) == 29
+    assert ranking["recency"].max() == 1.0  # the newest document is "now"
+
