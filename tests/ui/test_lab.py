@@ -364,3 +364,37 @@ def test_lab_presentation_toggle_goes_into_the_url():
     at.toggle(key="present").set_value(False)
     _run(at)
     assert "present" not in at.query_params
+
+
+@pytest.mark.parametrize("view", CORE_VIEWS)
+@pytest.mark.parametrize("params", [
+    {"budget": "0"},
+    {"min_doc_tokens": "10000"},
+    {"seed_compatible": "true", "budget": "700"},
+    {"summarize_overflow": "true", "budget": "1500", "dedup_threshold": "0.3"},
+], ids=["zero-budget", "all-filtered", "seed", "summarize"])
+def test_lab_every_view_survives_extreme_parameters(view, params):
+    at = _open(view=view, **params)
+    assert not at.error
+    assert at.segmented_control(key="view").value == view
+
+
+def test_lab_packaged_entry_point_draws_the_same_lab():
+    packaged = str(Path(__file__).resolve().parents[2] / "contextlab" / "ui" / "streamlit_app.py")
+    at = AppTest.from_file(packaged, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert [m.value for m in at.metric] == [m.value for m in _open().metric]
+
+
+def test_lab_views_whose_module_is_missing_are_not_offered(monkeypatch, tmp_path):
+    lab_main = importlib.import_module("contextlab.ui.main")
+    monkeypatch.setitem(lab_main.EXTRA_VIEWS, "later", ("Later", "contextlab.ui.view_not_written_yet"))
+    views = lab_main.available_views()
+    assert "later" not in views
+    assert list(views)[:5] == CORE_VIEWS
+    # A view that exists but cannot import its own dependency is a bug to show, not to hide.
+    (tmp_path / "broken_view_for_test.py").write_text("import a_dependency_that_is_not_installed\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(lab_main.EXTRA_VIEWS, "broken", ("Broken", "broken_view_for_test"))
+    with pytest.raises(ModuleNotFoundError, match="a_dependency_that_is_not_installed"):
+        lab_main.available_views()
