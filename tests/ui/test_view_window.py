@@ -122,3 +122,11 @@ def test_view_window_ranking_table_is_best_first():
     assert scores == sorted(scores, reverse=True) and len(scores) == 29
     assert ranking["recency"].max() == 1.0  # the newest document is "now"
 
+
+
+def test_view_window_all_zero_ranking_weights_is_an_error():
+    at = _run()
+    for name in ("relevance", "recency", "importance"):
+        at.number_input(key=f"win_w_{name}").set_value(0.0)
+    at.run()
+    assert at.error and "weights are all 0" in at.error[0].value
