@@ -73,6 +73,9 @@ def main() -> None:
     if present:
         st.set_page_config(layout="wide", initial_sidebar_state="collapsed")
         st.html(_PRESENTATION_CSS)
+    elif st.session_state.get("_was_presenting"):
+        st.set_page_config(initial_sidebar_state="expanded")  # leaving presentation: sidebar back
+    st.session_state["_was_presenting"] = present
 
     with st.sidebar:
         st.header("contextlab")

@@ -19,7 +19,7 @@ from contextlab.types import DocTrace
 
 from . import charts
 from .context import LabContext
-from .engine import get_tokenizer_cached
+from .engine import build_cached, get_tokenizer_cached
 
 __all__ = [
     "render_overview",
@@ -100,6 +100,8 @@ def render_overview(ctx: LabContext) -> None:
                    help="Excluded, or shortened to fit.")
     st.progress(min(result.utilization_pct / 100, 1.0),
                 text=f"{result.tokens_used:,} of {result.tokens_budget:,} tokens ({result.tokenizer})")
+    if not ctx.config.seed_compatible:
+        _seed_comparison(ctx)
     _show(charts.fate_sankey(result), ctx, "overview_sankey")
     st.subheader("Why each document ended where it did")
     st.dataframe(trace_frame(ctx), key="overview_trace", hide_index=True, width="stretch",
@@ -118,6 +120,22 @@ def render_overview(ctx: LabContext) -> None:
         total = sum(result.timings_ms.values())
         detail = ", ".join(f"{k} {v:.1f}" for k, v in result.timings_ms.items())
         st.caption(f"Built in {total:.1f} ms ({detail} ms).")
+
+
+def _seed_comparison(ctx: LabContext) -> None:
+    """Say in one line what the original design (seed 000) makes of the same documents."""
+    seed = build_cached(ctx.documents, ctx.config.with_changes(seed_compatible=True))
+    exact = get_tokenizer_cached("cl100k_base").count(seed.context_block)
+    counts = seed.fate_counts()
+    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
+    over = exact - seed.tokens_budget
+    verdict = (f"**{over:,} tokens over the budget**" if over > 0
+               else f"{-over:,} tokens under the budget")
+    st.caption(
+        f"The original design (seed 000) on the same documents: {in_block} in the block, "
+        f"{seed.tokens_used:,} tokens by its words × 1.3 estimate, really {exact:,} "
+        f"(cl100k_base): {verdict}. Switch on *Seed-compatible* in the sidebar to see it."
+    )
 
 
 def trace_frame(ctx: LabContext) -> pd.DataFrame:

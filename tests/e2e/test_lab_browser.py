@@ -79,6 +79,10 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     )
     assert size >= 19  # 1.25rem: readable from the back of the room
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
+    page.get_by_text("Presentation", exact=True).click()  # and back: the sidebar returns
+    page.wait_for_function("() => !location.search.includes('present=1')", timeout=30_000)
+    wait_for_app(page)
+    assert sidebar.get_attribute("data-collapsed") == "false"
 
 
 def test_lab_browser_pasted_html_is_shown_as_text(page):

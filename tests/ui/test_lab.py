@@ -398,3 +398,15 @@ def test_lab_views_whose_module_is_missing_are_not_offered(monkeypatch, tmp_path
     monkeypatch.setitem(lab_main.EXTRA_VIEWS, "broken", ("Broken", "broken_view_for_test"))
     with pytest.raises(ModuleNotFoundError, match="a_dependency_that_is_not_installed"):
         lab_main.available_views()
+
+
+def test_lab_overview_says_what_the_seed_design_would_do():
+    at = _open()
+    sample = load_sample_set("support_faq")
+    seed = ContextManager.seed_compatible().build(
+        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024))
+    line = next(c.value for c in at.caption if "original design" in c.value)
+    assert f"{seed.tokens_used:,} tokens by its words × 1.3 estimate" in line
+    at.toggle(key="cfg_seed_compatible").set_value(True)
+    _run(at)
+    assert not any("original design" in c.value for c in at.caption)
