@@ -102,8 +102,7 @@ def main() -> None:
         st.warning(warning)
 
     documents = brought.documents
-    if brought.sample is not None or st.session_state.get("doc_source") in ("paste", "upload"):
-        remember_for_table(documents)
+    remember_for_table(documents)
     if st.session_state.get("doc_source") == "table":
         with st.expander(f"Documents ({len(documents)}) — edit in the table", expanded=True):
             documents = documents_editor(documents)
@@ -116,6 +115,10 @@ def main() -> None:
 
     sync_url(url_params(config, view=view, default_view=DEFAULT_VIEW, present=present,
                         sample=brought.sample))
+    with st.sidebar:
+        with st.expander("Share and export", expanded=False):
+            share_panel(config, documents, source=st.session_state.get("doc_source", "sample"),
+                        sample=brought.sample)
     if not documents:
         st.info("No documents yet: pick a sample set, paste text or upload a file in the sidebar.")
         return
@@ -129,8 +132,4 @@ def main() -> None:
         documents=list(documents), config=config, result=result, history=list(brought.history),
         system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
     )
-    with st.sidebar:
-        with st.expander("Share and export", expanded=False):
-            share_panel(config, documents, source=st.session_state.get("doc_source", "sample"),
-                        sample=brought.sample)
     all_views[view][1](ctx)

@@ -21,13 +21,15 @@ __all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "TRUE_VALU
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
 _APPLIED = "_url_applied"
-_WARNINGS = "_url_warnings"
 
 
 def apply_url_once(view_names: Sequence[str]) -> list[str]:
-    """Seed the widgets from the URL on a session's first run; return the URL's warnings."""
+    """Seed the widgets from the URL on a session's first run; return the URL's warnings.
+
+    The warnings are returned on that first run only: the next interaction clears them.
+    """
     if st.session_state.get(_APPLIED):
-        return st.session_state.get(_WARNINGS, [])
+        return []
     params = st.query_params.to_dict()
     config, warnings = LabConfig.from_query_params(params)
     seed_config(config, include_query="query" in params, force=True)
@@ -48,7 +50,6 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
         else:
             warnings.append(f"ignored URL parameter sample={sample!r}: choose one of: {', '.join(names)}")
     st.session_state[_APPLIED] = True
-    st.session_state[_WARNINGS] = warnings
     return warnings
 
 

@@ -229,7 +229,7 @@ def _table_seed() -> DocumentsInput:
 
 def remember_for_table(documents: Sequence[Document]) -> None:
     """Keep the current documents as the starting point of the "Edit a table" source."""
-    if st.session_state.get("doc_source") != "table":
+    if documents and st.session_state.get("doc_source") != "table":
         st.session_state["table_documents"] = list(documents)
 
 

@@ -303,6 +303,8 @@ def test_lab_bad_url_values_warn_and_the_lab_still_opens():
     assert "budget='lots'" in warnings and "view='nowhere'" in warnings and "sample='nope'" in warnings
     assert at.slider(key="cfg_budget").value == LabConfig().budget
     assert at.segmented_control(key="view").value == "overview"
+    _run(at)  # the next interaction: the link's warnings have been read
+    assert not at.warning
 
 
 def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
