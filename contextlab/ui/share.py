@@ -15,7 +15,7 @@ from contextlab.config import LabConfig
 from contextlab.errors import ContextLabError
 from contextlab.types import Document
 
-from .sidebar import CONFIG_KEYS, sample_names, seed_config
+from .sidebar import sample_names, seed_config
 
 __all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "TRUE_VALUES"]
 

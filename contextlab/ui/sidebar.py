@@ -223,7 +223,8 @@ def _table_seed() -> DocumentsInput:
     docs = st.session_state.get("table_documents")
     if docs is None:
         docs = list(_sample(sample_names()[0]).documents)
-    st.caption("Edit content, score and source in the table on the right; add or delete rows.")
+    st.caption("Edit content, score and source in the table above the view; add or delete rows. "
+               "A blank score is scored against the query.")
     return DocumentsInput(list(docs), "Edited table")
 
 

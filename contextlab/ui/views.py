@@ -269,7 +269,8 @@ def render_duplicates(ctx: LabContext) -> None:
             f"{len(values) - len(nonzero):,} of {len(values):,} pairs share no 5-word phrase and are "
             "not drawn. Red bars are pairs at or above the threshold; three copies of one text make "
             "three pairs, but only two documents are dropped."
-            + (f" Pairs among the {HISTOGRAM_MAX_DOCS} most relevant documents." if len(candidates) > HISTOGRAM_MAX_DOCS else "")
+            + (f" Pairs among the {HISTOGRAM_MAX_DOCS} most relevant documents."
+               if len(candidates) > HISTOGRAM_MAX_DOCS else "")
         )
 
 
@@ -359,7 +360,8 @@ def render_budget(ctx: LabContext) -> None:
     cols = st.columns(4)
     counts = result.fate_counts()
     cols[0].metric("Budget", f"{result.tokens_budget:,}")
-    cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%", delta_color="off", delta_arrow="off")
+    cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%",
+                   delta_color="off", delta_arrow="off")
     cols[2].metric("Shortened", counts["truncated"] + counts["summarized"])
     cols[3].metric("Left out", counts["excluded"])
     if result.tokens_used > result.tokens_budget:

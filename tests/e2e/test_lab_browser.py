@@ -75,7 +75,8 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     sidebar = page.locator('[data-testid="stSidebar"]')
     assert sidebar.get_attribute("data-collapsed") == "true"
     size = page.evaluate(
-        "() => parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] p')).fontSize)"
+        "() => parseFloat(getComputedStyle("
+        "document.querySelector('[data-testid=\"stMainBlockContainer\"] p')).fontSize)"
     )
     assert size >= 19  # 1.25rem: readable from the back of the room
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))

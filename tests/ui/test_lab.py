@@ -182,7 +182,8 @@ def test_lab_pasted_documents_are_scored_against_the_query():
 
 def test_lab_user_text_is_shown_literally_never_as_html_or_markdown():
     hostile = "<script>alert('x')</script> **not bold** <img src=x onerror=alert(1)> # not a heading"
-    text = f"{hostile} and the same words again for a near copy\n\n---\n\n{hostile} and the same words again for a near copy!"
+    copy = f"{hostile} and the same words again for a near copy"
+    text = f"{copy}\n\n---\n\n{copy}!"
     at = _open()
     at.radio(key="doc_source").set_value("paste")
     _run(at)
@@ -204,7 +205,8 @@ def test_lab_upload_reads_every_file_and_reports_a_bad_one():
     at = _open()
     at.radio(key="doc_source").set_value("upload")
     _run(at)
-    good = b'{"content": "Refunds for annual plans are pro rata in the first six months.", "score": 0.9, "source": "kb/refunds.md"}\n'
+    good = (b'{"content": "Refunds for annual plans are pro rata in the first six months.", '
+            b'"score": 0.9, "source": "kb/refunds.md"}\n')
     csv = b"text,score,source\nCancel any time from Settings and Billing pages,0.4,kb/cancel.md\n"
     at.file_uploader(key="upload_files").set_value([
         ("docs.jsonl", good, "application/json"),
@@ -316,7 +318,8 @@ def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
 
     fresh = _open(view="final")
     assert fresh.code[0].value != block
-    fresh.file_uploader(key="import_config").set_value(("contextlab-config.json", exported.encode(), "application/json"))
+    fresh.file_uploader(key="import_config").set_value(
+        ("contextlab-config.json", exported.encode(), "application/json"))
     _run(fresh)
     assert fresh.slider(key="cfg_budget").value == 650
     assert fresh.toggle(key="cfg_summarize_overflow").value is True
