@@ -155,6 +155,10 @@ def score_if_needed(documents: Sequence[Document], query: str) -> tuple[list[Doc
 def documents_panel(*, key: str = "doc_source") -> DocumentsInput:
     """Draw the document source picker and its input; return what was brought."""
     _seed(key, "sample")
+    # Streamlit forgets a widget's value when it is not drawn; re-storing the pasted text
+    # keeps it while the user looks at a sample and comes back.
+    if "paste_text" in st.session_state:
+        st.session_state["paste_text"] = st.session_state["paste_text"]
     source = st.radio(
         "Documents", list(SOURCES), format_func=SOURCES.get, key=key, horizontal=True,
         help="Start from a bundled sample, paste text, upload files, or edit documents in a table.",

@@ -415,3 +415,16 @@ def test_lab_overview_says_what_the_seed_design_would_do():
     at.toggle(key="cfg_seed_compatible").set_value(True)
     _run(at)
     assert not any("original design" in c.value for c in at.caption)
+
+
+def test_lab_pasted_text_survives_a_look_at_a_sample():
+    at = _open()
+    at.radio(key="doc_source").set_value("paste")
+    _run(at)
+    at.text_area(key="paste_text").input("A pasted document about refunds for annual plans.")
+    _run(at)
+    at.radio(key="doc_source").set_value("sample")
+    _run(at)
+    at.radio(key="doc_source").set_value("paste")
+    _run(at)
+    assert at.text_area(key="paste_text").value == "A pasted document about refunds for annual plans."
