@@ -13,7 +13,9 @@ from . import views
 from .context import LabContext
 from .engine import build_cached
 from .share import apply_url_once, share_panel, sync_url, url_params
+from .scenario_picker import scenario_picker
 from .sidebar import (
+    apply_scenario,
     documents_editor,
     documents_panel,
     parameters_panel,
@@ -79,6 +81,7 @@ def main() -> None:
 
     with st.sidebar:
         st.header("contextlab")
+        scenario_picker(key="scenario", on_change=apply_scenario)
         brought = documents_panel()
         for message in brought.errors:
             st.error(message)

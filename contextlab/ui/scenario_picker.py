@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from contextlab.scenarios import SCENARIOS, Scenario, get_scenario
@@ -11,11 +13,12 @@ __all__ = ["scenario_picker"]
 _NONE = ""
 
 
-def scenario_picker(key: str = "scenario") -> Scenario | None:
+def scenario_picker(key: str = "scenario", on_change: Callable[[], None] | None = None) -> Scenario | None:
     """Return the scenario picked in the selectbox, or None while "Free play" is selected.
 
     The widget's value lives in ``st.session_state[key]`` (a scenario key, "" for none),
-    seeded once; the caller applies the scenario (sample set, configuration, view).
+    seeded once; the caller applies the scenario (sample set, configuration, view), typically
+    in ``on_change`` so it happens once, when the pick changes.
     """
     st.session_state.setdefault(key, _NONE)
     options = [_NONE] + [s.key for s in SCENARIOS]
@@ -25,6 +28,7 @@ def scenario_picker(key: str = "scenario") -> Scenario | None:
         format_func=lambda k: titles.get(k, "Free play (no scenario)"),
         help="Ready-made stories: each opens a sample set, settings and the view that shows "
              "the effect.",
+        on_change=on_change,
     )
     if not picked:
         return None

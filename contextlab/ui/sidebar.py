@@ -33,6 +33,7 @@ __all__ = [
     "load_uploads",
     "score_if_needed",
     "sample_names",
+    "apply_scenario",
 ]
 
 SOURCES: dict[str, str] = {
@@ -147,6 +148,27 @@ def score_if_needed(documents: Sequence[Document], query: str) -> tuple[list[Doc
     except ValueError as exc:
         return documents, str(exc)
     return scored, f"{missing} unscored document(s) were scored against the query (BM25, 0–1)."
+
+
+# -- scenarios -------------------------------------------------------------------------------
+
+
+def apply_scenario(key: str = "scenario") -> None:
+    """Open the scenario picked under ``key``: its sample set, settings, view and B config."""
+    from contextlab.scenarios import get_scenario
+
+    name = st.session_state.get(key)
+    if not name:
+        return
+    scenario = get_scenario(name)
+    st.session_state["doc_source"] = "sample"
+    st.session_state["sample_name"] = scenario.sample_set
+    seed_config(scenario.config, force=True)
+    st.session_state["view"] = scenario.view
+    if scenario.compare_with is not None:
+        from .view_compare import apply_config_b
+
+        apply_config_b(scenario.compare_with)
 
 
 # -- documents -------------------------------------------------------------------------------

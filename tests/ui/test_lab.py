@@ -428,3 +428,23 @@ def test_lab_pasted_text_survives_a_look_at_a_sample():
     at.radio(key="doc_source").set_value("paste")
     _run(at)
     assert at.text_area(key="paste_text").value == "A pasted document about refunds for annual plans."
+
+
+def test_lab_scenario_opens_its_sample_settings_and_view():
+    at = _open()
+    at.selectbox(key="scenario").set_value("second_best_cut")
+    _run(at)
+    assert at.session_state["sample_name"] == "eng_postmortems"
+    assert at.session_state["cfg_budget"] == 1000
+    assert at.session_state["view"] == "compare"
+    assert at.session_state["cmp_b_seed_compatible"] is True
+    assert any("second most relevant document" in c.value for c in at.caption)
+
+
+def test_lab_scenario_middle_opens_placement_without_reorder():
+    at = _open()
+    at.selectbox(key="scenario").set_value("lost_in_the_middle")
+    _run(at)
+    assert at.session_state["view"] == "placement"
+    assert at.session_state["cfg_use_lost_in_middle"] is False
+    assert at.session_state["sample_name"] == "clinical_abstracts"
