@@ -20,14 +20,11 @@ at 2,000 documents; each doubling of n at most 2.3x the time. The naive run is s
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from contextlab.manager import ContextManager  # noqa: E402
 from contextlab.types import Document, PromptRequest  # noqa: E402
+from tests.seed_reference import SeedContextManager  # noqa: E402
 
 FULL_SIZES = (500, 1000, 2000, 4000, 8000, 16000)
 QUICK_SIZES = (500, 1000, 2000)
@@ -123,121 +121,8 @@ def make_documents(n: int, generator: ProseGenerator) -> list[Document]:
 # -- naive seed 000, read literally ------------------------------------------------------------
 
 
-@dataclass
-class NaiveResult:
-    """What the naive seed implementation returns (the fields compared with the engine)."""
-
-    context_block: str
-    included_docs: list[Document] = field(default_factory=list)
-    excluded_docs: list[Document] = field(default_factory=list)
-    citation_map: dict[int, str] = field(default_factory=dict)
-    tokens_used: int = 0
-    duplicates_removed: int = 0
-    truncated: bool = False
-
-
-class NaiveSeedContextManager:
-    """Seed 000's ContextManager as its documentation describes it, with no optimisation."""
-
-    def __init__(self, dedup_threshold: float = 0.85, min_doc_tokens: int = 5,
-                 use_lost_in_middle: bool = True) -> None:
-        self.dedup_threshold = dedup_threshold
-        self.min_doc_tokens = min_doc_tokens
-        self.use_lost_in_middle = use_lost_in_middle
-
-    @staticmethod
-    def _count_tokens(text: str) -> int:
-        return int(len(text.split()) * 1.3)
-
-    @staticmethod
-    def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
-        words = text.lower().split()
-        if len(words) < k:
-            return {tuple(words)} if words else set()
-        return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
-
-    @staticmethod
-    def _jaccard(a: set, b: set) -> float:
-        if not a and not b:
-            return 0.0
-        return len(a & b) / len(a | b)
-
-    def _deduplicate(self, docs: list[Document]) -> tuple[list[Document], int]:
-        seen_hashes: set[str] = set()
-        seen_shingles: list[set] = []
-        unique: list[Document] = []
-        dupes = 0
-        for doc in docs:
-            h = hashlib.md5(re.sub(r"\s+", " ", doc.content.lower()).encode()).hexdigest()
-            if h in seen_hashes:
-                dupes += 1
-                continue
-            sh = self._shingles(doc.content)
-            if any(self._jaccard(sh, prev) >= self.dedup_threshold for prev in seen_shingles):
-                dupes += 1
-                continue
-            seen_hashes.add(h)
-            seen_shingles.append(sh)
-            unique.append(doc)
-        return unique, dupes
-
-    @staticmethod
-    def _lost_in_middle_reorder(docs: list[Document]) -> list[Document]:
-        result: list[Document | None] = [None] * len(docs)
-        left, right = 0, len(docs) - 1
-        for i, doc in enumerate(docs):
-            if i % 2 == 0:
-                result[left] = doc
-                left += 1
-            else:
-                result[right] = doc
-                right -= 1
-        return result  # type: ignore[return-value]
-
-    def _apply_budget(self, docs: list[Document], budget: int):
-        included: list[Document] = []
-        excluded: list[Document] = []
-        used = 0
-        truncated = False
-        for doc in docs:
-            t = self._count_tokens(doc.content)
-            if used + t <= budget:
-                included.append(doc)
-                used += t
-            else:
-                remaining = budget - used
-                if remaining > 50:
-                    words = doc.content.split()[: int(remaining / 1.3)]
-                    partial = Document(content=" ".join(words) + " [...]", score=doc.score,
-                                       source=doc.source, metadata={**doc.metadata, "truncated": True})
-                    included.append(partial)
-                    used += self._count_tokens(partial.content)
-                    truncated = True
-                excluded.append(doc)
-        return included, excluded, truncated
-
-    @staticmethod
-    def _format(docs: list[Document]) -> tuple[str, dict[int, str]]:
-        parts: list[str] = []
-        citation_map: dict[int, str] = {}
-        for i, doc in enumerate(docs, 1):
-            citation_map[i] = doc.source or f"doc_{i}"
-            header = f"--- Source [{i}] {doc.source} ---" if doc.source else f"--- Source [{i}] ---"
-            if doc.score < 1.0:
-                header += f" (relevance: {doc.score:.2f})"
-            parts.append(f"{header}\n{doc.content}")
-        return "\n\n".join(parts), citation_map
-
-    def build(self, request: PromptRequest) -> NaiveResult:
-        docs = [d for d in request.documents if self._count_tokens(d.content) >= self.min_doc_tokens]
-        docs = sorted(docs, key=lambda d: d.score, reverse=True)
-        docs, n_dupes = self._deduplicate(docs)
-        if self.use_lost_in_middle and len(docs) > 3:
-            docs = self._lost_in_middle_reorder(docs)
-        included, excluded, truncated = self._apply_budget(docs, request.max_context_tokens)
-        block, citation_map = self._format(included)
-        return NaiveResult(block, included, excluded, citation_map, self._count_tokens(block),
-                           n_dupes, truncated or bool(excluded))
+# The naive reference is the one the tests hold to the engine, character for character.
+NaiveSeedContextManager = SeedContextManager
 
 
 def check_sample_sets() -> int:

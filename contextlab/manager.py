@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
 
@@ -28,6 +27,8 @@ __all__ = ["ContextManager", "validate_request", "SUMMARY_PREFIX"]
 
 #: Starts the text of a document replaced by its synopsis, so the model knows it is partial.
 SUMMARY_PREFIX = "Summary: "
+#: A synopsis is only tried while more than this many tokens remain (a header alone is ~10).
+MIN_SUMMARY_ROOM = 10
 
 
 @dataclass
@@ -201,17 +202,25 @@ class ContextManager:
         self, walk: list[int], docs: list[Document], tokens: list[int], budget: int, query: str
     ) -> tuple[list[_Placed], dict[int, int]]:
         tok = self.tokenizer
-        if self.budget_includes_headers:
-            headers = [source_header(pos, docs[i]) + "\n" for pos, i in enumerate(walk, start=1)]
-            separator = tok.count(SEPARATOR)
-            overheads = [n + (separator if pos else 0) for pos, n in enumerate(count_many(tok, headers))]
-        else:
-            overheads = [0] * len(walk)
-        costs = [tokens[i] + overheads[k] for k, i in enumerate(walk)]
+        costs = [tokens[i] for i in walk]
+        separator = tok.count(SEPARATOR)
+        header_costs: dict[int, int] = {}
+
+        def overhead(k: int) -> int:
+            # Header line and separator of the k-th document of the walk. Counted only for
+            # documents that could fit (most cannot once the budget is spent); position k + 1
+            # is an estimate when the reorder comes later, and the finished block is measured.
+            if not self.budget_includes_headers:
+                return 0
+            cost = header_costs.get(k)
+            if cost is None:
+                header = source_header(k + 1, docs[walk[k]]) + "\n"
+                cost = header_costs[k] = tok.count(header) + (separator if k else 0)
+            return cost
 
         def shorten(k: int, remaining: int) -> Shortened | None:
             doc = docs[walk[k]]
-            room = remaining - overheads[k]
+            room = remaining - overhead(k)
             if self.summarize_overflow:
                 synopsis = self.summarizer(doc.content, query)
                 if not isinstance(synopsis, str) or not synopsis.strip():
@@ -220,7 +229,7 @@ class ContextManager:
                 content = self._fit_text(content, room)
                 if content is None:
                     return None
-                return Shortened(content, overheads[k] + tok.count(content), "summarized")
+                return Shortened(content, overhead(k) + tok.count(content), "summarized")
             if self.is_seed_mode:
                 partial = seed_truncate(doc.content, remaining)
                 return Shortened(partial, tok.count(partial), "truncated")
@@ -229,11 +238,11 @@ class ContextManager:
             if cut is None:
                 return None
             content = cut + TRUNCATION_MARKER
-            return Shortened(content, overheads[k] + tok.count(content), "truncated")
+            return Shortened(content, overhead(k) + tok.count(content), "truncated")
 
         decisions = fit_to_budget(
-            costs, budget, shorten=shorten,
-            min_remaining=0 if self.summarize_overflow else MIN_PARTIAL_TOKENS,
+            costs, budget, shorten=shorten, overhead=overhead,
+            min_remaining=MIN_SUMMARY_ROOM if self.summarize_overflow else MIN_PARTIAL_TOKENS,
         )
         placed: list[_Placed] = []
         excluded_at: dict[int, int] = {}

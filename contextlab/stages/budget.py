@@ -45,18 +45,23 @@ def fit_to_budget(
     *,
     shorten: Shorten | None = None,
     min_remaining: int = MIN_PARTIAL_TOKENS,
+    overhead: Callable[[int], int] | None = None,
 ) -> list[BudgetDecision]:
     """Return one decision per document, in the order given.
 
     A document goes in when ``used + cost <= budget``. One that does not fit is offered to
     ``shorten`` when more than ``min_remaining`` tokens remain; what ``shorten`` returns is
     charged in full. The walk never stops early: a later, smaller document that fits goes in.
+    ``overhead(i)`` (headers, separators) adds to ``costs[i]``; it is only asked for when the
+    document could fit on its own cost, so it may be expensive.
     """
     decisions: list[BudgetDecision] = []
     used = 0
     for i, cost in enumerate(costs):
         remaining = budget - used
-        if used + cost <= budget:
+        if cost <= remaining and overhead is not None:
+            cost += overhead(i)
+        if cost <= remaining:
             decisions.append(BudgetDecision(i, "included", None, cost, remaining))
             used += cost
             continue

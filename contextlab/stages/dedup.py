@@ -15,13 +15,12 @@ compared at all, and each comparison is the exact Jaccard the seed computes.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 
 from ..types import DuplicatePair
 
@@ -42,7 +41,6 @@ _WHITESPACE = re.compile(r"\s+")
 # Guard against t * |x| landing a hair above an integer through float rounding: a shorter
 # ceil only lengthens the prefix, which is always safe.
 _EPS = 1e-9
-_MASK64 = (1 << 64) - 1
 
 # A shingle is its words joined by single spaces, as in the seed; strings (unlike tuples)
 # are not tracked by the garbage collector, which matters with millions of them.
@@ -115,34 +113,44 @@ def find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     64-bit shingle hashes, so only a hash collision, ~1e-7 per million shingles, could
     hide a candidate).
     """
+    # The lists and sets built here would set off the cyclic garbage collector again and
+    # again, each full pass walking everything alive: quadratic in n. None makes a cycle.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _find_duplicates(texts, threshold)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     outcome = DedupOutcome()
-    if not texts:
-        return outcome
-    words = [t.lower().split() for t in texts]
-    hashed = [_hashed_shingles(w) for w in words]
-    # A shingle only one text has can never make a candidate, so only the shingles seen
-    # twice or more are counted, ordered (rarest first, then by hash) and indexed.
+    # One pass: each text's words, its hashed shingle set, and which shingles two or more
+    # texts share (a shingle of one text only can match nothing).
+    keys: list[tuple[bool, bool, str]] = []
+    hashed: list[frozenset[int]] = []
     seen: set[int] = set()
     repeated: set[int] = set()
-    for h in hashed:
+    for text in texts:
+        words = text.lower().split()
+        h = _hashed_shingles(words)
         repeated |= h & seen
         seen |= h
+        keys.append(_exact_key(text, words))
+        hashed.append(h)
     del seen
-    shared_sets = [h & repeated for h in hashed]
-    frequency = Counter(chain.from_iterable(shared_sets))
-    order_key = {sh: (n << 64) | (sh & _MASK64) for sh, n in frequency.items()}.__getitem__
     exact: dict[int, frozenset[Shingle]] = {}
 
     def exact_set(i: int) -> frozenset[Shingle]:
         s = exact.get(i)
         if s is None:
-            s = exact[i] = _word_shingles(words[i])
+            s = exact[i] = shingles(texts[i])
         return s
 
     kept_by_key: dict[tuple[bool, bool, str], int] = {}
     index: dict[int, list[int]] = {}
-    for i, text in enumerate(texts):
-        key = _exact_key(text, words[i])
+    for i, key in enumerate(keys):
         first = kept_by_key.get(key)
         if first is not None:
             outcome.pairs.append(DuplicatePair(first, i, 1.0, "exact"))
@@ -150,12 +158,13 @@ def find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
         h = hashed[i]
         prefix: list[int] = []
         if h:
-            # In the global order the shingles unique to this text come first and cannot
-            # match; only the shared ones still inside the prefix are looked up.
-            shared = shared_sets[i]
+            # The global order: shingles of one text only first (they can match nothing,
+            # so they are neither looked up nor indexed), then the shared ones by hash value.
+            # Most texts have so few shared shingles that their prefix holds none of them.
+            shared = h & repeated
             room = _prefix_length(len(h), threshold) - (len(h) - len(shared))
             if room > 0:
-                prefix = sorted(shared, key=order_key)[:room]
+                prefix = sorted(shared)[:room]
             candidates: set[int] = set()
             for sh in prefix:
                 postings = index.get(sh)
