@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-VIEWS = ("overview", "duplicates", "placement", "budget", "final")
+VIEWS = ("overview", "duplicates", "placement", "budget", "final", "compare", "learn", "window")
 
 
 def free_port() -> int:

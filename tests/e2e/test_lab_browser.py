@@ -99,3 +99,37 @@ def test_lab_browser_pasted_html_is_shown_as_text(page):
     wait_for_app(page)
     assert page.locator("#pwned").count() == 0
     assert "<b id='pwned'>bold?</b>" in page.locator(MAIN_CODE).first.inner_text()
+
+
+VIEW_TEXT = {
+    "overview": "Why each document ended where it did",
+    "duplicates": "Compare a pair side by side",
+    "placement": "Where the most relevant documents ended up",
+    "budget": "Estimated vs exact tokens",
+    "final": "This is the exact text the model receives",
+    "compare": "Placement strategies",
+    "learn": "1 · What the research measured",
+    "window": "The assembled prompt",
+}
+
+
+@pytest.mark.parametrize("view", list(VIEW_TEXT))
+def test_lab_browser_every_view_draws_without_error(page, view):
+    _open(page, f"?view={view}")
+    body = page.locator("body").inner_text()
+    assert VIEW_TEXT[view] in body
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / f"e2e_view_{view}.png"), full_page=True)
+
+
+def test_lab_browser_scenario_opens_its_story(page):
+    _open(page)
+    page.get_by_role("combobox", name="Scenario").click()
+    page.get_by_role("option", name="The budget cuts your second-best document").click()
+    page.wait_for_url("**view=compare**", timeout=30_000)
+    wait_for_app(page)
+    body = page.locator("body").inner_text()
+    assert "What changes from A to B" in body
+    assert "second most relevant document" in body
+    page.screenshot(path=str(ARTIFACTS / "e2e_scenario.png"))
