@@ -135,4 +135,7 @@ def main() -> None:
         documents=list(documents), config=config, result=result, history=list(brought.history),
         system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
     )
-    all_views[view][1](ctx)
+    try:
+        all_views[view][1](ctx)
+    except (ValueError, ContextLabError) as exc:
+        st.error(str(exc))

@@ -134,8 +134,11 @@ def _render_config_diff(config_a: LabConfig, config_b: LabConfig) -> None:
 
 
 def _candidate_relevances(result: ContextResult) -> list[float]:
-    """Return the scores of the documents that survived filter and dedup, best first."""
-    return sorted((t.score for t in result.trace if t.fate not in ("filtered", "duplicate")),
+    """Return the scores of the documents that survived filter and dedup, best first.
+
+    Negative scores (some retrievers return logits) count as no relevance at all.
+    """
+    return sorted((max(t.score, 0.0) for t in result.trace if t.fate not in ("filtered", "duplicate")),
                   reverse=True)
 
 

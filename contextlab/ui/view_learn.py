@@ -212,7 +212,7 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     if n == 0:
         st.info("No document is in the block yet; load documents or raise the budget.")
         return
-    relevances = [t.score for t in ranked]
+    relevances = [max(t.score, 0.0) for t in ranked]  # a negative score is no relevance
     labels = [_label(t) for t in ranked]
     strategy = st.selectbox("Ordering", list(STRATEGY_LABELS), key="learn_strategy",
                             format_func=STRATEGY_LABELS.__getitem__)

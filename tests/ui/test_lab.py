@@ -18,6 +18,7 @@ from contextlab.samples import load_sample_set
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60
 CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
+ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
 
 
 def _open(**params: str) -> AppTest:
@@ -371,7 +372,7 @@ def test_lab_presentation_toggle_goes_into_the_url():
     assert "present" not in at.query_params
 
 
-@pytest.mark.parametrize("view", CORE_VIEWS)
+@pytest.mark.parametrize("view", ALL_VIEWS)
 @pytest.mark.parametrize("params", [
     {"budget": "0"},
     {"min_doc_tokens": "10000"},
@@ -448,3 +449,18 @@ def test_lab_scenario_middle_opens_placement_without_reorder():
     assert at.session_state["view"] == "placement"
     assert at.session_state["cfg_use_lost_in_middle"] is False
     assert at.session_state["sample_name"] == "clinical_abstracts"
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_lab_every_view_takes_negative_and_tied_scores(view):
+    # Some retrievers hand back logits: negative scores must not break any view.
+    records = [{"content": f"document {i} about annual plan refunds and the billing page number {i}",
+                "score": score, "source": f"d{i}.md"}
+               for i, score in enumerate([-2.5, -0.1, 0.0, 0.0, 3.7, -7.0])]
+    at = _open(view=view)
+    at.radio(key="doc_source").set_value("paste")
+    _run(at)
+    at.text_area(key="paste_text").input(json.dumps(records))
+    _run(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.segmented_control(key="view").value == view
