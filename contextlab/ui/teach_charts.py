@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from contextlab.compare import ResultDiff
 
 __all__ = [
+    "STRATEGY_LABELS",
     "CHANGE_COLORS",
     "SECTION_COLORS",
     "compare_positions_figure",
@@ -42,6 +43,15 @@ SECTION_COLORS: dict[str, str] = {
     "query": "#d1495b",
     "output_reserve": "#a0a7b4",
     "buffer": "#dee2e6",
+}
+
+#: How each placement strategy of ``contextlab.positional.ORDERINGS`` is named in the lab.
+STRATEGY_LABELS: dict[str, str] = {
+    "lost_in_the_middle": "contextlab (lost in the middle)",
+    "relevance": "Relevance order (no reordering)",
+    "reversed": "Reversed (best last)",
+    "langchain": "LangChain LongContextReorder",
+    "llamaindex": "LlamaIndex LongContextReorder",
 }
 
 _FILLED = "#2e6fd1"

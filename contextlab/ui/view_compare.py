@@ -19,14 +19,7 @@ from contextlab.ui.view_learn import most_marked_model, score_range_note
 
 __all__ = ["render", "config_b_editor", "apply_config_b", "B_KEY", "STRATEGY_LABELS"]
 
-#: How each placement strategy is named on the page.
-STRATEGY_LABELS: dict[str, str] = {
-    "lost_in_the_middle": "contextlab (lost in the middle)",
-    "relevance": "None (relevance order)",
-    "reversed": "Reversed (best last)",
-    "langchain": "LangChain LongContextReorder",
-    "llamaindex": "LlamaIndex LongContextReorder",
-}
+STRATEGY_LABELS = teach_charts.STRATEGY_LABELS
 
 # The parameters B can change; the query stays A's (both builds answer the same question).
 _B_FIELDS: tuple[str, ...] = (

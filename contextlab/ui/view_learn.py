@@ -17,11 +17,7 @@ __all__ = ["render", "parse_order", "most_marked_model", "score_range_note", "ST
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
-    "lost_in_the_middle": "contextlab: lost in the middle",
-    "relevance": "Relevance order (no reordering)",
-    "reversed": "Reversed (best last)",
-    "langchain": "LangChain LongContextReorder",
-    "llamaindex": "LlamaIndex LongContextReorder",
+    **teach_charts.STRATEGY_LABELS,
     "custom": "My own order…",
 }
 

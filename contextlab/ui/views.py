@@ -17,7 +17,7 @@ import streamlit as st
 from contextlab.stages.dedup import pair_similarities, shared_word_mask, similarity_matrix
 from contextlab.types import DocTrace
 
-from . import charts
+from . import charts, teach_charts
 from .context import LabContext
 from .engine import build_cached, get_tokenizer_cached
 
@@ -276,13 +276,6 @@ def render_duplicates(ctx: LabContext) -> None:
 
 # -- placement -------------------------------------------------------------------------------
 
-_STRATEGY_LABELS = {
-    "lost_in_the_middle": "contextlab (lost in the middle)",
-    "relevance": "relevance order",
-    "reversed": "reversed",
-    "langchain": "LangChain LongContextReorder",
-    "llamaindex": "LlamaIndex LongContextReorder",
-}
 
 
 def render_placement(ctx: LabContext) -> None:
@@ -323,7 +316,7 @@ def render_placement(ctx: LabContext) -> None:
                        help="The same documents with the most relevant at the most accurate positions.")
         with st.expander("Placement strategies compared on these documents"):
             st.dataframe(
-                pd.DataFrame({"strategy": [_STRATEGY_LABELS.get(k, k) for k in scores],
+                pd.DataFrame({"strategy": [teach_charts.STRATEGY_LABELS.get(k, k) for k in scores],
                               "placement score": list(scores.values())}),
                 key="placement_strategies", hide_index=True, width="stretch",
                 column_config={"placement score": st.column_config.ProgressColumn(

@@ -12,8 +12,6 @@ TIMEOUT = 60
 def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = False,
          hide_positional: bool = False, presentation: bool = False,
          scenario: str | None = None) -> None:
-    import sys
-
     import streamlit as st
 
     from contextlab.config import LabConfig
@@ -33,17 +31,10 @@ def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = Fals
 
         view_compare.apply_config_b(get_scenario(scenario).compare_with)
         st.session_state["picked"] = True
-    saved = sys.modules.get("contextlab.positional")
-    if hide_positional:
-        sys.modules["contextlab.positional"] = None  # type: ignore[assignment]  # import now fails
-    try:
+    from tests.ui.conftest import module_hidden
+
+    with module_hidden("contextlab.positional", hide_positional):
         view_compare.render(ctx)
-    finally:
-        if hide_positional:
-            if saved is None:
-                del sys.modules["contextlab.positional"]
-            else:
-                sys.modules["contextlab.positional"] = saved
 
 
 def _run(**kwargs) -> AppTest:

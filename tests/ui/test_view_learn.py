@@ -14,8 +14,6 @@ TIMEOUT = 60
 
 
 def _app(sample: str = "support_faq", budget: int = 1024, hide_positional: bool = False) -> None:
-    import sys
-
     from contextlab.config import LabConfig
     from contextlab.samples import load_sample_set
     from contextlab.ui import view_learn
@@ -26,17 +24,10 @@ def _app(sample: str = "support_faq", budget: int = 1024, hide_positional: bool 
     cfg = LabConfig(query=s.query, budget=budget)
     ctx = LabContext(s.documents, cfg, build_cached(s.documents, cfg), s.conversation,
                      s.system_prompt, f"Sample: {s.name}", False)
-    saved = sys.modules.get("contextlab.positional")
-    if hide_positional:
-        sys.modules["contextlab.positional"] = None  # type: ignore[assignment]  # import now fails
-    try:
+    from tests.ui.conftest import module_hidden
+
+    with module_hidden("contextlab.positional", hide_positional):
         view_learn.render(ctx)
-    finally:
-        if hide_positional:
-            if saved is None:
-                del sys.modules["contextlab.positional"]
-            else:
-                sys.modules["contextlab.positional"] = saved
 
 
 def _run(**kwargs) -> AppTest:
@@ -92,7 +83,7 @@ def test_view_learn_stepper_next_places_one_more_document_from_the_other_end():
     bars = _chart(at, "learn_step_chart")["data"][0]
     assert at.slider(key="learn_step").value == 2
     assert bars["text"][n - 1] == "#2"  # the second most relevant goes last
-    assert any(t.value.startswith(f"Step 2: relevance rank 2") and f"position {n} of {n}" in t.value
+    assert any(t.value.startswith("Step 2: relevance rank 2") and f"position {n} of {n}" in t.value
                for t in at.text)
 
 

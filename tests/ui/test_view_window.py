@@ -10,8 +10,6 @@ TIMEOUT = 60
 
 
 def _app(sample: str = "support_faq", no_history: bool = False, hide_window: bool = False) -> None:
-    import sys
-
     from contextlab.config import LabConfig
     from contextlab.samples import load_sample_set
     from contextlab.ui import view_window
@@ -23,17 +21,10 @@ def _app(sample: str = "support_faq", no_history: bool = False, hide_window: boo
     ctx = LabContext(s.documents, cfg, build_cached(s.documents, cfg),
                      [] if no_history else s.conversation, s.system_prompt,
                      f"Sample: {s.name}", False)
-    saved = sys.modules.get("contextlab.window")
-    if hide_window:
-        sys.modules["contextlab.window"] = None  # type: ignore[assignment]  # import now fails
-    try:
+    from tests.ui.conftest import module_hidden
+
+    with module_hidden("contextlab.window", hide_window):
         view_window.render(ctx)
-    finally:
-        if hide_window:
-            if saved is None:
-                del sys.modules["contextlab.window"]
-            else:
-                sys.modules["contextlab.window"] = saved
 
 
 def _run(**kwargs) -> AppTest:
