@@ -612,14 +612,14 @@ def assemble_prompt(
     document_builds: dict[int, ContextResult] = {}
     summaries: dict[int, str] = {}
 
-    def cached_summarizer(older: list[Message]) -> str:
+    def summarize_once(older: list[Message]) -> str:
         # ``older`` is always a prefix of the history, so its length identifies it.
         if len(older) not in summaries:
             summaries[len(older)] = summarizer(older)  # type: ignore[misc]
         return summaries[len(older)]
 
-    if summarizer is None:
-        cached_summarizer = None  # type: ignore[assignment]  # keep the budget-aware extractive path
+    # No summarizer keeps fit_history's own budget-aware extractive path.
+    cached_summarizer = summarize_once if summarizer is not None else None
 
     def build(limits: dict[str, int]) -> ContextResult | None:
         nonlocal layout
