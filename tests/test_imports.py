@@ -22,3 +22,10 @@ def test_imports_public_api_is_complete():
     for name in ["ContextManager", "Document", "Message", "PromptRequest", "ContextResult", "get_tokenizer"]:
         assert name in contextlab.__all__
         assert getattr(contextlab, name) is not None
+
+
+def test_imports_ui_package_alone_does_not_load_streamlit():
+    code = ("import sys, contextlab.ui, contextlab.ui.sweep_chart; "
+            "print('streamlit' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

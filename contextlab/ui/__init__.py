@@ -1,9 +1,16 @@
-"""The Streamlit lab. Only this package (and ``app.py``) imports streamlit and plotly."""
+"""The Streamlit lab. Only this package (and ``app.py``) imports streamlit and plotly.
+
+Importing the package itself loads neither: ``main`` imports the shell when it is called, so
+``contextlab.ui.sweep_chart`` (the CLI's ``sweep --html``) stays free of streamlit.
+"""
 
 from __future__ import annotations
 
-# Imported eagerly: importing the submodule ``main`` would otherwise replace a lazily
-# defined ``main`` function on the package with the module itself.
-from .main import main
-
 __all__ = ["main"]
+
+
+def main() -> None:
+    """Draw the lab (call it from a Streamlit script, after ``st.set_page_config``)."""
+    from .shell import main as draw
+
+    draw()

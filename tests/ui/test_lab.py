@@ -261,7 +261,7 @@ def test_lab_documents_from_table_applies_edits_and_blank_scores():
 
 def test_lab_engine_value_errors_are_shown_not_raised(monkeypatch):
     from contextlab.errors import InvalidInputError
-    lab_main = importlib.import_module("contextlab.ui.main")  # the module, not the function
+    lab_main = importlib.import_module("contextlab.ui.shell")
 
     def broken(documents, config):
         raise InvalidInputError("documents[3].score must be a finite number, got nan")
@@ -272,7 +272,7 @@ def test_lab_engine_value_errors_are_shown_not_raised(monkeypatch):
 
 
 def test_lab_other_errors_are_not_swallowed(monkeypatch):
-    lab_main = importlib.import_module("contextlab.ui.main")  # the module, not the function
+    lab_main = importlib.import_module("contextlab.ui.shell")
 
     def broken(documents, config):
         raise RuntimeError("a bug")
@@ -393,7 +393,7 @@ def test_lab_packaged_entry_point_draws_the_same_lab():
 
 
 def test_lab_views_whose_module_is_missing_are_not_offered(monkeypatch, tmp_path):
-    lab_main = importlib.import_module("contextlab.ui.main")
+    lab_main = importlib.import_module("contextlab.ui.shell")
     monkeypatch.setitem(lab_main.EXTRA_VIEWS, "later", ("Later", "contextlab.ui.view_not_written_yet"))
     views = lab_main.available_views()
     assert "later" not in views
