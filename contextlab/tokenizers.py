@@ -49,20 +49,59 @@ class Tokenizer(Protocol):
         ...
 
 
-class _CachedCounts:
-    """Memoised ``count`` and a batch ``count_many`` over a subclass's ``_count``."""
+class HeuristicTokenizer:
+    """Seed 000's estimate: ``int(words * 1.3)``; cheap, and off by 10-30% on real text."""
 
-    name: str
+    name = "heuristic"
+    ratio = 1.3
+
+    def count(self, text: str) -> int:
+        # Counting words is cheaper than a cache lookup: no memo here.
+        return int(len(text.split()) * self.ratio)
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        """Return the token count of each text."""
+        ratio = self.ratio
+        return [int(len(t.split()) * ratio) for t in texts]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        words = text.split()
+        keep = int(max(max_tokens, 0) / self.ratio)
+        if keep >= len(words):
+            return text
+        return " ".join(words[:keep])
+
+    def __repr__(self) -> str:
+        return f"<HeuristicTokenizer {self.name!r}>"
+
+
+class TiktokenTokenizer:
+    """Exact token counts for OpenAI's cl100k_base (GPT-4, GPT-3.5, text-embedding-3).
+
+    Counts are memoised by text: the lab recounts the same documents on every slider move.
+    """
+
+    name = "cl100k_base"
 
     def __init__(self) -> None:
+        self._encoding = None
         self._cache: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def _count(self, text: str) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @property
+    def encoding(self):
+        """The tiktoken ``Encoding``, loaded from the bundled BPE file on first use."""
+        if self._encoding is None:
+            self._encoding = _load_cl100k()
+        return self._encoding
+
+    def _count(self, text: str) -> int:
+        return len(self.encoding.encode_ordinary(text))
 
     def _count_batch(self, texts: list[str]) -> list[int]:
-        return [self._count(t) for t in texts]
+        if len(texts) < 64:
+            return [self._count(t) for t in texts]
+        return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=2)]
 
     def count(self, text: str) -> int:
         cached = self._cache.get(text)
@@ -87,62 +126,12 @@ class _CachedCounts:
                 self._cache.clear()
             self._cache.update(counts)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r}>"
-
-
-class HeuristicTokenizer(_CachedCounts):
-    """Seed 000's estimate: ``int(words * 1.3)``; cheap, and off by 10-30% on real text."""
-
-    name = "heuristic"
-    ratio = 1.3
-
-    def _count(self, text: str) -> int:
-        return int(len(text.split()) * self.ratio)
-
-    def count(self, text: str) -> int:
-        # Counting words is cheaper than a cache lookup: no memo here.
-        return int(len(text.split()) * self.ratio)
-
-    def count_many(self, texts: Iterable[str]) -> list[int]:
-        ratio = self.ratio
-        return [int(len(t.split()) * ratio) for t in texts]
-
-    def truncate(self, text: str, max_tokens: int) -> str:
-        words = text.split()
-        keep = int(max(max_tokens, 0) / self.ratio)
-        if keep >= len(words):
-            return text
-        return " ".join(words[:keep])
-
-
-class TiktokenTokenizer(_CachedCounts):
-    """Exact token counts for OpenAI's cl100k_base (GPT-4, GPT-3.5, text-embedding-3)."""
-
-    name = "cl100k_base"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._encoding = None
-
-    @property
-    def encoding(self):
-        """The tiktoken ``Encoding``, loaded from the bundled BPE file on first use."""
-        if self._encoding is None:
-            self._encoding = _load_cl100k()
-        return self._encoding
-
-    def _count(self, text: str) -> int:
-        return len(self.encoding.encode_ordinary(text))
-
-    def _count_batch(self, texts: list[str]) -> list[int]:
-        if len(texts) < 64:
-            return [self._count(t) for t in texts]
-        return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=2)]
-
     def encode(self, text: str) -> list[int]:
         """Return the token ids of ``text`` (special tokens treated as plain text)."""
         return self.encoding.encode_ordinary(text)
+
+    def __repr__(self) -> str:
+        return f"<TiktokenTokenizer {self.name!r}>"
 
     def truncate(self, text: str, max_tokens: int) -> str:
         if max_tokens <= 0:
