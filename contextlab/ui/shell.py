@@ -88,7 +88,7 @@ def main() -> None:
         st.divider()
         config = parameters_panel(brought.default_query)
 
-    head, toggle = st.columns([5, 1], vertical_alignment="center")
+    head, toggle = st.columns([3, 1], vertical_alignment="center")
     with head:
         st.title("contextlab", anchor=False)
     with toggle:
@@ -123,7 +123,11 @@ def main() -> None:
             share_panel(config, documents, source=st.session_state.get("doc_source", "sample"),
                         sample=brought.sample)
     if not documents:
-        st.info("No documents yet: pick a sample set, paste text or upload a file in the sidebar.")
+        if brought.errors:
+            st.error("Nothing to build: the input could not be read. What is wrong, and where, "
+                     "is shown in the sidebar.")
+        else:
+            st.info("No documents yet: pick a sample set, paste text or upload a file in the sidebar.")
         return
     try:
         result = build_cached(documents, config)

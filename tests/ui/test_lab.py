@@ -221,6 +221,18 @@ def test_lab_upload_reads_every_file_and_reports_a_bad_one():
     assert "Upload: docs.jsonl, more.csv, broken.json" in at.caption[0].value.replace("\\", "")
 
 
+def test_lab_only_bad_upload_says_so_in_the_main_area():
+    at = _open()
+    at.radio(key="doc_source").set_value("upload")
+    _run(at)
+    at.file_uploader(key="upload_files").set_value([("bad.jsonl", b'{"content": broken\n', "application/json")])
+    _run(at)
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("bad.jsonl: line 1") for e in errors)  # in the sidebar
+    assert any(e.startswith("Nothing to build") for e in errors)  # and where the eye is
+    assert not any("No documents yet" in i.value for i in at.info)
+
+
 def test_lab_load_uploads_handler_keeps_good_files_and_names_the_bad():
     from contextlab.ui.sidebar import load_uploads
 
