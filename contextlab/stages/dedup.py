@@ -143,12 +143,18 @@ def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
         keys.append(_exact_key(text, words))
         hashed.append(h)
     del seen
-    exact: dict[int, frozenset[Shingle]] = {}
+    exact: dict[int, frozenset[tuple[str, ...]]] = {}
 
-    def exact_set(i: int) -> frozenset[Shingle]:
+    def exact_set(i: int) -> frozenset[tuple[str, ...]]:
+        # Word tuples, not joined strings: the same sets, built faster (the collector is off).
         s = exact.get(i)
         if s is None:
-            s = exact[i] = shingles(texts[i])
+            words = texts[i].lower().split()
+            if len(words) >= SHINGLE_SIZE:
+                s = frozenset(_windows(words, SHINGLE_SIZE))
+            else:
+                s = frozenset((tuple(words),)) if words else frozenset()
+            exact[i] = s
         return s
 
     kept_by_key: dict[tuple[bool, bool, str], int] = {}
