@@ -198,7 +198,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
     else:
         sys.stdout.write(result.context_block + "\n")
-    if sys.stderr.isatty():
+    if documents and not result.included_docs:
+        counts = result.fate_counts()
+        print(f"contextlab: note: no document made it into the block ({counts['filtered']} too "
+              f"short for --min-tokens, {counts['duplicate']} duplicate(s), {counts['excluded']} "
+              f"over the budget of {args.budget})", file=sys.stderr)
+    elif sys.stderr.isatty():
         print(_summary(result), file=sys.stderr)
     return 0
 

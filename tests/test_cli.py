@@ -403,3 +403,10 @@ def test_cli_usage_error_is_one_line(args, pattern, tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and re.search(pattern, lines[0]), proc.stderr
+
+
+def test_cli_build_says_when_nothing_made_it_in(tmp_path: Path):
+    proc = run("build", "-", "-q", "x", "--input-format", "txt", cwd=tmp_path, stdin="a\n\nb\n")
+    assert proc.returncode == 0 and proc.stdout == "\n"
+    assert proc.stderr.strip() == ("contextlab: note: no document made it into the block "
+                                   "(2 too short for --min-tokens, 0 duplicate(s), 0 over the budget of 2048)")
