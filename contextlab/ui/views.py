@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from contextlab.stages.budget import TRUNCATION_MARKER
 from contextlab.stages.dedup import pair_similarities, shared_word_mask, similarity_matrix
 from contextlab.types import DocTrace
 
@@ -372,7 +373,7 @@ def render_budget(ctx: LabContext) -> None:
             left.markdown("**In the block**")
             left.text(kept)
             if t.fate == "truncated":
-                kept_words = len(kept.removesuffix(" [...]").split())
+                kept_words = len(kept.removesuffix(TRUNCATION_MARKER).split())
                 cut = " ".join(original.split()[kept_words:])
                 right.markdown(f"**Cut away** (about {len(original.split()) - kept_words} words)")
                 right.text(cut)
