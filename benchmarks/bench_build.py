@@ -127,7 +127,7 @@ NaiveSeedContextManager = SeedContextManager
 
 def check_sample_sets() -> int:
     """Return how many (sample set, budget, threshold) builds differ between engine and naive seed."""
-    from contextlab.samples import list_sample_sets
+    from contextlab.lab.samples import list_sample_sets
 
     failures = 0
     for sample in list_sample_sets():

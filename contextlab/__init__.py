@@ -1,14 +1,14 @@
 """contextlab: turn retrieved documents into a traced, budgeted, citation-labelled context block.
 
 This module is the public API; everything listed in ``__all__`` is stable. Importing it never
-loads streamlit or plotly (those are the lab's, under ``contextlab.ui``).
+loads streamlit or plotly (those are the lab's, under ``contextlab.ui``). Lab support
+(``LabConfig``, sample sets, scenarios) lives in ``contextlab.lab``, outside this API.
 """
 
 from __future__ import annotations
 
-from .config import LabConfig
-from .errors import BudgetError, ContextLabError, InvalidInputError
-from .loaders import LoadError, load_bytes, load_file, parse_pasted
+from .errors import BudgetError, ContextLabError, InvalidInputError, LoadError, StoreError
+from .loaders import load_bytes, load_file, parse_pasted
 from .manager import ContextManager
 from .memory import fit_history, format_memory
 from .retrieval import (
@@ -36,7 +36,6 @@ __all__ = [
     "DuplicatePair",
     "Tokenizer",
     "get_tokenizer",
-    "LabConfig",
     # the whole window (seed 002)
     "WindowBudget",
     "HybridRanking",
@@ -62,6 +61,7 @@ __all__ = [
     "InvalidInputError",
     "BudgetError",
     "LoadError",
+    "StoreError",
 ]
 
 __version__ = "0.1.0"

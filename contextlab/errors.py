@@ -1,8 +1,8 @@
-"""Exceptions raised by contextlab. Every bad-input error is also a ``ValueError``."""
+"""Every exception contextlab raises on purpose. Each bad-input error is also a ``ValueError``."""
 
 from __future__ import annotations
 
-__all__ = ["ContextLabError", "InvalidInputError", "BudgetError"]
+__all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError"]
 
 
 class ContextLabError(Exception):
@@ -15,3 +15,11 @@ class InvalidInputError(ContextLabError, ValueError):
 
 class BudgetError(InvalidInputError):
     """A token budget is too small for what must always fit (for example the query)."""
+
+
+class LoadError(InvalidInputError):
+    """Input documents could not be read; the message names the file, the record and the fix."""
+
+
+class StoreError(InvalidInputError):
+    """A SQLite store file cannot be opened or used (not a database, or another schema)."""

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, LoadError
 from .types import Document
 
 __all__ = [
@@ -80,8 +80,6 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*(?:\n|\Z)", re.DOTALL)
 _FRONT_MATTER_LINE = re.compile(r"^([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 
-class LoadError(InvalidInputError):
-    """Input documents could not be read; the message names the file, the record and the fix."""
 
 
 # -- public entry points -------------------------------------------------------------------

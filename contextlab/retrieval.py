@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from . import events
-from .errors import InvalidInputError
+from .errors import InvalidInputError, StoreError
 from .tokenizers import TOKENIZER_NAMES, Tokenizer, resolve_tokenizer
 from .types import Document, Message
 
@@ -99,8 +99,6 @@ whom why will with would you your yours yourself yourselves
 """.split())
 
 
-class StoreError(InvalidInputError):
-    """A SQLite store file cannot be opened or used (not a database, or another schema)."""
 
 
 # -- seed 003 ------------------------------------------------------------------------------

@@ -1,11 +1,11 @@
-"""Tests for contextlab.compare: the document-by-document diff of two results."""
+"""Tests for contextlab.lab.compare: the document-by-document diff of two results."""
 
 from __future__ import annotations
 
 import pytest
 
-from contextlab.compare import config_differences, diff_results
-from contextlab.config import LabConfig
+from contextlab.lab.compare import config_differences, diff_results
+from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult, DocTrace
 
 

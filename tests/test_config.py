@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from contextlab import PromptRequest
-from contextlab.config import LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.types import Document
 
 

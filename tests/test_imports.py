@@ -10,7 +10,7 @@ import contextlab
 
 def test_imports_engine_does_not_load_ui_libraries():
     code = (
-        "import sys, contextlab, contextlab.manager, contextlab.config, contextlab.stages.dedup; "
+        "import sys, contextlab, contextlab.manager, contextlab.lab.config, contextlab.stages.dedup; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly')); "
         "print(','.join(bad))"
     )

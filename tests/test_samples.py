@@ -1,4 +1,4 @@
-"""Tests for contextlab.samples: every shipped set loads and exercises each pipeline stage."""
+"""Tests for contextlab.lab.samples: every shipped set loads and exercises each pipeline stage."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contextlab.errors import InvalidInputError
-from contextlab.samples import SAMPLE_DATA_DIR, SampleSet, list_sample_sets, load_sample_set
+from contextlab.lab.samples import SAMPLE_DATA_DIR, SampleSet, list_sample_sets, load_sample_set
 from contextlab.types import Document, Message
 
 SETS = list_sample_sets()

@@ -1,16 +1,16 @@
-"""Tests for contextlab.scenarios: every story really shows when built with the engine."""
+"""Tests for contextlab.lab.scenarios: every story really shows when built with the engine."""
 
 from __future__ import annotations
 
 import pytest
 
 from contextlab import PromptRequest
-from contextlab.compare import diff_results
-from contextlab.config import LabConfig
+from contextlab.lab.compare import diff_results
+from contextlab.lab.config import LabConfig
 from contextlab.errors import InvalidInputError
 from contextlab.positional import accuracy_at, curve_models
-from contextlab.samples import sample_set_names
-from contextlab.scenarios import SCENARIOS, Scenario, get_scenario, scenario_keys
+from contextlab.lab.samples import sample_set_names
+from contextlab.lab.scenarios import SCENARIOS, Scenario, get_scenario, scenario_keys
 from contextlab.types import ContextResult, DocTrace
 
 

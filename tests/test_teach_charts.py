@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from contextlab.compare import diff_results
+from contextlab.lab.compare import diff_results
 from contextlab.stages.reorder import lost_in_the_middle_order
 from contextlab.types import ContextResult, DocTrace
 from contextlab.ui import teach_charts as tc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from contextlab.config import LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult, Document, Message
 
 __all__ = ["LabContext"]

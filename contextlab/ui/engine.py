@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.config import LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.tokenizers import Tokenizer, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from contextlab.scenarios import SCENARIOS, Scenario, get_scenario
+from contextlab.lab.scenarios import SCENARIOS, Scenario, get_scenario
 
 __all__ = ["scenario_picker"]
 

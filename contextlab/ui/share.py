@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.config import LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.errors import ContextLabError
 from contextlab.types import Document
 

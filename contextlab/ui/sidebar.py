@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 import pandas as pd
 import streamlit as st
 
-from contextlab.config import LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.errors import ContextLabError
 from contextlab.loaders import SUPPORTED_EXTENSIONS, load_bytes, parse_pasted
 from contextlab.retrieval import needs_scoring, score_documents
@@ -91,7 +91,7 @@ def _reset_parameters() -> None:
 @st.cache_data(show_spinner=False)
 def sample_names() -> list[str]:
     """Return the names of the bundled sample sets, the default first."""
-    from contextlab.samples import list_sample_sets
+    from contextlab.lab.samples import list_sample_sets
 
     names = [s if isinstance(s, str) else s.name for s in list_sample_sets()]
     return sorted(names, key=lambda n: (n != "support_faq", n))
@@ -99,7 +99,7 @@ def sample_names() -> list[str]:
 
 @st.cache_data(show_spinner=False)
 def _sample(name: str):
-    from contextlab.samples import load_sample_set
+    from contextlab.lab.samples import load_sample_set
 
     return load_sample_set(name)
 
@@ -155,7 +155,7 @@ def score_if_needed(documents: Sequence[Document], query: str) -> tuple[list[Doc
 
 def apply_scenario(key: str = "scenario") -> None:
     """Open the scenario picked under ``key``: its sample set, settings, view and B config."""
-    from contextlab.scenarios import get_scenario
+    from contextlab.lab.scenarios import get_scenario
 
     name = st.session_state.get(key)
     if not name:

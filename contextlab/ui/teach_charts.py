@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from contextlab.compare import ResultDiff
+from contextlab.lab.compare import ResultDiff
 
 __all__ = [
     "STRATEGY_LABELS",

@@ -7,8 +7,8 @@ import importlib
 import pandas as pd
 import streamlit as st
 
-from contextlab.compare import ResultDiff, config_differences, diff_results
-from contextlab.config import LabConfig
+from contextlab.lab.compare import ResultDiff, config_differences, diff_results
+from contextlab.lab.config import LabConfig
 from contextlab.errors import ContextLabError
 from contextlab.tokenizers import TOKENIZER_NAMES
 from contextlab.types import ContextResult

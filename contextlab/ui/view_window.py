@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from contextlab.config import LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.errors import ContextLabError
 from contextlab.types import Document, Message
 from contextlab.ui import teach_charts

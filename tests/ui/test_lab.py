@@ -12,8 +12,8 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from contextlab import ContextManager, Document, PromptRequest
-from contextlab.config import LabConfig
-from contextlab.samples import load_sample_set
+from contextlab.lab.config import LabConfig
+from contextlab.lab.samples import load_sample_set
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from contextlab.scenarios import SCENARIOS, get_scenario
+from contextlab.lab.scenarios import SCENARIOS, get_scenario
 
 
 def _app() -> None:

@@ -14,8 +14,8 @@ def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = Fals
          scenario: str | None = None) -> None:
     import streamlit as st
 
-    from contextlab.config import LabConfig
-    from contextlab.samples import load_sample_set
+    from contextlab.lab.config import LabConfig
+    from contextlab.lab.samples import load_sample_set
     from contextlab.ui import view_compare
     from contextlab.ui.context import LabContext
     from contextlab.ui.engine import build_cached
@@ -27,7 +27,7 @@ def _app(sample: str = "eng_postmortems", budget: int = 1000, empty: bool = Fals
                      f"Sample: {s.name}", presentation)
     if scenario and "picked" not in st.session_state:
         # what the shell does when a scenario is picked: B becomes its compare_with
-        from contextlab.scenarios import get_scenario
+        from contextlab.lab.scenarios import get_scenario
 
         view_compare.apply_config_b(get_scenario(scenario).compare_with)
         st.session_state["picked"] = True

@@ -14,8 +14,8 @@ TIMEOUT = 60
 
 
 def _app(sample: str = "support_faq", budget: int = 1024, hide_positional: bool = False) -> None:
-    from contextlab.config import LabConfig
-    from contextlab.samples import load_sample_set
+    from contextlab.lab.config import LabConfig
+    from contextlab.lab.samples import load_sample_set
     from contextlab.ui import view_learn
     from contextlab.ui.context import LabContext
     from contextlab.ui.engine import build_cached

@@ -10,8 +10,8 @@ TIMEOUT = 60
 
 
 def _app(sample: str = "support_faq", no_history: bool = False, hide_window: bool = False) -> None:
-    from contextlab.config import LabConfig
-    from contextlab.samples import load_sample_set
+    from contextlab.lab.config import LabConfig
+    from contextlab.lab.samples import load_sample_set
     from contextlab.ui import view_window
     from contextlab.ui.context import LabContext
     from contextlab.ui.engine import build_cached

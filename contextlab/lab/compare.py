@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from .types import ContextResult, DocTrace
+from ..types import ContextResult, DocTrace
 
 __all__ = ["Change", "DocChange", "ResultDiff", "diff_results", "config_differences", "CHANGES"]
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInputError
-from .types import Document, Message
+from ..errors import InvalidInputError
+from ..types import Document, Message
 
 __all__ = ["SampleSet", "SAMPLE_DATA_DIR", "list_sample_sets", "load_sample_set", "sample_set_names"]
 
 #: Where the sample sets live: the repository's ``sample_data/`` (the project is installed editable).
-SAMPLE_DATA_DIR: Path = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DATA_DIR: Path = Path(__file__).resolve().parents[2] / "sample_data"
 
 _REQUIRED_TEXT_FIELDS = ("name", "title", "description", "query")
 

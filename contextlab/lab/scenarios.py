@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import LabConfig
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 from .samples import SampleSet, load_sample_set
 
 __all__ = ["Scenario", "SCENARIOS", "get_scenario", "scenario_keys"]

@@ -11,8 +11,8 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .errors import InvalidInputError
-from .tokenizers import TOKENIZER_NAMES
+from ..errors import InvalidInputError
+from ..tokenizers import TOKENIZER_NAMES
 
 __all__ = ["LabConfig"]
 
@@ -78,7 +78,7 @@ class LabConfig:
 
     def make_manager(self):
         """Return the ``ContextManager`` this configuration describes."""
-        from .manager import ContextManager
+        from ..manager import ContextManager
 
         if self.seed_compatible:
             return ContextManager.seed_compatible(**self.manager_kwargs())
