@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["BudgetDecision", "Shortened", "fit_to_budget", "seed_truncate", "TRUNCATION_MARKER",
-           "MIN_PARTIAL_TOKENS"]
+if TYPE_CHECKING:
+    from ..tokenizers import Tokenizer
+
+__all__ = ["BudgetDecision", "Shortened", "fit_to_budget", "fit_text", "seed_truncate",
+           "TRUNCATION_MARKER", "MIN_PARTIAL_TOKENS"]
 
 #: Appended to a cut document so the model (and the reader) can see it was cut.
 TRUNCATION_MARKER = " [...]"
@@ -77,3 +80,28 @@ def fit_to_budget(
 def seed_truncate(text: str, remaining: int) -> str:
     """Return seed 000's partial text: the first ``int(remaining / 1.3)`` words plus `` [...]``."""
     return " ".join(text.split()[: int(remaining / 1.3)]) + TRUNCATION_MARKER
+
+
+def fit_text(tokenizer: Tokenizer, text: str, room: int, *, marker: bool = True) -> str | None:
+    """Return ``text`` cut to at most ``room`` tokens, or None when no word of it fits.
+
+    The one truncation every part of contextlab uses (documents, history lines, the system
+    prompt). A cut text ends with ``TRUNCATION_MARKER`` unless ``marker=False``; the result is
+    measured, not estimated, so it never exceeds ``room`` even when tokens merge at the cut.
+    """
+    if room <= 0:
+        return None
+    if tokenizer.count(text) <= room:
+        return text
+    suffix = TRUNCATION_MARKER if marker else ""
+    target = room - (tokenizer.count(TRUNCATION_MARKER) if marker else 0)
+    while target > 0:
+        cut = tokenizer.truncate(text, target).rstrip()
+        if not cut:
+            return None
+        candidate = cut + suffix
+        over = tokenizer.count(candidate) - room
+        if over <= 0:
+            return candidate
+        target -= over
+    return None
