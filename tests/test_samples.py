@@ -119,6 +119,23 @@ def test_load_sample_set_accepts_a_path():
     assert sample.name == "support_faq"
 
 
+def test_sample_sets_are_package_data_read_through_importlib_resources():
+    # A wheel carries only what is inside the package: the sets must live there, and the
+    # checkout's top-level sample_data must be the same folder (README commands use it).
+    import contextlab
+    from importlib.resources import files
+
+    package_dir = Path(contextlab.__file__).resolve().parent
+    assert SAMPLE_DATA_DIR.resolve() == package_dir / "data" / "sample_data"
+    bundled = sorted(p.name for p in (files("contextlab") / "data" / "sample_data").iterdir()
+                     if p.name.endswith(".json"))
+    assert bundled == sorted(f"{name}.json" for name in SET_IDS)
+    checkout_link = package_dir.parent / "sample_data"
+    if checkout_link.exists():  # absent when the tests run against an installed package
+        assert checkout_link.resolve() == SAMPLE_DATA_DIR.resolve()
+    assert load_sample_set("support_faq").path == SAMPLE_DATA_DIR / "support_faq.json"
+
+
 def test_load_sample_set_unknown_name_lists_known_sets():
     with pytest.raises(InvalidInputError, match=r"unknown sample set 'nope'.*support_faq"):
         load_sample_set("nope")

@@ -1,4 +1,8 @@
-"""Hand-written demo document sets shipped in ``sample_data/``: what the lab and CLI open on.
+"""Hand-written demo document sets shipped as package data: what the lab and CLI open on.
+
+They live in ``contextlab/data/sample_data/`` (the checkout's top-level ``sample_data`` is a
+symlink to it) and are read through ``importlib.resources``, so an installed wheel finds them
+wherever it is installed.
 
 Each set is one JSON file holding a query, a system prompt, retrieved documents (with real
 near-duplicates, exact duplicates and too-short snippets) and a conversation, plus
@@ -11,16 +15,26 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..types import Document, Message
 
+if TYPE_CHECKING:  # importlib.resources.abc is 3.11+; the annotation is all that needs it
+    from importlib.resources.abc import Traversable
+
 __all__ = ["SampleSet", "SAMPLE_DATA_DIR", "list_sample_sets", "load_sample_set", "sample_set_names"]
 
-#: Where the sample sets live: the repository's ``sample_data/`` (the project is installed editable).
-SAMPLE_DATA_DIR: Path = Path(__file__).resolve().parents[2] / "sample_data"
+
+def _sample_root() -> Traversable:
+    """Return the package-data folder holding the sample sets (works in a wheel and a checkout)."""
+    return files("contextlab") / "data" / "sample_data"
+
+
+#: Where the sample sets live on disk, for callers that want a path (the installed package data).
+SAMPLE_DATA_DIR: Path = Path(str(_sample_root()))
 
 _REQUIRED_TEXT_FIELDS = ("name", "title", "description", "query")
 
@@ -49,9 +63,10 @@ class SampleSet:
 
 def sample_set_names() -> list[str]:
     """Return the names of the shipped sample sets, sorted (the JSON file stems)."""
-    if not SAMPLE_DATA_DIR.is_dir():
+    root = _sample_root()
+    if not root.is_dir():
         return []
-    return sorted(p.stem for p in SAMPLE_DATA_DIR.glob("*.json"))
+    return sorted(p.name[: -len(".json")] for p in root.iterdir() if p.is_file() and p.name.endswith(".json"))
 
 
 def list_sample_sets() -> list[SampleSet]:
@@ -75,10 +90,10 @@ def load_sample_set(name_or_path: str | Path) -> SampleSet:
         ) from None
     except UnicodeDecodeError:
         raise InvalidInputError(f"sample set {str(path)!r} is not UTF-8 text; save it as UTF-8") from None
-    return _parse(raw, path)
+    return _parse(raw, Path(str(path)))
 
 
-def _resolve(name_or_path: str | Path) -> Path:
+def _resolve(name_or_path: str | Path) -> Path | Traversable:
     """Return the JSON file a sample-set name or path refers to."""
     if isinstance(name_or_path, Path) or str(name_or_path).endswith(".json") or "/" in str(name_or_path):
         path = Path(name_or_path)
@@ -86,11 +101,11 @@ def _resolve(name_or_path: str | Path) -> Path:
             raise InvalidInputError(f"sample set file {str(path)!r} does not exist; check the path")
         return path
     name = str(name_or_path)
-    path = SAMPLE_DATA_DIR / f"{name}.json"
-    if not path.is_file():
-        known = ", ".join(sample_set_names()) or "(none found in " + str(SAMPLE_DATA_DIR) + ")"
+    resource = _sample_root() / f"{name}.json"
+    if not resource.is_file():
+        known = ", ".join(sample_set_names()) or "(none found in " + str(_sample_root()) + ")"
         raise InvalidInputError(f"unknown sample set {name!r}; choose one of: {known}")
-    return path
+    return resource
 
 
 def _parse(raw: Any, path: Path) -> SampleSet:
