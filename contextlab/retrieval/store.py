@@ -1,12 +1,4 @@
-"""Retrieve from a store and inject the results into a conversation (seed 003).
-
-``inject_context`` does exactly what seed 003 says: ask the backend for ``top_k`` results, keep
-those scoring at least ``min_score``, take them in order until the next one would push the
-content past ``max_context_tokens`` (it stops there, it does not skip ahead), publish a
-``memory_retrieve`` event, and return a *new* list with one system message in front. As in the
-seed, the budget counts the results' content only, not the preamble or the ``[Source: ...]`` tags.
-
-``SQLiteBackend`` is the embedded store: SQLite's FTS5 full-text index with BM25 ranking (stdlib
+"""The embedded document store: SQLite's FTS5 full-text index with BM25 ranking (stdlib
 ``sqlite3``, nothing to install), in memory or persistent in a file.
 
 How scores are normalised to [0, 1]
@@ -39,209 +31,27 @@ import hashlib
 import json
 import math
 import os
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from . import events
-from .errors import InvalidInputError, StoreError
-from .tokenizers import TOKENIZER_NAMES, Tokenizer, resolve_tokenizer
-from .types import Document, Message
+from .. import events
+from ..errors import InvalidInputError, StoreError
+from ..types import Document
+from .injection import RetrievalResult
+from .terms import fts_query
 
-__all__ = [
-    "ContextConfig",
-    "RetrievalResult",
-    "MemoryBackend",
-    "SQLiteBackend",
-    "StoreError",
-    "format_context",
-    "build_context_message",
-    "inject_context",
-    "score_documents",
-    "needs_scoring",
-    "fts_query",
-    "CONTEXT_PREAMBLE",
-    "STOPWORDS",
-]
-
-#: The text seed 003 puts before the formatted results in the injected system message.
-CONTEXT_PREAMBLE = (
-    "The following context was retrieved from the knowledge"
-    " base. Use it to inform your response, citing sources"
-    " where applicable:\n\n"
-)
+__all__ = ["SQLiteBackend"]
 
 # FTS5's bm25() constants (fts5_aux.c) and its floor for a term in over half the rows.
 _K1 = 1.2
 _IDF_FLOOR = 1e-6
-# Bounds the cost of a pasted essay used as a query: one count query per distinct term.
-_MAX_QUERY_TERMS = 64
 # At least this many FTS5 candidates are re-scored, so re-scoring can reorder the top ones.
 _MIN_CANDIDATES = 200
 _SCHEMA_VERSION = 1
-_TERM = re.compile(r"[^\W_]+")
-
-#: Query words that carry no topic. In a handful of documents retrieved for one question "the"
-#: or "and" can be rarer than the topic word, and would outweigh it; so they are not searched.
-STOPWORDS: frozenset[str] = frozenset("""
-a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how i if in into is it its itself
-just me more most my myself no nor not of off on once only or other our ours ourselves out over
-own same she should so some such than that the their theirs them themselves then there these
-they this those through to too under until up very was we were what when where which while who
-whom why will with would you your yours yourself yourselves
-""".split())
-
-
-
-
-# -- seed 003 ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ContextConfig:
-    """Controls how retrieved context is injected into prompts (seed 003, plus the tokenizer)."""
-
-    enabled: bool = True
-    top_k: int = 5
-    min_score: float = 0.0
-    max_context_tokens: int = 2048
-    tokenizer: str | Tokenizer = "cl100k_base"
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.enabled, bool):
-            raise InvalidInputError(f"enabled must be true or false, got {self.enabled!r}")
-        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
-            raise InvalidInputError(f"top_k must be a whole number >= 1, got {self.top_k!r}")
-        s = self.min_score
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
-            raise InvalidInputError(f"min_score must be a finite number, got {s!r}")
-        m = self.max_context_tokens
-        if isinstance(m, bool) or not isinstance(m, int) or m < 0:
-            raise InvalidInputError(f"max_context_tokens must be a whole number >= 0, got {m!r}")
-        if isinstance(self.tokenizer, str) and self.tokenizer not in TOKENIZER_NAMES:
-            raise InvalidInputError(
-                f"unknown tokenizer {self.tokenizer!r}; choose one of: {', '.join(TOKENIZER_NAMES)}"
-            )
-
-
-@dataclass(frozen=True)
-class RetrievalResult:
-    """One search hit: its text, a score in [0, 1] (for SQLiteBackend), source and store id."""
-
-    content: str
-    score: float
-    source: str | None = None
-    id: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def to_document(self) -> Document:
-        """Return the hit as a ``Document`` (store id in ``metadata["id"]``)."""
-        meta = dict(self.metadata)
-        if self.id is not None:
-            meta.setdefault("id", self.id)
-        return Document(content=self.content, score=self.score, source=self.source, metadata=meta)
-
-
-@runtime_checkable
-class MemoryBackend(Protocol):
-    """Anything that returns the ``top_k`` best results for a query, best first."""
-
-    def retrieve(self, query: str, top_k: int = 5) -> list[RetrievalResult]:
-        """Return at most ``top_k`` results for ``query``, best first."""
-        ...
-
-
-def format_context(results: Sequence[RetrievalResult]) -> str:
-    """Return the results as one block, each prefixed with ``[Source: ...]`` when it has one."""
-    if not results:
-        return ""
-    lines = []
-    for r in results:
-        if r.source:
-            lines.append(f"[Source: {r.source}] {r.content}")
-        else:
-            lines.append(r.content)
-    return "\n\n".join(lines)
-
-
-def build_context_message(results: Sequence[RetrievalResult]) -> Message:
-    """Return a system message holding the seed's preamble and the formatted results."""
-    return Message(role="system", content=CONTEXT_PREAMBLE + format_context(results))
-
-
-def inject_context(
-    query: str,
-    messages: Sequence[Message],
-    backend: MemoryBackend,
-    *,
-    config: ContextConfig | None = None,
-) -> list[Message]:
-    """Return a new message list with the retrieved context as a system message in front.
-
-    The input list is never mutated. When injection is disabled, nothing passes ``min_score``,
-    or not even the first result fits ``max_context_tokens``, the result is a copy of
-    ``messages`` (equal to it, not the same object).
-    """
-    cfg = config or ContextConfig()
-    if not isinstance(query, str):
-        raise InvalidInputError(f"query must be text, got {type(query).__name__}")
-    if not cfg.enabled:
-        return list(messages)
-
-    results = backend.retrieve(query, top_k=cfg.top_k)
-    results = [r for r in results if r.score >= cfg.min_score]
-    if not results:
-        return list(messages)
-
-    tokenizer = resolve_tokenizer(cfg.tokenizer)
-    kept: list[RetrievalResult] = []
-    total_tokens = 0
-    for r in results:
-        tokens = tokenizer.count(r.content)
-        if total_tokens + tokens > cfg.max_context_tokens:
-            break  # the seed stops at the first overflow; later, smaller results are not tried
-        kept.append(r)
-        total_tokens += tokens
-    if not kept:
-        return list(messages)
-
-    events.publish(
-        events.memory_retrieve,
-        backend,
-        {
-            "context_injection": True,
-            "query": query,
-            "num_results": len(kept),
-            "total_tokens": total_tokens,
-        },
-    )
-    return [build_context_message(kept)] + list(messages)
-
-
-# -- the SQLite store ----------------------------------------------------------------------
-
-
-def fts_query(text: str) -> tuple[str, list[str]]:
-    """Return an FTS5 MATCH expression for user ``text`` and the terms in it.
-
-    Every word becomes a quoted string joined by OR, so quotes, ``AND``/``OR``/``NOT``/``NEAR``,
-    ``*``, ``-``, ``:``, ``^`` and parentheses in user text are searched as words or ignored,
-    never parsed as query syntax. English function words (``STOPWORDS``) are left out unless
-    the query has nothing else. Returns ``("", [])`` when the text holds no word.
-    """
-    seen: dict[str, None] = {}
-    for word in _TERM.findall(text.lower()):
-        seen.setdefault(word, None)
-    terms = [t for t in seen if t not in STOPWORDS] or list(seen)
-    terms = terms[:_MAX_QUERY_TERMS]
-    return " OR ".join(f'"{t}"' for t in terms), terms
 
 
 class SQLiteBackend:
@@ -567,50 +377,3 @@ def _document_id(doc: Document, given: Any) -> str:
             return text
     h = hashlib.sha1(f"{doc.source or ''}\x00{doc.content}".encode("utf-8"))
     return h.hexdigest()[:16]
-
-
-# -- scoring unscored documents ------------------------------------------------------------
-
-
-def needs_scoring(documents: Iterable[Document]) -> bool:
-    """Return True when any document came without a score (``metadata["score_missing"]``)."""
-    return any(bool(d.metadata.get("score_missing")) for d in documents)
-
-
-def score_documents(documents: Sequence[Document], query: str) -> list[Document]:
-    """Return copies of ``documents`` scored by BM25 against ``query`` (normalised to [0, 1]).
-
-    Order is kept; a document that matches no query word scores 0.0. Each copy has
-    ``metadata["score_source"] = "bm25"``; a score the input did have is kept in
-    ``metadata["input_score"]``. The input is not mutated.
-    """
-    if not isinstance(query, str):
-        raise InvalidInputError(f"query must be text, got {type(query).__name__}")
-    docs = list(documents)
-    if not docs:
-        return []
-    if not fts_query(query)[1]:
-        raise InvalidInputError(
-            "cannot score documents: the query has no words; type a query, or give the "
-            "documents scores"
-        )
-    for i, doc in enumerate(docs):
-        if not isinstance(doc, Document) or not isinstance(doc.content, str):
-            raise InvalidInputError(f"document {i}: expected a Document with text content")
-    scores: dict[str, float] = {}
-    with SQLiteBackend() as store:
-        store._publishes = False  # a private scratch index: nothing for subscribers to see
-        indexed = [(str(i), d) for i, d in enumerate(docs) if d.content.strip()]
-        if indexed:
-            store.add([d for _, d in indexed], ids=[i for i, _ in indexed])
-            for hit in store.retrieve(query, top_k=len(indexed)):
-                scores[hit.id or ""] = hit.score
-    out = []
-    for i, doc in enumerate(docs):
-        meta = {k: v for k, v in doc.metadata.items() if k != "score_missing"}
-        if not doc.metadata.get("score_missing"):
-            meta.setdefault("input_score", doc.score)
-        meta["score_source"] = "bm25"
-        out.append(replace(doc, score=round(scores.get(str(i), 0.0), 6), metadata=meta))
-    return out
-

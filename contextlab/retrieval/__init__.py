@@ -1,0 +1,39 @@
+"""Retrieval: seed 003's injection, the SQLite FTS5 store, and scoring of unscored documents.
+
+- ``injection``: ``ContextConfig``, ``RetrievalResult``, ``MemoryBackend``, ``inject_context``;
+- ``store``: ``SQLiteBackend``, the embedded full-text store (BM25, scores in [0, 1]);
+- ``scoring``: BM25 scores for documents that came without one;
+- ``terms``: the one word tokenizer the store and the scoring share.
+"""
+
+from __future__ import annotations
+
+from ..errors import StoreError
+from .injection import (
+    CONTEXT_PREAMBLE,
+    ContextConfig,
+    MemoryBackend,
+    RetrievalResult,
+    build_context_message,
+    format_context,
+    inject_context,
+)
+from .scoring import needs_scoring, score_documents
+from .store import SQLiteBackend
+from .terms import STOPWORDS, fts_query
+
+__all__ = [
+    "ContextConfig",
+    "RetrievalResult",
+    "MemoryBackend",
+    "SQLiteBackend",
+    "StoreError",
+    "format_context",
+    "build_context_message",
+    "inject_context",
+    "score_documents",
+    "needs_scoring",
+    "fts_query",
+    "CONTEXT_PREAMBLE",
+    "STOPWORDS",
+]

@@ -1,0 +1,311 @@
+"""The SQLite FTS5 store against real files, and the query words it searches for."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from contextlab.errors import StoreError
+from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
+from contextlab.retrieval.store import SQLiteBackend
+from contextlab.retrieval.terms import fts_query
+from contextlab.types import Document
+
+
+# -- fts_query -----------------------------------------------------------------------------
+
+
+def test_fts_query_quotes_words_and_drops_syntax():
+    assert fts_query('"Cats" AND (dogs* -NOT) col:x ^y NEAR(b c)') == (
+        '"cats" OR "dogs" OR "col" OR "x" OR "y" OR "near" OR "b" OR "c"',
+        ["cats", "dogs", "col", "x", "y", "near", "b", "c"],
+    )
+
+
+def test_fts_query_keeps_stopwords_when_nothing_else_is_left():
+    assert fts_query("What is the refund policy?")[1] == ["refund", "policy"]
+    assert fts_query("to be or not to be")[1] == ["to", "be", "or", "not"]
+
+
+def test_fts_query_deduplicates_and_handles_no_words():
+    assert fts_query("x x X")[1] == ["x"]
+    assert fts_query("?!* --- ()") == ("", [])
+
+
+def test_sqlite_backend_common_topic_word_still_counts_in_small_sets():
+    store = SQLiteBackend()
+    store.add([Document("refunds take five days", source="r1"),
+               Document("refunds need a receipt", source="r2"),
+               Document("refunds for gift cards are not possible", source="r3"),
+               Document("shipping is free over fifty dollars and fast", source="s")])
+    hits = store.retrieve("how do refunds and returns work", top_k=4)
+    assert {h.source for h in hits} == {"r1", "r2", "r3"}
+    assert all(h.score > 0.9 for h in hits)
+
+
+# -- SQLiteBackend -------------------------------------------------------------------------
+
+
+CORPUS = [
+    Document("alpha common filler", source="a"),
+    Document("beta common filler", source="b"),
+    Document("gamma common filler", source="c"),
+    Document("delta common filler", source="d"),
+]
+
+
+def test_sqlite_backend_satisfies_memory_backend_protocol():
+    assert isinstance(SQLiteBackend(), MemoryBackend)
+
+
+def test_sqlite_backend_add_returns_ids_and_counts():
+    store = SQLiteBackend()
+    ids = store.add(CORPUS)
+    assert len(ids) == 4 and len(set(ids)) == 4 and len(store) == 4
+    assert store.ids() == ids
+
+
+def test_sqlite_backend_ranks_best_first_with_scores_in_unit_interval():
+    store = SQLiteBackend()
+    store.add([Document("solar panels convert sunlight"), Document("solar solar energy panels"),
+               Document("wind turbines"), Document("panels of judges")])
+    hits = store.retrieve("solar panels", top_k=10)
+    assert [h.content for h in hits][:2] == ["solar solar energy panels", "solar panels convert sunlight"]
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert hits[0].metadata["bm25"] > hits[-1].metadata["bm25"] > 0
+
+
+def test_sqlite_backend_score_is_share_of_query_weight():
+    store = SQLiteBackend()
+    store.add(CORPUS)
+    [hit] = store.retrieve("alpha", top_k=5)
+    assert hit.source == "a" and hit.score == pytest.approx(1.0)
+    scores = {h.source: h.score for h in store.retrieve("alpha beta", top_k=5)}
+    assert scores == pytest.approx({"a": 0.5, "b": 0.5})
+
+
+def test_sqlite_backend_words_absent_from_store_do_not_lower_scores():
+    store = SQLiteBackend()
+    store.add(CORPUS)
+    [hit] = store.retrieve("how does alpha zzzunknown", top_k=5)
+    assert hit.source == "a" and hit.score == pytest.approx(1.0)
+
+
+def test_sqlite_backend_respects_top_k_and_no_match():
+    store = SQLiteBackend()
+    store.add(CORPUS)
+    assert len(store.retrieve("common", top_k=2)) == 2
+    assert store.retrieve("common", top_k=0) == []
+    assert store.retrieve("nothing here", top_k=5) == []
+    assert store.retrieve("", top_k=5) == []
+
+
+def test_sqlite_backend_stems_words():
+    store = SQLiteBackend()
+    store.add([Document("running documents")])
+    assert len(store.retrieve("document runs", top_k=5)) == 1
+
+
+@pytest.mark.parametrize("query", [
+    '"', "'", '"unbalanced', "AND", "OR NOT", "*", "alpha*", "-alpha", "(", "alpha)", "NEAR(alpha",
+    "col:alpha", "^alpha", "alpha AND", '"" AND ""', "alpha + beta", "{alpha}", "\x00", "δ ελληνικά",
+    "a" * 5000, "; DROP TABLE documents; --",
+])
+def test_sqlite_backend_user_text_is_never_query_syntax(query):
+    store = SQLiteBackend()
+    store.add(CORPUS)
+    hits = store.retrieve(query, top_k=5)
+    assert all(isinstance(h, RetrievalResult) for h in hits)
+    assert len(store) == 4
+
+
+def test_sqlite_backend_operator_words_are_searched_as_words():
+    store = SQLiteBackend()
+    store.add([Document("to be or not to be"), Document("and then some")])
+    assert [h.content for h in store.retrieve("NOT", top_k=5)] == ["to be or not to be"]
+
+
+@pytest.mark.parametrize("bad,match", [
+    ({"query": 5, "top_k": 1}, "query must be text, got int"),
+    ({"query": "q", "top_k": -1}, r"top_k must be a whole number >= 0, got -1"),
+])
+def test_sqlite_backend_retrieve_rejects_bad_arguments(bad, match):
+    with pytest.raises(ValueError, match=match):
+        SQLiteBackend().retrieve(**bad)
+
+
+def test_sqlite_backend_keeps_metadata_source_and_ids():
+    store = SQLiteBackend()
+    [doc_id] = store.add([Document("alpha", source="s", metadata={"id": "doc-7", "page": 2},
+                                   timestamp=5.0, importance=0.9)])
+    assert doc_id == "doc-7"
+    [hit] = store.retrieve("alpha", top_k=1)
+    assert (hit.id, hit.source, hit.metadata["page"], hit.metadata["importance"]) == ("doc-7", "s", 2, 0.9)
+    assert store.get("doc-7") == Document("alpha", source="s", metadata={"id": "doc-7", "page": 2},
+                                          timestamp=5.0, importance=0.9)
+    assert store.get("missing") is None
+
+
+def test_sqlite_backend_same_document_twice_is_replaced_not_duplicated():
+    store = SQLiteBackend()
+    first = store.add([Document("same text", source="s")])
+    second = store.add([Document("same text", source="s")])
+    assert first == second and len(store) == 1
+
+
+def test_sqlite_backend_explicit_ids_replace():
+    store = SQLiteBackend()
+    store.add([Document("old words")], ids=["x"])
+    store.add([Document("new words")], ids=["x"])
+    assert len(store) == 1 and store.retrieve("old", top_k=5) == []
+    assert store.retrieve("new", top_k=5)[0].id == "x"
+
+
+@pytest.mark.parametrize("docs,kwargs,match", [
+    ([Document("")], {}, r"document 0: content must be non-empty text"),
+    ([Document("ok"), 5], {}, r"document 1: expected a Document or a string, got int"),
+    ([Document("ok")], {"ids": ["a", "b"]}, r"got 2 ids for 1 documents"),
+])
+def test_sqlite_backend_add_rejects_bad_documents(docs, kwargs, match):
+    store = SQLiteBackend()
+    with pytest.raises(ValueError, match=match):
+        store.add(docs, **kwargs)
+    assert len(store) == 0
+
+
+def test_sqlite_backend_remove_deletes_and_counts():
+    store = SQLiteBackend()
+    ids = store.add(CORPUS)
+    assert store.remove([ids[0], "unknown"]) == 1
+    assert len(store) == 3 and store.retrieve("alpha", top_k=5) == []
+    assert store.remove([]) == 0
+
+
+def test_sqlite_backend_persists_across_reopen(tmp_path: Path):
+    path = tmp_path / "store.db"
+    with SQLiteBackend(path) as store:
+        ids = store.add(CORPUS)
+    with SQLiteBackend(path) as store:
+        assert len(store) == 4
+        assert store.retrieve("gamma", top_k=1)[0].source == "c"
+        store.remove([ids[2]])
+    with SQLiteBackend(path) as store:
+        assert len(store) == 3 and store.retrieve("gamma", top_k=1) == []
+
+
+def test_sqlite_backend_second_handle_sees_writes(tmp_path: Path):
+    path = tmp_path / "store.db"
+    writer, reader = SQLiteBackend(path), SQLiteBackend(path)
+    writer.add([Document("shared knowledge")])
+    assert reader.retrieve("knowledge", top_k=1)[0].content == "shared knowledge"
+    writer.close()
+    reader.close()
+
+
+def test_sqlite_backend_uses_wal_for_files(tmp_path: Path):
+    SQLiteBackend(tmp_path / "s.db").close()
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+@pytest.mark.parametrize("use_file", [True, False])
+def test_sqlite_backend_concurrent_readers_and_writer_lose_nothing(tmp_path: Path, use_file: bool):
+    store = SQLiteBackend(tmp_path / "c.db" if use_file else ":memory:")
+    batches = [[Document(f"entry number {b}-{i} topic{b}") for i in range(20)] for b in range(15)]
+    start = threading.Barrier(5)
+    writer_done = threading.Event()
+    errors: list[BaseException] = []
+    seen_counts: list[list[int]] = [[] for _ in range(4)]
+
+    def write() -> None:
+        try:
+            start.wait()
+            for batch in batches:
+                store.add(batch)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            writer_done.set()
+
+    def read(k: int) -> None:
+        try:
+            start.wait()
+            while True:  # at least one read, then until the writer is done
+                finished = writer_done.is_set()
+                hits = store.retrieve("entry topic3", top_k=50)
+                assert all(0.0 <= h.score <= 1.0 for h in hits)
+                seen_counts[k].append(len(store))
+                if finished:
+                    break
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(store) == 300
+    assert len(store.retrieve("topic7", top_k=100)) == 20
+    for counts in seen_counts:  # a reader never sees a half-written batch or a count go back
+        assert counts and counts == sorted(counts) and all(c % 20 == 0 for c in counts)
+        assert counts[-1] == 300
+    store.close()
+
+
+def test_sqlite_backend_rejects_a_file_that_is_not_a_database(tmp_path: Path):
+    path = tmp_path / "notes.db"
+    path.write_text("just some text, not sqlite" * 100)
+    with pytest.raises(StoreError, match=r"cannot open store .*notes\.db.*a contextlab store or of a new file"):
+        SQLiteBackend(path)
+
+
+def test_sqlite_backend_rejects_another_apps_database(tmp_path: Path):
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE users (name TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match=r"is a SQLite database but not a contextlab store .*users"):
+        SQLiteBackend(path)
+
+
+def test_sqlite_backend_missing_folder_is_clear_error(tmp_path: Path):
+    with pytest.raises(StoreError, match=r"folder .* does not exist"):
+        SQLiteBackend(tmp_path / "no" / "such" / "store.db")
+
+
+def test_sqlite_backend_closed_store_is_clear_error():
+    store = SQLiteBackend()
+    store.close()
+    with pytest.raises(StoreError, match="is closed; open a new SQLiteBackend"):
+        store.retrieve("x")
+
+
+def test_store_error_is_value_error():
+    assert issubclass(StoreError, ValueError) and StoreError.__doc__
+
+
+# -- properties ----------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PROPERTY_STORE = SQLiteBackend()
+_PROPERTY_STORE.add(CORPUS + [Document('quotes " and * and (parens) AND NOT -minus'),
+                              Document("ünïcödé wörds ελληνικά 日本語")])
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.text(max_size=80), top_k=st.integers(0, 10))
+def test_sqlite_backend_any_query_gives_bounded_sorted_scores(query: str, top_k: int):
+    hits = _PROPERTY_STORE.retrieve(query, top_k=top_k)
+    assert len(hits) <= top_k
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
