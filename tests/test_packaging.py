@@ -1,0 +1,162 @@
+"""The built wheel works outside the checkout, and stopping `contextlab lab` stops its server.
+
+``test_wheel_*`` builds the wheel from a copy of the package sources, installs it into a fresh
+virtual environment in a temporary directory, and runs the installed ``contextlab`` command from
+a temporary working directory: ``build`` on a bundled sample set, then ``lab`` up to Streamlit's
+health endpoint. Dependencies are not downloaded (CI must not depend on the network for this):
+after the wheel is installed, one ``.pth`` line lets the fresh environment import them from the
+environment running the tests. The checkout itself is never on the fresh environment's path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STARTUP_SECONDS = 60.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as resp:
+            return resp.status == 200 and resp.read().strip() == b"ok"
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _wait_until(condition, seconds: float, what: str, proc: subprocess.Popen | None = None) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` (and the lab's output) if it never does."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if proc is not None and proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            pytest.fail(f"the lab exited with {proc.returncode} before {what}:\n{out}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {seconds:.0f} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def _lab_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    return env
+
+
+def _start_lab(command: list[str], port: int, cwd: Path) -> subprocess.Popen:
+    # A session of its own, so cleanup can reach an orphaned server by the group id we started.
+    return subprocess.Popen(
+        [*command, "lab", "--server.port", str(port), "--server.headless", "true",
+         "--server.address", "127.0.0.1"],
+        cwd=cwd, env=_lab_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=10)
+    if proc.stdout:
+        proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """Yield a fresh venv (outside the checkout) with the freshly built wheel installed."""
+    base = tmp_path_factory.mktemp("wheel")
+    src = base / "src"
+    # Build from a copy: the checkout's build/ may hold stale files a wheel would pick up.
+    shutil.copytree(ROOT / "contextlab", src / "contextlab",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    dist = base / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "-q", "-w", str(dist)],
+        check=True, cwd=base, capture_output=True, text=True,
+    )
+    (wheel,) = dist.glob("contextlab-*.whl")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
+         "--disable-pip-version-check", "-q", str(wheel)],
+        check=True, cwd=base, capture_output=True, text=True,
+    )
+    # Dependencies from the test environment, added only now so pip above saw an empty venv.
+    purelib = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip())
+    (purelib / "_contextlab_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    work = base / "work"
+    work.mkdir()
+    yield {"venv": venv, "python": python, "contextlab": venv / "bin" / "contextlab", "work": work,
+           "package": purelib / "contextlab"}
+
+
+def test_wheel_imports_its_own_copy_with_the_sample_sets(installed: dict[str, Path]):
+    probe = (
+        "import contextlab, contextlab.lab.scenarios as sc\n"
+        "from contextlab.lab.samples import list_sample_sets\n"
+        "print(contextlab.__file__)\n"
+        "print(','.join(s.name for s in list_sample_sets()))\n"
+        "print(len(sc.scenario_keys()))\n"
+    )
+    result = subprocess.run([str(installed["python"]), "-c", probe], cwd=installed["work"],
+                            env=_lab_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    where, names, scenarios = result.stdout.split("\n")[:3]
+    assert Path(where).parent == installed["package"]  # not the checkout
+    assert {"eng_postmortems", "support_faq", "clinical_abstracts"} <= set(names.split(","))
+    assert int(scenarios) >= 1
+
+
+def test_wheel_contextlab_build_runs_on_a_bundled_sample(installed: dict[str, Path]):
+    sample = installed["package"] / "data" / "sample_data" / "eng_postmortems.json"
+    result = subprocess.run(
+        [str(installed["contextlab"]), "build", str(sample), "-q",
+         "why did checkout p99 latency spike on 12 November", "--budget", "250"],
+        cwd=installed["work"], env=_lab_env(), capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--- Source" in result.stdout
+
+
+def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, Path]):
+    port = _free_port()
+    proc = _start_lab([str(installed["contextlab"])], port, installed["work"])
+    try:
+        _wait_until(lambda: _healthy(port), STARTUP_SECONDS, "/_stcore/health to answer ok", proc)
+    finally:
+        _kill_group(proc)
+
