@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from time import perf_counter
 
@@ -14,16 +17,17 @@ from .stages.budget import (
     fit_to_budget,
     seed_truncate,
 )
-from .stages.dedup import find_duplicates
+from .stages.dedup import DedupOutcome, find_duplicates
 from .stages.filtering import filter_short_documents
 from .stages.format import SEPARATOR, format_block, source_header
 from .stages.rank import rank_by_score
-from .stages.reorder import MIN_DOCS_TO_REORDER, reorder_lost_in_the_middle
+from .stages.reorder import PLACEMENTS, place
 from .stages.summarize import Summarizer, extractive_synopsis
 from .tokenizers import Tokenizer, count_many, resolve_tokenizer
+from .validation import one_of, whole_number
 from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest
 
-__all__ = ["ContextManager", "validate_request", "SUMMARY_PREFIX"]
+__all__ = ["ContextManager", "BuildCache", "validate_request", "SUMMARY_PREFIX", "PLACEMENTS"]
 
 #: Starts the text of a document replaced by its synopsis, so the model knows it is partial.
 SUMMARY_PREFIX = "Summary: "
@@ -40,6 +44,84 @@ class _Placed:
     fate: str
     cost: int
     remaining_before: int
+
+
+class BuildCache:
+    """Remembers what a build computes that neither the budget nor the placement changes.
+
+    An evaluation builds the same question's documents under many configurations; with one
+    cache passed to every ``build(request, cache=...)`` each text is tokenized once per
+    tokenizer and each ranked list is deduplicated once per threshold. It holds:
+
+    - token counts per (tokenizer name, text): at most ``max_texts`` entries, emptied at once
+      when full (tokenizers are told apart by name: give a custom one a name of its own);
+    - dedup outcomes per (threshold, ranked texts): the ``max_outcomes`` most recently used.
+
+    Results are identical with and without it. Thread-safe; outcomes it returns are shared,
+    so callers must not change them.
+    """
+
+    def __init__(self, max_texts: int = 100_000, max_outcomes: int = 256) -> None:
+        self.max_texts = whole_number("max_texts", max_texts, minimum=1)
+        self.max_outcomes = whole_number("max_outcomes", max_outcomes, minimum=1)
+        self._counts: dict[tuple[str, str], int] = {}
+        self._outcomes: OrderedDict[tuple[float, tuple[str, ...]], DedupOutcome] = OrderedDict()
+        self._lock = threading.Lock()
+        self._stats = dict.fromkeys(("count_hits", "count_misses", "dedup_hits", "dedup_misses"), 0)
+
+    def stats(self) -> dict[str, int]:
+        """Return how many texts and dedup outcomes were found (hits) or computed (misses)."""
+        with self._lock:
+            return dict(self._stats)
+
+    def token_counts(self, tokenizer: Tokenizer, texts: Sequence[str]) -> list[int]:
+        """Return the token count of each text, counting only the texts not seen before."""
+        name = tokenizer.name
+        counts = self._counts
+        with self._lock:
+            known = {t: counts[(name, t)] for t in texts if (name, t) in counts}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            fresh = count_many(tokenizer, missing)
+            known.update(zip(missing, fresh))
+            with self._lock:
+                if len(counts) + len(missing) > self.max_texts:
+                    counts.clear()
+                counts.update(zip(((name, t) for t in missing), fresh))
+        with self._lock:
+            self._stats["count_hits"] += len(texts) - len(missing)
+            self._stats["count_misses"] += len(missing)
+        return [known[t] for t in texts]
+
+    def duplicates(self, ranked_texts: Sequence[str], threshold: float) -> DedupOutcome:
+        """Return ``find_duplicates(ranked_texts, threshold)``, computed once per distinct input."""
+        key = (float(threshold), tuple(ranked_texts))
+        with self._lock:
+            outcome = self._outcomes.get(key)
+            if outcome is not None:
+                self._outcomes.move_to_end(key)
+                self._stats["dedup_hits"] += 1
+                return outcome
+        outcome = find_duplicates(list(ranked_texts), threshold)
+        with self._lock:
+            self._stats["dedup_misses"] += 1
+            self._outcomes[key] = outcome
+            while len(self._outcomes) > self.max_outcomes:
+                self._outcomes.popitem(last=False)
+        return outcome
+
+    def clear(self) -> None:
+        """Forget every count and outcome, and zero the tallies."""
+        with self._lock:
+            self._counts.clear()
+            self._outcomes.clear()
+            self._stats = dict.fromkeys(self._stats, 0)
+
+    def __len__(self) -> int:
+        return len(self._counts) + len(self._outcomes)
+
+    def __repr__(self) -> str:
+        return f"BuildCache({len(self._counts)} counts, {len(self._outcomes)} dedup outcomes)"
 
 
 class ContextManager:
@@ -62,6 +144,7 @@ class ContextManager:
         budget_before_reorder: bool = True,
         budget_includes_headers: bool = True,
         summarizer: Summarizer | None = None,
+        placement: str | None = None,
     ) -> None:
         if isinstance(dedup_threshold, bool) or not isinstance(dedup_threshold, (int, float)) \
                 or not math.isfinite(dedup_threshold) or not 0 < dedup_threshold <= 1:
@@ -84,6 +167,10 @@ class ContextManager:
         self.budget_before_reorder = bool(budget_before_reorder)
         self.budget_includes_headers = bool(budget_includes_headers)
         self.summarizer: Summarizer = summarizer or extractive_synopsis
+        if placement is None:
+            placement = "lost_in_the_middle" if self.use_lost_in_middle else "relevance"
+        #: The placement strategy (one of ``PLACEMENTS``); it overrides ``use_lost_in_middle``.
+        self.placement: str = one_of("placement", placement, PLACEMENTS)
         self._seed_memory_labels = False
 
     @classmethod
@@ -107,12 +194,16 @@ class ContextManager:
             f"use_lost_in_middle={self.use_lost_in_middle}, summarize_overflow={self.summarize_overflow}, "
             f"max_memory_messages={self.max_memory_messages}, tokenizer={self.tokenizer.name!r}, "
             f"budget_before_reorder={self.budget_before_reorder}, "
-            f"budget_includes_headers={self.budget_includes_headers})"
+            f"budget_includes_headers={self.budget_includes_headers}, placement={self.placement!r})"
         )
 
     # ------------------------------------------------------------------------------
-    def build(self, request: PromptRequest) -> ContextResult:
-        """Return the context block for ``request`` with a trace entry for every input document."""
+    def build(self, request: PromptRequest, *, cache: BuildCache | None = None) -> ContextResult:
+        """Return the context block for ``request`` with a trace entry for every input document.
+
+        ``cache`` (a ``BuildCache``) lets many builds over the same documents share their token
+        counts and dedup outcomes; the result is the same with or without it.
+        """
         validate_request(request)
         docs = request.documents
         budget = request.max_context_tokens
@@ -125,7 +216,8 @@ class ContextManager:
             timings[stage] = timings.get(stage, 0.0) + (now - clock) * 1000.0
             clock = now
 
-        tokens = count_many(self.tokenizer, [d.content for d in docs])
+        texts = [d.content for d in docs]
+        tokens = cache.token_counts(self.tokenizer, texts) if cache is not None else count_many(self.tokenizer, texts)
         lap("tokenize")
 
         passed, filtered = filter_short_documents(tokens, self.min_doc_tokens)
@@ -135,7 +227,9 @@ class ContextManager:
         rank_of = {index: rank for rank, index in enumerate(ranked, start=1)}
         lap("rank")
 
-        outcome = find_duplicates([docs[i].content for i in ranked], self.dedup_threshold)
+        ranked_texts = [texts[i] for i in ranked]
+        outcome = (cache.duplicates(ranked_texts, self.dedup_threshold) if cache is not None
+                   else find_duplicates(ranked_texts, self.dedup_threshold))
         unique = [ranked[k] for k in outcome.kept]
         pairs = [
             DuplicatePair(ranked[p.kept_index], ranked[p.dropped_index], p.similarity, p.kind)
@@ -144,15 +238,15 @@ class ContextManager:
         lap("dedup")
 
         walk = unique
-        if self.use_lost_in_middle and not self.budget_before_reorder and len(walk) >= MIN_DOCS_TO_REORDER:
-            walk = reorder_lost_in_the_middle(walk)
+        if not self.budget_before_reorder:
+            walk = place(self.placement, walk, [docs[i].score for i in walk])
             lap("reorder")
 
         placed, excluded_at = self._apply_budget(walk, docs, tokens, budget, request.query)
         lap("budget")
 
-        if self.use_lost_in_middle and self.budget_before_reorder and len(placed) >= MIN_DOCS_TO_REORDER:
-            placed = reorder_lost_in_the_middle(placed)
+        if self.budget_before_reorder:
+            placed = place(self.placement, placed, [p.doc.score for p in placed])
             lap("reorder")
 
         block, citations = format_block([p.doc for p in placed])

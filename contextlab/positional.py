@@ -2,9 +2,9 @@
 
 The shipped CSV holds the paper's multi-document QA accuracy by the position of the answer
 document (10, 20 and 30 documents; six models), plus closed-book and oracle accuracy.
-``accuracy_at`` interpolates it to any document count and position; the orderings in
-``ORDERINGS`` (ours, relevance, reversed, LangChain's and LlamaIndex's ``LongContextReorder``)
-place documents; ``ordering_score`` says how much of the relevance lands where models read well.
+``accuracy_at`` interpolates it to any document count and position; ``ordering_score`` says how
+much of the relevance lands where models read well under a placement strategy (the strategies,
+``ORDERINGS``, live in ``contextlab.stages.reorder`` and are re-exported here).
 
 Accuracies are percentages (0-100), as in the paper.
 """
@@ -14,15 +14,26 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any
 
 from .errors import InvalidInputError
-from .stages.reorder import MIN_DOCS_TO_REORDER, reorder_lost_in_the_middle
+# The placement strategies live with the reorder stage; they are re-exported here because
+# this module published them first.
+from .stages.reorder import (
+    ORDERINGS,
+    langchain_long_context_reorder,
+    llamaindex_long_context_reorder,
+    lost_in_the_middle_ordering,
+    most_relevant_position,
+    ordering_positions,
+    relevance_ordering,
+    reversed_ordering,
+)
 
 __all__ = [
     "CITATION",
@@ -48,8 +59,6 @@ __all__ = [
     "relevance_ordering",
     "reversed_ordering",
 ]
-
-T = TypeVar("T")
 
 #: The study the curves come from.
 CITATION = (
@@ -229,117 +238,6 @@ def accuracy_curve(model: str, n_docs: int, *, data: PositionData | None = None)
     """Return ``accuracy_at`` for positions 1..``n_docs``: element k is position k + 1."""
     n = _check_count(n_docs)
     return [accuracy_at(model, n, p, data=data) for p in range(1, n + 1)]
-
-
-# -- orderings ---------------------------------------------------------------------------------
-#
-# Each ordering takes items sorted most relevant first and returns them in block order. An int n
-# stands for the ranks range(n), so ``ORDERINGS[key](6)`` gives the block order of ranks 0..5.
-
-
-def _items(items: Sequence[T] | int) -> list[Any]:
-    """Return ``items`` as a list; an int n becomes the ranks ``[0, 1, ..., n - 1]``."""
-    if isinstance(items, bool):
-        raise InvalidInputError(f"expected a sequence of items or a count, got {items!r}")
-    if isinstance(items, int):
-        return list(range(_check_count(items, "n"))) if items else []
-    return list(items)
-
-
-def lost_in_the_middle_ordering(items: Sequence[T] | int) -> list[T]:
-    """Return ``items`` placed as contextlab's engine places them: rank 0 first, rank 1 last, ...
-
-    Like the engine, three or fewer items stay in relevance order.
-    """
-    seq = _items(items)
-    if len(seq) < MIN_DOCS_TO_REORDER:
-        return seq
-    return reorder_lost_in_the_middle(seq)
-
-
-def relevance_ordering(items: Sequence[T] | int) -> list[T]:
-    """Return ``items`` unchanged: the most relevant first (no reordering)."""
-    return _items(items)
-
-
-def reversed_ordering(items: Sequence[T] | int) -> list[T]:
-    """Return ``items`` reversed: the most relevant last, next to the question."""
-    return _items(items)[::-1]
-
-
-def langchain_long_context_reorder(items: Sequence[T] | int) -> list[T]:
-    """Return ``items`` as LangChain's ``LongContextReorder`` places them.
-
-    LangChain reverses the list, then walks it inserting even steps at the front and appending
-    odd steps. For an even count the most relevant item therefore ends up LAST (1..6 becomes
-    ``2 4 6 5 3 1``); for an odd count it is first (1..7 becomes ``1 3 5 7 6 4 2``).
-    """
-    result: list[Any] = []
-    for i, value in enumerate(reversed(_items(items))):
-        if i % 2 == 1:
-            result.append(value)
-        else:
-            result.insert(0, value)
-    return result
-
-
-def llamaindex_long_context_reorder(items: Sequence[T] | int,
-                                    scores: Sequence[float] | None = None) -> list[T]:
-    """Return ``items`` as LlamaIndex's ``LongContextReorder`` postprocessor places them.
-
-    LlamaIndex sorts by score ascending (a stable sort), then inserts even steps at the front and
-    appends odd steps. Without ``scores`` the items are taken as strictly decreasing in
-    relevance, and the result equals LangChain's; with tied scores the two differ, because the
-    stable sort keeps tied items in input order where LangChain's reversal flips them.
-    """
-    seq = _items(items)
-    if scores is None:
-        keys: list[float] = [-float(i) for i in range(len(seq))]
-    else:
-        if len(scores) != len(seq):
-            raise InvalidInputError(f"scores has {len(scores)} values for {len(seq)} items; give one per item")
-        keys = [float(s) for s in scores]
-    ascending = [seq[i] for i in sorted(range(len(seq)), key=lambda i: keys[i])]
-    result: list[Any] = []
-    for i, value in enumerate(ascending):
-        if i % 2 == 0:
-            result.insert(0, value)
-        else:
-            result.append(value)
-    return result
-
-
-#: Every placement strategy the lab compares, by key.
-ORDERINGS: dict[str, Callable[[Sequence[Any]], list[Any]]] = {
-    "lost_in_the_middle": lost_in_the_middle_ordering,
-    "relevance": relevance_ordering,
-    "reversed": reversed_ordering,
-    "langchain": langchain_long_context_reorder,
-    "llamaindex": llamaindex_long_context_reorder,
-}
-
-
-def _ordering(strategy: str) -> Callable[[Sequence[Any]], list[Any]]:
-    """Return the ordering function for ``strategy``, or raise naming the known ones."""
-    try:
-        return ORDERINGS[strategy]
-    except (KeyError, TypeError):
-        raise InvalidInputError(
-            f"unknown ordering {strategy!r}; choose one of: {', '.join(ORDERINGS)}"
-        ) from None
-
-
-def ordering_positions(strategy: str, n: int) -> list[int]:
-    """Return the 0-based relevance ranks in block order for ``n`` documents under ``strategy``."""
-    return _ordering(strategy)(list(range(_check_count(n, "n"))))
-
-
-def most_relevant_position(strategy: str, n: int) -> int:
-    """Return the 1-based block position of the most relevant of ``n`` documents under ``strategy``.
-
-    ``most_relevant_position("langchain", 6) == 6``: LangChain puts the best document last.
-    """
-    return ordering_positions(strategy, n).index(0) + 1
 
 
 # -- scoring an ordering -----------------------------------------------------------------------

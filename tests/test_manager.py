@@ -7,7 +7,8 @@ import math
 import pytest
 
 from contextlab import ContextManager, Document, Message, PromptRequest
-from contextlab.manager import SUMMARY_PREFIX
+from contextlab.errors import InvalidInputError
+from contextlab.manager import PLACEMENTS, SUMMARY_PREFIX, BuildCache
 from tests.seed_reference import SeedContextManager
 
 
@@ -180,3 +181,121 @@ def test_manager_bad_request_names_field(docs, budget, match):
 def test_manager_bad_settings_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ContextManager(**kwargs)
+
+
+# -- placement ------------------------------------------------------------------------------------
+
+PLACEMENT_DOCS = [Document(words(p, 20), s, p) for p, s in zip("abcdef", [0.4, 0.9, 0.5, 0.8, 0.7, 0.6])]
+
+
+@pytest.mark.parametrize(
+    ("placement", "expected"),
+    [
+        ("lost_in_the_middle", ["b", "e", "c", "a", "f", "d"]),
+        ("relevance", ["b", "d", "e", "f", "c", "a"]),
+        ("reversed", ["a", "c", "f", "e", "d", "b"]),
+        ("langchain", ["d", "f", "a", "c", "e", "b"]),
+        ("llamaindex", ["d", "f", "a", "c", "e", "b"]),
+    ],
+)
+def test_manager_placement_orders_the_block(placement, expected):
+    manager = ContextManager(tokenizer="heuristic", placement=placement)
+    result = manager.build(PromptRequest("q", PLACEMENT_DOCS, max_context_tokens=10_000))
+    assert [d.source for d in result.included_docs] == expected
+    assert manager.placement == placement
+
+
+def test_manager_placement_default_follows_use_lost_in_middle():
+    assert ContextManager().placement == "lost_in_the_middle"
+    assert ContextManager(use_lost_in_middle=False).placement == "relevance"
+    # an explicit placement wins over the flag
+    assert ContextManager(use_lost_in_middle=False, placement="reversed").placement == "reversed"
+
+
+def test_manager_placement_applies_after_the_budget():
+    # Only the four most relevant fit; the placement orders those four, never picks others.
+    budget = 26 * 4
+    for placement in PLACEMENTS:
+        result = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement).build(
+            PromptRequest("q", PLACEMENT_DOCS, max_context_tokens=budget))
+        assert sorted(d.source for d in result.included_docs) == ["b", "d", "e", "f"]
+
+
+def test_manager_placement_in_seed_mode_applies_before_the_budget():
+    request = PromptRequest("q", PLACEMENT_DOCS, max_context_tokens=26 * 4)
+    relevance = ContextManager.seed_compatible(placement="relevance").build(request)
+    seed_off = SeedContextManager(use_lost_in_middle=False).build(request)
+    assert relevance.context_block == seed_off.context_block
+    reversed_ = ContextManager.seed_compatible(placement="reversed").build(request)
+    # reversed first, then the budget walks from the least relevant
+    assert [d.source for d in reversed_.included_docs] == ["a", "c", "f", "e"]
+
+
+def test_manager_unknown_placement_lists_choices():
+    with pytest.raises(InvalidInputError, match=r"unknown placement 'middle'; choose one of: lost_in_the_middle, "
+                                                 r"relevance, reversed, langchain, llamaindex"):
+        ContextManager(placement="middle")
+
+
+# -- BuildCache -----------------------------------------------------------------------------------
+
+GRID_DOCS = [
+    Document(FRANCE, 0.9, "paris"),
+    Document("PARIS is the capital of France   and has been for centuries.", 0.7, "paris-copy"),
+    Document("Paris is the capital of France and it has been for many centuries.", 0.6, "paris-near"),
+    Document("tiny", 0.99, "short"),
+] + [Document(words(p, 40 + 7 * i), 0.8 - i / 20, p) for i, p in enumerate("abcdefgh")]
+
+
+def _grid() -> list[ContextManager]:
+    return [ContextManager(dedup_threshold=t, tokenizer=tok, placement=p, summarize_overflow=s)
+            for t in (0.5, 0.85) for tok in ("heuristic", "cl100k_base")
+            for p, s in (("lost_in_the_middle", False), ("langchain", True), ("relevance", False))]
+
+
+def _comparable(result) -> dict:
+    data = result.to_dict()
+    data.pop("timings_ms")
+    return data
+
+
+@pytest.mark.parametrize("budget", [0, 40, 150, 400, 5000])
+def test_build_cache_gives_identical_results(budget):
+    cache = BuildCache()
+    request = PromptRequest("capital of France", GRID_DOCS, max_context_tokens=budget)
+    for manager in _grid():
+        assert _comparable(manager.build(request, cache=cache)) == _comparable(manager.build(request))
+    seed = ContextManager.seed_compatible()
+    assert _comparable(seed.build(request, cache=cache)) == _comparable(seed.build(request))
+
+
+def test_build_cache_tokenizes_and_dedups_once_per_setting():
+    cache = BuildCache()
+    for budget in (100, 300, 900):
+        for manager in _grid():
+            manager.build(PromptRequest("q", GRID_DOCS, max_context_tokens=budget), cache=cache)
+    stats = cache.stats()
+    distinct_texts = len({d.content for d in GRID_DOCS})
+    assert stats["count_misses"] == 2 * distinct_texts  # two tokenizers
+    assert stats["count_hits"] == 3 * 12 * len(GRID_DOCS) - 2 * distinct_texts
+    # one ranked list per tokenizer (min_doc_tokens filters "tiny" under both) and two thresholds
+    assert stats["dedup_misses"] <= 4
+    assert stats["dedup_misses"] + stats["dedup_hits"] == 3 * 12
+
+
+def test_build_cache_stays_bounded():
+    cache = BuildCache(max_texts=5, max_outcomes=2)
+    manager = ContextManager(tokenizer="heuristic")
+    for n in range(1, 8):
+        docs = [Document(words(f"w{n}x", 10 + k), 0.5) for k in range(n)]
+        result = manager.build(PromptRequest("q", docs, max_context_tokens=500), cache=cache)
+        assert result.context_block == manager.build(PromptRequest("q", docs, max_context_tokens=500)).context_block
+        assert len(cache._counts) <= 5 + n and len(cache._outcomes) <= 2
+    cache.clear()
+    assert len(cache) == 0 and set(cache.stats().values()) == {0}
+
+
+@pytest.mark.parametrize("kwargs", [{"max_texts": 0}, {"max_outcomes": -1}, {"max_texts": 1.5}])
+def test_build_cache_bad_bounds_raise(kwargs):
+    with pytest.raises(InvalidInputError, match="must be a whole number"):
+        BuildCache(**kwargs)

@@ -6,7 +6,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contextlab import ContextManager, Document, PromptRequest
+from contextlab.manager import BuildCache
 from contextlab.stages.dedup import find_duplicates
+from contextlab.stages.reorder import PLACEMENTS
 from contextlab.stages.reorder import reorder_lost_in_the_middle
 from tests.seed_reference import SeedContextManager
 
@@ -100,3 +102,18 @@ def test_property_seed_compatible_equals_seed(docs, budget, threshold, min_token
     assert ours.truncated == seed.truncated
     assert [d.content for d in ours.excluded_docs] == [d.content for d in seed.excluded_docs]
     assert [(d.content, d.metadata) for d in ours.included_docs] == [(d.content, d.metadata) for d in seed.included_docs]
+
+
+@common
+@given(document_lists(), st.lists(budgets, min_size=1, max_size=3), thresholds,
+       st.sampled_from(PLACEMENTS), st.booleans(), st.booleans())
+def test_property_build_cache_changes_nothing(docs, budget_list, threshold, placement, seed, summarize):
+    make = ContextManager.seed_compatible if seed else ContextManager
+    manager = make(dedup_threshold=threshold, placement=placement, summarize_overflow=summarize,
+                   **({} if seed else {"tokenizer": "heuristic"}))
+    cache = BuildCache()
+    for budget in budget_list + budget_list:
+        request = PromptRequest("refund plan", docs, max_context_tokens=budget)
+        cached, fresh = manager.build(request, cache=cache).to_dict(), manager.build(request).to_dict()
+        cached.pop("timings_ms"), fresh.pop("timings_ms")
+        assert cached == fresh

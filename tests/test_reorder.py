@@ -19,5 +19,5 @@ def test_reorder_small_counts(n, expected):
 
 
 def test_reorder_negative_count_raises():
-    with pytest.raises(ValueError, match="n must be >= 0"):
+    with pytest.raises(ValueError, match="n must be a whole number >= 0"):
         lost_in_the_middle_order(-1)
