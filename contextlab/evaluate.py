@@ -1,0 +1,82 @@
+"""Evaluate configurations on labelled questions: which settings keep the answer where the model reads it.
+
+The same functions the ``contextlab eval`` command and the lab's Evaluate view call::
+
+    from contextlab.evaluate import run_evaluation, write_results
+
+    result = run_evaluation(grid=["budget=256,1024", "placement=lost_in_the_middle,relevance"],
+                            limit=300)           # the bundled NaturalQuestions-Open set
+    for row in result.summaries():
+        print(row["config"], row["gold_in_block"], row["expected_accuracy"])
+    write_results(result, "results.csv", "summary.json")
+
+``expected_accuracy`` is an estimate from the curves Liu et al. published ("Lost in the
+Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_NOTE``.
+"""
+
+from __future__ import annotations
+
+from .evaluation.grid import GRID_KEYS, Configuration, expand_grid, grid_keys, parse_grid
+from .evaluation.metrics import (
+    DEFAULT_MODEL,
+    EXPECTED_ACCURACY_NOTE,
+    METRIC_COLUMNS,
+    RATE_METRICS,
+    SUMMARY_METRICS,
+    PreparedQuestion,
+    aggregate,
+    bootstrap_interval,
+    gold_zone,
+    prepare_question,
+    question_metrics,
+)
+from .evaluation.output import ProgressBar, results_csv, write_results
+from .evaluation.run import DEFAULT_TOP_K, EvalResult, evaluate_chunk, run_evaluation
+from .evaluation.sets import (
+    BUNDLED_SET,
+    BundledCorpus,
+    EvalQuestion,
+    EvalSet,
+    StoreRetriever,
+    bundled_set_path,
+    load_bundled_set,
+    load_eval_set,
+    normalize_answer,
+    parse_eval_records,
+)
+
+__all__ = [
+    "BUNDLED_SET",
+    "DEFAULT_MODEL",
+    "DEFAULT_TOP_K",
+    "EXPECTED_ACCURACY_NOTE",
+    "GRID_KEYS",
+    "METRIC_COLUMNS",
+    "RATE_METRICS",
+    "SUMMARY_METRICS",
+    "BundledCorpus",
+    "Configuration",
+    "EvalQuestion",
+    "EvalResult",
+    "EvalSet",
+    "PreparedQuestion",
+    "ProgressBar",
+    "StoreRetriever",
+    "aggregate",
+    "bootstrap_interval",
+    "bundled_set_path",
+    "evaluate_chunk",
+    "expand_grid",
+    "gold_zone",
+    "grid_keys",
+    "load_bundled_set",
+    "load_eval_set",
+    "normalize_answer",
+    "parse_eval_records",
+    "parse_grid",
+    "prepare_question",
+    "question_metrics",
+    "results_csv",
+    "run_evaluation",
+    "write_results",
+]

@@ -1,0 +1,181 @@
+"""Run a grid of configurations over an evaluation set: serially, or on Dask by question chunks.
+
+Work is shared across configurations: each question's documents are retrieved once, and the
+engine's ``BuildCache`` reuses token counts and duplicate detection across every configuration
+over those documents. Chunks are pure functions of their questions, so a Dask run returns the
+serial run's rows, row for row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..lab.config import LabConfig
+from ..positional import CITATION, CITATION_URL, load_position_curves
+from ..types import PromptRequest
+from ..validation import whole_number
+from .grid import Configuration, expand_grid, parse_grid
+from .metrics import (
+    DEFAULT_MODEL,
+    EXPECTED_ACCURACY_NOTE,
+    METRIC_COLUMNS,
+    aggregate,
+    prepare_question,
+    question_metrics,
+)
+from .sets import EvalQuestion, EvalSet, load_bundled_set
+
+__all__ = ["EvalResult", "Progress", "run_evaluation", "evaluate_chunk", "DEFAULT_TOP_K",
+           "CONNECT_TIMEOUT_S"]
+
+DEFAULT_TOP_K = 20
+#: How long to wait for a Dask scheduler before saying it cannot be reached.
+CONNECT_TIMEOUT_S = 5
+#: Called with (questions done, questions in all) as the run advances.
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class EvalResult:
+    """Every row (one per question and configuration) of a run, and how it was made."""
+
+    evalset: str
+    model: str
+    top_k: int
+    grid: dict[str, list[Any]]
+    configs: list[Configuration]
+    rows: list[dict[str, Any]]
+    questions: dict[str, str] = field(default_factory=dict)  # query_id -> query text
+
+    @property
+    def grid_keys(self) -> list[str]:
+        """Return the grid's keys, in column order."""
+        return list(self.grid)
+
+    @property
+    def columns(self) -> list[str]:
+        """Return the ``results.csv`` columns: config, query_id, one per grid key, the metrics."""
+        return ["config", "query_id", *self.grid_keys, *METRIC_COLUMNS]
+
+    def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
+        """Return one aggregate per configuration with 95% bootstrap intervals (seeded)."""
+        return aggregate(self.rows, self.grid_keys, seed=seed)
+
+    def summary(self, *, seed: int = 0) -> dict[str, Any]:
+        """Return the whole run as the JSON ``--summary`` writes."""
+        return {
+            "contextlab_eval": 1,
+            "evalset": self.evalset,
+            "questions": len(self.questions),
+            "configurations": len(self.configs),
+            "model": self.model,
+            "top_k": self.top_k,
+            "grid": self.grid,
+            "bootstrap": {"samples": 1000, "interval": 0.95, "seed": seed},
+            "expected_accuracy_note": EXPECTED_ACCURACY_NOTE,
+            "citation": CITATION,
+            "citation_url": CITATION_URL,
+            "configs": self.summaries(seed=seed),
+        }
+
+
+def _new_cache() -> Any:
+    """Return the engine's per-document cache, or None when this engine version has none."""
+    try:
+        from ..manager import BuildCache
+    except ImportError:
+        return None
+    return BuildCache()
+
+
+def _build(manager: Any, request: PromptRequest, cache: Any):
+    return manager.build(request) if cache is None else manager.build(request, cache=cache)
+
+
+def evaluate_chunk(questions: Sequence[EvalQuestion], retriever: Any, configs: Sequence[Configuration],
+                   top_k: int, model: str) -> list[dict[str, Any]]:
+    """Return the rows of ``questions`` under every configuration (question-major order).
+
+    Pure: the same arguments give the same rows in any process, which is what lets Dask
+    split the work by question chunks.
+    """
+    managers = [c.make_manager() for c in configs]
+    rows: list[dict[str, Any]] = []
+    for q in questions:
+        docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, top_k)
+        prep = prepare_question(q, docs)
+        # One cache per question: the configurations share its documents; nothing else does.
+        cache = _new_cache()
+        for config, manager in zip(configs, managers):
+            request = PromptRequest(query=q.query, documents=prep.documents,
+                                    max_context_tokens=config.config.budget)
+            result = _build(manager, request, cache)
+            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
+                         **question_metrics(prep, result, model)})
+    return rows
+
+
+def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuestion]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _run_serial(evalset: EvalSet, configs: list[Configuration], top_k: int, model: str,
+                progress: Progress | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    total = len(evalset.questions)
+    for done, chunk in enumerate(_chunks(evalset.questions, 10)):
+        rows.extend(evaluate_chunk(chunk, evalset.retriever, configs, top_k, model))
+        if progress is not None:
+            progress(min((done + 1) * 10, total), total)
+    return rows
+
+
+def run_evaluation(
+    evalset: EvalSet | None = None,
+    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    limit: int | None = None,
+    model: str = DEFAULT_MODEL,
+    base: LabConfig | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    chunk_size: int | None = None,
+    progress: Progress | None = None,
+) -> EvalResult:
+    """Return the rows of every question of ``evalset`` under every configuration of ``grid``.
+
+    ``evalset`` defaults to the bundled NaturalQuestions-Open set; ``grid`` is ``KEY=V1,V2``
+    specs or a mapping (see ``parse_grid``); ``limit`` keeps the first N questions. With
+    ``workers=N`` the work runs on a local Dask cluster of N processes, with ``scheduler``
+    on an existing cluster; either way the rows equal the serial run's.
+    """
+    whole_number("top_k", top_k, minimum=1)
+    if limit is not None:
+        whole_number("limit", limit, minimum=1)
+    if workers is not None and scheduler is not None:
+        raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
+    if workers is not None:
+        whole_number("workers", workers, minimum=1)
+    model = load_position_curves().resolve_model(model)
+    parsed = parse_grid(grid)
+    configs = expand_grid(parsed, base)
+    evalset = (evalset if evalset is not None else load_bundled_set()).limited(limit)
+    if workers is None and scheduler is None:
+        rows = _run_serial(evalset, configs, top_k, model, progress)
+    else:
+        from .cluster import run_on_dask
+
+        rows = run_on_dask(evalset, configs, top_k, model, workers=workers, scheduler=scheduler,
+                           chunk_size=chunk_size, progress=progress)
+    return EvalResult(evalset.name, model, top_k, parsed, configs, rows,
+                      {q.query_id: q.query for q in evalset.questions})
+
+
+def default_chunk_size(n_questions: int, n_workers: int) -> int:
+    """Return a chunk size giving each worker about eight chunks (for balance and progress)."""
+    return max(1, min(250, math.ceil(n_questions / max(1, 8 * n_workers))))
