@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InvalidInputError
+from .stages.budget import TRUNCATION_MARKER, fit_text
 from .tokenizers import Tokenizer, resolve_tokenizer
 from .types import Message
+from .validation import whole_number
 
 __all__ = [
     "HistoryFit",
@@ -39,7 +41,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # One summary line never carries more than this many words of a turn: the summary is a
 # reminder of what was said, not a second copy of it.
 _MAX_SUMMARY_WORDS = 30
-_TRUNCATION_MARK = " [...]"
 
 
 def role_label(role: str, *, seed_compatible: bool = False) -> str:
@@ -101,8 +102,7 @@ def format_memory(messages: list[Message], max_turns: int, *, seed_compatible: b
     capitalised name (``Tool:``); ``seed_compatible=True`` labels every role but "user"
     ``Assistant:``, reproducing seed 000 exactly.
     """
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int):
-        raise InvalidInputError(f"max_turns must be an integer; got {max_turns!r}")
+    whole_number("max_turns", max_turns, minimum=None)
     messages = coerce_messages(messages)
     if max_turns <= 0 or not messages:
         # The seed's memory[-0:] would return everything for max_turns=0; zero turns is zero.
@@ -124,7 +124,7 @@ def _first_sentence(text: str) -> str:
     sentence = _SENTENCE_END.split(text, maxsplit=1)[0]
     words = sentence.split()
     if len(words) > _MAX_SUMMARY_WORDS:
-        return " ".join(words[:_MAX_SUMMARY_WORDS]) + _TRUNCATION_MARK
+        return " ".join(words[:_MAX_SUMMARY_WORDS]) + TRUNCATION_MARKER
     return sentence
 
 
@@ -165,8 +165,8 @@ def extractive_summary(
         # "- User: [...]" says nothing.
         i, line = (primary or secondary)[0]
         prefix = f"- {role_label(messages[i].role)}: "
-        cut = _truncate_with_mark(line, max_tokens, tok)
-        return cut if cut.startswith(prefix) and cut[len(prefix):] != _TRUNCATION_MARK.strip() else ""
+        cut = fit_text(tok, line, max_tokens) or ""
+        return cut if cut.startswith(prefix) and cut[len(prefix):] != TRUNCATION_MARKER.strip() else ""
     chosen.sort()
     text = "\n".join(line for _, line in chosen)
     # Counts of joined lines can differ from the sum of their parts; trust only the real count.
@@ -174,22 +174,6 @@ def extractive_summary(
         chosen.pop()
         text = "\n".join(line for _, line in chosen)
     return text
-
-
-def _truncate_with_mark(text: str, max_tokens: int, tok: Tokenizer) -> str:
-    """Return ``text`` cut to ``max_tokens`` with a ``[...]`` mark, or "" when nothing fits."""
-    if max_tokens <= 0:
-        return ""
-    if tok.count(text) <= max_tokens:
-        return text
-    room = max_tokens - tok.count(_TRUNCATION_MARK.strip()) - 1
-    while room > 0:
-        cut = tok.truncate(text, room).rstrip()
-        candidate = cut + _TRUNCATION_MARK if cut else ""
-        if candidate and tok.count(candidate) <= max_tokens:
-            return candidate
-        room -= 1
-    return ""
 
 
 @dataclass
@@ -263,13 +247,13 @@ def _summary_text(
                 "(wrap your model call so it returns the summary text)"
             )
         full_body = raw.strip()
-        body = _truncate_with_mark(full_body, body_room, tok) if body_room > 0 else ""
+        body = fit_text(tok, full_body, body_room) or ""
         cut = body != full_body
     text = f"{header}\n{body}" if body else header
     while tok.count(text) > room and body:
         # Joined counts can exceed the sum of parts by a token; shave until the real count fits.
         body_room -= 1
-        body = _truncate_with_mark(body, body_room, tok)
+        body = fit_text(tok, body, body_room) or ""
         text = f"{header}\n{body}" if body else header
         cut = True
     if tok.count(text) > room:
@@ -297,12 +281,8 @@ def fit_history(
     sending the history as chat messages (``assemble_prompt`` passes OpenAI's).
     """
     msgs = coerce_messages(messages)
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
-        raise InvalidInputError(f"max_tokens must be an integer; got {max_tokens!r}")
-    if max_tokens < 0:
-        raise InvalidInputError(f"max_tokens must be >= 0; got {max_tokens} (use 0 for no history)")
-    if isinstance(message_overhead, bool) or not isinstance(message_overhead, int) or message_overhead < 0:
-        raise InvalidInputError(f"message_overhead must be an integer >= 0; got {message_overhead!r}")
+    whole_number("max_tokens", max_tokens, minimum=0)
+    whole_number("message_overhead", message_overhead, minimum=0)
     if summarizer is not None and not callable(summarizer):
         raise InvalidInputError(
             f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}"

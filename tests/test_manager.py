@@ -158,7 +158,7 @@ def test_manager_does_not_mutate_input():
         ([Document("a b c d e"), Document(42)], 100, r"documents\[1\]\.content must be a string"),
         ([Document("a b c d e", score="high")], 100, r"documents\[0\]\.score must be a number"),
         ([{"content": "x"}], 100, r"documents\[0\] must be a Document"),
-        ([], -1, r"max_context_tokens must be >= 0"),
+        ([], -1, r"max_context_tokens must be a whole number >= 0"),
         ([], 1.5, r"max_context_tokens must be a whole number"),
     ],
 )

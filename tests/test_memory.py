@@ -67,8 +67,8 @@ def test_format_memory_accepts_chat_dicts():
 @pytest.mark.parametrize(
     ("messages", "max_turns", "match"),
     [
-        (CHAT, 1.5, "max_turns must be an integer"),
-        (CHAT, True, "max_turns must be an integer"),
+        (CHAT, 1.5, "max_turns must be a whole number, got 1.5"),
+        (CHAT, True, "max_turns must be a whole number, got True"),
         (["hello"], 1, r"messages\[0\] must be a Message"),
         ([Message("user", 3)], 1, r"messages\[0\]: role and content must be strings"),
         ("hello", 1, "got a single str"),
@@ -198,11 +198,11 @@ def test_fit_history_summary_becomes_system_chat_message():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"max_tokens": -1}, "max_tokens must be >= 0"),
-        ({"max_tokens": 1.5}, "max_tokens must be an integer"),
+        ({"max_tokens": -1}, "max_tokens must be a whole number >= 0, got -1"),
+        ({"max_tokens": 1.5}, "max_tokens must be a whole number, got 1.5"),
         ({"max_tokens": 10, "tokenizer": "gpt2"}, "unknown tokenizer 'gpt2'"),
         ({"max_tokens": 10, "summarizer": "nope"}, "summarizer must be callable"),
-        ({"max_tokens": 10, "message_overhead": -2}, "message_overhead must be an integer >= 0"),
+        ({"max_tokens": 10, "message_overhead": -2}, "message_overhead must be a whole number >= 0, got -2"),
     ],
 )
 def test_fit_history_rejects_bad_values(kwargs, match):

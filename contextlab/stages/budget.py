@@ -1,21 +1,51 @@
-"""Token budget: walk the documents in order, keep what fits, shorten or drop the rest."""
+"""Token budget: walk the documents in order, keep what fits, shorten or drop the rest.
+
+The stage owns every budget decision the engine makes: what a document costs (its text, and
+its header line and separator when the block's own tokens count), cutting or summarising the
+first documents that do not fit, and the final measure of the finished block, which drops the
+least relevant document until the block really fits. ``fit_text`` is the one truncation all of
+contextlab uses.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
+
+from ..types import Document
+from .format import SEPARATOR, format_block, source_header
 
 if TYPE_CHECKING:
     from ..tokenizers import Tokenizer
+    from .summarize import Summarizer
 
-__all__ = ["BudgetDecision", "Shortened", "fit_to_budget", "fit_text", "seed_truncate",
-           "TRUNCATION_MARKER", "MIN_PARTIAL_TOKENS"]
+__all__ = [
+    "BudgetDecision",
+    "BudgetOutcome",
+    "BudgetRules",
+    "FittedBlock",
+    "MIN_PARTIAL_TOKENS",
+    "MIN_SUMMARY_ROOM",
+    "PlacedDocument",
+    "SUMMARY_PREFIX",
+    "Shortened",
+    "TRUNCATION_MARKER",
+    "apply_budget",
+    "fit_text",
+    "fit_to_budget",
+    "measure_and_drop",
+    "seed_truncate",
+]
 
 #: Appended to a cut document so the model (and the reader) can see it was cut.
 TRUNCATION_MARKER = " [...]"
 #: Seed 000 only cuts a document when more than this many tokens of budget remain.
 MIN_PARTIAL_TOKENS = 50
+#: Starts the text of a document replaced by its synopsis, so the model knows it is partial.
+SUMMARY_PREFIX = "Summary: "
+#: A synopsis is only tried while more than this many tokens remain (a header alone is ~10).
+MIN_SUMMARY_ROOM = 10
 
 
 @dataclass(frozen=True)
@@ -105,3 +135,152 @@ def fit_text(tokenizer: Tokenizer, text: str, room: int, *, marker: bool = True)
             return candidate
         target -= over
     return None
+
+
+# -- the engine's budget -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BudgetRules:
+    """How the engine's budget charges and shortens documents.
+
+    ``include_headers``: each document also pays for its header line and separator.
+    ``seed_mode``: cut the first overflowing document as seed 000 does (words, not tokens).
+    ``summarizer``: when given, a document that does not fit is replaced by its synopsis
+    (prefixed ``SUMMARY_PREFIX``) instead of being cut. ``header(position, doc)`` is the header
+    line the format stage will write.
+    """
+
+    tokenizer: Tokenizer
+    include_headers: bool = True
+    seed_mode: bool = False
+    summarizer: Summarizer | None = None
+    query: str = ""
+    header: Callable[[int, Document], str] = source_header
+
+
+@dataclass
+class PlacedDocument:
+    """A document chosen by the budget: its input index, what goes in the block, and its cost."""
+
+    index: int
+    doc: Document
+    fate: str
+    cost: int
+    remaining_before: int
+
+
+@dataclass
+class BudgetOutcome:
+    """The documents the budget placed (walk order) and, per excluded index, the room left then."""
+
+    placed: list[PlacedDocument] = field(default_factory=list)
+    excluded_at: dict[int, int] = field(default_factory=dict)
+
+
+class _Charges:
+    """Prices and shortens the documents of one walk under ``BudgetRules``."""
+
+    def __init__(self, walk: Sequence[int], docs: Sequence[Document], rules: BudgetRules) -> None:
+        self.walk, self.docs, self.rules = walk, docs, rules
+        self.separator = rules.tokenizer.count(SEPARATOR) if rules.include_headers else 0
+        self.headers: dict[int, int] = {}
+
+    def overhead(self, k: int) -> int:
+        """Return what the k-th document's header line and separator cost (0 when not counted).
+
+        Asked only for documents that could fit; position k + 1 is an estimate when the
+        placement comes later, and the finished block is measured anyway.
+        """
+        if not self.rules.include_headers:
+            return 0
+        cost = self.headers.get(k)
+        if cost is None:
+            header = self.rules.header(k + 1, self.docs[self.walk[k]]) + "\n"
+            cost = self.headers[k] = self.rules.tokenizer.count(header) + (self.separator if k else 0)
+        return cost
+
+    def shorten(self, k: int, remaining: int) -> Shortened | None:
+        """Return the k-th document summarised or cut to the room left, or None if nothing fits."""
+        rules, tok = self.rules, self.rules.tokenizer
+        doc = self.docs[self.walk[k]]
+        if rules.summarizer is not None:
+            synopsis = rules.summarizer(doc.content, rules.query)
+            if not isinstance(synopsis, str) or not synopsis.strip():
+                return None
+            content = fit_text(tok, SUMMARY_PREFIX + " ".join(synopsis.split()), remaining - self.overhead(k))
+            fate: Literal["truncated", "summarized"] = "summarized"
+        elif rules.seed_mode:
+            partial = seed_truncate(doc.content, remaining)
+            return Shortened(partial, tok.count(partial), "truncated")
+        else:
+            content = fit_text(tok, doc.content, remaining - self.overhead(k))
+            fate = "truncated"
+        if content is None:
+            return None
+        return Shortened(content, self.overhead(k) + tok.count(content), fate)
+
+
+def apply_budget(walk: Sequence[int], docs: Sequence[Document], tokens: Sequence[int], budget: int,
+                 rules: BudgetRules) -> BudgetOutcome:
+    """Return which documents of ``walk`` (input indices, in walk order) go in, and in what form.
+
+    Each document costs ``tokens[index]`` plus its header and separator when ``rules`` count
+    them. A shortened document is a copy whose metadata says ``truncated: True`` or
+    ``summarized: True``; the input documents are never changed.
+    """
+    charges = _Charges(walk, docs, rules)
+    min_remaining = MIN_SUMMARY_ROOM if rules.summarizer is not None else MIN_PARTIAL_TOKENS
+    decisions = fit_to_budget([tokens[i] for i in walk], budget, shorten=charges.shorten,
+                              overhead=charges.overhead, min_remaining=min_remaining)
+    outcome = BudgetOutcome()
+    for d in decisions:
+        index = walk[d.index]
+        doc = docs[index]
+        if d.fate == "excluded":
+            outcome.excluded_at[index] = d.remaining_before
+            continue
+        if d.fate != "included":
+            doc = replace(doc, content=d.content, metadata={**doc.metadata, d.fate: True})
+        outcome.placed.append(PlacedDocument(index, doc, d.fate, d.cost, d.remaining_before))
+    return outcome
+
+
+@dataclass
+class FittedBlock:
+    """The finished block: its documents in block order, text, citations and measured tokens.
+
+    ``dropped`` maps the input index of each document the final measure removed to the
+    token count of the block that was over budget.
+    """
+
+    placed: list[PlacedDocument]
+    text: str
+    citations: dict[int, str]
+    tokens_used: int
+    dropped: dict[int, int] = field(default_factory=dict)
+
+
+BlockRenderer = Callable[[Sequence[Document]], "tuple[str, dict[int, str]]"]
+
+
+def measure_and_drop(placed: Sequence[PlacedDocument], budget: int, tokenizer: Tokenizer, *,
+                     rank_of: Mapping[int, int], enforce: bool = True,
+                     render: BlockRenderer = format_block) -> FittedBlock:
+    """Return the block of ``placed`` (in block order), measured by ``tokenizer``.
+
+    Costs were estimated per document; the finished block is the judge. Tokens can merge
+    across a boundary, so with ``enforce`` the least relevant document (highest ``rank_of``)
+    is dropped until the block fits ``budget``.
+    """
+    kept = list(placed)
+    text, citations = render([p.doc for p in kept])
+    used = tokenizer.count(text)
+    dropped: dict[int, int] = {}
+    while enforce and used > budget and kept:
+        victim = max(kept, key=lambda p: rank_of[p.index])
+        kept = [p for p in kept if p is not victim]
+        dropped[victim.index] = used
+        text, citations = render([p.doc for p in kept])
+        used = tokenizer.count(text)
+    return FittedBlock(kept, text, citations, used, dropped)
