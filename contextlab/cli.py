@@ -1,17 +1,18 @@
 """The ``contextlab`` command: build a context block, sweep parameters, index and search a store.
 
-Each command parses its arguments, makes one library call and prints the result. Errors are
-one line on stderr (``contextlab: error: ...``) and a non-zero exit, never a traceback.
+Each command parses its arguments, makes one library call and prints the result. Settings go
+through ``LabConfig``, the object the lab uses. Errors are one line on stderr
+(``contextlab: error: ...``) and a non-zero exit, never a traceback. To add a command, write an
+``_add_<name>(sub)`` that declares its parser and a ``_cmd_<name>(args)`` it points to, and list
+the adder in ``_COMMANDS``.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.util
 import io
 import json
-import math
 import os
 import subprocess
 import sys
@@ -19,32 +20,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import ContextLabError, InvalidInputError
+from .errors import ContextLabError
+from .lab.config import PLACEMENTS, LabConfig
+from .lab.sweep import MAX_BUILDS, SWEEP_COLUMNS, run_sweep, sweep_grid, write_csv
 from .loaders import DEFAULT_MAX_BYTES, load_bytes, load_file
 from .retrieval import SQLiteBackend, fts_query, needs_scoring, score_documents
 from .tokenizers import TOKENIZER_NAMES
-from .types import ContextResult, Document, PromptRequest
+from .types import ContextResult, Document
 
-__all__ = [
-    "main",
-    "build_parser",
-    "parse_range",
-    "run_sweep",
-    "SWEEP_COLUMNS",
-    "lab_app_path",
-]
+__all__ = ["main", "build_parser", "lab_app_path"]
 
-#: The CSV columns ``contextlab sweep`` writes, in order.
-SWEEP_COLUMNS: tuple[str, ...] = (
-    "threshold", "budget", "included", "duplicates", "truncated", "summarized", "excluded",
-    "filtered", "tokens_used", "utilization_pct",
-)
-# A typo such as 0:1:0.0001 should not start a million builds.
-_MAX_GRID = 10_000
 _INPUT_FORMATS = ("auto", "json", "jsonl", "csv", "txt", "md")
 
 
-# -- helpers -------------------------------------------------------------------------------
+# -- argument types ------------------------------------------------------------------------
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -74,83 +63,52 @@ def _threshold(text: str) -> float:
     return value
 
 
-def parse_range(spec: str, *, integer: bool = False, name: str = "value") -> list[float] | list[int]:
-    """Return the values ``spec`` names: ``start:stop:step`` (stop included), ``a,b,c`` or one value."""
-    text = spec.strip()
-    convert: Callable[[str], Any] = int if integer else float
-
-    def number(part: str) -> Any:
-        try:
-            value = convert(part.strip())
-        except ValueError:
-            kind = "a whole number" if integer else "a number"
-            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not {kind}") from None
-        if not integer and not math.isfinite(value):
-            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not a finite number")
-        return value
-
-    if ":" in text:
-        parts = text.split(":")
-        if len(parts) != 3:
-            raise InvalidInputError(
-                f"{name} {spec!r}: write a range as start:stop:step, e.g. 0.5:1.0:0.05"
-            )
-        start, stop, step = (number(p) for p in parts)
-        if step <= 0:
-            raise InvalidInputError(f"{name} {spec!r}: the step must be > 0")
-        if stop < start:
-            raise InvalidInputError(f"{name} {spec!r}: stop is below start")
-        # The epsilon keeps the stop value when float steps land a hair past it.
-        count = int(math.floor((stop - start) / step + 1e-9)) + 1
-        if count > _MAX_GRID:
-            raise InvalidInputError(f"{name} {spec!r} has {count:,} values; use a larger step")
-        values = [start + i * step for i in range(count)]
-        return [int(v) for v in values] if integer else [round(v, 10) for v in values]
-    if not text:
-        raise InvalidInputError(f"{name}: empty; give a value, a list a,b,c or a range start:stop:step")
-    return [number(p) for p in text.split(",")]
+# -- shared steps --------------------------------------------------------------------------
 
 
-def _read_documents(spec: str, *, input_format: str | None, max_bytes: int) -> list[Document]:
+def _label(spec: str) -> str:
+    return "stdin" if spec == "-" else spec
+
+
+def _read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
+    """Return the documents of FILE ``spec`` (``-`` is stdin), read as ``--input-format``."""
+    fmt, max_bytes = args.input_format, args.max_bytes
     if spec == "-":
         data = sys.stdin.buffer.read(max_bytes + 1)
-        return load_bytes(data, "stdin", format=input_format or "auto", max_bytes=max_bytes)
-    if input_format is None:
+        return load_bytes(data, "stdin", format=fmt or "auto", max_bytes=max_bytes)
+    if fmt is None:
         return load_file(spec, max_bytes=max_bytes)
     path = Path(spec)
     with path.open("rb") as fh:
         data = fh.read(max_bytes + 1)
-    return load_bytes(data, path.name, format=input_format, max_bytes=max_bytes)
+    return load_bytes(data, path.name, format=fmt, max_bytes=max_bytes)
 
 
-def _scored(documents: list[Document], query: str, file_label: str) -> list[Document]:
+def _scored(documents: list[Document], args: argparse.Namespace) -> list[Document]:
     if not needs_scoring(documents):
         return documents
-    if not fts_query(query)[1]:
-        raise InvalidInputError(
-            f"{file_label} has documents without a score; pass --query to score them against "
-            "(BM25), or give each document a score field"
+    if not fts_query(args.query)[1]:
+        raise ContextLabError(
+            f"{_label(args.file)} has documents without a score; pass --query to score them "
+            "against (BM25), or give each document a score field"
         )
-    return score_documents(documents, query)
+    return score_documents(documents, args.query)
 
 
-def _manager_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {
+def _config(args: argparse.Namespace, **changes: Any) -> LabConfig:
+    """Return the ``LabConfig`` the engine options stand for (the lab's settings object)."""
+    placement = "relevance" if args.no_reorder else args.placement
+    values: dict[str, Any] = {
+        "query": args.query,
         "min_doc_tokens": args.min_tokens,
-        "use_lost_in_middle": not args.no_reorder,
+        "placement": placement,
         "summarize_overflow": args.summarize,
+        "seed_compatible": args.seed_compatible,
     }
     if args.tokenizer is not None:
-        kwargs["tokenizer"] = args.tokenizer
-    return kwargs
-
-
-def _make_manager(seed_compatible: bool, **kwargs: Any):
-    from .manager import ContextManager
-
-    if seed_compatible:
-        return ContextManager.seed_compatible(**kwargs)
-    return ContextManager(**kwargs)
+        values["tokenizer"] = args.tokenizer
+    values.update(changes)
+    return LabConfig(**values)
 
 
 def _summary(result: ContextResult) -> str:
@@ -181,16 +139,20 @@ class _Progress:
         self.stream.flush()
 
 
+def _require(module: str, feature: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ContextLabError(
+            f"{feature} needs the {module} package; install it with "
+            f"`pip install 'contextlab[lab]'`"
+        )
+
+
 # -- build ---------------------------------------------------------------------------------
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    documents = _read_documents(args.file, input_format=args.input_format, max_bytes=args.max_bytes)
-    documents = _scored(documents, args.query, _label(args.file))
-    manager = _make_manager(args.seed_compatible, dedup_threshold=args.threshold, **_manager_kwargs(args))
-    result = manager.build(
-        PromptRequest(query=args.query, documents=documents, max_context_tokens=args.budget)
-    )
+    documents = _scored(_read_documents(args.file, args), args)
+    result = _config(args, budget=args.budget, dedup_threshold=args.threshold).build(documents)
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
     else:
@@ -205,76 +167,45 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_build(sub: Any) -> None:
+    p = sub.add_parser(
+        "build", help="print the context block for FILE's documents",
+        description="Filter, rank, deduplicate, reorder and budget FILE's documents into a "
+                    "citation-labelled context block, printed on stdout.",
+        epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800",
+    )
+    p.add_argument("file", metavar="FILE",
+                   help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    _add_engine_options(p)
+    p.add_argument("--budget", "-b", type=_non_negative_int, default=2048, metavar="N",
+                   help="token budget of the block (default 2048)")
+    p.add_argument("--threshold", "-t", type=_threshold, default=0.85, metavar="T",
+                   help="near-duplicate Jaccard threshold in (0, 1] (default 0.85)")
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text",
+                   help="text: the block; json: the whole result with its per-document trace")
+    _add_input_options(p)
+    p.set_defaults(handler=_cmd_build)
+
+
 # -- sweep ---------------------------------------------------------------------------------
 
 
-def run_sweep(
-    documents: Sequence[Document],
-    query: str,
-    thresholds: Sequence[float],
-    budgets: Sequence[int],
-    *,
-    seed_compatible: bool = False,
-    manager_kwargs: dict[str, Any] | None = None,
-    progress: Callable[[int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Return one row per (threshold, budget) pair: what the build kept, cut and spent."""
-    rows: list[dict[str, Any]] = []
-    done = 0
-    for threshold in thresholds:
-        manager = _make_manager(seed_compatible, dedup_threshold=threshold, **(manager_kwargs or {}))
-        for budget in budgets:
-            result = manager.build(
-                PromptRequest(query=query, documents=list(documents), max_context_tokens=budget)
-            )
-            counts = result.fate_counts()
-            rows.append({
-                "threshold": threshold,
-                "budget": budget,
-                "included": len(result.included_docs),
-                "duplicates": result.duplicates_removed,
-                "truncated": counts.get("truncated", 0),
-                "summarized": counts.get("summarized", 0),
-                "excluded": counts.get("excluded", 0),
-                "filtered": counts.get("filtered", 0),
-                "tokens_used": result.tokens_used,
-                "utilization_pct": result.utilization_pct,
-            })
-            done += 1
-            if progress is not None:
-                progress(done)
-    return rows
-
-
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    thresholds = parse_range(args.threshold, name="--threshold")
-    for t in thresholds:
-        if not 0 < t <= 1:
-            raise InvalidInputError(f"--threshold {args.threshold!r}: {t} is outside (0, 1]")
-    budgets = parse_range(args.budget, integer=True, name="--budget")
-    for b in budgets:
-        if b < 0:
-            raise InvalidInputError(f"--budget {args.budget!r}: {b} is below 0")
-    cells = len(thresholds) * len(budgets)
-    if cells > _MAX_GRID:
-        raise InvalidInputError(f"the grid has {cells:,} builds (over {_MAX_GRID:,}); use larger steps")
-    documents = _read_documents(args.file, input_format=args.input_format, max_bytes=args.max_bytes)
-    documents = _scored(documents, args.query, _label(args.file))
+    thresholds, budgets = sweep_grid(args.threshold, args.budget, max_builds=args.max_builds,
+                                     names=("--threshold", "--budget", "--max-builds"))
+    documents = _scored(_read_documents(args.file, args), args)
     if args.html:
         # Fail on a missing plotly before the grid runs, not after.
         _require("plotly", "sweep --html")
-    rows = run_sweep(
-        documents, args.query, thresholds, budgets,
-        seed_compatible=args.seed_compatible, manager_kwargs=_manager_kwargs(args),
-        progress=_Progress(cells, sys.stderr),
-    )
+    rows = run_sweep(documents, _config(args), thresholds, budgets,
+                     progress=_Progress(len(thresholds) * len(budgets), sys.stderr))
     if args.output and args.output != "-":
         with open(args.output, "w", newline="", encoding="utf-8") as fh:
-            _write_csv(rows, fh)
+            write_csv(rows, fh)
         print(f"contextlab: wrote {len(rows)} rows to {args.output}", file=sys.stderr)
     else:
         buffer = io.StringIO()
-        _write_csv(rows, buffer)
+        write_csv(rows, buffer)
         sys.stdout.write(buffer.getvalue())
     if args.html:
         from .ui.sweep_chart import sweep_figure
@@ -284,20 +215,38 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_csv(rows: list[dict[str, Any]], stream: TextIO) -> None:
-    writer = csv.DictWriter(stream, fieldnames=list(SWEEP_COLUMNS), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+def _add_sweep(sub: Any) -> None:
+    p = sub.add_parser(
+        "sweep", help="build over a grid of thresholds and budgets; write CSV (and a chart)",
+        description="Build FILE's block for every (threshold, budget) pair and write one CSV row "
+                    "each: " + ", ".join(SWEEP_COLUMNS) + ".",
+        epilog="ranges are start:stop:step (stop included), a,b,c, or one value; example: "
+               "contextlab sweep docs.json -q 'refunds' --threshold 0.5:1.0:0.05 "
+               "--budget 500:4000:500 -o sweep.csv --html sweep.html",
+    )
+    p.add_argument("file", metavar="FILE",
+                   help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    _add_engine_options(p)
+    p.add_argument("--threshold", "-t", default="0.5:1.0:0.05", metavar="RANGE",
+                   help="dedup thresholds (default 0.5:1.0:0.05)")
+    p.add_argument("--budget", "-b", default="500:4000:500", metavar="RANGE",
+                   help="token budgets (default 500:4000:500)")
+    p.add_argument("--max-builds", type=_positive_int, default=MAX_BUILDS, metavar="N",
+                   help=f"refuse grids of more than N builds (default {MAX_BUILDS:,})")
+    p.add_argument("--output", "-o", default=None, metavar="CSV",
+                   help="write the CSV here instead of stdout")
+    p.add_argument("--html", default=None, metavar="HTML",
+                   help="also write an interactive plotly chart (needs plotly)")
+    _add_input_options(p)
+    p.set_defaults(handler=_cmd_sweep)
 
 
 # -- index / search ------------------------------------------------------------------------
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    loaded = [
-        (spec, _read_documents(spec, input_format=args.input_format, max_bytes=args.max_bytes))
-        for spec in args.files
-    ]  # every file is read (and checked) before the store changes
+    # Every file is read (and checked) before the store changes.
+    loaded = [(spec, _read_documents(spec, args)) for spec in args.files]
     with SQLiteBackend(args.db) as store:
         for spec, documents in loaded:
             ids = store.add(documents)
@@ -306,9 +255,22 @@ def _cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_index(sub: Any) -> None:
+    p = sub.add_parser(
+        "index", help="add files' documents to a SQLite full-text store",
+        description="Add the documents of each FILE to the SQLite FTS5 store DB (created if "
+                    "missing). Re-indexing the same document replaces it.",
+        epilog="example: contextlab index kb.db docs.jsonl notes.md",
+    )
+    p.add_argument("db", metavar="DB", help="the store file")
+    p.add_argument("files", metavar="FILE", nargs="+", help="documents to add, or - for stdin")
+    _add_input_options(p)
+    p.set_defaults(handler=_cmd_index)
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     if not Path(args.db).is_file():
-        raise InvalidInputError(
+        raise ContextLabError(
             f"no store at {args.db!r}; create one with `contextlab index {args.db} FILE...`"
         )
     with SQLiteBackend(args.db) as store:
@@ -332,6 +294,24 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_search(sub: Any) -> None:
+    p = sub.add_parser(
+        "search", help="search a SQLite store (BM25, scores in [0, 1])",
+        description="Print the documents of DB that best match QUERY, best first, with scores "
+                    "in [0, 1] (the share of the query's searchable weight a document covers).",
+        epilog="example: contextlab search kb.db 'refund policy' --top-k 3",
+    )
+    p.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
+    p.add_argument("query", metavar="QUERY", help="words to search for (no query syntax)")
+    p.add_argument("--top-k", "-k", type=_positive_int, default=5, metavar="K",
+                   help="how many results (default 5)")
+    p.add_argument("--min-score", type=float, default=0.0, metavar="S",
+                   help="hide results scoring below S (default 0)")
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text",
+                   help="text: one line per result; json: full results")
+    p.set_defaults(handler=_cmd_search)
+
+
 # -- lab -----------------------------------------------------------------------------------
 
 
@@ -340,14 +320,6 @@ def lab_app_path() -> Path:
     import contextlab
 
     return Path(contextlab.__file__).parent / "ui" / "streamlit_app.py"
-
-
-def _require(module: str, feature: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise ContextLabError(
-            f"{feature} needs the {module} package; install it with "
-            f"`pip install 'contextlab[lab]'`"
-        )
 
 
 def _cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
@@ -365,11 +337,16 @@ def _cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
         return 130
 
 
+def _add_lab(sub: Any) -> None:
+    p = sub.add_parser(
+        "lab", help="start the Streamlit lab",
+        description="Start the Streamlit lab. Arguments after `lab` go to `streamlit run`.",
+        epilog="example: contextlab lab --server.port 8502",
+    )
+    p.set_defaults(handler=None)
+
+
 # -- parser and entry point ----------------------------------------------------------------
-
-
-def _label(spec: str) -> str:
-    return "stdin" if spec == "-" else spec
 
 
 def _add_input_options(p: argparse.ArgumentParser) -> None:
@@ -391,8 +368,10 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
                         "headers not counted")
     p.add_argument("--min-tokens", type=_non_negative_int, default=5, metavar="N",
                    help="drop documents shorter than N tokens (default 5)")
+    p.add_argument("--placement", choices=PLACEMENTS, default="lost_in_the_middle",
+                   help="where documents go in the block (default lost_in_the_middle)")
     p.add_argument("--no-reorder", action="store_true",
-                   help="keep relevance order (no lost-in-the-middle reordering)")
+                   help="keep relevance order (the same as --placement relevance)")
     p.add_argument("--summarize", action="store_true",
                    help="give documents that do not fit a one-sentence synopsis while budget remains")
 
@@ -402,6 +381,10 @@ class _OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+#: Each command's parser, in the order ``--help`` lists them.
+_COMMANDS: list[Callable[[Any], None]] = [_add_build, _add_sweep, _add_index, _add_search, _add_lab]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -414,80 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"contextlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
-
-    build = sub.add_parser(
-        "build", help="print the context block for FILE's documents",
-        description="Filter, rank, deduplicate, reorder and budget FILE's documents into a "
-                    "citation-labelled context block, printed on stdout.",
-        epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800",
-    )
-    build.add_argument("file", metavar="FILE",
-                       help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
-    _add_engine_options(build)
-    build.add_argument("--budget", "-b", type=_non_negative_int, default=2048, metavar="N",
-                       help="token budget of the block (default 2048)")
-    build.add_argument("--threshold", "-t", type=_threshold, default=0.85, metavar="T",
-                       help="near-duplicate Jaccard threshold in (0, 1] (default 0.85)")
-    build.add_argument("--format", "-f", choices=("text", "json"), default="text",
-                       help="text: the block; json: the whole result with its per-document trace")
-    _add_input_options(build)
-    build.set_defaults(handler=_cmd_build)
-
-    sweep = sub.add_parser(
-        "sweep", help="build over a grid of thresholds and budgets; write CSV (and a chart)",
-        description="Build FILE's block for every (threshold, budget) pair and write one CSV row "
-                    "each: " + ", ".join(SWEEP_COLUMNS) + ".",
-        epilog="ranges are start:stop:step (stop included), a,b,c, or one value; example: "
-               "contextlab sweep docs.json -q 'refunds' --threshold 0.5:1.0:0.05 "
-               "--budget 500:4000:500 -o sweep.csv --html sweep.html",
-    )
-    sweep.add_argument("file", metavar="FILE",
-                       help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
-    _add_engine_options(sweep)
-    sweep.add_argument("--threshold", "-t", default="0.5:1.0:0.05", metavar="RANGE",
-                       help="dedup thresholds (default 0.5:1.0:0.05)")
-    sweep.add_argument("--budget", "-b", default="500:4000:500", metavar="RANGE",
-                       help="token budgets (default 500:4000:500)")
-    sweep.add_argument("--output", "-o", default=None, metavar="CSV",
-                       help="write the CSV here instead of stdout")
-    sweep.add_argument("--html", default=None, metavar="HTML",
-                       help="also write an interactive plotly chart (needs plotly)")
-    _add_input_options(sweep)
-    sweep.set_defaults(handler=_cmd_sweep)
-
-    index = sub.add_parser(
-        "index", help="add files' documents to a SQLite full-text store",
-        description="Add the documents of each FILE to the SQLite FTS5 store DB (created if "
-                    "missing). Re-indexing the same document replaces it.",
-        epilog="example: contextlab index kb.db docs.jsonl notes.md",
-    )
-    index.add_argument("db", metavar="DB", help="the store file")
-    index.add_argument("files", metavar="FILE", nargs="+", help="documents to add, or - for stdin")
-    _add_input_options(index)
-    index.set_defaults(handler=_cmd_index)
-
-    search = sub.add_parser(
-        "search", help="search a SQLite store (BM25, scores in [0, 1])",
-        description="Print the documents of DB that best match QUERY, best first, with scores "
-                    "in [0, 1] (the share of the query's searchable weight a document covers).",
-        epilog="example: contextlab search kb.db 'refund policy' --top-k 3",
-    )
-    search.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
-    search.add_argument("query", metavar="QUERY", help="words to search for (no query syntax)")
-    search.add_argument("--top-k", "-k", type=_positive_int, default=5, metavar="K",
-                        help="how many results (default 5)")
-    search.add_argument("--min-score", type=float, default=0.0, metavar="S",
-                        help="hide results scoring below S (default 0)")
-    search.add_argument("--format", "-f", choices=("text", "json"), default="text",
-                        help="text: one line per result; json: full results")
-    search.set_defaults(handler=_cmd_search)
-
-    lab = sub.add_parser(
-        "lab", help="start the Streamlit lab",
-        description="Start the Streamlit lab. Arguments after `lab` go to `streamlit run`.",
-        epilog="example: contextlab lab --server.port 8502",
-    )
-    lab.set_defaults(handler=None)
+    for add in _COMMANDS:
+        add(sub)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""The `contextlab` command, run as a real subprocess (and the lab launcher in-process)."""
+"""The `contextlab` command: `cli.main([...])` in-process, plus a few real-subprocess smoke tests."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from contextlab import cli
+from contextlab.lab.sweep import SWEEP_COLUMNS
 from contextlab.manager import ContextManager
 from contextlab.types import Document, PromptRequest
 
@@ -32,12 +33,32 @@ DOCS = [
 ]
 
 
-def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the command as a real subprocess (the smoke tests: entry point, pipes, exit codes)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
         [sys.executable, "-m", "contextlab.cli", *args],
         cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120,
     )
+
+
+@pytest.fixture
+def run(capsys, monkeypatch):
+    """Return a runner of ``cli.main`` in this process, with what a subprocess would give back."""
+
+    def run_main(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        monkeypatch.chdir(cwd)
+        data = (stdin or "").encode("utf-8")
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        capsys.readouterr()
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:  # --help, --version and usage errors exit through argparse
+            code = exc.code if isinstance(exc.code, int) else 0
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(list(args), code, out, err)
+
+    return run_main
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], pattern: str) -> None:
@@ -65,26 +86,26 @@ def documents() -> list[Document]:
 
 
 @pytest.mark.parametrize("command", [[], ["build"], ["sweep"], ["index"], ["search"], ["lab"]])
-def test_cli_help_on_every_command(tmp_path: Path, command: list[str]):
+def test_cli_help_on_every_command(run, tmp_path: Path, command: list[str]):
     proc = run(*command, "--help", cwd=tmp_path)
     assert proc.returncode == 0
     assert proc.stdout.startswith(f"usage: contextlab {' '.join(command)}".rstrip())
     assert "Traceback" not in proc.stderr
 
 
-def test_cli_help_lists_every_command(tmp_path: Path):
+def test_cli_help_lists_every_command(run, tmp_path: Path):
     out = run("--help", cwd=tmp_path).stdout
     for command in ("build", "sweep", "index", "search", "lab"):
         assert command in out
 
 
-def test_cli_without_command_prints_usage_and_fails(tmp_path: Path):
+def test_cli_without_command_prints_usage_and_fails(run, tmp_path: Path):
     proc = run(cwd=tmp_path)
     assert proc.returncode == 2 and "usage: contextlab" in proc.stderr
 
 
 def test_cli_version(tmp_path: Path):
-    proc = run("--version", cwd=tmp_path)
+    proc = run_process("--version", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("contextlab ")
 
 
@@ -92,7 +113,7 @@ def test_cli_version(tmp_path: Path):
 
 
 def test_cli_build_prints_the_library_block(tmp_path: Path, docs_file: Path):
-    proc = run("build", str(docs_file), "--query", "refunds", "--budget", "120", cwd=tmp_path)
+    proc = run_process("build", str(docs_file), "--query", "refunds", "--budget", "120", cwd=tmp_path)
     expected = ContextManager().build(
         PromptRequest(query="refunds", documents=documents(), max_context_tokens=120))
     assert proc.returncode == 0, proc.stderr
@@ -100,7 +121,7 @@ def test_cli_build_prints_the_library_block(tmp_path: Path, docs_file: Path):
     assert proc.stderr == ""
 
 
-def test_cli_build_seed_compatible_matches_seed_manager(tmp_path: Path, docs_file: Path):
+def test_cli_build_seed_compatible_matches_seed_manager(run, tmp_path: Path, docs_file: Path):
     proc = run("build", str(docs_file), "-q", "refunds", "--budget", "60", "--seed-compatible",
                "--threshold", "0.7", "--min-tokens", "3", cwd=tmp_path)
     expected = ContextManager.seed_compatible(dedup_threshold=0.7, min_doc_tokens=3).build(
@@ -109,7 +130,7 @@ def test_cli_build_seed_compatible_matches_seed_manager(tmp_path: Path, docs_fil
     assert proc.stdout == expected.context_block + "\n"
 
 
-def test_cli_build_json_is_the_whole_result(tmp_path: Path, docs_file: Path):
+def test_cli_build_json_is_the_whole_result(run, tmp_path: Path, docs_file: Path):
     proc = run("build", str(docs_file), "-q", "refunds", "--budget", "80", "--format", "json",
                "--tokenizer", "heuristic", cwd=tmp_path)
     data = json.loads(proc.stdout)
@@ -121,7 +142,7 @@ def test_cli_build_json_is_the_whole_result(tmp_path: Path, docs_file: Path):
     assert len(data["trace"]) == 5 and data["tokenizer"] == "heuristic"
 
 
-def test_cli_build_options_reach_the_engine(tmp_path: Path, docs_file: Path):
+def test_cli_build_options_reach_the_engine(run, tmp_path: Path, docs_file: Path):
     def build(*extra: str) -> dict:
         proc = run("build", str(docs_file), "-q", "refunds", "-f", "json", *extra, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
@@ -135,7 +156,7 @@ def test_cli_build_options_reach_the_engine(tmp_path: Path, docs_file: Path):
     assert "summarized" in {t["fate"] for t in build("--summarize", "--budget", "60")["trace"]}
 
 
-def test_cli_build_scores_unscored_documents_against_the_query(tmp_path: Path):
+def test_cli_build_scores_unscored_documents_against_the_query(run, tmp_path: Path):
     path = tmp_path / "plain.txt"
     path.write_text("Cats purr when they are content and calm.\n\n"
                     "The stock market closed higher on Friday afternoon.\n\n"
@@ -150,19 +171,19 @@ def test_cli_build_scores_unscored_documents_against_the_query(tmp_path: Path):
 
 def test_cli_build_reads_stdin(tmp_path: Path):
     text = "alpha beta gamma delta epsilon zeta\n---\neta theta iota kappa lambda mu\n"
-    proc = run("build", "-", "-q", "alpha", "--tokenizer", "heuristic", cwd=tmp_path, stdin=text)
+    proc = run_process("build", "-", "-q", "alpha", "--tokenizer", "heuristic", cwd=tmp_path, stdin=text)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("--- Source [1] ---\nalpha beta gamma delta epsilon zeta\n")
     assert "eta theta iota kappa lambda mu" in proc.stdout
 
 
-def test_cli_build_reads_stdin_json_with_input_format(tmp_path: Path):
+def test_cli_build_reads_stdin_json_with_input_format(run, tmp_path: Path):
     proc = run("build", "-", "--input-format", "json", "-q", "x", "--tokenizer", "heuristic",
                cwd=tmp_path, stdin=json.dumps(DOCS))
     assert proc.returncode == 0 and "refunds.md" in proc.stdout
 
 
-def test_cli_build_unscored_without_query_is_clear_error(tmp_path: Path):
+def test_cli_build_unscored_without_query_is_clear_error(run, tmp_path: Path):
     path = tmp_path / "p.txt"
     path.write_text("one two three four five six\n", encoding="utf-8")
     assert_one_line_error(run("build", str(path), cwd=tmp_path),
@@ -175,17 +196,17 @@ def test_cli_build_unscored_without_query_is_clear_error(tmp_path: Path):
     ("title\nx\n", "bad.csv", r"bad\.csv: no text column"),
     ("x", "bad.pdf", r"bad\.pdf: unsupported file type"),
 ])
-def test_cli_build_bad_input_is_one_line_error(tmp_path: Path, content: str, name: str, pattern: str):
+def test_cli_build_bad_input_is_one_line_error(run, tmp_path: Path, content: str, name: str, pattern: str):
     (tmp_path / name).write_text(content, encoding="utf-8")
     assert_one_line_error(run("build", name, "-q", "x", cwd=tmp_path), pattern)
 
 
-def test_cli_build_binary_file_is_one_line_error(tmp_path: Path):
+def test_cli_build_binary_file_is_one_line_error(run, tmp_path: Path):
     (tmp_path / "img.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     assert_one_line_error(run("build", "img.txt", "-q", "x", cwd=tmp_path), r"looks like a binary file")
 
 
-def test_cli_build_missing_file_is_one_line_error(tmp_path: Path):
+def test_cli_build_missing_file_is_one_line_error(run, tmp_path: Path):
     assert_one_line_error(run("build", "nope.json", "-q", "x", cwd=tmp_path),
                           r"nope\.json: No such file or directory")
 
@@ -197,7 +218,7 @@ def test_cli_build_missing_file_is_one_line_error(tmp_path: Path):
     (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
     (["--bogus"], "unrecognized arguments: --bogus"),
 ])
-def test_cli_build_bad_options_are_usage_errors(tmp_path: Path, docs_file: Path, args, message):
+def test_cli_build_bad_options_are_usage_errors(run, tmp_path: Path, docs_file: Path, args, message):
     proc = run("build", str(docs_file), "-q", "x", *args, cwd=tmp_path)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
 
@@ -205,13 +226,13 @@ def test_cli_build_bad_options_are_usage_errors(tmp_path: Path, docs_file: Path,
 # -- sweep ---------------------------------------------------------------------------------
 
 
-def test_cli_sweep_writes_csv_grid_to_stdout(tmp_path: Path, docs_file: Path):
+def test_cli_sweep_writes_csv_grid_to_stdout(run, tmp_path: Path, docs_file: Path):
     proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.5:1.0:0.25",
                "--budget", "40:120:40", "--tokenizer", "heuristic", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""  # no progress bar when stderr is not a terminal
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
-    assert list(rows[0]) == list(cli.SWEEP_COLUMNS)
+    assert list(rows[0]) == list(SWEEP_COLUMNS)
     assert [(r["threshold"], r["budget"]) for r in rows] == [
         (t, b) for t in ("0.5", "0.75", "1.0") for b in ("40", "80", "120")]
     dups = {r["threshold"]: int(r["duplicates"]) for r in rows}
@@ -219,7 +240,7 @@ def test_cli_sweep_writes_csv_grid_to_stdout(tmp_path: Path, docs_file: Path):
     assert all(int(r["tokens_used"]) <= int(r["budget"]) for r in rows)
 
 
-def test_cli_sweep_output_file_and_html(tmp_path: Path, docs_file: Path):
+def test_cli_sweep_output_file_and_html(run, tmp_path: Path, docs_file: Path):
     proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.8,0.9",
                "--budget", "100", "-o", "out.csv", "--html", "chart.html", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -238,68 +259,14 @@ def test_cli_sweep_output_file_and_html(tmp_path: Path, docs_file: Path):
     (["--budget", "a,b"], r"'a' is not a whole number"),
     (["--budget", "0:100000000:1"], r"use a larger step"),
 ])
-def test_cli_sweep_bad_ranges_are_one_line_errors(tmp_path: Path, docs_file: Path, args, pattern):
+def test_cli_sweep_bad_ranges_are_one_line_errors(run, tmp_path: Path, docs_file: Path, args, pattern):
     assert_one_line_error(run("sweep", str(docs_file), "-q", "x", *args, cwd=tmp_path), pattern)
-
-
-@pytest.mark.parametrize("spec,integer,expected", [
-    ("0.5:1.0:0.05", False, [round(0.5 + i * 0.05, 10) for i in range(11)]),
-    ("500:4000:500", True, [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000]),
-    ("0.8, 0.9", False, [0.8, 0.9]),
-    ("300", True, [300]),
-    ("0.1:0.35:0.1", False, [0.1, 0.2, 0.3]),
-])
-def test_parse_range_values(spec, integer, expected):
-    assert cli.parse_range(spec, integer=integer) == expected
-
-
-@pytest.mark.parametrize("spec,match", [
-    ("", "empty"),
-    ("1:2", "start:stop:step"),
-    ("x:2:1", "'x' is not a number"),
-    ("nan", "not a finite number"),
-    ("2:1:1", "stop is below start"),
-])
-def test_parse_range_rejects_bad_specs(spec, match):
-    with pytest.raises(ValueError, match=match):
-        cli.parse_range(spec)
-
-
-def test_run_sweep_rows_match_single_builds():
-    docs = documents()
-    rows = cli.run_sweep(docs, "refunds", [0.7, 1.0], [60, 200], manager_kwargs={"tokenizer": "heuristic"})
-    assert len(rows) == 4
-    for row in rows:
-        result = ContextManager(dedup_threshold=row["threshold"], tokenizer="heuristic").build(
-            PromptRequest(query="refunds", documents=docs, max_context_tokens=row["budget"]))
-        assert row["included"] == len(result.included_docs)
-        assert row["tokens_used"] == result.tokens_used
-        assert row["duplicates"] == result.duplicates_removed
-
-
-def test_sweep_figure_builds_two_heatmaps_over_the_grid():
-    from contextlab.ui.sweep_chart import sweep_figure
-
-    rows = cli.run_sweep(documents(), "refunds", [0.7, 1.0], [60, 200, 400],
-                         manager_kwargs={"tokenizer": "heuristic"})
-    fig = sweep_figure(rows)
-    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
-    assert list(fig.data[0].x) == ["60", "200", "400"] and list(fig.data[0].y) == ["0.7", "1"]
-    assert fig.data[0].z[0][2] == rows[2]["included"]
-    assert fig.data[1].z[1][0] == rows[3]["utilization_pct"]
-
-
-def test_sweep_figure_empty_rows():
-    from contextlab.ui.sweep_chart import sweep_figure
-
-    fig = sweep_figure([])
-    assert len(fig.data) == 0 and fig.layout.annotations[0].text == "No sweep results to show"
 
 
 # -- index / search ------------------------------------------------------------------------
 
 
-def test_cli_index_then_search(tmp_path: Path, docs_file: Path):
+def test_cli_index_then_search(run, tmp_path: Path, docs_file: Path):
     notes = tmp_path / "notes.md"
     notes.write_text("# Warranty\nThe warranty covers defects for two years.\n", encoding="utf-8")
     proc = run("index", "kb.db", str(docs_file), str(notes), cwd=tmp_path)
@@ -316,7 +283,7 @@ def test_cli_index_then_search(tmp_path: Path, docs_file: Path):
         "  1  1.000  notes.md  # Warranty The warranty covers defects for two years."]
 
 
-def test_cli_search_json_and_top_k(tmp_path: Path, docs_file: Path):
+def test_cli_search_json_and_top_k(run, tmp_path: Path, docs_file: Path):
     run("index", "kb.db", str(docs_file), cwd=tmp_path)
     proc = run("search", "kb.db", 'refund* "AND (', "--top-k", "2", "--format", "json", cwd=tmp_path)
     hits = json.loads(proc.stdout)
@@ -324,27 +291,27 @@ def test_cli_search_json_and_top_k(tmp_path: Path, docs_file: Path):
     assert all(0 <= h["score"] <= 1 and "refund" in h["content"].lower() for h in hits)
 
 
-def test_cli_search_no_match_says_so(tmp_path: Path, docs_file: Path):
+def test_cli_search_no_match_says_so(run, tmp_path: Path, docs_file: Path):
     run("index", "kb.db", str(docs_file), cwd=tmp_path)
     proc = run("search", "kb.db", "zeppelin", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout == ""
     assert "no document matches 'zeppelin'" in proc.stderr
 
 
-def test_cli_search_missing_store_is_one_line_error(tmp_path: Path):
+def test_cli_search_missing_store_is_one_line_error(run, tmp_path: Path):
     assert_one_line_error(run("search", "none.db", "x", cwd=tmp_path),
                           r"no store at 'none\.db'; create one with `contextlab index none\.db FILE\.\.\.`")
     assert not (tmp_path / "none.db").exists()
 
 
-def test_cli_index_bad_file_leaves_store_untouched(tmp_path: Path, docs_file: Path):
+def test_cli_index_bad_file_leaves_store_untouched(run, tmp_path: Path, docs_file: Path):
     (tmp_path / "bad.jsonl").write_text('{"text": "ok"}\n{oops}\n', encoding="utf-8")
     proc = run("index", "kb.db", str(docs_file), "bad.jsonl", cwd=tmp_path)
     assert_one_line_error(proc, r"bad\.jsonl: line 2, column 2: invalid JSON")
     assert not (tmp_path / "kb.db").exists()
 
 
-def test_cli_index_into_non_store_is_one_line_error(tmp_path: Path, docs_file: Path):
+def test_cli_index_into_non_store_is_one_line_error(run, tmp_path: Path, docs_file: Path):
     (tmp_path / "x.db").write_text("not a database at all" * 50, encoding="utf-8")
     assert_one_line_error(run("index", "x.db", str(docs_file), cwd=tmp_path), r"cannot open store 'x\.db'")
 
@@ -396,7 +363,7 @@ def test_cli_import_does_not_pull_in_streamlit_or_plotly(tmp_path: Path):
         (("frobnicate",), r"^contextlab: error: argument COMMAND: invalid choice: 'frobnicate'"),
     ],
 )
-def test_cli_usage_error_is_one_line(args, pattern, tmp_path):
+def test_cli_usage_error_is_one_line(run, args, pattern, tmp_path):
     import re
 
     proc = run(*args, cwd=tmp_path)
@@ -405,7 +372,7 @@ def test_cli_usage_error_is_one_line(args, pattern, tmp_path):
     assert len(lines) == 1 and re.search(pattern, lines[0]), proc.stderr
 
 
-def test_cli_build_says_when_nothing_made_it_in(tmp_path: Path):
+def test_cli_build_says_when_nothing_made_it_in(run, tmp_path: Path):
     proc = run("build", "-", "-q", "x", "--input-format", "txt", cwd=tmp_path, stdin="a\n\nb\n")
     assert proc.returncode == 0 and proc.stdout == "\n"
     assert proc.stderr.strip() == ("contextlab: note: no document made it into the block "

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from contextlab import PromptRequest
-from contextlab.lab.config import LabConfig
+from contextlab.lab.config import PLACEMENTS, LabConfig
 from contextlab.types import Document
 
 
@@ -13,10 +13,39 @@ def test_config_json_round_trip():
 
 
 def test_config_query_params_round_trip_only_non_defaults():
-    config = LabConfig(budget=300, use_lost_in_middle=False, tokenizer="heuristic")
+    config = LabConfig(budget=300, placement="relevance", tokenizer="heuristic")
     params = config.to_query_params()
-    assert params == {"budget": "300", "use_lost_in_middle": "false", "tokenizer": "heuristic"}
+    assert params == {"budget": "300", "placement": "relevance", "tokenizer": "heuristic"}
     assert LabConfig.from_query_params(params) == (config, [])
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_config_every_placement_round_trips_and_reaches_the_manager(placement):
+    config = LabConfig(placement=placement)
+    assert LabConfig.from_json(config.to_json()) == config
+    assert LabConfig.from_query_params(config.to_query_params()) == (config, [])
+    assert config.make_manager().placement == placement
+
+
+@pytest.mark.parametrize(("flag", "placement"), [(False, "relevance"), (True, "lost_in_the_middle")])
+def test_config_reads_the_older_use_lost_in_middle_switch(flag, placement):
+    assert LabConfig.from_dict({"use_lost_in_middle": flag}).placement == placement
+    config, warnings = LabConfig.from_query_params({"use_lost_in_middle": str(flag).lower()})
+    assert (config.placement, warnings) == (placement, [])
+    assert LabConfig(placement=placement).use_lost_in_middle is flag
+
+
+def test_config_bad_older_switch_in_a_link_is_a_warning():
+    config, warnings = LabConfig.from_query_params({"use_lost_in_middle": "maybe"})
+    assert config == LabConfig() and "use_lost_in_middle" in warnings[0]
+
+
+def test_config_build_uses_its_query_and_budget():
+    docs = [Document(f"document {i} explains refunds and how long they take", 0.9 - i / 10, f"d{i}")
+            for i in range(6)]
+    config = LabConfig(query="refunds", budget=40, tokenizer="heuristic", placement="reversed")
+    expected = config.make_manager().build(PromptRequest("refunds", docs, max_context_tokens=40))
+    assert config.build(docs).context_block == expected.context_block
 
 
 def test_config_bad_query_params_fall_back_with_warning():
@@ -31,6 +60,8 @@ def test_config_bad_query_params_fall_back_with_warning():
         ({"budget": -5}, "budget must be a whole number >= 0"),
         ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
         ({"tokenizer": "bpe"}, "unknown tokenizer 'bpe'"),
+        ({"placement": "middle"}, "unknown placement 'middle'; choose one of: lost_in_the_middle"),
+        ({"use_lost_in_middle": "no"}, "use_lost_in_middle must be true or false"),
         ({"colour": "red"}, "unknown configuration field"),
         ([1, 2], "must be a JSON object"),
     ],

@@ -125,3 +125,17 @@ def test_scenario_lost_in_the_middle_answer_is_read_better_after_reorder():
     # (Claude-1.3, MPT-30B) barely care where a document sits, so they are not the story.
     better = [m for m in curve_models() if accuracy_at(m, n, after) > accuracy_at(m, n, before)]
     assert {"GPT-3.5-Turbo", "GPT-3.5-Turbo (16K)", "LongChat-13B (16K)"} <= set(better)
+
+
+def test_scenarios_module_import_reads_no_sample_set(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import contextlab.lab.samples as s\n"
+            "s.load_sample_set = None  # any read at import would fail\n"
+            "import contextlab.lab.scenarios as sc\n"
+            "print(sc.all_scenarios.cache_info().currsize)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "0"

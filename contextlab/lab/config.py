@@ -7,17 +7,21 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..stages.reorder import PLACEMENTS
 from ..tokenizers import TOKENIZER_NAMES
+from ..types import ContextResult, Document, PromptRequest
+from ..validation import fraction, one_of, text, whole_number
 
-__all__ = ["LabConfig"]
+__all__ = ["LabConfig", "PLACEMENTS"]
 
 _BOOL_TRUE = {"1", "true", "yes", "on"}
 _BOOL_FALSE = {"0", "false", "no", "off"}
+# Older exports and links carry this switch instead of ``placement``.
+_LEGACY_REORDER = "use_lost_in_middle"
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class LabConfig:
     budget: int = 1024
     dedup_threshold: float = 0.85
     min_doc_tokens: int = 5
-    use_lost_in_middle: bool = True
+    placement: str = "lost_in_the_middle"
     summarize_overflow: bool = False
     tokenizer: str = "cl100k_base"
     seed_compatible: bool = False
@@ -40,24 +44,21 @@ class LabConfig:
 
     def validate(self) -> None:
         """Raise ``InvalidInputError`` naming the first field whose value cannot be used."""
-        if not isinstance(self.query, str):
-            raise InvalidInputError(f"query must be text, got {type(self.query).__name__}")
-        if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
-            raise InvalidInputError(f"budget must be a whole number >= 0, got {self.budget!r}")
-        t = self.dedup_threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or not 0 < t <= 1:
-            raise InvalidInputError(f"dedup_threshold must be in (0, 1], got {t!r}")
-        m = self.min_doc_tokens
-        if isinstance(m, bool) or not isinstance(m, int) or m < 0:
-            raise InvalidInputError(f"min_doc_tokens must be a whole number >= 0, got {m!r}")
-        if self.tokenizer not in TOKENIZER_NAMES:
-            raise InvalidInputError(
-                f"unknown tokenizer {self.tokenizer!r}; choose one of: {', '.join(TOKENIZER_NAMES)}"
-            )
-        for name in ("use_lost_in_middle", "summarize_overflow", "seed_compatible",
+        text("query", self.query)
+        whole_number("budget", self.budget, minimum=0)
+        fraction("dedup_threshold", self.dedup_threshold)
+        whole_number("min_doc_tokens", self.min_doc_tokens, minimum=0)
+        one_of("placement", self.placement, PLACEMENTS)
+        one_of("tokenizer", self.tokenizer, TOKENIZER_NAMES)
+        for name in ("summarize_overflow", "seed_compatible",
                      "budget_before_reorder", "budget_includes_headers"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be true or false, got {getattr(self, name)!r}")
+
+    @property
+    def use_lost_in_middle(self) -> bool:
+        """True when the placement is the lost-in-the-middle reorder (the older switch)."""
+        return self.placement == "lost_in_the_middle"
 
     # -- the engine -----------------------------------------------------------------
     def manager_kwargs(self) -> dict[str, Any]:
@@ -65,7 +66,7 @@ class LabConfig:
         kwargs: dict[str, Any] = {
             "dedup_threshold": float(self.dedup_threshold),
             "min_doc_tokens": self.min_doc_tokens,
-            "use_lost_in_middle": self.use_lost_in_middle,
+            "placement": self.placement,
             "summarize_overflow": self.summarize_overflow,
         }
         if not self.seed_compatible:
@@ -83,6 +84,12 @@ class LabConfig:
         if self.seed_compatible:
             return ContextManager.seed_compatible(**self.manager_kwargs())
         return ContextManager(**self.manager_kwargs())
+
+    def build(self, documents: list[Document], *, cache: Any = None) -> ContextResult:
+        """Return this configuration's build of ``documents`` (its query and budget)."""
+        request = PromptRequest(query=self.query, documents=list(documents),
+                                max_context_tokens=self.budget)
+        return self.make_manager().build(request, cache=cache)
 
     @property
     def effective_tokenizer(self) -> str:
@@ -109,7 +116,7 @@ class LabConfig:
             raise InvalidInputError(
                 f"a configuration must be a JSON object, got {type(data).__name__}"
             )
-        data = {k: v for k, v in data.items() if k != "contextlab_config"}
+        data = _legacy_placement({k: v for k, v in data.items() if k != "contextlab_config"})
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown:
@@ -155,6 +162,14 @@ class LabConfig:
         values: dict[str, Any] = {}
         warnings: list[str] = []
         known = {f.name: f for f in fields(cls)}
+        params = dict(params)
+        if _LEGACY_REORDER in params:
+            raw = params.pop(_LEGACY_REORDER)
+            try:
+                flag = _parse_param(raw[-1] if isinstance(raw, list) and raw else raw, True)
+                params.setdefault("placement", "lost_in_the_middle" if flag else "relevance")
+            except ValueError as exc:
+                warnings.append(f"ignored URL parameter {_LEGACY_REORDER}={raw!r}: {exc}")
         for name, raw in params.items():
             if name not in known:
                 continue
@@ -174,7 +189,7 @@ class LabConfig:
     def code_snippet(self, documents_expr: str = 'load_file("documents.json")') -> str:
         """Return Python that rebuilds this result with the library."""
         kwargs = self.manager_kwargs()
-        defaults = {"dedup_threshold": 0.85, "min_doc_tokens": 5, "use_lost_in_middle": True,
+        defaults = {"dedup_threshold": 0.85, "min_doc_tokens": 5, "placement": "lost_in_the_middle",
                     "summarize_overflow": False, "tokenizer": "cl100k_base",
                     "budget_before_reorder": True, "budget_includes_headers": True}
         args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if defaults.get(k) != v)
@@ -189,6 +204,18 @@ class LabConfig:
             f"                                     max_context_tokens={self.budget}))",
             "print(result.context_block)",
         ])
+
+
+def _legacy_placement(data: dict[str, Any]) -> dict[str, Any]:
+    """Return ``data`` with an older export's ``use_lost_in_middle`` read as a placement."""
+    if _LEGACY_REORDER not in data:
+        return data
+    data = dict(data)
+    flag = data.pop(_LEGACY_REORDER)
+    if not isinstance(flag, bool):
+        raise InvalidInputError(f"{_LEGACY_REORDER} must be true or false, got {flag!r}")
+    data.setdefault("placement", "lost_in_the_middle" if flag else "relevance")
+    return data
 
 
 def _parse_param(raw: Any, default: Any) -> Any:

@@ -9,12 +9,13 @@ builds every scenario with the engine and checks that its story really shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from .config import LabConfig
 from ..errors import InvalidInputError
 from .samples import SampleSet, load_sample_set
 
-__all__ = ["Scenario", "SCENARIOS", "get_scenario", "scenario_keys"]
+__all__ = ["Scenario", "SCENARIOS", "all_scenarios", "get_scenario", "scenario_keys"]
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,16 @@ def _query(sample_set: str) -> str:
     return load_sample_set(sample_set).query
 
 
+@cache
+def all_scenarios() -> tuple[Scenario, ...]:
+    """Return every ready-made scenario, in picker order (built on first use: they read sample sets)."""
+    return tuple(_build())
+
+
 def _build() -> list[Scenario]:
     second_best = LabConfig(query=_query("eng_postmortems"), budget=1000)
     faq = LabConfig(query=_query("support_faq"), budget=1024)
-    middle = LabConfig(query=_query("clinical_abstracts"), budget=2400, use_lost_in_middle=False)
+    middle = LabConfig(query=_query("clinical_abstracts"), budget=2400, placement="relevance")
     return [
         Scenario(
             key="second_best_cut",
@@ -90,23 +97,26 @@ def _build() -> list[Scenario]:
             sample_set="clinical_abstracts",
             config=middle,
             view="placement",
-            compare_with=middle.with_changes(use_lost_in_middle=True),
+            compare_with=middle.with_changes(placement="lost_in_the_middle"),
         ),
     ]
 
 
-#: Every ready-made scenario, in the order the picker lists them.
-SCENARIOS: list[Scenario] = _build()
+def __getattr__(name: str) -> object:
+    # ``SCENARIOS`` is built when first asked for, so importing this module reads no sample set.
+    if name == "SCENARIOS":
+        return list(all_scenarios())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scenario_keys() -> list[str]:
     """Return the keys of all scenarios, in picker order."""
-    return [s.key for s in SCENARIOS]
+    return [s.key for s in all_scenarios()]
 
 
 def get_scenario(key: str) -> Scenario:
     """Return the scenario called ``key``; an unknown key is an error listing the known ones."""
-    for scenario in SCENARIOS:
+    for scenario in all_scenarios():
         if scenario.key == key:
             return scenario
     raise InvalidInputError(f"unknown scenario {key!r}; choose one of: {', '.join(scenario_keys())}")

@@ -1,0 +1,140 @@
+"""A parameter sweep: the same documents built over a grid of dedup thresholds and budgets.
+
+``run_sweep`` returns one row per (threshold, budget) pair with what the build kept, cut and
+spent; ``contextlab sweep`` writes the rows as CSV and ``contextlab.charts`` draws them. Builds
+share one ``BuildCache``, so each text is tokenized once and each threshold deduplicates once.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from ..errors import InvalidInputError
+from ..types import Document, PromptRequest
+from ..validation import whole_number
+from .config import LabConfig
+
+__all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "parse_range", "sweep_grid", "run_sweep", "write_csv"]
+
+#: The columns of a sweep row (and of ``contextlab sweep``'s CSV), in order.
+SWEEP_COLUMNS: tuple[str, ...] = (
+    "threshold", "budget", "included", "duplicates", "truncated", "summarized", "excluded",
+    "filtered", "tokens_used", "utilization_pct",
+)
+#: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
+MAX_BUILDS = 10_000
+
+
+def parse_range(spec: str, *, integer: bool = False, name: str = "value",
+                max_values: int = MAX_BUILDS) -> list[float] | list[int]:
+    """Return the values ``spec`` names: ``start:stop:step`` (stop included), ``a,b,c`` or one value."""
+    text = spec.strip()
+    convert: Callable[[str], Any] = int if integer else float
+
+    def number(part: str) -> Any:
+        try:
+            value = convert(part.strip())
+        except ValueError:
+            kind = "a whole number" if integer else "a number"
+            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not {kind}") from None
+        if not integer and not math.isfinite(value):
+            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not a finite number")
+        return value
+
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise InvalidInputError(
+                f"{name} {spec!r}: write a range as start:stop:step, e.g. 0.5:1.0:0.05"
+            )
+        start, stop, step = (number(p) for p in parts)
+        if step <= 0:
+            raise InvalidInputError(f"{name} {spec!r}: the step must be > 0")
+        if stop < start:
+            raise InvalidInputError(f"{name} {spec!r}: stop is below start")
+        # The epsilon keeps the stop value when float steps land a hair past it.
+        count = int(math.floor((stop - start) / step + 1e-9)) + 1
+        if count > max_values:
+            raise InvalidInputError(f"{name} {spec!r} has {count:,} values; use a larger step")
+        values = [start + i * step for i in range(count)]
+        return [int(v) for v in values] if integer else [round(v, 10) for v in values]
+    if not text:
+        raise InvalidInputError(f"{name}: empty; give a value, a list a,b,c or a range start:stop:step")
+    return [number(p) for p in text.split(",")]
+
+
+def sweep_grid(thresholds: str, budgets: str, *, max_builds: int = MAX_BUILDS,
+               names: tuple[str, str, str] = ("threshold", "budget", "max_builds"),
+               ) -> tuple[list[float], list[int]]:
+    """Return the thresholds and budgets two range specs name, checked, at most ``max_builds`` pairs.
+
+    ``names`` are what messages call the two specs and the cap (the CLI passes its flags).
+    """
+    whole_number(names[2], max_builds, minimum=1)
+    values = parse_range(thresholds, name=names[0], max_values=max_builds)
+    for t in values:
+        if not 0 < t <= 1:
+            raise InvalidInputError(f"{names[0]} {thresholds!r}: {t} is outside (0, 1]")
+    sizes = parse_range(budgets, integer=True, name=names[1], max_values=max_builds)
+    for b in sizes:
+        if b < 0:
+            raise InvalidInputError(f"{names[1]} {budgets!r}: {b} is below 0")
+    cells = len(values) * len(sizes)
+    if cells > max_builds:
+        raise InvalidInputError(
+            f"the grid has {cells:,} builds, over the limit of {max_builds:,}; use larger steps "
+            f"or raise {names[2]}"
+        )
+    return [float(v) for v in values], [int(b) for b in sizes]
+
+
+def run_sweep(
+    documents: Sequence[Document],
+    config: LabConfig,
+    thresholds: Sequence[float],
+    budgets: Sequence[int],
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Return one row per (threshold, budget) pair: what ``config``'s build kept, cut and spent.
+
+    Every setting but the threshold and the budget comes from ``config``; ``progress`` is
+    called with the number of builds done after each one.
+    """
+    from ..manager import BuildCache
+
+    cache = BuildCache()
+    rows: list[dict[str, Any]] = []
+    for threshold in thresholds:
+        manager = config.with_changes(dedup_threshold=float(threshold)).make_manager()
+        for budget in budgets:
+            result = manager.build(
+                PromptRequest(query=config.query, documents=list(documents), max_context_tokens=budget),
+                cache=cache,
+            )
+            counts = result.fate_counts()
+            rows.append({
+                "threshold": threshold,
+                "budget": budget,
+                "included": len(result.included_docs),
+                "duplicates": result.duplicates_removed,
+                "truncated": counts.get("truncated", 0),
+                "summarized": counts.get("summarized", 0),
+                "excluded": counts.get("excluded", 0),
+                "filtered": counts.get("filtered", 0),
+                "tokens_used": result.tokens_used,
+                "utilization_pct": result.utilization_pct,
+            })
+            if progress is not None:
+                progress(len(rows))
+    return rows
+
+
+def write_csv(rows: Sequence[dict[str, Any]], stream: TextIO) -> None:
+    """Write sweep ``rows`` to ``stream`` as CSV with a header of ``SWEEP_COLUMNS``."""
+    writer = csv.DictWriter(stream, fieldnames=list(SWEEP_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
