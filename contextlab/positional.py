@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,6 +33,7 @@ from .stages.reorder import (
     relevance_ordering,
     reversed_ordering,
 )
+from .validation import is_finite_number, whole_number
 
 __all__ = [
     "CITATION",
@@ -197,9 +197,7 @@ def _on_curve(points: Sequence[tuple[int, float]], count: int, depth: float) -> 
 
 def _check_count(n_docs: Any, name: str = "n_docs") -> int:
     """Return ``n_docs`` when it is a whole number >= 1, else raise."""
-    if isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 1:
-        raise InvalidInputError(f"{name} must be a whole number >= 1, got {n_docs!r}")
-    return n_docs
+    return whole_number(name, n_docs, minimum=1)
 
 
 def accuracy_at(model: str, n_docs: int, position: float, *, data: PositionData | None = None) -> float:
@@ -215,8 +213,7 @@ def accuracy_at(model: str, n_docs: int, position: float, *, data: PositionData 
     data = data or load_position_curves()
     name = data.resolve_model(model)
     n = _check_count(n_docs)
-    if isinstance(position, bool) or not isinstance(position, (int, float)) or not math.isfinite(position) \
-            or not 1 <= position <= n:
+    if not is_finite_number(position) or not 1 <= position <= n:
         raise InvalidInputError(f"position must be between 1 and n_docs={n}, got {position!r}")
     depth = _depth(position, n)
     by_count = data.curves[name]
@@ -282,7 +279,7 @@ def _relevances(relevances: Sequence[float], n_docs: int | None) -> tuple[list[f
     """Return the checked relevances padded with zeros to ``n_docs``, and ``n_docs``."""
     values = list(relevances)
     for i, r in enumerate(values):
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) or r < 0:
+        if not is_finite_number(r) or r < 0:
             raise InvalidInputError(f"relevances[{i}] must be a finite number >= 0, got {r!r}")
     n = len(values) if n_docs is None else _check_count(n_docs)
     if n < 1:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 from .errors import InvalidInputError
+from .validation import one_of
 
 __all__ = [
     "Tokenizer",
@@ -178,10 +179,7 @@ _INSTANCES_LOCK = threading.Lock()
 
 def get_tokenizer(name: str = "cl100k_base") -> Tokenizer:
     """Return the shared tokenizer called ``name`` ("heuristic" or "cl100k_base")."""
-    if not isinstance(name, str) or name not in TOKENIZER_NAMES:
-        raise InvalidInputError(
-            f"unknown tokenizer {name!r}; choose one of: {', '.join(TOKENIZER_NAMES)}"
-        )
+    one_of("tokenizer", name, TOKENIZER_NAMES)
     with _INSTANCES_LOCK:
         tok = _INSTANCES.get(name)
         if tok is None:
