@@ -167,6 +167,24 @@ def test_cli_build_scores_unscored_documents_against_the_query(run, tmp_path: Pa
     scores = {d["content"][:6]: d["score"] for d in data["included_docs"]}
     assert scores["Cats p"] == 1.0 and scores["The st"] == 0.0 and 0 < scores["Cats s"] < 1
     assert all(d["metadata"]["score_source"] == "bm25" for d in data["included_docs"])
+    assert proc.stderr == ("contextlab: note: 3 document(s) had no score and were scored against "
+                           "the query (BM25, 0-1)\n")
+
+
+def test_cli_build_keeps_given_scores_and_says_how_many_were_scored(run, tmp_path: Path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"text": "Refunds take five business days to reach your card.", "score": 0.5}\n'
+                    '{"text": "Refunds for gift cards are not possible at all."}\n'
+                    '{"text": "Shipping is free over fifty dollars in most states.", "score": 0.25}\n',
+                    encoding="utf-8")
+    proc = run("build", str(path), "-q", "refunds", "-f", "json", "--no-reorder", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    scores = {t["input_index"]: t["score"] for t in json.loads(proc.stdout)["trace"]}
+    assert scores[0] == 0.5 and scores[2] == 0.25  # given scores are never overwritten
+    assert 0 < scores[1] <= 1
+    note = proc.stderr.strip().splitlines()
+    assert len(note) == 1 and note[0].startswith("contextlab: note: 1 of 3 documents had no score")
+    assert "do not compare directly" in note[0]
 
 
 def test_cli_build_reads_stdin(tmp_path: Path):
@@ -375,5 +393,5 @@ def test_cli_usage_error_is_one_line(run, args, pattern, tmp_path):
 def test_cli_build_says_when_nothing_made_it_in(run, tmp_path: Path):
     proc = run("build", "-", "-q", "x", "--input-format", "txt", cwd=tmp_path, stdin="a\n\nb\n")
     assert proc.returncode == 0 and proc.stdout == "\n"
-    assert proc.stderr.strip() == ("contextlab: note: no document made it into the block "
+    assert proc.stderr.strip().splitlines()[-1] == ("contextlab: note: no document made it into the block "
                                    "(2 too short for --min-tokens, 0 duplicate(s), 0 over the budget of 2048)")

@@ -1,46 +1,107 @@
 """Score documents that came without a score, by BM25 against the query (normalised to [0, 1]).
 
-The scores come from a private in-memory ``SQLiteBackend`` holding just these documents, so a
-document scores here what it would score in a store of its own set.
+A score the input gave (from the user's retriever) is never overwritten: only documents the
+loader marked ``metadata["score_missing"]`` are scored. The scores come from a private in-memory
+``SQLiteBackend`` holding the whole set, so a document scores what it would score in a store of
+its own set. BM25 scores and a retriever's scores are on different scales; ``ScoringOutcome.note``
+says so whenever both kinds end up side by side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..errors import InvalidInputError
 from ..types import Document
+from ..validation import text
 from .store import SQLiteBackend
-from .terms import fts_query
+from .terms import query_terms
 
-__all__ = ["needs_scoring", "score_documents"]
+__all__ = ["ScoringOutcome", "needs_scoring", "score_documents", "score_unscored"]
+
+_MISSING = "score_missing"
+
+
+@dataclass(frozen=True)
+class ScoringOutcome:
+    """Documents after scoring: how many were given a BM25 score, and what to tell the user."""
+
+    documents: list[Document]
+    scored: int
+
+    @property
+    def note(self) -> str | None:
+        """Return one sentence on what was scored (None when nothing was)."""
+        total = len(self.documents)
+        if not self.scored:
+            return None
+        if self.scored == total:
+            return (f"{self.scored} document(s) had no score and were scored against the query "
+                    "(BM25, 0-1)")
+        return (f"{self.scored} of {total} documents had no score and were scored against the "
+                f"query (BM25, 0-1); the other {total - self.scored} keep the scores they came "
+                "with, which are on the retriever's scale, not BM25's, so the two kinds do not "
+                "compare directly")
+
 
 def needs_scoring(documents: Iterable[Document]) -> bool:
     """Return True when any document came without a score (``metadata["score_missing"]``)."""
-    return any(bool(d.metadata.get("score_missing")) for d in documents)
+    return any(bool(d.metadata.get(_MISSING)) for d in documents)
 
 
-def score_documents(documents: Sequence[Document], query: str) -> list[Document]:
-    """Return copies of ``documents`` scored by BM25 against ``query`` (normalised to [0, 1]).
+def score_unscored(documents: Sequence[Document], query: str) -> ScoringOutcome:
+    """Return the documents with a BM25 score for each one that had none, and how many that was.
 
-    Order is kept; a document that matches no query word scores 0.0. Each copy has
-    ``metadata["score_source"] = "bm25"``; a score the input did have is kept in
-    ``metadata["input_score"]``. The input is not mutated.
+    Every given score is kept as it is. Order is kept and the input is not mutated. A scored
+    copy has ``metadata["score_source"] = "bm25"`` and loses the ``score_missing`` mark.
     """
-    if not isinstance(query, str):
-        raise InvalidInputError(f"query must be text, got {type(query).__name__}")
+    missing = [i for i, d in enumerate(documents) if d.metadata.get(_MISSING)]
+    return ScoringOutcome(_score(documents, query, set(missing)), len(missing))
+
+
+def score_documents(documents: Sequence[Document], query: str, *,
+                    only_missing: bool = True) -> list[Document]:
+    """Return copies of ``documents`` with BM25 scores against ``query`` (normalised to [0, 1]).
+
+    By default only documents without a score (``metadata["score_missing"]``) are scored and
+    every given score is kept. ``only_missing=False`` re-scores them all, keeping a given score
+    in ``metadata["input_score"]``. A document that matches no query word scores 0.0.
+    """
+    if only_missing:
+        return score_unscored(documents, query).documents
+    return _score(documents, query, set(range(len(documents))))
+
+
+def _score(documents: Sequence[Document], query: str, targets: set[int]) -> list[Document]:
+    text("query", query)
     docs = list(documents)
-    if not docs:
-        return []
-    if not fts_query(query)[1]:
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, Document) or not isinstance(doc.content, str):
+            raise InvalidInputError(f"document {i}: expected a Document with text content")
+    if not targets:
+        return docs
+    if not query_terms(query):
         raise InvalidInputError(
             "cannot score documents: the query has no words; type a query, or give the "
             "documents scores"
         )
+    scores = _bm25(docs, query)
+    out = []
     for i, doc in enumerate(docs):
-        if not isinstance(doc, Document) or not isinstance(doc.content, str):
-            raise InvalidInputError(f"document {i}: expected a Document with text content")
+        if i not in targets:
+            out.append(doc)
+            continue
+        meta = {k: v for k, v in doc.metadata.items() if k != _MISSING}
+        if not doc.metadata.get(_MISSING):
+            meta.setdefault("input_score", doc.score)
+        meta["score_source"] = "bm25"
+        out.append(replace(doc, score=round(scores.get(str(i), 0.0), 6), metadata=meta))
+    return out
+
+
+def _bm25(docs: list[Document], query: str) -> dict[str, float]:
+    """Return each document's store score for ``query``, by its index as text."""
     scores: dict[str, float] = {}
     with SQLiteBackend() as store:
         store._publishes = False  # a private scratch index: nothing for subscribers to see
@@ -49,12 +110,4 @@ def score_documents(documents: Sequence[Document], query: str) -> list[Document]
             store.add([d for _, d in indexed], ids=[i for i, _ in indexed])
             for hit in store.retrieve(query, top_k=len(indexed)):
                 scores[hit.id or ""] = hit.score
-    out = []
-    for i, doc in enumerate(docs):
-        meta = {k: v for k, v in doc.metadata.items() if k != "score_missing"}
-        if not doc.metadata.get("score_missing"):
-            meta.setdefault("input_score", doc.score)
-        meta["score_source"] = "bm25"
-        out.append(replace(doc, score=round(scores.get(str(i), 0.0), 6), metadata=meta))
-    return out
-
+    return scores
