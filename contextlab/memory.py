@@ -288,20 +288,32 @@ def fit_history(
             f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}"
         )
     tok = resolve_tokenizer(tokenizer)
-    if summarizer is not None:
-        user_summarizer = summarizer
-        summaries: dict[int, str] = {}
-
-        def summarizer(older: list[Message]) -> str:
-            # The loop below may ask for the same prefix twice; a model call is paid once.
-            if len(older) not in summaries:
-                summaries[len(older)] = user_summarizer(older)
-            return summaries[len(older)]
-
-    n = len(msgs)
-    if n == 0:
+    if not msgs:
         return HistoryFit([], [], "", [], 0, max_tokens, tok.name, message_overhead)
+    fit = _fit_recent_first(msgs, max_tokens, tok, _paid_once(summarizer), message_overhead)
+    _note_summary(fit)
+    return fit
 
+
+def _paid_once(summarizer: Summarizer | None) -> Summarizer | None:
+    """Return ``summarizer`` memoised by how many older messages it covers (None stays None)."""
+    if summarizer is None:
+        return None
+    summaries: dict[int, str] = {}
+
+    def remembered(older: list[Message]) -> str:
+        # The fitting loop may ask for the same prefix twice; a model call is paid once.
+        if len(older) not in summaries:
+            summaries[len(older)] = summarizer(older)
+        return summaries[len(older)]
+
+    return remembered
+
+
+def _fit_recent_first(msgs: list[Message], max_tokens: int, tok: Tokenizer,
+                      summarizer: Summarizer | None, message_overhead: int) -> HistoryFit:
+    """Return the fit keeping the longest recent run that leaves the summary enough room."""
+    n = len(msgs)
     costs = [tok.count(format_message(m)) + 1 + message_overhead for m in msgs]
     # Longest recent run that fits on its own.
     k, used = 0, 0
@@ -311,7 +323,6 @@ def fit_history(
         used += cost
         k += 1
 
-    notes: list[str] = []
     while True:
         start = n - k
         kept, older = msgs[start:], msgs[:start]
@@ -336,7 +347,6 @@ def fit_history(
             tokenizer=tok.name,
             message_overhead=message_overhead,
             summary_truncated=cut and bool(older),
-            notes=notes,
         )
         total = tok.count(fit.text) + message_overhead * fit.n_items
         if total > max_tokens and k > 0:
@@ -347,16 +357,18 @@ def fit_history(
             fit.summary = ""
             fit.summary_truncated = True
         fit.tokens_used = tok.count(fit.text)
-        break
+        return fit
 
+
+def _note_summary(fit: HistoryFit) -> None:
+    """Add a note saying what happened to the older messages, if any were summarized."""
     if fit.summarized_indices:
         if not fit.summary:
             fit.notes.append(
                 f"{len(fit.summarized_indices)} older messages could not get even a summary "
-                f"header in {max_tokens} tokens; they are listed in summarized_indices"
+                f"header in {fit.tokens_budget} tokens; they are listed in summarized_indices"
             )
         elif fit.summary_truncated:
             fit.notes.append(f"summary of {len(fit.summarized_indices)} older messages cut to fit")
         else:
             fit.notes.append(f"{len(fit.summarized_indices)} older messages summarized")
-    return fit

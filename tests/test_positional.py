@@ -13,15 +13,10 @@ from contextlab import positional
 from contextlab.errors import InvalidInputError
 from contextlab.positional import (
     CITATION,
-    ORDERINGS,
     accuracy_at,
     accuracy_curve,
     compare_orderings,
-    langchain_long_context_reorder,
-    llamaindex_long_context_reorder,
     load_position_curves,
-    most_relevant_position,
-    ordering_positions,
     ordering_report,
     ordering_score,
 )
@@ -34,10 +29,6 @@ MODELS = DATA.models()
 def _csv_rows() -> list[dict[str, str]]:
     lines = [ln for ln in CSV_PATH.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
     return list(csv.DictReader(lines))
-
-
-def _one_based(order: list[int]) -> list[int]:
-    return [rank + 1 for rank in order]
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -151,86 +142,17 @@ def test_ordering_score_bad_model_names_known_models():
         DATA.doc_counts("nope")
 
 
-# -- orderings -----------------------------------------------------------------------------------
+# -- orderings (they live in contextlab.stages.reorder; tests/test_reorder.py tests them) -------------
 
 
-def test_orderings_keys_are_the_five_strategies():
-    assert list(ORDERINGS) == ["lost_in_the_middle", "relevance", "reversed", "langchain", "llamaindex"]
+def test_positional_reexports_the_placement_strategies():
+    from contextlab.stages import reorder
 
-
-def test_lost_in_the_middle_ordering_even():
-    assert _one_based(ORDERINGS["lost_in_the_middle"](list(range(10)))) == [1, 3, 5, 7, 9, 10, 8, 6, 4, 2]
-
-
-def test_lost_in_the_middle_ordering_odd():
-    assert _one_based(ORDERINGS["lost_in_the_middle"](list(range(9)))) == [1, 3, 5, 7, 9, 8, 6, 4, 2]
-
-
-def test_lost_in_the_middle_ordering_keeps_three_or_fewer_like_the_engine():
-    assert ORDERINGS["lost_in_the_middle"](["a", "b", "c"]) == ["a", "b", "c"]
-
-
-def test_langchain_long_context_reorder_six_puts_best_last():
-    assert langchain_long_context_reorder([1, 2, 3, 4, 5, 6]) == [2, 4, 6, 5, 3, 1]
-
-
-def test_langchain_long_context_reorder_seven_puts_best_first():
-    assert langchain_long_context_reorder([1, 2, 3, 4, 5, 6, 7]) == [1, 3, 5, 7, 6, 4, 2]
-
-
-def test_llamaindex_long_context_reorder_sorts_by_score():
-    docs = ["c", "a", "d", "b"]
-    scores = [0.3, 0.9, 0.1, 0.5]
-    # ascending: d(0.1) c(0.3) b(0.5) a(0.9) -> front, back, front, back
-    assert llamaindex_long_context_reorder(docs, scores) == ["b", "d", "c", "a"]
-
-
-def test_llamaindex_long_context_reorder_ties_differ_from_langchain():
-    items = ["x", "y", "z"]
-    assert llamaindex_long_context_reorder(items, [1.0, 1.0, 1.0]) == ["z", "x", "y"]
-    assert langchain_long_context_reorder(items) == ["x", "z", "y"]
-
-
-def test_llamaindex_long_context_reorder_without_scores_matches_langchain():
-    for n in range(12):
-        assert llamaindex_long_context_reorder(list(range(n))) == langchain_long_context_reorder(list(range(n)))
-
-
-def test_reversed_and_relevance_orderings():
-    assert ORDERINGS["relevance"]("abc") == ["a", "b", "c"]
-    assert ORDERINGS["reversed"]("abc") == ["c", "b", "a"]
-
-
-def test_orderings_accept_a_count_for_ranks():
-    assert ORDERINGS["langchain"](4) == [1, 3, 2, 0]
-    assert ordering_positions("lost_in_the_middle", 5) == [0, 2, 4, 3, 1]
-
-
-@given(st.lists(st.integers(), max_size=40))
-def test_orderings_are_permutations(items):
-    for fn in ORDERINGS.values():
-        assert sorted(fn(items)) == sorted(items)
-
-
-def test_orderings_do_not_mutate_input():
-    items = [3, 2, 1, 0]
-    for fn in ORDERINGS.values():
-        fn(items)
-    assert items == [3, 2, 1, 0]
-
-
-@pytest.mark.parametrize(
-    ("strategy", "n", "expected"),
-    [("langchain", 6, 6), ("langchain", 7, 1), ("llamaindex", 6, 6), ("lost_in_the_middle", 6, 1),
-     ("relevance", 6, 1), ("reversed", 6, 6), ("langchain", 1, 1)],
-)
-def test_most_relevant_position(strategy, n, expected):
-    assert most_relevant_position(strategy, n) == expected
-
-
-def test_most_relevant_position_unknown_strategy_raises():
-    with pytest.raises(InvalidInputError, match=r"unknown ordering 'haystack'; choose one of: lost_in_the_middle"):
-        most_relevant_position("haystack", 5)
+    for name in ("ORDERINGS", "langchain_long_context_reorder", "llamaindex_long_context_reorder",
+                 "lost_in_the_middle_ordering", "most_relevant_position", "ordering_positions",
+                 "relevance_ordering", "reversed_ordering"):
+        assert getattr(positional, name) is getattr(reorder, name)
+        assert name in positional.__all__
 
 
 # -- scoring -------------------------------------------------------------------------------------

@@ -1,0 +1,187 @@
+"""The budget stage: costs, the walk, cuts and summaries, fit_text and the final measure."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextlab.stages.budget import (
+    SUMMARY_PREFIX,
+    TRUNCATION_MARKER,
+    BudgetRules,
+    PlacedDocument,
+    Shortened,
+    apply_budget,
+    fit_text,
+    fit_to_budget,
+    measure_and_drop,
+    seed_truncate,
+)
+from contextlab.stages.format import format_block
+from contextlab.tokenizers import get_tokenizer
+from contextlab.types import Document
+
+HEURISTIC = get_tokenizer("heuristic")
+CL100K = get_tokenizer("cl100k_base")
+
+
+class CharTokenizer:
+    """One token per character: easy to reason about in a test."""
+
+    name = "chars"
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        return text[: max(max_tokens, 0)]
+
+
+def words(prefix: str, n: int) -> str:
+    return " ".join(f"{prefix}{i}" for i in range(n))
+
+
+# -- fit_to_budget ---------------------------------------------------------------------------------
+
+
+def test_budget_walk_continues_after_overflow():
+    decisions = fit_to_budget([60, 50, 30], 100)
+    assert [d.fate for d in decisions] == ["included", "excluded", "included"]
+    assert [d.remaining_before for d in decisions] == [100, 40, 40]
+
+
+def test_budget_shortens_only_above_min_remaining():
+    calls = []
+
+    def shorten(i, remaining):
+        calls.append((i, remaining))
+        return Shortened("cut", remaining, "truncated")
+
+    decisions = fit_to_budget([20, 100, 10], 100, shorten=shorten)
+    assert calls == [(1, 80)]
+    assert [d.fate for d in decisions] == ["included", "truncated", "excluded"]
+    assert fit_to_budget([60, 100], 100, shorten=shorten)[1].fate == "excluded"  # 40 left <= 50
+
+
+def test_budget_overhead_asked_only_for_documents_that_could_fit():
+    asked = []
+
+    def overhead(i):
+        asked.append(i)
+        return 5
+
+    decisions = fit_to_budget([50, 500, 40], 100, overhead=overhead)
+    assert asked == [0, 2]
+    assert [d.cost for d in decisions] == [55, 0, 45]
+
+
+def test_budget_seed_truncate():
+    assert seed_truncate("a b c d e f g h", 5.3) == "a b c d [...]"
+
+
+# -- fit_text --------------------------------------------------------------------------------------
+
+
+def test_budget_fit_text_keeps_text_that_fits():
+    assert fit_text(HEURISTIC, "one two three", 10) == "one two three"
+
+
+def test_budget_fit_text_cuts_with_marker():
+    cut = fit_text(HEURISTIC, words("w", 100), 14)
+    assert cut == words("w", 10) + TRUNCATION_MARKER  # 11 words: int(11 * 1.3) = 14
+    assert HEURISTIC.count(cut) <= 14
+    assert fit_text(HEURISTIC, words("w", 100), 14, marker=False) == words("w", 10)
+
+
+def test_budget_fit_text_none_when_nothing_fits():
+    assert fit_text(HEURISTIC, words("w", 10), 0) is None
+    assert fit_text(HEURISTIC, words("w", 10), 1) is None  # the marker alone takes the room
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(min_size=0, max_size=300), st.integers(-5, 80), st.booleans())
+def test_budget_fit_text_never_exceeds_room(text, room, marker):
+    for tok in (HEURISTIC, CL100K):
+        cut = fit_text(tok, text, room, marker=marker)
+        if cut is not None:
+            assert tok.count(cut) <= room
+            assert cut == text or (cut.endswith(TRUNCATION_MARKER) if marker else text.startswith(cut))
+
+
+# -- apply_budget ----------------------------------------------------------------------------------
+
+DOCS = [Document(words("a", 30), 0.9, "a"), Document(words("b", 100), 0.8, "b", {"k": 1}),
+        Document(words("c", 10), 0.7, "c")]
+TOKENS = [HEURISTIC.count(d.content) for d in DOCS]
+
+
+def test_budget_apply_counts_headers_when_asked():
+    rules = BudgetRules(HEURISTIC, include_headers=True)
+    outcome = apply_budget([0, 2], DOCS, TOKENS, 1000, rules)
+    header_a = HEURISTIC.count("--- Source [1] a --- (relevance: 0.90)\n")
+    header_c = HEURISTIC.count("--- Source [2] c --- (relevance: 0.70)\n") + HEURISTIC.count("\n\n")
+    assert [p.cost for p in outcome.placed] == [TOKENS[0] + header_a, TOKENS[2] + header_c]
+    free = apply_budget([0, 2], DOCS, TOKENS, 1000, BudgetRules(HEURISTIC, include_headers=False))
+    assert [p.cost for p in free.placed] == [TOKENS[0], TOKENS[2]]
+
+
+def test_budget_apply_cuts_first_overflowing_document():
+    outcome = apply_budget([0, 1, 2], DOCS, TOKENS, 100, BudgetRules(HEURISTIC, include_headers=False))
+    assert [(p.index, p.fate) for p in outcome.placed] == [(0, "included"), (1, "truncated")]
+    cut = outcome.placed[1].doc
+    assert cut.content.endswith(TRUNCATION_MARKER) and cut.metadata == {"k": 1, "truncated": True}
+    assert outcome.placed[1].cost <= 100 - TOKENS[0]
+    assert outcome.excluded_at == {2: 100 - TOKENS[0] - outcome.placed[1].cost}
+    assert DOCS[1].metadata == {"k": 1} and DOCS[1].content == words("b", 100)  # input untouched
+
+
+def test_budget_apply_seed_mode_cuts_by_words():
+    rules = BudgetRules(HEURISTIC, include_headers=False, seed_mode=True)
+    outcome = apply_budget([0, 1, 2], DOCS, TOKENS, 120, rules)
+    assert outcome.placed[1].doc.content == seed_truncate(DOCS[1].content, 120 - TOKENS[0])
+
+
+def test_budget_apply_summarizes_instead_of_cutting():
+    rules = BudgetRules(HEURISTIC, include_headers=False, summarizer=lambda text, query: f"About {query}.",
+                        query="bees")
+    outcome = apply_budget([0, 1], DOCS, TOKENS, 60, rules)
+    assert outcome.placed[1].fate == "summarized"
+    assert outcome.placed[1].doc.content == SUMMARY_PREFIX + "About bees."
+    assert outcome.placed[1].doc.metadata["summarized"] is True
+
+
+def test_budget_apply_empty_synopsis_excludes():
+    rules = BudgetRules(HEURISTIC, include_headers=False, summarizer=lambda text, query: "  ")
+    outcome = apply_budget([0, 1], DOCS, TOKENS, 60, rules)
+    assert [p.index for p in outcome.placed] == [0] and 1 in outcome.excluded_at
+
+
+# -- measure_and_drop ------------------------------------------------------------------------------
+
+
+def _placed(docs):
+    return [PlacedDocument(i, d, "included", len(d.content), 0) for i, d in enumerate(docs)]
+
+
+def test_budget_measure_drops_least_relevant_until_it_fits():
+    docs = [Document("x" * 20), Document("y" * 20), Document("z" * 20)]
+    full, _ = format_block(docs)
+    block = measure_and_drop(_placed(docs), len(full) - 1, CharTokenizer(), rank_of={0: 2, 1: 3, 2: 1})
+    assert [p.index for p in block.placed] == [0, 2]
+    assert block.dropped == {1: len(full)}
+    assert block.tokens_used == len(block.text) <= len(full) - 1
+    assert block.citations == {1: "doc_1", 2: "doc_2"}
+
+
+def test_budget_measure_without_enforce_keeps_everything():
+    docs = [Document("x" * 20), Document("y" * 20)]
+    block = measure_and_drop(_placed(docs), 5, CharTokenizer(), rank_of={0: 1, 1: 2}, enforce=False)
+    assert len(block.placed) == 2 and block.dropped == {} and block.tokens_used > 5
+
+
+@pytest.mark.parametrize("budget", [0, 1])
+def test_budget_measure_can_empty_the_block(budget):
+    docs = [Document("x" * 20)]
+    block = measure_and_drop(_placed(docs), budget, CharTokenizer(), rank_of={0: 1})
+    assert block.placed == [] and block.text == "" and block.tokens_used == 0

@@ -1,0 +1,131 @@
+"""The shared value checks: each returns the value or raises an error naming the field."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from contextlab.errors import InvalidInputError, LoadError
+from contextlab.types import Document
+from contextlab.validation import (
+    document_list,
+    finite_number,
+    fraction,
+    is_finite_number,
+    one_of,
+    text,
+    whole_number,
+)
+
+
+def test_validation_whole_number_returns_value():
+    assert whole_number("n", 0) == 0
+    assert whole_number("n", -3, minimum=None) == -3
+    assert whole_number("n", 7, minimum=7) == 7
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "match"),
+    [
+        (1.5, {}, r"n must be a whole number, got 1\.5"),
+        (True, {}, r"n must be a whole number, got True"),
+        ("3", {}, r"n must be a whole number, got '3'"),
+        (-1, {}, r"n must be a whole number >= 0, got -1"),
+        (0, {"minimum": 1}, r"n must be a whole number >= 1, got 0"),
+    ],
+)
+def test_validation_whole_number_rejects(value, kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        whole_number("n", value, **kwargs)
+
+
+def test_validation_finite_number_returns_float():
+    assert finite_number("x", 3) == 3.0 and isinstance(finite_number("x", 3), float)
+    assert finite_number("x", 0.5, minimum=0, maximum=1) == 0.5
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "match"),
+    [
+        (math.nan, {}, r"x must be a finite number, got nan"),
+        (math.inf, {}, r"x must be a finite number, got inf"),
+        (False, {}, r"x must be a number, got bool False"),
+        ("1", {}, r"x must be a number, got str '1'"),
+        (-0.5, {"minimum": 0}, r"x must be >= 0, got -0\.5"),
+        (2, {"maximum": 1}, r"x must be <= 1, got 2"),
+    ],
+)
+def test_validation_finite_number_rejects(value, kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        finite_number("x", value, **kwargs)
+
+
+def test_validation_fraction_bounds():
+    assert fraction("t", 1) == 1.0
+    assert fraction("t", 0, allow_zero=True) == 0.0
+    with pytest.raises(InvalidInputError, match=r"t must be in \(0, 1\] \(why\), got 0"):
+        fraction("t", 0, hint="why")
+    for bad in (1.01, -0.1, math.nan, None, True):
+        with pytest.raises(InvalidInputError, match=r"t must be in \(0, 1\]"):
+            fraction("t", bad)
+    with pytest.raises(InvalidInputError, match=r"t must be in \[0, 1\]"):
+        fraction("t", 2, allow_zero=True)
+
+
+def test_validation_one_of_lists_choices():
+    assert one_of("colour", "red", ("red", "blue")) == "red"
+    with pytest.raises(InvalidInputError, match=r"unknown colour 'green'; choose one of: red, blue"):
+        one_of("colour", "green", ("red", "blue"))
+    with pytest.raises(InvalidInputError, match="unknown colour"):
+        one_of("colour", ["unhashable"], ("red",))
+
+
+def test_validation_text():
+    assert text("q", "") == ""
+    assert text("q", None, optional=True) is None
+    with pytest.raises(InvalidInputError, match="q must be a string, got int"):
+        text("q", 3)
+    with pytest.raises(InvalidInputError, match="q must be a string or None, got bytes"):
+        text("q", b"x", optional=True)
+
+
+def test_validation_error_subclass_is_raised():
+    with pytest.raises(LoadError):
+        whole_number("max_bytes", 0, minimum=1, error=LoadError)
+    with pytest.raises(LoadError):
+        one_of("format", "xml", ("json",), error=LoadError)
+
+
+def test_validation_is_finite_number():
+    assert is_finite_number(1) and is_finite_number(-2.5)
+    assert not any(is_finite_number(v) for v in (True, math.nan, -math.inf, "1", None))
+
+
+def test_validation_document_list_accepts_good_documents():
+    docs = [Document("a"), Document("b", 0.2, "s", {"k": 1}, timestamp=1.0)]
+    assert document_list(docs) is docs
+    assert document_list(()) == ()
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        ("not a list", r"documents must be a list of Document, got str"),
+        ([Document("a"), "b"], r"documents\[1\] must be a Document, got str"),
+        ([Document(3)], r"documents\[0\]\.content must be a string, got int"),
+        ([Document("a", score=math.nan)], r"documents\[0\]\.score must be a finite number"),
+        ([Document("a", importance=math.inf)], r"documents\[0\]\.importance must be a finite number"),
+        ([Document("a", timestamp=math.nan)], r"documents\[0\]\.timestamp must be a finite number"),
+        ([Document("a", source=5)], r"documents\[0\]\.source must be a string or None, got int"),
+        ([Document("a", metadata=[])], r"documents\[0\]\.metadata must be a dict, got list"),
+    ],
+)
+def test_validation_document_list_names_the_document(value, match):
+    with pytest.raises(InvalidInputError, match=match):
+        document_list(value)
+
+
+def test_validation_document_list_uses_the_given_name():
+    with pytest.raises(InvalidInputError, match=r"docs\[0\] must be a Document"):
+        document_list([1], name="docs")
