@@ -59,107 +59,18 @@ def test_window_budget_output_reserve_rounds_up():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"max_tokens": 0}, "max_tokens must be a positive integer"),
-        ({"max_tokens": 10.5}, "max_tokens must be a positive integer"),
+        ({"max_tokens": 0}, r"WindowBudget.max_tokens must be a whole number >= 1"),
+        ({"max_tokens": 10.5}, "WindowBudget.max_tokens must be a whole number"),
         ({"system": -0.1}, r"WindowBudget.system must be in \[0, 1\]"),
         ({"documents": 1.5}, r"WindowBudget.documents must be in \[0, 1\]"),
-        ({"conversation": float("nan")}, "WindowBudget.conversation must be a number"),
-        ({"output_reserve": "0.1"}, "WindowBudget.output_reserve must be a number"),
+        ({"conversation": float("nan")}, r"WindowBudget.conversation must be in \[0, 1\]"),
+        ({"output_reserve": "0.1"}, r"WindowBudget.output_reserve must be in \[0, 1\]"),
         ({"buffer": 0.5}, "shares must sum to at most 1"),
     ],
 )
 def test_window_budget_rejects_bad_values(kwargs, match):
     with pytest.raises(ValueError, match=match):
         WindowBudget(**kwargs)
-
-
-# --- HybridRanking ---------------------------------------------------------------------------
-
-
-def test_hybrid_ranking_seed_formula():
-    doc = Document("x", score=0.8, timestamp=NOW - 24 * HOUR, importance=0.4)
-    # 0.5 * 0.8 + 0.25 * 0.5 (one half-life old) + 0.25 * 0.4
-    assert HybridRanking().score(doc, NOW) == pytest.approx(0.625)
-
-
-def test_hybrid_ranking_recency_halves_every_half_life():
-    ranking = HybridRanking(half_life_hours=12)
-    ages = [0, 12, 24, 36]
-    got = [ranking.recency_of(Document("x", timestamp=NOW - a * HOUR), NOW) for a in ages]
-    assert got == pytest.approx([1.0, 0.5, 0.25, 0.125])
-
-
-def test_hybrid_ranking_missing_timestamp_has_zero_recency():
-    assert HybridRanking().recency_of(Document("x"), NOW) == 0.0
-
-
-def test_hybrid_ranking_future_timestamp_counts_as_now():
-    assert HybridRanking().recency_of(Document("x", timestamp=NOW + 5 * HOUR), NOW) == 1.0
-
-
-def test_hybrid_ranking_rank_literal_order():
-    docs = [
-        Document("old but relevant", score=0.9, source="a", timestamp=NOW - 96 * HOUR),
-        Document("fresh and important", score=0.6, source="b", timestamp=NOW, importance=1.0),
-        Document("undated", score=0.7, source="c"),
-    ]
-    # a: .45 + .25*.0625 + .125 = .590625 ; b: .3 + .25 + .25 = .8 ; c: .35 + 0 + .125 = .475
-    assert [d.source for d in HybridRanking().rank(docs, NOW)] == ["b", "a", "c"]
-
-
-def test_hybrid_ranking_rescore_keeps_input_and_original_relevance():
-    docs = [Document("x", score=0.9, metadata={"k": 1}, timestamp=NOW)]
-    out = HybridRanking().rescore(docs, NOW)
-    assert docs[0].score == 0.9 and docs[0].metadata == {"k": 1}
-    assert out[0].metadata["k"] == 1
-    assert out[0].metadata["hybrid"]["relevance"] == 0.9
-    assert out[0].score == pytest.approx(0.5 * 0.9 + 0.25 * 1.0 + 0.25 * 0.5)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"relevance": -1}, "relevance weight must be a finite number >= 0"),
-        ({"recency": float("inf")}, "recency weight must be a finite number >= 0"),
-        ({"importance": None}, "importance weight must be a finite number >= 0"),
-        ({"relevance": 0, "recency": 0, "importance": 0}, "weights are all 0"),
-        ({"half_life_hours": 0}, "half_life_hours must be a finite number > 0"),
-    ],
-)
-def test_hybrid_ranking_rejects_bad_weights(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        HybridRanking(**kwargs)
-
-
-@pytest.mark.parametrize(
-    ("doc", "match"),
-    [
-        (Document("x", score=float("nan")), r"documents\[0\].score must be a finite number"),
-        (Document("x", importance=float("inf")), r"documents\[0\].importance must be a finite number"),
-        (Document("x", timestamp=float("nan")), r"documents\[0\].timestamp must be a finite Unix time"),
-    ],
-)
-def test_hybrid_ranking_rejects_bad_documents(doc, match):
-    with pytest.raises(ValueError, match=match):
-        HybridRanking().rescore([doc], NOW)
-
-
-_doc_strategy = st.builds(
-    Document,
-    content=st.just("some words here"),
-    score=st.floats(0, 1),
-    timestamp=st.one_of(st.none(), st.floats(NOW - 500 * HOUR, NOW + HOUR)),
-    importance=st.floats(0, 1),
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(docs=st.lists(_doc_strategy, max_size=10))
-def test_hybrid_ranking_pure_relevance_weights_reproduce_relevance_order(docs):
-    ranked = HybridRanking(relevance=1, recency=0, importance=0).rank(docs, NOW)
-    expected = sorted(range(len(docs)), key=lambda i: docs[i].score, reverse=True)
-    assert [d.score for d in ranked] == [docs[i].score for i in expected]
-    assert [d.metadata["hybrid"]["relevance"] for d in ranked] == [docs[i].score for i in expected]
 
 
 # --- assemble_prompt -------------------------------------------------------------------------
@@ -314,8 +225,8 @@ def test_count_message_tokens_adds_overhead_per_message():
         ({"budget": 32000}, "budget must be a WindowBudget"),
         ({"ranking": "recency"}, "ranking must be a HybridRanking"),
         ({"history": [("user", "hi")]}, r"history\[0\] must be a Message"),
-        ({"documents": ["text"]}, r"documents\[0\] must be a contextlab.Document"),
-        ({"now": float("nan")}, "now must be a finite Unix time"),
+        ({"documents": ["text"]}, r"documents\[0\] must be a Document"),
+        ({"now": float("nan")}, "now must be a finite number"),
         ({"tokenizer": "cl100k_base"}, "differs from the manager's 'heuristic'"),
     ],
 )
@@ -369,7 +280,10 @@ def test_assemble_prompt_property_within_budget_query_last_nothing_lost(system, 
     assert prompt.text.endswith("Question: " + query)
     assert prompt.messages[-1] == {"role": "user", "content": query}
     fit = prompt.history
-    assert sorted(fit.kept_indices + fit.summarized_indices) == list(range(len(history)))
+    question = [] if prompt.question_index is None else [prompt.question_index]
+    assert sorted(fit.kept_indices + fit.summarized_indices + question) == list(range(len(history)))
+    if prompt.question_index is not None:
+        assert prompt.question_index == len(history) - 1 and history[-1].role == "user"
     for i in fit.kept_indices:
         assert {"role": history[i].role, "content": history[i].content} in prompt.messages
     if fit.summary:
@@ -393,6 +307,7 @@ User: And the 2FA code? It never arrives.
 Assistant: Check your spam folder first.
 
 Question: The backup codes are gone too. What now?
+documents: 90 of the window's 180 tokens (50%), not max_context_tokens; the ContextManager got 67 after lending and headers
 section       budget   used   in  out  notes
 system             9     13    1    1  borrowed 7 from documents; took 1 token the built sections left free
 documents         90     68    2    2  lent 8 to query, 7 to system
@@ -446,3 +361,57 @@ def test_assemble_prompt_pluggable_summarizer_is_called_once_per_prefix():
     assert n > 0
     assert f"Earlier: {n} turns about nothing." in prompt.text
     assert len(calls) == len(set(calls))
+
+
+def test_assemble_prompt_question_repeated_as_last_turn_appears_once():
+    history = HISTORY + [Message("user", "what is  alpha?")]  # same words, other spacing
+    prompt = assemble_prompt("Be brief.", DOCS, history, "what is alpha?",
+                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    assert prompt.text.count("what is alpha?") == 1
+    assert prompt.text.endswith("Assistant: hello, how can I help?\n\nQuestion: what is alpha?")
+    assert [m["content"] for m in prompt.messages].count("what is alpha?") == 1
+    assert prompt.messages[-2:] == [{"role": "assistant", "content": "hello, how can I help?"},
+                                    {"role": "user", "content": "what is alpha?"}]
+    assert prompt.question_index == 2
+    assert prompt.history.kept_indices == [0, 1]
+    conversation = prompt.sections["conversation"]
+    assert (conversation.items_in, conversation.items_out) == (2, 2)
+    assert conversation.notes[-1] == "its last message is the question, shown once as the query"
+    assert prompt.to_dict()["question_index"] == 2
+
+
+@pytest.mark.parametrize("last", [Message("assistant", "what is alpha?"), Message("user", "what is beta?")])
+def test_assemble_prompt_last_turn_that_is_not_the_question_is_kept(last):
+    prompt = assemble_prompt("", [], HISTORY + [last], "what is alpha?",
+                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    assert prompt.question_index is None
+    assert prompt.history.kept_indices == [0, 1, 2]
+    assert prompt.messages[-2] == {"role": last.role, "content": last.content}
+
+
+def test_assemble_prompt_documents_budget_is_what_the_manager_got():
+    prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
+                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    assert prompt.documents_result is not None
+    assert prompt.documents_budget == prompt.documents_result.tokens_budget
+    assert 0 < prompt.documents_budget < prompt.sections["documents"].limit
+    assert prompt.documents_budget_note == (
+        f"documents: 500 of the window's 1000 tokens (50%), not max_context_tokens; "
+        f"the ContextManager got {prompt.documents_budget} after lending and headers"
+    )
+    assert prompt.report().splitlines()[0] == prompt.documents_budget_note
+    assert prompt.to_dict()["documents_budget"] == prompt.documents_budget
+    empty = assemble_prompt("", [], [], "q", budget=WindowBudget(max_tokens=100), manager=heuristic_manager())
+    assert empty.documents_budget == 0
+
+
+def test_assemble_prompt_cut_system_prompt_ends_with_the_truncation_marker():
+    from contextlab.stages.budget import TRUNCATION_MARKER
+
+    system = " ".join(f"rule{i}" for i in range(100))
+    docs = [Document(" ".join(f"w{i}_{j}" for j in range(80)), 0.9, f"d{i}") for i in range(10)]
+    prompt = assemble_prompt(system, docs, [], "q", budget=WindowBudget(max_tokens=300),
+                             manager=heuristic_manager(), now=NOW)
+    cut = prompt.messages[0]["content"]
+    assert cut.endswith(TRUNCATION_MARKER) and system.startswith(cut[: -len(TRUNCATION_MARKER)])
+    assert prompt.sections["system"].used <= prompt.sections["system"].limit

@@ -1,0 +1,189 @@
+"""The assembled prompt of seed 002: its sections, how they join, and where every token went.
+
+``assemble_prompt`` (contextlab.window) builds these; they live here so the window module holds
+only the layout's phases. ``PromptLayout`` joins the four sections as text and as chat messages,
+``SectionAccount`` is one section's budget, loans and use, ``AssembledPrompt`` the finished result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .memory import HistoryFit
+from .tokenizers import Tokenizer, resolve_tokenizer
+from .types import ContextResult, Document
+
+if TYPE_CHECKING:
+    from .window import WindowBudget
+
+__all__ = ["AssembledPrompt", "PromptLayout", "SectionAccount", "count_message_tokens",
+           "CONVERSATION_HEADER", "DOCUMENTS_HEADER", "MESSAGE_OVERHEAD_TOKENS", "QUERY_PREFIX",
+           "REPLY_PRIMING_TOKENS", "SECTION_NAMES", "SECTION_SEPARATOR"]
+
+#: Tokens each chat message costs beyond its role and content (OpenAI's cookbook figure for
+#: gpt-3.5-turbo / gpt-4: ``<|start|>{role}\n{content}<|end|>\n``).
+MESSAGE_OVERHEAD_TOKENS = 3
+#: Tokens every chat request spends priming the reply (``<|start|>assistant<|message|>``).
+REPLY_PRIMING_TOKENS = 3
+#: The prompt's sections, in the order they appear.
+SECTION_NAMES: tuple[str, ...] = ("system", "documents", "conversation", "query")
+
+DOCUMENTS_HEADER = "Documents:\n"
+CONVERSATION_HEADER = "Conversation:\n"
+QUERY_PREFIX = "Question: "
+SECTION_SEPARATOR = "\n\n"
+
+
+def count_message_tokens(messages: Sequence[Mapping[str, str]], tokenizer: str | Tokenizer) -> int:
+    """Return the tokens a chat request with ``messages`` costs, OpenAI-style.
+
+    Each message costs ``MESSAGE_OVERHEAD_TOKENS`` + its role + its content; the request adds
+    ``REPLY_PRIMING_TOKENS``. Exact for cl100k_base chat models, an estimate elsewhere.
+    """
+    tok = resolve_tokenizer(tokenizer)
+    return REPLY_PRIMING_TOKENS + sum(
+        MESSAGE_OVERHEAD_TOKENS + tok.count(m["role"]) + tok.count(m["content"]) for m in messages
+    )
+
+
+@dataclass
+class SectionAccount:
+    """Where one section's tokens went.
+
+    ``budget`` is the section's share in tokens (for "query": the buffer). ``borrowed`` came
+    from other sections, ``lent`` went to them; ``limit = budget - lent + borrowed`` is the
+    most the section could use. ``used`` counts the section's text alone (header included),
+    ``message_tokens`` its chat messages. ``items_in``/``items_out``: documents, messages,
+    or 1 for the system prompt and the query.
+    """
+
+    name: str
+    budget: int
+    used: int = 0
+    message_tokens: int = 0
+    items_in: int = 0
+    items_out: int = 0
+    borrowed: int = 0
+    lent: int = 0
+    lent_to: dict[str, int] = field(default_factory=dict)
+    borrowed_from: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def limit(self) -> int:
+        """The most tokens this section could use after lending and borrowing."""
+        return self.budget - self.lent + self.borrowed
+
+
+@dataclass
+class AssembledPrompt:
+    """A finished prompt in two forms (text and chat messages) and the account of every section.
+
+    ``tokens_used`` counts ``text``; ``message_tokens`` counts ``messages`` with
+    ``count_message_tokens``; both are at most ``tokens_limit`` (``max_tokens`` minus the output
+    reserve). ``documents_result`` is the ``ContextManager`` result of the documents section
+    (None when there were no documents), ``history`` the fitted conversation, and
+    ``ranked_documents`` the hybrid-scored copies best first. ``documents_budget`` is the
+    ``max_context_tokens`` that ``ContextManager`` was given: the documents share after lending
+    and fitting, minus the section's header and chat framing (a caller's own document budget is
+    not used). ``question_index`` is the index in the input history of a last user message that
+    repeated the query (shown once, as the query), else None.
+    """
+
+    text: str
+    messages: list[dict[str, str]]
+    sections: dict[str, SectionAccount]
+    tokens_used: int
+    message_tokens: int
+    tokens_limit: int
+    budget: WindowBudget
+    documents_result: ContextResult | None
+    history: HistoryFit
+    ranked_documents: list[Document]
+    tokenizer: str
+    notes: list[str] = field(default_factory=list)
+    documents_budget: int = 0
+    question_index: int | None = None
+
+    @property
+    def output_reserve_tokens(self) -> int:
+        """Tokens left free for the answer."""
+        return self.budget.output_reserve_tokens
+
+    @property
+    def documents_budget_note(self) -> str:
+        """One line: the documents' share of the window, and the budget their ContextManager got."""
+        share = f"{round(self.budget.documents * 100, 2):g}%"
+        return (f"documents: {self.sections['documents'].budget} of the window's {self.budget.max_tokens} "
+                f"tokens ({share}), not max_context_tokens; the ContextManager got "
+                f"{self.documents_budget} after lending and headers")
+
+    def report(self) -> str:
+        """Return the documents' budget line, then the account as a table, one line per section."""
+        lines = [self.documents_budget_note, f"{'section':<13}{'budget':>7}{'used':>7}{'in':>5}{'out':>5}  notes"]
+        lines += [f"{a.name:<13}{a.budget:>7}{a.used:>7}{a.items_in:>5}{a.items_out:>5}  " + "; ".join(a.notes)
+                  for a in self.sections.values()]
+        lines.append(f"{'total':<13}{self.tokens_limit:>7}{self.tokens_used:>7}"
+                     f"  (+{self.output_reserve_tokens} reserved for the answer; {self.tokenizer})")
+        return "\n".join(line.rstrip() for line in lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the prompt and its account as plain JSON-serialisable data."""
+        hist = self.history
+        return {
+            "text": self.text, "messages": [dict(m) for m in self.messages],
+            "tokens_used": self.tokens_used, "message_tokens": self.message_tokens,
+            "tokens_limit": self.tokens_limit, "output_reserve_tokens": self.output_reserve_tokens,
+            "tokenizer": self.tokenizer, "budget": asdict(self.budget),
+            "documents_budget": self.documents_budget, "question_index": self.question_index,
+            "sections": {name: {**asdict(acc), "limit": acc.limit} for name, acc in self.sections.items()},
+            "history": {"kept_indices": list(hist.kept_indices), "summary": hist.summary,
+                        "summarized_indices": list(hist.summarized_indices)},
+            "documents_result": None if self.documents_result is None else self.documents_result.to_dict(),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class PromptLayout:
+    """The four sections of one built prompt, and how they join as text and as chat messages.
+
+    ``documents`` is the ``ContextManager``'s block without the section header; ``history``
+    the fitted conversation (None before it is built).
+    """
+
+    query: str
+    system: str = ""
+    documents: str = ""
+    history: HistoryFit | None = None
+    documents_result: ContextResult | None = None
+
+    def section_texts(self) -> dict[str, str]:
+        """Return each section's text ("" for an empty section), headers included."""
+        history = self.history.text if self.history else ""
+        return {"system": self.system,
+                "documents": DOCUMENTS_HEADER + self.documents if self.documents else "",
+                "conversation": CONVERSATION_HEADER + history if history else "",
+                "query": QUERY_PREFIX + self.query}
+
+    def section_messages(self) -> dict[str, list[dict[str, str]]]:
+        """Return each section's chat messages; the query is the last "user" message."""
+        return {"system": [{"role": "system", "content": self.system}] if self.system else [],
+                "documents": ([{"role": "system", "content": DOCUMENTS_HEADER + self.documents}]
+                              if self.documents else []),
+                "conversation": self.history.to_messages() if self.history else [],
+                "query": [{"role": "user", "content": self.query}]}
+
+    def text(self) -> str:
+        """Return the prompt as one text: the non-empty sections joined by a blank line."""
+        return SECTION_SEPARATOR.join(t for t in self.section_texts().values() if t)
+
+    def messages(self) -> list[dict[str, str]]:
+        """Return the prompt as chat messages, in section order."""
+        return [m for ms in self.section_messages().values() for m in ms]
+
+    def totals(self, tok: Tokenizer) -> tuple[int, int]:
+        """Return the tokens of the text form and of the chat form."""
+        return tok.count(self.text()), count_message_tokens(self.messages(), tok)
