@@ -367,12 +367,53 @@ def test_load_bytes_utf8_bom_json():
 @pytest.mark.parametrize("data,match", [
     (b"caf\xe9 au lait", r"bad\.txt: line 1: byte 0xe9 at offset 3 is not UTF-8; re-save the file as UTF-8"),
     (b"ok\nline two \xff\n", r"line 2: byte 0xff"),
-    (b"%PDF-1.7\n\x00\x01\x02binary", r"looks like a binary file .*NUL"),
+    (b"%PDF-1.7\n\x00\x01\x02binary", r"bad\.txt: looks like a binary file \(a PDF file\), not text"),
+    (b"PK\x03\x04\x14\x00", r"bad\.txt: looks like a binary file \(a ZIP archive \(DOCX"),
+    (b"\x7fELF\x02\x01\x00\x00", r"bad\.txt: line 1: NUL byte at offset 6; .*binary file"),
     (b"\xff\xfe\x00", r"starts with a UTF-16 mark but is not valid UTF-16"),
 ])
 def test_load_bytes_undecodable_is_clear_error(data, match):
     with pytest.raises(LoadError, match=match):
         load_bytes(data, "bad.txt")
+
+
+# One rule for NUL bytes, wherever they sit: before this, a NUL in the first 8 KB rejected a
+# file and one after it passed into the documents.
+_NUL_CASES = [
+    ("x.txt", b"a" * 20_000 + b"\n\x00b\n", 2, 20_001),
+    ("x.txt", b"ok\x00", 1, 2),
+    ("x.md", b"# T\n" + b"word " * 4000 + b"\n\nx\x00y", 4, 20_007),
+    ("x.json", b'[{"content": "' + b"a" * 10_000 + b'\x00"}]', 1, 10_014),
+    ("x.jsonl", b'{"content": "a"}\n' * 1000 + b'{"content": "b\x00"}\n', 1001, 17_014),
+    ("x.csv", b"content\n" + b"a\n" * 9000 + b"b\x00\n", 9002, 18_009),
+]
+
+
+@pytest.mark.parametrize("filename,data,line,offset", _NUL_CASES)
+def test_load_bytes_refuses_a_nul_byte_anywhere_naming_line_and_offset(filename, data, line, offset):
+    with pytest.raises(LoadError, match=rf"{filename}: line {line}: NUL byte at offset {offset};"):
+        load_bytes(data, filename)
+
+
+@pytest.mark.parametrize("filename,data,line,offset", _NUL_CASES)
+def test_load_file_refuses_a_nul_byte_anywhere_like_load_bytes(tmp_path: Path, filename, data, line, offset):
+    path = tmp_path / filename
+    path.write_bytes(data)
+    with pytest.raises(LoadError, match=rf"{filename}: line {line}: NUL byte at offset {offset};"):
+        load_file(path)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: load_bytes(b'[{"content": "a\\u0000b"}]', "x.json"),
+    lambda: load_bytes(b'{"text": "a", "source": "s\\u0000"}', "x.jsonl"),
+    lambda: load_bytes("[{\"content\": \"a\x00\"}]".encode("utf-16"), "x.json"),
+    lambda: parse_pasted("first\n\nsec\x00ond"),
+    lambda: parse_pasted('[{"content": "a\\u0000"}]'),
+    lambda: documents_from_records(["fine", {"content": "no\x00"}]),
+])
+def test_nul_characters_in_decoded_text_are_refused_the_same_way(call):
+    with pytest.raises(LoadError, match=r"NUL"):
+        call()
 
 
 @pytest.mark.parametrize("filename,match", [
@@ -535,9 +576,12 @@ def test_parse_pasted_keeps_every_character_but_separators(text: str):
 
 @settings(max_examples=60, deadline=None)
 @given(records=st.lists(st.fixed_dictionaries({
-    "content": st.text(min_size=1, max_size=40).filter(lambda s: s.strip()),
+    # NUL is refused by rule (test_nul_characters_in_decoded_text_are_refused_the_same_way).
+    "content": st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=40)
+    .filter(lambda s: s.strip()),
     "score": st.floats(0, 1),
-    "source": st.none() | st.text(min_size=1, max_size=10).filter(lambda s: s.strip()),
+    "source": st.none() | st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=10)
+    .filter(lambda s: s.strip()),
 }), min_size=1, max_size=8), filename=st.sampled_from(["x.json", "x.jsonl"]))
 def test_load_bytes_json_round_trip(records, filename):
     if filename.endswith(".jsonl"):

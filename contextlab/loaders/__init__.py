@@ -1,0 +1,174 @@
+"""Documents in: pasted text, JSON, JSONL, CSV, TXT and Markdown turned into ``Document`` lists.
+
+Users bring what their retriever already dumps, so the usual field names are accepted:
+
+- text: ``content``, ``text``, ``page_content`` (LangChain), ``node.text`` (LlamaIndex
+  ``NodeWithScore`` dumps); a bare JSON string is a document too;
+- ``score``; source: ``source``, ``metadata.source``, ``url``, ``file_name``;
+  ``timestamp`` (epoch seconds or ISO 8601); ``importance``;
+- every other field is kept in ``Document.metadata``.
+
+Bad input is never a crash and never a silent loss: each problem is a ``LoadError`` (a
+``ValueError``) that names the file, the line or record, and the fix. A NUL byte is refused
+wherever it appears (``reading``). A document whose input had no score gets ``score=1.0`` and
+``metadata["score_missing"] = True`` so a caller can score it
+(``contextlab.retrieval.score_documents``).
+
+Where things live: ``reading`` (limits, formats, decoding, the NUL rule, lines read as a
+stream), ``records`` (one record to one document), ``json_input``, ``csv_input``,
+``text_input`` (plain text and Markdown). A new format is a module beside them plus one branch
+in ``_parse_text`` or ``_parse_lines`` below.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import IO
+
+from ..errors import LoadError
+from ..types import Document
+from .csv_input import parse_csv
+from .json_input import parse_json_text, parse_jsonl, try_json_paste
+from .reading import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_DOCUMENTS,
+    SUPPORTED_EXTENSIONS,
+    check_format,
+    check_limits,
+    decode,
+    format_for,
+    iter_lines,
+    normalise_newlines,
+    reject_nul,
+    too_big,
+)
+from .records import SOURCE_FIELDS, TEXT_FIELDS, documents_from_records
+from .text_input import parse_markdown, plain_documents, split_plain
+
+__all__ = [
+    "LoadError",
+    "load_file",
+    "load_bytes",
+    "parse_pasted",
+    "documents_from_records",
+    "SUPPORTED_EXTENSIONS",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DOCUMENTS",
+    "TEXT_FIELDS",
+    "SOURCE_FIELDS",
+]
+
+# Formats read one line at a time: their inputs are never held whole as text.
+_LINE_FORMATS = frozenset({"jsonl", "csv"})
+
+
+def load_file(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_documents: int = DEFAULT_MAX_DOCUMENTS,
+) -> list[Document]:
+    """Return the documents in the file at ``path`` (format chosen by its extension)."""
+    path = Path(path)
+    check_limits(max_bytes, max_documents)
+    fmt = format_for(path.name)  # fail on an unsupported type before reading anything
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise LoadError(too_big(path.name, size, max_bytes))
+    with path.open("rb") as fh:
+        if fmt in _LINE_FORMATS:
+            docs = _parse_lines(fh, fmt, path.name, max_bytes, max_documents)
+        else:
+            # Read one byte past the limit: the file may have grown since stat().
+            data = fh.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise LoadError(too_big(path.name, len(data), max_bytes))
+            text = decode(data, path.name)
+            del data  # the bytes are not needed once decoded: keep one copy of the input
+            docs = _parse_text(text, fmt, path.name, max_bytes, max_documents)
+    return _some(docs, path.name)
+
+
+def load_bytes(
+    data: bytes,
+    filename: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_documents: int = DEFAULT_MAX_DOCUMENTS,
+    format: str | None = None,
+) -> list[Document]:
+    """Return the documents in ``data``, read as the file ``filename`` (the lab's upload path).
+
+    ``format`` ("json", "jsonl", "csv", "txt", "md" or "auto" for pasted-text rules) overrides
+    the choice by extension.
+    """
+    check_limits(max_bytes, max_documents)
+    if not isinstance(filename, str):
+        raise LoadError(f"the file name must be text, got {type(filename).__name__}")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise LoadError(f"{filename}: expected bytes, got {type(data).__name__}")
+    if len(data) > max_bytes:
+        raise LoadError(too_big(filename, len(data), max_bytes))
+    fmt = format_for(filename) if format is None else check_format(format)
+    if fmt in _LINE_FORMATS:
+        with io.BytesIO(data) as stream:  # shares the buffer of ``bytes``: no copy
+            docs = _parse_lines(stream, fmt, filename, max_bytes, max_documents)
+    else:
+        docs = _parse_text(decode(bytes(data), filename), fmt, filename, max_bytes, max_documents)
+    return _some(docs, filename)
+
+
+def parse_pasted(
+    text: str,
+    *,
+    max_documents: int = DEFAULT_MAX_DOCUMENTS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    name: str = "pasted text",
+) -> list[Document]:
+    """Return the documents in pasted ``text``.
+
+    A JSON array (or JSON Lines) pasted whole is read as records; otherwise documents are
+    separated by a line of ``---``, or failing that by blank lines. Empty text gives ``[]``.
+    """
+    if not isinstance(text, str):
+        raise LoadError(f"{name}: expected text, got {type(text).__name__}")
+    check_limits(max_bytes, max_documents)
+    if len(text) > max_bytes // 4 and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise LoadError(too_big(name, len(text.encode("utf-8", "surrogatepass")), max_bytes))
+    text = normalise_newlines(text.lstrip("\ufeff"))
+    reject_nul(text, name)
+    stripped = text.strip()
+    if not stripped:
+        return []
+    if stripped[0] in "[{":
+        records = try_json_paste(stripped, name, max_documents)
+        if records is not None:
+            return records
+    return plain_documents(split_plain(stripped), name, max_documents, source=None)
+
+
+def _parse_lines(stream: IO[bytes], fmt: str, name: str, max_bytes: int, max_documents: int) -> list[Document]:
+    """Return the documents of a line-by-line format, read from ``stream`` one line at a time."""
+    lines = iter_lines(stream, name, max_bytes)
+    if fmt == "jsonl":
+        return parse_jsonl(lines, name, max_documents)
+    return parse_csv(lines, name, max_documents, max_bytes=max_bytes, tab=name.lower().endswith(".tsv"))
+
+
+def _parse_text(text: str, fmt: str, name: str, max_bytes: int, max_documents: int) -> list[Document]:
+    """Return the documents of a whole-text format (``text`` already decoded and checked)."""
+    if fmt == "auto":
+        return parse_pasted(text, max_documents=max_documents, name=name, max_bytes=max_bytes)
+    if fmt == "json":
+        return parse_json_text(text, name, max_documents)
+    if fmt == "md":
+        return parse_markdown(text, name, max_documents)
+    return plain_documents(split_plain(text), name, max_documents, source=name)
+
+
+def _some(docs: list[Document], name: str) -> list[Document]:
+    if not docs:
+        raise LoadError(f"{name}: no documents found; the file is empty or holds only blank lines")
+    return docs

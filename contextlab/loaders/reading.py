@@ -1,0 +1,246 @@
+"""From bytes to text for every loader: limits, the format a name implies, decoding, NUL bytes.
+
+One rule for NUL bytes, applied here for every format and at every offset: text cannot hold
+them, so input that contains one is refused with a ``LoadError`` naming the file, the line and
+the byte offset (a binary file usually trips it, or the UTF-8 check, on its first line). Known
+binary formats (PDF, DOCX/ZIP, images, gzip) are recognised by their first bytes and named.
+
+Line-by-line formats (JSON Lines, CSV) are read as a stream of lines (``iter_lines``), so a
+large file is never held as bytes, as text and as a list of lines at once.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from ..errors import LoadError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DOCUMENTS",
+    "SUPPORTED_EXTENSIONS",
+    "FORMATS",
+    "check_limits",
+    "too_big",
+    "too_many",
+    "format_for",
+    "check_format",
+    "decode",
+    "iter_lines",
+    "reject_nul",
+    "normalise_newlines",
+]
+
+DEFAULT_MAX_BYTES = 20_000_000
+DEFAULT_MAX_DOCUMENTS = 50_000
+
+#: File name endings the loaders read, mapped to the format used for them.
+SUPPORTED_EXTENSIONS: dict[str, str] = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "txt",
+    ".md": "md",
+    ".markdown": "md",
+}
+
+#: Formats a caller may ask for by name ("auto" applies the pasted-text rules).
+FORMATS: tuple[str, ...] = ("auto", "json", "jsonl", "csv", "txt", "md")
+
+# First bytes of binary formats people try to load as documents, and what to call them.
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "a PDF file"),
+    (b"PK\x03\x04", "a ZIP archive (DOCX, XLSX and ODT files are ZIP archives)"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file (DOC, XLS)"),
+)
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_SAVE_AS_TEXT = "save the documents as UTF-8 text, JSON, JSONL or CSV"
+
+
+def check_limits(max_bytes: int, max_documents: int) -> None:
+    """Return None when both limits are whole numbers >= 1; raise ``LoadError`` otherwise."""
+    for label, value in (("max_bytes", max_bytes), ("max_documents", max_documents)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise LoadError(f"{label} must be a whole number >= 1, got {value!r}")
+
+
+def too_big(name: str, size: int, max_bytes: int) -> str:
+    """Return the message for an input over the byte limit, naming how to raise it."""
+    return (
+        f"{name} is {size:,} bytes, over the {max_bytes:,}-byte limit; split it into smaller "
+        f"files or raise the limit (--max-bytes on the command line, max_bytes= in Python)"
+    )
+
+
+def too_many(name: str, max_documents: int) -> str:
+    """Return the message for an input over the document limit, naming how to raise it."""
+    return (
+        f"{name} holds more than {max_documents:,} documents; split it or raise the limit "
+        "(--max-documents on the command line, max_documents= in Python)"
+    )
+
+
+def format_for(filename: str) -> str:
+    """Return the format a file name's extension implies; raise ``LoadError`` for others."""
+    suffix = Path(filename).suffix.lower()
+    fmt = SUPPORTED_EXTENSIONS.get(suffix)
+    if fmt is None:
+        shown = f"'{suffix}'" if suffix else "no extension"
+        raise LoadError(
+            f"{filename}: unsupported file type ({shown}); use one of "
+            f"{', '.join(SUPPORTED_EXTENSIONS)}, or paste the text instead"
+        )
+    return fmt
+
+
+def check_format(fmt: object) -> str:
+    """Return ``fmt`` when it names a format; raise ``LoadError`` listing the formats otherwise."""
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        raise LoadError(f"unknown input format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    return fmt
+
+
+def normalise_newlines(text: str) -> str:
+    """Return ``text`` with CRLF and lone CR line ends turned into LF."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def reject_nul(text: str, name: str, where: str = "") -> None:
+    """Return None when ``text`` holds no NUL character; raise ``LoadError`` locating it otherwise.
+
+    ``where`` names the record or field (``"line 3: field 'content'"``); without it the
+    position is given as a line and column of ``text``.
+    """
+    at = text.find("\x00")
+    if at < 0:
+        return
+    if not where:
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        where = f"line {line}, column {column}"
+    raise LoadError(
+        f"{name}: {where}: contains a NUL character (\\u0000) at position {at}; text cannot hold "
+        "NUL bytes: remove them"
+    )
+
+
+def _nul_error(name: str, line: int, offset: int) -> LoadError:
+    return LoadError(
+        f"{name}: line {line}: NUL byte at offset {offset}; looks like a binary file (text "
+        f"cannot hold NUL bytes); {_SAVE_AS_TEXT}"
+    )
+
+
+def _utf8_error(name: str, data: bytes, line: int, at: int, offset: int) -> LoadError:
+    return LoadError(
+        f"{name}: line {line}: byte 0x{data[at]:02x} at offset {offset} is not UTF-8; re-save "
+        "the file as UTF-8 (binary formats such as PDF or DOCX are not supported)"
+    )
+
+
+def _check_magic(head: bytes, name: str) -> None:
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            raise LoadError(f"{name}: looks like a binary file ({what}), not text; export its text "
+                            f"and {_SAVE_AS_TEXT}")
+
+
+def _decode_utf16(data: bytes, name: str) -> str:
+    try:
+        text = data.decode("utf-16")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{name}: starts with a UTF-16 mark but is not valid UTF-16 ({exc.reason})") from None
+    reject_nul(text, name)
+    return text
+
+
+def _decode_utf8_line(raw: bytes, name: str, line: int, offset: int) -> str:
+    """Return one line of UTF-8 ``raw`` (starting at byte ``offset`` of the input) as text.
+
+    The first problem on the line wins: a NUL byte before an invalid byte is reported as the NUL.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        nul = raw.find(b"\x00", 0, exc.start)
+        if nul >= 0:
+            raise _nul_error(name, line, offset + nul) from None
+        raise _utf8_error(name, raw, line, exc.start, offset + exc.start) from None
+    if "\x00" in text:
+        raise _nul_error(name, line, offset + raw.index(b"\x00"))
+    return text
+
+
+def decode(data: bytes, name: str) -> str:
+    """Return ``data`` (UTF-8, or UTF-16 with a byte-order mark) as text with LF line ends.
+
+    Raises ``LoadError`` for a known binary format, invalid UTF-8 or any NUL byte, each located.
+    """
+    _check_magic(data[:16], name)
+    if data.startswith(_UTF16_BOMS):
+        return normalise_newlines(_decode_utf16(data, name).lstrip("\ufeff"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+        nul = data.find(b"\x00", 0, bad)
+        problem = nul if nul >= 0 else bad
+        line = data.count(b"\n", 0, problem) + 1
+        if nul >= 0:
+            raise _nul_error(name, line, nul) from None
+        raise _utf8_error(name, data, line, bad, bad) from None
+    if "\x00" in text:
+        at = data.index(b"\x00")
+        raise _nul_error(name, data.count(b"\n", 0, at) + 1, at)
+    return normalise_newlines(text.lstrip("\ufeff"))
+
+
+def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
+    """Yield the text lines of a seekable binary ``stream`` one at a time, each ending in
+    ``"\\n"`` (but maybe the last), with the same checks as ``decode`` and the byte limit.
+
+    Lines are counted as ``decode`` counts them: CRLF and a lone CR both end a line.
+    """
+    head = stream.read(16)
+    stream.seek(0)
+    _check_magic(head, name)
+    if head.startswith(_UTF16_BOMS):
+        # UTF-16's newline is two bytes: decode the whole input, then hand out its lines.
+        data = stream.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise LoadError(too_big(name, len(data), max_bytes))
+        yield from io.StringIO(normalise_newlines(_decode_utf16(data, name).lstrip("\ufeff")))
+        return
+    offset = 0
+    for number, raw in enumerate(stream, start=1):
+        end = offset + len(raw)
+        if end > max_bytes:
+            raise LoadError(too_big(name, end, max_bytes))
+        text = _decode_utf8_line(raw, name, number, offset)
+        if number == 1:
+            text = text.lstrip("\ufeff")
+        offset = end
+        if "\r" in text:
+            yield from _split_keeping_ends(normalise_newlines(text))
+        else:
+            yield text
+
+
+def _split_keeping_ends(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
