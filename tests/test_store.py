@@ -11,7 +11,7 @@ import pytest
 from contextlab.errors import StoreError
 from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
 from contextlab.retrieval.store import SQLiteBackend
-from contextlab.retrieval.terms import fts_query
+from contextlab.retrieval.terms import fts_query, query_terms, words
 from contextlab.types import Document
 
 
@@ -19,9 +19,9 @@ from contextlab.types import Document
 
 
 def test_fts_query_quotes_words_and_drops_syntax():
-    assert fts_query('"Cats" AND (dogs* -NOT) col:x ^y NEAR(b c)') == (
-        '"cats" OR "dogs" OR "col" OR "x" OR "y" OR "near" OR "b" OR "c"',
-        ["cats", "dogs", "col", "x", "y", "near", "b", "c"],
+    assert fts_query('"Cats" AND (dogs* -NOT) col:x ^z NEAR(b c)') == (
+        '"cats" OR "dogs" OR "col" OR "x" OR "z" OR "near" OR "b" OR "c"',
+        ["cats", "dogs", "col", "x", "z", "near", "b", "c"],
     )
 
 
@@ -33,6 +33,75 @@ def test_fts_query_keeps_stopwords_when_nothing_else_is_left():
 def test_fts_query_deduplicates_and_handles_no_words():
     assert fts_query("x x X")[1] == ["x"]
     assert fts_query("?!* --- ()") == ("", [])
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("refund's", ["refund"]),
+    ("What’s the refund policy?", ["what", "the", "refund", "policy"]),
+    ("I'm asking for a refund", ["i", "asking", "for", "a", "refund"]),
+    ("they'll, we've, you'd, they're", ["they", "we", "you", "they"]),
+    ("don't, won't, can't, isn't", ["do", "not", "will", "not", "can", "not", "is", "not"]),
+    ("O'Brien's rock'n'roll", ["o", "brien", "rock", "n", "roll"]),
+    ("students' grades", ["students", "grades"]),
+])
+def test_words_undo_contractions_and_possessives(text, expected):
+    assert words(text) == expected
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("refund's", ["refund"]),
+    ("what's the refund policy", ["refund", "policy"]),
+    ("I'm asking for a refund", ["asking", "refund"]),
+    ("why doesn't my refund show up", ["refund", "show"]),
+])
+def test_query_terms_are_the_words_a_person_meant(query, expected):
+    assert query_terms(query) == expected
+
+
+def _refund_and_postmortems() -> list[Document]:
+    docs = [Document("Refund policy: a refund goes back to the original card within 14 days.",
+                     source="refund.md")]
+    for i in range(6):
+        docs.append(Document(
+            f"Postmortem {i}: the service's latency spiked and the team's pager didn't fire. I'm "
+            "sure it's the cache's eviction; we'd seen the db's p99 climb while I'm on call.",
+            source=f"postmortem-{i}.md"))
+    return docs
+
+
+@pytest.mark.parametrize("query", ["refund's", "what's the refund policy", "I'm asking for a refund",
+                                   "we'd like the refund"])
+def test_sqlite_backend_contractions_do_not_hijack_ranking(query):
+    store = SQLiteBackend()
+    store.add(_refund_and_postmortems())
+    hits = store.retrieve(query, top_k=3)
+    assert [(h.source, h.score) for h in hits] == [("refund.md", 1.0)]
+
+
+def test_sqlite_backend_indexes_with_the_query_tokenizer():
+    store = SQLiteBackend()
+    store.add([Document("The cache's eviction policy", source="a"), Document("s m t d", source="b")])
+    assert [h.source for h in store.retrieve("cache", top_k=5)] == ["a"]
+    # The pieces a contraction leaves are not indexed as words of document a.
+    assert [h.source for h in store.retrieve("s", top_k=5)] == ["b"]
+
+
+def test_sqlite_backend_reindexes_a_version_1_store(tmp_path: Path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE documents (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT"
+        " NOT NULL, source TEXT, metadata TEXT NOT NULL DEFAULT '{}', timestamp REAL,"
+        " importance REAL NOT NULL DEFAULT 0.5);"
+        "CREATE VIRTUAL TABLE documents_fts USING fts5(content,"
+        " tokenize = 'porter unicode61 remove_diacritics 2');"
+        "INSERT INTO documents (id, content, source) VALUES ('x', 'the cache''s eviction', 'a');"
+        "INSERT INTO documents_fts (rowid, content) VALUES (1, 'the cache''s eviction');"
+        "PRAGMA user_version = 1;")
+    conn.close()
+    with SQLiteBackend(path) as store:
+        assert store.retrieve("s", top_k=5) == []
+        assert [h.id for h in store.retrieve("cache's", top_k=5)] == ["x"]
 
 
 def test_sqlite_backend_common_topic_word_still_counts_in_small_sets():

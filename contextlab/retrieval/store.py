@@ -42,7 +42,7 @@ from .. import events
 from ..errors import InvalidInputError, StoreError
 from ..types import Document
 from .injection import RetrievalResult
-from .terms import fts_query
+from .terms import fts_query, index_text
 
 __all__ = ["SQLiteBackend"]
 
@@ -51,7 +51,8 @@ _K1 = 1.2
 _IDF_FLOOR = 1e-6
 # At least this many FTS5 candidates are re-scored, so re-scoring can reorder the top ones.
 _MIN_CANDIDATES = 200
-_SCHEMA_VERSION = 1
+# 2: the index holds ``terms.index_text`` of each document (1 held the raw text).
+_SCHEMA_VERSION = 2
 
 
 class SQLiteBackend:
@@ -141,7 +142,7 @@ class SQLiteBackend:
                 f"cannot open store {self.path!r}: {exc}; give the path of a contextlab store "
                 "or of a new file"
             ) from None
-        if version not in (0, _SCHEMA_VERSION) or (version == 0 and tables - {"documents", "documents_fts"}):
+        if version not in (0, 1, _SCHEMA_VERSION) or (version == 0 and tables - {"documents", "documents_fts"}):
             raise StoreError(
                 f"{self.path!r} is a SQLite database but not a contextlab store (schema "
                 f"version {version}, tables: {', '.join(sorted(tables)) or 'none'}); "
@@ -167,6 +168,12 @@ class SQLiteBackend:
                 "CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5("
                 "content, tokenize = 'porter unicode61 remove_diacritics 2')"
             )
+            if version == 1:
+                # Re-index what an older version stored, with the tokenizer queries use now.
+                conn.create_function("contextlab_index_text", 1, index_text, deterministic=True)
+                conn.execute("DELETE FROM documents_fts")
+                conn.execute("INSERT INTO documents_fts (rowid, content)"
+                             " SELECT rowid, contextlab_index_text(content) FROM documents")
             conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -232,7 +239,8 @@ class SQLiteBackend:
                     row,
                 )
                 conn.execute(
-                    "INSERT INTO documents_fts (rowid, content) VALUES (?, ?)", (cur.lastrowid, row[1])
+                    "INSERT INTO documents_fts (rowid, content) VALUES (?, ?)",
+                    (cur.lastrowid, index_text(row[1])),
                 )
         ids_out = [r[0] for r in rows]
         if self._publishes:
