@@ -11,13 +11,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from time import perf_counter
 
 from .errors import InvalidInputError
 from .stages.budget import SUMMARY_PREFIX, BudgetRules, FittedBlock, apply_budget, measure_and_drop
 from .stages.dedup import DedupOutcome, find_duplicates
 from .stages.filtering import filter_short_documents
-from .stages.format import format_block
+from .stages.format import DEFAULT_SCORE_LABEL, format_block, source_header
 from .stages.rank import rank_by_score
 from .stages.reorder import PLACEMENTS, place
 from .stages.summarize import Summarizer, extractive_synopsis
@@ -137,7 +138,7 @@ class ContextManager:
     headers counted so ``tokens_used <= max_context_tokens``); ``seed_compatible()``
     reproduces the seed to the character. ``placement`` names the strategy that orders the
     block (one of ``PLACEMENTS``; by default lost in the middle, or relevance order when
-    ``use_lost_in_middle`` is off).
+    ``use_lost_in_middle`` is off). ``score_label`` is the word before a score in a header.
     """
 
     def __init__(
@@ -153,6 +154,7 @@ class ContextManager:
         budget_includes_headers: bool = True,
         summarizer: Summarizer | None = None,
         placement: str | None = None,
+        score_label: str = DEFAULT_SCORE_LABEL,
     ) -> None:
         self.dedup_threshold = fraction("dedup_threshold", dedup_threshold,
                                         hint="1.0 removes only identical shingle sets")
@@ -172,6 +174,10 @@ class ContextManager:
             placement = "lost_in_the_middle" if self.use_lost_in_middle else "relevance"
         #: The placement strategy (one of ``PLACEMENTS``); it overrides ``use_lost_in_middle``.
         self.placement: str = one_of("placement", placement, PLACEMENTS)
+        if not text("score_label", score_label).strip():
+            raise InvalidInputError(f"score_label must name the score, e.g. 'relevance'; got {score_label!r}")
+        #: The word before a score in a header: ``(relevance: 0.87)``.
+        self.score_label: str = score_label
         self._seed_memory_labels = False
 
     @classmethod
@@ -195,7 +201,8 @@ class ContextManager:
             f"use_lost_in_middle={self.use_lost_in_middle}, summarize_overflow={self.summarize_overflow}, "
             f"max_memory_messages={self.max_memory_messages}, tokenizer={self.tokenizer.name!r}, "
             f"budget_before_reorder={self.budget_before_reorder}, "
-            f"budget_includes_headers={self.budget_includes_headers}, placement={self.placement!r})"
+            f"budget_includes_headers={self.budget_includes_headers}, placement={self.placement!r}, "
+            f"score_label={self.score_label!r})"
         )
 
     # ------------------------------------------------------------------------------
@@ -221,7 +228,8 @@ class ContextManager:
             placed = place(self.placement, placed, [p.doc.score for p in placed])
             clock.lap("reorder")
         block = measure_and_drop(placed, budget, self.tokenizer, rank_of=selection.rank_of,
-                                 enforce=self.budget_includes_headers, render=format_block)
+                                 enforce=self.budget_includes_headers,
+                                 render=partial(format_block, score_label=self.score_label))
         clock.lap("format")
         trace = self._trace(docs, selection, block, outcome.excluded_at, budget)
         in_block = {p.index for p in block.placed if p.fate == "included"}
@@ -276,6 +284,7 @@ class ContextManager:
             seed_mode=self.is_seed_mode,
             summarizer=self.summarizer if self.summarize_overflow else None,
             query=query,
+            header=partial(source_header, score_label=self.score_label),
         )
 
     def _trace(self, docs: Sequence[Document], selection: _Selection, block: FittedBlock,

@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.manager import BuildCache
 from contextlab.stages.dedup import find_duplicates
-from contextlab.stages.reorder import PLACEMENTS
-from contextlab.stages.reorder import reorder_lost_in_the_middle
+from contextlab.stages.reorder import PLACEMENTS, place, reorder_lost_in_the_middle
 from tests.seed_reference import SeedContextManager
 
 VOCAB = ["the", "refund", "plan", "annual", "days", "Paris", "capital", "of", "30", "é"]
@@ -17,10 +16,12 @@ VOCAB = ["the", "refund", "plan", "annual", "days", "Paris", "capital", "of", "3
 texts = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=40).map(" ".join)
 scores = st.sampled_from([0.1, 0.35, 0.5, 0.5, 0.8, 0.99, 1.0])
 sources = st.one_of(st.none(), st.sampled_from(["a.md", "docs/b.txt", "https://x.io/c"]))
+# Any text at all, control characters, line breaks and bidi controls included.
+wild_sources = st.one_of(sources, st.text(max_size=30))
 
 
 @st.composite
-def document_lists(draw, max_size=14):
+def document_lists(draw, max_size=14, source_strategy=sources):
     docs: list[Document] = []
     for _ in range(draw(st.integers(0, max_size))):
         if docs and draw(st.booleans()):
@@ -33,7 +34,7 @@ def document_lists(draw, max_size=14):
             text = " ".join(words)
         else:
             text = draw(texts)
-        docs.append(Document(text, draw(scores), draw(sources)))
+        docs.append(Document(text, draw(scores), draw(source_strategy)))
     return docs
 
 
@@ -42,20 +43,40 @@ budgets = st.integers(0, 400)
 common = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+placements = st.sampled_from(PLACEMENTS)
+
+
 @common
-@given(document_lists(), budgets, thresholds, st.sampled_from(["heuristic", "cl100k_base"]), st.booleans())
-def test_property_block_never_exceeds_budget(docs, budget, threshold, tokenizer, summarize):
-    manager = ContextManager(dedup_threshold=threshold, tokenizer=tokenizer, summarize_overflow=summarize)
+@given(document_lists(source_strategy=wild_sources), budgets, thresholds,
+       st.sampled_from(["heuristic", "cl100k_base"]), st.booleans(), placements)
+def test_property_block_never_exceeds_budget(docs, budget, threshold, tokenizer, summarize, placement):
+    manager = ContextManager(dedup_threshold=threshold, tokenizer=tokenizer, summarize_overflow=summarize,
+                             placement=placement)
     result = manager.build(PromptRequest("refund plan", docs, max_context_tokens=budget))
     assert result.tokens_used == manager.tokenizer.count(result.context_block)
     assert result.tokens_used <= budget
+    # header, content, blank line per document: no source adds a line
+    n = len(result.included_docs)
+    assert len(result.context_block.splitlines()) == (3 * n - 1 if n else 0)
 
 
 @common
-@given(document_lists(), budgets, thresholds, st.booleans(), st.booleans())
-def test_property_every_document_traced_once(docs, budget, threshold, reorder, before):
-    manager = ContextManager(dedup_threshold=threshold, use_lost_in_middle=reorder,
-                             budget_before_reorder=before, tokenizer="heuristic")
+@given(document_lists(), budgets, thresholds, placements)
+def test_property_placement_only_reorders_the_chosen_documents(docs, budget, threshold, placement):
+    # The budget chooses before the placement orders (headers free, so cost ignores position):
+    # every placement holds the same documents as relevance order, in its own order.
+    settings_ = dict(dedup_threshold=threshold, tokenizer="heuristic", budget_includes_headers=False)
+    request = PromptRequest("q", docs, max_context_tokens=budget)
+    chosen = ContextManager(placement="relevance", **settings_).build(request).included_docs
+    placed = ContextManager(placement=placement, **settings_).build(request).included_docs
+    assert placed == place(placement, chosen, [d.score for d in chosen])
+
+
+@common
+@given(document_lists(source_strategy=wild_sources), budgets, thresholds, placements, st.booleans(), st.booleans())
+def test_property_every_document_traced_once(docs, budget, threshold, placement, before, headers):
+    manager = ContextManager(dedup_threshold=threshold, placement=placement, budget_before_reorder=before,
+                             budget_includes_headers=headers, tokenizer="heuristic")
     result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
     assert [t.input_index for t in result.trace] == list(range(len(docs)))
     in_block = sorted((t.position, t.input_index) for t in result.trace if t.position is not None)
@@ -68,9 +89,10 @@ def test_property_every_document_traced_once(docs, budget, threshold, reorder, b
             assert kept.fate not in ("duplicate", "filtered")
 
 
-@given(st.lists(st.integers(), max_size=50))
-def test_property_reorder_is_permutation(items):
+@given(st.lists(st.integers(), max_size=50), placements)
+def test_property_reorder_is_permutation(items, placement):
     assert sorted(reorder_lost_in_the_middle(items)) == sorted(items)
+    assert sorted(place(placement, items, [0.5] * len(items))) == sorted(items)
 
 
 @common
