@@ -384,7 +384,14 @@ def _cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
         )
     _require("streamlit", "the lab")
     command = [sys.executable, "-m", "streamlit", "run", str(app), *streamlit_args]
-    try:
+    if os.name == "posix":
+        # Become the server: SIGTERM, SIGINT and the exit status then reach Streamlit itself,
+        # and no orphaned server is left on the port when this command is stopped.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, command)
+        return 0  # reached only when a test stands in for execv
+    try:  # Windows has no exec that keeps the process: wait on the child instead
         return subprocess.call(command)
     except KeyboardInterrupt:
         return 130

@@ -350,6 +350,7 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
     calls: list[list[str]] = []
     monkeypatch.setattr(cli, "lab_app_path", lambda: app)
     monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))  # POSIX: the lab replaces the process
     assert cli.main(["lab", "--server.port", "8502", "--server.headless", "true"]) == 0
     assert calls == [[sys.executable, "-m", "streamlit", "run", str(app),
                       "--server.port", "8502", "--server.headless", "true"]]

@@ -160,3 +160,16 @@ def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, P
     finally:
         _kill_group(proc)
 
+
+
+def test_lab_sigterm_stops_the_streamlit_server():
+    port = _free_port()
+    proc = _start_lab([sys.executable, "-m", "contextlab.cli"], port, ROOT)
+    try:
+        _wait_until(lambda: _healthy(port), STARTUP_SECONDS, "/_stcore/health to answer ok", proc)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        # The server must go with the command: nothing answers on its port any more.
+        _wait_until(lambda: not _port_in_use(port), 30, f"port {port} to be released after SIGTERM")
+    finally:
+        _kill_group(proc)
