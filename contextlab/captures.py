@@ -1,0 +1,378 @@
+"""Runs in and out: capture files written by the framework components, and OpenInference traces.
+
+A *run* is one trip through a retrieval pipeline: the query, the documents the retriever handed
+over (with their scores), and, when contextlab built the context, the settings and the result.
+
+- A **capture file** is JSON Lines, one run per line, appended by the integrations'
+  ``capture_to=`` (or by ``append_run``). A line may also carry ``gold_sources`` and
+  ``answers``: a capture file whose runs have them is an evaluation set too.
+- An **OpenInference export** is OpenTelemetry spans as JSON: the SDK's ``span.to_json()``
+  (one object per span, pretty-printed or one per line, or a JSON array of them) or OTLP JSON
+  (``{"resourceSpans": [...]}``, what collectors' file exporters write). Each RETRIEVER span is a
+  run: ``input.value`` is the query, ``retrieval.documents.N.document.{content,score,id,metadata}``
+  the documents. Other spans (LLM calls, chains) are skipped.
+
+Files whose first line is a whole JSON value are read line by line, so a capture file of any
+size is streamed; a pretty-printed export is read whole (up to ``max_bytes``). Every problem is
+one ``LoadError`` line naming the file and the line or record.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import InvalidInputError, LoadError
+from .integrations.openinference import otlp_spans, retriever_run_fields
+from .types import ContextResult, Document
+from .validation import document_list
+
+__all__ = [
+    "CapturedRun",
+    "CAPTURE_VERSION",
+    "DEFAULT_MAX_BYTES",
+    "capture_record",
+    "append_run",
+    "iter_runs",
+    "read_run",
+    "runs_from_bytes",
+]
+
+#: The ``contextlab_capture`` value of the lines this version writes.
+CAPTURE_VERSION = 1
+#: A file that is not line-delimited is read whole; beyond this size it is refused.
+DEFAULT_MAX_BYTES = 200_000_000
+
+_DOCUMENT_FIELDS = ("content", "score", "source", "metadata", "timestamp", "importance")
+_write_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class CapturedRun:
+    """One run read from a capture file or a trace: the query, its documents and what was built."""
+
+    number: int
+    where: str
+    query: str
+    documents: list[Document]
+    time: str | None = None
+    origin: str = "capture"
+    framework: str | None = None
+    settings: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    gold_sources: tuple[str, ...] = ()
+    answers: tuple[str, ...] = ()
+    ids: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """One line for a picker: number, time, query and counts."""
+        when = (self.time or "")[:19].replace("T", " ")
+        query = self.query if len(self.query) <= 60 else self.query[:57] + "..."
+        counts = f"{len(self.documents)} docs"
+        if self.result is not None:
+            counts += f", {len(self.result.get('included_docs') or [])} kept"
+        parts = [f"#{self.number}", when, repr(query) if query else "(no query)", counts]
+        return " · ".join(p for p in parts if p)
+
+    def config(self):
+        """Return the ``LabConfig`` of this run: its recorded settings (or the defaults) and its query."""
+        from .lab.config import LabConfig
+
+        data = {k: v for k, v in (self.settings or {}).items() if k != "query"}
+        return LabConfig.from_dict({**data, "query": self.query})
+
+    def scored_documents(self) -> list[Document]:
+        """Return the documents, those without a score scored against the query as the engine does."""
+        from .retrieval import needs_scoring, score_documents
+
+        if not needs_scoring(self.documents):
+            return list(self.documents)
+        return score_documents(self.documents, self.query)
+
+    def build(self, config=None) -> ContextResult:
+        """Return the context block built from this run, with its own settings or ``config``."""
+        from .types import PromptRequest
+
+        cfg = config if config is not None else self.config()
+        request = PromptRequest(query=self.query, documents=self.scored_documents(),
+                                max_context_tokens=cfg.budget)
+        return cfg.make_manager().build(request)
+
+
+# -- writing -------------------------------------------------------------------------------
+
+
+def capture_record(query: str, documents: Iterable[Document], settings: dict[str, Any],
+                   result: ContextResult | None, *, framework: str | None = None,
+                   time: datetime | None = None, gold_sources: Iterable[str] | None = None,
+                   answers: Iterable[str] | None = None) -> dict[str, Any]:
+    """Return the JSON object one capture line holds for a run."""
+    stamp = (time or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    record: dict[str, Any] = {
+        "contextlab_capture": CAPTURE_VERSION,
+        "time": stamp.isoformat().replace("+00:00", "Z"),
+        "framework": framework,
+        "query": query,
+        "settings": {k: v for k, v in settings.items() if k != "query"},
+        "documents": [d.to_dict() for d in documents],
+        "result": result.to_dict() if result is not None else None,
+    }
+    if gold_sources is not None:
+        record["gold_sources"] = list(gold_sources)
+    if answers is not None:
+        record["answers"] = list(answers)
+    return record
+
+
+def append_run(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+    """Append ``record`` to the capture file at ``path`` as one JSON line (returns nothing)."""
+    # default=str keeps a pipeline running when its metadata holds dates or objects; one write
+    # call under a lock keeps lines whole when several threads capture to one file.
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    with _write_lock, open(path, "a", encoding="utf-8") as fh:
+        fh.write(line)
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def iter_runs(source: str | os.PathLike[str] | IO[bytes], *, name: str | None = None,
+              max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[CapturedRun]:
+    """Yield the runs in a capture file or an OpenTelemetry/OpenInference export, one at a time.
+
+    ``source`` is a path or a binary file object. Raises ``LoadError`` naming the record on the
+    first malformed one, and when the file holds no run at all.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        label = name or path.name
+        try:
+            fh: IO[bytes] = path.open("rb")
+        except OSError as exc:
+            raise LoadError(f"{label}: cannot open: {exc.strerror or exc}") from exc
+        with fh:
+            yield from _iter_stream(fh, label, max_bytes)
+    else:
+        yield from _iter_stream(source, name or getattr(source, "name", "runs"), max_bytes)
+
+
+def runs_from_bytes(data: bytes, name: str = "runs", *,
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> list[CapturedRun]:
+    """Return every run in ``data`` read as the file ``name`` (the lab's upload path)."""
+    return list(iter_runs(io.BytesIO(data), name=name, max_bytes=max_bytes))
+
+
+def read_run(source: str | os.PathLike[str], number: int) -> CapturedRun:
+    """Return run ``number`` (1-based, as the lab lists them) of a capture file or trace."""
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise InvalidInputError(f"run number must be a whole number >= 1, got {number!r}")
+    seen = 0
+    for run in iter_runs(source):
+        seen = run.number
+        if run.number == number:
+            return run
+    raise InvalidInputError(
+        f"{Path(source).name} has {seen} run(s); choose a run number from 1 to {seen}"
+    )
+
+
+def _iter_stream(fh: IO[bytes], name: str, max_bytes: int) -> Iterator[CapturedRun]:
+    counter = _Counter()
+    first = fh.readline()
+    while first and not first.strip():
+        first = fh.readline()
+    if not first:
+        raise LoadError(f"{name}: the file is empty; expected a capture file or a span export")
+    try:
+        head = json.loads(first)
+        by_line = True
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        by_line = False
+    if by_line:
+        yield from _records(head, name, "line 1", counter)
+        for number, raw in enumerate(fh, start=2):
+            if raw.strip():
+                value = _parse_line(raw, name, number)
+                yield from _records(value, name, f"line {number}", counter)
+    else:
+        rest = fh.read(max_bytes + 1 - len(first))
+        data = first + rest
+        if len(data) > max_bytes:
+            raise LoadError(
+                f"{name}: over {max_bytes:,} bytes and not one JSON value per line; write one run "
+                "or span per line (JSON Lines) so it can be streamed"
+            )
+        for value, where in _json_values(data, name):
+            yield from _records(value, name, where, counter)
+    if counter.runs == 0:
+        spans = f" ({counter.spans} span(s), none a RETRIEVER span)" if counter.spans else ""
+        raise LoadError(
+            f"{name}: no runs found{spans}; expected contextlab capture lines or OpenInference "
+            "RETRIEVER spans with retrieval.documents"
+        )
+
+
+class _Counter:
+    """How many runs were yielded and how many spans were seen (for the no-runs message)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.spans = 0
+
+    def next_run(self) -> int:
+        self.runs += 1
+        return self.runs
+
+
+def _parse_line(raw: bytes, name: str, number: int) -> Any:
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{name}: line {number}: not UTF-8 text ({exc.reason})") from exc
+    except json.JSONDecodeError as exc:
+        raise LoadError(
+            f"{name}: line {number}: not valid JSON ({exc.msg} at column {exc.colno}); "
+            "each line of a capture file must be one JSON object"
+        ) from exc
+
+
+def _json_values(data: bytes, name: str) -> Iterator[tuple[Any, str]]:
+    """Yield each JSON value of ``data`` (one, or several written one after another)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{name}: not UTF-8 text (byte {exc.start})") from exc
+    decoder = json.JSONDecoder()
+    pos, record = 0, 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return
+        record += 1
+        line = text.count("\n", 0, pos) + 1
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise LoadError(
+                f"{name}: record {record} (line {exc.lineno}): not valid JSON ({exc.msg}); "
+                "expected capture lines or OpenTelemetry spans as JSON"
+            ) from exc
+        yield value, f"record {record} (line {line})"
+
+
+def _records(value: Any, name: str, where: str, counter: _Counter) -> Iterator[CapturedRun]:
+    """Yield the runs one JSON value holds (a capture line, a span, OTLP JSON or a list of them)."""
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _records(item, name, f"{where}, item {i}", counter)
+        return
+    if not isinstance(value, dict):
+        raise LoadError(f"{name}: {where}: expected a JSON object, got {_kind(value)}")
+    if "contextlab_capture" in value:
+        yield _capture_run(value, name, where, counter.next_run())
+    elif isinstance(value.get("resourceSpans"), list):
+        for span, at in otlp_spans(value, f"{name}: {where}"):
+            yield from _span_run(span, name, f"{where}, {at}", counter)
+    elif isinstance(value.get("attributes"), (dict, list)) and ("context" in value or "name" in value):
+        yield from _span_run(value, name, where, counter)
+    else:
+        fields = ", ".join(list(map(str, value))[:8]) or "no fields"
+        raise LoadError(
+            f"{name}: {where}: neither a contextlab capture run nor an OpenTelemetry span "
+            f"(fields: {fields}); expected a 'contextlab_capture' line or a span with 'attributes'"
+        )
+
+
+# -- capture lines -------------------------------------------------------------------------
+
+
+def _capture_run(rec: dict[str, Any], name: str, where: str, number: int) -> CapturedRun:
+    at = f"{name}: {where}"
+    query = rec.get("query", "")
+    if not isinstance(query, str):
+        raise LoadError(f"{at}: 'query' must be text, got {_kind(query)}")
+    raw_docs = rec.get("documents")
+    if not isinstance(raw_docs, list):
+        raise LoadError(f"{at}: 'documents' must be a list of documents, got {_kind(raw_docs)}")
+    documents = [_capture_document(d, f"{at}: documents[{i}]") for i, d in enumerate(raw_docs)]
+    try:
+        document_list(documents)
+    except InvalidInputError as exc:
+        raise LoadError(f"{at}: {exc}") from exc
+    settings = rec.get("settings")
+    if settings is not None and not isinstance(settings, dict):
+        raise LoadError(f"{at}: 'settings' must be an object, got {_kind(settings)}")
+    result = rec.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise LoadError(f"{at}: 'result' must be an object, got {_kind(result)}")
+    run = CapturedRun(
+        number=number, where=where, query=query, documents=documents,
+        time=_text_or_none(rec.get("time"), f"{at}: 'time'"),
+        origin="capture", framework=_text_or_none(rec.get("framework"), f"{at}: 'framework'"),
+        settings=settings, result=result,
+        gold_sources=_strings(rec.get("gold_sources"), f"{at}: 'gold_sources'"),
+        answers=_strings(rec.get("answers", rec.get("answer")), f"{at}: 'answers'"),
+    )
+    if settings is not None:
+        try:
+            run.config()
+        except InvalidInputError as exc:
+            raise LoadError(f"{at}: settings: {exc}") from exc
+    return run
+
+
+def _capture_document(raw: Any, at: str) -> Document:
+    if not isinstance(raw, dict):
+        raise LoadError(f"{at}: expected a document object, got {_kind(raw)}")
+    unknown = sorted(set(raw) - set(_DOCUMENT_FIELDS))
+    if unknown:
+        raise LoadError(f"{at}: unknown field(s) {', '.join(unknown)}; a document has "
+                        f"{', '.join(_DOCUMENT_FIELDS)}")
+    if not isinstance(raw.get("content"), str):
+        raise LoadError(f"{at}: 'content' must be text, got {_kind(raw.get('content'))}")
+    values = dict(raw)
+    if values.get("metadata") is None:
+        values["metadata"] = {}
+    for key in ("score", "importance"):
+        if values.get(key) is None:
+            values.pop(key, None)
+    return Document(**values)
+
+
+def _span_run(span: dict[str, Any], name: str, where: str, counter: _Counter) -> Iterator[CapturedRun]:
+    counter.spans += 1
+    fields = retriever_run_fields(span, f"{name}: {where}")
+    if fields is not None:
+        yield CapturedRun(number=counter.next_run(), where=where, origin="openinference", **fields)
+
+
+# -- small checks --------------------------------------------------------------------------
+
+
+def _text_or_none(value: Any, at: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise LoadError(f"{at} must be text, got {_kind(value)}")
+
+
+def _strings(value: Any, at: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise LoadError(f"{at} must be a list of text, got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__

@@ -1,0 +1,206 @@
+"""What the three framework components share: settings, field mapping, the build and the capture.
+
+A framework component turns its own documents into ``Document`` copies (``engine_document``),
+hands them to ``ContextLabStep.run`` with the query, and turns the kept ones back into copies of
+its *own* input objects (same id, metadata and type) carrying ``metadata["contextlab"]`` and the
+text the block holds (shorter when the budget cut or summarised it). Nothing here imports a
+framework.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from ..captures import append_run, capture_record
+from ..errors import InvalidInputError
+from ..lab.config import LabConfig
+from ..retrieval import needs_scoring, score_documents
+from ..types import ContextResult, Document, PromptRequest
+from ..validation import whole_number
+
+__all__ = [
+    "ContextLabStep",
+    "KeptDocument",
+    "StepOutcome",
+    "engine_config",
+    "engine_document",
+    "SETTING_NAMES",
+    "SOURCE_KEYS",
+    "METADATA_KEY",
+]
+
+#: The key of the metadata entry every returned document carries.
+METADATA_KEY = "contextlab"
+#: Metadata keys read as a document's source, in this order (then its id).
+SOURCE_KEYS: tuple[str, ...] = ("source", "file_path", "file_name", "url")
+# ``max_context_tokens`` is what the engine calls the budget; LabConfig calls it ``budget``.
+_RENAMED = {"max_context_tokens": "budget"}
+# The engine's older switch for the placement; still the ContextManager keyword people know.
+_REORDER_SWITCH = "use_lost_in_middle"
+#: Keyword settings a component accepts: the engine's names for every LabConfig field.
+SETTING_NAMES: tuple[str, ...] = tuple(
+    {v: k for k, v in _RENAMED.items()}.get(f.name, f.name)
+    for f in fields(LabConfig) if f.name != "query"
+) + (_REORDER_SWITCH,)
+
+
+def engine_config(config: LabConfig | str | bytes | Mapping[str, Any] | None = None,
+                  **settings: Any) -> LabConfig:
+    """Return the ``LabConfig`` for ``config`` (a LabConfig, its JSON export or dict) and ``settings``.
+
+    Keyword settings override the matching fields of ``config``; an unknown name is an error
+    listing the known ones. The configuration's query is not used: the pipeline brings its own.
+    """
+    if config is None:
+        base = LabConfig()
+    elif isinstance(config, LabConfig):
+        base = config
+    elif isinstance(config, (str, bytes)):
+        base = LabConfig.from_json(config)
+    elif isinstance(config, Mapping):
+        base = LabConfig.from_dict(dict(config))
+    else:
+        raise InvalidInputError(
+            f"config must be a LabConfig, its JSON export (text) or a dict, got {type(config).__name__}"
+        )
+    unknown = sorted(set(settings) - set(SETTING_NAMES))
+    if unknown:
+        raise InvalidInputError(
+            f"unknown setting(s): {', '.join(unknown)}; the settings are: {', '.join(SETTING_NAMES)}"
+        )
+    if "max_context_tokens" in settings:
+        whole_number("max_context_tokens", settings["max_context_tokens"])
+    changes = {_RENAMED.get(k, k): v for k, v in settings.items() if k != _REORDER_SWITCH}
+    if _REORDER_SWITCH in settings:
+        flag = settings[_REORDER_SWITCH]
+        if not isinstance(flag, bool):
+            raise InvalidInputError(f"{_REORDER_SWITCH} must be True or False, got {flag!r}")
+        if "placement" in settings:
+            raise InvalidInputError(
+                f"give placement or {_REORDER_SWITCH}, not both ({_REORDER_SWITCH} is the older "
+                "switch between 'lost_in_the_middle' and 'relevance')"
+            )
+        changes["placement"] = "lost_in_the_middle" if flag else "relevance"
+    return base.with_changes(**changes) if changes else base
+
+
+def engine_document(content: Any, *, score: Any, metadata: Any, doc_id: Any = None,
+                    source: Any = None, where: str = "document") -> Document:
+    """Return the engine's ``Document`` for one framework document (its fields copied, never shared).
+
+    A missing score marks the copy ``metadata["score_missing"]``, so it is scored against the
+    query as the engine scores every unscored document. ``where`` names it in errors.
+    """
+    if not isinstance(content, str):
+        raise InvalidInputError(
+            f"{where}.content must be text, got {type(content).__name__}; contextlab builds a text "
+            "block, so give it text documents"
+        )
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError(f"{where}.metadata must be a dict, got {type(metadata).__name__}")
+    meta = {k: v for k, v in metadata.items() if k != METADATA_KEY}
+    if doc_id is not None and doc_id != "":
+        meta.setdefault("id", doc_id)
+    if source is None:
+        source = next((meta[k] for k in SOURCE_KEYS if isinstance(meta.get(k), str) and meta[k]),
+                      None)
+    if source is None and doc_id is not None and doc_id != "":
+        source = str(doc_id)
+    if score is None:
+        meta["score_missing"] = True
+        score = 1.0
+    elif isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        raise InvalidInputError(f"{where}.score must be a finite number or None, got {score!r}")
+    return Document(content=content, score=float(score), source=source, metadata=meta)
+
+
+@dataclass(frozen=True)
+class KeptDocument:
+    """A document in the block: which input it was, the text the block holds, and why it is there."""
+
+    input_index: int
+    content: str
+    score: float
+    info: dict[str, Any]
+
+    @property
+    def content_changed(self) -> bool:
+        """True when the block holds a cut or summarised text instead of the whole document."""
+        return self.info["fate"] != "included"
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """One run of the step: the documents the engine saw (scored), its result and what was kept."""
+
+    documents: list[Document]
+    result: ContextResult
+    kept: list[KeptDocument]
+
+
+class ContextLabStep:
+    """The engine with its settings and optional capture file, as the components run it."""
+
+    def __init__(self, framework: str, *, config: Any = None,
+                 capture_to: str | os.PathLike[str] | None = None, **settings: Any) -> None:
+        self.framework = framework
+        self.config = engine_config(config, **settings)
+        self.manager = self.config.make_manager()
+        self.capture_to = _capture_path(capture_to)
+
+    def settings(self) -> dict[str, Any]:
+        """Return the settings in the engine's names (``max_context_tokens``, ...), for repr and export."""
+        data = self.config.to_dict()
+        data.pop("query", None)
+        return {({v: k for k, v in _RENAMED.items()}).get(k, k): v for k, v in data.items()}
+
+    def run(self, query: str, documents: Sequence[Document]) -> StepOutcome:
+        """Return the block built from ``documents`` for ``query``, and capture the run if asked."""
+        if not isinstance(query, str):
+            raise InvalidInputError(f"query must be text, got {type(query).__name__}")
+        docs = list(documents)
+        if needs_scoring(docs):
+            docs = score_documents(docs, query)
+        request = PromptRequest(query=query, documents=docs, max_context_tokens=self.config.budget)
+        result = self.manager.build(request)
+        if self.capture_to is not None:
+            settings = self.config.with_changes(query=query).to_dict()
+            append_run(self.capture_to, capture_record(query, docs, settings, result,
+                                                       framework=self.framework))
+        return StepOutcome(documents=docs, result=result, kept=_kept(docs, result))
+
+
+def _kept(docs: list[Document], result: ContextResult) -> list[KeptDocument]:
+    """Return the documents in the block, in block order, with their citation, fate and reason."""
+    placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position)
+    return [
+        KeptDocument(
+            input_index=t.input_index,
+            content=result.included_docs[t.position - 1].content,
+            score=docs[t.input_index].score,
+            info={"citation": t.position, "fate": t.fate, "reason": t.reason},
+        )
+        for t in placed
+    ]
+
+
+def _capture_path(capture_to: Any) -> Path | None:
+    if capture_to is None:
+        return None
+    if not isinstance(capture_to, (str, os.PathLike)) or not str(capture_to):
+        raise InvalidInputError(
+            f"capture_to must be a file path (text), got {type(capture_to).__name__}"
+        )
+    path = Path(capture_to)
+    if not path.parent.is_dir():
+        raise InvalidInputError(
+            f"capture_to: the folder {str(path.parent)!r} does not exist; create it or choose another path"
+        )
+    return path
