@@ -30,7 +30,7 @@ from .evaluation.metrics import (
     prepare_question,
     question_metrics,
 )
-from .evaluation.output import ProgressBar, results_csv, write_results
+from .evaluation.output import ProgressBar, evaluate_to_files, results_csv, summary_table, write_results
 from .evaluation.run import DEFAULT_TOP_K, EvalResult, evaluate_chunk, run_evaluation
 from .evaluation.sets import (
     BUNDLED_SET,
@@ -66,6 +66,7 @@ __all__ = [
     "bootstrap_interval",
     "bundled_set_path",
     "evaluate_chunk",
+    "evaluate_to_files",
     "expand_grid",
     "gold_zone",
     "grid_keys",
@@ -78,5 +79,6 @@ __all__ = [
     "question_metrics",
     "results_csv",
     "run_evaluation",
+    "summary_table",
     "write_results",
 ]

@@ -81,7 +81,7 @@ def run_on_dask(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, 
         }
         results: list[list[dict[str, Any]] | None] = [None] * len(starts)
         done = 0
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             k = futures[future]
             results[k] = future.result()
             done += min(size, total - starts[k])

@@ -9,13 +9,16 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import InvalidInputError
-from .run import EvalResult
+from .metrics import DEFAULT_MODEL
+from .run import DEFAULT_TOP_K, EvalResult, run_evaluation
+from .sets import load_eval_set
 
-__all__ = ["results_csv", "write_results", "ProgressBar"]
+__all__ = ["results_csv", "write_results", "evaluate_to_files", "summary_table", "ProgressBar"]
 
 
 def _cell(value: Any) -> Any:
@@ -83,18 +86,58 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
                 os.unlink(tmp)
 
 
-class ProgressBar:
-    """A one-line progress bar for a terminal: ``[#####.....] 120/300 questions 4.1 s``."""
+def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str | Path | None = None, *,
+                      grid: Sequence[str] | None = None, top_k: int = DEFAULT_TOP_K, limit: int | None = None,
+                      model: str = DEFAULT_MODEL, store: str | Path | None = None, workers: int | None = None,
+                      scheduler: str | None = None, progress: Any = None) -> EvalResult:
+    """Return the run of ``evalset`` (a JSONL path; None = the bundled set), written to ``out``.
 
-    def __init__(self, stream: TextIO | None = None, *, width: int = 30, label: str = "questions") -> None:
+    What ``contextlab eval`` does: the output paths are checked before the run starts, so a
+    typo costs nothing; the files are written all or nothing after it.
+    """
+    _check_target(Path(out), "--out")
+    if summary is not None:
+        _check_target(Path(summary), "--summary")
+    loaded = None if evalset is None else load_eval_set(evalset, store=store)
+    result = run_evaluation(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers,
+                            scheduler=scheduler, progress=progress)
+    write_results(result, out, summary)
+    return result
+
+
+def summary_table(result: EvalResult) -> str:
+    """Return one aligned line per configuration: its rates and mean tokens, with 95% intervals."""
+    lines = [f"{len(result.questions)} questions x {len(result.configs)} configurations "
+             f"({result.evalset}); expected accuracy: {result.model}, estimated from Liu et al. (2024)"]
+    width = max(len(c.label) for c in result.configs)
+    head = f"{'config':<{width}}  {'gold in block':>20}  {'answer in block':>20}  {'expected acc. %':>20}  {'tokens':>7}"
+    lines += [head, "-" * len(head)]
+    for s in result.summaries():
+        def cell(metric: str, scale: float = 100.0) -> str:
+            if s[metric] is None:
+                return f"{'-':>20}"
+            return f"{s[metric] * scale:5.1f} [{s[metric + '_low'] * scale:5.1f}, {s[metric + '_high'] * scale:5.1f}]".rjust(20)
+        lines.append(f"{s['config']:<{width}}  {cell('gold_in_block')}  {cell('answer_in_block')}  "
+                     f"{cell('expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}")
+    return "\n".join(lines)
+
+
+class ProgressBar:
+    """A one-line progress bar: ``[#####.....] 120/300 questions 4.1 s``; silent off a terminal."""
+
+    def __init__(self, stream: TextIO | None = None, *, width: int = 30, label: str = "questions",
+                 enabled: bool | None = None) -> None:
         self.stream = stream or sys.stderr
         self.width = width
         self.label = label
+        self.enabled = self.stream.isatty() if enabled is None else enabled
         self.start = time.monotonic()
         self._last = -1.0
 
     def __call__(self, done: int, total: int) -> None:
         """Redraw the bar (at most ten times a second, and always at the end)."""
+        if not self.enabled:
+            return
         now = time.monotonic()
         if done < total and now - self._last < 0.1:
             return

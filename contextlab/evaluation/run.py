@@ -97,19 +97,19 @@ def _build(manager: Any, request: PromptRequest, cache: Any):
 
 
 def evaluate_chunk(questions: Sequence[EvalQuestion], retriever: Any, configs: Sequence[Configuration],
-                   top_k: int, model: str) -> list[dict[str, Any]]:
+                   top_k: int, model: str, cache: Any = None) -> list[dict[str, Any]]:
     """Return the rows of ``questions`` under every configuration (question-major order).
 
     Pure: the same arguments give the same rows in any process, which is what lets Dask
-    split the work by question chunks.
+    split the work by question chunks. ``cache`` (a ``BuildCache``, one made when None) only
+    saves work: retrieved passages recur across questions, so it is shared by the chunk.
     """
     managers = [c.make_manager() for c in configs]
+    cache = cache if cache is not None else _new_cache()
     rows: list[dict[str, Any]] = []
     for q in questions:
         docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, top_k)
         prep = prepare_question(q, docs)
-        # One cache per question: the configurations share its documents; nothing else does.
-        cache = _new_cache()
         for config, manager in zip(configs, managers):
             request = PromptRequest(query=q.query, documents=prep.documents,
                                     max_context_tokens=config.config.budget)
@@ -127,8 +127,9 @@ def _run_serial(evalset: EvalSet, configs: list[Configuration], top_k: int, mode
                 progress: Progress | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     total = len(evalset.questions)
+    cache = _new_cache()
     for done, chunk in enumerate(_chunks(evalset.questions, 10)):
-        rows.extend(evaluate_chunk(chunk, evalset.retriever, configs, top_k, model))
+        rows.extend(evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache))
         if progress is not None:
             progress(min((done + 1) * 10, total), total)
     return rows

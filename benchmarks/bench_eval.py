@@ -1,0 +1,99 @@
+"""Time `contextlab.evaluate` on the bundled NaturalQuestions-Open set against the naive loop.
+
+    python benchmarks/bench_eval.py                 # 300 questions x 12 configurations
+    python benchmarks/bench_eval.py --limit 2655    # every question
+    python benchmarks/bench_eval.py --workers 2     # also: serial vs a 2-worker local Dask cluster
+
+The grid is 12 configurations: budget 256, 512, 1024, 2048 x placement lost_in_the_middle,
+relevance, reversed. The naive loop does what a script without contextlab.evaluate would: for
+every question and configuration, retrieve the top 20 again and build with a fresh
+ContextManager (no BuildCache). ``run_evaluation`` retrieves once per question and shares one
+BuildCache (token counts, dedup outcomes) across configurations. Both must produce the same
+rows before any time is reported. Target: >= 5x.
+
+Times are CPU seconds of this process for the ratio (the machine may be shared). The Dask
+comparison is wall-clock (its work happens in other processes) and includes starting the cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from contextlab.evaluate import (  # noqa: E402
+    DEFAULT_MODEL,
+    expand_grid,
+    load_bundled_set,
+    parse_grid,
+    prepare_question,
+    question_metrics,
+    run_evaluation,
+)
+from contextlab.types import PromptRequest  # noqa: E402
+
+GRID = ["budget=256,512,1024,2048", "placement=lost_in_the_middle,relevance,reversed"]
+TOP_K = 20
+TARGET_SPEEDUP = 5.0
+
+
+def naive_rows(evalset, grid: list[str]) -> list[dict]:
+    """Return the rows the slow way: retrieval and a fresh manager for every question x config."""
+    configs = expand_grid(parse_grid(grid))
+    rows = []
+    for q in evalset.questions:
+        for config in configs:
+            docs = evalset.retriever.retrieve(q.query, TOP_K)
+            prep = prepare_question(q, docs)
+            result = config.make_manager().build(
+                PromptRequest(query=q.query, documents=prep.documents, max_context_tokens=config.config.budget))
+            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
+                         **question_metrics(prep, result, DEFAULT_MODEL)})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=300, help="questions of the bundled set (default 300)")
+    parser.add_argument("--workers", type=int, default=0, help="also time a local Dask cluster of N workers")
+    args = parser.parse_args()
+
+    evalset = load_bundled_set().limited(args.limit)
+    evalset.retriever.retrieve("warm up the index", TOP_K)  # build the in-memory index outside the timings
+    n = len(evalset.questions)
+    print(f"bundled NaturalQuestions-Open, {n} questions x 12 configurations = {12 * n:,} rows")
+
+    start = time.process_time()
+    fast = run_evaluation(evalset, GRID, top_k=TOP_K).rows
+    fast_s = time.process_time() - start
+
+    start = time.process_time()
+    slow = naive_rows(evalset, GRID)
+    slow_s = time.process_time() - start
+    if slow != fast:
+        raise SystemExit("the naive loop and run_evaluation disagree: no timing is reported")
+    ratio = slow_s / fast_s
+    print(f"naive loop (retrieve + fresh build per row): {slow_s:7.2f} s CPU  ({slow_s / len(slow) * 1000:.2f} ms/row)")
+    print(f"run_evaluation (retrieve once, BuildCache):  {fast_s:7.2f} s CPU  ({fast_s / len(fast) * 1000:.2f} ms/row)")
+    print(f"speed-up: {ratio:.1f}x  (target >= {TARGET_SPEEDUP:g}x: {'met' if ratio >= TARGET_SPEEDUP else 'NOT met'})")
+
+    if args.workers:
+        start = time.perf_counter()
+        run_evaluation(evalset, GRID, top_k=TOP_K)
+        serial_wall = time.perf_counter() - start
+        start = time.perf_counter()
+        on_dask = run_evaluation(evalset, GRID, top_k=TOP_K, workers=args.workers).rows
+        dask_wall = time.perf_counter() - start
+        if on_dask != fast:
+            raise SystemExit("the Dask run and the serial run disagree")
+        print(f"serial: {serial_wall:.2f} s wall; {args.workers} Dask workers: {dask_wall:.2f} s wall "
+              f"(cluster start included; {serial_wall / dask_wall:.2f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

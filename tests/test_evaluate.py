@@ -1,0 +1,243 @@
+"""contextlab.evaluate on small hand-made sets: loading, grids, metrics, aggregates, output."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from contextlab import ContextManager, Document, PromptRequest
+from contextlab.errors import InvalidInputError, LoadError
+from contextlab.evaluate import (
+    METRIC_COLUMNS,
+    EvalQuestion,
+    bootstrap_interval,
+    expand_grid,
+    gold_zone,
+    grid_keys,
+    load_eval_set,
+    normalize_answer,
+    parse_eval_records,
+    parse_grid,
+    prepare_question,
+    question_metrics,
+    run_evaluation,
+    write_results,
+)
+from contextlab.positional import accuracy_at, load_position_curves
+
+FILLER = "Filler text about an unrelated subject that says nothing of use here at all, number {}."
+
+
+def _docs(n: int) -> list[dict]:
+    return [{"content": FILLER.format(i), "source": f"doc-{i}", "score": round(1 - i / 100, 2)} for i in range(n)]
+
+
+def _user_set(tmp_path, records) -> str:
+    path = tmp_path / "set.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return str(path)
+
+
+# -- answers and grids ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("The Beatles!", "beatles"),
+    ("  Wilhelm   Conrad Röntgen. ", "wilhelm conrad röntgen"),
+    ("an apple, a pear", "apple pear"),
+    ("Theatre", "theatre"),
+])
+def test_normalize_answer_follows_squad(raw, expected):
+    assert normalize_answer(raw) == expected
+
+
+def test_parse_grid_unknown_key_lists_valid_keys():
+    with pytest.raises(InvalidInputError) as err:
+        parse_grid(["budgte=256"])
+    message = str(err.value)
+    assert "\n" not in message
+    assert "budgte" in message and all(k in message for k in grid_keys())
+
+
+@pytest.mark.parametrize("spec, match", [
+    (["budget=abc"], "budget.*whole number"),
+    (["dedup_threshold=1.5"], "dedup_threshold"),
+    (["placement=middle_out"], "placement"),
+    (["budget=256", "budget=512"], "twice"),
+    (["budget"], "KEY=V1,V2"),
+    (["budget=1:100000:1"], "larger step"),
+])
+def test_parse_grid_rejects_bad_specs(spec, match):
+    with pytest.raises(InvalidInputError, match=match):
+        parse_grid(spec)
+
+
+def test_parse_grid_types_values_and_expands_ranges():
+    grid = parse_grid(["budget=256:1024:256", "placement=relevance,lost_in_the_middle", "seed_compatible=false"])
+    assert grid == {"budget": [256, 512, 768, 1024], "placement": ["relevance", "lost_in_the_middle"],
+                    "seed_compatible": [False]}
+    configs = expand_grid(grid)
+    assert len(configs) == 8
+    assert configs[0].label == "budget=256 placement=relevance seed_compatible=false"
+    assert configs[0].config.budget == 256 and configs[-1].config.placement == "lost_in_the_middle"
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def test_load_eval_set_user_format_marks_gold_by_source(tmp_path):
+    path = _user_set(tmp_path, [{"id": "a", "query": "q?", "documents": _docs(3), "gold_sources": ["doc-2"]}])
+    evalset = load_eval_set(path)
+    q = evalset.questions[0]
+    prep = prepare_question(q, q.documents)
+    assert q.query_id == "a" and prep.gold == [2] and prep.gold_rank == 3
+
+
+def test_load_eval_set_paper_format_uses_isgold_and_keeps_file_order(tmp_path):
+    ctxs = [{"title": f"T{i}", "text": FILLER.format(i), "isgold": i == 4, "hasanswer": i == 4} for i in range(6)]
+    path = tmp_path / "paper.jsonl.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps({"question": "which number?", "answers": ["number 4"], "ctxs": ctxs}) + "\n")
+    q = load_eval_set(str(path)).questions[0]
+    prep = prepare_question(q, q.documents)
+    assert [d.source for d in q.documents] == [f"T{i}" for i in range(6)]
+    assert prep.gold == [4] and prep.gold_rank == 5
+
+
+def test_parse_eval_records_answers_only_infers_gold_from_text():
+    docs = _docs(4)
+    docs[3]["content"] = "The answer is the Eiffel Tower, in Paris."
+    q = parse_eval_records([{"query": "where?", "documents": docs, "answers": ["Eiffel tower"]}]).questions[0]
+    assert prepare_question(q, q.documents).gold == [3]
+
+
+@pytest.mark.parametrize("records, match", [
+    ([{"query": "q", "documents": ["some text here"]}], "no question has gold documents or answers"),
+    ([{"query": "q", "answers": ["x"]}], "--store"),
+    ([{"documents": ["x"], "answers": ["x"]}], "needs a \"query\""),
+    ([{"query": "q", "answers": "x", "documents": "oops"}], "\"documents\" must be a list"),
+    ([], "holds no questions"),
+])
+def test_parse_eval_records_bad_sets_are_one_clear_error(records, match):
+    with pytest.raises(LoadError, match=match):
+        parse_eval_records(records, name="set.jsonl")
+
+
+def test_load_eval_set_bad_json_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"query": "q", "answers": ["a"], "documents": ["a"]}\n{oops\n', encoding="utf-8")
+    with pytest.raises(LoadError, match="line 2"):
+        load_eval_set(str(path))
+
+
+# -- metrics -------------------------------------------------------------------------------
+
+
+def test_question_metrics_reads_gold_position_from_the_trace():
+    docs = [Document(FILLER.format(i), score=1 - i / 100, source=f"doc-{i}") for i in range(6)]
+    docs[1] = Document("Paris is the capital of France, by the river Seine.", score=0.99, source="doc-1")
+    q = EvalQuestion("q1", "capital of france", answers=("Paris",), gold_sources=frozenset({"doc-1"}))
+    prep = prepare_question(q, docs)
+    manager = ContextManager(placement="lost_in_the_middle")
+    result = manager.build(PromptRequest(q.query, docs, max_context_tokens=4000))
+    row = question_metrics(prep, result, "GPT-3.5-Turbo")
+    # Rank 2 of 6 goes last under lost-in-the-middle.
+    assert row["gold_rank"] == 2 and row["gold_position"] == 6 and row["block_docs"] == 6
+    assert row["gold_in_block"] and row["answer_in_block"] and row["gold_retrieved"]
+    assert row["expected_accuracy"] == pytest.approx(accuracy_at("GPT-3.5-Turbo", 6, 6), abs=1e-3)
+    assert set(row) == set(METRIC_COLUMNS)
+
+
+def test_question_metrics_gold_out_of_block_gets_closed_book():
+    docs = [Document(FILLER.format(i), score=1 - i / 100, source=f"doc-{i}") for i in range(6)]
+    q = EvalQuestion("q1", "q", answers=("zebra",), gold_sources=frozenset({"doc-5"}))
+    prep = prepare_question(q, docs)
+    result = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=60))
+    row = question_metrics(prep, result, "GPT-3.5-Turbo")
+    assert row["gold_retrieved"] and not row["gold_in_block"] and row["gold_position"] is None
+    assert row["answer_in_block"] is False
+    assert row["expected_accuracy"] == load_position_curves().closed_book("GPT-3.5-Turbo")
+
+
+@pytest.mark.parametrize("position, n, zone", [(None, 5, "not in block"), (1, 5, "first"), (5, 5, "last"),
+                                               (3, 5, "middle"), (1, 1, "first")])
+def test_gold_zone_names_the_part_of_the_block(position, n, zone):
+    assert gold_zone(position, n) == zone
+
+
+def test_bootstrap_interval_is_seeded_and_brackets_the_mean():
+    values = [1.0] * 70 + [0.0] * 30
+    first = bootstrap_interval(values, seed=3)
+    assert first == bootstrap_interval(values, seed=3)
+    mean, low, high = first
+    assert mean == pytest.approx(0.7) and low < 0.7 < high and high - low < 0.25
+
+
+# -- a whole run on a user set -------------------------------------------------------------
+
+
+def _small_run(tmp_path):
+    records = []
+    for k in range(6):
+        docs = _docs(8)
+        docs[k]["content"] = f"The code word for question {k} is pelican{k}, as everyone knows."
+        records.append({"id": f"q{k}", "query": f"code word {k}", "documents": docs,
+                        "gold_sources": [f"doc-{k}"], "answers": [f"pelican{k}"]})
+    evalset = load_eval_set(_user_set(tmp_path, records))
+    return run_evaluation(evalset, ["budget=40,400", "placement=relevance,reversed"])
+
+
+def test_run_evaluation_rows_cover_every_question_and_config(tmp_path):
+    result = _small_run(tmp_path)
+    assert len(result.rows) == 6 * 4
+    assert result.columns == ["config", "query_id", "budget", "placement", *METRIC_COLUMNS]
+    by = {(r["query_id"], r["config"]): r for r in result.rows}
+    # Relevance order puts rank k at position k + 1; reversed puts it at the other end.
+    big = by[("q2", "budget=400 placement=relevance")]
+    assert big["gold_position"] == 3 and big["block_docs"] == 8
+    assert by[("q2", "budget=400 placement=reversed")]["gold_position"] == 6
+    for k in range(6):
+        small, large = by[(f"q{k}", "budget=40 placement=relevance")], by[(f"q{k}", "budget=400 placement=relevance")]
+        assert small["tokens_used"] <= 40 and large["gold_in_block"] >= small["gold_in_block"]
+
+
+def test_write_results_writes_csv_and_summary(tmp_path):
+    result = _small_run(tmp_path)
+    out, summary = tmp_path / "r.csv", tmp_path / "s.json"
+    write_results(result, out, summary)
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert len(rows) == 24 and rows[0]["gold_in_block"] in ("0", "1")
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert "Lost in the Middle" in data["citation"] and len(data["configs"]) == 4
+    best = next(c for c in data["configs"] if c["config"] == "budget=400 placement=relevance")
+    assert best["gold_in_block"] == 1.0 and best["gold_in_block_low"] == 1.0
+
+
+def test_write_results_leaves_nothing_half_written(tmp_path):
+    result = _small_run(tmp_path)
+    out = tmp_path / "r.csv"
+    out.write_text("earlier results\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="does not exist"):
+        write_results(result, out, tmp_path / "missing" / "s.json")
+    assert out.read_text(encoding="utf-8") == "earlier results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "set.jsonl"]
+
+
+def test_run_evaluation_rejects_unknown_model_and_both_backends(tmp_path):
+    evalset = parse_eval_records([{"query": "q", "documents": ["some words here"], "answers": ["x"]}])
+    with pytest.raises(InvalidInputError, match="unknown model"):
+        run_evaluation(evalset, model="gpt-9")
+    with pytest.raises(InvalidInputError, match="not both"):
+        run_evaluation(evalset, workers=2, scheduler="tcp://127.0.0.1:1")
+
+
+def test_import_contextlab_does_not_import_dask():
+    code = ("import sys, contextlab, contextlab.evaluate; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,68 @@
+"""`contextlab eval`: the issue's acceptance run, bad input as one line, and the same rows on Dask."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from contextlab.cli import main
+from contextlab.evaluate import METRIC_COLUMNS
+
+
+def _rows(path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_evaluate_cli_bundled_300_questions_two_budgets(tmp_path, capsys):
+    out, summary = tmp_path / "r.csv", tmp_path / "s.json"
+    code = main(["eval", "--limit", "300", "--grid", "budget=256,1024", "--out", str(out),
+                 "--summary", str(summary)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    rows = _rows(out)
+    assert len(rows) == 600
+    assert list(rows[0]) == ["config", "query_id", "budget", *METRIC_COLUMNS]
+    by = {(r["query_id"], r["budget"]): r for r in rows}
+    assert all(by[(q, "1024")]["gold_in_block"] >= by[(q, "256")]["gold_in_block"] for q, _ in by)
+    assert "budget=1024" in captured.out and "Liu et al." in captured.out
+    assert "wrote 600 rows" in captured.err
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["questions"] == 300 and [c["config"] for c in data["configs"]] == ["budget=256", "budget=1024"]
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--grid", "budgte=1"], "unknown grid key 'budgte'; valid keys: budget, dedup_threshold"),
+    (["--grid", "placement=zigzag"], "placement"),
+    (["--model", "gpt-9"], "unknown model 'gpt-9'"),
+    (["missing.jsonl"], "does not exist"),
+    (["--scheduler", "tcp://127.0.0.1:9", "--limit", "2"], "cannot reach the Dask scheduler"),
+])
+def test_evaluate_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, match):
+    out = tmp_path / "r.csv"
+    code = main(["eval", "--out", str(out), *argv])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert match in err and err.count("\n") == 1, err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_evaluate_cli_user_set_without_labels_is_refused(tmp_path, capsys):
+    evalset = tmp_path / "set.jsonl"
+    evalset.write_text(json.dumps({"query": "q", "documents": ["some text"]}) + "\n", encoding="utf-8")
+    code = main(["eval", str(evalset), "--out", str(tmp_path / "r.csv")])
+    err = capsys.readouterr().err
+    assert code == 1 and "no question has gold documents or answers" in err
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_evaluate_cli_two_workers_write_the_same_rows(tmp_path, capsys):
+    serial, parallel = tmp_path / "serial.csv", tmp_path / "dask.csv"
+    grid = ["--grid", "budget=256,1024", "--grid", "placement=lost_in_the_middle,reversed"]
+    assert main(["eval", "--limit", "40", *grid, "--out", str(serial)]) == 0
+    assert main(["eval", "--limit", "40", *grid, "--workers", "2", "--out", str(parallel)]) == 0
+    capsys.readouterr()
+    assert len(_rows(serial)) == 160
+    assert parallel.read_bytes() == serial.read_bytes()
