@@ -1,26 +1,27 @@
-"""The assembled prompt of seed 002: its sections, how they join, and where every token went.
+"""The values of seed 002's window: its shares, its sections, and where every token went.
 
-``assemble_prompt`` (contextlab.window) builds these; they live here so the window module holds
-only the layout's phases. ``PromptLayout`` joins the four sections as text and as chat messages,
-``SectionAccount`` is one section's budget, loans and use, ``AssembledPrompt`` the finished result.
+``assemble_prompt`` (contextlab.window) takes a ``WindowBudget`` and returns these; they live here
+so the window module holds only the layout's phases. ``PromptLayout`` joins the four sections as
+text and as chat messages, ``SectionAccount`` is one section's budget, loans and use, and
+``AssembledPrompt`` the finished result.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .errors import InvalidInputError
 from .memory import HistoryFit
 from .tokenizers import Tokenizer, resolve_tokenizer
 from .types import ContextResult, Document
+from .validation import fraction, whole_number
 
-if TYPE_CHECKING:
-    from .window import WindowBudget
-
-__all__ = ["AssembledPrompt", "PromptLayout", "SectionAccount", "count_message_tokens",
+__all__ = ["AssembledPrompt", "PromptLayout", "SectionAccount", "WindowBudget", "count_message_tokens",
            "CONVERSATION_HEADER", "DOCUMENTS_HEADER", "MESSAGE_OVERHEAD_TOKENS", "QUERY_PREFIX",
-           "REPLY_PRIMING_TOKENS", "SECTION_NAMES", "SECTION_SEPARATOR"]
+           "REPLY_PRIMING_TOKENS", "SECTION_NAMES", "SECTION_SEPARATOR", "SHARE_SECTIONS"]
 
 #: Tokens each chat message costs beyond its role and content (OpenAI's cookbook figure for
 #: gpt-3.5-turbo / gpt-4: ``<|start|>{role}\n{content}<|end|>\n``).
@@ -29,11 +30,58 @@ MESSAGE_OVERHEAD_TOKENS = 3
 REPLY_PRIMING_TOKENS = 3
 #: The prompt's sections, in the order they appear.
 SECTION_NAMES: tuple[str, ...] = ("system", "documents", "conversation", "query")
+#: The sections that get a share of the window (the query is paid from the buffer).
+SHARE_SECTIONS: tuple[str, ...] = ("system", "documents", "conversation")
 
 DOCUMENTS_HEADER = "Documents:\n"
 CONVERSATION_HEADER = "Conversation:\n"
 QUERY_PREFIX = "Question: "
 SECTION_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class WindowBudget:
+    """Shares of a model's context window, as in seed 002 (fractions of ``max_tokens``).
+
+    ``output_reserve`` is kept free for the answer; ``buffer`` pays for the query and the
+    separators and is the safety margin. Shares must each be in [0, 1] and sum to at most 1.
+    """
+
+    max_tokens: int = 32000
+    system: float = 0.05
+    documents: float = 0.50
+    conversation: float = 0.25
+    output_reserve: float = 0.15
+    buffer: float = 0.05
+
+    def __post_init__(self) -> None:
+        whole_number("WindowBudget.max_tokens", self.max_tokens, minimum=1)
+        total = sum(fraction(f"WindowBudget.{name}", getattr(self, name), allow_zero=True,
+                             hint="a fraction of max_tokens")
+                    for name in (*SHARE_SECTIONS, "output_reserve", "buffer"))
+        if total > 1.0 + 1e-9:
+            raise InvalidInputError(
+                f"WindowBudget shares must sum to at most 1; system + documents + conversation + "
+                f"output_reserve + buffer = {total:.4g}; lower one of them"
+            )
+
+    @property
+    def output_reserve_tokens(self) -> int:
+        """Tokens kept free for the model's answer (rounded up: the answer never gets less)."""
+        return math.ceil(round(self.max_tokens * self.output_reserve, 6))
+
+    @property
+    def limit(self) -> int:
+        """The most tokens the prompt may use: ``max_tokens`` minus the output reserve."""
+        return self.max_tokens - self.output_reserve_tokens
+
+    def allocation(self) -> dict[str, int]:
+        """Return each share in tokens; "buffer" also holds whatever the shares leave unassigned."""
+        # round() first so 32000 * 0.15 = 4800.000000000001 stays 4800.
+        alloc = {name: int(round(self.max_tokens * getattr(self, name), 6)) for name in SHARE_SECTIONS}
+        alloc["output_reserve"] = self.output_reserve_tokens
+        alloc["buffer"] = self.limit - alloc["system"] - alloc["documents"] - alloc["conversation"]
+        return alloc
 
 
 def count_message_tokens(messages: Sequence[Mapping[str, str]], tokenizer: str | Tokenizer) -> int:
@@ -122,9 +170,11 @@ class AssembledPrompt:
 
     def report(self) -> str:
         """Return the documents' budget line, then the account as a table, one line per section."""
-        lines = [self.documents_budget_note, f"{'section':<13}{'budget':>7}{'used':>7}{'in':>5}{'out':>5}  notes"]
-        lines += [f"{a.name:<13}{a.budget:>7}{a.used:>7}{a.items_in:>5}{a.items_out:>5}  " + "; ".join(a.notes)
-                  for a in self.sections.values()]
+        lines = [self.documents_budget_note,
+                 f"{'section':<13}{'budget':>7}{'used':>7}{'in':>5}{'out':>5}  notes"]
+        for acc in self.sections.values():
+            lines.append(f"{acc.name:<13}{acc.budget:>7}{acc.used:>7}{acc.items_in:>5}{acc.items_out:>5}  "
+                         + "; ".join(acc.notes))
         lines.append(f"{'total':<13}{self.tokens_limit:>7}{self.tokens_used:>7}"
                      f"  (+{self.output_reserve_tokens} reserved for the answer; {self.tokenizer})")
         return "\n".join(line.rstrip() for line in lines)

@@ -22,7 +22,7 @@ Lending (what a section does not use goes where it is needed, in this order):
 
 from __future__ import annotations
 
-import math
+import copy
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,27 +38,28 @@ from .prompt_layout import (
     REPLY_PRIMING_TOKENS,
     SECTION_NAMES,
     SECTION_SEPARATOR,
+    SHARE_SECTIONS,
     AssembledPrompt,
     PromptLayout,
     SectionAccount,
+    WindowBudget,
     count_message_tokens,
 )
-from .ranking import HybridRanking, check_documents, check_now
+from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
 from .stages.budget import fit_text
+from .stages.format import DEFAULT_SCORE_LABEL
 from .tokenizers import Tokenizer, resolve_tokenizer
 from .types import ContextResult, Document, Message, PromptRequest
-from .validation import fraction, text, whole_number
+from .validation import text
 
 if TYPE_CHECKING:  # the manager is imported lazily, like in contextlab/__init__.py
     from .manager import ContextManager
 
-# The result types live in contextlab.prompt_layout; they are re-exported here, where the
-# README and older code import them from.
+# The window's value types live in contextlab.prompt_layout; they are re-exported here, where
+# the README and older code import them from.
 __all__ = ["AssembledPrompt", "HybridRanking", "PromptLayout", "SectionAccount", "WindowBudget",
            "assemble_prompt", "count_message_tokens", "MESSAGE_OVERHEAD_TOKENS", "REPLY_PRIMING_TOKENS",
            "SECTION_NAMES"]
-
-_SHARES: tuple[str, ...] = ("system", "documents", "conversation")
 
 # A history message's role is one token in cl100k_base for every role OpenAI accepts; its
 # chat overhead is charged per message when the conversation is fitted.
@@ -66,51 +67,8 @@ _ROLE_TOKENS = 1
 _HISTORY_OVERHEAD = MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS
 # Shrink-and-rebuild rounds before the last-resort layout (the first round nearly always fits).
 _MAX_FIT_ROUNDS = 8
-
-
-@dataclass(frozen=True)
-class WindowBudget:
-    """Shares of a model's context window, as in seed 002 (fractions of ``max_tokens``).
-
-    ``output_reserve`` is kept free for the answer; ``buffer`` pays for the query and the
-    separators and is the safety margin. Shares must each be in [0, 1] and sum to at most 1.
-    """
-
-    max_tokens: int = 32000
-    system: float = 0.05
-    documents: float = 0.50
-    conversation: float = 0.25
-    output_reserve: float = 0.15
-    buffer: float = 0.05
-
-    def __post_init__(self) -> None:
-        whole_number("WindowBudget.max_tokens", self.max_tokens, minimum=1)
-        total = sum(fraction(f"WindowBudget.{name}", getattr(self, name), allow_zero=True,
-                             hint="a fraction of max_tokens")
-                    for name in (*_SHARES, "output_reserve", "buffer"))
-        if total > 1.0 + 1e-9:
-            raise InvalidInputError(
-                f"WindowBudget shares must sum to at most 1; system + documents + conversation + "
-                f"output_reserve + buffer = {total:.4g}; lower one of them"
-            )
-
-    @property
-    def output_reserve_tokens(self) -> int:
-        """Tokens kept free for the model's answer (rounded up: the answer never gets less)."""
-        return math.ceil(round(self.max_tokens * self.output_reserve, 6))
-
-    @property
-    def limit(self) -> int:
-        """The most tokens the prompt may use: ``max_tokens`` minus the output reserve."""
-        return self.max_tokens - self.output_reserve_tokens
-
-    def allocation(self) -> dict[str, int]:
-        """Return each share in tokens; "buffer" also holds whatever the shares leave unassigned."""
-        # round() first so 32000 * 0.15 = 4800.000000000001 stays 4800.
-        alloc = {name: int(round(self.max_tokens * getattr(self, name), 6)) for name in _SHARES}
-        alloc["output_reserve"] = self.output_reserve_tokens
-        alloc["buffer"] = self.limit - alloc["system"] - alloc["documents"] - alloc["conversation"]
-        return alloc
+# Tries to hand measured slack to one cut section, each asking less after an overshoot.
+_SLACK_TRIES = 3
 
 
 @dataclass
@@ -188,6 +146,10 @@ def _check_call(system_prompt: Any, documents: Any, history: Any, query: Any, bu
         from .manager import ContextManager
 
         manager = ContextManager(tokenizer=tokenizer if tokenizer is not None else "cl100k_base")
+    if manager.score_label == DEFAULT_SCORE_LABEL:
+        # The block's scores are hybrid scores; say so in its headers (on a copy: the caller's stays).
+        manager = copy.copy(manager)
+        manager.score_label = HYBRID_SCORE_LABEL
     tok = resolve_tokenizer(manager.tokenizer)
     if tokenizer is not None and resolve_tokenizer(tokenizer).name != tok.name:
         raise InvalidInputError(f"tokenizer {resolve_tokenizer(tokenizer).name!r} differs from the "
@@ -225,7 +187,8 @@ class _SummaryMemo:
 def _measure_needs(call: _Call) -> _Plan:
     """Return a plan holding each section's need (its cost with no limit) and its open account."""
     tok, budget, limit = call.tok, call.budget, call.budget.limit
-    q_need = _section_cost(tok, QUERY_PREFIX + call.query, PromptLayout(call.query).section_messages()["query"])
+    query_messages = PromptLayout(call.query).section_messages()["query"]
+    q_need = _section_cost(tok, QUERY_PREFIX + call.query, query_messages)
     q_need += REPLY_PRIMING_TOKENS
     if q_need > limit:
         raise BudgetError(
@@ -249,7 +212,7 @@ def _measure_needs(call: _Call) -> _Plan:
     alloc = budget.allocation()
     items = {"system": 1 if call.system_prompt else 0, "documents": len(call.scored),
              "conversation": len(call.history)}
-    accounts = {name: SectionAccount(name, alloc[name], items_in=items[name]) for name in _SHARES}
+    accounts = {name: SectionAccount(name, alloc[name], items_in=items[name]) for name in SHARE_SECTIONS}
     accounts["query"] = SectionAccount("query", 0, items_in=1)
     accounts["buffer"] = SectionAccount("buffer", alloc["buffer"])
     needs = {"system": _system_cost(tok, call.system_prompt), "documents": d_need,
@@ -258,7 +221,8 @@ def _measure_needs(call: _Call) -> _Plan:
 
 
 def _build_documents(call: _Call, room: int) -> ContextResult:
-    return call.manager.build(PromptRequest(query=call.query, documents=call.scored, max_context_tokens=room))
+    request = PromptRequest(query=call.query, documents=call.scored, max_context_tokens=room)
+    return call.manager.build(request)
 
 
 # --- phase 3: lending ----------------------------------------------------------------------------
@@ -288,7 +252,8 @@ def _lend_shares(plan: _Plan) -> None:
     grants = plan.grants = {name: min(needs[name], accounts[name].budget) for name in needs}
     # 1. The query (and the separators, inside its cost) is paid from the buffer first; if that
     # and the unused shares are not enough, it squeezes the sections' grants, documents first.
-    short = plan.query_need - _lend(plan, "query", plan.query_need, ("buffer", "system", "conversation", "documents"))
+    paid = _lend(plan, "query", plan.query_need, ("buffer", "system", "conversation", "documents"))
+    short = plan.query_need - paid
     for lender in ("documents", "conversation", "system"):
         take = min(grants[lender], short)
         if take > 0:
@@ -299,14 +264,16 @@ def _lend_shares(plan: _Plan) -> None:
     # 2. A long system prompt: what the buffer has left, then unused shares.
     # 3. Documents, then conversation, take what is left of the sections' shares.
     for name, lenders in (("system", ("buffer", "conversation", "documents")),
-                          ("documents", ("system", "conversation")), ("conversation", ("documents", "system"))):
+                          ("documents", ("system", "conversation")),
+                          ("conversation", ("documents", "system"))):
         if needs[name] > grants[name]:
             grants[name] += _lend(plan, name, needs[name] - grants[name], lenders)
     for acc in accounts.values():
         if acc.lent_to:
             acc.notes.insert(0, "lent " + ", ".join(f"{n} to {k}" for k, n in acc.lent_to.items()))
         if acc.borrowed_from:
-            acc.notes.insert(0, "borrowed " + ", ".join(f"{n} from {k}" for k, n in acc.borrowed_from.items()))
+            loans = ", ".join(f"{n} from {k}" for k, n in acc.borrowed_from.items())
+            acc.notes.insert(0, "borrowed " + loans)
 
 
 # --- phase 4: build and fit ----------------------------------------------------------------------
@@ -323,7 +290,8 @@ class _SectionBuilder:
     def build(self, limits: Mapping[str, int]) -> PromptLayout:
         """Return the layout whose sections fit ``limits`` (the system prompt cut only if needed)."""
         call, tok = self.call, self.call.tok
-        layout = PromptLayout(call.query, system=_fit_system_prompt(tok, call.system_prompt, limits["system"]))
+        system = _fit_system_prompt(tok, call.system_prompt, limits["system"])
+        layout = PromptLayout(call.query, system=system)
         room = max(limits["conversation"] - self.plan.conversation_framing, 0)
         if room not in self.history_fits:
             self.history_fits[room] = fit_history(call.history, room, tok, call.summarizer,
@@ -343,7 +311,9 @@ class _SectionBuilder:
             return layout.system != self.call.system_prompt
         if name == "documents":
             result = layout.documents_result
-            return result is not None and any(t.fate in ("excluded", "truncated", "summarized") for t in result.trace)
+            return result is not None and any(
+                t.fate in ("excluded", "truncated", "summarized") for t in result.trace
+            )
         return bool(layout.history and layout.history.summarized_indices)
 
     def adopt(self, limits: dict[str, int]) -> PromptLayout:
@@ -359,17 +329,24 @@ def _share_slack(builder: _SectionBuilder) -> None:
     # Documents rarely fill their limit exactly (whole documents), so the measured total leaves
     # slack. What is left of the buffer stays free, except for the system prompt (as in lending).
     plan, limit = builder.plan, builder.call.budget.limit
-    for name in _SHARES:
+    for name in SHARE_SECTIONS:
         free = limit - max(plan.totals) - (0 if name == "system" else plan.spare["buffer"])
         slack = min(free, plan.needs[name] - plan.limits[name])
-        if slack <= 0 or not builder.was_cut(name, plan.layout):
-            continue
-        trial_limits = {**plan.limits, name: plan.limits[name] + slack}
-        trial = builder.build(trial_limits)
-        totals = trial.totals(builder.call.tok)
-        if max(totals) <= limit and trial.section_texts()[name] != plan.layout.section_texts()[name]:
-            plan.limits, plan.layout, plan.totals = trial_limits, trial, totals
-            plan.accounts[name].notes.append(f"took {slack} token{'s' * (slack != 1)} the built sections left free")
+        tries = _SLACK_TRIES if builder.was_cut(name, plan.layout) else 0
+        while slack > 0 and tries:
+            tries -= 1
+            trial_limits = {**plan.limits, name: plan.limits[name] + slack}
+            trial = builder.build(trial_limits)
+            totals = trial.totals(builder.call.tok)
+            if max(totals) > limit:
+                # Section costs are estimates (one more chat message, merged tokens): try less.
+                slack -= max(totals) - limit
+                continue
+            if trial.section_texts()[name] != plan.layout.section_texts()[name]:
+                plan.limits, plan.layout, plan.totals = trial_limits, trial, totals
+                noun = "token" if slack == 1 else "tokens"
+                plan.accounts[name].notes.append(f"took {slack} {noun} the built sections left free")
+            break
 
 
 def _shrink_until_fits(builder: _SectionBuilder) -> None:
@@ -379,7 +356,8 @@ def _shrink_until_fits(builder: _SectionBuilder) -> None:
     while max(plan.totals) > limit and rounds < _MAX_FIT_ROUNDS:
         rounds += 1
         texts, limits = plan.layout.section_texts(), dict(plan.limits)
-        name = next((n for n in ("documents", "conversation", "system") if texts[n] and limits[n] > 0), None)
+        order = ("documents", "conversation", "system")
+        name = next((n for n in order if texts[n] and limits[n] > 0), None)
         if name is not None:
             limits[name] = max(limits[name] - (max(plan.totals) - limit), 0)
         builder.adopt(limits)

@@ -88,9 +88,9 @@ def test_assemble_prompt_literal_layout():
     assert prompt.text == (
         "Be brief.\n\n"
         "Documents:\n"
-        "--- Source [1] a --- (relevance: 0.70)\n"
+        "--- Source [1] a --- (hybrid score: 0.70)\n"
         "alpha beta gamma delta epsilon zeta\n\n"
-        "--- Source [2] b --- (relevance: 0.50)\n"
+        "--- Source [2] b --- (hybrid score: 0.50)\n"
         "one two three four five six seven\n\n"
         "Conversation:\n"
         "User: hi there\n"
@@ -294,27 +294,27 @@ README_SNIPPET_OUTPUT = """\
 You are a support assistant. Cite sources as [n].
 
 Documents:
---- Source [1] kb/2fa.md --- (relevance: 0.87)
+--- Source [1] kb/2fa.md --- (hybrid score: 0.87)
 2FA codes arrive by SMS; if they do not, use a backup code.
 
---- Source [2] kb/reset.md --- (relevance: 0.61)
+--- Source [2] kb/reset.md --- (hybrid score: 0.61)
 Reset your password from Settings > Security > Reset password.
 
 Conversation:
 [Summary of 2 earlier messages]
-- User: How do I reset my password?
+- User: How do I reset [...]
 User: And the 2FA code? It never arrives.
 Assistant: Check your spam folder first.
 
 Question: The backup codes are gone too. What now?
-documents: 90 of the window's 180 tokens (50%), not max_context_tokens; the ContextManager got 67 after lending and headers
+documents: 90 of the window's 180 tokens (50%), not max_context_tokens; the ContextManager got 69 after lending and headers
 section       budget   used   in  out  notes
-system             9     13    1    1  borrowed 7 from documents; took 1 token the built sections left free
-documents         90     68    2    2  lent 8 to query, 7 to system
-conversation      45     41    4    2  took 15 tokens the built sections left free; 2 older messages summarized
+system             9     13    1    1  borrowed 5 from documents; took 3 tokens the built sections left free
+documents         90     70    2    2  lent 8 to query, 5 to system
+conversation      45     40    4    2  took 11 tokens the built sections left free; 2 older messages summarized
 query              0     12    1    1  borrowed 9 from buffer, 8 from documents
 buffer             9      0    0    0  lent 9 to query
-total            153    134  (+27 reserved for the answer; cl100k_base)
+total            153    135  (+27 reserved for the answer; cl100k_base)
 """
 
 
@@ -414,4 +414,36 @@ def test_assemble_prompt_cut_system_prompt_ends_with_the_truncation_marker():
                              manager=heuristic_manager(), now=NOW)
     cut = prompt.messages[0]["content"]
     assert cut.endswith(TRUNCATION_MARKER) and system.startswith(cut[: -len(TRUNCATION_MARKER)])
-    assert prompt.sections["system"].used <= prompt.sections["system"].limit
+    assert len(cut) < len(system)
+    assert max(prompt.tokens_used, prompt.message_tokens) <= prompt.tokens_limit
+
+
+def test_assemble_prompt_headers_name_the_hybrid_score_without_touching_the_callers_manager():
+    manager = heuristic_manager()
+    prompt = assemble_prompt("", DOCS, [], "q", budget=WindowBudget(max_tokens=1000), manager=manager, now=NOW)
+    assert "--- Source [1] a --- (hybrid score: 0.70)" in prompt.text
+    assert "(relevance:" not in prompt.text
+    assert manager.score_label == "relevance"
+    custom = ContextManager(tokenizer="heuristic", score_label="blend")
+    kept = assemble_prompt("", DOCS, [], "q", budget=WindowBudget(max_tokens=1000), manager=custom, now=NOW)
+    assert "--- Source [1] a --- (blend: 0.70)" in kept.text
+
+
+def test_assemble_prompt_slack_that_overshoots_is_offered_again_smaller():
+    # The README's window: handing the conversation all the measured slack adds a chat message
+    # and overshoots; a smaller offer still keeps the last two turns verbatim.
+    now = 1_700_000_000
+    docs = [Document("Reset your password from Settings > Security > Reset password.", score=0.9,
+                     source="kb/reset.md", timestamp=now - 72 * 3600),
+            Document("2FA codes arrive by SMS; if they do not, use a backup code.", score=0.8,
+                     source="kb/2fa.md", timestamp=now - 3600, importance=0.9)]
+    history = [Message("user", "How do I reset my password? I forgot it."),
+               Message("assistant", "Open Settings, then Security. Click reset."),
+               Message("user", "And the 2FA code? It never arrives."),
+               Message("assistant", "Check your spam folder first.")]
+    prompt = assemble_prompt("You are a support assistant. Cite sources as [n].", docs, history,
+                             "The backup codes are gone too. What now?", budget=WindowBudget(max_tokens=180),
+                             now=now)
+    assert prompt.history.kept_indices == [2, 3]
+    assert any(n.startswith("took ") for n in prompt.sections["conversation"].notes)
+    assert max(prompt.tokens_used, prompt.message_tokens) <= prompt.tokens_limit
