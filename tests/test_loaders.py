@@ -520,38 +520,7 @@ def test_load_bytes_huge_integer_score_is_an_error():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_EXTENSIONS = ["x.json", "x.jsonl", "x.csv", "x.tsv", "x.txt", "x.md"]
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=st.binary(max_size=300), filename=st.sampled_from(_EXTENSIONS))
-def test_load_bytes_never_crashes_on_any_bytes(data: bytes, filename: str):
-    try:
-        docs = load_bytes(data, filename)
-    except LoadError as exc:
-        assert str(exc).startswith(filename) or "max_" in str(exc)
-    else:
-        assert docs and all(isinstance(d, Document) and d.content.strip() for d in docs)
-
-
-_JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["content", "text", "score", "source", "metadata", "node",
-                                       "timestamp", "importance", "x"]), children, max_size=5),
-    max_leaves=20,
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(value=_JSONISH)
-def test_load_bytes_never_crashes_on_any_json_shape(value):
-    data = json.dumps(value, allow_nan=True).encode()
-    try:
-        docs = load_bytes(data, "x.json")
-    except LoadError:
-        return
-    assert all(isinstance(d.content, str) and d.content.strip() for d in docs)
+# Random bytes, JSON values and CSV at every entry point: tests/test_loaders_fuzz.py.
 
 
 @settings(max_examples=200, deadline=None)

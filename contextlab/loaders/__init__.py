@@ -71,6 +71,8 @@ def load_file(
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
 ) -> list[Document]:
     """Return the documents in the file at ``path`` (format chosen by its extension)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise LoadError(f"the path must be text or a path, got {type(path).__name__}")
     path = Path(path)
     check_limits(max_bytes, max_documents)
     fmt = format_for(path.name)  # fail on an unsupported type before reading anything
