@@ -247,13 +247,21 @@ def _add_sweep(sub: Any) -> None:
 # -- index / search ------------------------------------------------------------------------
 
 
+def _origin(spec: str, db: str) -> str:
+    """Return the identity of FILE ``spec`` in store ``db``: its path from the store's folder."""
+    if spec == "-":
+        return "stdin"
+    return os.path.relpath(os.path.abspath(spec), os.path.dirname(os.path.abspath(db)))
+
+
 def _cmd_index(args: argparse.Namespace) -> int:
     # Every file is read (and checked) before the store changes.
     loaded = [(spec, _read_documents(spec, args)) for spec in args.files]
-    with SQLiteBackend(args.db) as store:
+    with SQLiteBackend(args.db, read_only=False) as store:
         for spec, documents in loaded:
-            ids = store.add(documents)
-            print(f"indexed {len(ids)} document(s) from {_label(spec)}")
+            r = store.index(documents, origin=_origin(spec, args.db))
+            print(f"{_label(spec)}: {r.added} added, {r.replaced} replaced, {r.unchanged} unchanged, "
+                  f"{r.removed} removed")
         print(f"{args.db} holds {len(store)} document(s)")
     return 0
 
@@ -262,13 +270,49 @@ def _add_index(sub: Any) -> None:
     p = sub.add_parser(
         "index", help="add files' documents to a SQLite full-text store",
         description="Add the documents of each FILE to the SQLite FTS5 store DB (created if "
-                    "missing). Re-indexing the same document replaces it.",
+                    "missing). A document is known by its file and its position in it: "
+                    "re-indexing a file replaces what was indexed from it before. Prints what "
+                    "was added, replaced, unchanged and removed.",
         epilog="example: contextlab index kb.db docs.jsonl notes.md",
     )
     p.add_argument("db", metavar="DB", help="the store file")
     p.add_argument("files", metavar="FILE", nargs="+", help="documents to add, or - for stdin")
     _add_input_options(p)
     p.set_defaults(handler=_cmd_index)
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    if not Path(args.db).is_file():
+        raise ContextLabError(f"no store at {args.db!r}")
+    # A name is a file as it was indexed, or a document source as the store shows it.
+    names = {name: dict.fromkeys([_origin(name, args.db), name]) for name in args.sources}
+    with SQLiteBackend(args.db, read_only=False) as store:
+        counts = store.remove_sources([n for keys in names.values() for n in keys])
+        left = len(store)
+    missing = []
+    for name, keys in names.items():
+        removed = sum(counts.get(k, 0) for k in keys)
+        if removed:
+            print(f"removed {removed} document(s) from {name}")
+        else:
+            missing.append(name)
+    print(f"{args.db} holds {left} document(s)")
+    if missing:
+        raise ContextLabError(f"nothing in {args.db} came from {', '.join(map(repr, missing))}; "
+                              "give a file as it was indexed, or a source `search` shows")
+    return 0
+
+
+def _add_remove(sub: Any) -> None:
+    p = sub.add_parser(
+        "remove", help="delete a file's documents from a store",
+        description="Delete from DB every document indexed from each SOURCE file, or whose "
+                    "source is SOURCE.",
+        epilog="example: contextlab remove kb.db old-notes.md",
+    )
+    p.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
+    p.add_argument("sources", metavar="SOURCE", nargs="+", help="a file as indexed, or a source")
+    p.set_defaults(handler=_cmd_remove)
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
@@ -444,8 +488,8 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 #: Each command's parser, in the order ``--help`` lists them.
-_COMMANDS: list[Callable[[Any], None]] = [_add_build, _add_sweep, _add_eval, _add_index, _add_search,
-                                           _add_lab]
+_COMMANDS: list[Callable[[Any], None]] = [_add_build, _add_sweep, _add_eval, _add_index, _add_remove,
+                                           _add_search, _add_lab]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -85,7 +85,7 @@ def documents() -> list[Document]:
 # -- help ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [[], ["build"], ["sweep"], ["index"], ["search"], ["lab"]])
+@pytest.mark.parametrize("command", [[], ["build"], ["sweep"], ["index"], ["remove"], ["search"], ["lab"]])
 def test_cli_help_on_every_command(run, tmp_path: Path, command: list[str]):
     proc = run(*command, "--help", cwd=tmp_path)
     assert proc.returncode == 0
@@ -95,7 +95,7 @@ def test_cli_help_on_every_command(run, tmp_path: Path, command: list[str]):
 
 def test_cli_help_lists_every_command(run, tmp_path: Path):
     out = run("--help", cwd=tmp_path).stdout
-    for command in ("build", "sweep", "index", "search", "lab"):
+    for command in ("build", "sweep", "index", "remove", "search", "lab"):
         assert command in out
 
 
@@ -290,15 +290,46 @@ def test_cli_index_then_search(run, tmp_path: Path, docs_file: Path):
     proc = run("index", "kb.db", str(docs_file), str(notes), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
-        f"indexed 5 document(s) from {docs_file}", f"indexed 1 document(s) from {notes}",
-        "kb.db holds 6 document(s)"]
+        f"{docs_file}: 5 added, 0 replaced, 0 unchanged, 0 removed",
+        f"{notes}: 1 added, 0 replaced, 0 unchanged, 0 removed", "kb.db holds 6 document(s)"]
     again = run("index", "kb.db", str(docs_file), cwd=tmp_path)
-    assert again.stdout.splitlines()[-1] == "kb.db holds 6 document(s)"  # replaced, not doubled
+    assert again.stdout.splitlines() == [f"{docs_file}: 0 added, 0 replaced, 5 unchanged, 0 removed",
+                                         "kb.db holds 6 document(s)"]  # replaced, not doubled
 
     found = run("search", "kb.db", "warranty defects", cwd=tmp_path)
     assert found.returncode == 0
     assert found.stdout.splitlines() == [
         "  1  1.000  notes.md  # Warranty The warranty covers defects for two years."]
+
+
+def test_cli_reindexing_an_edited_file_replaces_it(run, tmp_path: Path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Refunds\nRefunds take 30 days.\n\n# Shipping\nShipping is free.\n\n"
+                     "# Returns\nReturns need a receipt.\n", encoding="utf-8")
+    assert run("index", "kb.db", "notes.md", cwd=tmp_path).returncode == 0
+    notes.write_text("# Refunds\nRefunds take 5 days.\n\n# Shipping\nShipping is free.\n",
+                     encoding="utf-8")
+    proc = run("index", "kb.db", "notes.md", cwd=tmp_path)
+    assert proc.stdout.splitlines() == ["notes.md: 0 added, 1 replaced, 1 unchanged, 1 removed",
+                                        "kb.db holds 2 document(s)"]
+    hits = json.loads(run("search", "kb.db", "refunds days", "-f", "json", cwd=tmp_path).stdout)
+    assert [h["content"] for h in hits] == ["# Refunds\nRefunds take 5 days."]
+    # The same file named another way, from another folder, is the same identity.
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    again = run("index", "../kb.db", str(notes), cwd=sub)
+    assert again.stdout.splitlines()[-1] == "../kb.db holds 2 document(s)"
+
+
+def test_cli_remove_deletes_a_files_documents(run, tmp_path: Path, docs_file: Path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("The warranty covers defects for two years.\n", encoding="utf-8")
+    run("index", "kb.db", "docs.json", "notes.md", cwd=tmp_path)
+    proc = run("remove", "kb.db", "./docs.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["removed 5 document(s) from ./docs.json", "kb.db holds 1 document(s)"]
+    assert_one_line_error(run("remove", "kb.db", "nope.md", cwd=tmp_path),
+                          r"nothing in kb\.db came from 'nope\.md'")
 
 
 def test_cli_search_json_and_top_k(run, tmp_path: Path, docs_file: Path):
@@ -331,7 +362,8 @@ def test_cli_index_bad_file_leaves_store_untouched(run, tmp_path: Path, docs_fil
 
 def test_cli_index_into_non_store_is_one_line_error(run, tmp_path: Path, docs_file: Path):
     (tmp_path / "x.db").write_text("not a database at all" * 50, encoding="utf-8")
-    assert_one_line_error(run("index", "x.db", str(docs_file), cwd=tmp_path), r"cannot open store 'x\.db'")
+    assert_one_line_error(run("index", "x.db", str(docs_file), cwd=tmp_path),
+                          r"cannot open store 'x\.db': the file is not a SQLite database")
 
 
 # -- lab -----------------------------------------------------------------------------------

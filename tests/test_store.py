@@ -199,7 +199,7 @@ def test_sqlite_backend_operator_words_are_searched_as_words():
 
 
 @pytest.mark.parametrize("bad,match", [
-    ({"query": 5, "top_k": 1}, "query must be text, got int"),
+    ({"query": 5, "top_k": 1}, "query must be a string, got int"),
     ({"query": "q", "top_k": -1}, r"top_k must be a whole number >= 0, got -1"),
 ])
 def test_sqlite_backend_retrieve_rejects_bad_arguments(bad, match):
@@ -331,7 +331,7 @@ def test_sqlite_backend_concurrent_readers_and_writer_lose_nothing(tmp_path: Pat
 def test_sqlite_backend_rejects_a_file_that_is_not_a_database(tmp_path: Path):
     path = tmp_path / "notes.db"
     path.write_text("just some text, not sqlite" * 100)
-    with pytest.raises(StoreError, match=r"cannot open store .*notes\.db.*a contextlab store or of a new file"):
+    with pytest.raises(StoreError, match=r"cannot open store .*notes\.db.*not a SQLite database.*a contextlab store or of a new file"):
         SQLiteBackend(path)
 
 
@@ -378,3 +378,50 @@ def test_sqlite_backend_any_query_gives_bounded_sorted_scores(query: str, top_k:
     assert len(hits) <= top_k
     assert all(0.0 <= h.score <= 1.0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+# -- identity: re-indexing replaces --------------------------------------------------------
+
+
+def test_sqlite_backend_edited_document_replaces_the_old_version():
+    store = SQLiteBackend()
+    store.add([Document("Refunds take 30 days to arrive.", source="refunds.md")])
+    store.add([Document("Refunds take 5 days to arrive.", source="refunds.md")])
+    assert len(store) == 1
+    assert [h.content for h in store.retrieve("refunds days", top_k=5)] == ["Refunds take 5 days to arrive."]
+
+
+def test_sqlite_backend_documents_sharing_a_source_keep_their_places():
+    store = SQLiteBackend()
+    ids = store.add([Document("first part", source="s"), Document("second part", source="s"),
+                     Document("no source at all")])
+    assert ids[:2] == ["s", "s#2"] and len(ids[2]) == 16
+
+
+def test_sqlite_backend_index_replaces_a_file_and_reports_what_changed():
+    store = SQLiteBackend()
+    first = store.index([Document("alpha one", source="a"), Document("beta two", source="b"),
+                         Document("gamma three", source="c")], origin="notes.jsonl")
+    assert (first.added, first.replaced, first.unchanged, first.removed) == (3, 0, 0, 0)
+    second = store.index([Document("alpha one", source="a"), Document("beta EDITED", source="b")],
+                         origin="notes.jsonl")
+    assert (second.added, second.replaced, second.unchanged, second.removed) == (0, 1, 1, 1)
+    assert second.stored == 2 and len(store) == 2
+    assert store.retrieve("gamma", top_k=5) == []
+    assert [h.content for h in store.retrieve("beta", top_k=5)] == ["beta EDITED"]
+
+
+def test_sqlite_backend_index_keeps_other_files_apart():
+    store = SQLiteBackend()
+    store.index([Document("same source text one", source="faq.md")], origin="a.jsonl")
+    store.index([Document("same source text two", source="faq.md")], origin="b.jsonl")
+    assert len(store) == 2
+    assert sorted(store.ids()) == ["a.jsonl", "b.jsonl"]
+
+
+def test_sqlite_backend_remove_sources_by_file_or_by_source():
+    store = SQLiteBackend()
+    store.index([Document("one"), Document("two")], origin="docs/a.md")
+    store.add([Document("three", source="web")])
+    assert store.remove_sources(["docs/a.md", "web", "nothing"]) == {"docs/a.md": 2, "web": 1, "nothing": 0}
+    assert len(store) == 0

@@ -1,7 +1,8 @@
 """Retrieval: seed 003's injection, the SQLite FTS5 store, and scoring of unscored documents.
 
 - ``injection``: ``ContextConfig``, ``RetrievalResult``, ``MemoryBackend``, ``inject_context``;
-- ``store``: ``SQLiteBackend``, the embedded full-text store (BM25, scores in [0, 1]);
+- ``store``: ``SQLiteBackend``, the embedded full-text store; ``sqlite``: its file, schema and
+  errors; ``bm25``: its ranking (scores in [0, 1]);
 - ``scoring``: BM25 scores for documents that came without one;
 - ``terms``: the one word tokenizer the store and the scoring share.
 """
@@ -18,8 +19,8 @@ from .injection import (
     format_context,
     inject_context,
 )
-from .scoring import needs_scoring, score_documents
-from .store import SQLiteBackend
+from .scoring import ScoringOutcome, needs_scoring, score_documents, score_unscored
+from .store import IndexReport, SQLiteBackend
 from .terms import STOPWORDS, fts_query
 
 __all__ = [
@@ -27,11 +28,14 @@ __all__ = [
     "RetrievalResult",
     "MemoryBackend",
     "SQLiteBackend",
+    "IndexReport",
     "StoreError",
     "format_context",
     "build_context_message",
     "inject_context",
     "score_documents",
+    "score_unscored",
+    "ScoringOutcome",
     "needs_scoring",
     "fts_query",
     "CONTEXT_PREAMBLE",
