@@ -164,9 +164,10 @@ class AssembledPrompt:
     def documents_budget_note(self) -> str:
         """One line: the documents' share of the window, and the budget their ContextManager got."""
         share = f"{round(self.budget.documents * 100, 2):g}%"
+        got = (f"the ContextManager got {self.documents_budget} after lending and headers"
+               if self.sections["documents"].items_in else "no documents were given")
         return (f"documents: {self.sections['documents'].budget} of the window's {self.budget.max_tokens} "
-                f"tokens ({share}), not max_context_tokens; the ContextManager got "
-                f"{self.documents_budget} after lending and headers")
+                f"tokens ({share}), not max_context_tokens; {got}")
 
     def report(self) -> str:
         """Return the documents' budget line, then the account as a table, one line per section."""

@@ -403,6 +403,7 @@ def test_assemble_prompt_documents_budget_is_what_the_manager_got():
     assert prompt.to_dict()["documents_budget"] == prompt.documents_budget
     empty = assemble_prompt("", [], [], "q", budget=WindowBudget(max_tokens=100), manager=heuristic_manager())
     assert empty.documents_budget == 0
+    assert empty.documents_budget_note.endswith("(50%), not max_context_tokens; no documents were given")
 
 
 def test_assemble_prompt_cut_system_prompt_ends_with_the_truncation_marker():
