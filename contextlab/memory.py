@@ -290,24 +290,9 @@ def fit_history(
     tok = resolve_tokenizer(tokenizer)
     if not msgs:
         return HistoryFit([], [], "", [], 0, max_tokens, tok.name, message_overhead)
-    fit = _fit_recent_first(msgs, max_tokens, tok, _paid_once(summarizer), message_overhead)
+    fit = _fit_recent_first(msgs, max_tokens, tok, summarizer, message_overhead)
     _note_summary(fit)
     return fit
-
-
-def _paid_once(summarizer: Summarizer | None) -> Summarizer | None:
-    """Return ``summarizer`` memoised by how many older messages it covers (None stays None)."""
-    if summarizer is None:
-        return None
-    summaries: dict[int, str] = {}
-
-    def remembered(older: list[Message]) -> str:
-        # The fitting loop may ask for the same prefix twice; a model call is paid once.
-        if len(older) not in summaries:
-            summaries[len(older)] = summarizer(older)
-        return summaries[len(older)]
-
-    return remembered
 
 
 def _fit_recent_first(msgs: list[Message], max_tokens: int, tok: Tokenizer,
@@ -323,6 +308,8 @@ def _fit_recent_first(msgs: list[Message], max_tokens: int, tok: Tokenizer,
         used += cost
         k += 1
 
+    # Each pass keeps one turn fewer, so the summarizer never sees the same prefix twice and
+    # needs no memo here (the window memoises it across fits).
     while True:
         start = n - k
         kept, older = msgs[start:], msgs[:start]
