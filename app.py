@@ -1,8 +1,5 @@
-"""The contextlab lab: `streamlit run app.py`."""
+"""The contextlab lab from a source checkout: `streamlit run app.py` (the same as `contextlab lab`)."""
 
-import streamlit as st
+from contextlab.ui.streamlit_app import run
 
-from contextlab.ui import main
-
-st.set_page_config(page_title="contextlab", page_icon="🧪", layout="wide")
-main()
+run()

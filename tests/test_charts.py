@@ -7,8 +7,9 @@ import pytest
 pytest.importorskip("plotly")
 
 from contextlab import ContextManager, Document, PromptRequest  # noqa: E402
+from contextlab import charts  # noqa: E402
 from contextlab.stages.dedup import similarity_matrix  # noqa: E402
-from contextlab.ui import charts  # noqa: E402
+from contextlab.types import FATES, DocTrace  # noqa: E402
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi".split()
 
@@ -55,11 +56,15 @@ def test_charts_sankey_leaves_out_empty_fates(result):
 def test_charts_heatmap_boxes_exactly_the_pairs_at_threshold():
     texts = [_text(1), _text(1) + " extra words here", _text(2), _text(3)]
     matrix = similarity_matrix(texts)
-    fig = charts.similarity_heatmap(matrix, ["a", "b", "c", "d"], threshold=0.8)
+    fig = charts.similarity_heatmap(matrix, ["a", "b", "c", "d"], threshold=0.8,
+                                    full_labels=["a long", "b long", "c long", "d long"])
     boxed = {(int(s.y0 + 0.5), int(s.x0 + 0.5)) for s in fig.layout.shapes}
     expected = {(i, j) for i in range(4) for j in range(4) if i != j and matrix[i][j] >= 0.8}
     assert boxed == expected and (0, 1) in boxed
-    assert fig.data[0].zmin == 0 and fig.data[0].zmax == 1
+    heat = fig.data[0]
+    assert heat.zmin == 0 and heat.zmax == 1
+    assert heat.text[0][1] == f"{matrix[0][1]:.2f}" and heat.text[0][0] == ""  # values in cells
+    assert list(heat.customdata[0][1]) == ["a long", "b long"]  # full labels on hover
 
 
 def test_charts_histogram_counts_every_pair_and_marks_the_threshold():
@@ -74,13 +79,19 @@ def test_charts_histogram_counts_every_pair_and_marks_the_threshold():
 def test_charts_placement_plots_every_block_document_at_its_position(result):
     placed = [t for t in result.trace if t.position is not None]
     curve = [70.0 - k for k in range(len(placed))]
-    fig = charts.placement_chart(result, curve, curve_label="GPT", middle=(2, 3))
+    answer = placed[1].input_index
+    fig = charts.placement_chart(result, curve, curve_label="GPT", middle=(2, 3), answer=[answer])
     docs = next(t for t in fig.data if t.name.startswith("document"))
     assert sorted(zip(docs.x, docs.y)) == sorted((t.position, t.relevance_rank) for t in placed)
-    accuracy = next(t for t in fig.data if t.name.startswith("answer accuracy"))
-    assert list(accuracy.y) == curve and accuracy.yaxis == "y2"
-    assert fig.layout.shapes[0].x0 == 1.5 and fig.layout.shapes[0].x1 == 3.5
-    assert fig.layout.yaxis.autorange == "reversed"
+    accuracy = next(t for t in fig.data if t.name.startswith("accuracy by position"))
+    # one y-axis per panel: the curve on its own 0-100 % axis, the documents on theirs
+    assert list(accuracy.y) == curve and accuracy.yaxis == "y" and docs.yaxis == "y2"
+    assert list(fig.layout.yaxis.range) == [0, 100]
+    assert fig.layout.yaxis2.autorange == "reversed"
+    shaded = fig.layout.shapes[0]
+    assert (shaded.x0, shaded.x1) == (1.5, 3.5)
+    ring = next(t for t in fig.data if t.name == "holds the answer")
+    assert list(ring.x) == [placed[1].position]
 
 
 def test_charts_placement_without_documents_is_an_empty_figure():
@@ -129,8 +140,44 @@ def test_charts_tokenizer_comparison_has_one_point_per_document():
 
 
 def test_charts_doc_label_shortens_long_sources_from_the_left():
-    from contextlab.types import DocTrace
-
     label = charts.doc_label(DocTrace(3, "a/very/long/path/to/some/file.md", 1.0, 10), width=12)
-    assert label.startswith("#3 …") and label.endswith("file.md") and len(label) == len("#3 ") + 12
+    assert label.startswith("D3 · …") and label.endswith("file.md") and len(label) == len("D3 · ") + 12
+
+
+def test_charts_doc_label_tells_apart_documents_with_the_same_source():
+    one, two = (charts.doc_label(DocTrace(i, "notes.txt", 1.0, 10)) for i in (0, 5))
+    assert one != two and one.startswith("D0") and two.startswith("D5")
+
+
+def test_charts_label_escapes_plotly_markup_and_shows_bidi_controls():
+    hostile = '<a href="https://evil.example">x</a> <b>bold</b><br>&amp; \u202egnp.exe'
+    shown = charts.label(hostile)
+    assert "<" not in shown and ">" not in shown
+    assert "&lt;a href=" in shown and "&amp;amp;" in shown
+    assert "\u202e" not in shown and "⟨U+202E⟩" in shown
+
+
+def test_charts_every_figure_escapes_user_sources():
+    docs = [Document(f"{_text(i)} <b>x</b>", score=1 - i / 10, source=f"<a href='https://e.x'>s{i}</a>")
+            for i in range(5)]
+    docs.append(Document(docs[0].content, score=0.1, source="<b>copy</b>"))
+    result = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="q", documents=docs, max_context_tokens=120))
+    labels = [charts.doc_label(t) for t in result.trace]
+    figures = [charts.fate_sankey(result), charts.budget_chart(result),
+               charts.placement_chart(result, [50.0] * 6, answer=[0]),
+               charts.similarity_heatmap([[1.0] * 6] * 6, labels, 0.8),
+               charts.tokenizer_comparison(labels, [1] * 6, [1] * 6)]
+    for fig in figures:
+        spec = fig.to_json()
+        assert "<a href" not in spec and "<b>" not in spec, spec[:300]
+
+
+def test_charts_fate_labels_and_colours_cover_every_engine_fate():
+    assert set(charts.FATE_LABELS) == set(FATES) == set(charts.FATE_COLORS)
+
+
+def test_charts_for_projector_enlarges_every_text():
+    fig = charts.for_projector(charts.fate_sankey(ContextManager().build(PromptRequest("q", []))))
+    assert fig.layout.font.size == 18 and fig.data[0].textfont.size == 18
 

@@ -1,4 +1,4 @@
-"""Tests for contextlab.ui.teach_charts: figures checked as data, without a browser."""
+"""Tests for the Compare, Learn and Window figures of contextlab.charts, checked as data."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from contextlab.lab.compare import diff_results
 from contextlab.stages.reorder import lost_in_the_middle_order
 from contextlab.types import ContextResult, DocTrace
-from contextlab.ui import teach_charts as tc
+from contextlab import charts as tc
 
 
 def _result(positions: list[int | None], tokens: list[int], block: str) -> ContextResult:
@@ -44,7 +44,7 @@ def test_compare_positions_figure_shows_each_change_once_in_legend():
 def test_compare_tokens_figure_skips_documents_in_neither_block():
     a = _result([1, None], [10, 20], "A")
     fig = tc.compare_tokens_figure(diff_results(a, a))
-    assert list(fig.data[0].x) == ["doc 0"]
+    assert list(fig.data[0].x) == ["D0"]
     assert list(fig.data[1].y) == [10]
 
 
@@ -78,9 +78,12 @@ def test_ordering_scores_figure_equal_bounds_are_all_best():
 
 def test_ordering_rows_figure_pairs_relevance_with_accuracy():
     fig = tc.ordering_rows_figure([1, 2, 3], [0.9, 0.1, 0.5], [70.0, 50.0, 60.0])
-    assert list(fig.data[0].y) == [0.9, 0.1, 0.5]
-    assert fig.data[1].yaxis == "y2" and list(fig.data[1].y) == [70.0, 50.0, 60.0]
-    assert fig.layout.yaxis2.title.text == "accuracy (%)"
+    bars = next(t for t in fig.data if t.type == "bar")
+    line = next(t for t in fig.data if t.type == "scatter")
+    assert list(bars.y) == [0.9, 0.1, 0.5] and list(line.y) == [70.0, 50.0, 60.0]
+    assert bars.yaxis != line.yaxis  # two panels, one y-axis each, not two axes on one chart
+    accuracy_axis = fig.layout["yaxis" + line.yaxis[1:]]
+    assert list(accuracy_axis.range) == [0, 100]
 
 
 def test_position_curves_figure_one_line_per_model_with_references():
@@ -96,18 +99,31 @@ def test_position_curves_figure_one_line_per_model_with_references():
 
 def test_reorder_step_figure_fills_slots_from_both_ends():
     order = lost_in_the_middle_order(6)  # ranks 0 2 4 5 3 1
-    fig = tc.reorder_step_figure(order, step=2, curve=[70, 60, 55, 55, 58, 65])
-    bars = fig.data[0]
-    assert list(bars.text) == ["#1", "", "", "", "", "#2"]
+    fig = tc.reorder_step_figure(order, step=2, curve=[70, 60, 55, 55, 58, 65], answer_ranks={1})
+    bars = next(t for t in fig.data if t.type == "bar")
+    assert list(bars.text) == ["rank 1", "", "", "", "", "rank 2"]
     assert bars.marker.color[5] == "#f08c00"  # the document placed at this step
-    assert list(fig.data[1].y) == [70, 60, 55, 55, 58, 65]
-    assert fig.layout.yaxis2.title.text == "accuracy (%)" and fig.layout.yaxis2.range is None
+    assert bars.marker.line.color[5] == tc.ANSWER_COLOR  # rank 2 holds the answer
+    line = next(t for t in fig.data if t.type == "scatter")
+    assert list(line.y) == [70, 60, 55, 55, 58, 65]
+    assert list(fig.layout["yaxis" + line.yaxis[1:]].range) == [0, 100]
 
 
 def test_reorder_step_figure_full_step_fills_every_slot():
     fig = tc.reorder_step_figure([0, 1, 2], step=3)
     assert all(fig.data[0].text)
     assert len(fig.data) == 1
+
+
+def test_curves_by_count_figure_one_panel_per_count_on_one_axis():
+    curves = {20: [(1, 75.0), (10, 52.0), (20, 63.0)], 10: [(1, 76.8), (5, 61.2), (10, 62.4)]}
+    fig = tc.curves_by_count_figure(curves, "M", closed_book=56.1)
+    assert [a.text for a in fig.layout.annotations if a.text.endswith("documents")] == [
+        "10 documents", "20 documents"]
+    assert {t.yaxis for t in fig.data} == {"y", "y2"}
+    assert list(fig.layout.yaxis.range) == [0, 100]
+    dips = [a.text for a in fig.layout.annotations if "(−" in a.text]
+    assert dips == ["61.2% (−15.6)", "52.0% (−23.0)"]
 
 
 def test_window_sections_figure_both_bars_span_the_window():

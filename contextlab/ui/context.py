@@ -21,3 +21,5 @@ class LabContext:
     system_prompt: str
     source_label: str  # e.g. "Sample: support_faq" / "Pasted text" / "Upload: x.jsonl"
     presentation: bool
+    #: Input indices of the documents that hold the answer, when the sample set names it.
+    answer: tuple[int, ...] = ()

@@ -1,7 +1,8 @@
-"""The lab's only door to the engine: builds and tokenizers, cached across reruns.
+"""The lab's only door to the engine: builds, tokenizers and dedup views, cached across reruns.
 
 A slider move reruns the whole script; these caches make that rerun cost a dict lookup when
 nothing the build depends on changed. The cached functions read only their arguments.
+The views import engine pieces from here, never from ``contextlab.stages``.
 """
 
 from __future__ import annotations
@@ -13,10 +14,23 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.lab.config import LabConfig
+from contextlab.stages.budget import TRUNCATION_MARKER
+from contextlab.stages.dedup import pair_similarities, shared_word_mask, similarity_matrix
+from contextlab.stages.reorder import MIN_DOCS_TO_REORDER
 from contextlab.tokenizers import Tokenizer, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
 
-__all__ = ["build_cached", "get_tokenizer_cached", "documents_hash"]
+__all__ = [
+    "build_cached",
+    "get_tokenizer_cached",
+    "documents_hash",
+    "similarity_matrix_cached",
+    "pair_similarities_cached",
+    "shared_word_mask",
+    "token_counts_cached",
+    "TRUNCATION_MARKER",
+    "MIN_DOCS_TO_REORDER",
+]
 
 
 def documents_hash(documents: Sequence[Document]) -> str:
@@ -53,3 +67,23 @@ def build_cached(documents: Sequence[Document], config: LabConfig) -> ContextRes
 def get_tokenizer_cached(name: str) -> Tokenizer:
     """Return the shared tokenizer called ``name``, loaded once per server."""
     return get_tokenizer(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def similarity_matrix_cached(texts: tuple[str, ...]) -> list[list[float]]:
+    """Return the pairwise shingle similarity of ``texts`` (the dedup stage's measure)."""
+    return similarity_matrix(texts)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def pair_similarities_cached(texts: tuple[str, ...]) -> list[float]:
+    """Return the shingle similarity of every pair of ``texts`` that shares a phrase, or 0."""
+    return [s for _, _, s in pair_similarities(texts)]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def token_counts_cached(tokenizer: str, texts: tuple[str, ...]) -> list[int]:
+    """Return the token count of each of ``texts`` under the tokenizer called ``tokenizer``."""
+    tok = get_tokenizer_cached(tokenizer)
+    count_many = getattr(tok, "count_many", None)
+    return count_many(texts) if count_many else [tok.count(t) for t in texts]

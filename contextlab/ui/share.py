@@ -15,6 +15,7 @@ from contextlab.lab.config import LabConfig
 from contextlab.errors import ContextLabError
 from contextlab.types import Document
 
+from . import text as safe
 from .sidebar import sample_names, seed_config
 
 __all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "TRUE_VALUES"]
@@ -101,8 +102,8 @@ def share_panel(config: LabConfig, documents: Sequence[Document], *, source: str
                      on_change=_import_config, args=("import_config",))
     message = st.session_state.get("_import_message")
     if message is not None:
-        kind, text = message
-        (st.error if kind == "error" else st.success)(text)
+        kind, body = message
+        (safe.error if kind == "error" else safe.success)(body)
     st.download_button(
         "Download documents (JSON)",
         json.dumps([d.to_dict() for d in documents], indent=1, ensure_ascii=False),

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-
 import streamlit as st
 
 from contextlab.errors import ContextLabError
 
-from . import views
 from .context import LabContext
 from .engine import build_cached
-from .share import apply_url_once, share_panel, sync_url, url_params
 from .scenario_picker import scenario_picker
+from .share import apply_url_once, share_panel, sync_url, url_params
 from .sidebar import (
     apply_scenario,
     documents_editor,
@@ -22,59 +18,33 @@ from .sidebar import (
     remember_for_table,
     score_if_needed,
 )
+from .text import error, md_line, warning
+from .views import DEFAULT_VIEW, VIEWS
 
-__all__ = ["main", "available_views", "CORE_VIEWS", "EXTRA_VIEWS", "DEFAULT_VIEW"]
+__all__ = ["main", "PRESENTATION_CSS"]
 
-View = Callable[[LabContext], None]
-
-CORE_VIEWS: dict[str, tuple[str, View]] = {
-    "overview": ("Overview", views.render_overview),
-    "duplicates": ("Duplicates", views.render_duplicates),
-    "placement": ("Placement", views.render_placement),
-    "budget": ("Budget", views.render_budget),
-    "final": ("Final block", views.render_final_block),
-}
-#: Views another module provides; a view whose module is missing is simply not offered.
-EXTRA_VIEWS: dict[str, tuple[str, str]] = {
-    "compare": ("Compare", "contextlab.ui.view_compare"),
-    "learn": ("Learn", "contextlab.ui.view_learn"),
-    "window": ("Window", "contextlab.ui.view_window"),
-}
-DEFAULT_VIEW = "overview"
-
-_PRESENTATION_CSS = """
+#: Presentation mode: larger type and headline numbers, no developer toolbar, for a projector.
+PRESENTATION_CSS = """
 <style>
-[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 2rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 2.5rem; max-width: 100%; }
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
-[data-testid="stMetricValue"] { font-size: 2.6rem; }
-[data-testid="stMetricLabel"] p { font-size: 1.15rem; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] > div { font-size: 3rem !important; line-height: 1.2; }
+[data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
+[data-testid="stMetricDelta"] div { font-size: 1.15rem !important; }
 [data-testid="stCode"] code { font-size: 1.05rem; }
+[data-testid="stToolbar"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] { display: none !important; }
 </style>
 """
 
 
-def available_views() -> dict[str, tuple[str, View]]:
-    """Return every view that can be shown now: the core five, then the extras that exist."""
-    found = dict(CORE_VIEWS)
-    for name, (title, module_name) in EXTRA_VIEWS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise  # the module exists but is broken: show that, do not hide it
-            continue
-        found[name] = (title, module.render)
-    return found
-
-
 def main() -> None:
     """Draw the lab."""
-    all_views = available_views()
+    all_views = VIEWS
     warnings = apply_url_once(list(all_views))
     present = bool(st.session_state.get("present", False))
     if present:
         st.set_page_config(layout="wide", initial_sidebar_state="collapsed")
-        st.html(_PRESENTATION_CSS)
+        st.html(PRESENTATION_CSS)
     elif st.session_state.get("_was_presenting"):
         st.set_page_config(initial_sidebar_state="expanded")  # leaving presentation: sidebar back
     st.session_state["_was_presenting"] = present
@@ -84,15 +54,15 @@ def main() -> None:
         scenario_picker(key="scenario", on_change=apply_scenario)
         brought = documents_panel()
         for message in brought.errors:
-            st.error(message)
+            error(message)
         st.divider()
         config = parameters_panel(brought.default_query)
 
-    head, toggle = st.columns([3, 1], vertical_alignment="center")
+    head, toggle = st.columns([4, 1], vertical_alignment="center")
     with head:
         st.title("contextlab", anchor=False)
     with toggle:
-        st.toggle("Presentation", key="present",
+        st.toggle("Presentation", key="present", width="content",
                   help="Wide layout, larger type, sidebar collapsed: for a projector.")
     st.session_state.setdefault("view", DEFAULT_VIEW)
     if st.session_state["view"] not in all_views:
@@ -101,8 +71,8 @@ def main() -> None:
         "View", list(all_views), key="view", required=True, width="stretch",
         format_func=lambda v: all_views[v][0], label_visibility="collapsed",
     )
-    for warning in warnings:
-        st.warning(warning)
+    for message in warnings:
+        warning(message)
 
     documents = brought.documents
     remember_for_table(documents)
@@ -111,8 +81,8 @@ def main() -> None:
             documents = documents_editor(documents)
     documents, note = score_if_needed(documents, config.query)
 
-    st.caption(views.md_escape(f"{brought.label} · {len(documents)} documents"
-                               + (f" · query: “{config.query[:120]}”" if config.query else "")))
+    st.caption(md_line(f"{brought.label} · {len(documents)} documents"
+                       + (f" · query: “{config.query}”" if config.query else ""), limit=160))
     if note:
         st.info(note)
 
@@ -132,14 +102,16 @@ def main() -> None:
     try:
         result = build_cached(documents, config)
     except (ValueError, ContextLabError) as exc:
-        st.error(str(exc))
+        error(exc)
         return
 
     ctx = LabContext(
         documents=list(documents), config=config, result=result, history=list(brought.history),
         system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
+        answer=tuple(i for i, d in enumerate(documents)
+                     if brought.answer_source is not None and d.source == brought.answer_source),
     )
     try:
         all_views[view][1](ctx)
     except (ValueError, ContextLabError) as exc:
-        st.error(str(exc))
+        error(exc)

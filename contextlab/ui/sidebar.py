@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, fields, replace
 import pandas as pd
 import streamlit as st
 
+from contextlab.charts import STRATEGY_LABELS
 from contextlab.lab.config import LabConfig
+from contextlab.manager import PLACEMENTS
 from contextlab.errors import ContextLabError
 from contextlab.loaders import SUPPORTED_EXTENSIONS, load_bytes, parse_pasted
 from contextlab.retrieval import needs_scoring, score_documents
@@ -34,7 +36,12 @@ __all__ = [
     "score_if_needed",
     "sample_names",
     "apply_scenario",
+    "BUDGET_STEPS",
 ]
+
+#: Token budgets the budget slider stops at (common context sizes); the box beside it takes any.
+BUDGET_STEPS: tuple[int, ...] = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144,
+                                 8192, 12288, 16384, 24576, 32768, 65536, 131072)
 
 SOURCES: dict[str, str] = {
     "sample": "Sample set",
@@ -62,6 +69,8 @@ class DocumentsInput:
     default_query: str = ""
     sample: str | None = None
     errors: tuple[str, ...] = ()
+    #: The source of the document that answers the query, when a sample set names it.
+    answer_source: str | None = None
 
 
 # -- state -----------------------------------------------------------------------------------
@@ -166,7 +175,7 @@ def apply_scenario(key: str = "scenario") -> None:
     seed_config(scenario.config, force=True)
     st.session_state["view"] = scenario.view
     if scenario.compare_with is not None:
-        from .view_compare import apply_config_b
+        from .views.compare import apply_config_b
 
         apply_config_b(scenario.compare_with)
 
@@ -219,6 +228,7 @@ def _sample_documents(key: str = "sample_name") -> DocumentsInput:
         system_prompt=sample.system_prompt,
         default_query=sample.query,
         sample=name,
+        answer_source=sample.answer_source,
     )
 
 
@@ -324,6 +334,30 @@ def documents_editor(documents: Sequence[Document]) -> list[Document]:
 # -- parameters ------------------------------------------------------------------------------
 
 
+def _copy_budget(source: str, target: str) -> None:
+    value = st.session_state.get(source)
+    if value is not None:
+        st.session_state[target] = int(value)
+
+
+def _budget_widgets(key: str) -> None:
+    """Draw the budget as a slider over common budgets plus a box for any exact number.
+
+    The value lives in ``st.session_state[key]`` (what the URL, import and reset write); both
+    widgets show it and write their changes back to it.
+    """
+    value = int(st.session_state[key])
+    st.session_state["budget_step"] = value
+    st.session_state["budget_exact"] = value
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.select_slider("Token budget", sorted({*BUDGET_STEPS, value}), key="budget_step",
+                       on_change=_copy_budget, args=("budget_step", key), format_func=lambda v: f"{v:,}",
+                       help="The most tokens the context block may use. The slider stops at common "
+                            "budgets; type any number in the box.")
+    right.number_input("Exact budget", min_value=0, max_value=1_000_000, step=64, key="budget_exact",
+                       on_change=_copy_budget, args=("budget_exact", key), label_visibility="hidden")
+
+
 def parameters_panel(default_query: str = "") -> LabConfig:
     """Draw the query and every engine parameter; return them as one ``LabConfig``."""
     keys = CONFIG_KEYS
@@ -340,17 +374,16 @@ def parameters_panel(default_query: str = "") -> LabConfig:
     )
     seed_mode = st.session_state[keys["seed_compatible"]]
 
-    budget = st.session_state[keys["budget"]]
-    st.slider("Token budget", 0, max(8192, budget), key=keys["budget"], step=1,
-              help="The most tokens the context block may use.")
+    _budget_widgets(keys["budget"])
     st.slider("Duplicate threshold", 0.01, 1.0, key=keys["dedup_threshold"], step=0.01,
               help="Two documents sharing at least this share of their 5-word phrases are duplicates; "
                    "the more relevant one is kept. 1.0 removes only identical phrase sets.")
     min_tokens = st.session_state[keys["min_doc_tokens"]]
     st.slider("Minimum document tokens", 0, max(200, min_tokens), key=keys["min_doc_tokens"],
               help="Shorter documents are filtered out before anything else.")
-    st.toggle("Lost-in-the-middle reorder", key=keys["use_lost_in_middle"],
-              help="Put the most relevant documents at the start and end of the block, where models attend most.")
+    st.selectbox("Placement", PLACEMENTS, key=keys["placement"], format_func=STRATEGY_LABELS.get,
+                 help="Where each document goes in the block. Lost in the middle puts the most "
+                      "relevant at the start and the end, where models read best.")
     st.toggle("Summarize overflow", key=keys["summarize_overflow"],
               help="Documents that do not fit get a one-sentence synopsis while budget remains.")
 

@@ -8,64 +8,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.lab.config import LabConfig
 from contextlab.lab.samples import load_sample_set
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 60
+from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, table, texts, unescape
+
 CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
 ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
-
-
-def _open(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def _specs(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def _table(at: AppTest, column: str) -> pd.DataFrame:
-    """Return the first table on the page that has ``column``."""
-    return next(t.value for t in at.dataframe if column in t.value.columns)
-
-
-def _view(at: AppTest, name: str) -> AppTest:
-    at.segmented_control(key="view").set_value(name)
-    return _run(at)
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """Record what every download button offers, by file name."""
-    saved: dict[str, str] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def spy(self, path_or_data, mimetype, kind, filename=None):
-        saved[filename] = path_or_data.decode() if isinstance(path_or_data, bytes) else path_or_data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
-    return saved
 
 
 def _expected(config: LabConfig, documents: list[Document]):
@@ -78,25 +30,25 @@ def _expected(config: LabConfig, documents: list[Document]):
 
 
 def test_lab_opens_alive_on_the_default_sample():
-    at = _open()
+    at = open_lab()
     sample = load_sample_set("support_faq")
     expected = _expected(LabConfig(query=sample.query), sample.documents)
     assert at.radio(key="doc_source").value == "sample"
     assert at.text_area(key="cfg_query").value == sample.query
-    assert _metric(at, "Documents in") == str(len(sample.documents))
-    assert _metric(at, "Duplicates removed") == str(expected.duplicates_removed)
-    assert _metric(at, "Tokens used") == f"{expected.tokens_used:,}"
-    sankey = _specs(at)[0]["data"][0]
+    assert metric(at, "Documents in") == str(len(sample.documents))
+    assert metric(at, "Duplicates removed") == str(expected.duplicates_removed)
+    assert metric(at, "Tokens used") == f"{expected.tokens_used:,}"
+    sankey = specs(at)[0]["data"][0]
     assert sankey["type"] == "sankey"
     assert sankey["node"]["label"][0] == f"Input: {len(sample.documents)}"
-    trace_table = _table(at, "why")
+    trace_table = table(at, "why")
     assert len(trace_table) == len(sample.documents)
     assert trace_table["why"].str.len().min() > 0  # every document says why
 
 
 @pytest.mark.parametrize("view", CORE_VIEWS)
 def test_lab_every_core_view_draws_and_explains_itself(view):
-    at = _open(view=view)
+    at = open_lab(view=view)
     assert at.segmented_control(key="view").value == view
     explanation = at.markdown[0].value if at.markdown else ""
     assert any(len(m.value) > 80 for m in at.markdown), "a view opens with a sentence or two"
@@ -107,9 +59,12 @@ def test_lab_every_core_view_draws_and_explains_itself(view):
 
 
 def test_lab_budget_slider_rebuilds_and_goes_into_the_url():
-    at = _open()
-    at.slider(key="cfg_budget").set_value(400)
-    _run(at)
+    at = open_lab()
+    at.select_slider(key="budget_step").set_value(384)
+    run(at)
+    assert at.number_input(key="budget_exact").value == 384  # the box follows the slider
+    at.number_input(key="budget_exact").set_value(400)
+    run(at)
     tokens = next(m for m in at.metric if m.label == "Tokens used")
     assert int(tokens.value.replace(",", "")) <= 400 and "of 400" in tokens.delta
     assert at.query_params["budget"] == "400"
@@ -117,21 +72,21 @@ def test_lab_budget_slider_rebuilds_and_goes_into_the_url():
 
 
 def test_lab_threshold_slider_changes_the_duplicates_found():
-    at = _open(view="duplicates")
-    before = len(_table(at, "dropped"))
+    at = open_lab(view="duplicates")
+    before = len(table(at, "dropped"))
     at.slider(key="cfg_dedup_threshold").set_value(0.3)
-    _run(at)
-    after = len(_table(at, "dropped"))
+    run(at)
+    after = len(table(at, "dropped"))
     assert after > before
-    histogram = next(s for s in _specs(at) if s["data"][0]["type"] == "bar")
+    histogram = next(s for s in specs(at) if s["data"][0]["type"] == "bar")
     assert histogram["layout"]["shapes"][0]["x0"] == pytest.approx(0.3)
     assert at.query_params["dedup_threshold"] == "0.3"
 
 
 def test_lab_seed_compatible_switch_reproduces_the_seed():
-    at = _open(view="final")
+    at = open_lab(view="final")
     at.toggle(key="cfg_seed_compatible").set_value(True)
-    _run(at)
+    run(at)
     sample = load_sample_set("support_faq")
     seed = ContextManager.seed_compatible().build(
         PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024)
@@ -142,10 +97,10 @@ def test_lab_seed_compatible_switch_reproduces_the_seed():
 
 
 def test_lab_reset_restores_default_parameters():
-    at = _open(budget="300", dedup_threshold="0.5")
+    at = open_lab(budget="300", dedup_threshold="0.5")
     at.button(key="reset_parameters").click()
-    _run(at)
-    assert at.slider(key="cfg_budget").value == LabConfig().budget
+    run(at)
+    assert at.select_slider(key="budget_step").value == LabConfig().budget
     assert at.slider(key="cfg_dedup_threshold").value == LabConfig().dedup_threshold
 
 
@@ -153,27 +108,27 @@ def test_lab_reset_restores_default_parameters():
 
 
 def test_lab_sample_choice_brings_its_documents_and_question():
-    at = _open()
+    at = open_lab()
     other = "eng_postmortems"
     at.selectbox(key="sample_name").set_value(other)
-    _run(at)
+    run(at)
     sample = load_sample_set(other)
     assert at.text_area(key="cfg_query").value == sample.query
-    assert _metric(at, "Documents in") == str(len(sample.documents))
+    assert metric(at, "Documents in") == str(len(sample.documents))
     assert at.query_params["sample"] == other
 
 
 def test_lab_pasted_documents_are_scored_against_the_query():
-    at = _open(view="final")
+    at = open_lab(view="final")
     at.radio(key="doc_source").set_value("paste")
-    _run(at)
+    run(at)
     assert any("No documents yet" in i.value for i in at.info)
     at.text_area(key="paste_text").input(
         "Annual plans are refunded pro rata within six months of purchase.\n\n---\n\n"
         "Our office dog is called Biscuit and loves long walks in the park."
     )
     at.text_area(key="cfg_query").input("annual plan refund")
-    _run(at)
+    run(at)
     assert any("scored against the query" in i.value for i in at.info)
     block = at.code[0].value
     # The refund document matches the query, so it is first; the other scores 0.
@@ -185,14 +140,14 @@ def test_lab_user_text_is_shown_literally_never_as_html_or_markdown():
     hostile = "<script>alert('x')</script> **not bold** <img src=x onerror=alert(1)> # not a heading"
     copy = f"{hostile} and the same words again for a near copy"
     text = f"{copy}\n\n---\n\n{copy}!"
-    at = _open()
+    at = open_lab()
     at.radio(key="doc_source").set_value("paste")
-    _run(at)
+    run(at)
     at.text_area(key="paste_text").input(text)
-    _run(at)
-    _view(at, "final")
+    run(at)
+    switch_view(at, "final")
     assert hostile in at.code[0].value  # st.code: shown as typed
-    _view(at, "duplicates")
+    switch_view(at, "duplicates")
     bodies = [h.proto.body for h in at.html]
     assert bodies, "the side-by-side pair view is drawn"
     for body in bodies:
@@ -203,9 +158,9 @@ def test_lab_user_text_is_shown_literally_never_as_html_or_markdown():
 
 
 def test_lab_upload_reads_every_file_and_reports_a_bad_one():
-    at = _open()
+    at = open_lab()
     at.radio(key="doc_source").set_value("upload")
-    _run(at)
+    run(at)
     good = (b'{"content": "Refunds for annual plans are pro rata in the first six months.", '
             b'"score": 0.9, "source": "kb/refunds.md"}\n')
     csv = b"text,score,source\nCancel any time from Settings and Billing pages,0.4,kb/cancel.md\n"
@@ -214,20 +169,20 @@ def test_lab_upload_reads_every_file_and_reports_a_bad_one():
         ("more.csv", csv, "text/csv"),
         ("broken.json", b'[{"content": "x",}]', "application/json"),
     ])
-    _run(at)
-    errors = [e.value for e in at.error]
+    run(at)
+    errors = [unescape(e.value) for e in at.error]
     assert len(errors) == 1 and errors[0].startswith("broken.json")
-    assert _metric(at, "Documents in") == "2"
+    assert metric(at, "Documents in") == "2"
     assert "Upload: docs.jsonl, more.csv, broken.json" in at.caption[0].value.replace("\\", "")
 
 
 def test_lab_only_bad_upload_says_so_in_the_main_area():
-    at = _open()
+    at = open_lab()
     at.radio(key="doc_source").set_value("upload")
-    _run(at)
+    run(at)
     at.file_uploader(key="upload_files").set_value([("bad.jsonl", b'{"content": broken\n', "application/json")])
-    _run(at)
-    errors = [e.value for e in at.error]
+    run(at)
+    errors = [unescape(e.value) for e in at.error]
     assert any(e.startswith("bad.jsonl: line 1") for e in errors)  # in the sidebar
     assert any(e.startswith("Nothing to build") for e in errors)  # and where the eye is
     assert not any("No documents yet" in i.value for i in at.info)
@@ -243,9 +198,9 @@ def test_lab_load_uploads_handler_keeps_good_files_and_names_the_bad():
 
 
 def test_lab_table_source_edits_documents():
-    at = _open()
+    at = open_lab()
     at.radio(key="doc_source").set_value("table")
-    _run(at)
+    run(at)
     editor = at.data_editor[0]
     assert list(editor.value.columns[:3]) == ["content", "score", "source"]
     assert len(editor.value) == len(load_sample_set("support_faq").documents)
@@ -279,8 +234,8 @@ def test_lab_engine_value_errors_are_shown_not_raised(monkeypatch):
         raise InvalidInputError("documents[3].score must be a finite number, got nan")
 
     monkeypatch.setattr(lab_main, "build_cached", broken)
-    at = _open()
-    assert [e.value for e in at.error] == ["documents[3].score must be a finite number, got nan"]
+    at = open_lab()
+    assert [unescape(e.value) for e in at.error] == ["documents[3].score must be a finite number, got nan"]
 
 
 def test_lab_other_errors_are_not_swallowed(monkeypatch):
@@ -298,67 +253,68 @@ def test_lab_other_errors_are_not_swallowed(monkeypatch):
 
 
 def test_lab_url_parameters_open_the_same_view():
-    at = _open(view="budget", budget="700", dedup_threshold="0.6", tokenizer="heuristic",
+    at = open_lab(view="budget", budget="700", dedup_threshold="0.6", tokenizer="heuristic",
                use_lost_in_middle="false", sample="clinical_abstracts")
     assert at.segmented_control(key="view").value == "budget"
-    assert at.slider(key="cfg_budget").value == 700
+    assert at.select_slider(key="budget_step").value == 700  # any budget, not only the common ones
+    assert at.number_input(key="budget_exact").value == 700
     assert at.slider(key="cfg_dedup_threshold").value == 0.6
     assert at.radio(key="cfg_tokenizer").value == "heuristic"
-    assert at.toggle(key="cfg_use_lost_in_middle").value is False
+    assert at.selectbox(key="cfg_placement").value == "relevance"  # the older switch still reads
     assert at.selectbox(key="sample_name").value == "clinical_abstracts"
-    budget_line = _specs(at)[0]["layout"]["shapes"][0]
+    budget_line = specs(at)[0]["layout"]["shapes"][0]
     assert budget_line["y0"] == 700
     # The URL written back is the one that was opened.
     assert at.query_params["view"] == "budget" and at.query_params["budget"] == "700"
 
 
 def test_lab_bad_url_values_warn_and_the_lab_still_opens():
-    at = _open(budget="lots", view="nowhere", sample="nope")
-    warnings = " ".join(w.value for w in at.warning)
+    at = open_lab(budget="lots", view="nowhere", sample="nope")
+    warnings = " ".join(unescape(w.value) for w in at.warning)
     assert "budget='lots'" in warnings and "view='nowhere'" in warnings and "sample='nope'" in warnings
-    assert at.slider(key="cfg_budget").value == LabConfig().budget
+    assert at.select_slider(key="budget_step").value == LabConfig().budget
     assert at.segmented_control(key="view").value == "overview"
-    _run(at)  # the next interaction: the link's warnings have been read
+    run(at)  # the next interaction: the link's warnings have been read
     assert not at.warning
 
 
 def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
-    at = _open(view="final", budget="650", dedup_threshold="0.7", min_doc_tokens="12",
+    at = open_lab(view="final", budget="650", dedup_threshold="0.7", min_doc_tokens="12",
                summarize_overflow="true")
     exported = downloads["contextlab-config.json"]
     block = at.code[0].value
     assert LabConfig.from_json(exported).budget == 650
 
-    fresh = _open(view="final")
+    fresh = open_lab(view="final")
     assert fresh.code[0].value != block
     fresh.file_uploader(key="import_config").set_value(
         ("contextlab-config.json", exported.encode(), "application/json"))
-    _run(fresh)
-    assert fresh.slider(key="cfg_budget").value == 650
+    run(fresh)
+    assert fresh.select_slider(key="budget_step").value == 650
     assert fresh.toggle(key="cfg_summarize_overflow").value is True
     assert fresh.code[0].value == block
 
 
 def test_lab_import_of_a_bad_configuration_is_an_error_message():
-    at = _open()
+    at = open_lab()
     at.file_uploader(key="import_config").set_value(("c.json", b'{"budget": -5}', "application/json"))
-    _run(at)
-    assert any("budget must be a whole number >= 0" in e.value for e in at.error)
+    run(at)
+    assert any("budget must be a whole number >= 0" in unescape(e.value) for e in at.error)
 
 
 def test_lab_code_snippet_rebuilds_the_configuration():
-    at = _open(budget="512", tokenizer="heuristic")
+    at = open_lab(budget="512", tokenizer="heuristic")
     snippet = next(c.value for c in at.code if "ContextManager" in c.value)
     assert "max_context_tokens=512" in snippet and "tokenizer='heuristic'" in snippet
 
 
 def test_lab_final_block_downloads_the_block_and_the_result(downloads):
-    at = _open(view="final")
+    at = open_lab(view="final")
     assert downloads["context.txt"] == at.code[0].value
     result = json.loads(downloads["context_result.json"])
     assert result["context_block"] == at.code[0].value
     assert len(result["trace"]) == len(load_sample_set("support_faq").documents)
-    citations = _table(at, "citation")
+    citations = table(at, "citation")
     assert list(citations["citation"]) == [f"[{n}]" for n in range(1, len(citations) + 1)]
 
 
@@ -366,21 +322,21 @@ def test_lab_final_block_downloads_the_block_and_the_result(downloads):
 
 
 def test_lab_presentation_mode_from_the_url_enlarges_type_and_keeps_one_view():
-    at = _open(present="1", view="placement")
+    at = open_lab(present="1", view="placement")
     assert at.toggle(key="present").value is True
     assert any("<style>" in h.proto.body for h in at.html)
-    layout = _specs(at)[0]["layout"]
+    layout = specs(at)[0]["layout"]
     assert layout["font"]["size"] == 18
     assert at.query_params["present"] == "1" and at.query_params["view"] == "placement"
 
 
 def test_lab_presentation_toggle_goes_into_the_url():
-    at = _open()
+    at = open_lab()
     at.toggle(key="present").set_value(True)
-    _run(at)
+    run(at)
     assert at.query_params["present"] == "1"
     at.toggle(key="present").set_value(False)
-    _run(at)
+    run(at)
     assert "present" not in at.query_params
 
 
@@ -392,7 +348,7 @@ def test_lab_presentation_toggle_goes_into_the_url():
     {"summarize_overflow": "true", "budget": "1500", "dedup_threshold": "0.3"},
 ], ids=["zero-budget", "all-filtered", "seed", "summarize"])
 def test_lab_every_view_survives_extreme_parameters(view, params):
-    at = _open(view=view, **params)
+    at = open_lab(view=view, **params)
     assert not at.error
     assert at.segmented_control(key="view").value == view
 
@@ -401,52 +357,46 @@ def test_lab_packaged_entry_point_draws_the_same_lab():
     packaged = str(Path(__file__).resolve().parents[2] / "contextlab" / "ui" / "streamlit_app.py")
     at = AppTest.from_file(packaged, default_timeout=TIMEOUT).run()
     assert not at.exception
-    assert [m.value for m in at.metric] == [m.value for m in _open().metric]
+    assert [m.value for m in at.metric] == [m.value for m in open_lab().metric]
 
 
-def test_lab_views_whose_module_is_missing_are_not_offered(monkeypatch, tmp_path):
-    lab_main = importlib.import_module("contextlab.ui.shell")
-    monkeypatch.setitem(lab_main.EXTRA_VIEWS, "later", ("Later", "contextlab.ui.view_not_written_yet"))
-    views = lab_main.available_views()
-    assert "later" not in views
-    assert list(views)[:5] == CORE_VIEWS
-    # A view that exists but cannot import its own dependency is a bug to show, not to hide.
-    (tmp_path / "broken_view_for_test.py").write_text("import a_dependency_that_is_not_installed\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(lab_main.EXTRA_VIEWS, "broken", ("Broken", "broken_view_for_test"))
-    with pytest.raises(ModuleNotFoundError, match="a_dependency_that_is_not_installed"):
-        lab_main.available_views()
+def test_lab_view_switch_offers_every_registered_view_in_order():
+    from contextlab.ui.views import VIEWS
+
+    at = open_lab()
+    assert list(at.segmented_control(key="view").options) == [label for label, _ in VIEWS.values()]
+    assert list(VIEWS)[:len(ALL_VIEWS)] == ALL_VIEWS
 
 
 def test_lab_overview_says_what_the_seed_design_would_do():
-    at = _open()
+    at = open_lab()
     sample = load_sample_set("support_faq")
     seed = ContextManager.seed_compatible().build(
         PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024))
     line = next(c.value for c in at.caption if "original design" in c.value)
     assert f"{seed.tokens_used:,} tokens by its words × 1.3 estimate" in line
     at.toggle(key="cfg_seed_compatible").set_value(True)
-    _run(at)
+    run(at)
     assert not any("original design" in c.value for c in at.caption)
 
 
 def test_lab_pasted_text_survives_a_look_at_a_sample():
-    at = _open()
+    at = open_lab()
     at.radio(key="doc_source").set_value("paste")
-    _run(at)
+    run(at)
     at.text_area(key="paste_text").input("A pasted document about refunds for annual plans.")
-    _run(at)
+    run(at)
     at.radio(key="doc_source").set_value("sample")
-    _run(at)
+    run(at)
     at.radio(key="doc_source").set_value("paste")
-    _run(at)
+    run(at)
     assert at.text_area(key="paste_text").value == "A pasted document about refunds for annual plans."
 
 
 def test_lab_scenario_opens_its_sample_settings_and_view():
-    at = _open()
+    at = open_lab()
     at.selectbox(key="scenario").set_value("second_best_cut")
-    _run(at)
+    run(at)
     assert at.session_state["sample_name"] == "eng_postmortems"
     assert at.session_state["cfg_budget"] == 1000
     assert at.session_state["view"] == "compare"
@@ -455,11 +405,11 @@ def test_lab_scenario_opens_its_sample_settings_and_view():
 
 
 def test_lab_scenario_middle_opens_placement_without_reorder():
-    at = _open()
+    at = open_lab()
     at.selectbox(key="scenario").set_value("lost_in_the_middle")
-    _run(at)
+    run(at)
     assert at.session_state["view"] == "placement"
-    assert at.session_state["cfg_use_lost_in_middle"] is False
+    assert at.session_state["cfg_placement"] == "relevance"
     assert at.session_state["sample_name"] == "clinical_abstracts"
 
 
@@ -469,10 +419,10 @@ def test_lab_every_view_takes_negative_and_tied_scores(view):
     records = [{"content": f"document {i} about annual plan refunds and the billing page number {i}",
                 "score": score, "source": f"d{i}.md"}
                for i, score in enumerate([-2.5, -0.1, 0.0, 0.0, 3.7, -7.0])]
-    at = _open(view=view)
+    at = open_lab(view=view)
     at.radio(key="doc_source").set_value("paste")
-    _run(at)
+    run(at)
     at.text_area(key="paste_text").input(json.dumps(records))
-    _run(at)
-    assert not at.error, [e.value for e in at.error]
+    run(at)
+    assert not at.error, [unescape(e.value) for e in at.error]
     assert at.segmented_control(key="view").value == view

@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-import importlib
+import re
 
 import pandas as pd
 import streamlit as st
 
+from contextlab import charts, positional
+from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
 from contextlab.lab.config import LabConfig
-from contextlab.errors import ContextLabError
+from contextlab.manager import PLACEMENTS
 from contextlab.tokenizers import TOKENIZER_NAMES
 from contextlab.types import ContextResult
-from contextlab.ui import teach_charts
-from contextlab.ui.context import LabContext
-from contextlab.ui.engine import build_cached
-from contextlab.ui.view_learn import most_marked_model, score_range_note
 
-__all__ = ["render", "config_b_editor", "apply_config_b", "B_KEY", "STRATEGY_LABELS"]
+from ..context import LabContext
+from ..engine import build_cached
+from ..parts import show_chart
+from ..text import md, plain
+from .learn import most_marked_model, score_range_note
 
-STRATEGY_LABELS = teach_charts.STRATEGY_LABELS
+__all__ = ["render", "config_b_editor", "apply_config_b", "changes_frame", "B_KEY", "STRATEGY_LABELS"]
+
+STRATEGY_LABELS = charts.STRATEGY_LABELS
+_ENGINE_DOC = re.compile(r"\(doc (\d+)(?=[,)])")
 
 # The parameters B can change; the query stays A's (both builds answer the same question).
 _B_FIELDS: tuple[str, ...] = (
-    "budget", "dedup_threshold", "min_doc_tokens", "use_lost_in_middle", "summarize_overflow",
+    "budget", "dedup_threshold", "min_doc_tokens", "placement", "summarize_overflow",
     "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
 )
 #: The key prefix of B's widgets unless a caller picks another.
@@ -48,13 +53,15 @@ def _preset_seed(config_a: LabConfig, key: str) -> None:
 
 
 def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = False) -> LabConfig:
-    """Return configuration B as edited in the widgets here (seeded once from A).
+    """Return configuration B as edited in the widgets here (first seeded as A, seed switch flipped).
 
     Every widget's key starts with ``key`` (``cmp_b_budget``, ...); the preset buttons write
     to those keys in callbacks. ``folded`` starts the settings collapsed (presentation mode).
     """
+    # First open: B is the seed-vs-default preset, so the view starts on a real difference.
+    first_b = config_a.with_changes(seed_compatible=not config_a.seed_compatible)
     for name in _B_FIELDS:
-        st.session_state.setdefault(f"{key}_{name}", getattr(config_a, name))
+        st.session_state.setdefault(f"{key}_{name}", getattr(first_b, name))
 
     preset_cols = st.columns(2)
     preset_cols[0].button(
@@ -85,7 +92,8 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
                           "budget, headers not counted.")
     tokenizer = c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=f"{key}_tokenizer",
                              disabled=seed, help="Seed-compatible mode always counts heuristically.")
-    litm = c3.toggle("Lost-in-the-middle reorder", key=f"{key}_use_lost_in_middle")
+    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement",
+                             format_func=STRATEGY_LABELS.get)
     before = c1.toggle("Budget before reorder", key=f"{key}_budget_before_reorder",
                        disabled=seed)
     headers = c2.toggle("Headers count toward the budget", key=f"{key}_budget_includes_headers",
@@ -93,15 +101,30 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
     return config_a.with_changes(
         budget=int(budget), dedup_threshold=round(float(threshold), 4),
-        min_doc_tokens=int(min_tokens), use_lost_in_middle=litm, summarize_overflow=summarize,
+        min_doc_tokens=int(min_tokens), placement=placement, summarize_overflow=summarize,
         tokenizer=tokenizer, seed_compatible=seed, budget_before_reorder=before,
         budget_includes_headers=headers,
     )
 
 
+def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataFrame:
+    """Return one row per document that changed (or every document), blanks where A or B has none."""
+    def pos(p: int | None) -> str:
+        return "" if p is None else str(p)
+
+    rows = [{
+        "doc": charts.doc_tag(c.input_index), "source": plain(c.source or ""), "change": c.change,
+        "A": f"pos {c.position_a}" if c.position_a is not None else c.fate_a,
+        "B": f"pos {c.position_b}" if c.position_b is not None else c.fate_b,
+        "tokens A": c.tokens_a, "tokens B": c.tokens_b,
+        "rank": pos(c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b),
+    } for c in diff.changes if show_unchanged or c.change != "unchanged"]
+    return pd.DataFrame(rows, columns=["doc", "source", "change", "A", "B", "tokens A", "tokens B", "rank"])
+
+
 def _describe(config: LabConfig) -> str:
     engine = "seed-compatible" if config.seed_compatible else "default"
-    order = "lost in the middle" if config.use_lost_in_middle else "relevance order"
+    order = STRATEGY_LABELS.get(config.placement, config.placement)
     return (f"{engine} engine · budget {config.budget:,} · {config.effective_tokenizer} tokens · "
             f"{order} · duplicate threshold {config.dedup_threshold:g}")
 
@@ -136,25 +159,19 @@ def _candidate_relevances(result: ContextResult) -> list[float]:
 
 
 def _render_strategies(ctx: LabContext) -> None:
-    st.subheader("Placement strategies")
+    st.subheader("Placement strategies", anchor=False)
     st.write(
         "The same documents, placed five ways. Each row is the block from first to last "
         "position; the number is the document's relevance rank, and the red box marks where "
         "the most relevant document lands."
     )
-    try:
-        positional = importlib.import_module("contextlab.positional")
-    except ImportError:
-        st.info("Strategy comparison needs contextlab.positional, which is not installed yet.")
-        return
     in_block = sum(1 for t in ctx.result.trace if t.position is not None)
     default_n = max(in_block, 2)
     n = st.slider("Number of documents in the block", min_value=2, max_value=max(30, default_n),
                   value=default_n, key="cmp_strategy_n",
                   help="Starts at the number of documents in A's block.")
     orders = {key: positional.ordering_positions(key, n) for key in positional.ORDERINGS}
-    fig = teach_charts.strategy_positions_figure(orders, STRATEGY_LABELS)
-    st.plotly_chart(fig, width="stretch", key="cmp_strategy_chart")
+    show_chart(charts.strategy_positions_figure(orders, STRATEGY_LABELS), ctx, "cmp_strategy_chart")
 
     rows = []
     for key in orders:
@@ -190,17 +207,17 @@ def _render_strategies(ctx: LabContext) -> None:
     ranked = (relevances + [0.0] * n)[:n]
     scores = positional.compare_orderings(ranked, model, n)
     report = positional.ordering_report(ranked, model, n)
-    st.plotly_chart(
-        teach_charts.ordering_scores_figure(
+    show_chart(
+        charts.ordering_scores_figure(
             scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
             title=f"Where {model} would read your top {n} documents' relevance"),
-        width="stretch", key="cmp_strategy_scores")
+        ctx, "cmp_strategy_scores")
     st.caption(score_range_note(report.worst_score, report.best_score, n))
 
 
 def render(ctx: LabContext) -> None:
     """Draw the Compare view for ``ctx``; returns nothing."""
-    st.header("Compare")
+    st.header("Compare", anchor=False)
     st.write(
         "Build the same documents two ways and see exactly what changes: which documents get "
         "into the prompt or drop out, where they move, and what it costs in tokens."
@@ -222,37 +239,35 @@ def render(ctx: LabContext) -> None:
     try:
         result_b = build_cached(ctx.documents, config_b)
     except ContextLabError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     diff = diff_results(result_a, result_b)
 
-    st.subheader("What changes from A to B")
+    st.subheader("What changes from A to B", anchor=False)
     _metrics(diff, result_a, result_b)
     lines = diff.summary()
     shown = lines if len(lines) <= _SUMMARY_LINES + 1 else lines[:_SUMMARY_LINES] + [
         f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
-    st.text("\n".join("• " + line for line in shown))
+    st.text(plain("\n".join("• " + _ENGINE_DOC.sub(r"(D\1", line) for line in shown)))
 
     left, right = st.columns([3, 2])
     with left:
-        st.plotly_chart(teach_charts.compare_positions_figure(diff), width="stretch",
-                        key="cmp_positions_chart")
+        show_chart(charts.compare_positions_figure(diff), ctx, "cmp_positions_chart")
     with right:
-        st.plotly_chart(teach_charts.compare_tokens_figure(diff), width="stretch",
-                        key="cmp_tokens_chart")
+        show_chart(charts.compare_tokens_figure(diff), ctx, "cmp_tokens_chart")
 
     show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
-    rows = [r for r in diff.to_rows() if show_all or r["change"] != "unchanged"]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    frame = changes_frame(diff, show_unchanged=show_all)
+    if len(frame):
+        st.dataframe(frame, hide_index=True, width="stretch")
 
     with st.expander("The two blocks, side by side"):
         col_a, col_b = st.columns(2)
         col_a.markdown(f"**A** — {result_a.tokens_used:,} tokens")
-        col_a.code(result_a.context_block or "(empty)", language=None, wrap_lines=True)
+        col_a.code(plain(result_a.context_block) or "(empty)", language=None, wrap_lines=True)
         col_b.markdown(f"**B** — {result_b.tokens_used:,} tokens")
-        col_b.code(result_b.context_block or "(empty)", language=None, wrap_lines=True)
+        col_b.code(plain(result_b.context_block) or "(empty)", language=None, wrap_lines=True)
 
     st.divider()
     _render_strategies(ctx)

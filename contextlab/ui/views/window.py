@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-import importlib
+from dataclasses import fields
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from contextlab.lab.config import LabConfig
+from contextlab import charts
 from contextlab.errors import ContextLabError
+from contextlab.lab.config import LabConfig
 from contextlab.types import Document, Message
-from contextlab.ui import teach_charts
-from contextlab.ui.context import LabContext
-from contextlab.ui.engine import documents_hash
+from contextlab.window import HybridRanking, WindowBudget, assemble_prompt
 
-__all__ = ["render", "window_controls", "WINDOW_SIZES", "SHARE_NAMES"]
+from ..context import LabContext
+from ..engine import documents_hash
+from ..parts import show_chart
+from ..text import md, md_line, plain
+
+__all__ = ["render", "window_controls", "budget_sentence", "WINDOW_SIZES", "SHARE_NAMES"]
 
 #: Context lengths offered, in tokens (common model windows and small ones that force cuts).
 WINDOW_SIZES: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32000, 128000)
-#: The shares of seed 002, in layout order, with their defaults.
-SHARE_NAMES: tuple[str, ...] = ("system", "documents", "conversation", "output_reserve", "buffer")
-_SHARE_DEFAULTS: dict[str, float] = {"system": 0.05, "documents": 0.50, "conversation": 0.25,
-                                     "output_reserve": 0.15, "buffer": 0.05}
+#: The shares of seed 002 (``WindowBudget``'s fields), in layout order, with their defaults.
+SHARE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(WindowBudget) if f.name != "max_tokens")
+_SHARE_DEFAULTS: dict[str, float] = {name: getattr(WindowBudget(), name) for name in SHARE_NAMES}
+_RANKING_DEFAULTS = HybridRanking()
 _DEFAULT_WINDOW = 4096
 
 
@@ -54,13 +58,14 @@ def window_controls(key: str = "win") -> tuple[int, dict[str, float], dict[str, 
                    "are (halving every half-life) and their importance.")
         w = st.columns(4)
         weights = {
-            "relevance": w[0].number_input("Relevance weight", 0.0, 1.0, 0.5, 0.05,
-                                           key=f"{key}_w_relevance"),
-            "recency": w[1].number_input("Recency weight", 0.0, 1.0, 0.25, 0.05,
+            "relevance": w[0].number_input("Relevance weight", 0.0, 1.0, _RANKING_DEFAULTS.relevance,
+                                           0.05, key=f"{key}_w_relevance"),
+            "recency": w[1].number_input("Recency weight", 0.0, 1.0, _RANKING_DEFAULTS.recency, 0.05,
                                          key=f"{key}_w_recency"),
-            "importance": w[2].number_input("Importance weight", 0.0, 1.0, 0.25, 0.05,
-                                            key=f"{key}_w_importance"),
-            "half_life_hours": w[3].number_input("Half-life (hours)", 1.0, 10_000.0, 24.0, 1.0,
+            "importance": w[2].number_input("Importance weight", 0.0, 1.0, _RANKING_DEFAULTS.importance,
+                                            0.05, key=f"{key}_w_importance"),
+            "half_life_hours": w[3].number_input("Half-life (hours)", 1.0, 10_000.0,
+                                                 _RANKING_DEFAULTS.half_life_hours, 1.0,
                                                  key=f"{key}_w_half_life"),
         }
     return int(max_tokens), shares, weights
@@ -78,8 +83,6 @@ def _assemble(docs_key: str, config_json: str, max_tokens: int, shares: tuple[fl
               weights: tuple[float, ...], system_prompt: str, history: tuple[tuple[str, str], ...],
               now: float | None, _documents: list[Document]) -> Any:
     # Keyed by every argument but ``_documents``, which ``docs_key`` stands for.
-    from contextlab.window import HybridRanking, WindowBudget, assemble_prompt
-
     config = LabConfig.from_json(config_json)
     budget = WindowBudget(max_tokens, *shares)
     ranking = HybridRanking(*weights)
@@ -111,7 +114,7 @@ def _account_table(prompt: Any) -> pd.DataFrame:
             "used": acc.used,
             "items in": acc.items_in,
             "items kept": acc.items_out,
-            "notes": "; ".join(acc.notes),
+            "notes": plain("; ".join(acc.notes)),
         })
     rows.append({"section": "output reserve", "share (tokens)": prompt.output_reserve_tokens,
                  "could use": prompt.output_reserve_tokens, "used": 0, "items in": 0,
@@ -119,33 +122,47 @@ def _account_table(prompt: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _ranking_table(prompt: Any) -> pd.DataFrame:
+def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
     """Return one row per document, best hybrid score first, with the score's parts."""
+    index = {}
+    for i, d in enumerate(documents):
+        index.setdefault((d.content, d.source), i)
+
+    def number(value: Any) -> str:
+        return "" if value is None else f"{value:.3f}"
+
     rows = []
     for rank, doc in enumerate(prompt.ranked_documents, start=1):
         parts = doc.metadata.get("hybrid", {})
-        rows.append({"rank": rank, "source": doc.source or "",
-                     "hybrid score": round(doc.score, 3),
-                     "relevance": parts.get("relevance"),
-                     "recency": None if parts.get("recency") is None else round(parts["recency"], 3),
-                     "importance": parts.get("importance")})
+        i = index.get((doc.content, doc.source))
+        rows.append({"hybrid rank": rank, "doc": charts.doc_tag(i) if i is not None else "",
+                     "source": plain(doc.source or ""),
+                     "hybrid score": number(doc.score),
+                     "retrieval relevance": number(parts.get("relevance")),
+                     "recency": number(parts.get("recency")),
+                     "importance": number(parts.get("importance"))})
     return pd.DataFrame(rows)
+
+
+def budget_sentence(prompt: Any, sidebar_budget: int) -> str:
+    """Return, up front, how this view's documents budget relates to the sidebar's token budget."""
+    docs = prompt.sections["documents"]
+    return (f"Here the documents get their share of the window: {prompt.budget.documents:.0%} of "
+            f"{prompt.budget.max_tokens:,} tokens = {docs.budget:,} (could use {docs.limit:,} after "
+            f"lending), and the engine built the block with a budget of {prompt.documents_budget:,} "
+            f"once headers were paid — not the sidebar's token budget of {sidebar_budget:,}. Every "
+            "other sidebar setting applies. Documents are ranked by the hybrid score (relevance, "
+            "recency, importance), so this view can keep other documents than the rest of the lab.")
 
 
 def render(ctx: LabContext) -> None:
     """Draw the Window view for ``ctx``; returns nothing."""
-    st.header("Window")
+    st.header("Window", anchor=False)
     st.write(
         "A prompt is more than documents: the model's whole window also holds the instructions, "
         "the conversation so far, the question and room for the answer. This view lays it all "
         "out with seed 002's shares, so you can see what each part gets and what it really uses."
     )
-    try:
-        importlib.import_module("contextlab.window")
-    except ImportError:
-        st.info("The window layout needs contextlab.window, which is not installed yet.")
-        return
-
     max_tokens, shares, weights = window_controls()
     total = sum(shares.values())
     if total > 1.0 + 1e-9:
@@ -161,55 +178,66 @@ def render(ctx: LabContext) -> None:
             _clock(ctx.documents), ctx.documents,
         )
     except ContextLabError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
+    st.info(budget_sentence(prompt, ctx.config.budget))
+    _headline(ctx, prompt, max_tokens)
+    _conversation(ctx, prompt)
+    st.subheader("The assembled prompt", anchor=False)
+    tab_text, tab_messages = st.tabs(["As text", "As chat messages"])
+    with tab_text:
+        st.code(plain(prompt.text), language=None, wrap_lines=True, height=520)
+    with tab_messages:
+        st.caption(f"{prompt.message_tokens:,} tokens as chat messages (with per-message overhead).")
+        st.dataframe(pd.DataFrame([{k: plain(v) for k, v in m.items()} for m in prompt.messages]),
+                     hide_index=True, width="stretch")
 
+
+def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
     cols = st.columns(4)
     cols[0].metric("Prompt tokens", f"{prompt.tokens_used:,}",
                    help=f"Counted with {prompt.tokenizer} on the finished text.")
-    cols[1].metric("Prompt limit", f"{prompt.tokens_limit:,}",
-                   help="The window minus the output reserve.")
+    cols[1].metric("Prompt limit", f"{prompt.tokens_limit:,}", help="The window minus the output reserve.")
     cols[2].metric("Kept for the answer", f"{prompt.output_reserve_tokens:,}")
     docs_in = prompt.sections["documents"].items_out
-    cols[3].metric("Documents in", f"{docs_in} of {len(ctx.documents)}")
-
-    st.plotly_chart(teach_charts.window_sections_figure(_sections(prompt), max_tokens),
-                    width="stretch", key="win_sections_chart")
+    cols[3].metric("Documents in the window", f"{docs_in} of {len(ctx.documents)}",
+                   help="With this view's documents budget (above), not the sidebar's.")
+    show_chart(charts.window_sections_figure(_sections(prompt), max_tokens), ctx, "win_sections_chart")
     st.caption("Top bar: each section's planned share. Bottom bar: what this prompt really "
                "uses. Unused shares are lent to sections that need more (documents first, then "
                "conversation); the buffer pays for the question and otherwise stays free as a "
-               "safety margin. Documents go through the sidebar's settings, except the budget: "
-               "here their share of the window is their budget.")
+               "safety margin.")
     st.dataframe(_account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
-        st.warning(note)
-
+        st.warning(md(note))
     with st.expander("How the documents were ranked (hybrid score)"):
-        st.caption("Seed 002 ranks by relevance, recency and importance; the documents section "
-                   "then runs the engine on these scores. Recency is measured from the newest "
-                   "document's date.")
-        st.dataframe(_ranking_table(prompt), hide_index=True, width="stretch")
+        st.caption("Seed 002 ranks by a hybrid score: retrieval relevance, recency and importance, "
+                   "weighted as set above; the documents section then runs the engine on these "
+                   "scores, so the block's headers show the hybrid score. Recency is measured "
+                   "from the newest document's date.")
+        st.dataframe(_ranking_table(prompt, ctx.documents), hide_index=True, width="stretch")
 
-    st.subheader("Conversation")
+
+def _conversation(ctx: LabContext, prompt: Any) -> None:
+    st.subheader("Conversation", anchor=False)
     hist = prompt.history
     if not ctx.history:
         st.info("This document set has no conversation; the section stays empty.")
-    else:
-        st.write(f"{len(hist.kept)} recent message(s) kept word for word, "
-                 f"{len(hist.summarized_indices)} older one(s) summarized — none dropped.")
-        if hist.summary:
-            st.text("Summary of the older messages:")
-            st.code(hist.summary, language=None, wrap_lines=True)
-        account = hist.account()
-        st.dataframe(pd.DataFrame([
-            {"#": i, "role": m.role, "message": m.content, "in the prompt as": account.get(i, "")}
-            for i, m in enumerate(ctx.history)
-        ]), hide_index=True, width="stretch")
+        return
+    st.write(f"{len(hist.kept)} recent message(s) kept word for word, "
+             f"{len(hist.summarized_indices)} older one(s) summarized — none dropped.")
+    if hist.summary:
+        st.text("Summary of the older messages:")
+        st.code(plain(hist.summary), language=None, wrap_lines=True)
+    account = hist.account()
+    question = getattr(prompt, "question_index", None)
 
-    st.subheader("The assembled prompt")
-    tab_text, tab_messages = st.tabs(["As text", "As chat messages"])
-    with tab_text:
-        st.code(prompt.text, language=None, wrap_lines=True, height=520)
-    with tab_messages:
-        st.caption(f"{prompt.message_tokens:,} tokens as chat messages (with per-message overhead).")
-        st.dataframe(pd.DataFrame(prompt.messages), hide_index=True, width="stretch")
+    def where(i: int) -> str:
+        if i == question:
+            return "the question: shown once, last"
+        return account.get(i, "")
+
+    st.dataframe(pd.DataFrame([
+        {"#": i, "role": plain(m.role), "message": plain(m.content), "in the prompt as": where(i)}
+        for i, m in enumerate(ctx.history)
+    ]), hide_index=True, width="stretch")

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-import importlib
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from contextlab.stages.reorder import MIN_DOCS_TO_REORDER
+from contextlab import charts, positional
 from contextlab.types import DocTrace
-from contextlab.ui import teach_charts
-from contextlab.ui.context import LabContext
 
-__all__ = ["render", "parse_order", "most_marked_model", "score_range_note", "STRATEGY_LABELS"]
+from ..context import LabContext
+from ..engine import MIN_DOCS_TO_REORDER
+from ..parts import show_chart
+from ..text import md, md_line, plain
+
+__all__ = ["render", "parse_order", "most_marked_model", "strongest_count", "step_sentence", "score_range_note",
+           "STRATEGY_LABELS"]
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
-    **teach_charts.STRATEGY_LABELS,
+    **charts.STRATEGY_LABELS,
     "custom": "My own order…",
 }
 
@@ -48,21 +52,26 @@ def parse_order(text: str, n: int) -> list[int]:
     return [r - 1 for r in ranks]
 
 
-def _positional() -> Any | None:
-    try:
-        return importlib.import_module("contextlab.positional")
-    except ImportError:
-        return None
-
-
 def _ranked_in_block(ctx: LabContext) -> list[DocTrace]:
     """Return the trace entries of the documents in the block, most relevant first."""
     return sorted((t for t in ctx.result.trace if t.position is not None),
                   key=lambda t: (t.relevance_rank or 0, t.input_index))
 
 
-def _label(entry: DocTrace) -> str:
-    return entry.source or f"doc {entry.input_index}"
+def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
+    text = charts.doc_label(entry, 40)
+    return text + (" ★ answer" if entry.input_index in answer else "")
+
+
+def _dip(points: list[tuple[int, float]]) -> float:
+    """Return how far a curve's lowest point lies below its better end, in points."""
+    return max(points[0][1], points[-1][1]) - min(a for _, a in points)
+
+
+def strongest_count(pos: ModuleType, model: str) -> int:
+    """Return the measured document count at which ``model``'s middle dips furthest."""
+    data = pos.load_position_curves()
+    return max(data.doc_counts(model), key=lambda n: _dip(data.curve(model, n)))
 
 
 def most_marked_model(pos: Any) -> str:
@@ -71,54 +80,59 @@ def most_marked_model(pos: Any) -> str:
 
     def dip(model: str) -> float:
         counts = data.doc_counts(model)
-        points = data.curve(model, counts[len(counts) // 2])
-        return max(points[0][1], points[-1][1]) - min(a for _, a in points)
+        return _dip(data.curve(model, counts[len(counts) // 2]))
     return max(data.models(), key=dip)
 
 
 # -- 1. the measurements -------------------------------------------------------------------
 
-def _render_curves(pos: Any) -> str:
+def _render_curves(ctx: LabContext, pos: Any) -> str:
     """Draw the published curves; return the model the learner picked."""
     data = pos.load_position_curves()
     models = data.models()
-    st.subheader("1 · What the research measured")
+    st.subheader("1 · What the research measured", anchor=False)
     st.write(
         "Researchers gave language models a question and a stack of documents, exactly one of "
         "which held the answer, and moved that document from first to last. Accuracy is highest "
-        "when the answer is at the start or the end and sags in the middle."
+        "when the answer is at the start or the end and sags in the middle — and how much it "
+        "sags depends on how many documents the prompt holds."
     )
-    c1, c2 = st.columns([2, 1])
     st.session_state.setdefault("learn_model", most_marked_model(pos))
-    model = c1.selectbox("Model", models, key="learn_model")
+    model = st.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
+    closed = data.closed_book(model)
+    show_chart(charts.curves_by_count_figure({n: data.curve(model, n) for n in counts}, model, closed),
+               ctx, "learn_counts_chart")
+    dips = {n: _dip(data.curve(model, n)) for n in counts}
+    strongest = strongest_count(pos, model)
+    st.caption(md_line(
+        f"{model}: the middle dips " + ", ".join(f"{dips[n]:.1f} points below the better end with {n} "
+                                                 "documents" for n in counts)
+        + f". The U is clearest with {strongest}."))
+
     if st.session_state.get("learn_curve_n") not in counts:
         # first visit, or a model measured at other counts (GPT-3.5-Turbo has no 30)
-        st.session_state["learn_curve_n"] = counts[len(counts) // 2]
-    n = c2.radio("Documents in the prompt", counts, key="learn_curve_n", horizontal=True)
+        st.session_state["learn_curve_n"] = strongest
+    n = st.radio("Compare every model at", counts, key="learn_curve_n", horizontal=True,
+                 format_func=lambda c: f"{c} documents")
     curves = {m: data.curve(m, n) for m in models if n in data.doc_counts(m)}
-    references = {}
-    closed = data.closed_book(model)
-    if closed is not None:
-        references[f"{model}, no documents (closed book)"] = closed
-    fig = teach_charts.position_curves_figure(curves, n, references=references, highlight=model)
-    st.plotly_chart(fig, width="stretch", key="learn_curves_chart")
-
+    references = {f"{model}, no documents (closed book)": closed} if closed is not None else {}
+    show_chart(charts.position_curves_figure(curves, n, references=references, highlight=model),
+               ctx, "learn_curves_chart")
     points = data.curve(model, n)
     first, last = points[0], points[-1]
     low = min(points, key=lambda p: p[1])
     sentence = (
         f"{model} with {n} documents: {first[1]:.1f}% correct when the answer is first, "
         f"{last[1]:.1f}% when it is last"
-        + (f", and only {low[1]:.1f}% at position {low[0]}." if low not in (first, last)
-           else ".")
+        + (f", and only {low[1]:.1f}% at pos {low[0]}." if low not in (first, last) else ".")
     )
     if closed is not None and low[1] < closed:
         sentence += (f" That is below the {closed:.1f}% it scores with no documents at all: "
                      f"a buried answer is worse than none.")
-    st.info(sentence)
-    st.caption(f"Source: {data.citation} {pos.CITATION_URL} — accuracy on multi-document "
-               f"question answering, by position of the document holding the answer.")
+    st.info(md_line(sentence))
+    st.caption(md_line(f"Source: {data.citation} {pos.CITATION_URL} — accuracy on multi-document "
+                       f"question answering, by position of the document holding the answer."))
     return model
 
 
@@ -132,8 +146,30 @@ def _step_reset() -> None:
     st.session_state["learn_step"] = 0
 
 
+def step_sentence(step: int, order: list[int], labels: list[str], curve: list[float], model: str) -> str:
+    """Return what step ``step`` of the reorder does, with honest accuracy numbers."""
+    n = len(order)
+    if not step:
+        return f"The block has {n} empty positions. Press Next to place the most relevant document."
+    rank = step - 1
+    slot = order.index(rank) + 1
+    side = "at the front" if slot <= (n + 1) // 2 else "at the back"
+    inner = curve[1:-1] or curve
+    middle = min(inner)
+    text = (f"Step {step}: rank {rank + 1} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
+            f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy")
+    gain = curve[slot - 1] - middle
+    if n >= 3 and abs(gain) < 2.0:
+        text += (f", about the same as the middle's lowest ({middle:.1f}%): with {n} documents "
+                 f"this curve barely rises there, so this placement gains little. With more "
+                 f"documents the U is stronger (step 1)")
+    elif n >= 3:
+        text += f", {gain:.1f} points above the middle's lowest ({middle:.1f}%)"
+    return text + "."
+
+
 def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
-    st.subheader("2 · What the reorder does with your documents")
+    st.subheader("2 · What the reorder does with your documents", anchor=False)
     st.write(
         "contextlab places the most relevant document first, the second most relevant last, "
         "the third second, the fourth second to last, and so on — so the block fills from both "
@@ -158,22 +194,20 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
     c3.button("Start over", key="learn_step_reset", on_click=_step_reset, width="stretch")
 
     curve = pos.accuracy_curve(model, n)
-    labels = [_label(t) for t in ranked]
-    st.plotly_chart(teach_charts.reorder_step_figure(order, step, labels, curve),
-                    width="stretch", key="learn_step_chart")
-    if step:
-        rank = step - 1
-        slot = order.index(rank) + 1
-        side = ("at the front" if slot <= (n + 1) // 2 else "at the back")
-        st.text(f"Step {step}: relevance rank {rank + 1} ({labels[rank]}) goes to position "
-                f"{slot} of {n}, {side}; {model} reads that position with "
-                f"{curve[slot - 1]:.1f}% accuracy.")
-    else:
-        st.text(f"The block has {n} empty slots. Press Next to place the most relevant document.")
+    labels = [_label(t, ctx.answer) for t in ranked]
+    answer_ranks = {k for k, t in enumerate(ranked) if t.input_index in ctx.answer}
+    show_chart(charts.reorder_step_figure(order, step, labels, curve, answer_ranks), ctx,
+               "learn_step_chart")
+    st.text(plain(step_sentence(step, order, labels, curve, model)))
+    for k in sorted(answer_ranks):
+        slot = order.index(k) + 1
+        st.text(plain(f"★ The document that holds the answer ({labels[k]}) is rank {k + 1}: the "
+                      f"reorder puts it at pos {slot} ({curve[slot - 1]:.1f}%); relevance order "
+                      f"would put it at pos {k + 1} ({curve[k]:.1f}%)."))
     table = pd.DataFrame([
-        {"position": p + 1,
-         "document": labels[order[p]] if order[p] < step else "",
-         "relevance rank": order[p] + 1 if order[p] < step else None,
+        {"pos": p + 1,
+         "document": plain(labels[order[p]]) if order[p] < step else "",
+         "rank": str(order[p] + 1) if order[p] < step else "",
          "accuracy here (%)": round(curve[p], 1)}
         for p in range(n)
     ])
@@ -197,7 +231,7 @@ def score_range_note(worst: float, best: float, n: int) -> str:
 
 
 def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
-    st.subheader("3 · Score any ordering")
+    st.subheader("3 · Score any ordering", anchor=False)
     st.write(
         "How much of your documents' relevance lands where the model reads well? 100% would "
         "mean every bit of relevance sits at the model's best-read position; the score drops "
@@ -209,7 +243,7 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
         st.info("No document is in the block yet; load documents or raise the budget.")
         return
     relevances = [max(t.score, 0.0) for t in ranked]  # a negative score is no relevance
-    labels = [_label(t) for t in ranked]
+    labels = [_label(t, ctx.answer) for t in ranked]
     strategy = st.selectbox("Ordering", list(STRATEGY_LABELS), key="learn_strategy",
                             format_func=STRATEGY_LABELS.__getitem__)
     if strategy == "custom":
@@ -220,7 +254,7 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
         try:
             order = parse_order(typed, n)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(md(exc))
             return
     else:
         order = pos.ordering_positions(strategy, n)
@@ -230,20 +264,17 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     c1.metric("Score", f"{report.score:.1%}")
     c2.metric("Best possible", f"{report.best_score:.1%}")
     c3.metric("Worst possible", f"{report.worst_score:.1%}")
-    st.plotly_chart(
-        teach_charts.ordering_rows_figure([r.position for r in report.rows],
-                                          [r.relevance for r in report.rows],
-                                          [r.accuracy for r in report.rows],
-                                          [labels[r] for r in order]),
-        width="stretch", key="learn_score_chart")
+    show_chart(charts.ordering_rows_figure([r.position for r in report.rows],
+                                           [r.relevance for r in report.rows],
+                                           [r.accuracy for r in report.rows],
+                                           [labels[r] for r in order]),
+               ctx, "learn_score_chart")
 
     scores = pos.compare_orderings(relevances, model, n)
-    st.plotly_chart(
-        teach_charts.ordering_scores_figure(
-            scores, (report.worst_score, report.best_score),
-            {k: v for k, v in STRATEGY_LABELS.items() if k != "custom"},
-            title=f"All strategies on your {n} documents under {model}"),
-        width="stretch", key="learn_scores_chart")
+    show_chart(charts.ordering_scores_figure(
+        scores, (report.worst_score, report.best_score),
+        {k: v for k, v in STRATEGY_LABELS.items() if k != "custom"},
+        title=f"All strategies on your {n} documents under {model}"), ctx, "learn_scores_chart")
     st.caption(score_range_note(report.worst_score, report.best_score, n))
     with st.expander("How the score is computed", expanded=False):
         st.markdown(
@@ -256,17 +287,14 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
 
 def render(ctx: LabContext) -> None:
     """Draw the Learn view for ``ctx``; returns nothing."""
-    st.header("Learn: lost in the middle")
+    st.header("Learn: lost in the middle", anchor=False)
     st.write(
         "Language models do not read a long prompt evenly: they use what is at the start and "
         "the end far better than what is buried in the middle. This page shows the published "
         "measurements, then what contextlab does about it with your documents."
     )
-    pos = _positional()
-    if pos is None:
-        st.info("The Learn page needs contextlab.positional, which is not installed yet.")
-        return
-    model = _render_curves(pos)
+    pos = positional
+    model = _render_curves(ctx, pos)
     st.divider()
     _render_stepper(ctx, pos, model)
     st.divider()

@@ -1,0 +1,134 @@
+"""What every figure shares: one layout, one safe label, one name and colour per fate.
+
+Plotly draws its labels (hover text, axis and tick labels, legend entries, Sankey nodes) as a
+small HTML dialect: ``<b>``, ``<br>`` and ``<a href>`` in a document's source would become bold
+text, line breaks or a live link. ``label`` turns user text into plain characters for plotly;
+every builder passes user text through it, and only through it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import plotly.graph_objects as go
+
+from contextlab.types import DocTrace
+
+__all__ = [
+    "FATE_COLORS",
+    "FATE_LABELS",
+    "CURVE_COLOR",
+    "BUDGET_COLOR",
+    "ANSWER_COLOR",
+    "FONT",
+    "label",
+    "visible_controls",
+    "doc_label",
+    "doc_tag",
+    "layout",
+    "rgba",
+    "for_projector",
+]
+
+#: One colour per fate, used by every figure and table so a fate looks the same everywhere.
+FATE_COLORS: dict[str, str] = {
+    "included": "#2e7d32",
+    "truncated": "#ef8f00",
+    "summarized": "#7b1fa2",
+    "excluded": "#9e9e9e",
+    "duplicate": "#c62828",
+    "filtered": "#bdbdbd",
+}
+#: How the lab names each of the engine's fates (``contextlab.types.FATES``).
+FATE_LABELS: dict[str, str] = {
+    "included": "Included",
+    "truncated": "Truncated",
+    "summarized": "Summarized",
+    "excluded": "Over budget",
+    "duplicate": "Duplicate",
+    "filtered": "Too short",
+}
+
+#: The one colour of a measured accuracy-by-position curve, in every chart that draws one.
+CURVE_COLOR = "#1565c0"
+BUDGET_COLOR = "#d32f2f"
+#: The ring around the document that holds the answer (when a sample knows it).
+ANSWER_COLOR = "#f59f00"
+FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13)
+
+# Characters that reorder or hide text: shown as a visible code instead of obeyed.
+_INVISIBLE_CATEGORIES = {"Cf"}
+_KEEP = {"\u00ad"}  # a soft hyphen is harmless
+
+
+def visible_controls(text: str) -> str:
+    """Return ``text`` with bidi and other invisible format characters shown as ⟨U+XXXX⟩.
+
+    U+202E (right-to-left override) and friends would reverse the text around them; a
+    zero-width character would hide a difference. Both are made visible, never obeyed.
+    """
+    if text.isascii():
+        return text
+    return "".join(
+        f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in _INVISIBLE_CATEGORIES and ch not in _KEEP
+        else ch
+        for ch in text
+    )
+
+
+def label(text: object) -> str:
+    """Return ``text`` as plotly shows it literally: ``<``, ``>``, ``&`` as entities, controls visible.
+
+    Plotly decodes ``&lt;``, ``&gt;`` and ``&amp;`` back to the characters, so the reader sees
+    exactly what was typed, and no tag (``<a href>``, ``<b>``, ``<br>``) takes effect.
+    """
+    s = visible_controls(str(text))
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def doc_tag(input_index: int) -> str:
+    """Return the lab's name of a document: ``D`` and its input index (``D0`` is the first)."""
+    return f"D{input_index}"
+
+
+def doc_label(entry: DocTrace, width: int = 28) -> str:
+    """Return ``D3 · source`` for a trace entry, plain text, the source cut to ``width`` chars.
+
+    The source is shortened from the left (the file name is the telling part); the ``D``
+    number tells apart documents with the same source. Pass the result through ``label``
+    before it goes into a figure.
+    """
+    source = visible_controls(" ".join((entry.source or "(no source)").split()))
+    if len(source) > width:
+        source = "…" + source[-(width - 1):]
+    return f"{doc_tag(entry.input_index)} · {source}"
+
+
+def layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+    """Return ``fig`` with the lab's title, size, margins, font and legend placement."""
+    fig.update_layout(
+        title=dict(text=title, x=0, xanchor="left", y=0.98, yanchor="top"),
+        height=height,
+        margin=dict(l=10, r=10, t=70, b=10),
+        font=FONT,
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="right", x=1),
+    )
+    return fig
+
+
+def rgba(hex_color: str, alpha: float) -> str:
+    """Return ``#rrggbb`` as an ``rgba(...)`` string with opacity ``alpha``."""
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def for_projector(fig: go.Figure) -> go.Figure:
+    """Return ``fig`` with every text enlarged for a projector: title, axes, legend, Sankey labels."""
+    fig.update_layout(font_size=18, title_font_size=24, legend_font_size=16,
+                      height=(fig.layout.height or 450) + 100)
+    fig.update_xaxes(tickfont_size=16, title_font_size=18)
+    fig.update_yaxes(tickfont_size=16, title_font_size=18)
+    fig.update_annotations(font_size=16)
+    fig.update_traces(textfont_size=18, selector=dict(type="sankey"))
+    fig.update_traces(textfont_size=15, selector=dict(type="heatmap"))
+    return fig

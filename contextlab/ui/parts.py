@@ -1,0 +1,40 @@
+"""Small pieces every view draws the same way: a chart, an explanation, a headline delta."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from contextlab.charts import for_projector
+from contextlab.types import DocTrace
+
+from .context import LabContext
+
+__all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE"]
+
+#: Below this a score difference prints as 0.000: the lab calls it no change.
+NO_CHANGE = 0.0005
+
+
+def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:
+    """Place ``fig`` (enlarged for a projector in presentation mode) under a stable ``key``."""
+    if ctx.presentation:
+        fig = for_projector(fig)
+    st.plotly_chart(fig, key=key, config={"displaylogo": False}, width="stretch")
+
+
+def explain(text: str) -> None:
+    """Show the view's own explanation (lab-written Markdown, never user text) in grey."""
+    st.markdown(f":gray[{text}]")
+
+
+def by_index(ctx: LabContext) -> dict[int, DocTrace]:
+    """Return the build's trace entries by input index."""
+    return {t.input_index: t for t in ctx.result.trace}
+
+
+def score_delta(difference: float, versus: str) -> dict[str, object]:
+    """Return ``st.metric`` delta arguments: "no change" in grey, or a signed, coloured delta."""
+    if abs(difference) < NO_CHANGE:
+        return dict(delta=f"no change vs {versus}", delta_color="off", delta_arrow="off")
+    return dict(delta=f"{difference:+.3f} vs {versus}", delta_color="normal")

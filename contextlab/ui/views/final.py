@@ -1,0 +1,78 @@
+"""Final block: the exact text the model receives, the citation map and the downloads."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from contextlab import charts
+
+from ..context import LabContext
+from ..parts import by_index, explain
+from ..text import md_line, plain
+
+__all__ = ["render", "citation_frame"]
+
+
+def citation_frame(ctx: LabContext) -> pd.DataFrame:
+    """Return one row per citation: [n], the document, its source, how it went in, the answer mark."""
+    result = ctx.result
+    by_position = {t.position: t for t in result.trace if t.position is not None}
+    answer = set(ctx.answer)
+    how = {"included": "whole", "truncated": "cut to fit", "summarized": "as a one-sentence summary"}
+    rows = []
+    for n, source in sorted(result.citation_map.items()):
+        t = by_position.get(n)
+        fate = charts.FATE_LABELS[t.fate].lower() if t else ""
+        rows.append({
+            "citation": f"[{n}]",
+            "doc": charts.doc_tag(t.input_index) if t else "",
+            "source": plain(source),
+            "in the block": (f"{how.get(t.fate, fate)}, {t.block_tokens or t.tokens} tokens, rank {t.relevance_rank}"
+                             if t else ""),
+            "answer": "★ holds the answer" if t and t.input_index in answer else "",
+        })
+    columns = ["citation", "doc", "source", "in the block"] + (["answer"] if answer else [])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def render(ctx: LabContext) -> None:
+    """Draw the block exactly as the model sees it, the citation map and the downloads."""
+    result = ctx.result
+    explain(
+        "This is the exact text the model receives as context. Each document is labelled "
+        "[n] (its position in the block) so the answer can cite it; the map below turns a "
+        "citation back into its source."
+    )
+    trace = by_index(ctx)
+    for i in ctx.answer:
+        t = trace.get(i)
+        if t is not None:
+            where = (f"is cited as [{t.position}]" if t.position is not None
+                     else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})")
+            st.info(md_line(f"★ The document that holds the answer, {charts.doc_label(t, 60)}, {where}."))
+    if not result.context_block:
+        st.warning("The block is empty: no document passed the filter, or the budget is too small.")
+    else:
+        shown = plain(result.context_block)
+        st.code(shown, language=None, wrap_lines=True, height=520 if not ctx.presentation else 640)
+        if shown != result.context_block:
+            st.caption("The block holds invisible control characters, shown here as ⟨U+…⟩ so they "
+                       "cannot reorder the text; the download holds the exact text.")
+    st.caption(f"{result.tokens_used:,} tokens ({result.tokenizer}) of a {result.tokens_budget:,} budget; "
+               f"{len(result.citation_map)} citations.")
+    left, right = st.columns([3, 2])
+    with left:
+        st.dataframe(citation_frame(ctx), key="citation_map", hide_index=True, width="stretch")
+    with right:
+        st.download_button("Download the block (text)", result.context_block, file_name="context.txt",
+                           mime="text/plain", key="download_block", width="stretch")
+        st.download_button("Download the full result (JSON)",
+                           json.dumps(result.to_dict(), indent=2, ensure_ascii=False),
+                           file_name="context_result.json", mime="application/json",
+                           key="download_result", width="stretch")
+        if ctx.system_prompt:
+            st.markdown("**System prompt of this sample**")
+            st.text(plain(ctx.system_prompt))

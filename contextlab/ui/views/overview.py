@@ -1,0 +1,116 @@
+"""Overview: where every document went (a Sankey), the budget use, and why, per document."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from contextlab import charts
+from contextlab.types import DocTrace
+
+from ..context import LabContext
+from ..engine import build_cached, get_tokenizer_cached
+from ..parts import explain, show_chart
+from ..text import plain
+
+__all__ = ["render", "trace_frame", "FATE_ORDER"]
+
+#: Table order: what is in the block first (by position), then what was left out and why.
+FATE_ORDER: tuple[str, ...] = ("included", "truncated", "summarized", "excluded", "duplicate", "filtered")
+_ENGINE_DOC = re.compile(r"#(\d+)")
+
+
+def render(ctx: LabContext) -> None:
+    """Draw where every document went, the budget use, and the per-document "why" table."""
+    result = ctx.result
+    counts = result.fate_counts()
+    explain(
+        "Every retrieved document passes through the same steps: too-short ones are filtered out, "
+        "duplicates dropped, the rest ranked by relevance and packed into the token budget. "
+        "Follow each document from left to right, then read why in the table."
+    )
+    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
+    cols = st.columns(5)
+    cols[0].metric("Documents in", len(result.trace))
+    cols[1].metric("In the block", in_block, help="Included whole, plus truncated or summarized ones.")
+    cols[2].metric("Duplicates removed", result.duplicates_removed)
+    cols[3].metric("Tokens used", f"{result.tokens_used:,}",
+                   delta=f"{result.utilization_pct:.1f}% of {result.tokens_budget:,}", delta_color="off",
+                   delta_arrow="off")
+    cols[4].metric("Left out for budget", counts["excluded"] + counts["truncated"] + counts["summarized"],
+                   help="Excluded, or shortened to fit.")
+    st.progress(min(result.utilization_pct / 100, 1.0),
+                text=f"{result.tokens_used:,} of {result.tokens_budget:,} tokens ({result.tokenizer})")
+    if not ctx.config.seed_compatible:
+        _seed_comparison(ctx)
+    show_chart(charts.fate_sankey(result), ctx, "overview_sankey")
+    st.subheader("Why each document ended where it did", anchor=False)
+    st.caption("Documents are named D0, D1, … in the order they were given; pos is the place in "
+               "the block ([n] in the final block); rank the relevance among the documents that "
+               "passed the filter (rank 1 = most relevant).")
+    frame = trace_frame(ctx)
+    st.dataframe(frame, key="overview_trace", hide_index=True, width="stretch",
+                 height=min(38 + 35 * len(frame), 560),
+                 column_config={
+                     "doc": st.column_config.TextColumn(width="small"),
+                     "source": st.column_config.TextColumn(width="medium"),
+                     "fate": st.column_config.TextColumn(width="small"),
+                     "why": st.column_config.TextColumn(width="large"),
+                     "score": st.column_config.NumberColumn(format="%.3f", width="small"),
+                     "tokens": st.column_config.NumberColumn(width="small"),
+                     "pos": st.column_config.TextColumn(width="small"),
+                     "rank": st.column_config.TextColumn(width="small"),
+                 })
+    if result.timings_ms:
+        total = sum(result.timings_ms.values())
+        detail = ", ".join(f"{k} {v:.1f}" for k, v in result.timings_ms.items())
+        st.caption(f"Built in {total:.1f} ms ({detail} ms).")
+
+
+def _seed_comparison(ctx: LabContext) -> None:
+    """Say in one line what the original design (seed 000) makes of the same documents."""
+    seed = build_cached(ctx.documents, ctx.config.with_changes(seed_compatible=True))
+    exact = get_tokenizer_cached("cl100k_base").count(seed.context_block)
+    counts = seed.fate_counts()
+    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
+    over = exact - seed.tokens_budget
+    verdict = (f"**{over:,} tokens over the budget**" if over > 0
+               else f"{-over:,} tokens under the budget")
+    st.caption(
+        f"The original design (seed 000) on the same documents: {in_block} in the block, "
+        f"{seed.tokens_used:,} tokens by its words × 1.3 estimate, really {exact:,} "
+        f"(cl100k\\_base): {verdict}. Switch on *Seed-compatible* in the sidebar to see it."
+    )
+
+
+def _order(t: DocTrace) -> tuple[int, int]:
+    within = t.position if t.position is not None else (t.relevance_rank or 0) * 1000 + t.input_index
+    return FATE_ORDER.index(t.fate), within
+
+
+def _why(t: DocTrace) -> str:
+    # The engine's reasons name a document "#i"; the lab's one name for it is "Di".
+    return _ENGINE_DOC.sub(lambda m: charts.doc_tag(int(m.group(1))), t.reason)
+
+
+def trace_frame(ctx: LabContext) -> pd.DataFrame:
+    """Return the per-document trace as a table: the block first, in position order, then the rest.
+
+    Cells a document does not have (no position when it is left out) are empty, never "None".
+    """
+    answer = set(ctx.answer)
+    rows = []
+    for t in sorted(ctx.result.trace, key=_order):
+        rows.append({
+            "doc": charts.doc_tag(t.input_index) + (" ★ answer" if t.input_index in answer else ""),
+            "source": plain(t.source or ""),
+            "fate": charts.FATE_LABELS[t.fate],
+            "pos": str(t.position) if t.position is not None else "",
+            "rank": str(t.relevance_rank) if t.relevance_rank is not None else "",
+            "why": plain(_why(t)),
+            "score": t.score,
+            "tokens": t.tokens,
+        })
+    return pd.DataFrame(rows, columns=["doc", "source", "fate", "pos", "rank", "why", "score", "tokens"])

@@ -1,0 +1,133 @@
+"""Placement: each document's final position against its relevance, under a measured curve."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from contextlab import charts, positional
+from contextlab.types import DocTrace
+
+from ..context import LabContext
+from ..parts import by_index, explain, score_delta, show_chart
+from ..text import md_line
+
+__all__ = ["render", "middle_zone", "dip_by_count", "answer_sentence"]
+
+
+def middle_zone(n: int) -> tuple[int, int] | None:
+    """Return the first and last position of the middle third of ``n`` positions, or None."""
+    # The middle third is the low part of every published U curve.
+    if n < 3:
+        return None
+    first, last = n // 3 + 1, n - n // 3
+    return (first, last) if first <= last else None
+
+
+def dip_by_count(model: str) -> dict[int, float]:
+    """Return, per measured document count, how far ``model``'s middle dips below its better end."""
+    data = positional.load_position_curves()
+    out = {}
+    for n in data.doc_counts(model):
+        points = data.curve(model, n)
+        out[n] = max(points[0][1], points[-1][1]) - min(a for _, a in points)
+    return out
+
+
+def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str) -> str:
+    """Return where the answer document sits, what the curve says there, and in relevance order."""
+    name = charts.doc_label(entry, 60)
+    if entry.position is None:
+        return (f"The document that holds the answer ({name}) is not in the block: "
+                f"{charts.FATE_LABELS[entry.fate].lower()}. No placement can help it.")
+    here = curve[entry.position - 1]
+    text = (f"The document that holds the answer ({name}) is at pos {entry.position} of {n}, "
+            f"where {model} answered {here:.1f}% correctly")
+    rank = entry.relevance_rank
+    if rank is not None and rank <= n and rank != entry.position:
+        text += (f"; in relevance order it would be at pos {rank} ({curve[rank - 1]:.1f}%)")
+    elif rank == entry.position:
+        text += "; relevance order puts it in the same place"
+    return text + "."
+
+
+def render(ctx: LabContext) -> None:
+    """Draw final position against relevance rank with the measured accuracy curve above it."""
+    result = ctx.result
+    placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
+    n = len(placed)
+    explain(
+        "Language models read the start and the end of a long context best and miss facts in the "
+        "middle (Liu et al., *Lost in the Middle*). The top panel is their measured answer accuracy "
+        "by position; below, this block's documents: the most relevant should sit where the curve is high."
+    )
+    models = sorted(positional.curve_models(), key=lambda m: (not m.startswith("GPT-3.5-Turbo"), m))
+    model = st.selectbox("Accuracy measured on", models, key="placement_model")
+    curve = positional.accuracy_curve(model, n) if n else None
+    show_chart(charts.placement_chart(result, curve, curve_label=model, middle=middle_zone(n),
+                                      answer=ctx.answer), ctx, "placement_chart")
+    if ctx.config.placement == "relevance":
+        st.caption("Lost-in-the-middle reorder is off: documents sit in relevance order (the grey line).")
+    elif ctx.config.placement != "lost_in_the_middle":
+        st.caption(md_line(f"Placement: {charts.STRATEGY_LABELS.get(ctx.config.placement, ctx.config.placement)}."))
+    elif n < 4:
+        st.caption("Three documents or fewer stay in relevance order.")
+    if n and curve is not None:
+        _headline(ctx, placed, curve, model)
+        _count_note(model, n, curve)
+        _strategies(placed, model)
+    st.caption("Curve: " + md_line(positional.CITATION))
+
+
+def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], model: str) -> None:
+    n = len(placed)
+    relevances = [max(t.score, 0.0) for t in placed]
+    report = positional.ordering_report(relevances, model)
+    scores = positional.compare_orderings(sorted(relevances, reverse=True), model)
+    best = min(placed, key=lambda t: t.relevance_rank or 0)
+    trace = by_index(ctx)
+    answers = [trace[i] for i in ctx.answer if i in trace]
+    cols = st.columns(3)
+    if answers:
+        a = min(answers, key=lambda t: (t.position is None, t.position or 0))
+        cols[0].metric("Answer document", f"pos {a.position} of {n}" if a.position else "not in block",
+                       help=md_line(charts.doc_label(a, 80)))
+    else:
+        cols[0].metric("Most relevant document", f"pos {best.position} of {n}",
+                       help=md_line(charts.doc_label(best, 80)))
+    cols[1].metric("Placement score of this block", f"{report.score:.3f}",
+                   **score_delta(report.score - scores["relevance"], "relevance order"),
+                   help="Share of relevance (score) placed where the model reads well: "
+                        "sum(score × accuracy) / (sum(score) × best accuracy).")
+    cols[2].metric("Best possible", f"{report.best_score:.3f}",
+                   help="The same documents with the most relevant at the most accurate positions.")
+    if answers:
+        st.info(md_line(" ".join(answer_sentence(a, n, curve, model) for a in answers)))
+
+
+def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
+    dips = dip_by_count(model)
+    low = min(range(n), key=lambda k: curve[k])
+    sentence = (f"With {n} documents the {model} curve reads {curve[0]:.1f}% at pos 1, "
+                f"{curve[-1]:.1f}% at pos {n} and {curve[low]:.1f}% at its lowest (pos {low + 1}). ")
+    sentence += ("How much the middle loses depends on how many documents the prompt holds; the "
+                 "published dip below the better end is " +
+                 ", ".join(f"{d:.1f} points with {c}" for c, d in sorted(dips.items())) + " documents")
+    if n < min(dips):
+        sentence += f" ({n} is below the smallest count measured, so the {min(dips)}-document curve is used)"
+    st.caption(md_line(sentence + ". The Learn view shows the curves side by side."))
+
+
+def _strategies(placed: list[DocTrace], model: str) -> None:
+    relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
+    scores = positional.compare_orderings(relevances, model)
+    with st.expander("Placement strategies compared on these documents"):
+        st.dataframe(
+            pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
+                          "placement score": list(scores.values())}),
+            key="placement_strategies", hide_index=True, width="stretch",
+            column_config={"placement score": st.column_config.NumberColumn(format="%.3f")},
+        )
+        st.caption(md_line(positional.INTERPOLATION_METHOD))
