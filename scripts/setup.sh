@@ -3,12 +3,10 @@
 # nothing it depends on changed since the last one.
 #   scripts/setup.sh          the library, the CLI and the lab
 #   scripts/setup.sh --dev    ...plus what the tests need (pytest, hypothesis, playwright)
+# CONTEXTLAB_VENV names another virtual environment directory (default .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${CONTEXTLAB_VENV:-.venv}"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
 requirements=requirements.txt
 [ "${1:-}" = "--dev" ] && requirements=requirements-dev.txt
 stamp="$venv/.contextlab-installed-$(basename "$requirements" .txt)"
@@ -16,6 +14,21 @@ wanted=$(cat requirements.txt "$requirements" pyproject.toml | sha256sum | cut -
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
     exit 0
 fi
-echo "Installing contextlab and its requirements into $venv ..."
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" -e .
+if [ ! -x "$venv/bin/python" ]; then
+    echo "[1/3] Creating the virtual environment $venv ..."
+    python3 -m venv "$venv"
+else
+    echo "[1/3] Using the virtual environment $venv"
+fi
+# The first install downloads Streamlit, pandas, numpy and tiktoken (a couple of minutes):
+# let pip show what it fetches. Later installs only top up what changed: one line is enough.
+if ls "$venv"/.contextlab-installed-* >/dev/null 2>&1; then
+    echo "[2/3] Updating contextlab's requirements ($requirements changed) ..."
+    quiet=(--quiet)
+else
+    echo "[2/3] Installing contextlab and its requirements ($requirements); the first time takes a couple of minutes ..."
+    quiet=()
+fi
+"$venv/bin/python" -m pip install ${quiet[@]+"${quiet[@]}"} --disable-pip-version-check -r "$requirements" -e .
 echo "$wanted" > "$stamp"
+echo "[3/3] Installed. The contextlab command is $venv/bin/contextlab (or run \`source $venv/bin/activate\` to type just \`contextlab\`)."

@@ -173,3 +173,51 @@ def test_lab_sigterm_stops_the_streamlit_server():
         _wait_until(lambda: not _port_in_use(port), 30, f"port {port} to be released after SIGTERM")
     finally:
         _kill_group(proc)
+
+
+# -- the newcomer's scripts ----------------------------------------------------------------
+
+
+def _stub_venv(tmp_path: Path) -> tuple[Path, Path]:
+    """Return (venv, log): a venv whose python and contextlab only record how they were called."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    log = tmp_path / "calls.log"
+    for tool in ("python", "contextlab"):
+        stub = venv / "bin" / tool
+        stub.write_text(f'#!/usr/bin/env bash\necho "{tool} $*" >> "{log}"\n', encoding="utf-8")
+        stub.chmod(0o755)
+    return venv, log
+
+
+def _run_lab_script(venv: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CONTEXTLAB_VENV": str(venv)}
+    return subprocess.run(["bash", str(ROOT / "scripts" / "lab.sh"), *args], env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+
+
+def test_lab_script_first_install_shows_progress_and_says_how_to_reach_the_command(tmp_path: Path):
+    venv, log = _stub_venv(tmp_path)
+    first = _run_lab_script(venv, "--server.port", "8599")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    pip = [c for c in calls if c.startswith("python -m pip install")]
+    assert len(pip) == 1 and "--quiet" not in pip[0]  # pip's own progress shows the first time
+    assert "[1/3]" in first.stdout and "[2/3]" in first.stdout and "[3/3]" in first.stdout
+    assert f"{venv}/bin/contextlab build sample_data/eng_postmortems.json" in first.stdout
+    assert f"source {venv}/bin/activate" in first.stdout
+    assert "--server.port" in first.stdout  # options go to Streamlit, and the script says so
+    # The lab starts through the one entry point, with every option passed on.
+    assert calls[-1] == "contextlab lab --server.port 8599"
+
+    log.unlink()
+    again = _run_lab_script(venv)
+    assert log.read_text(encoding="utf-8").splitlines() == ["contextlab lab"]  # nothing reinstalled
+    assert "[2/3]" not in again.stdout and f"{venv}/bin/contextlab" in again.stdout
+
+
+def test_readme_two_commands_says_how_to_reach_the_command_and_pass_options():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    assert ".venv/bin/contextlab" in section and "source .venv/bin/activate" in section
+    assert "scripts/lab.sh --server.port" in section
+    assert "python benchmarks/bench_memory.py" in section
