@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.errors import InvalidInputError, LoadError
@@ -54,6 +56,14 @@ def _user_set(tmp_path, records) -> str:
 ])
 def test_normalize_answer_follows_squad(raw, expected):
     assert normalize_answer(raw) == expected
+
+
+@given(st.lists(st.sampled_from(["The", "a", "an", "Theatre", "x.y", "!", " ", "\n", "\t", "Ann", "-", "é"]),
+                max_size=30).map("".join))
+def test_normalized_block_equals_normalizing_the_whole_text(text):
+    from contextlab.evaluation.metrics import normalized_block
+
+    assert normalized_block(text) == normalize_answer(text)
 
 
 def test_parse_grid_unknown_key_lists_valid_keys():

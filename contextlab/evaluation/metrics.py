@@ -28,6 +28,7 @@ __all__ = [
     "prepare_question",
     "question_metrics",
     "gold_zone",
+    "normalized_block",
     "aggregate",
     "bootstrap_interval",
 ]
@@ -92,6 +93,18 @@ def _holds_answer(normalised_text: str, answers: Sequence[str]) -> bool:
     return any(a in normalised_text for a in answers)
 
 
+_normalized_line = lru_cache(maxsize=16384)(normalize_answer)
+
+
+def normalized_block(block: str) -> str:
+    """Return ``normalize_answer(block)``, normalising each line once across configurations.
+
+    Equal to normalising the whole text: every step works within a line (the article rule's
+    word boundaries fall on the newlines), and the lines are joined by the collapsed whitespace.
+    """
+    return " ".join(n for n in map(_normalized_line, block.split("\n")) if n)
+
+
 @lru_cache(maxsize=4096)
 def _expected(model: str, n_docs: int, position: int | None) -> float | None:
     if position is None:
@@ -108,7 +121,7 @@ def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) 
     gold_position = positions[in_block[0]] if in_block else None
     answer = None
     if prep.answers:
-        answer = _holds_answer(normalize_answer(result.context_block), prep.answers)
+        answer = _holds_answer(normalized_block(result.context_block), prep.answers)
     return {
         "gold_retrieved": bool(prep.gold) if labelled else None,
         "gold_rank": prep.gold_rank,
