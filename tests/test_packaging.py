@@ -10,6 +10,7 @@ environment running the tests. The checkout itself is never on the fresh environ
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import signal
@@ -61,6 +62,13 @@ def _wait_until(condition, seconds: float, what: str, proc: subprocess.Popen | N
         time.sleep(0.2)
 
 
+def _ok(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """Run ``command``; fail with its stderr when it does not succeed."""
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, **kwargs)
+    assert result.returncode == 0, f"{' '.join(command[:4])} ... failed:\n{result.stderr}"
+    return result
+
+
 def _lab_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
@@ -98,25 +106,20 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pa
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     dist = base / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "-q", "-w", str(dist)],
-        check=True, cwd=base, capture_output=True, text=True,
-    )
+    # Build with this environment's setuptools when it has one (no download); Python >= 3.12
+    # venvs come without it, and then pip fetches the build backend as usual.
+    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    _ok([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", *isolation,
+         "--disable-pip-version-check", "-q", "-w", str(dist)], cwd=base)
     (wheel,) = dist.glob("contextlab-*.whl")
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    _ok([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     python = venv / "bin" / "python"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-         "--disable-pip-version-check", "-q", str(wheel)],
-        check=True, cwd=base, capture_output=True, text=True,
-    )
+    _ok([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
+         "--disable-pip-version-check", "-q", str(wheel)], cwd=base)
     # Dependencies from the test environment, added only now so pip above saw an empty venv.
-    purelib = Path(subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip())
+    purelib = Path(_ok([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+                   .stdout.strip())
     (purelib / "_contextlab_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     work = base / "work"
     work.mkdir()
