@@ -320,7 +320,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
         raise ContextLabError(
             f"no store at {args.db!r}; create one with `contextlab index {args.db} FILE...`"
         )
-    with SQLiteBackend(args.db) as store:
+    # Read-only: a search never creates or changes a file, and works on a read-only store.
+    with SQLiteBackend(args.db, read_only=True) as store:
         hits = [h for h in store.retrieve(args.query, top_k=args.top_k) if h.score >= args.min_score]
     if args.format == "json":
         payload = [

@@ -366,6 +366,78 @@ def test_cli_index_into_non_store_is_one_line_error(run, tmp_path: Path, docs_fi
                           r"cannot open store 'x\.db': the file is not a SQLite database")
 
 
+def test_cli_search_on_a_missing_store_creates_nothing(run, tmp_path: Path):
+    proc = run("search", "kb.db", "refunds", cwd=tmp_path)
+    assert_one_line_error(proc, r"no store at 'kb\.db'")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_search_never_changes_the_store_or_its_folder(run, tmp_path: Path, docs_file: Path):
+    run("index", "kb.db", "docs.json", cwd=tmp_path)
+    store = tmp_path / "kb.db"
+    os.utime(store, (1_000_000_000, 1_000_000_000))
+    before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.iterdir()}
+    assert run("search", "kb.db", "refunds", cwd=tmp_path).returncode == 0
+    assert {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.iterdir()} == before
+
+
+def test_cli_damaged_store_is_one_line_and_exit_1(run, tmp_path: Path, docs_file: Path):
+    run("index", "kb.db", "docs.json", cwd=tmp_path)
+    store = tmp_path / "kb.db"
+    data = bytearray(store.read_bytes())
+    data[100:] = b"\xee" * (len(data) - 100)  # the header survives, every page is garbage
+    store.write_bytes(bytes(data))
+    for args in (["search", "kb.db", "refunds"], ["index", "kb.db", "docs.json"]):
+        assert_one_line_error(run(*args, cwd=tmp_path), r"store 'kb\.db'.*(damaged|not a SQLite database)")
+
+
+def _drop_to_nobody() -> None:
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def _run_unprivileged(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the command as a user the test's chmods apply to (root ignores them: drop to nobody)."""
+    import sysconfig
+
+    drop = _drop_to_nobody if hasattr(os, "geteuid") and os.geteuid() == 0 else None
+    # This environment's packages, for an interpreter outside it that nobody may run.
+    path = os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    env = {**os.environ, "PYTHONPATH": path, "HOME": str(cwd)}
+    for python in (sys.executable, os.path.realpath(sys.executable), "/usr/bin/python3"):
+        try:
+            return subprocess.run([python, "-m", "contextlab.cli", *args], cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=120, preexec_fn=drop)
+        except PermissionError:
+            continue  # e.g. a Python under /root, closed to nobody
+    pytest.skip("no Python interpreter the unprivileged user may run")
+
+
+@pytest.mark.parametrize("locked", ["file", "folder"])
+def test_cli_read_only_store_can_be_searched_and_refuses_writes(run, locked: str, docs_file: Path):
+    import shutil
+    import tempfile
+
+    # Not under pytest's tmp_path: its parents are closed to the unprivileged user.
+    where = Path(tempfile.mkdtemp(prefix="contextlab-ro-"))
+    try:
+        shutil.copy(docs_file, where / "docs.json")
+        assert run("index", "kb.db", "docs.json", cwd=where).returncode == 0
+        (where / "kb.db").chmod(0o444 if locked == "file" else 0o666)
+        (where / "docs.json").chmod(0o444)
+        where.chmod(0o555 if locked == "folder" else 0o777)
+        found = _run_unprivileged("search", "kb.db", "refunds", cwd=where)
+        assert found.returncode == 0, found.stderr
+        assert "refunds.md" in found.stdout
+        refused = _run_unprivileged("index", "kb.db", "docs.json", cwd=where)
+        reason = "its folder is read-only" if locked == "folder" else "the file is read-only"
+        assert_one_line_error(refused, rf"cannot write to store 'kb\.db': {reason}")
+        assert sorted(p.name for p in where.iterdir()) == ["docs.json", "kb.db"]
+    finally:
+        where.chmod(0o755)
+        shutil.rmtree(where)
+
+
 # -- lab -----------------------------------------------------------------------------------
 
 

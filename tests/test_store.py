@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 import threading
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from contextlab.errors import StoreError
 from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
+from contextlab.retrieval.sqlite import SCHEMA_VERSION, check_schema
 from contextlab.retrieval.store import SQLiteBackend
 from contextlab.retrieval.terms import fts_query, query_terms, words
 from contextlab.types import Document
@@ -275,10 +277,25 @@ def test_sqlite_backend_second_handle_sees_writes(tmp_path: Path):
     reader.close()
 
 
-def test_sqlite_backend_uses_wal_for_files(tmp_path: Path):
-    SQLiteBackend(tmp_path / "s.db").close()
+def test_sqlite_backend_uses_a_rollback_journal_so_readers_create_no_file(tmp_path: Path):
+    with SQLiteBackend(tmp_path / "s.db") as store:
+        store.add([Document("some words")])
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with SQLiteBackend(tmp_path / "s.db", read_only=True) as store:
+        assert store.retrieve("words", top_k=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before == ["s.db"]
+
+
+def test_sqlite_backend_moves_an_older_wal_store_to_the_rollback_journal(tmp_path: Path):
+    with SQLiteBackend(tmp_path / "s.db") as store:
+        store.add([Document("some words")])
     conn = sqlite3.connect(tmp_path / "s.db")
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    with SQLiteBackend(tmp_path / "s.db") as store:
+        assert len(store) == 1
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     conn.close()
 
 
@@ -425,3 +442,85 @@ def test_sqlite_backend_remove_sources_by_file_or_by_source():
     store.add([Document("three", source="web")])
     assert store.remove_sources(["docs/a.md", "web", "nothing"]) == {"docs/a.md": 2, "web": 1, "nothing": 0}
     assert len(store) == 0
+
+
+# -- ordinary conditions: many processes, damaged files, read-only places -------------------
+
+
+def _index_in_child(path: str, k: int, start, results) -> None:
+    try:
+        start.wait()
+        with SQLiteBackend(path) as store:
+            store.index([Document(f"process {k} document {i} about topic{k}") for i in range(5)],
+                        origin=f"file-{k}.txt")
+        results.put((k, "ok"))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        results.put((k, f"{type(exc).__name__}: {exc}"))
+
+
+def test_sqlite_backend_four_processes_index_into_a_new_store_at_once(tmp_path: Path):
+    ctx = multiprocessing.get_context("fork")
+    for round_ in range(20):  # before the fix, about 1 round in 13 lost a process
+        path = str(tmp_path / f"new-{round_}.db")
+        start, results = ctx.Barrier(4), ctx.Queue()
+        procs = [ctx.Process(target=_index_in_child, args=(path, k, start, results)) for k in range(4)]
+        for proc in procs:
+            proc.start()
+        outcomes = dict(results.get(timeout=120) for _ in procs)
+        for proc in procs:
+            proc.join(timeout=120)
+        assert outcomes == {k: "ok" for k in range(4)}, outcomes
+        with SQLiteBackend(path, read_only=True) as store:
+            assert len(store) == 20
+            assert len(store.retrieve("topic2", top_k=10)) == 5
+
+
+def test_sqlite_schema_check_counts_fts_shadow_tables_as_the_stores_own(tmp_path: Path):
+    with SQLiteBackend(tmp_path / "s.db"):
+        pass
+    conn = sqlite3.connect(tmp_path / "s.db")
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "documents_fts_data" in tables
+    assert check_schema(conn, "s.db") == SCHEMA_VERSION
+    conn.execute("CREATE TABLE invoices (n)")
+    with pytest.raises(StoreError, match=r"not a contextlab store .*invoices"):
+        check_schema(conn, "s.db")
+    conn.close()
+
+
+def _damaged_store(tmp_path: Path) -> Path:
+    path = tmp_path / "kb.db"
+    with SQLiteBackend(path) as store:
+        store.add([Document(f"document {i} " + "filler words " * 200, source=f"d{i}") for i in range(40)])
+    data = bytearray(path.read_bytes())
+    data[4096:len(data) - 4096] = b"\xff" * (len(data) - 8192)  # keep the header, wreck the pages
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_sqlite_backend_damaged_store_is_one_clear_error(tmp_path: Path):
+    path = _damaged_store(tmp_path)
+    with pytest.raises(StoreError, match=r"store .*kb\.db.* is damaged|not a SQLite database") as info:
+        with SQLiteBackend(path, read_only=True) as store:
+            store.retrieve("document filler", top_k=3)
+    assert "\n" not in str(info.value)
+    with pytest.raises(StoreError):
+        with SQLiteBackend(path) as store:
+            store.add([Document("new one", source="n")])
+
+
+def test_sqlite_backend_read_only_open_never_creates_a_store(tmp_path: Path):
+    with pytest.raises(StoreError, match=r"no store at .*none\.db.*read-only, so none is created"):
+        SQLiteBackend(tmp_path / "none.db", read_only=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sqlite_backend_read_only_store_refuses_writes_in_one_line(tmp_path: Path):
+    with SQLiteBackend(tmp_path / "s.db") as store:
+        store.add([Document("words here", source="a")])
+    with SQLiteBackend(tmp_path / "s.db", read_only=True) as store:
+        with pytest.raises(StoreError, match=r"cannot write to store .*s\.db.*opened read-only"):
+            store.add([Document("more words", source="b")])
+        with pytest.raises(StoreError, match=r"cannot delete from store"):
+            store.remove_sources(["a"])
+        assert len(store) == 1

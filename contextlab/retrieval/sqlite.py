@@ -50,10 +50,23 @@ def connect(path: str, *, memory: bool, read_only: bool) -> sqlite3.Connection:
                                    isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         if not memory and not read_only:
-            # WAL: readers in other threads or processes never block on, or see half of, a write.
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            _leave_wal(conn)
     return conn
+
+
+def _leave_wal(conn: sqlite3.Connection) -> None:
+    """Put a store an older version kept in WAL mode back in SQLite's rollback-journal mode.
+
+    With a rollback journal a reader opened read-only creates no file beside the store (WAL
+    readers need ``-wal`` and ``-shm`` files), and reading from a read-only folder works.
+    Readers still never see half of a write: a write commits as a whole, and waits (up to
+    ``BUSY_TIMEOUT_S``) for the readers of the moment to finish.
+    """
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = DELETE")
+        except sqlite3.OperationalError:
+            pass  # another process has it open; a later writer switches it
 
 
 def _connect_read_only(path: str) -> sqlite3.Connection:
@@ -63,8 +76,9 @@ def _connect_read_only(path: str) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA user_version").fetchone()
     except sqlite3.OperationalError:
-        # A WAL store in a read-only folder: SQLite cannot create the shared-memory file it
-        # reads through. Nobody can write there either, so the file is read as immutable.
+        # A store an older version left in WAL mode, in a read-only folder: SQLite cannot
+        # create the shared-memory file WAL reads through. Nobody can write there either, so
+        # the file is read as immutable.
         conn.close()
         if read_only_reason(path) != "its folder is read-only":
             raise

@@ -56,10 +56,10 @@ class SQLiteBackend:
     """A full-text document store: SQLite FTS5, BM25 ranking, scores normalised to [0, 1].
 
     ``path=":memory:"`` (the default) keeps the store in this process; a file path makes it
-    persistent (WAL journal). ``read_only=True`` never creates or changes a file (a missing
-    store is an error); the default, ``None``, opens read-only by itself when the file or its
-    folder cannot be written, so such a store can still be searched, and writing to it is one
-    clear ``StoreError``. Safe to share between threads and processes: file stores use one
+    persistent. ``read_only=True`` never creates or changes a file (a missing store is an
+    error); ``read_only=False`` refuses at once a store it could not write; the default,
+    ``None``, opens read-only by itself when the file or its folder cannot be written, so such
+    a store can still be searched, and writing to it is one clear ``StoreError``. Safe to share between threads and processes: file stores use one
     connection per thread, in-memory stores one connection behind a lock; writes are serialised.
     """
 
@@ -106,9 +106,14 @@ class SQLiteBackend:
             raise StoreError(
                 f"cannot create store {self.path!r}: folder {str(path.parent)!r} does not exist"
             )
-        if not path.exists() and read_only_reason(self.path):
+        reason = None if self.read_only else read_only_reason(self.path)
+        if reason and not path.exists():
             raise StoreError(f"cannot create store {self.path!r}: its folder is read-only; "
                              "give a path in a folder you can write to")
+        if reason:
+            # Asked to write (read_only=False): say so now, not after the work is done.
+            raise StoreError(f"cannot write to store {self.path!r}: {reason}; search it as it "
+                             "is, or copy it somewhere writable to change it")
 
     # -- connections ------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
