@@ -23,6 +23,9 @@ from contextlab.tokenizers import TOKENIZER_NAMES
 from contextlab.types import Document, Message
 
 from .engine import documents_hash
+from .runs import SOURCE as RUNS_SOURCE
+from .runs import SOURCE_LABEL as RUNS_LABEL
+from .runs import runs_documents, start_source
 
 __all__ = [
     "DocumentsInput",
@@ -48,6 +51,7 @@ SOURCES: dict[str, str] = {
     "paste": "Paste text",
     "upload": "Upload files",
     "table": "Edit a table",
+    RUNS_SOURCE: RUNS_LABEL,  # contextlab.ui.runs: a captured pipeline run or a trace
 }
 #: Session-state key of each ``LabConfig`` field's widget.
 CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{f.name}" for f in fields(LabConfig)}
@@ -185,7 +189,7 @@ def apply_scenario(key: str = "scenario") -> None:
 
 def documents_panel(*, key: str = "doc_source") -> DocumentsInput:
     """Draw the document source picker and its input; return what was brought."""
-    _seed(key, "sample")
+    _seed(key, start_source("sample"))
     # Streamlit forgets a widget's value when it is not drawn; re-storing the pasted text
     # keeps it while the user looks at a sample and comes back.
     if "paste_text" in st.session_state:
@@ -200,6 +204,8 @@ def documents_panel(*, key: str = "doc_source") -> DocumentsInput:
         return _uploaded_documents()
     if source == "table":
         return _table_seed()
+    if source == RUNS_SOURCE:
+        return runs_documents()
     return _sample_documents()
 
 
