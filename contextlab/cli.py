@@ -211,7 +211,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         write_csv(rows, buffer)
         sys.stdout.write(buffer.getvalue())
     if args.html:
-        from .ui.sweep_chart import sweep_figure
+        from .charts.sweep import sweep_figure
 
         sweep_figure(rows).write_html(args.html, include_plotlyjs=True, full_html=True)
         print(f"contextlab: wrote chart to {args.html}", file=sys.stderr)

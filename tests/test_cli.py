@@ -477,6 +477,17 @@ def test_cli_import_does_not_pull_in_streamlit_or_plotly(tmp_path: Path):
     assert proc.stdout.strip() == "[]", proc.stderr
 
 
+def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
+    code = ("import sys; from contextlab import cli; "
+            f"code = cli.main(['sweep', {str(docs_file)!r}, '-q', 'refunds', '-t', '0.9', '-b', '100', "
+            f"'-o', {str(tmp_path / 'o.csv')!r}, '--html', {str(tmp_path / 'c.html')!r}]); "
+            "print(code, sorted(m for m in sys.modules if m.startswith('contextlab.ui')))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert proc.stdout.strip() == "0 []", proc.stderr
+    assert "Plotly.newPlot" in (tmp_path / "c.html").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [

@@ -58,7 +58,7 @@ def test_run_sweep_rows_match_single_builds():
 
 
 def test_sweep_figure_builds_two_heatmaps_over_the_grid():
-    from contextlab.ui.sweep_chart import sweep_figure
+    from contextlab.charts.sweep import sweep_figure
 
     rows = run_sweep(documents(), LabConfig(query="refunds", tokenizer="heuristic"), [0.7, 1.0],
                      [60, 200, 400])
@@ -70,7 +70,7 @@ def test_sweep_figure_builds_two_heatmaps_over_the_grid():
 
 
 def test_sweep_figure_empty_rows():
-    from contextlab.ui.sweep_chart import sweep_figure
+    from contextlab.charts.sweep import sweep_figure
 
     fig = sweep_figure([])
     assert len(fig.data) == 0 and fig.layout.annotations[0].text == "No sweep results to show"
