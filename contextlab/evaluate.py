@@ -16,6 +16,7 @@ Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_
 
 from __future__ import annotations
 
+from .evaluation.analysis import ZONES, disagreements, gold_zone_shares, pareto_front, setting_table
 from .evaluation.grid import GRID_KEYS, Configuration, expand_grid, grid_keys, parse_grid
 from .evaluation.metrics import (
     DEFAULT_MODEL,
@@ -40,6 +41,7 @@ from .evaluation.sets import (
     StoreRetriever,
     bundled_set_path,
     load_bundled_set,
+    load_eval_bytes,
     load_eval_set,
     normalize_answer,
     parse_eval_records,
@@ -54,6 +56,7 @@ __all__ = [
     "METRIC_COLUMNS",
     "RATE_METRICS",
     "SUMMARY_METRICS",
+    "ZONES",
     "BundledCorpus",
     "Configuration",
     "EvalQuestion",
@@ -65,20 +68,25 @@ __all__ = [
     "aggregate",
     "bootstrap_interval",
     "bundled_set_path",
+    "disagreements",
     "evaluate_chunk",
     "evaluate_to_files",
     "expand_grid",
     "gold_zone",
+    "gold_zone_shares",
     "grid_keys",
     "load_bundled_set",
+    "load_eval_bytes",
     "load_eval_set",
     "normalize_answer",
     "parse_eval_records",
     "parse_grid",
+    "pareto_front",
     "prepare_question",
     "question_metrics",
     "results_csv",
     "run_evaluation",
+    "setting_table",
     "summary_table",
     "write_results",
 ]

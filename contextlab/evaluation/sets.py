@@ -32,6 +32,7 @@ __all__ = [
     "bundled_set_path",
     "load_bundled_set",
     "load_eval_set",
+    "load_eval_bytes",
     "parse_eval_records",
 ]
 
@@ -230,6 +231,22 @@ def load_eval_set(path: str | Path, *, store: str | Path | None = None) -> EvalS
         raise LoadError(f"evaluation set {name!r} does not exist; give a JSONL file, or no path for the bundled set")
     records = _read_paper_file(name)
     return parse_eval_records(records, name=Path(name).name, store=store)
+
+
+def load_eval_bytes(data: bytes, name: str, *, store: str | Path | None = None) -> EvalSet:
+    """Return the evaluation set in uploaded JSONL bytes (gzip is recognised by its magic number)."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise LoadError(f"{name}: not a readable gzip file ({exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    records = [_json_line(line, number, name) for number, line in enumerate(text.splitlines(), start=1)
+               if line.strip()]
+    return parse_eval_records(records, name=name, store=store)
 
 
 def parse_eval_records(records: Iterable[Any], *, name: str = "evaluation set",

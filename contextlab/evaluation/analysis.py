@@ -1,0 +1,94 @@
+"""Reading a run: the Pareto front, a two-setting table, gold zones per setting, disagreements.
+
+Pure functions over ``EvalResult.rows`` / ``summaries()`` so the lab's charts and tests share them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import InvalidInputError
+from .metrics import SUMMARY_METRICS, gold_zone
+
+__all__ = ["ZONES", "pareto_front", "setting_table", "gold_zone_shares", "disagreements"]
+
+#: Where a gold document can be, in the order the lab draws them.
+ZONES: tuple[str, ...] = ("first", "middle", "last", "not in block")
+
+
+def pareto_front(summaries: Sequence[Mapping[str, Any]], *, cost: str = "tokens_used",
+                 gain: str = "expected_accuracy") -> list[str]:
+    """Return the labels of the configurations no other beats: as cheap or cheaper, and better.
+
+    Ordered by cost. A configuration is dominated when another costs no more and gains at
+    least as much, strictly better in one of the two.
+    """
+    points = [(s[cost], s[gain], s["config"]) for s in summaries if s.get(cost) is not None
+              and s.get(gain) is not None]
+    front = []
+    for c, g, name in points:
+        dominated = any(c2 <= c and g2 >= g and (c2 < c or g2 > g) for c2, g2, _ in points)
+        if not dominated:
+            front.append((c, -g, name))
+    return [name for _, _, name in sorted(front)]
+
+
+def setting_table(summaries: Sequence[Mapping[str, Any]], x_key: str, y_key: str,
+                  metric: str = "expected_accuracy") -> tuple[list[Any], list[Any], list[list[float | None]]]:
+    """Return ``(x values, y values, cells)``: ``metric`` for each pair of two grid settings.
+
+    With more grid keys than these two, a cell is the mean over the other settings' configurations.
+    """
+    if metric not in SUMMARY_METRICS:
+        raise InvalidInputError(f"unknown metric {metric!r}; choose one of: {', '.join(SUMMARY_METRICS)}")
+    for key in (x_key, y_key):
+        if not summaries or key not in summaries[0]:
+            raise InvalidInputError(f"{key!r} is not a setting of this run")
+    xs = list(dict.fromkeys(s[x_key] for s in summaries))
+    ys = list(dict.fromkeys(s[y_key] for s in summaries))
+    cells: list[list[float | None]] = []
+    for y in ys:
+        row = []
+        for x in xs:
+            values = [s[metric] for s in summaries if s[x_key] == x and s[y_key] == y and s[metric] is not None]
+            row.append(sum(values) / len(values) if values else None)
+        cells.append(row)
+    return xs, ys, cells
+
+
+def gold_zone_shares(rows: Sequence[Mapping[str, Any]], by: str = "config") -> dict[Any, dict[str, float]]:
+    """Return, per value of ``by`` (a grid key or "config"), the share of gold documents in each zone.
+
+    Zones are first / middle / last of the block, or not in it; questions with no gold
+    document among their inputs are left out (no placement could put them anywhere).
+    """
+    counts: dict[Any, dict[str, int]] = {}
+    for r in rows:
+        if not r.get("gold_retrieved"):
+            continue
+        zone = gold_zone(r["gold_position"], r["block_docs"])
+        counts.setdefault(r[by], dict.fromkeys(ZONES, 0))[zone] += 1
+    return {k: {z: n / max(1, sum(c.values())) for z, n in c.items()} for k, c in counts.items()}
+
+
+def disagreements(rows: Sequence[Mapping[str, Any]], config_a: str, config_b: str,
+                  metric: str = "gold_in_block") -> list[dict[str, Any]]:
+    """Return the questions where configurations ``config_a`` and ``config_b`` differ on ``metric``.
+
+    Each item: ``query_id``, the two values, and the gold position and tokens under each.
+    """
+    a = {r["query_id"]: r for r in rows if r["config"] == config_a}
+    b = {r["query_id"]: r for r in rows if r["config"] == config_b}
+    if not a or not b:
+        missing = config_a if not a else config_b
+        raise InvalidInputError(f"no configuration {missing!r} in this run")
+    out = []
+    for qid, ra in a.items():
+        rb = b.get(qid)
+        if rb is None or ra[metric] == rb[metric]:
+            continue
+        out.append({"query_id": qid, "a": ra[metric], "b": rb[metric],
+                    "a_position": ra["gold_position"], "b_position": rb["gold_position"],
+                    "a_tokens": ra["tokens_used"], "b_tokens": rb["tokens_used"]})
+    return out

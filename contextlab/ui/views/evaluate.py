@@ -1,0 +1,254 @@
+"""Evaluate view: a grid of settings measured on labelled questions, and the questions behind a number.
+
+The view gathers the set and the grid, calls ``contextlab.evaluate.run_evaluation`` once (on
+"Run"), and draws the result; picking a question opens its retrieved documents in the other views.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from contextlab.charts.evaluate import gold_zones_figure, settings_heatmap_figure, tokens_accuracy_figure
+from contextlab.errors import ContextLabError
+from contextlab.evaluate import (
+    BUNDLED_SET,
+    DEFAULT_MODEL,
+    DEFAULT_TOP_K,
+    EXPECTED_ACCURACY_NOTE,
+    EvalResult,
+    EvalSet,
+    disagreements,
+    gold_zone_shares,
+    load_bundled_set,
+    load_eval_bytes,
+    pareto_front,
+    results_csv,
+    run_evaluation,
+    setting_table,
+)
+from contextlab.lab.config import LabConfig
+from contextlab.positional import curve_models
+from contextlab.stages.reorder import PLACEMENTS
+from contextlab.tokenizers import TOKENIZER_NAMES
+
+from ..context import LabContext
+from ..parts import explain, show_chart
+from ..sidebar import seed_config
+from ..text import caption, error, md_line, plain
+
+__all__ = ["render", "grid_from_choices", "open_question", "BUDGET_CHOICES"]
+
+BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
+THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
+MIN_TOKEN_CHOICES: tuple[int, ...] = (0, 5, 20, 50)
+_DISAGREE_METRICS = {"gold_in_block": "gold in the block", "answer_in_block": "an answer in the block",
+                     "gold_position": "the gold's position"}
+#: Where "Open in the lab" lands: the view that shows where each document was placed.
+OPEN_IN_VIEW = "placement"
+
+
+@st.cache_resource(show_spinner="Loading the bundled NaturalQuestions-Open set…")
+def _bundled() -> EvalSet:
+    return load_bundled_set()
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _uploaded(digest: str, name: str, _data: bytes) -> EvalSet:
+    # Keyed by the content digest; ``_data`` is unhashed and matches it.
+    return load_eval_bytes(_data, name)
+
+
+def _pick_set() -> EvalSet | None:
+    choice = st.radio("Evaluation set", ["bundled", "upload"], key="eval_set_choice", horizontal=True,
+                      format_func={"bundled": "NaturalQuestions-Open (bundled, 2,655 questions)",
+                                   "upload": "Upload a JSONL"}.get)
+    if choice == "bundled":
+        caption("Liu et al. (2024): each question's Wikipedia passage is its gold document; the top k "
+                "of all 2,600 passages are retrieved with BM25 (SQLite FTS5, titles indexed).")
+        return _bundled()
+    upload = st.file_uploader("Evaluation set (.jsonl or .jsonl.gz)", type=["jsonl", "gz"], key="eval_upload",
+                              help='One question per line: {"query", "documents", "gold_sources", "answers"} '
+                                   'or the paper\'s {"question", "answers", "ctxs"}.')
+    if upload is None:
+        st.info("Upload a JSONL of labelled questions, or use the bundled set.")
+        return None
+    data = upload.getvalue()
+    try:
+        return _uploaded(hashlib.blake2b(data, digest_size=16).hexdigest(), upload.name, data)
+    except (ValueError, ContextLabError) as exc:
+        error(exc)
+        return None
+
+
+def grid_from_choices(budgets: list[int], placements: list[str], thresholds: list[float],
+                      min_tokens: list[int], tokenizers: list[str]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Return ``(grid, fixed)``: settings with several values vary; single ones fix the base config."""
+    chosen = {"budget": budgets, "placement": placements, "dedup_threshold": thresholds,
+              "min_doc_tokens": min_tokens, "tokenizer": tokenizers}
+    grid = {k: list(v) for k, v in chosen.items() if len(v) > 1}
+    fixed = {k: v[0] for k, v in chosen.items() if len(v) == 1}
+    return grid, fixed
+
+
+def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[Any]], LabConfig, dict[str, Any]]:
+    left, right = st.columns(2)
+    with left:
+        low, high = st.select_slider("Budgets (a range of token budgets)", BUDGET_CHOICES, value=(256, 1024),
+                                     key="eval_budgets")
+        placements = st.multiselect("Placements", PLACEMENTS, default=["lost_in_the_middle", "relevance"],
+                                    key="eval_placements")
+        thresholds = st.multiselect("Dedup thresholds", THRESHOLD_CHOICES, default=[0.85], key="eval_thresholds")
+    with right:
+        min_tokens = st.multiselect("Minimum document tokens", MIN_TOKEN_CHOICES, default=[5], key="eval_min_tokens")
+        tokenizers = st.multiselect("Tokenizers", TOKENIZER_NAMES, default=[ctx.config.effective_tokenizer],
+                                    key="eval_tokenizers")
+        models = curve_models()
+        model = st.selectbox("Model (whose published curve)", models, key="eval_model",
+                             index=models.index(DEFAULT_MODEL) if DEFAULT_MODEL in models else 0)
+    a, b = st.columns(2)
+    limit = a.number_input("Questions (the first N)", 1, n_questions, min(200, n_questions), key="eval_limit")
+    top_k = b.number_input("Retrieve top k", 1, 100, DEFAULT_TOP_K, key="eval_top_k")
+    budgets = [x for x in BUDGET_CHOICES if low <= x <= high]
+    grid, fixed = grid_from_choices(budgets, placements or ["lost_in_the_middle"], thresholds or [0.85],
+                                    min_tokens or [5], tokenizers or [ctx.config.effective_tokenizer])
+    base = ctx.config.with_changes(query="", seed_compatible=False, **fixed)
+    return grid, base, {"limit": int(limit), "top_k": int(top_k), "model": model}
+
+
+def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
+    bar = st.progress(0.0, text="Evaluating…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
+
+    try:
+        result = run_evaluation(evalset, grid, base=base, progress=progress, **options)
+    except (ValueError, ContextLabError) as exc:
+        bar.empty()
+        error(exc)
+        return
+    bar.empty()
+    st.session_state["eval_result"] = result
+    st.session_state["eval_set"] = evalset
+
+
+def open_question(query_id: str, config_label: str) -> None:
+    """Make question ``query_id``'s documents the lab's documents, under configuration ``config_label``.
+
+    A button callback: it runs before the next script run, so the sidebar's widgets show the
+    new documents (as an editable table), the question as the query, and that configuration.
+    """
+    result: EvalResult = st.session_state["eval_result"]
+    evalset: EvalSet = st.session_state["eval_set"]
+    question = next(q for q in evalset.questions if q.query_id == query_id)
+    docs = list(question.documents) if question.documents is not None else \
+        evalset.retriever.retrieve(question.query, result.top_k)
+    config = next(c.config for c in result.configs if c.label == config_label)
+    seed_config(config.with_changes(query=question.query), force=True)
+    st.session_state["doc_source"] = "table"
+    st.session_state["table_documents"] = docs
+    st.session_state["view"] = OPEN_IN_VIEW
+
+
+def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]]) -> pd.DataFrame:
+    def ci(s: dict[str, Any], metric: str, scale: float) -> str:
+        if s[metric] is None:
+            return "—"
+        return f"{s[metric] * scale:.1f} [{s[metric + '_low'] * scale:.1f}, {s[metric + '_high'] * scale:.1f}]"
+
+    return pd.DataFrame([{
+        "configuration": plain(s["config"]),
+        "gold retrieved %": ci(s, "gold_retrieved", 100),
+        "gold in block %": ci(s, "gold_in_block", 100),
+        "answer in block %": ci(s, "answer_in_block", 100),
+        "expected accuracy % (estimate)": ci(s, "expected_accuracy", 1),
+        "mean tokens": round(s["tokens_used"], 1),
+    } for s in summaries])
+
+
+def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]) -> None:
+    show_chart(tokens_accuracy_figure(summaries, pareto_front(summaries), model=result.model), ctx,
+               key="eval_pareto")
+    keys = result.grid_keys
+    if len(keys) >= 2:
+        a, b, c = st.columns(3)
+        x_key = a.selectbox("Heatmap across", keys, index=0, key="eval_hx")
+        y_key = b.selectbox("and", [k for k in keys if k != x_key], key="eval_hy")
+        metric = c.selectbox("showing", ["expected_accuracy", "gold_in_block", "answer_in_block", "tokens_used"],
+                             key="eval_hmetric")
+        xs, ys, cells = setting_table(summaries, x_key, y_key, metric)
+        show_chart(settings_heatmap_figure(xs, ys, cells, x_key, y_key, metric), ctx, key="eval_heatmap")
+    else:
+        caption("Vary two settings (e.g. budgets and placements) to see them as a heatmap.")
+    by = "placement" if "placement" in keys else "config"
+    show_chart(gold_zones_figure(gold_zone_shares(result.rows, by), by), ctx, key="eval_zones")
+
+
+def _disagreement_table(result: EvalResult) -> None:
+    labels = [c.label for c in result.configs]
+    st.markdown("#### Where two configurations disagree")
+    if len(labels) < 2:
+        caption("Run at least two configurations to compare them question by question.")
+        return
+    a, b, c = st.columns(3)
+    config_a = a.selectbox("Configuration A", labels, index=0, key="eval_a", format_func=plain)
+    config_b = b.selectbox("Configuration B", labels, index=len(labels) - 1, key="eval_b", format_func=plain)
+    metric = c.selectbox("on", list(_DISAGREE_METRICS), format_func=_DISAGREE_METRICS.get, key="eval_dmetric")
+    items = disagreements(result.rows, config_a, config_b, metric)
+    caption(f"{len(items)} of {len(result.questions)} questions differ on {_DISAGREE_METRICS[metric]}.")
+    if not items:
+        return
+    frame = pd.DataFrame([{"question": plain(result.questions[i["query_id"]]), "id": i["query_id"],
+                           "A": i["a"], "B": i["b"], "A position": i["a_position"],
+                           "B position": i["b_position"], "A tokens": i["a_tokens"], "B tokens": i["b_tokens"]}
+                          for i in items])
+    st.dataframe(frame, hide_index=True, width="stretch", height=260)
+    ids = [i["query_id"] for i in items]
+    pick, which = st.columns([3, 1])
+    chosen = pick.selectbox("Open a question in the lab", ids, key="eval_pick",
+                            format_func=lambda q: plain(f"{q}: {result.questions[q]}"))
+    side = which.radio("under", ["A", "B"], horizontal=True, key="eval_side")
+    st.button("Open in the lab", key="eval_open", on_click=open_question,
+              args=(chosen, config_a if side == "A" else config_b),
+              help="Its retrieved documents become the lab's documents (an editable table), "
+                   "the question its query, and the chosen configuration its settings.")
+
+
+def _show(ctx: LabContext, result: EvalResult) -> None:
+    summaries = result.summaries()
+    st.markdown(md_line(f"{len(result.questions)} questions × {len(result.configs)} configurations "
+                        f"of {result.evalset}, top {result.top_k} retrieved"))
+    st.dataframe(_summary_frame(result, summaries), hide_index=True, width="stretch")
+    caption(EXPECTED_ACCURACY_NOTE)
+    _charts(ctx, result, summaries)
+    _disagreement_table(result)
+    d1, d2 = st.columns(2)
+    d1.download_button("Download results.csv", results_csv(result), "results.csv", "text/csv", key="eval_csv")
+    d2.download_button("Download summary.json", json.dumps(result.summary(), indent=2), "summary.json",
+                       "application/json", key="eval_json")
+
+
+def render(ctx: LabContext) -> None:
+    """Draw the Evaluate view: pick a set and a grid, run, read the charts, open a question."""
+    st.subheader("Evaluate", anchor=False)
+    explain("Which budget, placement and threshold keep the answering document in the prompt, where "
+            "the model reads it, for the fewest tokens? Measured on labelled questions, no LLM needed.")
+    evalset = _pick_set()
+    if evalset is None:
+        return
+    grid, base, options = _grid_controls(ctx, len(evalset))
+    n_configs = 1
+    for values in grid.values():
+        n_configs *= len(values)
+    if st.button(f"Run: {options['limit']} questions × {n_configs} configurations", key="eval_run", type="primary"):
+        _run(evalset, grid, base, options)
+    result: EvalResult | None = st.session_state.get("eval_result")
+    if result is None:
+        st.info(f"Pick the settings to compare and press Run ({BUNDLED_SET} by default).")
+        return
+    _show(ctx, result)

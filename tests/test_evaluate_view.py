@@ -1,0 +1,98 @@
+"""The Evaluate view (AppTest) and its figures: run a small grid, read the charts, open a question."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("streamlit")
+
+from contextlab.charts.evaluate import (  # noqa: E402
+    gold_zones_figure,
+    settings_heatmap_figure,
+    tokens_accuracy_figure,
+)
+from contextlab.evaluate import (  # noqa: E402
+    ZONES,
+    disagreements,
+    gold_zone_shares,
+    pareto_front,
+    setting_table,
+)
+from contextlab.ui.views.evaluate import grid_from_choices  # noqa: E402
+from tests.ui.conftest import chart, open_lab, run, table, texts  # noqa: E402
+
+
+def _summary(config, tokens, accuracy, **settings):
+    return {"config": config, "tokens_used": tokens, "expected_accuracy": accuracy,
+            "expected_accuracy_low": accuracy - 1, "expected_accuracy_high": accuracy + 1,
+            "gold_in_block": 0.9, **settings}
+
+
+def test_pareto_front_keeps_only_undominated_configs():
+    summaries = [_summary("cheap", 100, 60), _summary("dominated", 200, 59), _summary("best", 300, 70),
+                 _summary("tie-but-costlier", 400, 70)]
+    assert pareto_front(summaries) == ["cheap", "best"]
+
+
+def test_setting_table_averages_over_the_other_settings():
+    summaries = [_summary("a", 1, 60, budget=256, placement="x", tokenizer="h"),
+                 _summary("b", 1, 70, budget=256, placement="x", tokenizer="c"),
+                 _summary("c", 1, 50, budget=512, placement="x", tokenizer="h")]
+    xs, ys, cells = setting_table(summaries, "budget", "placement")
+    assert xs == [256, 512] and ys == ["x"] and cells == [[65.0, 50.0]]
+
+
+def test_gold_zone_shares_and_disagreements_read_rows():
+    rows = [
+        {"config": "A", "query_id": "q1", "placement": "p", "gold_retrieved": True, "gold_in_block": True,
+         "gold_position": 1, "block_docs": 3, "tokens_used": 10},
+        {"config": "B", "query_id": "q1", "placement": "r", "gold_retrieved": True, "gold_in_block": False,
+         "gold_position": None, "block_docs": 2, "tokens_used": 5},
+        {"config": "A", "query_id": "q2", "placement": "p", "gold_retrieved": True, "gold_in_block": True,
+         "gold_position": 2, "block_docs": 3, "tokens_used": 10},
+        {"config": "B", "query_id": "q2", "placement": "r", "gold_retrieved": True, "gold_in_block": True,
+         "gold_position": 2, "block_docs": 2, "tokens_used": 5},
+    ]
+    shares = gold_zone_shares(rows, "placement")
+    assert shares["p"] == {"first": 0.5, "middle": 0.5, "last": 0.0, "not in block": 0.0}
+    assert shares["r"]["last"] == 0.5 and shares["r"]["not in block"] == 0.5
+    diff = disagreements(rows, "A", "B")
+    assert [d["query_id"] for d in diff] == ["q1"] and diff[0]["a"] is True and diff[0]["b"] is False
+
+
+def test_evaluate_figures_escape_user_text():
+    evil = "<a href='x'>click</a>"
+    fig = tokens_accuracy_figure([_summary(evil, 100, 60)], [evil], model="GPT-3.5-Turbo")
+    assert all("<a href" not in str(t) for t in fig.data[0].text)
+    assert "Liu et al." in fig.layout.yaxis.title.text
+    heat = settings_heatmap_figure([evil], ["y"], [[0.5]], "budget", "placement", "gold_in_block")
+    assert "<a href" not in "".join(heat.data[0].x) and heat.data[0].z[0][0] == 50.0
+    bars = gold_zones_figure({evil: dict.fromkeys(ZONES, 0.25)}, "config")
+    assert [t.name for t in bars.data] == list(ZONES) and "<a href" not in bars.data[0].x[0]
+
+
+def test_grid_from_choices_varies_only_multi_valued_settings():
+    grid, fixed = grid_from_choices([256, 1024], ["relevance"], [0.85], [5, 20], ["cl100k_base"])
+    assert grid == {"budget": [256, 1024], "min_doc_tokens": [5, 20]}
+    assert fixed == {"placement": "relevance", "dedup_threshold": 0.85, "tokenizer": "cl100k_base"}
+
+
+def test_evaluate_view_runs_a_grid_and_opens_a_question():
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(40)
+    at = run(at)
+    at = run(at.button(key="eval_run").click())
+    summary = table(at, "gold in block %")
+    assert len(summary) == 8  # budgets 256, 512, 768, 1024 x placements lost_in_the_middle, relevance
+    assert "estimate" in texts(at) and "Liu et al." in texts(at)
+    assert chart(at, "eval_pareto")["data"] and chart(at, "eval_zones")["data"]
+    assert chart(at, "eval_heatmap")["data"][0]["type"] == "heatmap"
+    # A (budget 256, lost in the middle) and B (budget 1024, relevance) disagree on some question.
+    question = at.selectbox(key="eval_pick").value
+    at = run(at.button(key="eval_open").click())
+    assert at.session_state["view"] == "placement"
+    assert at.session_state["doc_source"] == "table"
+    assert len(at.session_state["table_documents"]) == 20
+    assert at.session_state["cfg_budget"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
+    evalset = at.session_state["eval_set"]
+    assert at.session_state["cfg_query"] == next(q.query for q in evalset.questions if q.query_id == question)
