@@ -38,6 +38,7 @@ __all__ = [
     "CapturedRun",
     "CAPTURE_VERSION",
     "DEFAULT_MAX_BYTES",
+    "LAB_RUNS_ENV",
     "capture_record",
     "append_run",
     "iter_runs",
@@ -47,6 +48,8 @@ __all__ = [
 
 #: The ``contextlab_capture`` value of the lines this version writes.
 CAPTURE_VERSION = 1
+#: The environment variable naming the runs file the lab opens on (``contextlab lab --runs FILE``).
+LAB_RUNS_ENV = "CONTEXTLAB_RUNS"
 #: A file that is not line-delimited is read whole; beyond this size it is refused.
 DEFAULT_MAX_BYTES = 200_000_000
 

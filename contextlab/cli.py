@@ -14,6 +14,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -23,7 +24,7 @@ from typing import Any, TextIO
 from .errors import ContextLabError
 from .lab.config import PLACEMENTS, LabConfig
 from .lab.sweep import MAX_BUILDS, SWEEP_COLUMNS, run_sweep, sweep_grid, write_csv
-from .loaders import DEFAULT_MAX_BYTES, load_bytes, load_file
+from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file
 from .retrieval import SQLiteBackend, fts_query, needs_scoring
 from .retrieval.scoring import score_unscored
 from .tokenizers import TOKENIZER_NAMES
@@ -73,16 +74,16 @@ def _label(spec: str) -> str:
 
 def _read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
     """Return the documents of FILE ``spec`` (``-`` is stdin), read as ``--input-format``."""
-    fmt, max_bytes = args.input_format, args.max_bytes
+    fmt, limits = args.input_format, {"max_bytes": args.max_bytes, "max_documents": args.max_documents}
     if spec == "-":
-        data = sys.stdin.buffer.read(max_bytes + 1)
-        return load_bytes(data, "stdin", format=fmt or "auto", max_bytes=max_bytes)
+        data = sys.stdin.buffer.read(args.max_bytes + 1)
+        return load_bytes(data, "stdin", format=fmt or "auto", **limits)
     if fmt is None:
-        return load_file(spec, max_bytes=max_bytes)
+        return load_file(spec, **limits)
     path = Path(spec)
     with path.open("rb") as fh:
-        data = fh.read(max_bytes + 1)
-    return load_bytes(data, path.name, format=fmt, max_bytes=max_bytes)
+        data = fh.read(args.max_bytes + 1)
+    return load_bytes(data, path.name, format=fmt, **limits)
 
 
 def _scored(documents: list[Document], args: argparse.Namespace) -> list[Document]:
@@ -154,8 +155,12 @@ def _require(module: str, feature: str) -> None:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    documents = _scored(_read_documents(args.file, args), args)
-    result = _config(args, budget=args.budget, dedup_threshold=args.threshold).build(documents)
+    if args.run is not None:
+        documents, config = _run_input(args)
+    else:
+        documents = _scored(_read_documents(args.file, args), args)
+        config = _config(args, budget=args.budget, dedup_threshold=args.threshold)
+    result = config.build(documents)
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
     else:
@@ -164,10 +169,30 @@ def _cmd_build(args: argparse.Namespace) -> int:
         counts = result.fate_counts()
         print(f"contextlab: note: no document made it into the block ({counts['filtered']} too "
               f"short for --min-tokens, {counts['duplicate']} duplicate(s), {counts['excluded']} "
-              f"over the budget of {args.budget})", file=sys.stderr)
+              f"over the budget of {config.budget})", file=sys.stderr)
     elif sys.stderr.isatty():
         print(_summary(result), file=sys.stderr)
     return 0
+
+
+def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
+    """Return run ``--run`` of FILE (a capture file or span export): its documents and settings.
+
+    The run's recorded settings are used; an engine option that differs from its default
+    overrides them. Documents without a score are scored against the (run's) query.
+    """
+    from .captures import read_run
+
+    if args.file == "-":
+        raise ContextLabError("--run reads a capture file or span export by name, not stdin")
+    run = read_run(args.file, args.run)
+    defaults = build_parser().parse_args(["build", args.file])
+    given = _config(args, budget=args.budget, dedup_threshold=args.threshold).to_dict()
+    base = _config(defaults, budget=defaults.budget, dedup_threshold=defaults.threshold).to_dict()
+    config = run.config().with_changes(**{k: v for k, v in given.items() if v != base[k]})
+    scoring = argparse.Namespace(**{**vars(args), "query": config.query,
+                                    "file": f"{args.file} run {args.run}"})
+    return _scored(run.documents, scoring), config
 
 
 def _add_build(sub: Any) -> None:
@@ -186,6 +211,11 @@ def _add_build(sub: Any) -> None:
                    help="near-duplicate Jaccard threshold in (0, 1] (default 0.85)")
     p.add_argument("--format", "-f", choices=("text", "json"), default="text",
                    help="text: the block; json: the whole result with its per-document trace")
+    p.add_argument("--run", type=_positive_int, default=None, metavar="N",
+                   help="FILE is a capture file (a component's capture_to=) or an OpenInference "
+                        "span export: build its run N (numbered as the lab lists them) with the "
+                        "run's own query and settings; options that differ from their defaults "
+                        "override them")
     _add_input_options(p)
     p.set_defaults(handler=_cmd_build)
 
@@ -428,6 +458,12 @@ def _cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
             "`streamlit run app.py` from a source checkout"
         )
     _require("streamlit", "the lab")
+    if args.runs is not None:
+        from .captures import LAB_RUNS_ENV, iter_runs
+
+        path = Path(args.runs).resolve()
+        next(iter_runs(path))  # a foreign or malformed file is one line here, not in the browser
+        os.environ[LAB_RUNS_ENV] = str(path)  # the lab's sidebar opens on this file's runs
     command = [sys.executable, "-m", "streamlit", "run", str(app), *streamlit_args]
     if os.name == "posix":
         # Become the server: SIGTERM, SIGINT and the exit status then reach Streamlit itself,
@@ -448,6 +484,8 @@ def _add_lab(sub: Any) -> None:
         description="Start the Streamlit lab. Arguments after `lab` go to `streamlit run`.",
         epilog="example: contextlab lab --server.port 8502",
     )
+    p.add_argument("--runs", metavar="FILE", default=None,
+                   help="open on the runs of a capture file or an OpenInference span export")
     p.set_defaults(handler=None)
 
 
@@ -459,8 +497,10 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
                    help="read FILE as this format instead of by its extension "
                         "(stdin defaults to auto: JSON, JSON Lines, or text split on --- lines "
                         "or blank lines)")
-    p.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES,
-                   help=f"refuse inputs larger than this (default {DEFAULT_MAX_BYTES:,})")
+    p.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                   help=f"refuse inputs larger than N bytes (default {DEFAULT_MAX_BYTES:,})")
+    p.add_argument("--max-documents", type=_positive_int, default=DEFAULT_MAX_DOCUMENTS, metavar="N",
+                   help=f"refuse inputs of more than N documents (default {DEFAULT_MAX_DOCUMENTS:,})")
 
 
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
@@ -534,11 +574,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+# A library message names both ways to raise a limit; on the command line only the flag counts.
+_BOTH_WAYS = re.compile(r"\((--[a-z-]+) on the command line, [a-z_]+= in Python\)")
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror}"
-    return str(exc) or type(exc).__name__
+    return _BOTH_WAYS.sub(r"(\1 N)", str(exc)) or type(exc).__name__
 
 
 if __name__ == "__main__":

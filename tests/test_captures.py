@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from datetime import datetime, timezone
 
 import pytest
@@ -187,3 +189,75 @@ def test_captures_a_run_builds_like_the_engine():
     direct = ContextManager(placement="relevance").build(
         PromptRequest("annual refunds", DOCS, max_context_tokens=200))
     assert run.build().context_block == direct.context_block
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _two_runs(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    append_run(path, _record("annual refunds"))
+    append_run(path, _record("shipping in Europe"))
+    return path
+
+
+def test_captures_cli_build_run_uses_the_runs_query_and_settings(tmp_path, capsys):
+    from contextlab import cli
+
+    path = _two_runs(tmp_path)
+    assert cli.main(["build", "--run", "2", str(path)]) == 0
+    assert capsys.readouterr().out == read_run(path, 2).build().context_block + "\n"
+
+
+def test_captures_cli_build_run_options_override_the_recorded_settings(tmp_path, capsys):
+    from contextlab import cli
+
+    path = _two_runs(tmp_path)
+    assert cli.main(["build", "--run", "1", str(path), "--budget", "40", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    run = read_run(path, 1)
+    expected = run.config().with_changes(budget=40).build(run.documents)
+    assert out["tokens_budget"] == 40 and out["context_block"] == expected.context_block
+    assert run.config().budget == 200 and run.config().placement == "relevance"
+
+
+def test_captures_cli_build_run_errors_are_one_line(tmp_path, capsys):
+    from contextlab import cli
+
+    path = _two_runs(tmp_path)
+    assert cli.main(["build", "--run", "3", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == "contextlab: error: runs.jsonl has 2 run(s); choose a run number from 1 to 2\n"
+    (tmp_path / "docs.json").write_text('[{"content": "a"}]', encoding="utf-8")
+    assert cli.main(["build", "--run", "1", str(tmp_path / "docs.json")]) == 1
+    assert "docs.json: line 1, item 0: neither a contextlab capture run" in capsys.readouterr().err
+
+
+def test_captures_cli_lab_runs_opens_the_lab_on_the_file(tmp_path, monkeypatch):
+    from contextlab import cli
+    from contextlab.captures import LAB_RUNS_ENV
+
+    path = _two_runs(tmp_path)
+    app = tmp_path / "streamlit_app.py"
+    app.write_text("", encoding="utf-8")
+    calls = []
+    monkeypatch.setenv(LAB_RUNS_ENV, "")  # restored after the test: the command sets it
+    monkeypatch.setattr(cli, "lab_app_path", lambda: app)
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(cli.os, "execv", lambda exe, cmd: calls.append(cmd))
+    assert cli.main(["lab", "--runs", str(path), "--server.port", "8599"]) == 0
+    assert calls == [[sys.executable, "-m", "streamlit", "run", str(app), "--server.port", "8599"]]
+    assert os.environ[LAB_RUNS_ENV] == str(path.resolve())
+
+
+def test_captures_cli_lab_runs_refuses_a_foreign_file_before_starting(tmp_path, monkeypatch, capsys):
+    from contextlab import cli
+
+    app = tmp_path / "streamlit_app.py"
+    app.write_text("", encoding="utf-8")
+    monkeypatch.setattr(cli, "lab_app_path", lambda: app)
+    monkeypatch.setattr(cli.os, "execv", lambda exe, cmd: pytest.fail("the lab started"))
+    (tmp_path / "notes.jsonl").write_text('{"text": "hello"}\n', encoding="utf-8")
+    assert cli.main(["lab", "--runs", str(tmp_path / "notes.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("contextlab: error: notes.jsonl: line 1: neither") and err.count("\n") == 1

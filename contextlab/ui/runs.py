@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from contextlab.captures import CapturedRun, iter_runs, read_run, runs_from_bytes
+from contextlab.captures import LAB_RUNS_ENV, CapturedRun, iter_runs, read_run, runs_from_bytes
 from contextlab.errors import ContextLabError
 
 from .text import caption, md_line, plain
@@ -25,7 +25,7 @@ from .text import caption, md_line, plain
 __all__ = ["RUNS_ENV", "SOURCE", "SOURCE_LABEL", "start_source", "runs_documents"]
 
 #: The environment variable ``contextlab lab --runs FILE`` sets to the file's absolute path.
-RUNS_ENV = "CONTEXTLAB_RUNS"
+RUNS_ENV = LAB_RUNS_ENV
 #: This source's key among the sidebar's document sources, and its label there.
 SOURCE = "runs"
 SOURCE_LABEL = "Captured runs"
