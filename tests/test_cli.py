@@ -241,6 +241,28 @@ def test_cli_build_bad_options_are_usage_errors(run, tmp_path: Path, docs_file: 
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(("args", "flag"), [
+    (["--max-documents", "3"], "--max-documents"),
+    (["--max-bytes", "100"], "--max-bytes"),
+])
+def test_cli_limit_messages_name_the_flag(run, tmp_path: Path, docs_file: Path, args, flag):
+    proc = run("build", "docs.json", "-q", "refunds", *args, cwd=tmp_path)
+    assert_one_line_error(proc, rf"raise the limit \({flag} N\)$")
+    assert "max_" not in proc.stderr and "Python" not in proc.stderr
+
+
+def test_cli_inputs_over_50000_documents_build_with_a_raised_limit(run, tmp_path: Path):
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(json.dumps({"text": f"document {i} says little", "score": 0.5}) + "\n"
+                            for i in range(50_001)), encoding="utf-8")
+    refused = run("build", "big.jsonl", "--tokenizer", "heuristic", "-b", "20", cwd=tmp_path)
+    assert_one_line_error(refused, r"more than 50,000 documents.*--max-documents N")
+    proc = run("build", "big.jsonl", "--tokenizer", "heuristic", "-b", "20", "-f", "json",
+               "--max-documents", "60000", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["trace"]) == 50_001
+
+
 # -- sweep ---------------------------------------------------------------------------------
 
 
