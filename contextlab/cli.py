@@ -4,7 +4,8 @@ Each command parses its arguments, makes one library call and prints the result.
 through ``LabConfig``, the object the lab uses. Errors are one line on stderr
 (``contextlab: error: ...``) and a non-zero exit, never a traceback. To add a command, write an
 ``_add_<name>(sub)`` that declares its parser and a ``_cmd_<name>(args)`` it points to, and list
-the adder in ``_COMMANDS``.
+the adder in ``_COMMANDS``. Reading inputs lives in ``cli_inputs``; the store commands (index,
+remove, search) in ``cli_store``.
 """
 
 from __future__ import annotations
@@ -21,69 +22,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from .cli_inputs import add_input_options as _add_input_options
+from .cli_inputs import label as _label
+from .cli_inputs import non_negative_int as _non_negative_int
+from .cli_inputs import positive_int as _positive_int
+from .cli_inputs import read_documents as _read_documents
+from .cli_inputs import threshold as _threshold
+from .cli_store import add_index as _add_index
+from .cli_store import add_remove as _add_remove
+from .cli_store import add_search as _add_search
 from .errors import ContextLabError
 from .lab.config import PLACEMENTS, LabConfig
 from .lab.sweep import MAX_BUILDS, SWEEP_COLUMNS, run_sweep, sweep_grid, write_csv
-from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file
-from .retrieval import SQLiteBackend, fts_query, needs_scoring
+from .retrieval import fts_query, needs_scoring
 from .retrieval.scoring import score_unscored
 from .tokenizers import TOKENIZER_NAMES
 from .types import ContextResult, Document
 
 __all__ = ["main", "build_parser", "lab_app_path"]
 
-_INPUT_FORMATS = ("auto", "json", "jsonl", "csv", "txt", "md")
-
-
-# -- argument types ------------------------------------------------------------------------
-
-
-def _int_at_least(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-_positive_int = _int_at_least(1)
-_non_negative_int = _int_at_least(0)
-
-
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
-    return value
-
-
 # -- shared steps --------------------------------------------------------------------------
-
-
-def _label(spec: str) -> str:
-    return "stdin" if spec == "-" else spec
-
-
-def _read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
-    """Return the documents of FILE ``spec`` (``-`` is stdin), read as ``--input-format``."""
-    fmt, limits = args.input_format, {"max_bytes": args.max_bytes, "max_documents": args.max_documents}
-    if spec == "-":
-        data = sys.stdin.buffer.read(args.max_bytes + 1)
-        return load_bytes(data, "stdin", format=fmt or "auto", **limits)
-    if fmt is None:
-        return load_file(spec, **limits)
-    path = Path(spec)
-    with path.open("rb") as fh:
-        data = fh.read(args.max_bytes + 1)
-    return load_bytes(data, path.name, format=fmt, **limits)
 
 
 def _scored(documents: list[Document], args: argparse.Namespace) -> list[Document]:
@@ -274,122 +232,6 @@ def _add_sweep(sub: Any) -> None:
     p.set_defaults(handler=_cmd_sweep)
 
 
-# -- index / search ------------------------------------------------------------------------
-
-
-def _origin(spec: str, db: str) -> str:
-    """Return the identity of FILE ``spec`` in store ``db``: its path from the store's folder."""
-    if spec == "-":
-        return "stdin"
-    return os.path.relpath(os.path.abspath(spec), os.path.dirname(os.path.abspath(db)))
-
-
-def _cmd_index(args: argparse.Namespace) -> int:
-    # Every file is read (and checked) before the store changes.
-    loaded = [(spec, _read_documents(spec, args)) for spec in args.files]
-    with SQLiteBackend(args.db, read_only=False) as store:
-        for spec, documents in loaded:
-            r = store.index(documents, origin=_origin(spec, args.db))
-            print(f"{_label(spec)}: {r.added} added, {r.replaced} replaced, {r.unchanged} unchanged, "
-                  f"{r.removed} removed")
-        print(f"{args.db} holds {len(store)} document(s)")
-    return 0
-
-
-def _add_index(sub: Any) -> None:
-    p = sub.add_parser(
-        "index", help="add files' documents to a SQLite full-text store",
-        description="Add the documents of each FILE to the SQLite FTS5 store DB (created if "
-                    "missing). A document is known by its file and its position in it: "
-                    "re-indexing a file replaces what was indexed from it before. Prints what "
-                    "was added, replaced, unchanged and removed.",
-        epilog="example: contextlab index kb.db docs.jsonl notes.md",
-    )
-    p.add_argument("db", metavar="DB", help="the store file")
-    p.add_argument("files", metavar="FILE", nargs="+", help="documents to add, or - for stdin")
-    _add_input_options(p)
-    p.set_defaults(handler=_cmd_index)
-
-
-def _cmd_remove(args: argparse.Namespace) -> int:
-    if not Path(args.db).is_file():
-        raise ContextLabError(f"no store at {args.db!r}")
-    # A name is a file as it was indexed, or a document source as the store shows it.
-    names = {name: dict.fromkeys([_origin(name, args.db), name]) for name in args.sources}
-    with SQLiteBackend(args.db, read_only=False) as store:
-        counts = store.remove_sources([n for keys in names.values() for n in keys])
-        left = len(store)
-    missing = []
-    for name, keys in names.items():
-        removed = sum(counts.get(k, 0) for k in keys)
-        if removed:
-            print(f"removed {removed} document(s) from {name}")
-        else:
-            missing.append(name)
-    print(f"{args.db} holds {left} document(s)")
-    if missing:
-        raise ContextLabError(f"nothing in {args.db} came from {', '.join(map(repr, missing))}; "
-                              "give a file as it was indexed, or a source `search` shows")
-    return 0
-
-
-def _add_remove(sub: Any) -> None:
-    p = sub.add_parser(
-        "remove", help="delete a file's documents from a store",
-        description="Delete from DB every document indexed from each SOURCE file, or whose "
-                    "source is SOURCE.",
-        epilog="example: contextlab remove kb.db old-notes.md",
-    )
-    p.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
-    p.add_argument("sources", metavar="SOURCE", nargs="+", help="a file as indexed, or a source")
-    p.set_defaults(handler=_cmd_remove)
-
-
-def _cmd_search(args: argparse.Namespace) -> int:
-    if not Path(args.db).is_file():
-        raise ContextLabError(
-            f"no store at {args.db!r}; create one with `contextlab index {args.db} FILE...`"
-        )
-    # Read-only: a search never creates or changes a file, and works on a read-only store.
-    with SQLiteBackend(args.db, read_only=True) as store:
-        hits = [h for h in store.retrieve(args.query, top_k=args.top_k) if h.score >= args.min_score]
-    if args.format == "json":
-        payload = [
-            {"rank": i, "id": h.id, "score": h.score, "source": h.source, "content": h.content,
-             "metadata": h.metadata}
-            for i, h in enumerate(hits, start=1)
-        ]
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
-        return 0
-    if not hits:
-        print(f"contextlab: no document matches {args.query!r}", file=sys.stderr)
-        return 0
-    for i, h in enumerate(hits, start=1):
-        preview = " ".join(h.content.split())
-        if len(preview) > 100:
-            preview = preview[:99] + "…"
-        print(f"{i:>3}  {h.score:.3f}  {h.source or '-'}  {preview}")
-    return 0
-
-
-def _add_search(sub: Any) -> None:
-    p = sub.add_parser(
-        "search", help="search a SQLite store (BM25, scores in [0, 1])",
-        description="Print the documents of DB that best match QUERY, best first, with scores "
-                    "in [0, 1] (the share of the query's searchable weight a document covers).",
-        epilog="example: contextlab search kb.db 'refund policy' --top-k 3",
-    )
-    p.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
-    p.add_argument("query", metavar="QUERY", help="words to search for (no query syntax)")
-    p.add_argument("--top-k", "-k", type=_positive_int, default=5, metavar="K",
-                   help="how many results (default 5)")
-    p.add_argument("--min-score", type=float, default=0.0, metavar="S",
-                   help="hide results scoring below S (default 0)")
-    p.add_argument("--format", "-f", choices=("text", "json"), default="text",
-                   help="text: one line per result; json: full results")
-    p.set_defaults(handler=_cmd_search)
-
-
 # -- eval ----------------------------------------------------------------------------------
 
 
@@ -490,17 +332,6 @@ def _add_lab(sub: Any) -> None:
 
 
 # -- parser and entry point ----------------------------------------------------------------
-
-
-def _add_input_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input-format", choices=_INPUT_FORMATS, default=None,
-                   help="read FILE as this format instead of by its extension "
-                        "(stdin defaults to auto: JSON, JSON Lines, or text split on --- lines "
-                        "or blank lines)")
-    p.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
-                   help=f"refuse inputs larger than N bytes (default {DEFAULT_MAX_BYTES:,})")
-    p.add_argument("--max-documents", type=_positive_int, default=DEFAULT_MAX_DOCUMENTS, metavar="N",
-                   help=f"refuse inputs of more than N documents (default {DEFAULT_MAX_DOCUMENTS:,})")
 
 
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
