@@ -144,6 +144,15 @@ def test_wheel_imports_its_own_copy_with_the_sample_sets(installed: dict[str, Pa
     assert int(scenarios) >= 1
 
 
+def test_wheel_ships_every_data_file_of_the_package(installed: dict[str, Path]):
+    data = ROOT / "contextlab" / "data"
+    wanted = sorted(str(p.relative_to(data)) for p in data.rglob("*")
+                    if p.is_file() and "__pycache__" not in p.parts)
+    shipped = sorted(str(p.relative_to(installed["package"] / "data"))
+                     for p in (installed["package"] / "data").rglob("*") if p.is_file())
+    assert wanted and shipped == wanted
+
+
 def test_wheel_contextlab_build_runs_on_a_bundled_sample(installed: dict[str, Path]):
     sample = installed["package"] / "data" / "sample_data" / "eng_postmortems.json"
     result = subprocess.run(
