@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from contextlab.errors import InvalidInputError
 from contextlab.lab.compare import config_differences, diff_results
 from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult, DocTrace
@@ -81,7 +82,7 @@ def test_diff_results_summary_names_each_change_and_the_token_delta():
 def test_diff_results_rejects_results_of_different_documents():
     a = _result([("included", 1, 10), ("included", 2, 20)])
     b = _result([("included", 1, 10)])
-    with pytest.raises(ValueError, match=r"only in A: \[1\]"):
+    with pytest.raises(InvalidInputError, match=r"only in A: \[1\]"):
         diff_results(a, b)
 
 
@@ -94,7 +95,7 @@ def test_diff_results_rows_carry_every_document():
 
 def test_diff_results_of_kind_rejects_unknown_change():
     a = _result([("included", 1, 10)])
-    with pytest.raises(ValueError, match="unknown change 'teleported'"):
+    with pytest.raises(InvalidInputError, match="unknown change 'teleported'; choose one of: gained"):
         diff_results(a, a).of_kind("teleported")
 
 

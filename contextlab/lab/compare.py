@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from ..errors import InvalidInputError
 from ..types import ContextResult, DocTrace
+from ..validation import one_of
 
 __all__ = ["Change", "DocChange", "ResultDiff", "diff_results", "config_differences", "CHANGES"]
 
@@ -65,8 +67,7 @@ class ResultDiff:
 
     def of_kind(self, change: str) -> list[DocChange]:
         """Return the documents whose change is ``change``, in input order."""
-        if change not in CHANGES:
-            raise ValueError(f"unknown change {change!r}; choose one of: {', '.join(CHANGES)}")
+        one_of("change", change, CHANGES)
         return [c for c in self.changes if c.change == change]
 
     @property
@@ -199,14 +200,14 @@ def diff_results(a: ContextResult, b: ContextResult) -> ResultDiff:
     """Return how result ``b`` differs from result ``a``, document by document.
 
     Both results must have been built from the same documents: their traces must cover
-    the same input indices, or a ``ValueError`` says which are missing.
+    the same input indices, or an ``InvalidInputError`` says which are missing.
     """
     trace_a = {t.input_index: t for t in a.trace}
     trace_b = {t.input_index: t for t in b.trace}
     if trace_a.keys() != trace_b.keys():
         only_a = sorted(trace_a.keys() - trace_b.keys())
         only_b = sorted(trace_b.keys() - trace_a.keys())
-        raise ValueError(
+        raise InvalidInputError(
             "results were built from different documents: "
             f"input indices only in A: {only_a}, only in B: {only_b}"
         )
@@ -242,6 +243,6 @@ def config_differences(a: Any, b: Any) -> list[tuple[str, Any, Any]]:
     Works for any two dataclass instances of the same type (``LabConfig`` in the lab).
     """
     if type(a) is not type(b):
-        raise ValueError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
+        raise InvalidInputError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
     return [(f.name, getattr(a, f.name), getattr(b, f.name))
             for f in fields(a) if getattr(a, f.name) != getattr(b, f.name)]
