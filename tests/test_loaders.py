@@ -495,6 +495,16 @@ def test_load_file_over_the_limit_is_refused_before_reading(tmp_path: Path):
         load_file(path, max_bytes=1000)
 
 
+def test_read_limited_reads_past_the_expected_size_but_not_past_the_limit():
+    import io
+
+    from contextlab.loaders.reading import read_limited
+
+    assert read_limited(io.BytesIO(b"x" * 30), "f.txt", 50, expected=10) == b"x" * 30  # grew: all read
+    with pytest.raises(LoadError, match=r"f\.txt is 51 bytes, over the 50-byte limit"):
+        read_limited(io.BytesIO(b"x" * 100), "f.txt", 50, expected=10)
+
+
 def test_load_file_missing_file_is_oserror(tmp_path: Path):
     with pytest.raises(FileNotFoundError):
         load_file(tmp_path / "nope.json")

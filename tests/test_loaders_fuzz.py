@@ -103,6 +103,22 @@ def test_load_bytes_random_bytes_under_tight_limits(data: bytes, max_bytes: int,
 
 
 @FUZZ
+@given(data=st.binary(max_size=60), max_bytes=st.integers(2**31 - 2, 2**80), filename=st.sampled_from(FILENAMES))
+def test_load_bytes_huge_limits_are_accepted(data: bytes, max_bytes: int, filename: str):
+    assert_documents_or_own_error(lambda: load_bytes(data, filename, max_bytes=max_bytes, max_documents=max_bytes))
+    assert_documents_or_own_error(lambda: load_bytes(b"text\na\n", "x.csv", max_bytes=max_bytes))
+
+
+@pytest.mark.parametrize("filename", FILENAMES)
+def test_load_file_huge_limit_reads_only_the_file(tmp_path: Path, filename: str):
+    # A buffered read(max_bytes + 1) would allocate the whole limit (or overflow) up front.
+    path = tmp_path / filename
+    path.write_bytes('[{"content": "a b c"}]'.encode("utf-16") if filename.endswith(".txt") else b'"x y"\n')
+    assert_documents_or_own_error(lambda: load_file(path, max_bytes=2**62, max_documents=2**62))
+    assert_documents_or_own_error(lambda: load_file(path, max_bytes=2**80))
+
+
+@FUZZ
 @given(text=st.text(max_size=300) | st.text(st.sampled_from("[]{}\",:\n\r\t -#\x00\ufeffab1"), max_size=200))
 def test_parse_pasted_random_text_gives_documents_or_load_error(text: str):
     assert_documents_or_own_error(lambda: parse_pasted(text))

@@ -41,6 +41,7 @@ from .reading import (
     format_for,
     iter_lines,
     normalise_newlines,
+    read_limited,
     reject_nul,
     too_big,
 )
@@ -83,10 +84,8 @@ def load_file(
         if fmt in _LINE_FORMATS:
             docs = _parse_lines(fh, fmt, path.name, max_bytes, max_documents)
         else:
-            # Read one byte past the limit: the file may have grown since stat().
-            data = fh.read(max_bytes + 1)
-            if len(data) > max_bytes:
-                raise LoadError(too_big(path.name, len(data), max_bytes))
+            # Bounded by the limit, not by stat(): the file may have grown since.
+            data = read_limited(fh, path.name, max_bytes, expected=size)
             text = decode(data, path.name)
             del data  # the bytes are not needed once decoded: keep one copy of the input
             docs = _parse_text(text, fmt, path.name, max_bytes, max_documents)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -29,7 +30,7 @@ def parse_csv(
     if first is None:
         raise LoadError(f"{name}: the file is empty; expected a header row naming a text column")
     # Long documents are long cells; the csv module's default cap (128 KiB) would reject them.
-    csv.field_size_limit(max(csv.field_size_limit(), max_bytes + 1))
+    csv.field_size_limit(max(csv.field_size_limit(), min(max_bytes + 1, sys.maxsize)))
     delimiter = "\t" if tab else _guess_delimiter(first)
     reader = csv.reader(itertools.chain([first], lines), delimiter=delimiter, strict=True)
     try:

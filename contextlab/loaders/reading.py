@@ -30,6 +30,7 @@ __all__ = [
     "check_format",
     "decode",
     "iter_lines",
+    "read_limited",
     "reject_nul",
     "normalise_newlines",
 ]
@@ -206,6 +207,28 @@ def decode(data: bytes, name: str) -> str:
     return normalise_newlines(text.lstrip("\ufeff"))
 
 
+def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0) -> bytes:
+    """Return everything left in ``stream``; raise ``LoadError`` once it passes ``max_bytes``.
+
+    ``expected`` (e.g. the size ``stat`` gave) is read in one piece, so a file is not copied;
+    what comes after it (a file still growing, a pipe) is read in bounded chunks. A buffered
+    ``read(n)`` allocates ``n`` bytes up front, so ``max_bytes + 1`` is never asked for at once.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    want = min(max_bytes, expected) + 1
+    while True:
+        chunk = stream.read(min(want, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise LoadError(too_big(name, total, max_bytes))
+        want = 1 << 22
+    return b"".join(chunks)  # one chunk: returned as is, no copy
+
+
 def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
     """Yield the text lines of a seekable binary ``stream`` one at a time, each ending in
     ``"\\n"`` (but maybe the last), with the same checks as ``decode`` and the byte limit.
@@ -217,9 +240,7 @@ def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
     _check_magic(head, name)
     if head.startswith(_UTF16_BOMS):
         # UTF-16's newline is two bytes: decode the whole input, then hand out its lines.
-        data = stream.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            raise LoadError(too_big(name, len(data), max_bytes))
+        data = read_limited(stream, name, max_bytes)
         yield from io.StringIO(normalise_newlines(_decode_utf16(data, name).lstrip("\ufeff")))
         return
     offset = 0
