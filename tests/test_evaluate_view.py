@@ -64,7 +64,7 @@ def test_evaluate_figures_escape_user_text():
     evil = "<a href='x'>click</a>"
     fig = tokens_accuracy_figure([_summary(evil, 100, 60)], [evil], model="GPT-3.5-Turbo")
     assert all("<a href" not in str(t) for t in fig.data[0].text)
-    assert "Liu et al." in fig.layout.yaxis.title.text
+    assert "Liu et al." in fig.layout.title.text and "estimate" in fig.layout.yaxis.title.text
     heat = settings_heatmap_figure([evil], ["y"], [[0.5]], "budget", "placement", "gold_in_block")
     assert "<a href" not in "".join(heat.data[0].x) and heat.data[0].z[0][0] == 50.0
     bars = gold_zones_figure({evil: dict.fromkeys(ZONES, 0.25)}, "config")

@@ -65,10 +65,10 @@ def tokens_accuracy_figure(summaries: Sequence[Mapping[str, Any]], front: Sequen
         fig.add_trace(go.Scatter(x=[s["tokens_used"] for s in line], y=[s["expected_accuracy"] for s in line],
                                  mode="lines", line=dict(color=_FRONT_COLOR, dash="dot"), showlegend=False,
                                  hoverinfo="skip"))
-    who = f" ({label(model)})" if model else ""
+    who = f", {label(model)}" if model else ""
     fig.update_xaxes(title_text="mean tokens in the block")
-    fig.update_yaxes(title_text=f"expected accuracy %{who}: {ESTIMATE_NOTE}", title_font_size=11)
-    return layout(fig, "Tokens vs expected accuracy (95% intervals)")
+    fig.update_yaxes(title_text=f"expected accuracy % (estimate{who})")
+    return layout(fig, f"Tokens vs expected accuracy (95% intervals) — {ESTIMATE_NOTE}")
 
 
 def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequence[Sequence[float | None]],
