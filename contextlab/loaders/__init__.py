@@ -54,6 +54,7 @@ __all__ = [
     "load_bytes",
     "parse_pasted",
     "documents_from_records",
+    "read_limited",
     "SUPPORTED_EXTENSIONS",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DOCUMENTS",
