@@ -23,7 +23,7 @@ fi
 # The first install downloads Streamlit, pandas, numpy and tiktoken (a couple of minutes):
 # let pip show what it fetches. Later installs only top up what changed: one line is enough.
 if ls "$venv"/.contextlab-installed-* >/dev/null 2>&1; then
-    echo "[2/3] Updating contextlab's requirements ($requirements changed) ..."
+    echo "[2/3] Updating the install ($requirements or pyproject.toml changed since the last one) ..."
     quiet=(--quiet)
 else
     echo "[2/3] Installing contextlab and its requirements ($requirements); the first time takes a couple of minutes ..."
