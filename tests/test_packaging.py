@@ -226,6 +226,13 @@ def test_lab_script_first_install_shows_progress_and_says_how_to_reach_the_comma
     assert log.read_text(encoding="utf-8").splitlines() == ["contextlab lab"]  # nothing reinstalled
     assert "[2/3]" not in again.stdout and f"{venv}/bin/contextlab" in again.stdout
 
+    (stamp,) = venv.glob(".contextlab-installed-*")
+    stamp.write_text("an older install\n", encoding="utf-8")
+    log.unlink()
+    update = _run_lab_script(venv)
+    pip = [c for c in log.read_text(encoding="utf-8").splitlines() if c.startswith("python -m pip")]
+    assert "[2/3] Updating" in update.stdout and len(pip) == 1 and "--quiet" in pip[0]
+
 
 def test_readme_two_commands_says_how_to_reach_the_command_and_pass_options():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
