@@ -166,20 +166,24 @@ def _decode_utf16(data: bytes, name: str) -> str:
     return text
 
 
-def _decode_utf8_line(raw: bytes, name: str, line: int, offset: int) -> str:
-    """Return one line of UTF-8 ``raw`` (starting at byte ``offset`` of the input) as text.
+def _decode_utf8(raw: bytes, name: str, line: int = 1, offset: int = 0) -> str:
+    """Return UTF-8 ``raw`` as text; ``raw`` starts at ``line`` and byte ``offset`` of the input.
 
-    The first problem on the line wins: a NUL byte before an invalid byte is reported as the NUL.
+    The first problem wins: a NUL byte before an invalid byte is reported as the NUL. Either
+    is located by its line and its byte offset in the whole input.
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         nul = raw.find(b"\x00", 0, exc.start)
+        at = nul if nul >= 0 else exc.start
+        where = line + raw.count(b"\n", 0, at)
         if nul >= 0:
-            raise _nul_error(name, line, offset + nul) from None
-        raise _utf8_error(name, raw, line, exc.start, offset + exc.start) from None
+            raise _nul_error(name, where, offset + nul) from None
+        raise _utf8_error(name, raw, where, exc.start, offset + exc.start) from None
     if "\x00" in text:
-        raise _nul_error(name, line, offset + raw.index(b"\x00"))
+        at = raw.index(b"\x00")
+        raise _nul_error(name, line + raw.count(b"\n", 0, at), offset + at)
     return text
 
 
@@ -191,20 +195,7 @@ def decode(data: bytes, name: str) -> str:
     _check_magic(data[:16], name)
     if data.startswith(_UTF16_BOMS):
         return normalise_newlines(_decode_utf16(data, name).lstrip("\ufeff"))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad = exc.start
-        nul = data.find(b"\x00", 0, bad)
-        problem = nul if nul >= 0 else bad
-        line = data.count(b"\n", 0, problem) + 1
-        if nul >= 0:
-            raise _nul_error(name, line, nul) from None
-        raise _utf8_error(name, data, line, bad, bad) from None
-    if "\x00" in text:
-        at = data.index(b"\x00")
-        raise _nul_error(name, data.count(b"\n", 0, at) + 1, at)
-    return normalise_newlines(text.lstrip("\ufeff"))
+    return normalise_newlines(_decode_utf8(data, name).lstrip("\ufeff"))
 
 
 def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0) -> bytes:
@@ -248,7 +239,7 @@ def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
         end = offset + len(raw)
         if end > max_bytes:
             raise LoadError(too_big(name, end, max_bytes))
-        text = _decode_utf8_line(raw, name, number, offset)
+        text = _decode_utf8(raw, name, number, offset)
         if number == 1:
             text = text.lstrip("\ufeff")
         offset = end
