@@ -354,6 +354,18 @@ def test_cli_remove_deletes_a_files_documents(run, tmp_path: Path, docs_file: Pa
                           r"nothing in kb\.db came from 'nope\.md'")
 
 
+def test_cli_search_contractions_find_what_a_person_meant(run, tmp_path: Path):
+    docs = [{"text": "Refund policy: a refund goes back to the original card within 14 days.",
+             "source": "refund.md"}]
+    docs += [{"text": f"Postmortem {i}: the service's latency spiked and the team's pager didn't "
+                      "fire; I'm sure it's the cache's eviction.", "source": f"pm{i}.md"} for i in range(5)]
+    (tmp_path / "kb.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    run("index", "kb.db", "kb.jsonl", cwd=tmp_path)
+    for query in ("refund's", "what's the refund policy", "I'm asking for a refund"):
+        hits = json.loads(run("search", "kb.db", query, "-f", "json", cwd=tmp_path).stdout)
+        assert [(h["source"], h["score"]) for h in hits] == [("refund.md", 1.0)], query
+
+
 def test_cli_search_json_and_top_k(run, tmp_path: Path, docs_file: Path):
     run("index", "kb.db", str(docs_file), cwd=tmp_path)
     proc = run("search", "kb.db", 'refund* "AND (', "--top-k", "2", "--format", "json", cwd=tmp_path)

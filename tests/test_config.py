@@ -76,12 +76,15 @@ def test_config_bad_json_raises():
         LabConfig.from_json("{nope")
 
 
-def test_config_code_snippet_reproduces_result():
+@pytest.mark.parametrize("placement", ["lost_in_the_middle", "reversed"])
+def test_config_code_snippet_reproduces_result(placement):
     docs = [Document(f"document number {i} talks about refunds and plans in detail", 0.9 - i / 20, f"d{i}")
             for i in range(8)]
-    config = LabConfig(query="refunds", budget=60, dedup_threshold=0.7, tokenizer="heuristic")
+    config = LabConfig(query="refunds", budget=60, dedup_threshold=0.7, tokenizer="heuristic",
+                       placement=placement)
     snippet = config.code_snippet(documents_expr="DOCS")
     namespace = {"DOCS": docs, "print": lambda *a: None}
     exec(snippet.replace("from contextlab.loaders import load_file\n", ""), namespace)
     expected = config.make_manager().build(PromptRequest("refunds", docs, max_context_tokens=60))
     assert namespace["result"].context_block == expected.context_block
+    assert ("placement=" in snippet) is (placement != "lost_in_the_middle")
