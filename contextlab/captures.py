@@ -76,13 +76,13 @@ class CapturedRun:
 
     @property
     def label(self) -> str:
-        """One line for a picker: number, time, query and counts."""
+        """One line for a picker: number, counts, query and time (the narrow sidebar shows the start)."""
         when = (self.time or "")[:19].replace("T", " ")
         query = self.query if len(self.query) <= 60 else self.query[:57] + "..."
         counts = f"{len(self.documents)} docs"
         if self.result is not None:
             counts += f", {len(self.result.get('included_docs') or [])} kept"
-        parts = [f"#{self.number}", when, repr(query) if query else "(no query)", counts]
+        parts = [f"#{self.number}", counts, repr(query) if query else "(no query)", when]
         return " · ".join(p for p in parts if p)
 
     def config(self):

@@ -52,7 +52,8 @@ def test_captures_round_trip_a_run(tmp_path):
     assert first.gold_sources == ("a.md",) and first.answers == ("prorated",)
     assert second.gold_sources == () and second.query == "shipping time"
     assert first.build().context_block == first.result["context_block"]
-    assert first.label.startswith("#1 · 2026-01-02 03:04:05 · 'annual refunds' · 2 docs, ")
+    assert first.label == (f"#1 · 2 docs, {len(first.result['included_docs'])} kept · "
+                           "'annual refunds' · 2026-01-02 03:04:05")
 
 
 def test_captures_line_holds_json_safe_metadata(tmp_path):

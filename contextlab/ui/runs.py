@@ -20,7 +20,7 @@ import streamlit as st
 from contextlab.captures import LAB_RUNS_ENV, CapturedRun, iter_runs, read_run, runs_from_bytes
 from contextlab.errors import ContextLabError
 
-from .text import caption, md_line, plain
+from .text import caption, plain
 
 __all__ = ["RUNS_ENV", "SOURCE", "SOURCE_LABEL", "start_source", "runs_documents"]
 
@@ -80,14 +80,14 @@ def runs_documents(*, key: str = "runs_upload") -> Any:
         return DocumentsInput([], "Runs: (unreadable file)", errors=(_message(exc, path),))
 
     pick_key = f"runs_pick_{hashlib.sha1(ident.encode()).hexdigest()[:12]}"
-    number = st.selectbox(md_line(f"Run ({len(labels)} in {origin})"), range(1, len(labels) + 1),
-                          key=pick_key, format_func=lambda n: plain(labels[n - 1]))
+    number = st.selectbox("Run", range(1, len(labels) + 1), key=pick_key,
+                          format_func=lambda n: plain(labels[n - 1]))
     try:
         run = runs[number - 1] if upload is not None else _file_run(path, stat.st_mtime_ns, stat.st_size, number)
     except (ContextLabError, OSError) as exc:
         return DocumentsInput([], f"Runs: {origin}", errors=(_message(exc, path),))
     errors = _open_once(f"{ident}#{number}", run)
-    caption(_describe(run))
+    caption(f"{len(labels)} run(s) in {origin}; this one: {_describe(run)}")
     return DocumentsInput(
         documents=list(run.documents),
         label=f"Run #{run.number} of {origin}",
