@@ -56,6 +56,18 @@ def test_captures_round_trip_a_run(tmp_path):
                            "'annual refunds' · 2026-01-02 03:04:05")
 
 
+def test_captures_file_with_gold_is_an_evaluation_set(tmp_path):
+    from contextlab.evaluate import load_eval_set
+
+    path = tmp_path / "runs.jsonl"
+    append_run(path, _record(gold_sources=["a.md"], answers=["prorated"]))
+    append_run(path, _record("shipping time", answers=["three to five"]))
+    questions = load_eval_set(path).questions
+    assert [(q.query, set(q.gold_sources), q.answers) for q in questions] == [
+        ("annual refunds", {"a.md"}, ("prorated",)), ("shipping time", set(), ("three to five",))]
+    assert [list(q.documents) for q in questions] == [DOCS, DOCS]
+
+
 def test_captures_line_holds_json_safe_metadata(tmp_path):
     doc = Document("text with a date in its metadata", metadata={"when": datetime(2026, 5, 1)})
     record = capture_record("q", [doc], {}, None)
