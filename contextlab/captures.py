@@ -27,12 +27,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .errors import InvalidInputError, LoadError
 from .integrations.openinference import otlp_spans, retriever_run_fields
 from .types import ContextResult, Document
 from .validation import document_list
+
+if TYPE_CHECKING:
+    from .lab.config import LabConfig
 
 __all__ = [
     "CapturedRun",
@@ -85,7 +88,7 @@ class CapturedRun:
         parts = [f"#{self.number}", counts, repr(query) if query else "(no query)", when]
         return " · ".join(p for p in parts if p)
 
-    def config(self):
+    def config(self) -> LabConfig:
         """Return the ``LabConfig`` of this run: its recorded settings (or the defaults) and its query."""
         from .lab.config import LabConfig
 
@@ -100,8 +103,11 @@ class CapturedRun:
             return list(self.documents)
         return score_documents(self.documents, self.query)
 
-    def build(self, config=None) -> ContextResult:
-        """Return the context block built from this run, with its own settings or ``config``."""
+    def build(self, config: LabConfig | None = None) -> ContextResult:
+        """Return the context block built from this run, with its own settings or ``config``.
+
+        The run's query is used either way (unscored documents are scored against it).
+        """
         from .types import PromptRequest
 
         cfg = config if config is not None else self.config()
@@ -231,6 +237,7 @@ class _Counter:
         self.spans = 0
 
     def next_run(self) -> int:
+        """Return the number of the run about to be yielded (1-based), counting it."""
         self.runs += 1
         return self.runs
 
