@@ -8,7 +8,8 @@ over (with their scores), and, when contextlab built the context, the settings a
   ``answers``: a capture file whose runs have them is an evaluation set too.
 - An **OpenInference export** is OpenTelemetry spans as JSON: the SDK's ``span.to_json()``
   (one object per span, pretty-printed or one per line, or a JSON array of them) or OTLP JSON
-  (``{"resourceSpans": [...]}``, what collectors' file exporters write). Each RETRIEVER span is a
+  (``{"resourceSpans": [...]}``, what collectors' file exporters write), or a spans dataframe
+  as JSON records (Phoenix's ``attributes.*`` columns). Each RETRIEVER span is a
   run: ``input.value`` is the query, ``retrieval.documents.N.document.{content,score,id,metadata}``
   the documents. Other spans (LLM calls, chains) are skipped.
 
@@ -30,7 +31,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import InvalidInputError, LoadError
-from .integrations.openinference import otlp_spans, retriever_run_fields
+from .integrations.openinference import (
+    dataframe_span,
+    is_dataframe_span,
+    otlp_spans,
+    retriever_run_fields,
+)
 from .types import ContextResult, Document
 from .validation import document_list
 
@@ -294,6 +300,8 @@ def _records(value: Any, name: str, where: str, counter: _Counter) -> Iterator[C
             yield from _span_run(span, name, f"{where}, {at}", counter)
     elif isinstance(value.get("attributes"), (dict, list)) and ("context" in value or "name" in value):
         yield from _span_run(value, name, where, counter)
+    elif is_dataframe_span(value):
+        yield from _span_run(dataframe_span(value), name, where, counter)
     else:
         fields = ", ".join(list(map(str, value))[:8]) or "no fields"
         raise LoadError(

@@ -274,3 +274,25 @@ def test_captures_cli_lab_runs_refuses_a_foreign_file_before_starting(tmp_path, 
     assert cli.main(["lab", "--runs", str(tmp_path / "notes.jsonl")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("contextlab: error: notes.jsonl: line 1: neither") and err.count("\n") == 1
+
+
+def test_captures_read_spans_dataframe_records():
+    # The shape of Phoenix's spans dataframe written by pandas' to_json(orient="records", lines=True).
+    rows = [
+        {"name": "llm", "span_kind": "LLM", "start_time": 1767323045000, "attributes.input.value": "hi"},
+        {"name": "retriever", "span_kind": "RETRIEVER", "start_time": 1767323045000,
+         "context.span_id": "ab12", "context.trace_id": "cd34",
+         "attributes.input.value": "refund window",
+         "attributes.retrieval.documents": [
+             {"document.content": "Refunds within 30 days.", "document.score": 0.8,
+              "document.metadata": {"source": "refunds.md"}},
+             {"document.content": "Shipping is free.", "document.id": "d2"}]},
+    ]
+    data = "\n".join(json.dumps(r) for r in rows).encode()
+    (run,) = runs_from_bytes(data, "phoenix.jsonl")
+    assert (run.where, run.query, run.time) == ("line 2", "refund window", "2026-01-02T03:04:05Z")
+    assert run.ids == {"trace_id": "cd34", "span_id": "ab12"}
+    assert run.documents == [
+        Document("Refunds within 30 days.", score=0.8, source="refunds.md"),
+        Document("Shipping is free.", source="d2", metadata={"id": "d2", "score_missing": True}),
+    ]

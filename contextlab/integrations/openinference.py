@@ -3,8 +3,10 @@
 What Arize Phoenix and other OpenInference tools record for a retriever: a span whose
 ``openinference.span.kind`` is ``RETRIEVER``, ``input.value`` the query, and
 ``retrieval.documents.N.document.{content,score,id,metadata}`` the documents (metadata as a JSON
-string). Attributes come flat (the SDK's ``span.to_json()``), as OTLP JSON key/value lists, or
-nested (``{"retrieval": {"documents": [...]}}``); all three read the same.
+string). Attributes come flat (the SDK's ``span.to_json()``), as OTLP JSON key/value lists,
+nested (``{"retrieval": {"documents": [...]}}``), or as the columns of a spans dataframe
+(Phoenix's ``get_spans_dataframe()`` written as JSON records: ``attributes.input.value``,
+``span_kind``, ``context.span_id``); all read the same.
 ``contextlab.captures.iter_runs`` is the entry point; this module knows the span shapes.
 """
 
@@ -19,7 +21,8 @@ from typing import Any
 from ..errors import LoadError
 from ..types import Document
 
-__all__ = ["otlp_spans", "retriever_run_fields", "DOCUMENTS_PREFIX"]
+__all__ = ["otlp_spans", "retriever_run_fields", "is_dataframe_span", "dataframe_span",
+           "DOCUMENTS_PREFIX"]
 
 #: Where OpenInference puts a retriever's documents among a span's attributes.
 DOCUMENTS_PREFIX = "retrieval.documents."
@@ -48,6 +51,25 @@ def otlp_spans(value: dict[str, Any], where: str) -> Iterator[tuple[dict[str, An
                 if not isinstance(span, dict):
                     raise LoadError(f"{where}, {at}: expected a span object, got {_kind(span)}")
                 yield span, at
+
+
+def is_dataframe_span(record: dict[str, Any]) -> bool:
+    """Return True for a span written as one flat record (Phoenix's spans dataframe as JSON)."""
+    return any(isinstance(k, str) and k.startswith("attributes.") for k in record)
+
+
+def dataframe_span(record: dict[str, Any]) -> dict[str, Any]:
+    """Return a flat dataframe record (``attributes.input.value``, ``context.span_id``) as a span."""
+    attributes = {k[len("attributes."):]: v for k, v in record.items()
+                  if isinstance(k, str) and k.startswith("attributes.")}
+    if record.get("span_kind") is not None:
+        attributes.setdefault("openinference.span.kind", record["span_kind"])
+    return {
+        "name": record.get("name"),
+        "start_time": record.get("start_time"),
+        "context": {"trace_id": record.get("context.trace_id"), "span_id": record.get("context.span_id")},
+        "attributes": attributes,
+    }
 
 
 def retriever_run_fields(span: dict[str, Any], at: str) -> dict[str, Any] | None:
@@ -182,14 +204,19 @@ def _span_query(attrs: dict[str, Any]) -> str:
 
 
 def _span_time(span: dict[str, Any]) -> str | None:
-    if isinstance(span.get("start_time"), str):
-        return span["start_time"]
-    nanos = span.get("startTimeUnixNano")
+    start = span.get("start_time")
+    if isinstance(start, str):
+        return start
     try:
-        seconds = int(nanos) / 1e9
-    except (TypeError, ValueError):
+        if span.get("startTimeUnixNano") is not None:
+            seconds = int(span["startTimeUnixNano"]) / 1e9
+        elif isinstance(start, (int, float)) and not isinstance(start, bool):
+            seconds = start / 1000  # pandas writes datetimes to JSON as epoch milliseconds
+        else:
+            return None
+        stamp = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
         return None
-    stamp = datetime.fromtimestamp(seconds, tz=timezone.utc)
     return stamp.isoformat().replace("+00:00", "Z")
 
 
