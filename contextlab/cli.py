@@ -245,7 +245,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     )
     print(summary_table(result))
     written = f" and {args.summary}" if args.summary else ""
-    print(f"contextlab: wrote {len(result.rows)} rows to {args.out}{written}", file=sys.stderr)
+    print(f"contextlab: wrote {result.n_rows} rows to {args.out}{written}", file=sys.stderr)
     return 0
 
 

@@ -228,6 +228,42 @@ def test_write_results_writes_csv_and_summary(tmp_path):
     assert best["gold_in_block"] == 1.0 and best["gold_in_block_low"] == 1.0
 
 
+def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
+    from contextlab.evaluate import evaluate_to_files
+
+    result = _small_run(tmp_path)
+    write_results(result, tmp_path / "kept.csv", tmp_path / "kept.json")
+    streamed = evaluate_to_files(str(tmp_path / "set.jsonl"), tmp_path / "streamed.csv", tmp_path / "streamed.json",
+                                 grid=["budget=40,400", "placement=relevance,reversed"])
+    assert streamed.rows == [] and streamed.n_rows == 24 and streamed.n_questions == 6
+    assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "kept.csv").read_bytes()
+    kept, got = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("kept", "streamed"))
+    assert kept["evalset"] == "set.jsonl" and got == kept
+
+
+def test_aggregator_switches_to_the_normal_interval_for_large_sets():
+    from contextlab.evaluation.metrics import Aggregator
+
+    rows = [{"config": "c", "gold_in_block": k % 4 != 0} for k in range(400)]
+    boot = Aggregator([]).add(rows).summaries()[0]
+    normal = Aggregator([], max_bootstrap=100).add(rows).summaries()[0]
+    assert boot["gold_in_block"] == normal["gold_in_block"] == 0.75
+    assert normal["gold_in_block_low"] == pytest.approx(boot["gold_in_block_low"], abs=0.01)
+    assert normal["gold_in_block_high"] == pytest.approx(boot["gold_in_block_high"], abs=0.01)
+    assert normal["gold_in_block_n"] == 400 and normal["answer_in_block"] is None
+
+
+def test_write_results_gives_an_ordinary_file_mode(tmp_path):
+    import os
+
+    result = _small_run(tmp_path)
+    out = tmp_path / "r.csv"
+    write_results(result, out)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_write_results_leaves_nothing_half_written(tmp_path):
     result = _small_run(tmp_path)
     out = tmp_path / "r.csv"

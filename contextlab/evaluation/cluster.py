@@ -15,7 +15,7 @@ from ..errors import InvalidInputError
 from .grid import Configuration
 from .sets import EvalSet
 
-__all__ = ["run_on_dask", "dask_client"]
+__all__ = ["dask_chunks", "dask_client"]
 
 
 @contextlib.contextmanager
@@ -59,10 +59,10 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
         cluster.close()
 
 
-def run_on_dask(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, model: str, *,
+def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, model: str, *,
                 workers: int | None, scheduler: str | None, chunk_size: int | None,
-                progress: Any = None) -> list[dict[str, Any]]:
-    """Return the rows of the run, computed chunk by chunk on Dask, in the serial order."""
+                progress: Any = None) -> Iterator[list[dict[str, Any]]]:
+    """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn)."""
     from distributed import as_completed
 
     from .run import default_chunk_size, evaluate_chunk
@@ -79,12 +79,15 @@ def run_on_dask(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, 
                           pure=False): k
             for k, s in enumerate(starts)
         }
-        results: list[list[dict[str, Any]] | None] = [None] * len(starts)
-        done = 0
+        waiting: dict[int, list[dict[str, Any]]] = {}
+        next_chunk = done = 0
         for future in as_completed(futures, loop=client.loop):
-            k = futures[future]
-            results[k] = future.result()
+            k = futures.pop(future)
+            waiting[k] = future.result()
+            future.release()
             done += min(size, total - starts[k])
             if progress is not None:
                 progress(done, total)
-    return [row for chunk in results for row in (chunk or [])]
+            while next_chunk in waiting:
+                yield waiting.pop(next_chunk)
+                next_chunk += 1

@@ -29,6 +29,8 @@ __all__ = [
     "question_metrics",
     "gold_zone",
     "normalized_block",
+    "Aggregator",
+    "BOOTSTRAP_MAX_QUESTIONS",
     "aggregate",
     "bootstrap_interval",
 ]
@@ -147,27 +149,107 @@ def gold_zone(position: int | None, block_docs: int) -> str:
 # -- aggregates ----------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=16)
-def _resamples(n: int, seed: int):
-    import numpy as np
-
-    return np.random.default_rng(seed).integers(0, n, size=(_BOOTSTRAP_SAMPLES, n))
+# Resampled indices are drawn in blocks of at most this many, so a million questions never
+# needs a (1000 x n) index matrix in memory at once.
+_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
 
 
 def bootstrap_interval(values: Sequence[float], *, seed: int = 0) -> tuple[float, float, float]:
     """Return ``(mean, low, high)``: the mean and its 95% percentile bootstrap interval.
 
-    1,000 resamples of the questions from a seeded generator, so the interval is the same on
-    every run; every configuration is resampled with the same draws (a paired comparison).
+    1,000 resamples of the questions from a generator seeded with ``seed``, so the interval is
+    the same on every run, and every configuration with the same number of questions is
+    resampled with the same draws (a paired comparison).
     """
     import numpy as np
 
     data = np.asarray(values, dtype=float)
-    if data.size == 0:
+    n = data.size
+    if n == 0:
         return (math.nan, math.nan, math.nan)
-    means = data[_resamples(data.size, seed)].mean(axis=1)
+    rng = np.random.default_rng(seed)
+    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // n)
+    means = np.empty(_BOOTSTRAP_SAMPLES)
+    for start in range(0, _BOOTSTRAP_SAMPLES, per_block):
+        count = min(per_block, _BOOTSTRAP_SAMPLES - start)
+        means[start:start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return (float(data.mean()), float(low), float(high))
+
+
+#: Above this many questions an interval is the normal approximation (mean ± 1.96 standard
+#: errors), which the bootstrap of a mean equals at that size; memory and time stay bounded.
+BOOTSTRAP_MAX_QUESTIONS = 100_000
+
+
+class Aggregator:
+    """Collects rows chunk by chunk; ``summaries()`` gives each configuration's means and 95% intervals.
+
+    Memory is bounded: per configuration and metric it keeps a running count, sum and sum of
+    squares, plus the values themselves only up to ``max_bootstrap`` questions.
+    """
+
+    def __init__(self, grid_keys: Sequence[str], *, max_bootstrap: int = BOOTSTRAP_MAX_QUESTIONS) -> None:
+        self.grid_keys = list(grid_keys)
+        self.max_bootstrap = max_bootstrap
+        self._configs: dict[str, dict[str, Any]] = {}
+
+    def add(self, rows: Sequence[Mapping[str, Any]]) -> Aggregator:
+        """Count ``rows`` in (any number, any configurations); return self."""
+        from array import array
+
+        for row in rows:
+            entry = self._configs.get(row["config"])
+            if entry is None:
+                entry = self._configs[row["config"]] = {
+                    "settings": {k: row[k] for k in self.grid_keys}, "questions": 0,
+                    "values": {m: array("d") for m in SUMMARY_METRICS},
+                    "stats": {m: [0, 0.0, 0.0] for m in SUMMARY_METRICS},
+                }
+            entry["questions"] += 1
+            for metric in SUMMARY_METRICS:
+                value = row.get(metric)
+                if value is None:
+                    continue
+                v = float(value)
+                stats = entry["stats"][metric]
+                stats[0] += 1
+                stats[1] += v
+                stats[2] += v * v
+                values = entry["values"][metric]
+                if values is not None:
+                    values.append(v)
+                    if len(values) > self.max_bootstrap:
+                        entry["values"][metric] = None
+        return self
+
+    def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
+        """Return one summary per configuration, in first-seen order (see ``aggregate``)."""
+        out = []
+        for label, entry in self._configs.items():
+            summary: dict[str, Any] = {"config": label, **entry["settings"], "questions": entry["questions"]}
+            for metric in SUMMARY_METRICS:
+                values = entry["values"][metric]
+                n, total, squares = entry["stats"][metric]
+                if values is not None:
+                    mean, low, high = bootstrap_interval(values, seed=seed)
+                else:
+                    mean, low, high = _normal_interval(n, total, squares)
+                summary[metric] = None if math.isnan(mean) else round(mean, 6)
+                summary[f"{metric}_low"] = None if math.isnan(low) else round(low, 6)
+                summary[f"{metric}_high"] = None if math.isnan(high) else round(high, 6)
+                summary[f"{metric}_n"] = n
+            out.append(summary)
+        return out
+
+
+def _normal_interval(n: int, total: float, squares: float) -> tuple[float, float, float]:
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = total / n
+    variance = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
+    half = 1.96 * math.sqrt(variance / n)
+    return (mean, mean - half, mean + half)
 
 
 def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0) -> list[dict[str, Any]]:
@@ -175,19 +257,6 @@ def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, se
 
     Rates (gold_in_block, ...) are fractions; expected_accuracy is in percent. A metric's mean
     is over the questions where it is defined (gold_position only where the gold is in the block).
+    Intervals are bootstrapped up to ``BOOTSTRAP_MAX_QUESTIONS`` questions, normal above.
     """
-    by_config: dict[str, list[Mapping[str, Any]]] = {}
-    for row in rows:
-        by_config.setdefault(row["config"], []).append(row)
-    summaries = []
-    for label, group in by_config.items():
-        summary: dict[str, Any] = {"config": label, **{k: group[0][k] for k in grid_keys}, "questions": len(group)}
-        for metric in SUMMARY_METRICS:
-            values = [float(r[metric]) for r in group if r.get(metric) is not None]
-            mean, low, high = bootstrap_interval(values, seed=seed)
-            summary[metric] = None if math.isnan(mean) else round(mean, 6)
-            summary[f"{metric}_low"] = None if math.isnan(low) else round(low, 6)
-            summary[f"{metric}_high"] = None if math.isnan(high) else round(high, 6)
-            summary[f"{metric}_n"] = len(values)
-        summaries.append(summary)
-    return summaries
+    return Aggregator(grid_keys).add(rows).summaries(seed=seed)

@@ -9,13 +9,13 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import InvalidInputError
-from .metrics import DEFAULT_MODEL
-from .run import DEFAULT_TOP_K, EvalResult, run_evaluation
+from .metrics import DEFAULT_MODEL, METRIC_COLUMNS, Aggregator
+from .run import DEFAULT_TOP_K, EvalResult, plan_run
 from .sets import load_eval_set
 
 __all__ = ["results_csv", "write_results", "evaluate_to_files", "summary_table", "ProgressBar"]
@@ -30,17 +30,18 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _csv_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any]) -> list[list[Any]]:
+    # Grid settings are written as given (true/false for booleans); metrics through _cell.
+    return [[(str(row[c]).lower() if isinstance(row[c], bool) else row[c]) if c in grid else _cell(row[c])
+             for c in columns] for row in rows]
+
+
 def results_csv(result: EvalResult) -> str:
     """Return the rows of ``result`` as CSV text (the header is ``result.columns``)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    columns = result.columns
-    writer.writerow(columns)
-    for row in result.rows:
-        writer.writerow([
-            (str(row[c]).lower() if isinstance(row[c], bool) else row[c]) if c in result.grid else _cell(row[c])
-            for c in columns
-        ])
+    writer.writerow(result.columns)
+    writer.writerows(_csv_rows(result.rows, result.columns, result.grid))
     return buffer.getvalue()
 
 
@@ -53,9 +54,21 @@ def _check_target(path: Path, what: str) -> Path:
     return path
 
 
+def _file_mode(path: Path) -> int:
+    """Return the mode a plain ``open(path, "w")`` would give: the old file's, or 0o666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _write_temp(path: Path, text: str) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); the results are an ordinary output file.
+        os.fchmod(fd, _file_mode(path))
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
     except BaseException:
@@ -90,24 +103,51 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
                       grid: Sequence[str] | None = None, top_k: int = DEFAULT_TOP_K, limit: int | None = None,
                       model: str = DEFAULT_MODEL, store: str | Path | None = None, workers: int | None = None,
                       scheduler: str | None = None, progress: Any = None) -> EvalResult:
-    """Return the run of ``evalset`` (a JSONL path; None = the bundled set), written to ``out``.
+    """Return the run of ``evalset`` (a JSONL path; None = the bundled set), streamed to ``out``.
 
-    What ``contextlab eval`` does: the output paths are checked before the run starts, so a
-    typo costs nothing; the files are written all or nothing after it.
+    What ``contextlab eval`` does. The output paths are checked before the run starts, so a
+    typo costs nothing. Rows go to a temporary file chunk by chunk as they are computed (memory
+    does not grow with the number of questions; the result keeps the per-configuration
+    aggregates, not the rows); the files get their names only once everything is written.
     """
-    _check_target(Path(out), "--out")
-    if summary is not None:
-        _check_target(Path(summary), "--summary")
+    out_path = _check_target(Path(out), "--out")
+    summary_path = _check_target(Path(summary), "--summary") if summary is not None else None
     loaded = None if evalset is None else load_eval_set(evalset, store=store)
-    result = run_evaluation(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers,
-                            scheduler=scheduler, progress=progress)
-    write_results(result, out, summary)
+    plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler)
+    columns = ["config", "query_id", *plan.grid, *METRIC_COLUMNS]
+    aggregator = Aggregator(list(plan.grid))
+    written = 0
+    temps: list[str] = []
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
+        temps.append(tmp)
+        os.fchmod(fd, _file_mode(out_path))
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(columns)
+            for rows in plan.chunks(progress):
+                writer.writerows(_csv_rows(rows, columns, plan.grid))
+                aggregator.add(rows)
+                written += len(rows)
+        result = plan.result([], aggregates=aggregator.summaries(), question_count=len(plan.evalset),
+                             row_count=written)
+        targets = [(out_path, tmp)]
+        if summary_path is not None:
+            text = json.dumps(result.summary(), indent=2, allow_nan=False) + "\n"
+            targets.append((summary_path, _write_temp(summary_path, text)))
+            temps.append(targets[-1][1])
+        for path, temp in targets:
+            os.replace(temp, path)
+    finally:
+        for temp in temps:
+            if os.path.exists(temp):
+                os.unlink(temp)
     return result
 
 
 def summary_table(result: EvalResult) -> str:
     """Return one aligned line per configuration: its rates and mean tokens, with 95% intervals."""
-    lines = [f"{len(result.questions)} questions x {len(result.configs)} configurations "
+    lines = [f"{result.n_questions} questions x {len(result.configs)} configurations "
              f"({result.evalset}); expected accuracy: {result.model}, estimated from Liu et al. (2024)"]
     width = max(len(c.label) for c in result.configs)
     head = f"{'config':<{width}}  {'gold in block':>20}  {'answer in block':>20}  {'expected acc. %':>20}  {'tokens':>7}"

@@ -9,7 +9,7 @@ serial run's rows, row for row.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,14 +23,15 @@ from .metrics import (
     DEFAULT_MODEL,
     EXPECTED_ACCURACY_NOTE,
     METRIC_COLUMNS,
+    BOOTSTRAP_MAX_QUESTIONS,
     aggregate,
     prepare_question,
     question_metrics,
 )
 from .sets import EvalQuestion, EvalSet, load_bundled_set
 
-__all__ = ["EvalResult", "Progress", "run_evaluation", "evaluate_chunk", "DEFAULT_TOP_K",
-           "CONNECT_TIMEOUT_S"]
+__all__ = ["EvalResult", "Progress", "RunPlan", "plan_run", "run_evaluation", "evaluate_chunk",
+           "default_chunk_size", "DEFAULT_TOP_K", "CONNECT_TIMEOUT_S"]
 
 DEFAULT_TOP_K = 20
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
@@ -50,6 +51,20 @@ class EvalResult:
     configs: list[Configuration]
     rows: list[dict[str, Any]]
     questions: dict[str, str] = field(default_factory=dict)  # query_id -> query text
+    #: Set when the rows were streamed to a file rather than kept (``evaluate_to_files``).
+    aggregates: list[dict[str, Any]] | None = None
+    question_count: int | None = None
+    row_count: int | None = None
+
+    @property
+    def n_rows(self) -> int:
+        """Return how many rows the run produced (kept in ``rows`` or streamed to a file)."""
+        return self.row_count if self.row_count is not None else len(self.rows)
+
+    @property
+    def n_questions(self) -> int:
+        """Return how many questions the run covered."""
+        return self.question_count if self.question_count is not None else len(self.questions)
 
     @property
     def grid_keys(self) -> list[str]:
@@ -63,6 +78,8 @@ class EvalResult:
 
     def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
         """Return one aggregate per configuration with 95% bootstrap intervals (seeded)."""
+        if self.aggregates is not None:
+            return self.aggregates
         return aggregate(self.rows, self.grid_keys, seed=seed)
 
     def summary(self, *, seed: int = 0) -> dict[str, Any]:
@@ -70,12 +87,13 @@ class EvalResult:
         return {
             "contextlab_eval": 1,
             "evalset": self.evalset,
-            "questions": len(self.questions),
+            "questions": self.n_questions,
             "configurations": len(self.configs),
             "model": self.model,
             "top_k": self.top_k,
             "grid": self.grid,
-            "bootstrap": {"samples": 1000, "interval": 0.95, "seed": seed},
+            "intervals": {"level": 0.95, "method": "percentile bootstrap, 1000 resamples of the questions",
+                          "seed": seed, "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation"},
             "expected_accuracy_note": EXPECTED_ACCURACY_NOTE,
             "citation": CITATION,
             "citation_url": CITATION_URL,
@@ -123,16 +141,71 @@ def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuest
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _run_serial(evalset: EvalSet, configs: list[Configuration], top_k: int, model: str,
-                progress: Progress | None) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _serial_chunks(evalset: EvalSet, configs: list[Configuration], top_k: int, model: str,
+                   progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
     total = len(evalset.questions)
     cache = _new_cache()
     for done, chunk in enumerate(_chunks(evalset.questions, 10)):
-        rows.extend(evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache))
+        yield evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache)
         if progress is not None:
             progress(min((done + 1) * 10, total), total)
-    return rows
+
+
+@dataclass
+class RunPlan:
+    """A checked run: the questions, the configurations and where the work happens."""
+
+    evalset: EvalSet
+    grid: dict[str, list[Any]]
+    configs: list[Configuration]
+    top_k: int
+    model: str
+    workers: int | None = None
+    scheduler: str | None = None
+    chunk_size: int | None = None
+
+    def chunks(self, progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+        """Yield the rows chunk by chunk, in question order (serially or from Dask)."""
+        if self.workers is None and self.scheduler is None:
+            yield from _serial_chunks(self.evalset, self.configs, self.top_k, self.model, progress)
+            return
+        from .cluster import dask_chunks
+
+        yield from dask_chunks(self.evalset, self.configs, self.top_k, self.model, workers=self.workers,
+                               scheduler=self.scheduler, chunk_size=self.chunk_size, progress=progress)
+
+    def result(self, rows: list[dict[str, Any]], **extra: Any) -> EvalResult:
+        """Return the ``EvalResult`` of this plan holding ``rows``."""
+        return EvalResult(self.evalset.name, self.model, self.top_k, self.grid, self.configs, rows, **extra)
+
+
+def plan_run(
+    evalset: EvalSet | None = None,
+    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    limit: int | None = None,
+    model: str = DEFAULT_MODEL,
+    base: LabConfig | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    chunk_size: int | None = None,
+) -> RunPlan:
+    """Return the checked plan of a run (see ``run_evaluation``); every bad argument fails here."""
+    whole_number("top_k", top_k, minimum=1)
+    if limit is not None:
+        whole_number("limit", limit, minimum=1)
+    if workers is not None and scheduler is not None:
+        raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
+    if workers is not None:
+        whole_number("workers", workers, minimum=1)
+    if chunk_size is not None:
+        whole_number("chunk_size", chunk_size, minimum=1)
+    model = load_position_curves().resolve_model(model)
+    parsed = parse_grid(grid)
+    configs = expand_grid(parsed, base)
+    evalset = (evalset if evalset is not None else load_bundled_set()).limited(limit)
+    return RunPlan(evalset, parsed, configs, top_k, model, workers, scheduler, chunk_size)
 
 
 def run_evaluation(
@@ -153,28 +226,13 @@ def run_evaluation(
     ``evalset`` defaults to the bundled NaturalQuestions-Open set; ``grid`` is ``KEY=V1,V2``
     specs or a mapping (see ``parse_grid``); ``limit`` keeps the first N questions. With
     ``workers=N`` the work runs on a local Dask cluster of N processes, with ``scheduler``
-    on an existing cluster; either way the rows equal the serial run's.
+    on an existing cluster; either way the rows equal the serial run's. The rows are kept in
+    memory; ``evaluate_to_files`` streams them to disk instead.
     """
-    whole_number("top_k", top_k, minimum=1)
-    if limit is not None:
-        whole_number("limit", limit, minimum=1)
-    if workers is not None and scheduler is not None:
-        raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
-    if workers is not None:
-        whole_number("workers", workers, minimum=1)
-    model = load_position_curves().resolve_model(model)
-    parsed = parse_grid(grid)
-    configs = expand_grid(parsed, base)
-    evalset = (evalset if evalset is not None else load_bundled_set()).limited(limit)
-    if workers is None and scheduler is None:
-        rows = _run_serial(evalset, configs, top_k, model, progress)
-    else:
-        from .cluster import run_on_dask
-
-        rows = run_on_dask(evalset, configs, top_k, model, workers=workers, scheduler=scheduler,
-                           chunk_size=chunk_size, progress=progress)
-    return EvalResult(evalset.name, model, top_k, parsed, configs, rows,
-                      {q.query_id: q.query for q in evalset.questions})
+    plan = plan_run(evalset, grid, top_k=top_k, limit=limit, model=model, base=base, workers=workers,
+                    scheduler=scheduler, chunk_size=chunk_size)
+    rows = [row for chunk in plan.chunks(progress) for row in chunk]
+    return plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
 
 
 def default_chunk_size(n_questions: int, n_workers: int) -> int:
