@@ -1,4 +1,5 @@
-"""Spans recorded for real: a LangChain retriever under the OpenInference instrumentor, read as runs."""
+"""Spans recorded for real: a LangChain retriever under the OpenInference instrumentor, exported by
+the OpenTelemetry SDK (to a file, in memory, as OTLP JSON) and read back as runs."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from openinference.instrumentation.langchain import LangChainInstrumentor
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from contextlab.captures import iter_runs, read_run, runs_from_bytes
@@ -26,11 +27,14 @@ TEXTS = {
 
 
 @pytest.fixture(scope="module")
-def recorded():
-    """Return (the retriever's results per query, the finished spans) of two traced retrievals."""
+def recorded(tmp_path_factory):
+    """Return (the retriever's results per query, the finished spans, the exporter's file)."""
     exporter = InMemorySpanExporter()
+    console_file = tmp_path_factory.mktemp("otel") / "console-spans.json"
+    console = console_file.open("w", encoding="utf-8")
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=console)))
     instrumentor = LangChainInstrumentor()
     instrumentor.instrument(tracer_provider=provider)
     try:
@@ -41,9 +45,10 @@ def recorded():
         results = [retriever.invoke(q) for q in QUERIES]
     finally:
         instrumentor.uninstrument()
+        console.close()
     spans = exporter.get_finished_spans()
     assert spans, "the instrumentor recorded nothing"
-    return results, spans
+    return results, spans, console_file
 
 
 def _check_runs(runs, results):
@@ -57,17 +62,15 @@ def _check_runs(runs, results):
         assert built.included_docs and len(built.trace) == len(docs)
 
 
-def test_openinference_console_export_of_a_langchain_retriever(recorded, tmp_path):
-    results, spans = recorded
-    path = tmp_path / "spans.json"
-    # What ConsoleSpanExporter writes to a file: each span's to_json(), one after another.
-    path.write_text("\n".join(s.to_json() for s in spans), encoding="utf-8")
+def test_openinference_file_export_of_a_langchain_retriever(recorded):
+    results, _, path = recorded
+    # The SDK's ConsoleSpanExporter writing to a file: each span's to_json(), one after another.
     _check_runs(list(iter_runs(path)), results)
     assert read_run(path, 2).query == QUERIES[1]
 
 
 def test_openinference_spans_as_json_lines_and_as_an_array(recorded, tmp_path):
-    results, spans = recorded
+    results, spans, _ = recorded
     lines = [json.dumps(json.loads(s.to_json())) for s in spans]
     (tmp_path / "spans.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     _check_runs(list(iter_runs(tmp_path / "spans.jsonl")), results)
@@ -76,6 +79,6 @@ def test_openinference_spans_as_json_lines_and_as_an_array(recorded, tmp_path):
 
 
 def test_openinference_otlp_json_export(recorded):
-    results, spans = recorded
+    results, spans, _ = recorded
     otlp = MessageToJson(encode_spans(spans)).encode()
     _check_runs(runs_from_bytes(otlp, "otlp.json"), results)
