@@ -88,7 +88,7 @@ def fate_sankey(result: ContextResult) -> go.Figure:
 
 def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str], threshold: float,
                        *, full_labels: Sequence[str] | None = None) -> go.Figure:
-    """Return a heatmap of pairwise shingle similarity, the value in every cell that has one.
+    """Return a heatmap of pairwise shingle similarity, the value written in every cell above 0.
 
     ``labels`` are the short tick labels, ``full_labels`` (default: the same) what the hover
     shows; both are plain text. Cells at or above ``threshold`` are outlined.
@@ -96,7 +96,8 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
     n = len(labels)
     ticks = [label(t) for t in labels]
     full = [label(t) for t in (full_labels or labels)]
-    text = [["" if i == j else f"{v:.2f}" for j, v in enumerate(row)] for i, row in enumerate(matrix)]
+    text = [["" if i == j or v <= 0 else (f"{v:.2f}" if v >= 0.005 else "<0.01") for j, v in enumerate(row)]
+            for i, row in enumerate(matrix)]
     fig = go.Figure(go.Heatmap(
         # The diagonal (a document against itself) is left blank so the pairs stand out.
         z=[[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(matrix)],
@@ -115,9 +116,8 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
                 fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
                               line=dict(color=BUDGET_COLOR, width=2))
     every = dict(tickmode="array", tickvals=list(range(n)), ticktext=ticks)  # no label skipped
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), scaleanchor="x",
-                     constrain="domain", **every)
-    fig.update_xaxes(tickangle=-50, tickfont=dict(size=12), constrain="domain", **every)
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), **every)
+    fig.update_xaxes(tickangle=-50, tickfont=dict(size=12), **every)
     side = max(480, min(820, 26 * n + 260))
     return layout(fig, f"Shingle similarity (red boxes: ≥ threshold {threshold:.2f})", height=side)
 
@@ -178,7 +178,8 @@ def placement_chart(result: ContextResult, curve: Sequence[float] | None = None,
     fig.update_xaxes(title="position in the block (pos 1 = first)", row=2, col=1)
     fig.update_xaxes(dtick=1 if n <= 30 else None, range=[0.5, max(n, 1) + 0.5])
     fig.update_yaxes(title="accuracy (%)", range=[0, 100], ticksuffix="%", row=1, col=1)
-    fig.update_yaxes(title="relevance rank", autorange="reversed", dtick=1 if n <= 30 else None,
+    deepest = max((t.relevance_rank or 1 for t in placed), default=1)
+    fig.update_yaxes(title="relevance rank", range=[deepest + 0.7, 0.3], dtick=1 if deepest <= 30 else None,
                      zeroline=False, row=2, col=1)
     title = "Where the most relevant documents ended up"
     if middle is not None and n:

@@ -90,7 +90,7 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
         ya = c.position_a if c.position_a is not None else out_row
         yb = c.position_b if c.position_b is not None else out_row
         name = label(doc_tag(c.input_index) + (f" · {c.source}" if c.source else ""))
-        short = label(_short_label(c.input_index, c.source))
+        short = label(_short_label(c.input_index, c.source, 16))
         fig.add_trace(go.Scatter(
             x=[label_a, label_b], y=[ya, yb], mode="lines+markers+text",
             line=dict(color=CHANGE_COLORS[c.change], width=3 if c.change != "unchanged" else 1.5),
@@ -106,7 +106,7 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
     ticks = list(range(1, out_row + 1))
     fig.update_yaxes(autorange="reversed", tickvals=ticks,
                      ticktext=[f"pos {t}" for t in ticks[:-1]] + ["not in block"], title="")
-    fig.update_xaxes(range=[-1.6, 2.6], title="")
+    fig.update_xaxes(range=[-2.0, 3.0], title="")
     return layout(fig, "Where each document sits in the block", height=max(300, 40 * out_row + 120))
 
 

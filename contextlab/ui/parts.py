@@ -12,8 +12,9 @@ from .context import LabContext
 
 __all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE"]
 
-#: Below this a score difference prints as 0.000: the lab calls it no change.
-NO_CHANGE = 0.0005
+#: A placement-score difference smaller than this (half a point in a hundred) is no change:
+#: the curves are published to one decimal of a percent, so a smaller difference is noise.
+NO_CHANGE = 0.005
 
 
 def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:
@@ -36,5 +37,6 @@ def by_index(ctx: LabContext) -> dict[int, DocTrace]:
 def score_delta(difference: float, versus: str) -> dict[str, object]:
     """Return ``st.metric`` delta arguments: "no change" in grey, or a signed, coloured delta."""
     if abs(difference) < NO_CHANGE:
-        return dict(delta=f"no change vs {versus}", delta_color="off", delta_arrow="off")
+        shown = f"{difference:+.3f}" if round(difference, 3) else "0.000"
+        return dict(delta=f"no change vs {versus} ({shown})", delta_color="off", delta_arrow="off")
     return dict(delta=f"{difference:+.3f} vs {versus}", delta_color="normal")

@@ -28,9 +28,10 @@ PRESENTATION_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 2.5rem; max-width: 100%; }
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] > div { font-size: 3rem !important; line-height: 1.2; }
-[data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
-[data-testid="stMetricDelta"] div { font-size: 1.15rem !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] * { font-size: 1.25rem !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricDelta"] * { font-size: 1.2rem !important; }
 [data-testid="stCode"] code { font-size: 1.05rem; }
 [data-testid="stToolbar"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] { display: none !important; }
 </style>

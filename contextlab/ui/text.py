@@ -6,19 +6,28 @@ into a live link, a line of ``===`` into a heading, ``**x**`` into bold and ``$x
 formula. ``md`` escapes every ASCII punctuation character (CommonMark shows an escaped one
 as itself) and shows invisible bidi controls as ``⟨U+202E⟩``; the alert helpers take text
 that is entirely user-influenced (error messages quote file names and values).
+
+Escaping is not enough for bare addresses: GitHub-flavoured Markdown turns ``https://…``,
+``www.…`` and ``a@b.c`` into links after the escapes are resolved. A word joiner (U+2060,
+invisible, no line break) between ``:`` and ``//``, after ``@`` and between ``www`` and ``.`` breaks those
+patterns without changing what the reader sees.
 """
 
 from __future__ import annotations
 
+import re
 import string
 
 import streamlit as st
 
 from contextlab.charts.style import visible_controls
 
-__all__ = ["md", "md_line", "caption", "error", "warning", "info", "success", "plain"]
+__all__ = ["md", "md_line", "caption", "error", "warning", "info", "success", "plain", "WORD_JOINER"]
 
 _ESCAPE = {ord(ch): "\\" + ch for ch in string.punctuation}
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=mailto:)|(?<=xmpp:)|(?<=@)|(?<=www)(?=\.)", re.IGNORECASE)
+#: Invisible; keeps GFM from recognising a bare URL or e-mail address.
+WORD_JOINER = "\u2060"
 
 
 def md(text: object) -> str:
@@ -29,7 +38,7 @@ def md(text: object) -> str:
     block), and each line break is a hard break.
     """
     lines = visible_controls(str(text)).replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "  \n".join(line.lstrip().translate(_ESCAPE) for line in lines)
+    return "  \n".join(_AUTOLINK.sub(WORD_JOINER, line.lstrip()).translate(_ESCAPE) for line in lines)
 
 
 def md_line(text: object, limit: int | None = None) -> str:

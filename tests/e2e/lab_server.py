@@ -71,20 +71,62 @@ def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+#: True in the page once the script has finished and everything on screen is current and drawn:
+#: no skeleton, no stale element, no "Running", every plotly chart laid out.
+IDLE_JS = """() => {
+    if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+    if (document.querySelector('[data-stale="true"]')) return false;
+    const status = document.querySelector('[data-testid="stStatusWidget"]');
+    if (status && status.innerText.match(/Running/i)) return false;
+    const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+    return Array.from(charts).every(c => {
+        const plot = c.querySelector('.js-plotly-plot');
+        return plot && plot._fullLayout && c.querySelector('.main-svg');
+    });
+}"""
+
+
 def wait_for_app(page, timeout_ms: int = 60_000) -> None:
-    """Wait until the script has finished, every element has loaded and the charts have drawn."""
+    """Wait until the script has finished, every element is current and the charts have drawn."""
     page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout_ms)
-    page.wait_for_function(
-        """() => {
-            if (document.querySelector('[data-testid="stSkeleton"]')) return false;
-            const status = document.querySelector('[data-testid="stStatusWidget"]');
-            if (status && status.innerText.match(/Running/i)) return false;
-            const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
-            return Array.from(charts).every(c => c.querySelector('.main-svg'));
-        }""",
-        timeout=timeout_ms,
-    )
-    page.wait_for_timeout(1000)  # plotly's first draw settles
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+
+
+def _script_finished(payload: bytes | str) -> bool:
+    """True when a websocket frame from the server says a script run has finished."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    if isinstance(payload, str):
+        return False
+    try:
+        return ForwardMsg.FromString(payload).WhichOneof("type") == "script_finished"
+    except Exception:  # not a ForwardMsg (e.g. a ping): not the end of a run
+        return False
+
+
+def watch_runs(page) -> None:
+    """Remember the page's Streamlit websocket, so ``settle_ms`` can wait for a run's end."""
+    def remember(ws) -> None:
+        if ws.url.endswith("/_stcore/stream"):
+            page.lab_socket = ws  # type: ignore[attr-defined]
+
+    page.on("websocket", remember)
+
+
+def settle_ms(page, action, timeout_ms: int = 60_000) -> float:
+    """Return the milliseconds from ``action()`` until its script run ended and the page is drawn.
+
+    The end of the run is the server's ``script_finished`` message on the websocket (so a
+    run that changes nothing visible is still waited for); "drawn" is ``IDLE_JS``: nothing
+    stale, every chart laid out. The page must have been opened after ``watch_runs(page)``.
+    """
+    import time
+
+    start = time.perf_counter()
+    with page.lab_socket.expect_event("framereceived", predicate=_script_finished, timeout=timeout_ms):
+        action()
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms, polling="raf")
+    return (time.perf_counter() - start) * 1000
 
 
 def save_screenshots(out_dir: Path, views=VIEWS, width: int = 1440, height: int = 1000,
@@ -101,6 +143,8 @@ def save_screenshots(out_dir: Path, views=VIEWS, width: int = 1440, height: int 
             page.goto(f"{url}/?view={view}{'&' + query if query else ''}")
             wait_for_app(page)
             path = out_dir / f"{view}{'_' + query.replace('=', '-').replace('&', '_') if query else ''}.png"
+            # The sidebar's collapse animation runs after the script: wait for it to end.
+            page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running')")
             page.screenshot(path=str(path), full_page=True)
             saved.append(path)
         browser.close()
@@ -112,6 +156,7 @@ if __name__ == "__main__":
     parser.add_argument("--screenshots", type=Path, default=ROOT / "artifacts")
     parser.add_argument("--views", nargs="*", default=list(VIEWS))
     parser.add_argument("--query", default="", help="extra URL query, e.g. present=1")
+    parser.add_argument("--height", type=int, default=1000, help="browser window height in pixels")
     args = parser.parse_args()
-    for path in save_screenshots(args.screenshots, args.views, query=args.query):
+    for path in save_screenshots(args.screenshots, args.views, height=args.height, query=args.query):
         print(path)

@@ -55,18 +55,25 @@ def test_lab_browser_overview_draws_the_sankey_and_trace(page):
     body = page.locator("body").inner_text()
     for text in ("Documents in", "Duplicates removed", "Why each document ended where it did"):
         assert text in body
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0  # a lab, not a dev app
     page.screenshot(path=str(ARTIFACTS / "e2e_overview.png"))
 
 
-def test_lab_browser_url_reproduces_parameters_and_moving_a_slider_updates_the_url(page):
+def test_lab_browser_url_reproduces_parameters_and_the_budget_slider_steps_to_common_budgets(page):
     _open(page, "?view=budget&budget=700")
     assert "budget 700" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
-    slider = page.get_by_role("slider").first  # the token budget comes first
+    slider = page.get_by_role("slider", name="Token budget")
     slider.focus()
-    slider.press("ArrowRight")
-    page.wait_for_url("**budget=701**", timeout=30_000)
+    slider.press("ArrowRight")  # one key step: the next common budget, not 701
+    page.wait_for_url("**budget=768**", timeout=30_000)
     wait_for_app(page)
-    assert "budget 701" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
+    assert "budget 768" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
+    box = page.get_by_label("Exact budget")
+    box.fill("1000")
+    box.press("Enter")
+    page.wait_for_url("**budget=1000**", timeout=30_000)
+    wait_for_app(page)
+    assert "budget 1000" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
     page.screenshot(path=str(ARTIFACTS / "e2e_budget.png"))
 
 
@@ -79,6 +86,17 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
         "document.querySelector('[data-testid=\"stMainBlockContainer\"] p')).fontSize)"
     )
     assert size >= 19  # 1.25rem: readable from the back of the room
+    headline = page.evaluate(
+        "() => Math.max(...Array.from(document.querySelectorAll('[data-testid=\"stMetricValue\"] *'))"
+        ".map(e => parseFloat(getComputedStyle(e).fontSize)))"
+    )
+    assert headline >= 48  # headline numbers larger than the normal 36 px
+    toggle = page.get_by_text("Presentation", exact=True).bounding_box()
+    assert toggle and toggle["x"] + toggle["width"] <= 1440 and toggle["y"] >= 0  # fully on screen
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
+    axis_text = page.evaluate(
+        "() => Math.max(...Array.from(document.querySelectorAll('.xtick text')).map(t => parseFloat(t.style.fontSize)))")
+    assert axis_text >= 16  # chart text enlarged too
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
     page.get_by_text("Presentation", exact=True).click()  # and back: the sidebar returns
     page.wait_for_function("() => !location.search.includes('present=1')", timeout=30_000)

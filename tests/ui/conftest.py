@@ -111,8 +111,8 @@ _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def unescape(markdown: str) -> str:
-    """Return ``markdown`` as read on screen: a backslash-escaped punctuation mark is the mark."""
-    return _ESCAPED.sub(r"\1", markdown)
+    """Return ``markdown`` as read on screen: an escaped punctuation mark is the mark, joiners unseen."""
+    return _ESCAPED.sub(r"\1", markdown).replace("\u2060", "")
 
 
 def texts(at: AppTest) -> str:

@@ -173,7 +173,7 @@ def test_lab_upload_reads_every_file_and_reports_a_bad_one():
     errors = [unescape(e.value) for e in at.error]
     assert len(errors) == 1 and errors[0].startswith("broken.json")
     assert metric(at, "Documents in") == "2"
-    assert "Upload: docs.jsonl, more.csv, broken.json" in at.caption[0].value.replace("\\", "")
+    assert "Upload: docs.jsonl, more.csv, broken.json" in unescape(at.caption[0].value)
 
 
 def test_lab_only_bad_upload_says_so_in_the_main_area():

@@ -1,0 +1,84 @@
+"""The views tell the truth: no change shown as no change, the answer marked, one name per notation."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextlab.lab.samples import load_sample_set
+from contextlab.ui.parts import score_delta
+
+from .conftest import metric_element, open_lab, open_view, run, table, texts
+
+
+@pytest.mark.parametrize("difference", [0.0, -0.0008, 0.004, -0.0049])
+def test_views_score_delta_calls_a_negligible_difference_no_change(difference):
+    delta = score_delta(difference, "relevance order")
+    assert delta["delta"].startswith("no change") and delta["delta_color"] == "off"
+    assert "+0.000" not in delta["delta"] and "-0.000" not in delta["delta"]
+
+
+def test_views_score_delta_colours_a_real_difference():
+    delta = score_delta(-0.02, "relevance order")
+    assert delta["delta"] == "-0.020 vs relevance order" and delta["delta_color"] == "normal"
+
+
+def test_views_placement_on_the_default_sample_says_no_change_and_tracks_the_answer():
+    at = open_view("placement")
+    score = metric_element(at, "Placement score of this block")
+    assert score.delta.startswith("no change vs relevance order")
+    answer = load_sample_set("support_faq").answer_source
+    assert metric_element(at, "Answer document").value.startswith("pos ")
+    said = texts(at)
+    assert f"The document that holds the answer (D" in said and answer in said
+    assert "depends on how many documents the prompt holds" in said
+
+
+def test_views_final_block_marks_the_answer_and_its_citation():
+    at = open_view("final")
+    citations = table(at, "citation")
+    marked = citations[citations["answer"] != ""]
+    assert len(marked) == 1 and marked["source"].iloc[0] == load_sample_set("support_faq").answer_source
+    assert f"is cited as {marked['citation'].iloc[0]}" in texts(at)
+    assert set(citations.columns) >= {"citation", "doc", "source", "in the block"}
+    assert citations["in the block"].str.startswith("whole").all()
+
+
+def test_views_overview_table_puts_the_block_first_without_none():
+    frame = table(open_lab(), "why")
+    fates = list(frame["fate"])
+    in_block = [f for f in fates if f in ("Included", "Truncated", "Summarized")]
+    assert fates[:len(in_block)] == in_block, "documents in the block come first"
+    assert list(frame["pos"][:len(in_block)]) == [str(p) for p in range(1, len(in_block) + 1)]
+    assert not frame.isna().any().any() and "None" not in frame.to_string()
+    assert frame["doc"].str.match(r"D\d+").all()
+    assert not frame["why"].str.contains("#").any(), "a document is Dn, never #n"
+
+
+def test_views_duplicate_sources_are_told_apart_by_their_document_name():
+    import json
+
+    at = open_lab(view="duplicates")
+    run(at.radio(key="doc_source").set_value("paste"))
+    words = "the refund policy for annual plans pays back the unused months pro rata"
+    records = [{"content": f"{words} copy {i} of the page", "score": 0.9 - i / 10, "source": "notes.txt"}
+               for i in range(3)]
+    run(at.text_area(key="paste_text").input(json.dumps(records)))
+    run(at.slider(key="cfg_dedup_threshold").set_value(0.3))
+    pairs = table(at, "dropped")
+    names = set(pairs["kept"]) | set(pairs["dropped"])
+    assert len(names) == len({n.split(" ·")[0] for n in names}) >= 2  # same source, distinct Dn
+
+
+def test_views_exact_duplicates_show_what_differs():
+    at = open_view("duplicates")
+    said = texts(at)
+    assert "differ only in" in said and "letter case" in said
+
+
+def test_views_budget_slider_has_common_steps_and_a_number_box():
+    at = open_lab()
+    steps = at.select_slider(key="budget_step").options
+    assert {"512", "1,024", "2,048", "4,096", "8,192"} <= set(steps)
+    run(at.number_input(key="budget_exact").set_value(1000))
+    assert at.query_params["budget"] == "1000"
+    assert "1,000" in at.select_slider(key="budget_step").options
