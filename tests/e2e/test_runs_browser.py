@@ -15,7 +15,7 @@ import pytest
 
 from contextlab.captures import LAB_RUNS_ENV, iter_runs
 from contextlab.lab.samples import load_sample_set
-from contextlab.ui.views import VIEWS
+from contextlab.ui.views import DEFAULT_VIEW, VIEWS
 
 from .lab_server import CHROMIUM, ROOT, lab_server, launch_browser, wait_for_app
 
@@ -100,6 +100,16 @@ def _body(page) -> str:
     return page.locator("body").inner_text()
 
 
+def _switch_view(page, key: str, label: str) -> None:
+    """Click a view on the switch and wait until the lab has drawn it (the URL names it first)."""
+    page.get_by_role("radio", name=label, exact=True).click()
+    wanted = "" if key == DEFAULT_VIEW else f"view={key}"
+    page.wait_for_function(
+        "w => w ? location.search.includes(w) : !location.search.includes('view=')", arg=wanted,
+        timeout=60_000)
+    wait_for_app(page)
+
+
 def _no_errors(page) -> None:
     shown = [e.inner_text() for e in page.locator(ERRORS).all()]
     assert not shown, shown
@@ -121,6 +131,7 @@ def test_runs_browser_picking_a_run_brings_its_documents_query_and_settings(page
     assert "2 run(s) in capture.jsonl" in _body(page)
     page.get_by_role("combobox", name="Run", exact=True).click()
     page.get_by_role("option", name="#2").click()
+    page.get_by_text("Run #2 of capture.jsonl").wait_for(timeout=60_000)  # the rerun has begun
     wait_for_app(page)
     incidents = load_sample_set("eng_postmortems")
     body = _body(page)
@@ -143,12 +154,10 @@ def test_runs_browser_openinference_export_uploads_and_opens_in_every_view(page,
     wait_for_app(page)
     assert page.get_by_role("textbox", name="Query", exact=True).input_value() == "how do I get a refund on an annual plan"
     for key, (label, _) in VIEWS.items():
-        page.get_by_role("radio", name=label, exact=True).click()
-        wait_for_app(page)
+        _switch_view(page, key, label)
         body = _body(page)
         assert "Run #1 of spans.json · 12 documents" in body, key
         assert "OpenInference span" in body, key
         _no_errors(page)
-    page.get_by_role("radio", name=VIEWS["overview"][0], exact=True).click()
-    wait_for_app(page)
+    _switch_view(page, DEFAULT_VIEW, VIEWS[DEFAULT_VIEW][0])
     page.screenshot(path=str(ARTIFACTS / "e2e_runs_openinference.png"))
