@@ -1,0 +1,233 @@
+"""Exact and near-duplicate detection.
+
+Exact duplicates share the md5 of their lowercased, whitespace-collapsed text. Near
+duplicates have a Jaccard similarity of 5-word shingles at or above the threshold with a
+document already kept; the first kept wins.
+
+Seed 000 compares every document with every kept one (O(n²) pairs). ``find_duplicates``
+returns the same kept set without that scan, by prefix filtering (Chaudhuri et al. 2006;
+Bayardo et al., "All-pairs similarity search", 2007): order the shingles of every text by one
+global order and index only a prefix of each. Two sets with Jaccard >= t share at least
+``ceil(t * |x|)`` shingles, so their prefixes of length ``|x| - ceil(t * |x|) + 1`` meet; only
+texts meeting in the prefix index are compared, and each match is confirmed on the shingles
+themselves. The order is by document frequency, rarest first (Xiao et al., "Efficient
+similarity joins for near duplicate detection", 2008): shingles of one text only lead (they
+can match nothing), so most texts' prefixes hold nothing shared and are neither looked up nor
+indexed, and phrases many texts share come last, where they rarely reach a prefix.
+
+Shingles are compared as 64-bit hashes, tokenized, ordered and paired in numpy
+(``prefix_filter.py``); the greedy pass here walks the texts in order over those pairs.
+``benchmarks/bench_dedup.py`` measures it against MinHash-LSH (rensa, datasketch) and
+against the seed's scan.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ...types import DuplicatePair
+from .prefix_filter import SHINGLE_SIZE, Shingled, near_pairs, shingle_texts
+
+__all__ = [
+    "SHINGLE_SIZE",
+    "content_hash",
+    "shingles",
+    "jaccard",
+    "find_duplicates",
+    "DedupOutcome",
+    "similarity_matrix",
+    "pair_similarities",
+    "shared_word_mask",
+]
+
+_WHITESPACE = re.compile(r"\s+")
+
+# A shingle is its words joined by single spaces, as in the seed; strings (unlike tuples)
+# are not tracked by the garbage collector, which matters with millions of them.
+Shingle = str
+
+
+def content_hash(text: str) -> str:
+    """Return the md5 hex digest of ``text`` lowercased with runs of whitespace collapsed."""
+    return hashlib.md5(_WHITESPACE.sub(" ", text.lower()).encode()).hexdigest()
+
+
+def shingles(text: str, k: int = SHINGLE_SIZE) -> frozenset[Shingle]:
+    """Return the set of ``k``-word windows of the lowercased, whitespace-split text.
+
+    A text of fewer than ``k`` words is one shingle of all its words; an empty text has none.
+    """
+    return _word_shingles(text.lower().split(), k)
+
+
+def jaccard(a: frozenset | set, b: frozenset | set) -> float:
+    """Return |a ∩ b| / |a ∪ b|, and 0.0 when both are empty."""
+    if not a and not b:
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+@dataclass
+class DedupOutcome:
+    """Which positions of the input were kept, and a pair for each one dropped."""
+
+    kept: list[int] = field(default_factory=list)
+    pairs: list[DuplicatePair] = field(default_factory=list)
+
+
+def _windows(words: list[str], k: int):
+    if k == 5:  # spelled out: measurably faster than the general form on the hot path
+        return zip(words, words[1:], words[2:], words[3:], words[4:])
+    return zip(*(words[i:] for i in range(k)))
+
+
+def _word_shingles(words: list[str], k: int = SHINGLE_SIZE) -> frozenset[Shingle]:
+    if len(words) >= k:
+        return frozenset(map(" ".join, _windows(words, k)))
+    return frozenset((" ".join(words),)) if words else frozenset()
+
+
+def _exact_key(text: str) -> tuple[bool, bool, str]:
+    # Equal exactly when the seed's md5 of re.sub(r"\s+", " ", text.lower()) is equal
+    # (both split on str.isspace()), without the regex and the digest.
+    return text[:1].isspace(), text[-1:].isspace(), " ".join(text.lower().split())
+
+
+class _Views:
+    """What the greedy pass needs of a text now and then, each built once."""
+
+    def __init__(self, texts: Sequence[str], sh: Shingled, threshold: float) -> None:
+        self.texts, self.sh, self.threshold = texts, sh, threshold
+        self._tokens: dict[int, frozenset[int]] = {}
+        self._keys: dict[int, tuple[bool, bool, str]] = {}
+
+    def tokens(self, i: int) -> frozenset[int]:
+        """Return text ``i``'s shingle tokens as a set."""
+        found = self._tokens.get(i)
+        if found is None:
+            start = int(self.sh.offsets[i])
+            found = frozenset(self.sh.tokens[start : start + int(self.sh.sizes[i])].tolist())
+            self._tokens[i] = found
+        return found
+
+    def exact_twin(self, i: int, kept: list[int]) -> int:
+        """Return the kept text whose exact-duplicate key equals text ``i``'s, or -1."""
+        key = _exact_key(self.texts[i])
+        for k in kept:
+            if k not in self._keys:
+                self._keys[k] = _exact_key(self.texts[k])
+            if self._keys[k] == key:
+                return k
+        return -1
+
+    def crowded(self, i: int, kept: set[int]) -> list[tuple[int, float]]:
+        """Return (kept text, token similarity) at or above the threshold among ``kept``."""
+        t, sizes, mine = self.threshold, self.sh.sizes, self.tokens(i)
+        size, found = int(sizes[i]), []
+        for j in kept:
+            other = int(sizes[j])
+            if min(size, other) / max(size, other) >= t:  # Jaccard <= min/max of the sizes
+                inter = len(mine & self.tokens(j))
+                sim = inter / (size + other - inter)
+                if sim >= t:
+                    found.append((j, sim))
+        return found
+
+def find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
+    """Return the kept positions of ``texts`` and the duplicate pairs, first kept wins.
+
+    Pairs name positions in ``texts``; a near duplicate names the kept text it is most
+    similar to (the earliest on a tie), with the exact Jaccard similarity. The kept set is
+    the one a comparison against every kept text gives. Candidates are found on 64-bit
+    shingle hashes, so a miss would need two different 5-word windows of one text to share
+    their hash's top ``64 - log2(len(texts))`` bits (about 1e-6 for 64,000 texts of 150 words).
+    """
+    # The lists and sets built here would set off the cyclic garbage collector again and
+    # again, each full pass walking everything alive: quadratic in n. None makes a cycle.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _find_duplicates(texts, threshold)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
+    outcome = DedupOutcome()
+    if not texts:
+        return outcome
+    sh = shingle_texts(texts)
+    earlier, crowds = near_pairs(sh, threshold)
+    views = _Views(texts, sh, threshold)
+    kept = bytearray(len(texts))
+    kept_by_hash: dict[int, list[int]] = {}
+    index: dict[int, list[int]] = {}  # crowded token -> kept texts holding it in their prefix
+    for i, text_hash in enumerate(sh.text_hashes):
+        twins = kept_by_hash.get(text_hash)
+        if twins is not None:
+            first = views.exact_twin(i, twins)
+            if first >= 0:
+                outcome.pairs.append(DuplicatePair(first, i, 1.0, "exact"))
+                continue
+        matches = [(a, sim) for a, sim in earlier.get(i, ()) if kept[a]]
+        probe = crowds.get(i)
+        if probe:
+            holders = {j for token in probe for j in index.get(token, ())}
+            matches += views.crowded(i, holders)
+        if matches:  # the most similar kept text, the earliest on a tie
+            best, sim = min(matches, key=lambda m: (-m[1], m[0]))
+            outcome.pairs.append(DuplicatePair(best, i, sim, "near"))
+            continue
+        kept[i] = 1
+        outcome.kept.append(i)
+        kept_by_hash.setdefault(text_hash, []).append(i)
+        for token in probe or ():
+            index.setdefault(token, []).append(i)
+    return outcome
+
+
+def similarity_matrix(texts: Sequence[str]) -> list[list[float]]:
+    """Return the symmetric matrix of shingle Jaccard similarities (1.0 on the diagonal).
+
+    All pairs: meant for the few dozen documents a person looks at, not for dedup itself.
+    """
+    sets = [shingles(t) for t in texts]
+    n = len(sets)
+    matrix = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        matrix[i][i] = 1.0
+        for j in range(i + 1, n):
+            matrix[i][j] = matrix[j][i] = jaccard(sets[i], sets[j])
+    return matrix
+
+
+def pair_similarities(texts: Sequence[str]) -> list[tuple[int, int, float]]:
+    """Return (i, j, similarity) for every pair i < j, for the threshold histogram."""
+    matrix = similarity_matrix(texts)
+    return [(i, j, matrix[i][j]) for i in range(len(texts)) for j in range(i + 1, len(texts))]
+
+
+def shared_word_mask(text: str, other: str, k: int = SHINGLE_SIZE) -> list[tuple[str, bool]]:
+    """Return the words of ``text`` (as split) each marked True when inside a shingle ``other`` shares.
+
+    This is what the lab highlights in the side-by-side view of a duplicate pair.
+    """
+    words = text.split()
+    lowered = [w.lower() for w in words]
+    theirs = shingles(other, k)
+    marked = [False] * len(words)
+    if len(words) < k:
+        if words and " ".join(lowered) in theirs:
+            marked = [True] * len(words)
+        return list(zip(words, marked))
+    for start in range(len(words) - k + 1):
+        if " ".join(lowered[start : start + k]) in theirs:
+            for w in range(start, start + k):
+                marked[w] = True
+    return list(zip(words, marked))

@@ -1,0 +1,417 @@
+"""The numpy side of ``find_duplicates``: shingle tokens in one global order, and the pairs of
+texts that prefix filtering leaves to compare.
+
+No shingle is built as a Python object here. Each batch of texts is encoded once to UTF-16;
+numpy finds the words (``str.split``'s whitespace), hashes each with a polynomial over its
+code units, and mixes five word hashes into a 64-bit shingle hash. One sort of (hash, text)
+keys gives every shingle's document frequency; a second gives each text's shingles as
+tokens in the global order, rarest first. From the prefixes of those token lists come the
+candidate pairs, filtered by PPJoin's positional bound, and their exact token overlaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from ...errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["SHINGLE_SIZE", "Shingled", "shingle_texts", "near_pairs"]
+
+SHINGLE_SIZE = 5
+# Guard against t * |x| landing a hair above an integer through float rounding: a shorter
+# ceil only lengthens the prefix, which is always safe.
+_EPS = 1e-9
+# Texts are hashed in batches of about this many characters: the arrays of one batch stay a
+# few tens of MB (fresh memory is slow to touch, and peak memory is a goal of its own).
+_BATCH_CHARS = 1 << 20
+# Odd multipliers (from splitmix64 / murmur3): the polynomial base for words, and one weight
+# per word position of a shingle. Any odd constants work; these are well mixed.
+_BASE = 0x9E3779B97F4A7C15
+_WEIGHTS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xFF51AFD7ED558CCD,
+            0xC4CEB9FE1A85EC53, 0xD6E8FEB86659FD93)
+# Marks a short text's single shingle (fewer than five words) apart from five-word windows.
+_SHORT_TAG = 0x2545F4914F6CDD1D
+# A prefix token held by more prefixes than this is matched in the greedy pass, against kept
+# texts only, rather than paired with every other holder up front.
+_CROWD = 16
+
+
+# -- hashing: the words and shingles of a batch of texts, in numpy --------------------------
+
+
+@lru_cache(maxsize=1)
+def _space_table() -> np.ndarray:
+    """Return a lookup, by UTF-16 code unit, of the characters ``str.split()`` splits on."""
+    import numpy as np
+
+    # Every character str.isspace() accepts lies in the Basic Multilingual Plane, and no
+    # half of a surrogate pair is one of them, so code units decide word boundaries alone.
+    table = np.zeros(1 << 16, dtype=bool)
+    table[[c for c in range(1 << 16) if chr(c).isspace()]] = True
+    return table
+
+
+_POWERS: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+_MAX_KEPT_POWERS = 1 << 22
+
+
+def _powers(length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``_BASE**k`` and ``_BASE**-k`` modulo 2**64 for k < at least ``length``."""
+    import numpy as np
+
+    cached = _POWERS.get("base")
+    if cached is None or len(cached[0]) < length:
+        size = max(length, 2 * len(cached[0]) if cached else 1 << 16)
+        up = np.full(size, _BASE, dtype=np.uint64)
+        down = np.full(size, pow(_BASE, -1, 1 << 64), dtype=np.uint64)
+        up[0] = down[0] = 1
+        # Products wrap modulo 2**64, which is the arithmetic the hash is defined in.
+        cached = (np.cumprod(up), np.cumprod(down))
+        if size <= _MAX_KEPT_POWERS:  # one huge text must not pin its powers for good
+            _POWERS["base"] = cached
+    return cached
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """Return ``x`` (uint64, changed in place) scrambled by murmur3's 64-bit finaliser."""
+    import numpy as np
+
+    shift = np.uint64(33)
+    x ^= x >> shift
+    x *= np.uint64(0xFF51AFD7ED558CCD)
+    x ^= x >> shift
+    x *= np.uint64(0xC4CEB9FE1A85EC53)
+    x ^= x >> shift
+    return x
+
+
+def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``texts`` lowercased as UTF-16 code units, which units lie inside a word, and
+    where each text starts. A space separates the texts and closes both ends, so no word
+    spans two texts.
+    """
+    import numpy as np
+
+    encoded = [t.lower().encode("utf-16-le", "surrogatepass") for t in texts]
+    gap = b" \x00"
+    units = np.frombuffer(gap + gap.join(encoded) + gap, dtype=np.uint16)
+    # Printable ASCII decides most units with one comparison; the table settles the rest
+    # (control characters, U+0085 and above).
+    inside = units > 32
+    odd = np.flatnonzero((units < 9) | ((units > 13) & (units < 28)) | (units > 0x84))
+    inside[odd] = ~_space_table()[units[odd]]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) // 2
+    return units, inside, np.cumsum(lengths + 1) - lengths
+
+
+def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the hash of every word of ``texts``, each text's word count and word-sequence hash.
+
+    Words are those of ``text.lower().split()``. A word's hash is the polynomial
+    sum(unit_k * B**k) over its code units, read off one running sum over the batch.
+    """
+    import numpy as np
+
+    units, inside, text_starts = _code_units(texts)
+    up, down = _powers(len(units))
+    edges = np.flatnonzero(inside[1:] != inside[:-1]) + 1
+    starts, ends = edges[0::2], edges[1::2]
+    running = np.multiply(units, up[: len(units)], dtype=np.uint64)
+    np.cumsum(running, out=running)
+    words = running[ends - 1] - running[starts - 1]
+    del running
+    words *= down[starts]
+    words += (ends - starts).astype(np.uint64) * np.uint64(_WEIGHTS[0])
+    _mix(words)
+    first = np.searchsorted(starts, text_starts)
+    counts = np.diff(np.append(first, len(starts)))
+    # The same running-sum trick over word hashes gives each text's word sequence a hash.
+    running = np.concatenate((np.zeros(1, dtype=np.uint64), words * up[: len(words)]))
+    np.cumsum(running, out=running)
+    sequence = (running[first + counts] - running[first]) * down[first]
+    return words, counts, sequence
+
+
+def _shingle_keys(words: np.ndarray, counts: np.ndarray, first_text: int,
+                  text_bits: int) -> np.ndarray:
+    """Return a key for every shingle of a batch: its hash, low ``text_bits`` bits = its text.
+
+    One sort of these keys groups equal shingles and, within a group, orders them by text.
+    """
+    import numpy as np
+
+    begin = np.cumsum(counts) - counts
+    windows = np.maximum(counts - (SHINGLE_SIZE - 1), 0)
+    total = int(windows.sum())
+    keys = np.zeros(total, dtype=np.uint64)
+    if total:
+        span = len(words) - (SHINGLE_SIZE - 1)
+        mixed = words[:span] * np.uint64(_WEIGHTS[0])
+        for k in range(1, SHINGLE_SIZE):
+            mixed += words[k : k + span] * np.uint64(_WEIGHTS[k])
+        at = np.arange(total) + np.repeat(begin - (np.cumsum(windows) - windows), windows)
+        keys = _mix(mixed[at])
+    owners = np.repeat(np.arange(first_text, first_text + len(counts), dtype=np.uint64), windows)
+    short = np.flatnonzero((counts > 0) & (counts < SHINGLE_SIZE))
+    if short.size:  # a text of one to four words is one shingle of all its words
+        acc = counts[short].astype(np.uint64) * np.uint64(_SHORT_TAG)
+        last = len(words) - 1
+        for k in range(SHINGLE_SIZE - 1):
+            term = words[np.minimum(begin[short] + k, last)] * np.uint64(_WEIGHTS[k])
+            acc += np.where(counts[short] > k, term, np.uint64(0))
+        keys = np.concatenate((keys, _mix(acc)))
+        owners = np.concatenate((owners, short.astype(np.uint64) + np.uint64(first_text)))
+    keys &= ~np.uint64((1 << text_bits) - 1)
+    keys |= owners
+    return keys
+
+
+def _batches(texts: Sequence[str]):
+    """Yield (start, stop) slices of ``texts`` of about ``_BATCH_CHARS`` characters each."""
+    start, size = 0, 0
+    for i, text in enumerate(texts):
+        size += len(text)
+        if size >= _BATCH_CHARS:
+            yield start, i + 1
+            start, size = i + 1, 0
+    if start < len(texts):
+        yield start, len(texts)
+
+
+# -- the global order, the candidate pairs and the greedy pass ---------------------------------
+
+
+@dataclass
+class Shingled:
+    """Every text's shingles as integer tokens in the global order (rarest first)."""
+
+    tokens: np.ndarray  # uint64; text i's are tokens[offsets[i] : offsets[i] + sizes[i]]
+    offsets: np.ndarray
+    sizes: np.ndarray  # distinct shingles of each text
+    singles: np.ndarray  # how many of them no other text has (they lead each text's tokens)
+    number_bits: int  # a token's low bits number its shingle; the bits above, its frequency
+    text_bits: int  # every token is below 2**(64 - text_bits)
+    text_hashes: list[int]  # equal for texts with equal exact-duplicate keys
+
+
+def shingle_texts(texts: Sequence[str]) -> Shingled:
+    """Return the shingle tokens of ``texts``, each text's in the global order."""
+    import numpy as np
+
+    n = len(texts)
+    text_bits = max(1, (n - 1).bit_length())
+    # A text of c characters has at most (c + 1) // 2 words, so this bounds the shingles;
+    # the pages past the real count are never touched, so they cost nothing.
+    keys = np.empty(sum((len(t) + 1) // 2 for t in texts), dtype=np.uint64)
+    filled = 0
+    text_hashes: list[np.ndarray] = []
+    for start, stop in _batches(texts):
+        batch = texts[start:stop]
+        words, counts, sequence = _hash_words(batch)
+        part = _shingle_keys(words, counts, start, text_bits)
+        keys[filled : filled + part.size] = part
+        filled += part.size
+        ends = np.fromiter(((t[:1].isspace() << 1) | t[-1:].isspace() for t in batch),
+                           dtype=np.uint64, count=len(batch))
+        sequence += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
+        sequence += ends * np.uint64(_WEIGHTS[2])
+        text_hashes.append(_mix(sequence))
+    tokens, sizes, singles, number_bits = _order_tokens(keys[:filled], n, text_bits)
+    offsets = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(sizes)))
+    return Shingled(tokens, offsets, sizes, singles, number_bits, text_bits,
+                     np.concatenate(text_hashes).tolist())
+
+
+def _order_tokens(keys: np.ndarray, n: int, text_bits: int):
+    """Return (tokens, sizes, singles, number_bits) of ``n`` texts from their shingle keys.
+
+    A shingle's number is the rank of its hash; its token adds its document frequency above
+    the number's bits, so that sorting a text's tokens puts its shingles rarest first, the
+    ones no other text has (``singles``) leading. ``keys`` is reused in place, and the
+    passes over it run in blocks: fresh memory costs more to touch than the arithmetic.
+    """
+    import numpy as np
+
+    if keys.size == 0:
+        return keys, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), 1
+    keys.sort()
+    size, block, bits = keys.size, 1 << 20, np.uint64(text_bits)
+    again = np.zeros(size, dtype=bool)  # the same shingle in the same text as the key before
+    fresh = np.ones(size, dtype=bool)  # a different shingle from the key before
+    for lo in range(0, size - 1, block):
+        hi = min(lo + block, size - 1)
+        step = keys[lo + 1 : hi + 1] ^ keys[lo:hi]
+        np.equal(step, 0, out=again[lo + 1 : hi + 1])
+        step >>= bits
+        np.not_equal(step, 0, out=fresh[lo + 1 : hi + 1])
+    number_bits = max(1, (int(np.count_nonzero(fresh)) - 1).bit_length())
+    frequency_bits = min(16, 64 - text_bits - number_bits)
+    if frequency_bits < 2:
+        raise InvalidInputError("texts: too many distinct shingles to number in 64 bits; "
+                                "deduplicate fewer texts at a time")
+    # Each shingle's document frequency: its keys, less its repeats within one text.
+    frequency = np.zeros(1 << number_bits, dtype=np.uint32)
+    for lo, numbers in _numbered(fresh, block):
+        distinct = numbers[~again[lo : lo + block]] - numbers[0]
+        frequency[numbers[0] : numbers[-1] + 1] += np.bincount(distinct, minlength=int(
+            numbers[-1] - numbers[0] + 1)).astype(np.uint32)
+    # A token is (frequency, shingle number): sorting a text's tokens puts its shingles
+    # rarest first. Frequencies past the field's top share it: any one global order gives
+    # the prefix filter its guarantee.
+    np.minimum(frequency, (1 << frequency_bits) - 1, out=frequency)
+    shift = np.uint64(64 - text_bits)
+    for lo, numbers in _numbered(fresh, block):
+        part = keys[lo : lo + block]
+        part &= np.uint64((1 << text_bits) - 1)
+        part <<= shift
+        numbers = numbers.astype(np.uint64)
+        part |= numbers
+        part |= frequency[numbers].astype(np.uint64) << np.uint64(number_bits)
+        part[again[lo : lo + block]] = np.uint64((1 << 64) - 1)  # repeats sort last, are cut off
+    del fresh, frequency
+    kept = size - int(np.count_nonzero(again))
+    del again
+    keys.sort()
+    keys = keys[:kept]
+    firsts = np.arange(n, dtype=np.uint64) << shift
+    starts = np.searchsorted(keys, firsts)
+    sizes = np.diff(np.append(starts, kept))
+    singles = np.searchsorted(keys, firsts | np.uint64(2 << number_bits)) - starts
+    keys &= np.uint64((1 << (64 - text_bits)) - 1)
+    return keys, sizes, singles, number_bits
+
+
+def _numbered(fresh: np.ndarray, block: int):
+    """Yield (start, shingle number of each key) block by block; ``fresh`` marks new shingles."""
+    import numpy as np
+
+    done = 0
+    for lo in range(0, fresh.size, block):
+        numbers = np.cumsum(fresh[lo : lo + block], dtype=np.int64)
+        numbers += done - 1
+        done = int(numbers[-1]) + 1
+        yield lo, numbers
+
+
+def _prefix_entries(sh: Shingled, threshold: float):
+    """Return (token, text, position) of every prefix token that can be shared, by token.
+
+    Two sets with Jaccard >= t share a token within both prefixes (see the module doc);
+    shingles no other text has lead each text's tokens and are left out.
+    """
+    import numpy as np
+
+    sizes, singles = sh.sizes, sh.singles
+    prefixes = sizes - np.ceil(threshold * sizes - _EPS).astype(np.int64) + 1
+    lengths = np.where(sizes > 0, np.maximum(prefixes - singles, 0), 0)
+    runs = np.cumsum(lengths) - lengths
+    owners = np.repeat(np.arange(sizes.size), lengths)
+    positions = np.arange(int(lengths.sum())) - np.repeat(runs - singles, lengths)
+    entries = sh.tokens[sh.offsets[owners] + positions]
+    # By token, then by text: a token fits below the text's bits (see _order_tokens).
+    order = np.argsort((entries << np.uint64(sh.text_bits)) | owners.astype(np.uint64))
+    return entries[order], owners[order], positions[order]
+
+
+def _candidate_pairs(sh: Shingled, threshold: float):
+    """Return texts (first < second) that may reach the threshold, and the crowded tokens.
+
+    Pairs come from tokens in at most ``_CROWD`` prefixes. A token in more is left to the
+    greedy pass, which looks it up among kept texts only (a thousand near copies of one
+    text make one kept text, not half a million pairs); the pass gets (text, token) arrays.
+    A pair is dropped when even its most optimistic overlap misses the threshold: the
+    tokens it shares within both prefixes, plus what could follow the last of them
+    (PPJoin's positional filter, Xiao et al. 2008).
+    """
+    import numpy as np
+
+    entries, owners, positions = _prefix_entries(sh, threshold)
+    total = entries.size
+    fresh = np.ones(total, dtype=bool)
+    np.not_equal(entries[1:], entries[:-1], out=fresh[1:])
+    starts = np.flatnonzero(fresh)
+    group = np.diff(np.append(starts, total))
+    crowded = np.repeat(group > _CROWD, group)
+    after = np.repeat(starts + group - 1, group) - np.arange(total)
+    after[crowded] = 0
+    first = np.repeat(np.arange(total), after)
+    second = first + 1 + np.arange(first.size) - np.repeat(np.cumsum(after) - after, after)
+    a, b = owners[first], owners[second]
+    if a.size == 0:
+        return a, b, owners[crowded], entries[crowded]
+    # By pair, then by token (the instance's place): one sort of packed keys when they fit.
+    place_bits = max(1, (a.size - 1).bit_length())
+    pair = a * sh.sizes.size + b
+    if int(pair.max()).bit_length() + place_bits <= 63:
+        packed = np.sort((pair << place_bits) | np.arange(a.size))
+        order = packed & ((1 << place_bits) - 1)
+    else:
+        order = np.argsort(pair, kind="stable")
+    a, b, first, second = a[order], b[order], first[order], second[order]
+    fresh = np.ones(a.size, dtype=bool)
+    fresh[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    starts = np.flatnonzero(fresh)
+    lasts = np.append(starts[1:], a.size) - 1
+    a, b = a[starts], b[starts]
+    size_a, size_b = sh.sizes[a], sh.sizes[b]
+    crowd = np.bincount(owners[crowded], minlength=sh.sizes.size)
+    bound = (lasts - starts + 1 + np.minimum(crowd[a], crowd[b])
+             + np.minimum(size_a - positions[first[lasts]], size_b - positions[second[lasts]]) - 1)
+    keep = bound / (size_a + size_b - bound) >= threshold
+    return a[keep], b[keep], owners[crowded], entries[crowded]
+
+
+def _overlaps(sh: Shingled, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Return how many tokens texts ``first[k]`` and ``second[k]`` share, for every k.
+
+    Both texts' tokens, tagged with the pair, go into one sorted array: a shared token is
+    a value seen twice. Pairs go in batches of a few million tokens.
+    """
+    import numpy as np
+
+    out = np.zeros(first.size, dtype=np.int64)
+    cost = sh.sizes[first] + sh.sizes[second]
+    step = max(1, (1 << 22) // max(1, int(cost.max(initial=1))))
+    bits = np.uint64(sh.number_bits)
+    low = np.uint64((1 << sh.number_bits) - 1)
+    for lo in range(0, first.size, step):
+        a, b = first[lo : lo + step], second[lo : lo + step]
+        begins = np.stack((sh.offsets[a], sh.offsets[b]), axis=1).ravel()
+        lengths = np.stack((sh.sizes[a], sh.sizes[b]), axis=1).ravel()
+        runs = np.cumsum(lengths) - lengths
+        values = sh.tokens[np.repeat(begins - runs, lengths) + np.arange(int(lengths.sum()))]
+        values &= low
+        values |= np.repeat(np.arange(a.size, dtype=np.uint64) << bits, cost[lo : lo + step])
+        values.sort()
+        twice = values[1:][values[1:] == values[:-1]] >> bits
+        out[lo : lo + a.size] = np.bincount(twice.astype(np.intp), minlength=a.size)
+    return out
+
+def near_pairs(sh: Shingled, threshold: float) -> tuple[dict[int, list[tuple[int, float]]],
+                                                       dict[int, list[int]]]:
+    """Return each text's earlier texts at or above the threshold, as (text, similarity),
+    and each text's crowded prefix tokens, for the greedy pass to look up among kept texts.
+
+    Similarities are |A ∩ B| / |A ∪ B| over shingle tokens, computed as the seed computes
+    them (the same integers, the same division).
+    """
+    import numpy as np
+
+    first, second, crowd_texts, crowd_tokens = _candidate_pairs(sh, threshold)
+    inter = _overlaps(sh, first, second)
+    sims = inter / (sh.sizes[first] + sh.sizes[second] - inter)
+    good = np.flatnonzero(sims >= threshold)
+    good = good[np.lexsort((first[good], second[good]))]
+    earlier: dict[int, list[tuple[int, float]]] = {}
+    for a, b, sim in zip(first[good].tolist(), second[good].tolist(), sims[good].tolist()):
+        earlier.setdefault(b, []).append((a, sim))
+    crowds: dict[int, list[int]] = {}
+    for i, token in zip(crowd_texts.tolist(), crowd_tokens.tolist()):
+        crowds.setdefault(i, []).append(token)
+    return earlier, crowds
