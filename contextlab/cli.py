@@ -267,7 +267,7 @@ def _add_eval(sub: Any) -> None:
                         "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set")
     p.add_argument("--out", "-o", required=True, metavar="CSV", help="write one row per question and configuration")
     p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
-    p.add_argument("--grid", "-g", action="append", metavar="KEY=V1,V2",
+    p.add_argument("--grid", "-g", action="extend", nargs="+", metavar="KEY=V1,V2",
                    help=f"vary a setting (repeatable); keys: {', '.join(GRID_KEYS)}; numbers may be start:stop:step")
     p.add_argument("--top-k", "-k", type=_positive_int, default=DEFAULT_TOP_K, metavar="K",
                    help=f"documents retrieved per question (default {DEFAULT_TOP_K})")

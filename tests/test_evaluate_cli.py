@@ -60,7 +60,7 @@ def test_evaluate_cli_user_set_without_labels_is_refused(tmp_path, capsys):
 
 def test_evaluate_cli_two_workers_write_the_same_rows(tmp_path, capsys):
     serial, parallel = tmp_path / "serial.csv", tmp_path / "dask.csv"
-    grid = ["--grid", "budget=256,1024", "--grid", "placement=lost_in_the_middle,reversed"]
+    grid = ["--grid", "budget=256,1024", "placement=lost_in_the_middle,reversed"]  # one --grid, two keys
     assert main(["eval", "--limit", "40", *grid, "--out", str(serial)]) == 0
     assert main(["eval", "--limit", "40", *grid, "--workers", "2", "--out", str(parallel)]) == 0
     capsys.readouterr()
