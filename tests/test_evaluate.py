@@ -138,6 +138,24 @@ def test_parse_eval_records_bad_sets_are_one_clear_error(records, match):
         parse_eval_records(records, name="set.jsonl")
 
 
+def test_load_eval_set_retrieves_from_a_store(tmp_path):
+    from contextlab.retrieval import SQLiteBackend
+
+    db = tmp_path / "kb.db"
+    with SQLiteBackend(str(db)) as store:
+        store.add([Document("Refunds on annual plans are prorated after the first month.", source="refunds.md"),
+                   Document("Passwords are reset from the login page.", source="passwords.md"),
+                   Document("Invoices are emailed on the first day of the month.", source="invoices.md")])
+    path = _user_set(tmp_path, [{"query": "annual plan refunds", "gold_sources": ["refunds.md"],
+                                 "answers": ["prorated"]}])
+    result = run_evaluation(load_eval_set(path, store=str(db)), ["budget=30,400"], top_k=2)
+    by = {r["budget"]: r for r in result.rows}
+    assert by[400]["gold_retrieved"] and by[400]["gold_rank"] == 1 and by[400]["answer_in_block"]
+    assert by[30]["block_docs"] <= by[400]["block_docs"] <= 2
+    with pytest.raises(LoadError, match="does not exist"):
+        load_eval_set(path, store=str(tmp_path / "missing.db"))
+
+
 def test_load_eval_set_bad_json_names_the_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"query": "q", "answers": ["a"], "documents": ["a"]}\n{oops\n', encoding="utf-8")
