@@ -15,13 +15,26 @@ Times are CPU seconds of this process (the machine may be shared): the naive run
 engine's time is the best of ``--repeat`` cold builds (new documents per size; the token-count
 memo emptied before each build). Targets: >= 100x the naive
 at 2,000 documents; each doubling of n at most 2.3x the time. The naive run is skipped (shown as "—") once its predicted time exceeds ``--naive-cap`` seconds.
+
+A second table (``--corpus-only`` runs it alone, ``--no-corpus`` skips it) puts a default
+``build`` of the first 64,000 documents of corpus A (real prose, read in place from
+``../shared/data/bench/corpus_A_64k.jsonl.gz``) beside the tokenization floor: tiktoken's
+``encode_ordinary_batch`` over the same texts with a thread per core. Each runs in a process
+of its own, ``--repeat`` times (medians), after the tokenizer is loaded; the table gives wall
+and CPU seconds, the build's peak RSS growth over the loaded documents and its stage times.
+Targets: the build within 1.5x the floor's wall time, its peak RSS growth under 800 MB.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import os
 import random
+import resource
+import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -38,6 +51,10 @@ FULL_SIZES = (500, 1000, 2000, 4000, 8000, 16000)
 QUICK_SIZES = (500, 1000, 2000)
 TARGET_SPEEDUP_AT_2000 = 100.0
 TARGET_GROWTH_PER_DOUBLING = 2.3
+CORPUS = ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz"
+CORPUS_SIZE = 64000
+TARGET_FLOOR_RATIO = 1.5
+TARGET_RSS_MB = 800
 NEAR_DUPLICATE_SHARE = 0.20
 BUDGET = 2048
 
@@ -190,6 +207,66 @@ def ratio(a: float | None, b: float | None) -> str:
     return "—" if a is None or b is None or b == 0 else f"{a / b:.1f}x"
 
 
+# -- a default build of corpus A against the tokenization floor ---------------------------------
+
+
+def corpus_worker(mode: str, n: int, corpus: Path) -> None:
+    """Time one floor or build over the first ``n`` documents of the corpus; print JSON."""
+    docs = []
+    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if len(docs) == n:
+                break
+            row = json.loads(line)
+            docs.append(Document(content=row["content"], score=row["score"], source=row["source"]))
+    manager = ContextManager()
+    manager.build(PromptRequest(query="warm up", documents=[Document("warm the tokenizer up " * 3)]))
+    encoding = manager.tokenizer.encoding
+    texts = [d.content for d in docs]
+    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    wall, cpu = time.perf_counter(), time.process_time()
+    stages: dict[str, float] = {}
+    if mode == "floor":
+        tokens = sum(len(ids) for ids in encoding.encode_ordinary_batch(texts, num_threads=threads))
+    else:
+        result = manager.build(PromptRequest(query="benchmark", documents=docs, max_context_tokens=BUDGET))
+        tokens, stages = result.tokens_used, result.timings_ms
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    grown = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": grown, "tokens": tokens, "stages": stages,
+                      "threads": threads}))
+
+
+def corpus_table(corpus: Path, n: int, repeat: int) -> int:
+    """Print the build-against-floor table; return 1 when a target is missed."""
+    runs: dict[str, list[dict]] = {"floor": [], "build": []}
+    for _ in range(repeat):
+        for mode in runs:  # alternated, so a busy spell on the machine hits both alike
+            proc = subprocess.run([sys.executable, __file__, "--corpus-worker", mode, str(n),
+                                   "--corpus", str(corpus)], capture_output=True, text=True)
+            if proc.returncode:
+                raise SystemExit(f"{mode} run failed:\n{proc.stderr}")
+            runs[mode].append(json.loads(proc.stdout.splitlines()[-1]))
+            print(f"  {mode} n={n}: {runs[mode][-1]['wall']:.2f} s wall", file=sys.stderr, flush=True)
+    med = {mode: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_mb")}
+           for mode, rs in runs.items()}
+    ratio = med["build"]["wall"] / med["floor"]["wall"]
+    print(f"\nA default build of the first {n:,} documents of corpus A against the tokenization "
+          f"floor (encode_ordinary_batch, {runs['floor'][0]['threads']} threads); median of {repeat}:\n")
+    print("| run | wall s | CPU s | peak RSS growth MB |\n|---|---|---|---|")
+    for mode, label in (("floor", "tokenization floor"), ("build", "default build")):
+        print(f"| {label} | {med[mode]['wall']:.2f} | {med[mode]['cpu']:.2f} | {med[mode]['rss_mb']:.0f} |")
+    stages = ", ".join(f"{k} {v:.0f}" for k, v in runs["build"][-1]["stages"].items() if v >= 1)
+    print(f"\nbuild stages (ms, wall clock of the last run): {stages}")
+    ok_ratio, ok_rss = ratio <= TARGET_FLOOR_RATIO, med["build"]["rss_mb"] < TARGET_RSS_MB
+    print(f"target build <= {TARGET_FLOOR_RATIO}x the floor: {ratio:.2f}x — {'met' if ok_ratio else 'MISSED'}"
+          f" (CPU: {med['build']['cpu'] / med['floor']['cpu']:.2f}x)")
+    print(f"target peak RSS growth < {TARGET_RSS_MB} MB: {med['build']['rss_mb']:.0f} MB — "
+          f"{'met' if ok_rss else 'MISSED'}")
+    return 0 if ok_ratio and ok_rss else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark, print the table; return 1 when the engine's output differs from the seed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -199,8 +276,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--naive-cap", type=float, default=60.0,
                         help="skip the naive run when its predicted time exceeds this (seconds)")
     parser.add_argument("--repeat", type=int, default=3,
-                        help="cold runs per engine timing, the fastest is kept (naive: one run)")
+                        help="cold runs per engine timing, the fastest is kept (naive: one run); "
+                             "runs per corpus timing, the median is kept")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus A's .jsonl.gz")
+    parser.add_argument("--corpus-size", type=int, default=CORPUS_SIZE,
+                        help="documents of the corpus to build (64000)")
+    parser.add_argument("--corpus-only", action="store_true", help="only the build-vs-floor table")
+    parser.add_argument("--no-corpus", action="store_true", help="skip the build-vs-floor table")
+    parser.add_argument("--corpus-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.corpus_worker:
+        corpus_worker(args.corpus_worker[0], int(args.corpus_worker[1]), args.corpus)
+        return 0
+    if args.corpus_only:
+        return corpus_table(args.corpus, args.corpus_size, args.repeat)
     sizes = args.sizes or (QUICK_SIZES if args.quick else FULL_SIZES)
 
     if check_sample_sets():
@@ -288,7 +377,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             verdict = "met" if worst <= TARGET_GROWTH_PER_DOUBLING else "MISSED"
             print(f"target <= {TARGET_GROWTH_PER_DOUBLING}x per doubling ({label}): worst "
                   f"{worst:.2f}x — {verdict}")
-    return 0
+    if args.no_corpus or not args.corpus.exists():
+        if not args.no_corpus:
+            print(f"\n(corpus not found at {args.corpus}: build-vs-floor table skipped)")
+        return 0
+    return corpus_table(args.corpus, args.corpus_size, args.repeat)
 
 
 if __name__ == "__main__":

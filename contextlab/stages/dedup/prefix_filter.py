@@ -11,7 +11,9 @@ candidate pairs, filtered by PPJoin's positional bound, and their exact token ov
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -40,6 +42,9 @@ _SHORT_TAG = 0x2545F4914F6CDD1D
 # A prefix token held by more prefixes than this is matched in the greedy pass, against kept
 # texts only, rather than paired with every other holder up front.
 _CROWD = 16
+# Threads that hash batches of texts: one per core this process may run on.
+_THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
 
 
 # -- hashing: the words and shingles of a batch of texts, in numpy --------------------------
@@ -211,21 +216,32 @@ def shingle_texts(texts: Sequence[str]) -> Shingled:
     keys = np.empty(sum((len(t) + 1) // 2 for t in texts), dtype=np.uint64)
     filled = 0
     text_hashes: list[np.ndarray] = []
-    for start, stop in _batches(texts):
-        batch = texts[start:stop]
-        words, counts, sequence = _hash_words(batch)
-        part = _shingle_keys(words, counts, start, text_bits)
-        keys[filled : filled + part.size] = part
-        filled += part.size
-        ends = np.fromiter(((t[:1].isspace() << 1) | t[-1:].isspace() for t in batch),
-                           dtype=np.uint64, count=len(batch))
-        sequence += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
-        sequence += ends * np.uint64(_WEIGHTS[2])
-        text_hashes.append(_mix(sequence))
+    batches = list(_batches(texts))
+    # numpy lets go of the GIL for its loops, so batches hash side by side, a thread a core.
+    with ThreadPoolExecutor(min(_THREADS, len(batches)) or 1) as pool:
+        for part, hashes in pool.map(lambda b: _hash_batch(texts[b[0] : b[1]], b[0], text_bits),
+                                     batches):
+            keys[filled : filled + part.size] = part
+            filled += part.size
+            text_hashes.append(hashes)
     tokens, sizes, singles, number_bits = _order_tokens(keys[:filled], n, text_bits)
     offsets = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(sizes)))
     return Shingled(tokens, offsets, sizes, singles, number_bits, text_bits,
-                     np.concatenate(text_hashes).tolist())
+                    np.concatenate(text_hashes).tolist() if text_hashes else [])
+
+
+def _hash_batch(batch: Sequence[str], start: int, text_bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the shingle keys of a batch of texts (the first at position ``start``), and
+    each text's exact-duplicate hash: its word sequence, word count and edge spaces."""
+    import numpy as np
+
+    words, counts, sequence = _hash_words(batch)
+    keys = _shingle_keys(words, counts, start, text_bits)
+    ends = np.fromiter(((t[:1].isspace() << 1) | t[-1:].isspace() for t in batch),
+                       dtype=np.uint64, count=len(batch))
+    sequence += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
+    sequence += ends * np.uint64(_WEIGHTS[2])
+    return keys, _mix(sequence)
 
 
 def _order_tokens(keys: np.ndarray, n: int, text_bits: int):
