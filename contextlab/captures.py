@@ -37,6 +37,7 @@ from .integrations.openinference import (
     otlp_spans,
     retriever_run_fields,
 )
+from .loaders import read_limited
 from .types import ContextResult, Document
 from .validation import document_list
 
@@ -218,13 +219,14 @@ def _iter_stream(fh: IO[bytes], name: str, max_bytes: int) -> Iterator[CapturedR
                 value = _parse_line(raw, name, number)
                 yield from _records(value, name, f"line {number}", counter)
     else:
-        rest = fh.read(max_bytes + 1 - len(first))
-        data = first + rest
-        if len(data) > max_bytes:
+        try:
+            # Bounded chunks: a huge limit must not allocate itself up front.
+            data = first + read_limited(fh, name, max(max_bytes - len(first), 0))
+        except LoadError:
             raise LoadError(
                 f"{name}: over {max_bytes:,} bytes and not one JSON value per line; write one run "
                 "or span per line (JSON Lines) so it can be streamed"
-            )
+            ) from None
         for value, where in _json_values(data, name):
             yield from _records(value, name, where, counter)
     if counter.runs == 0:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file
+from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
 from .types import Document
 
 __all__ = ["INPUT_FORMATS", "int_at_least", "positive_int", "non_negative_int", "threshold",
@@ -55,13 +55,13 @@ def read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
     """Return the documents of FILE ``spec`` (``-`` is stdin), read as ``--input-format``."""
     fmt, limits = args.input_format, {"max_bytes": args.max_bytes, "max_documents": args.max_documents}
     if spec == "-":
-        data = sys.stdin.buffer.read(args.max_bytes + 1)
+        data = read_limited(sys.stdin.buffer, "stdin", args.max_bytes)
         return load_bytes(data, "stdin", format=fmt or "auto", **limits)
     if fmt is None:
         return load_file(spec, **limits)
     path = Path(spec)
     with path.open("rb") as fh:
-        data = fh.read(args.max_bytes + 1)
+        data = read_limited(fh, path.name, args.max_bytes, expected=path.stat().st_size)
     return load_bytes(data, path.name, format=fmt, **limits)
 
 

@@ -545,3 +545,18 @@ def test_cli_build_says_when_nothing_made_it_in(run, tmp_path: Path):
     assert proc.returncode == 0 and proc.stdout == "\n"
     assert proc.stderr.strip().splitlines()[-1] == ("contextlab: note: no document made it into the block "
                                    "(2 too short for --min-tokens, 0 duplicate(s), 0 over the budget of 2048)")
+
+
+def test_cli_huge_max_bytes_reads_stdin_and_files_in_bounded_chunks(run, tmp_path: Path):
+    # A limit far above the machine's memory must not be allocated up front.
+    huge = str(10**18)
+    proc = run("build", "-", "-q", "alpha", "--max-bytes", huge, "--input-format", "json",
+               cwd=tmp_path, stdin=json.dumps(DOCS))
+    assert proc.returncode == 0, proc.stderr
+    assert "--- Source [1]" in proc.stdout
+    path = tmp_path / "docs.data"
+    path.write_text(json.dumps(DOCS), encoding="utf-8")
+    proc = run("build", str(path), "-q", "alpha", "--max-bytes", huge, "--input-format", "json",
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "--- Source [1]" in proc.stdout
