@@ -11,9 +11,7 @@ candidate pairs, filtered by PPJoin's positional bound, and their exact token ov
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -42,9 +40,6 @@ _SHORT_TAG = 0x2545F4914F6CDD1D
 # A prefix token held by more prefixes than this is matched in the greedy pass, against kept
 # texts only, rather than paired with every other holder up front.
 _CROWD = 16
-# Threads that hash batches of texts: one per core this process may run on.
-_THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else os.cpu_count() or 1))
 
 
 # -- hashing: the words and shingles of a batch of texts, in numpy --------------------------
@@ -216,14 +211,13 @@ def shingle_texts(texts: Sequence[str]) -> Shingled:
     keys = np.empty(sum((len(t) + 1) // 2 for t in texts), dtype=np.uint64)
     filled = 0
     text_hashes: list[np.ndarray] = []
-    batches = list(_batches(texts))
-    # numpy lets go of the GIL for its loops, so batches hash side by side, a thread a core.
-    with ThreadPoolExecutor(min(_THREADS, len(batches)) or 1) as pool:
-        for part, hashes in pool.map(lambda b: _hash_batch(texts[b[0] : b[1]], b[0], text_bits),
-                                     batches):
-            keys[filled : filled + part.size] = part
-            filled += part.size
-            text_hashes.append(hashes)
+    # One thread: a thread per core hashing batches measured slower on two shared cores, in
+    # CPU, wall time and memory alike (python benchmarks/bench_dedup.py).
+    for start, stop in _batches(texts):
+        part, hashes = _hash_batch(texts[start:stop], start, text_bits)
+        keys[filled : filled + part.size] = part
+        filled += part.size
+        text_hashes.append(hashes)
     tokens, sizes, singles, number_bits = _order_tokens(keys[:filled], n, text_bits)
     offsets = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(sizes)))
     return Shingled(tokens, offsets, sizes, singles, number_bits, text_bits,
