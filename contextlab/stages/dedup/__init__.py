@@ -5,15 +5,15 @@ duplicates have a Jaccard similarity of 5-word shingles at or above the threshol
 document already kept; the first kept wins.
 
 Seed 000 compares every document with every kept one (O(n²) pairs). ``find_duplicates``
-returns the same kept set without that scan, by prefix filtering (Chaudhuri et al. 2006;
-Bayardo et al., "All-pairs similarity search", 2007): order the shingles of every text by one
-global order and index only a prefix of each. Two sets with Jaccard >= t share at least
-``ceil(t * |x|)`` shingles, so their prefixes of length ``|x| - ceil(t * |x|) + 1`` meet; only
-texts meeting in the prefix index are compared, and each match is confirmed on the shingles
-themselves. The order is by document frequency, rarest first (Xiao et al., "Efficient
-similarity joins for near duplicate detection", 2008): shingles of one text only lead (they
-can match nothing), so most texts' prefixes hold nothing shared and are neither looked up nor
-indexed, and phrases many texts share come last, where they rarely reach a prefix.
+gives the same answer (up to a hash collision: see its docstring) without that scan, by
+prefix filtering (Chaudhuri et al. 2006; Bayardo et al., "All-pairs similarity search",
+2007): order the shingles of every text by one global order and look at a prefix of each.
+Two sets with Jaccard >= t share at least ``ceil(t * |x|)`` shingles, so their prefixes of
+length ``|x| - ceil(t * |x|) + 1`` meet; only texts whose prefixes meet are compared, on
+their whole shingle sets. The order is by document frequency, rarest first (Xiao et al.,
+"Efficient similarity joins for near duplicate detection", 2008): shingles of one text only
+lead (they can match nothing), so most prefixes hold nothing shared and those texts are
+never compared, and phrases many texts share come last, where they rarely reach a prefix.
 
 Shingles are compared as 64-bit hashes, tokenized, ordered and paired in numpy
 (``prefix_filter.py``); the greedy pass here walks the texts in order over those pairs.
@@ -138,14 +138,17 @@ class _Views:
                     found.append((j, sim))
         return found
 
+
 def find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     """Return the kept positions of ``texts`` and the duplicate pairs, first kept wins.
 
     Pairs name positions in ``texts``; a near duplicate names the kept text it is most
-    similar to (the earliest on a tie), with the exact Jaccard similarity. The kept set is
-    the one a comparison against every kept text gives. Candidates are found on 64-bit
-    shingle hashes, so a miss would need two different 5-word windows of one text to share
-    their hash's top ``64 - log2(len(texts))`` bits (about 1e-6 for 64,000 texts of 150 words).
+    similar to (the earliest on a tie), with its Jaccard similarity. The kept set, pairs and
+    similarities are those a comparison against every kept text gives (seed 000's scan).
+    Shingles are compared by hash: the answer could differ only if two different 5-word
+    windows, in one text or in two texts compared, agreed on the top 64 - log2(len(texts))
+    bits of their 64-bit hash (about one chance in 300,000 for 64,000 texts of 150 words),
+    and that moved a similarity across the threshold. Exact duplicates are compared as text.
     """
     # The lists and sets built here would set off the cyclic garbage collector again and
     # again, each full pass walking everything alive: quadratic in n. None makes a cycle.
