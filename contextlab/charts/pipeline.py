@@ -110,11 +110,11 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
         hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>similarity %{z:.2f}<extra></extra>",
         xgap=1, ygap=1,
     ))
-    for i in range(n):
-        for j in range(n):
-            if i != j and matrix[i][j] >= threshold:
-                fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
-                              line=dict(color=BUDGET_COLOR, width=2))
+    # One layout update for every outline: add_shape per cell is quadratic in the shapes.
+    fig.update_layout(shapes=[
+        dict(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color=BUDGET_COLOR, width=2))
+        for i in range(n) for j in range(n) if i != j and matrix[i][j] >= threshold
+    ])
     every = dict(tickmode="array", tickvals=list(range(n)), ticktext=ticks)  # no label skipped
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), **every)
     fig.update_xaxes(tickangle=-50, tickfont=dict(size=12), **every)

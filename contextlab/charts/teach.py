@@ -84,14 +84,14 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
     shown = [c for c in diff.changes if c.position_a is not None or c.position_b is not None]
     deepest = max([c.position_a or 0 for c in shown] + [c.position_b or 0 for c in shown] + [1])
     out_row = deepest + 1
-    fig = go.Figure()
+    traces = []
     seen: set[str] = set()
     for c in shown:
         ya = c.position_a if c.position_a is not None else out_row
         yb = c.position_b if c.position_b is not None else out_row
         name = label(doc_tag(c.input_index) + (f" · {c.source}" if c.source else ""))
         short = label(_short_label(c.input_index, c.source, 16))
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=[label_a, label_b], y=[ya, yb], mode="lines+markers+text",
             line=dict(color=CHANGE_COLORS[c.change], width=3 if c.change != "unchanged" else 1.5),
             marker=dict(size=10),
@@ -103,6 +103,7 @@ def compare_positions_figure(diff: ResultDiff, label_a: str = "A", label_b: str 
             hovertemplate="%{customdata[0]}<br>%{customdata[1]}<extra></extra>",
         ))
         seen.add(c.change)
+    fig = go.Figure(traces)  # one call: adding traces one by one re-validates the figure each time
     ticks = list(range(1, out_row + 1))
     fig.update_yaxes(autorange="reversed", tickvals=ticks,
                      ticktext=[f"pos {t}" for t in ticks[:-1]] + ["not in block"], title="")

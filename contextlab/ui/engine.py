@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Sequence
 
 import streamlit as st
@@ -30,6 +31,7 @@ __all__ = [
     "token_counts_cached",
     "TRUNCATION_MARKER",
     "MIN_DOCS_TO_REORDER",
+    "warm_up_figures",
 ]
 
 
@@ -87,3 +89,47 @@ def token_counts_cached(tokenizer: str, texts: tuple[str, ...]) -> list[int]:
     tok = get_tokenizer_cached(tokenizer)
     count_many = getattr(tok, "count_many", None)
     return count_many(texts) if count_many else [tok.count(t) for t in texts]
+
+
+def _draw_every_figure_once() -> None:
+    """Build each of the lab's figures once on a tiny build (the results are thrown away)."""
+    from contextlab import charts, positional
+    from contextlab.lab.compare import diff_results
+    from contextlab.manager import ContextManager
+
+    words = "refund annual plan months billing page cancel policy support answer".split()
+    docs = [Document(" ".join(words[(i + k) % len(words)] for k in range(40)), score=1 - i / 10,
+                     source=f"warm/{i}.md") for i in range(6)]
+    result = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="refund", documents=docs, max_context_tokens=150))
+    labels = [charts.doc_label(t) for t in result.trace]
+    curve = positional.accuracy_curve(positional.curve_models()[0], 6)
+    figures = [
+        charts.fate_sankey(result), charts.budget_chart(result),
+        charts.placement_chart(result, curve, middle=(3, 4), answer=[0]),
+        charts.similarity_heatmap([[0.5] * 6] * 6, labels, 0.4, full_labels=labels),
+        charts.similarity_histogram([0.2, 0.9], 0.5), charts.tokenizer_comparison(labels, [1] * 6, [2] * 6),
+        charts.compare_positions_figure(diff_results(result, result)),
+        charts.compare_tokens_figure(diff_results(result, result)),
+        charts.strategy_positions_figure({"a": [0, 1, 2]}), charts.ordering_scores_figure({"a": 0.5}, (0.1, 0.9)),
+        charts.ordering_rows_figure([1, 2], [0.5, 0.2], [60.0, 50.0], ["a", "b"]),
+        charts.position_curves_figure({"m": [(1, 60.0), (2, 50.0)]}, 2, {"r": 40.0}),
+        charts.curves_by_count_figure({10: [(1, 60.0), (10, 50.0)], 20: [(1, 60.0), (20, 55.0)]}, "m", 45.0),
+        charts.reorder_step_figure([0, 2, 1], 2, ["a", "b", "c"], [60.0, 50.0, 55.0], {1}),
+        charts.window_sections_figure([("system", 10, 5), ("output_reserve", 5, 5)], 100),
+    ]
+    for fig in figures:
+        charts.for_projector(fig).to_json()
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up_figures() -> threading.Thread:
+    """Start, once per server, a background build of every figure; return its thread.
+
+    Plotly sets up each property's validator the first time a figure uses it, which costs
+    a view's first visit hundreds of milliseconds; doing it while the reader looks at the
+    first view makes every later first visit fast.
+    """
+    thread = threading.Thread(target=_draw_every_figure_once, name="contextlab-warm-figures", daemon=True)
+    thread.start()
+    return thread

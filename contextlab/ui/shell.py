@@ -7,7 +7,7 @@ import streamlit as st
 from contextlab.errors import ContextLabError
 
 from .context import LabContext
-from .engine import build_cached
+from .engine import build_cached, warm_up_figures
 from .scenario_picker import scenario_picker
 from .share import apply_url_once, share_panel, sync_url, url_params
 from .sidebar import (
@@ -116,3 +116,4 @@ def main() -> None:
         all_views[view][1](ctx)
     except (ValueError, ContextLabError) as exc:
         error(exc)
+    warm_up_figures()  # after the view is drawn: prepares the other views while this one is read

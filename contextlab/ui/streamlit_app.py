@@ -12,7 +12,9 @@ __all__ = ["run"]
 def run() -> None:
     """Configure the page and draw the lab (one Streamlit run)."""
     # A lab, not a Streamlit app in development: no Deploy button, rerun or clear-cache items.
-    st.set_option("client.toolbarMode", "viewer")
+    # Set once per server: changing a client option makes Streamlit push it to every browser.
+    if st.get_option("client.toolbarMode") != "viewer":
+        st.set_option("client.toolbarMode", "viewer")
     st.set_page_config(page_title="contextlab", page_icon="🧪", layout="wide")
     main()
 

@@ -95,7 +95,7 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     assert toggle and toggle["x"] + toggle["width"] <= 1440 and toggle["y"] >= 0  # fully on screen
     assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
     axis_text = page.evaluate(
-        "() => Math.max(...Array.from(document.querySelectorAll('.xtick text')).map(t => parseFloat(t.style.fontSize)))")
+        "() => Math.max(...Array.from(document.querySelectorAll('.xtick text, .x2tick text, .ytick text, .y2tick text')).map(t => parseFloat(t.style.fontSize)))")
     assert axis_text >= 16  # chart text enlarged too
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
     page.get_by_text("Presentation", exact=True).click()  # and back: the sidebar returns
