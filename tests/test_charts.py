@@ -183,3 +183,13 @@ def test_charts_for_projector_enlarges_every_text():
     fig = charts.for_projector(charts.fate_sankey(ContextManager().build(PromptRequest("q", []))))
     assert fig.layout.font.size == 18 and fig.data[0].textfont.size == 18
 
+
+
+def test_charts_import_loads_neither_streamlit_nor_the_lab():
+    import subprocess
+    import sys
+
+    code = ("import sys, contextlab.charts; "
+            "print(sorted(m for m in sys.modules if m == 'streamlit' or m.startswith('contextlab.ui')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

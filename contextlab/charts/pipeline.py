@@ -293,5 +293,5 @@ def tokenizer_comparison(labels: Sequence[str], heuristic: Sequence[int], exact:
         hovertemplate="%{customdata}<br>estimate %{x}, exact %{y}<extra></extra>", name="document",
     ))
     fig.update_xaxes(title="heuristic estimate (words × 1.3)", rangemode="tozero")
-    fig.update_yaxes(title="exact tokens (cl100k_base)", rangemode="tozero", scaleanchor="x")
+    fig.update_yaxes(title="exact tokens (cl100k_base)", rangemode="tozero")
     return layout(fig, "Estimated vs exact tokens per document", height=380)

@@ -17,7 +17,7 @@ __all__ = ["render", "citation_frame"]
 
 
 def citation_frame(ctx: LabContext) -> pd.DataFrame:
-    """Return one row per citation: [n], the document, its source, how it went in, the answer mark."""
+    """Return one row per citation: [n], the document (★ when it holds the answer), source, how it went in."""
     result = ctx.result
     by_position = {t.position: t for t in result.trace if t.position is not None}
     answer = set(ctx.answer)
@@ -28,14 +28,12 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
         fate = charts.FATE_LABELS[t.fate].lower() if t else ""
         rows.append({
             "citation": f"[{n}]",
-            "doc": charts.doc_tag(t.input_index) if t else "",
+            "doc": (charts.doc_tag(t.input_index) + (" ★" if t.input_index in answer else "")) if t else "",
             "source": plain(source),
             "in the block": (f"{how.get(t.fate, fate)}, {t.block_tokens or t.tokens} tokens, rank {t.relevance_rank}"
                              if t else ""),
-            "answer": "★ holds the answer" if t and t.input_index in answer else "",
         })
-    columns = ["citation", "doc", "source", "in the block"] + (["answer"] if answer else [])
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=["citation", "doc", "source", "in the block"])
 
 
 def render(ctx: LabContext) -> None:
@@ -65,7 +63,11 @@ def render(ctx: LabContext) -> None:
                f"{len(result.citation_map)} citations.")
     left, right = st.columns([3, 2])
     with left:
-        st.dataframe(citation_frame(ctx), key="citation_map", hide_index=True, width="stretch")
+        st.dataframe(citation_frame(ctx), key="citation_map", hide_index=True, width="stretch",
+                     column_config={"citation": st.column_config.TextColumn(width="small"),
+                                    "doc": st.column_config.TextColumn(width="small"),
+                                    "source": st.column_config.TextColumn(width="medium"),
+                                    "in the block": st.column_config.TextColumn(width="medium")})
     with right:
         st.download_button("Download the block (text)", result.context_block, file_name="context.txt",
                            mime="text/plain", key="download_block", width="stretch")

@@ -238,10 +238,10 @@ def _conversation(ctx: LabContext, prompt: Any) -> None:
         return account.get(i, "")
 
     st.dataframe(pd.DataFrame([
-        {"#": i, "role": plain(m.role), "message": plain(m.content), "in the prompt as": where(i)}
+        {"turn": i, "role": plain(m.role), "message": plain(m.content), "in the prompt as": where(i)}
         for i, m in enumerate(ctx.history)
     ]), hide_index=True, width="stretch", column_config={
-        "#": st.column_config.NumberColumn(width="small"),
+        "turn": st.column_config.NumberColumn(width="small"),
         "role": st.column_config.TextColumn(width="small"),
         "message": st.column_config.TextColumn(width="large"),
         "in the prompt as": st.column_config.TextColumn(width="medium"),
