@@ -65,7 +65,8 @@ def test_charts_heatmap_boxes_exactly_the_pairs_at_threshold():
     assert heat.zmin == 0 and heat.zmax == 1
     assert heat.text[0][1] == f"{matrix[0][1]:.2f}" and heat.text[0][0] == ""  # values in cells
     assert all(heat.text[i][j] == "" for i in range(4) for j in range(4) if matrix[i][j] == 0)
-    assert list(heat.customdata[0][1]) == ["a long", "b long"]  # full labels on hover
+    assert list(heat.y) == ["a long", "b long", "c long", "d long"]  # full labels on hover
+    assert list(fig.layout.xaxis.ticktext) == ["a", "b", "c", "d"]  # short ones on the axes
 
 
 def test_charts_histogram_counts_every_pair_and_marks_the_threshold():

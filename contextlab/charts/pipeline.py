@@ -95,19 +95,19 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
     """
     n = len(labels)
     ticks = [label(t) for t in labels]
+    # The cells sit on the full labels (what the hover names); the axes show the short ones.
     full = [label(t) for t in (full_labels or labels)]
     text = [["" if i == j or v <= 0 else (f"{v:.2f}" if v >= 0.005 else "<0.01") for j, v in enumerate(row)]
             for i, row in enumerate(matrix)]
     fig = go.Figure(go.Heatmap(
         # The diagonal (a document against itself) is left blank so the pairs stand out.
         z=[[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(matrix)],
-        x=list(range(n)), y=list(range(n)),
+        x=full, y=full,
         zmin=0, zmax=1,
         colorscale=[[0, "#f7f9fc"], [0.3, "#9ecae1"], [0.7, "#3182bd"], [1, "#08306b"]],
         colorbar=dict(title="similarity", thickness=12),
         text=text, texttemplate="%{text}", textfont=dict(size=11 if n <= 15 else 9),
-        customdata=[[[full[i], full[j]] for j in range(n)] for i in range(n)],
-        hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>similarity %{z:.2f}<extra></extra>",
+        hovertemplate="%{y}<br>%{x}<br>similarity %{z:.2f}<extra></extra>",
         xgap=1, ygap=1,
     ))
     # One layout update for every outline: add_shape per cell is quadratic in the shapes.
@@ -115,7 +115,7 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
         dict(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color=BUDGET_COLOR, width=2))
         for i in range(n) for j in range(n) if i != j and matrix[i][j] >= threshold
     ])
-    every = dict(tickmode="array", tickvals=list(range(n)), ticktext=ticks)  # no label skipped
+    every = dict(type="category", tickmode="array", tickvals=full, ticktext=ticks)  # no label skipped
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), **every)
     fig.update_xaxes(tickangle=-50, tickfont=dict(size=12), **every)
     side = max(480, min(820, 26 * n + 260))
