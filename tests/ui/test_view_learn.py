@@ -144,3 +144,9 @@ def test_view_learn_switching_to_a_model_without_30_documents_keeps_working():
     assert "with 30 documents" in texts(at)
     run(at.selectbox(key="learn_model").set_value("GPT-3.5-Turbo"))
     assert at.radio(key="learn_curve_n").value in load_position_curves().doc_counts("GPT-3.5-Turbo")
+
+
+def test_view_learn_lists_every_strategy_best_first_with_its_score():
+    scores = table(_learn(), "of the way from worst to best")
+    assert len(scores) == 5 and list(scores["score"]) == sorted(scores["score"], reverse=True)
+    assert scores["of the way from worst to best"].between(0, 1).all()

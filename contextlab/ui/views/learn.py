@@ -131,8 +131,10 @@ def _render_curves(ctx: LabContext, pos: Any) -> str:
         sentence += (f" That is below the {closed:.1f}% it scores with no documents at all: "
                      f"a buried answer is worse than none.")
     st.info(md_line(sentence))
-    st.caption(md_line(f"Source: {data.citation} {pos.CITATION_URL} — accuracy on multi-document "
-                       f"question answering, by position of the document holding the answer."))
+    # The paper's address is the lab's own text: a real link, between escaped parts.
+    st.caption(md_line(f"Source: {data.citation}") + f" [{pos.CITATION_URL}]({pos.CITATION_URL}) "
+               + md_line("— accuracy on multi-document question answering, by position of the "
+                         "document holding the answer."))
     return model
 
 
@@ -222,8 +224,8 @@ _SMALL_SPREAD = 0.01
 
 def score_range_note(worst: float, best: float, n: int) -> str:
     """Return one sentence on how much ordering can change the score of these ``n`` documents."""
-    note = (f"Bars run from the worst possible placement of these {n} documents "
-            f"({worst:.1%}) to the best ({best:.1%}); the label is each ordering's score.")
+    note = (f"The worst possible placement of these {n} documents scores {worst:.1%}, "
+            f"the best {best:.1%}.")
     if best - worst < _SMALL_SPREAD:
         note += (" The spread is small: the documents are about equally relevant, so their "
                  "order matters little here.")
@@ -271,10 +273,18 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
                ctx, "learn_score_chart")
 
     scores = pos.compare_orderings(relevances, model, n)
-    show_chart(charts.ordering_scores_figure(
-        scores, (report.worst_score, report.best_score),
-        {k: v for k, v in STRATEGY_LABELS.items() if k != "custom"},
-        title=f"All strategies on your {n} documents under {model}"), ctx, "learn_scores_chart")
+    st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")
+    span = report.best_score - report.worst_score
+    st.dataframe(pd.DataFrame([
+        {"strategy": STRATEGY_LABELS[k], "score": v,
+         "of the way from worst to best": (v - report.worst_score) / span if span > 0 else 1.0}
+        for k, v in sorted(scores.items(), key=lambda kv: -kv[1])
+    ]), key="learn_scores_table", hide_index=True, width="stretch", column_config={
+        # bars from 0: the score itself; the second column says how much of the possible gain it takes
+        "score": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0),
+        "of the way from worst to best": st.column_config.ProgressColumn(format="percent", min_value=0.0,
+                                                                         max_value=1.0),
+    })
     st.caption(score_range_note(report.worst_score, report.best_score, n))
     with st.expander("How the score is computed", expanded=False):
         st.markdown(
