@@ -14,7 +14,7 @@ from contextlab import ContextManager, Document, PromptRequest
 from contextlab.lab.config import LabConfig
 from contextlab.lab.samples import load_sample_set
 
-from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, table, texts, unescape
+from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, table, unescape
 
 CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
 ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]

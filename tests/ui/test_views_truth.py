@@ -29,7 +29,7 @@ def test_views_placement_on_the_default_sample_says_no_change_and_tracks_the_ans
     answer = load_sample_set("support_faq").answer_source
     assert metric_element(at, "Answer document").value.startswith("pos ")
     said = texts(at)
-    assert f"The document that holds the answer (D" in said and answer in said
+    assert "The document that holds the answer (D" in said and answer in said
     assert "depends on how many documents the prompt holds" in said
 
 

@@ -17,7 +17,7 @@ from contextlab.window import HybridRanking, WindowBudget, assemble_prompt
 from ..context import LabContext
 from ..engine import documents_hash
 from ..parts import show_chart
-from ..text import md, md_line, plain
+from ..text import md, plain
 
 __all__ = ["render", "window_controls", "budget_sentence", "WINDOW_SIZES", "SHARE_NAMES"]
 
