@@ -18,7 +18,7 @@ from .sidebar import (
     remember_for_table,
     score_if_needed,
 )
-from .text import error, md_line, warning
+from .text import error, info, md_line, warning
 from .views import DEFAULT_VIEW, VIEWS
 
 __all__ = ["main", "PRESENTATION_CSS"]
@@ -85,7 +85,7 @@ def main() -> None:
     st.caption(md_line(f"{brought.label} · {len(documents)} documents"
                        + (f" · query: “{config.query}”" if config.query else ""), limit=160))
     if note:
-        st.info(note)
+        info(note)  # may quote a scoring error about the input
 
     sync_url(url_params(config, view=view, default_view=DEFAULT_VIEW, present=present,
                         sample=brought.sample))
