@@ -16,10 +16,14 @@ from .retrieval import SQLiteBackend
 __all__ = ["add_index", "add_remove", "add_search"]
 
 
-def origin(spec: str, db: str) -> str:
-    """Return the identity of FILE ``spec`` in store ``db``: its path from the store's folder."""
+def origin(spec: str, db: str) -> str | None:
+    """Return the identity of FILE ``spec`` in store ``db``: its path from the store's folder.
+
+    Stdin (``-``) has none: what it brings is known by each document's source (or content),
+    so a second batch read from stdin adds to the first instead of replacing it by position.
+    """
     if spec == "-":
-        return "stdin"
+        return None
     return os.path.relpath(os.path.abspath(spec), os.path.dirname(os.path.abspath(db)))
 
 
@@ -39,9 +43,12 @@ def add_index(sub: Any) -> None:
     p = sub.add_parser(
         "index", help="add files' documents to a SQLite full-text store",
         description="Add the documents of each FILE to the SQLite FTS5 store DB (created if "
-                    "missing). A document is known by its file and its position in it: "
-                    "re-indexing a file replaces what was indexed from it before. Prints what "
-                    "was added, replaced, unchanged and removed.",
+                    "missing). A document with a source (or an id) is known by it, whichever file "
+                    "it came from: indexing it again replaces it, never duplicates it. One without "
+                    "is known by its file and its position in it. Re-indexing a file replaces "
+                    "what was indexed from it before, and removes what it no longer holds. "
+                    "Documents from stdin (-) only add or replace: one without a source is known "
+                    "by its content. Prints what was added, replaced, unchanged and removed.",
         epilog="example: contextlab index kb.db docs.jsonl notes.md",
     )
     p.add_argument("db", metavar="DB", help="the store file")
@@ -54,7 +61,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
     if not Path(args.db).is_file():
         raise ContextLabError(f"no store at {args.db!r}")
     # A name is a file as it was indexed, or a document source as the store shows it.
-    names = {name: dict.fromkeys([origin(name, args.db), name]) for name in args.sources}
+    names = {name: [k for k in dict.fromkeys([origin(name, args.db), name]) if k]
+             for name in args.sources}
     with SQLiteBackend(args.db, read_only=False) as store:
         counts = store.remove_sources([n for keys in names.values() for n in keys])
         left = len(store)

@@ -343,6 +343,30 @@ def test_cli_reindexing_an_edited_file_replaces_it(run, tmp_path: Path):
     assert again.stdout.splitlines()[-1] == "../kb.db holds 2 document(s)"
 
 
+def test_cli_index_from_stdin_twice_keeps_both_batches(run, tmp_path: Path):
+    apples = json.dumps({"content": "Apples are picked in autumn and kept cold."}) + "\n"
+    pears = json.dumps({"content": "Pears ripen off the tree at room temperature."}) + "\n"
+    assert run("index", "st.db", "-", cwd=tmp_path, stdin=apples).returncode == 0
+    second = run("index", "st.db", "-", cwd=tmp_path, stdin=pears)
+    assert second.returncode == 0 and "stdin: 1 added, 0 replaced" in second.stdout
+    assert "holds 2 document(s)" in second.stdout
+    assert "Apples" in run("search", "st.db", "apples", cwd=tmp_path).stdout
+    # The same stdin batch again changes nothing; a document with a source is known by it.
+    assert "0 added, 0 replaced, 1 unchanged" in run("index", "st.db", "-", cwd=tmp_path,
+                                                     stdin=apples).stdout
+
+
+def test_cli_same_sources_from_two_files_are_stored_once(run, tmp_path: Path, docs_file: Path):
+    copy = tmp_path / "copy.jsonl"
+    copy.write_text("".join(json.dumps(d) + "\n" for d in DOCS), encoding="utf-8")
+    assert run("index", "kb.db", str(docs_file), cwd=tmp_path).returncode == 0
+    proc = run("index", "kb.db", str(copy), cwd=tmp_path)
+    assert f"0 added, 0 replaced, {len(DOCS)} unchanged" in proc.stdout
+    assert f"holds {len(DOCS)} document(s)" in proc.stdout
+    hits = json.loads(run("search", "kb.db", "shipping", "-f", "json", cwd=tmp_path).stdout)
+    assert [h["source"] for h in hits] == ["shipping.md"]
+
+
 def test_cli_remove_deletes_a_files_documents(run, tmp_path: Path, docs_file: Path):
     notes = tmp_path / "notes.md"
     notes.write_text("The warranty covers defects for two years.\n", encoding="utf-8")

@@ -428,12 +428,35 @@ def test_sqlite_backend_index_replaces_a_file_and_reports_what_changed():
     assert [h.content for h in store.retrieve("beta", top_k=5)] == ["beta EDITED"]
 
 
-def test_sqlite_backend_index_keeps_other_files_apart():
+def test_sqlite_backend_index_knows_a_sourced_document_by_its_source_across_files():
     store = SQLiteBackend()
-    store.index([Document("same source text one", source="faq.md")], origin="a.jsonl")
-    store.index([Document("same source text two", source="faq.md")], origin="b.jsonl")
-    assert len(store) == 2
-    assert sorted(store.ids()) == ["a.jsonl", "b.jsonl"]
+    docs = [Document("alpha one", source="a"), Document("beta two", source="b")]
+    store.index(docs, origin="a.jsonl")
+    again = store.index(docs, origin="b.jsonl")  # the same documents, from another file
+    assert (again.added, again.replaced, again.unchanged) == (0, 0, 2)
+    assert len(store) == 2 and sorted(store.ids()) == ["a", "b"]
+    assert len(store.retrieve("alpha", top_k=5)) == 1
+    # b.jsonl owns them now: re-indexing a.jsonl without them removes nothing of b.jsonl's.
+    assert store.index([Document("alpha one", source="a")], origin="a.jsonl").removed == 0
+    edited = store.index([Document("beta EDITED", source="b")], origin="c.jsonl")
+    assert (edited.added, edited.replaced) == (0, 1) and len(store) == 2
+
+
+def test_sqlite_backend_index_knows_an_unsourced_document_by_file_and_position():
+    store = SQLiteBackend()
+    store.index([Document("same text"), Document("other text")], origin="a.jsonl")
+    store.index([Document("same text"), Document("other text")], origin="b.jsonl")
+    assert sorted(store.ids()) == ["a.jsonl#1", "a.jsonl#2", "b.jsonl#1", "b.jsonl#2"]
+
+
+def test_sqlite_backend_index_without_origin_adds_and_never_removes():
+    store = SQLiteBackend()
+    first = store.index([Document("apples are red")], origin=None)
+    second = store.index([Document("bananas are yellow")], origin=None)
+    assert (first.added, second.added, second.replaced, second.removed) == (1, 1, 0, 0)
+    assert [h.content for h in store.retrieve("apples", top_k=5)] == ["apples are red"]
+    same = store.index([Document("apples are red"), Document("new", source="s")], origin=None)
+    assert (same.added, same.unchanged) == (1, 1) and len(store) == 3
 
 
 def test_sqlite_backend_remove_sources_by_file_or_by_source():

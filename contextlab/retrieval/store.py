@@ -1,10 +1,12 @@
 """The embedded document store: SQLite's FTS5 full-text index with BM25 ranking (stdlib
 ``sqlite3``, nothing to install), in memory or persistent in a file.
 
-A document's identity is where it came from: its ``source`` (plus its place among documents
-sharing that source), or, for ``index``, the file it was read from plus its position in that
-file. Storing a document again under the same identity replaces it; re-indexing a file replaces
-everything indexed from it before. Scores are explained in ``contextlab.retrieval.bm25``.
+A document's identity is its ``metadata["id"]`` when it has one, else its ``source`` (plus its
+place among documents sharing that source in one call), wherever it came from; a document
+without either is known, for ``index``, by the file it was read from plus its position in that
+file, and otherwise by its content. Storing a document again under the same identity replaces
+it; re-indexing a file replaces everything indexed from it before. Scores are explained in
+``contextlab.retrieval.bm25``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ _Row = tuple[str, str, "str | None", str, "float | None", float]
 class IndexReport:
     """What indexing one file changed: documents added, replaced, unchanged and removed."""
 
-    origin: str
+    origin: str | None
     added: int
     replaced: int
     unchanged: int
@@ -201,21 +203,32 @@ class SQLiteBackend:
             events.publish(events.memory_store, self, {"num_documents": len(ids_out), "ids": ids_out})
         return ids_out
 
-    def index(self, documents: Iterable[Document | str], *, origin: str) -> IndexReport:
+    def index(self, documents: Iterable[Document | str], *, origin: str | None) -> IndexReport:
         """Replace whatever was indexed from ``origin`` (a file) with ``documents``; say what changed.
 
-        Each document's id is ``origin`` (a one-document file) or ``origin#N`` (its position,
-        from 1), unless it carries ``metadata["id"]``. Documents indexed from ``origin`` before
-        and absent now are removed.
+        A document's id is its ``metadata["id"]``, else its source (``source#2``... for later
+        ones sharing it), wherever it came from, so the same document indexed from two files is
+        stored once. A document with neither is known by its place: ``origin`` (a one-document
+        file) or ``origin#N`` (its position, from 1). Documents indexed from ``origin`` before
+        and absent now are removed. ``origin=None`` (a stream such as stdin, which has no name
+        to be re-read by) removes nothing and knows a document without id or source by its content.
         """
-        text("origin", origin)
+        text("origin", origin, optional=True)
         docs = [Document(content=d) if isinstance(d, str) else d for d in documents]
-        places = [origin] if len(docs) == 1 else [f"{origin}#{i}" for i in range(1, len(docs) + 1)]
-        rows = _rows(docs, [_own_id(d) or place for d, place in zip(docs, places)])
+        if origin is None:
+            places: list[str | None] = [None] * len(docs)
+        elif len(docs) == 1:
+            places = [origin]
+        else:
+            places = [f"{origin}#{i}" for i in range(1, len(docs) + 1)]
+        rows = _rows(docs, [_own_id(d) or by_source or place
+                            for d, by_source, place in zip(docs, _source_ids(docs), places)])
         counts: Counter[str] = Counter()
         with self._transaction("write to") as conn:
             new_ids = {row[0] for row in rows}
-            for (doc_id,) in conn.execute("SELECT id FROM documents WHERE origin = ?", (origin,)).fetchall():
+            held = [] if origin is None else conn.execute(
+                "SELECT id FROM documents WHERE origin = ?", (origin,)).fetchall()
+            for (doc_id,) in held:
                 if doc_id not in new_ids:
                     counts["removed"] += _delete(conn, doc_id)
             for row in rows:
@@ -368,7 +381,10 @@ def _put(conn: sqlite3.Connection, row: _Row, *, origin: str | None) -> str:
     old = conn.execute(f"SELECT rowid, {_COLUMNS}, origin FROM documents WHERE id = ?",
                        (row[0],)).fetchone()
     if old is not None:
-        if tuple(old[1:7]) == tuple(row) and old[7] == origin:
+        if tuple(old[1:7]) == tuple(row):
+            if old[7] != origin and origin is not None:
+                # The same document, now read from another file: that file owns it from now on.
+                conn.execute("UPDATE documents SET origin = ? WHERE rowid = ?", (origin, old[0]))
             return "unchanged"
         conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (old[0],))
         conn.execute("DELETE FROM documents WHERE rowid = ?", (old[0],))
