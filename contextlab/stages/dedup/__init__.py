@@ -162,16 +162,25 @@ def find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
 
 
 def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
+    import numpy as np
+
     outcome = DedupOutcome()
     if not texts:
         return outcome
     sh = shingle_texts(texts)
     earlier, crowds = near_pairs(sh, threshold)
+    # A text with no earlier candidate, no crowded prefix token and a text hash of its own is
+    # kept whatever else happens; only the others need the greedy pass.
+    _, group, size = np.unique(sh.text_hashes, return_inverse=True, return_counts=True)
+    busy = size[group] > 1
+    busy[list(earlier)] = True
+    busy[list(crowds)] = True
+    kept = bytearray((~busy).astype(np.uint8).tobytes())
     views = _Views(texts, sh, threshold)
-    kept = bytearray(len(texts))
     kept_by_hash: dict[int, list[int]] = {}
     index: dict[int, list[int]] = {}  # crowded token -> kept texts holding it in their prefix
-    for i, text_hash in enumerate(sh.text_hashes):
+    for i in np.flatnonzero(busy).tolist():
+        text_hash = int(sh.text_hashes[i])
         twins = kept_by_hash.get(text_hash)
         if twins is not None:
             first = views.exact_twin(i, twins)
@@ -188,10 +197,10 @@ def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
             outcome.pairs.append(DuplicatePair(best, i, sim, "near"))
             continue
         kept[i] = 1
-        outcome.kept.append(i)
         kept_by_hash.setdefault(text_hash, []).append(i)
         for token in probe or ():
             index.setdefault(token, []).append(i)
+    outcome.kept = np.flatnonzero(np.frombuffer(kept, dtype=np.uint8)).tolist()
     return outcome
 
 

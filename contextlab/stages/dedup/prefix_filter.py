@@ -91,10 +91,10 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return ``texts`` lowercased as UTF-16 code units, which units lie inside a word, and
-    where each text starts. A space separates the texts and closes both ends, so no word
-    spans two texts.
+    where each text starts and how many units it has. A space separates the texts and closes
+    both ends, so no word spans two texts.
     """
     import numpy as np
 
@@ -107,18 +107,19 @@ def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     odd = np.flatnonzero((units < 9) | ((units > 13) & (units < 28)) | (units > 0x84))
     inside[odd] = ~_space_table()[units[odd]]
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) // 2
-    return units, inside, np.cumsum(lengths + 1) - lengths
+    return units, inside, np.cumsum(lengths + 1) - lengths, lengths
 
 
 def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the hash of every word of ``texts``, each text's word count and word-sequence hash.
+    """Return the hash of every word of ``texts``, each text's word count, and a hash of each
+    text's exact-duplicate key (its words in order, and whether it starts or ends in space).
 
     Words are those of ``text.lower().split()``. A word's hash is the polynomial
     sum(unit_k * B**k) over its code units, read off one running sum over the batch.
     """
     import numpy as np
 
-    units, inside, text_starts = _code_units(texts)
+    units, inside, text_starts, lengths = _code_units(texts)
     up, down = _powers(len(units))
     edges = np.flatnonzero(inside[1:] != inside[:-1]) + 1
     starts, ends = edges[0::2], edges[1::2]
@@ -134,8 +135,13 @@ def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     # The same running-sum trick over word hashes gives each text's word sequence a hash.
     running = np.concatenate((np.zeros(1, dtype=np.uint64), words * up[: len(words)]))
     np.cumsum(running, out=running)
-    sequence = (running[first + counts] - running[first]) * down[first]
-    return words, counts, sequence
+    keys = (running[first + counts] - running[first]) * down[first]
+    keys += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
+    # An empty text reads its neighbouring gap: both flags stay off, as "" has no space.
+    spaced = (~inside[text_starts] & (lengths > 0)).astype(np.uint64) << np.uint64(1)
+    spaced |= ~inside[text_starts + lengths - 1] & (lengths > 0)
+    keys += spaced * np.uint64(_WEIGHTS[2])
+    return words, counts, _mix(keys)
 
 
 def _shingle_keys(words: np.ndarray, counts: np.ndarray, first_text: int,
@@ -197,7 +203,7 @@ class Shingled:
     singles: np.ndarray  # how many of them no other text has (they lead each text's tokens)
     number_bits: int  # a token's low bits number its shingle; the bits above, its frequency
     text_bits: int  # every token is below 2**(64 - text_bits)
-    text_hashes: list[int]  # equal for texts with equal exact-duplicate keys
+    text_hashes: np.ndarray  # uint64, equal for texts with equal exact-duplicate keys
 
 
 def shingle_texts(texts: Sequence[str]) -> Shingled:
@@ -208,7 +214,7 @@ def shingle_texts(texts: Sequence[str]) -> Shingled:
     text_bits = max(1, (n - 1).bit_length())
     # A text of c characters has at most (c + 1) // 2 words, so this bounds the shingles;
     # the pages past the real count are never touched, so they cost nothing.
-    keys = np.empty(sum((len(t) + 1) // 2 for t in texts), dtype=np.uint64)
+    keys = np.empty((sum(map(len, texts)) + n) // 2, dtype=np.uint64)
     filled = 0
     text_hashes: list[np.ndarray] = []
     # One thread: a thread per core hashing batches measured slower on two shared cores, in
@@ -221,21 +227,14 @@ def shingle_texts(texts: Sequence[str]) -> Shingled:
     tokens, sizes, singles, number_bits = _order_tokens(keys[:filled], n, text_bits)
     offsets = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(sizes)))
     return Shingled(tokens, offsets, sizes, singles, number_bits, text_bits,
-                    np.concatenate(text_hashes).tolist() if text_hashes else [])
+                    np.concatenate(text_hashes))
 
 
 def _hash_batch(batch: Sequence[str], start: int, text_bits: int) -> tuple[np.ndarray, np.ndarray]:
     """Return the shingle keys of a batch of texts (the first at position ``start``), and
-    each text's exact-duplicate hash: its word sequence, word count and edge spaces."""
-    import numpy as np
-
-    words, counts, sequence = _hash_words(batch)
-    keys = _shingle_keys(words, counts, start, text_bits)
-    ends = np.fromiter(((t[:1].isspace() << 1) | t[-1:].isspace() for t in batch),
-                       dtype=np.uint64, count=len(batch))
-    sequence += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
-    sequence += ends * np.uint64(_WEIGHTS[2])
-    return keys, _mix(sequence)
+    each text's exact-duplicate hash."""
+    words, counts, text_hashes = _hash_words(batch)
+    return _shingle_keys(words, counts, start, text_bits), text_hashes
 
 
 def _order_tokens(keys: np.ndarray, n: int, text_bits: int):
