@@ -115,7 +115,7 @@ def bench_browser(repeat: int) -> dict:
 
     from tests.e2e.lab_server import VIEWS, lab_server, launch_browser, settle_ms, wait_for_app, watch_runs
 
-    out: dict = {"key_step_ms": [], "drag_ms": [], "first_visit_ms": {}}
+    out: dict = {"key_step_ms": [], "drag_ms": [], "first_visit_ms": {}, "missed_drags": 0}
     with lab_server() as url, sync_playwright() as p:
         browser = launch_browser(p)
         page = browser.new_page(viewport={"width": 1440, "height": 1100})
@@ -132,6 +132,7 @@ def bench_browser(repeat: int) -> dict:
             before = slider.bounding_box()["x"]
             out["key_step_ms"].append(settle_ms(page, lambda: slider.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")))
             box = slider.bounding_box()
+            shown = slider.get_attribute("aria-valuetext")
             # The slider role sits on the thumb: grab it and drag three of the steps the key moved it.
             step_px = abs(box["x"] - before)
             x0 = box["x"] + box["height"] / 2
@@ -143,6 +144,10 @@ def bench_browser(repeat: int) -> dict:
             page.mouse.down()
             page.mouse.move((x0 + x1) / 2, y, steps=5)
             page.mouse.move(x1, y, steps=5)
+            if slider.get_attribute("aria-valuetext") == shown:
+                page.mouse.up()  # the thumb was missed: nothing to send, nothing to time
+                out["missed_drags"] += 1
+                continue
             out["drag_ms"].append(settle_ms(page, page.mouse.up))
         browser.close()
     return out
