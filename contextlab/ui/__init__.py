@@ -1,7 +1,8 @@
-"""The Streamlit lab. Only this package (and ``app.py``) imports streamlit and plotly.
+"""The Streamlit lab. Only this package (and ``app.py``) imports streamlit.
 
-Importing the package itself loads neither: ``main`` imports the shell when it is called, so
-``contextlab.ui.sweep_chart`` (the CLI's ``sweep --html``) stays free of streamlit.
+Its figures come from ``contextlab.charts`` (plotly, no streamlit); its views live in
+``contextlab.ui.views``, one module each, listed in ``views.VIEWS``. Importing this package
+loads neither streamlit nor plotly: ``main`` imports the shell when it is called.
 """
 
 from __future__ import annotations
