@@ -24,10 +24,12 @@ from typing import Any, TextIO
 
 from .cli_inputs import add_input_options as _add_input_options
 from .cli_inputs import label as _label
-from .cli_inputs import non_negative_int as _non_negative_int
 from .cli_inputs import positive_int as _positive_int
 from .cli_inputs import read_documents as _read_documents
 from .cli_inputs import threshold as _threshold
+from .cli_inputs import token_count as _token_count
+from .cli_inputs import top_k as _top_k
+from .cli_inputs import workers as _workers
 from .cli_store import add_index as _add_index
 from .cli_store import add_remove as _add_remove
 from .cli_store import add_search as _add_search
@@ -163,7 +165,7 @@ def _add_build(sub: Any) -> None:
     p.add_argument("file", metavar="FILE",
                    help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
     _add_engine_options(p)
-    p.add_argument("--budget", "-b", type=_non_negative_int, default=2048, metavar="N",
+    p.add_argument("--budget", "-b", type=_token_count, default=2048, metavar="N",
                    help="token budget of the block (default 2048)")
     p.add_argument("--threshold", "-t", type=_threshold, default=0.85, metavar="T",
                    help="near-duplicate Jaccard threshold in (0, 1] (default 0.85)")
@@ -269,14 +271,14 @@ def _add_eval(sub: Any) -> None:
     p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
     p.add_argument("--grid", "-g", action="extend", nargs="+", metavar="KEY=V1,V2",
                    help=f"vary a setting (repeatable); keys: {', '.join(GRID_KEYS)}; numbers may be start:stop:step")
-    p.add_argument("--top-k", "-k", type=_positive_int, default=DEFAULT_TOP_K, metavar="K",
+    p.add_argument("--top-k", "-k", type=_top_k, default=DEFAULT_TOP_K, metavar="K",
                    help=f"documents retrieved per question (default {DEFAULT_TOP_K})")
     p.add_argument("--limit", "-n", type=_positive_int, default=None, metavar="N", help="only the first N questions")
     p.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
                    help=f"whose published position curve gives expected_accuracy (default {DEFAULT_MODEL})")
     p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+    where.add_argument("--workers", type=_workers, default=None, metavar="N",
                        help="run on a local Dask cluster of N worker processes (needs contextlab[dask])")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://host:8786")
     p.set_defaults(handler=_cmd_eval)
@@ -342,7 +344,7 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed-compatible", action="store_true",
                    help="reproduce seed 000 exactly: heuristic tokens, reorder before budget, "
                         "headers not counted")
-    p.add_argument("--min-tokens", type=_non_negative_int, default=5, metavar="N",
+    p.add_argument("--min-tokens", type=_token_count, default=5, metavar="N",
                    help="drop documents shorter than N tokens (default 5)")
     p.add_argument("--placement", choices=PLACEMENTS, default="lost_in_the_middle",
                    help="where documents go in the block (default lost_in_the_middle)")
@@ -402,6 +404,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except (ContextLabError, ValueError, OSError) as exc:
         print(f"contextlab: error: {_describe(exc)}", file=sys.stderr)
+        return 1
+    except (OverflowError, MemoryError, RecursionError) as exc:
+        # Input too large or too deep for some step (a number, a nesting): one line naming the
+        # error, not a traceback. Any other exception is a bug and keeps its traceback.
+        detail = str(exc)[:200]
+        print(f"contextlab: error: {type(exc).__name__}{': ' + detail if detail else ''} "
+              "(an input or option is too large)", file=sys.stderr)
         return 1
 
 

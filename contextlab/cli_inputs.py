@@ -8,24 +8,41 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
+from .retrieval.injection import MAX_TOP_K
 from .types import Document
 
-__all__ = ["INPUT_FORMATS", "int_at_least", "positive_int", "non_negative_int", "threshold",
-           "label", "read_documents", "add_input_options"]
+__all__ = ["INPUT_FORMATS", "MAX_WHOLE", "int_at_least", "positive_int", "non_negative_int",
+           "token_count", "top_k", "workers", "threshold", "label", "read_documents",
+           "add_input_options"]
 
 #: What ``--input-format`` accepts.
 INPUT_FORMATS = ("auto", "json", "jsonl", "csv", "txt", "md")
+#: The largest whole number an option takes unless it names a smaller bound: beyond any real
+#: limit, yet within the 64-bit integers SQLite and the engine's arithmetic work in.
+MAX_WHOLE = 10**18
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """Return an argument type accepting whole numbers >= ``minimum``."""
+def _shown(text: str) -> str:
+    """Return ``text`` quoted, or how many characters it has when too long to echo."""
+    return repr(text) if len(text) <= 30 else f"a {len(text)}-character value"
+
+
+def int_at_least(minimum: int, maximum: int = MAX_WHOLE) -> Callable[[str], int]:
+    """Return an argument type accepting whole numbers in [``minimum``, ``maximum``].
+
+    A bad value is a usage error (argparse names the flag, exit 2), never an overflow later.
+    """
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = int(text) if len(text) <= 40 else None  # int() of a huge string is slow
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
+            value = None
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to "
+                                             f"{maximum:,}, got {_shown(text)}")
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to "
+                                             f"{maximum:,}, got {_shown(text)}")
         return value
 
     return parse
@@ -33,6 +50,12 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
 
 positive_int = int_at_least(1)
 non_negative_int = int_at_least(0)
+#: Token budgets and lengths: a billion tokens is far beyond any model's window.
+token_count = int_at_least(0, 10**9)
+#: Results per search (the store's own bound).
+top_k = int_at_least(1, MAX_TOP_K)
+#: Worker processes: each is a real process on this machine.
+workers = int_at_least(1, 1024)
 
 
 def threshold(text: str) -> float:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli_inputs import add_input_options, label, positive_int, read_documents
+from .cli_inputs import add_input_options, label, read_documents, top_k
 from .errors import ContextLabError
 from .retrieval import SQLiteBackend
 
@@ -128,7 +128,7 @@ def add_search(sub: Any) -> None:
     )
     p.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
     p.add_argument("query", metavar="QUERY", help="words to search for (no query syntax)")
-    p.add_argument("--top-k", "-k", type=positive_int, default=5, metavar="K",
+    p.add_argument("--top-k", "-k", type=top_k, default=5, metavar="K",
                    help="how many results (default 5)")
     p.add_argument("--min-score", type=float, default=0.0, metavar="S",
                    help="hide results scoring below S (default 0)")

@@ -32,12 +32,16 @@ def is_finite_number(value: object) -> bool:
 
 
 def whole_number(name: str, value: object, *, minimum: int | None = 0,
+                 maximum: int | None = None,
                  error: type[InvalidInputError] = InvalidInputError) -> int:
-    """Return ``value`` when it is an int (not a bool) of at least ``minimum``."""
+    """Return ``value`` when it is an int (not a bool) of at least ``minimum`` (at most ``maximum``)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise error(f"{name} must be a whole number, got {value!r}")
     if minimum is not None and value < minimum:
         raise error(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
+        raise error(f"{name} must be a whole number <= {maximum:,}, got {shown}")
     return value
 
 

@@ -230,8 +230,8 @@ def test_cli_build_missing_file_is_one_line_error(run, tmp_path: Path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--budget", "-5"], "expected a whole number >= 0, got -5"),
-    (["--budget", "lots"], "expected a whole number, got 'lots'"),
+    (["--budget", "-5"], "expected a whole number from 0 to 1,000,000,000, got '-5'"),
+    (["--budget", "lots"], "expected a whole number from 0 to 1,000,000,000, got 'lots'"),
     (["--threshold", "1.5"], "expected a number in (0, 1], got 1.5"),
     (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
     (["--bogus"], "unrecognized arguments: --bogus"),
@@ -249,6 +249,56 @@ def test_cli_limit_messages_name_the_flag(run, tmp_path: Path, docs_file: Path, 
     proc = run("build", "docs.json", "-q", "refunds", *args, cwd=tmp_path)
     assert_one_line_error(proc, rf"raise the limit \({flag} N\)$")
     assert "max_" not in proc.stderr and "Python" not in proc.stderr
+
+
+HUGE = "9" * 23
+
+
+@pytest.mark.parametrize(("args", "flag"), [
+    (["search", "kb.db", "refund", "-k", HUGE], "--top-k/-k"),
+    (["search", "kb.db", "refund", "-k", "9" * 400], "--top-k/-k"),
+    (["eval", "--limit", "5", "--top-k", HUGE, "--out", "t.csv"], "--top-k/-k"),
+    (["eval", "--limit", HUGE, "--out", "t.csv"], "--limit/-n"),
+    (["eval", "--workers", "100000", "--out", "t.csv"], "--workers"),
+    (["build", "docs.json", "--budget", HUGE], "--budget/-b"),
+    (["build", "docs.json", "--min-tokens", HUGE], "--min-tokens"),
+    (["build", "docs.json", "--max-bytes", "9" * 19], "--max-bytes"),
+    (["sweep", "docs.json", "--max-builds", HUGE], "--max-builds"),
+])
+def test_cli_huge_whole_numbers_are_one_line_usage_errors(run, tmp_path: Path, docs_file: Path,
+                                                          args, flag):
+    proc = run(*args, cwd=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
+    assert f"argument {flag}: expected a whole number from " in lines[0]
+    assert len(lines[0]) < 200  # a 400-digit value is not echoed back
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_cli_overflow_from_input_is_one_line_but_bugs_keep_their_traceback(run, tmp_path: Path,
+                                                                          docs_file: Path, monkeypatch):
+    def overflow(args):
+        raise OverflowError("Python int too large to convert to SQLite INTEGER")
+
+    parser = cli.build_parser
+    monkeypatch.setattr(cli, "build_parser", lambda: _with_handler(parser(), overflow))
+    proc = run("build", "docs.json", cwd=tmp_path)
+    assert_one_line_error(proc, r"^contextlab: error: OverflowError: Python int too large")
+
+    def bug(args):
+        raise TypeError("a programming error")
+
+    monkeypatch.setattr(cli, "build_parser", lambda: _with_handler(parser(), bug))
+    with pytest.raises(TypeError):
+        run("build", "docs.json", cwd=tmp_path)
+
+
+def _with_handler(parser, handler):
+    """Return ``parser`` with every command's handler replaced (to raise from inside ``main``)."""
+    for action in parser._subparsers._group_actions:
+        for sub in action.choices.values():
+            sub.set_defaults(handler=handler)
+    return parser
 
 
 def test_cli_inputs_over_50000_documents_build_with_a_raised_limit(run, tmp_path: Path):
@@ -549,7 +599,7 @@ def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
-        (("build", "docs.json", "--budget", "-5"), r"^contextlab build: error: argument --budget/-b: expected a whole number >= 0, got -5"),
+        (("build", "docs.json", "--budget", "-5"), r"^contextlab build: error: argument --budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'"),
         (("build", "docs.json", "--threshold", "1.5"), r"^contextlab build: error: argument --threshold/-t"),
         (("build",), r"^contextlab build: error: the following arguments are required: FILE"),
         (("frobnicate",), r"^contextlab: error: argument COMMAND: invalid choice: 'frobnicate'"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import StoreError
 from .injection import (
     CONTEXT_PREAMBLE,
+    MAX_TOP_K,
     ContextConfig,
     MemoryBackend,
     RetrievalResult,
@@ -39,5 +40,6 @@ __all__ = [
     "needs_scoring",
     "fts_query",
     "CONTEXT_PREAMBLE",
+    "MAX_TOP_K",
     "STOPWORDS",
 ]

@@ -21,6 +21,7 @@ from ..validation import finite_number, one_of, whole_number
 
 __all__ = [
     "CONTEXT_PREAMBLE",
+    "MAX_TOP_K",
     "ContextConfig",
     "RetrievalResult",
     "MemoryBackend",
@@ -37,6 +38,10 @@ CONTEXT_PREAMBLE = (
 )
 
 
+#: The most results one search returns: far beyond a prompt's use, and within SQLite's integers.
+MAX_TOP_K = 1_000_000
+
+
 @dataclass(frozen=True)
 class ContextConfig:
     """Controls how retrieved context is injected into prompts (seed 003, plus the tokenizer)."""
@@ -50,7 +55,7 @@ class ContextConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
             raise InvalidInputError(f"enabled must be true or false, got {self.enabled!r}")
-        whole_number("top_k", self.top_k, minimum=1)
+        whole_number("top_k", self.top_k, minimum=1, maximum=MAX_TOP_K)
         finite_number("min_score", self.min_score)
         whole_number("max_context_tokens", self.max_context_tokens, minimum=0)
         if isinstance(self.tokenizer, str):

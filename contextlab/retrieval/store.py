@@ -28,7 +28,7 @@ from ..errors import InvalidInputError, StoreError
 from ..types import Document
 from ..validation import text, whole_number
 from .bm25 import rank
-from .injection import RetrievalResult
+from .injection import MAX_TOP_K, RetrievalResult
 from .sqlite import check_schema, connect, prepare_schema, read_only_reason, store_errors
 from .terms import fts_query, index_text
 
@@ -287,7 +287,7 @@ class SQLiteBackend:
     def retrieve(self, query: str, top_k: int = 5) -> list[RetrievalResult]:
         """Return at most ``top_k`` documents matching ``query``, best first, scores in [0, 1]."""
         text("query", query)
-        whole_number("top_k", top_k, minimum=0)
+        whole_number("top_k", top_k, minimum=0, maximum=MAX_TOP_K)
         match, terms = fts_query(query)
         results: list[RetrievalResult] = []
         if terms and top_k:
