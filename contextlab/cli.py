@@ -30,6 +30,7 @@ from .cli_inputs import threshold as _threshold
 from .cli_inputs import token_count as _token_count
 from .cli_inputs import top_k as _top_k
 from .cli_inputs import workers as _workers
+from .cli_outputs import check_target, write_all
 from .cli_store import add_index as _add_index
 from .cli_store import add_remove as _add_remove
 from .cli_store import add_search as _add_search
@@ -186,24 +187,29 @@ def _add_build(sub: Any) -> None:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     thresholds, budgets = sweep_grid(args.threshold, args.budget, max_builds=args.max_builds,
                                      names=("--threshold", "--budget", "--max-builds"))
-    documents = _scored(_read_documents(args.file, args), args)
+    to_file = bool(args.output) and args.output != "-"
+    # Every target is checked before the grid runs, and written all or nothing after it.
+    if to_file:
+        check_target(args.output, "--output")
     if args.html:
-        # Fail on a missing plotly before the grid runs, not after.
+        check_target(args.html, "--html")
         _require("plotly", "sweep --html")
+    documents = _scored(_read_documents(args.file, args), args)
     rows = run_sweep(documents, _config(args), thresholds, budgets,
                      progress=_Progress(len(thresholds) * len(budgets), sys.stderr))
-    if args.output and args.output != "-":
-        with open(args.output, "w", newline="", encoding="utf-8") as fh:
-            write_csv(rows, fh)
-        print(f"contextlab: wrote {len(rows)} rows to {args.output}", file=sys.stderr)
-    else:
-        buffer = io.StringIO()
-        write_csv(rows, buffer)
-        sys.stdout.write(buffer.getvalue())
+    buffer = io.StringIO()
+    write_csv(rows, buffer)
+    files = {args.output: buffer.getvalue()} if to_file else {}
     if args.html:
         from .charts.sweep import sweep_figure
 
-        sweep_figure(rows).write_html(args.html, include_plotlyjs=True, full_html=True)
+        files[args.html] = sweep_figure(rows).to_html(include_plotlyjs=True, full_html=True)
+    write_all(files)
+    if to_file:
+        print(f"contextlab: wrote {len(rows)} rows to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(buffer.getvalue())
+    if args.html:
         print(f"contextlab: wrote chart to {args.html}", file=sys.stderr)
     return 0
 

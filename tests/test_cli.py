@@ -341,6 +341,36 @@ def test_cli_sweep_output_file_and_html(run, tmp_path: Path, docs_file: Path):
     assert "Plotly.newPlot" in html and "Parameter sweep" in html
 
 
+@pytest.mark.parametrize(("targets", "pattern"), [
+    (["-o", "s.csv", "--html", "/nonexistent/x.html"], r"--html '/nonexistent/x\.html': folder '/nonexistent' does not exist"),
+    (["-o", "/nonexistent/s.csv", "--html", "c.html"], r"--output '/nonexistent/s\.csv': folder"),
+    (["-o", "s.csv", "--html", "."], r"--html '\.' is a folder"),
+])
+def test_cli_sweep_checks_every_output_before_writing_any(run, tmp_path: Path, docs_file: Path,
+                                                          targets, pattern):
+    (tmp_path / "s.csv").write_text("old\n", encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    proc = run("sweep", "docs.json", "-q", "refunds", "-t", "0.9", "-b", "100", *targets, cwd=tmp_path)
+    assert_one_line_error(proc, pattern)
+    assert (tmp_path / "s.csv").read_text(encoding="utf-8") == "old\n"  # untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing new, no temp file
+
+
+def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
+    from contextlab.cli_outputs import write_all
+
+    (tmp_path / "a.csv").write_text("old", encoding="utf-8")
+    with pytest.raises(OSError):
+        write_all({str(tmp_path / "a.csv"): "new", str(tmp_path / "gone" / "b.html"): "chart"})
+    assert [p.name for p in tmp_path.iterdir()] == ["a.csv"]
+    assert (tmp_path / "a.csv").read_text(encoding="utf-8") == "old"
+    write_all({str(tmp_path / "a.csv"): "new", str(tmp_path / "b.html"): "chart"})
+    assert (tmp_path / "a.csv").read_text(encoding="utf-8") == "new"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "b.html").stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+
+
 @pytest.mark.parametrize("args,pattern", [
     (["--threshold", "0.5:1.0"], r"--threshold '0\.5:1\.0': write a range as start:stop:step"),
     (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside \(0, 1\]"),

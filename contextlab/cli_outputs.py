@@ -1,0 +1,64 @@
+"""The command's outputs: every target checked before any work, then written all or nothing.
+
+A command that writes several files (``sweep -o CSV --html HTML``) first checks that each can
+be written, then writes each to a temporary file beside it and renames them into place only
+when all were written: a failure leaves no partial file and no file of the set behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from .errors import ContextLabError
+
+__all__ = ["check_target", "write_all"]
+
+
+def check_target(path: str, flag: str) -> None:
+    """Return None when ``path`` (given with ``flag``) can be written; else raise ContextLabError."""
+    target = Path(path)
+    folder = target.parent
+    where = f"{flag} {path!r}"
+    if target.is_dir():
+        raise ContextLabError(f"{where} is a folder; give a file name")
+    if not folder.is_dir():
+        raise ContextLabError(f"{where}: folder {str(folder)!r} does not exist; create it or "
+                              "give another path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ContextLabError(f"{where}: folder {str(folder)!r} is not writable; give another path")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ContextLabError(f"{where}: the file exists and is read-only; give another path")
+
+
+def write_all(texts: Mapping[str, str]) -> None:
+    """Write each text to its path, all or none: temporary files first, then renames."""
+    written: dict[str, str] = {}
+    try:
+        for path, content in texts.items():
+            folder = os.path.dirname(os.path.abspath(path))
+            fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
+                                        suffix=".tmp")
+            written[path] = temp
+            os.chmod(temp, _mode(path))  # mkstemp's 0600 would make the result private
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(content)
+        for path, temp in written.items():
+            os.replace(temp, path)
+    except BaseException:
+        for temp in written.values():
+            if os.path.exists(temp):
+                os.unlink(temp)
+        raise
+
+
+def _mode(path: str) -> int:
+    """Return the permissions ``path`` should get: its own when it exists, else the umask's."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
