@@ -377,7 +377,10 @@ def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
     (["--budget", "100:50:10"], r"--budget '100:50:10': stop is below start"),
     (["--budget", "1:10:0"], r"the step must be > 0"),
     (["--budget", "a,b"], r"'a' is not a whole number"),
-    (["--budget", "0:100000000:1"], r"use a larger step"),
+    (["--budget", "0:100000000:1"], r"use a larger step or raise the limit \(--max-builds N\)$"),
+    (["--max-builds", "1"], r"--threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 builds; "
+                            r"use a larger step or raise the limit \(--max-builds N\)$"),
+    (["-t", "0.5,0.6", "-b", "1,2", "--max-builds", "3"], r"the grid has 4 builds.*\(--max-builds N\)$"),
 ])
 def test_cli_sweep_bad_ranges_are_one_line_errors(run, tmp_path: Path, docs_file: Path, args, pattern):
     assert_one_line_error(run("sweep", str(docs_file), "-q", "x", *args, cwd=tmp_path), pattern)

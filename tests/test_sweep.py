@@ -85,8 +85,13 @@ def test_sweep_grid_checks_values_and_names_the_given_flags():
 
 
 def test_sweep_grid_limit_can_be_raised():
-    with pytest.raises(ValueError, match=r"6 builds, over the limit of 4; use larger steps or raise --max-builds"):
+    with pytest.raises(ValueError, match=r"6 builds, over the limit of 4; use larger steps or "
+                                         r"raise the limit \(--max-builds on the command line, max_builds= in Python\)$"):
         sweep_grid("0.5,0.6,0.7", "1,2", max_builds=4, names=("--threshold", "--budget", "--max-builds"))
+    # One axis alone over the limit names the limit too, not only the step.
+    with pytest.raises(ValueError, match=r"--threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 "
+                                         r"builds; use a larger step or raise the limit \(--max-builds"):
+        sweep_grid("0.5:1.0:0.05", "1", max_builds=1, names=("--threshold", "--budget", "--max-builds"))
     assert len(sweep_grid("0.0001:1:0.0001", "1", max_builds=20_000)[0]) == 10_000
 
 

@@ -26,6 +26,8 @@ SWEEP_COLUMNS: tuple[str, ...] = (
 )
 #: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
 MAX_BUILDS = 10_000
+# How a message says to raise the cap; the command shows only the flag (``--max-builds N``).
+_RAISE = "raise the limit (--max-builds on the command line, max_builds= in Python)"
 
 
 def parse_range(spec: str, *, integer: bool = False, name: str = "value",
@@ -58,7 +60,8 @@ def parse_range(spec: str, *, integer: bool = False, name: str = "value",
         # The epsilon keeps the stop value when float steps land a hair past it.
         count = int(math.floor((stop - start) / step + 1e-9)) + 1
         if count > max_values:
-            raise InvalidInputError(f"{name} {spec!r} has {count:,} values; use a larger step")
+            raise InvalidInputError(f"{name} {spec!r} has {count:,} values, over the limit of "
+                                    f"{max_values:,} builds; use a larger step or {_RAISE}")
         values = [start + i * step for i in range(count)]
         return [int(v) for v in values] if integer else [round(v, 10) for v in values]
     if not text:
@@ -86,7 +89,7 @@ def sweep_grid(thresholds: str, budgets: str, *, max_builds: int = MAX_BUILDS,
     if cells > max_builds:
         raise InvalidInputError(
             f"the grid has {cells:,} builds, over the limit of {max_builds:,}; use larger steps "
-            f"or raise {names[2]}"
+            f"or {_RAISE}"
         )
     return [float(v) for v in values], [int(b) for b in sizes]
 
