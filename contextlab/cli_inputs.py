@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ from .retrieval.injection import MAX_TOP_K
 from .types import Document
 
 __all__ = ["INPUT_FORMATS", "MAX_WHOLE", "int_at_least", "positive_int", "non_negative_int",
-           "token_count", "top_k", "workers", "threshold", "label", "read_documents",
+           "token_count", "top_k", "workers", "threshold", "score", "label", "read_documents",
            "add_input_options"]
 
 #: What ``--input-format`` accepts.
@@ -66,6 +67,17 @@ def threshold(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
+    return value
+
+
+def score(text: str) -> float:
+    """Return ``text`` as a search score in [0, 1] (scores are normalised to it), or a usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:  # also refuses nan and inf, which no comparison passes
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {_shown(text)}")
     return value
 
 

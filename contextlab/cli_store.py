@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli_inputs import add_input_options, label, read_documents, top_k
+from .cli_inputs import add_input_options, label, read_documents, score, top_k
 from .errors import ContextLabError
 from .retrieval import SQLiteBackend
 
@@ -130,8 +130,8 @@ def add_search(sub: Any) -> None:
     p.add_argument("query", metavar="QUERY", help="words to search for (no query syntax)")
     p.add_argument("--top-k", "-k", type=top_k, default=5, metavar="K",
                    help="how many results (default 5)")
-    p.add_argument("--min-score", type=float, default=0.0, metavar="S",
-                   help="hide results scoring below S (default 0)")
+    p.add_argument("--min-score", type=score, default=0.0, metavar="S",
+                   help="hide results scoring below S, a number from 0 to 1 (default 0)")
     p.add_argument("--format", "-f", choices=("text", "json"), default="text",
                    help="text: one line per result; json: full results")
     p.set_defaults(handler=cmd_search)

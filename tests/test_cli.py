@@ -275,6 +275,14 @@ def test_cli_huge_whole_numbers_are_one_line_usage_errors(run, tmp_path: Path, d
     assert not (tmp_path / "t.csv").exists()
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-0.1", "1.5", "1e400", "lots"])
+def test_cli_search_min_score_must_be_a_number_from_0_to_1(run, tmp_path: Path, value: str):
+    proc = run("search", "kb.db", "refund", f"--min-score={value}", cwd=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1
+    assert f"argument --min-score: expected a number from 0 to 1, got '{value}'" in lines[0]
+
+
 def test_cli_overflow_from_input_is_one_line_but_bugs_keep_their_traceback(run, tmp_path: Path,
                                                                           docs_file: Path, monkeypatch):
     def overflow(args):
