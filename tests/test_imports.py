@@ -24,8 +24,8 @@ def test_imports_public_api_is_complete():
         assert getattr(contextlab, name) is not None
 
 
-def test_imports_ui_package_alone_does_not_load_streamlit():
-    code = ("import sys, contextlab.ui, contextlab.ui.sweep_chart; "
+def test_imports_ui_package_and_charts_do_not_load_streamlit():
+    code = ("import sys, contextlab.ui, contextlab.charts; "
             "print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
