@@ -251,7 +251,9 @@ def corpus_table(corpus: Path, n: int, repeat: int) -> int:
             print(f"  {mode} n={n}: {runs[mode][-1]['wall']:.2f} s wall", file=sys.stderr, flush=True)
     med = {mode: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_mb")}
            for mode, rs in runs.items()}
-    ratio = med["build"]["wall"] / med["floor"]["wall"]
+    # Each build is divided by the floor run just before it: a busy spell on the shared
+    # machine then inflates both sides of a ratio, and the median ratio is the verdict.
+    ratio = statistics.median(b["wall"] / f["wall"] for f, b in zip(runs["floor"], runs["build"]))
     print(f"\nA default build of the first {n:,} documents of corpus A against the tokenization "
           f"floor (encode_ordinary_batch, {runs['floor'][0]['threads']} threads); median of {repeat}:\n")
     print("| run | wall s | CPU s | peak RSS growth MB |\n|---|---|---|---|")
@@ -260,8 +262,8 @@ def corpus_table(corpus: Path, n: int, repeat: int) -> int:
     stages = ", ".join(f"{k} {v:.0f}" for k, v in runs["build"][-1]["stages"].items() if v >= 1)
     print(f"\nbuild stages (ms, wall clock of the last run): {stages}")
     ok_ratio, ok_rss = ratio <= TARGET_FLOOR_RATIO, med["build"]["rss_mb"] < TARGET_RSS_MB
-    print(f"target build <= {TARGET_FLOOR_RATIO}x the floor: {ratio:.2f}x — {'met' if ok_ratio else 'MISSED'}"
-          f" (CPU: {med['build']['cpu'] / med['floor']['cpu']:.2f}x)")
+    print(f"target build <= {TARGET_FLOOR_RATIO}x the floor (median of the paired wall-time ratios): "
+          f"{ratio:.2f}x — {'met' if ok_ratio else 'MISSED'} (CPU: {med['build']['cpu'] / med['floor']['cpu']:.2f}x)")
     print(f"target peak RSS growth < {TARGET_RSS_MB} MB: {med['build']['rss_mb']:.0f} MB — "
           f"{'met' if ok_rss else 'MISSED'}")
     return 0 if ok_ratio and ok_rss else 1
