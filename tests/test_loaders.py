@@ -520,9 +520,34 @@ def test_load_bytes_csv_repeated_column_is_an_error():
         load_bytes(b"text,text\na,b\n", "x.csv")
 
 
-def test_load_bytes_huge_integer_score_is_an_error():
-    with pytest.raises(LoadError, match="field 'score' must be a number"):
+def test_load_bytes_huge_integer_score_is_an_error_that_says_too_large_without_every_digit():
+    with pytest.raises(LoadError) as raised:
         load_bytes(b'[{"content": "a", "score": 1' + b"0" * 400 + b"}]", "x.json")
+    assert str(raised.value) == ("x.json: record 1: field 'score' is a number too large to use "
+                                 "(beyond ±1.8e308), got a 401-digit whole number")
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("score", "9" * 400, "is a number too large to use (beyond ±1.8e308), got '9999"),
+    ("score", "x" * 400, "must be a number, got 'xxxx"),
+    ("importance", "nan" + " " * 300, "must be a finite number, got 'nan   "),
+    ("timestamp", "t" * 400, "must be epoch seconds or an ISO 8601 date such as 2024-05-01T12:00:00Z, got 'ttt"),
+])
+def test_load_bytes_messages_quote_at_most_60_characters_of_a_value(field, value, says):
+    with pytest.raises(LoadError) as raised:
+        load_bytes(json.dumps([{"content": "a", field: value}]).encode(), "x.json")
+    message = str(raised.value)
+    assert says in message and len(message) < 250
+    assert f"… ({len(repr(value))} characters)" in message
+
+
+def test_load_bytes_long_column_and_key_lists_are_shortened():
+    header = ",".join(f"column_name_{i}" for i in range(50))
+    with pytest.raises(LoadError, match=r"no text column.*… \(\d+ characters\)\)$"):
+        load_bytes(f"{header}\nx\n".encode(), "x.csv")
+    with pytest.raises(LoadError) as raised:
+        load_bytes(json.dumps({"k" * 500: 1}).encode(), "x.json")
+    assert len(str(raised.value)) < 250
 
 
 # -- properties ----------------------------------------------------------------------------

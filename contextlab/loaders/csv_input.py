@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..types import Document
-from .reading import too_many
+from .reading import shortened, too_many
 from .records import TEXT_FIELDS, raise_missing_text, record_to_document
 
 __all__ = ["parse_csv"]
@@ -61,13 +61,13 @@ def _check_header(header: list[str], name: str, line: int) -> list[str]:
     repeated = sorted({h for h in header if header.count(h) > 1})
     if repeated:
         raise LoadError(
-            f"{name}: line {line}: column(s) {', '.join(repeated)} appear more than once; "
+            f"{name}: line {line}: column(s) {shortened(', '.join(repeated))} appear more than once; "
             "give every column its own name"
         )
     if not any(h.lower() in TEXT_FIELDS for h in header):
         raise LoadError(
             f"{name}: no text column; name one column {', '.join(TEXT_FIELDS)} "
-            f"(found columns: {', '.join(header)})"
+            f"(found columns: {shortened(', '.join(header))})"
         )
     return header
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..types import Document
-from .reading import too_many
+from .reading import shortened, too_many
 from .records import documents_from_records, has_text_field, raise_missing_text, record_to_document, type_name
 
 __all__ = ["parse_json_text", "parse_jsonl", "try_json_paste"]
@@ -69,7 +69,7 @@ def _record_list(data: Any, name: str) -> list[Any]:
                 return data[key]
         if has_text_field(data):
             return [data]
-        keys = ", ".join(list(map(str, data))[:8]) or "none"
+        keys = shortened(", ".join(list(map(str, data))[:8])) or "none"
         raise LoadError(
             f"{name}: expected an array of documents or an object with a \"documents\" array; "
             f"got an object with keys: {keys}"

@@ -26,6 +26,8 @@ __all__ = [
     "check_limits",
     "too_big",
     "too_many",
+    "quoted",
+    "shortened",
     "format_for",
     "check_format",
     "decode",
@@ -71,7 +73,32 @@ def check_limits(max_bytes: int, max_documents: int) -> None:
     """Return None when both limits are whole numbers >= 1; raise ``LoadError`` otherwise."""
     for label, value in (("max_bytes", max_bytes), ("max_documents", max_documents)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise LoadError(f"{label} must be a whole number >= 1, got {value!r}")
+            raise LoadError(f"{label} must be a whole number >= 1, got {quoted(value)}")
+
+
+#: The most characters of a user's value a message quotes: enough to recognise it.
+QUOTE_LIMIT = 60
+
+
+def shortened(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """Return ``text`` cut to ``limit`` characters with an ellipsis and its full length."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """Return how a message quotes a user's value: its repr, cut to ``limit`` characters.
+
+    Every loader message quotes values through here, so a 400-digit number or a pasted page
+    never floods a one-line error.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        # Say how big it is instead; str() refuses ints past 4,300 digits, so estimate those.
+        if value.bit_length() < 14_000:
+            return f"a {len(str(abs(value))):,}-digit whole number"
+        return f"a whole number of about {int(value.bit_length() * 0.30103):,} digits"
+    return shortened(repr(value), limit)
 
 
 def too_big(name: str, size: int, max_bytes: int) -> str:
@@ -106,7 +133,7 @@ def format_for(filename: str) -> str:
 def check_format(fmt: object) -> str:
     """Return ``fmt`` when it names a format; raise ``LoadError`` listing the formats otherwise."""
     if not isinstance(fmt, str) or fmt not in FORMATS:
-        raise LoadError(f"unknown input format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+        raise LoadError(f"unknown input format {quoted(fmt)}; choose one of: {', '.join(FORMATS)}")
     return fmt
 
 

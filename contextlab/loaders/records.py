@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..types import Document
-from .reading import normalise_newlines, reject_nul
+from .reading import normalise_newlines, quoted, reject_nul, shortened
 
 __all__ = [
     "TEXT_FIELDS",
@@ -82,7 +82,7 @@ def record_to_document(
     rest = dict(record)
     content, field_name, nested_meta = _take_text(rest, from_csv)
     if content is None:
-        keys = ", ".join(map(str, record)) or "no fields"
+        keys = shortened(", ".join(map(str, record))) or "no fields"
         missing.append(f"{where} (fields: {keys})")
         return None
     if not isinstance(content, str):
@@ -214,10 +214,17 @@ def _number(value: Any, field: str, where: str, name: str) -> float:
         raise LoadError(f"{name}: {where}: field {field!r} must be a number, got {type_name(value)}")
     try:
         number = float(value)
-    except (ValueError, OverflowError):
-        raise LoadError(f"{name}: {where}: field {field!r} must be a number, got {value!r}") from None
+    except OverflowError:  # an int beyond a float's range (about 1.8e308)
+        number = math.inf
+    except ValueError:
+        raise LoadError(f"{name}: {where}: field {field!r} must be a number, got {quoted(value)}") from None
     if not math.isfinite(number):
-        raise LoadError(f"{name}: {where}: field {field!r} must be a finite number, got {value!r}")
+        too_large = isinstance(value, int) or (isinstance(value, str) and "inf" not in value.lower()
+                                               and math.isinf(number))
+        if too_large:
+            raise LoadError(f"{name}: {where}: field {field!r} is a number too large to use "
+                            f"(beyond ±1.8e308), got {quoted(value)}")
+        raise LoadError(f"{name}: {where}: field {field!r} must be a finite number, got {quoted(value)}")
     return number
 
 
@@ -239,7 +246,7 @@ def _pop_timestamp(rest: dict[str, Any], where: str, name: str) -> float | None:
     except ValueError:
         raise LoadError(
             f"{name}: {where}: field 'timestamp' must be epoch seconds or an ISO 8601 date "
-            f"such as 2024-05-01T12:00:00Z, got {value!r}"
+            f"such as 2024-05-01T12:00:00Z, got {quoted(value)}"
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
