@@ -550,6 +550,20 @@ def test_load_bytes_long_column_and_key_lists_are_shortened():
     assert len(str(raised.value)) < 250
 
 
+def test_load_bytes_json_metadata_that_is_not_an_object_is_an_error():
+    with pytest.raises(LoadError, match=r"^x\.json: record 2: field 'metadata' must be an object of "
+                                        r"metadata fields, got text 'notadict'$"):
+        load_bytes(json.dumps([{"content": "a"}, {"content": "b", "metadata": "notadict"}]).encode(),
+                   "x.json")
+    with pytest.raises(LoadError, match=r"line 1: field 'metadata' must be an object .* got an array"):
+        load_bytes(b'{"content": "b", "metadata": [1, 2]}\n', "x.jsonl")
+    # null or empty is no metadata; a CSV cell can only be text, so the column is kept as it is.
+    [doc] = load_bytes(b'[{"content": "b", "metadata": null}]', "x.json")
+    assert doc.metadata == {"score_missing": True}
+    [row] = load_bytes(b"content,metadata\nhello,abc\n", "x.csv")
+    assert row.metadata["metadata"] == "abc"
+
+
 # -- properties ----------------------------------------------------------------------------
 
 from hypothesis import given, settings  # noqa: E402

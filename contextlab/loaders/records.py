@@ -91,7 +91,7 @@ def record_to_document(
         missing.append(f"{where} (empty {field_name!r})")
         return None
     reject_nul(content, name, f"{where}: field {field_name!r}")
-    nested_meta = _merge_own_metadata(rest, nested_meta)
+    nested_meta = _merge_own_metadata(rest, nested_meta, where, name, from_csv)
     score = _pop_number(rest, "score", where, name)
     if score is None and pair_score is not None:
         score = _number(pair_score, "score", where, name)
@@ -163,16 +163,25 @@ def _take_text(rest: dict[str, Any], from_csv: bool) -> tuple[Any, str, dict[str
     return content, "node.text", nested_meta
 
 
-def _merge_own_metadata(rest: dict[str, Any], nested_meta: dict[str, Any]) -> dict[str, Any]:
-    """Return ``nested_meta`` updated with the record's own ``metadata`` object, popped from ``rest``."""
+def _merge_own_metadata(rest: dict[str, Any], nested_meta: dict[str, Any], where: str,
+                        name: str, from_csv: bool) -> dict[str, Any]:
+    """Return ``nested_meta`` updated with the record's own ``metadata`` object, popped from ``rest``.
+
+    A JSON ``metadata`` that is not an object is an error (its fields would otherwise be lost
+    or misread); a CSV cell can only be text, so a ``metadata`` column is kept as it is.
+    """
     meta_key = _lower_keys(rest).get("metadata")
     if meta_key is None:
         return nested_meta
     own = rest.pop(meta_key)
     if isinstance(own, dict):
         return {**nested_meta, **own}
-    if own is not None and own != "":
-        rest["metadata"] = own  # not an object: kept as it was given
+    if own is None or own == "":
+        return nested_meta
+    if not from_csv:
+        raise LoadError(f"{name}: {where}: field {shortened(meta_key)!r} must be an object of "
+                        f"metadata fields, got {type_name(own)} {quoted(own)}")
+    rest["metadata"] = own
     return nested_meta
 
 
