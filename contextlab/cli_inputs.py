@@ -8,7 +8,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .errors import LoadError
 from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
+from .loaders.reading import a_folder
 from .retrieval.injection import MAX_TOP_K
 from .types import Document
 
@@ -95,6 +97,8 @@ def read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
     if fmt is None:
         return load_file(spec, **limits)
     path = Path(spec)
+    if path.is_dir():
+        raise LoadError(a_folder(spec))
     with path.open("rb") as fh:
         data = read_limited(fh, path.name, args.max_bytes, expected=path.stat().st_size)
     return load_bytes(data, path.name, format=fmt, **limits)

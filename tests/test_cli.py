@@ -283,6 +283,15 @@ def test_cli_search_min_score_must_be_a_number_from_0_to_1(run, tmp_path: Path, 
     assert f"argument --min-score: expected a number from 0 to 1, got '{value}'" in lines[0]
 
 
+@pytest.mark.parametrize("command", [["build"], ["index", "kb.db"], ["build", "--input-format", "json"]])
+def test_cli_folder_input_says_it_is_a_folder(run, tmp_path: Path, command):
+    (tmp_path / "notes").mkdir()
+    proc = run(*command, "notes", cwd=tmp_path)
+    assert_one_line_error(proc, r"notes: is a folder, not a documents file; folders are not read: "
+                                r"give the files in it instead \(e\.g\. notes/\*\.md\)$")
+    assert not (tmp_path / "kb.db").exists()
+
+
 def test_cli_overflow_from_input_is_one_line_but_bugs_keep_their_traceback(run, tmp_path: Path,
                                                                           docs_file: Path, monkeypatch):
     def overflow(args):

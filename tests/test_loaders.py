@@ -564,6 +564,12 @@ def test_load_bytes_json_metadata_that_is_not_an_object_is_an_error():
     assert row.metadata["metadata"] == "abc"
 
 
+def test_load_file_folder_says_it_is_a_folder(tmp_path: Path):
+    with pytest.raises(LoadError, match=r"is a folder, not a documents file; folders are not read: "
+                                        r"give the files in it instead"):
+        load_file(tmp_path)
+
+
 # -- properties ----------------------------------------------------------------------------
 
 from hypothesis import given, settings  # noqa: E402

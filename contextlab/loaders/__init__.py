@@ -35,6 +35,7 @@ from .reading import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DOCUMENTS,
     SUPPORTED_EXTENSIONS,
+    a_folder,
     check_format,
     check_limits,
     decode,
@@ -77,6 +78,8 @@ def load_file(
         raise LoadError(f"the path must be text or a path, got {type(path).__name__}")
     path = Path(path)
     check_limits(max_bytes, max_documents)
+    if path.is_dir():
+        raise LoadError(a_folder(path))
     fmt = format_for(path.name)  # fail on an unsupported type before reading anything
     size = path.stat().st_size
     if size > max_bytes:

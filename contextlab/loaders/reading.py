@@ -28,6 +28,7 @@ __all__ = [
     "too_many",
     "quoted",
     "shortened",
+    "a_folder",
     "format_for",
     "check_format",
     "decode",
@@ -99,6 +100,12 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
             return f"a {len(str(abs(value))):,}-digit whole number"
         return f"a whole number of about {int(value.bit_length() * 0.30103):,} digits"
     return shortened(repr(value), limit)
+
+
+def a_folder(path: object) -> str:
+    """Return the message for a path that is a folder where a documents file was expected."""
+    return (f"{shortened(str(path))}: is a folder, not a documents file; folders are not read: "
+            f"give the files in it instead (e.g. {shortened(str(path))}/*.md)")
 
 
 def too_big(name: str, size: int, max_bytes: int) -> str:
