@@ -301,6 +301,9 @@ def lab_app_path() -> Path:
 
 
 def _cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
+    if args.runs == "-":
+        raise ContextLabError("--runs reads a capture file or span export by name, not stdin; "
+                              "save it to a file first")
     app = lab_app_path()
     if not app.is_file():
         raise ContextLabError(
@@ -326,6 +329,38 @@ def _cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
         return subprocess.call(command)
     except KeyboardInterrupt:
         return 130
+
+
+#: Streamlit options checked here, so a typo is one line instead of Streamlit's usage text:
+#: each maps to (what it takes, a check). Other options go to Streamlit unchecked.
+_BOOLEAN = ("true", "false", "1", "0", "yes", "no", "on", "off")
+_STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "--server.port": ("a port number from 1 to 65535",
+                      lambda v: v.isdigit() and len(v) <= 5 and 1 <= int(v) <= 65535),
+    "--server.maxUploadSize": ("a whole number of megabytes >= 1",
+                               lambda v: v.isdigit() and len(v) <= 9 and int(v) >= 1),
+    "--server.headless": ("true or false", lambda v: v.lower() in _BOOLEAN),
+    "--server.runOnSave": ("true or false", lambda v: v.lower() in _BOOLEAN),
+    "--browser.gatherUsageStats": ("true or false", lambda v: v.lower() in _BOOLEAN),
+    "--theme.base": ("light or dark", lambda v: v in ("light", "dark")),
+}
+
+
+def _streamlit_problem(options: list[str]) -> str | None:
+    """Return what is wrong with a Streamlit option we know (``--opt V`` or ``--opt=V``), or None."""
+    for i, option in enumerate(options):
+        name, has_value, value = option.partition("=")
+        if name not in _STREAMLIT_OPTIONS:
+            continue
+        if not has_value:
+            if i + 1 >= len(options) or options[i + 1].startswith("--"):
+                return f"{name} needs a value"
+            value = options[i + 1]
+        wanted, check = _STREAMLIT_OPTIONS[name]
+        if not check(value.strip()):
+            shown = repr(value) if len(value) <= 30 else f"a {len(value)}-character value"
+            return f"{name} expects {wanted}, got {shown}"
+    return None
 
 
 def _add_lab(sub: Any) -> None:
@@ -398,6 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "lab":
+            problem = _streamlit_problem(extra)
+            if problem:
+                print(f"contextlab lab: error: {problem} (see `contextlab lab --help`)", file=sys.stderr)
+                return 2
             return _cmd_lab(args, extra)
         return args.handler(args)
     except BrokenPipeError:

@@ -618,6 +618,31 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
                       "--server.port", "8502", "--server.headless", "true"]]
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--server.port", "abc"], "--server.port expects a port number from 1 to 65535, got 'abc'"),
+    (["--server.port=70000"], "--server.port expects a port number from 1 to 65535, got '70000'"),
+    (["--server.port", "0"], "--server.port expects a port number from 1 to 65535, got '0'"),
+    (["--server.port", "9" * 400], "--server.port expects a port number from 1 to 65535, got a 400-character value"),
+    (["--server.headless", "maybe"], "--server.headless expects true or false, got 'maybe'"),
+    (["--server.port"], "--server.port needs a value"),
+    (["--server.port", "--server.headless", "true"], "--server.port needs a value"),
+])
+def test_cli_lab_bad_streamlit_options_are_one_line_usage_errors(run, tmp_path: Path, monkeypatch,
+                                                               args, message):
+    calls: list[list[str]] = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    proc = run("lab", *args, cwd=tmp_path)
+    assert proc.returncode == 2 and calls == []
+    assert proc.stderr == f"contextlab lab: error: {message} (see `contextlab lab --help`)\n"
+
+
+def test_cli_lab_runs_from_stdin_is_refused_in_one_line(run, tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(cli.os, "execv", lambda path, cmd: pytest.fail("the lab must not start"))
+    assert_one_line_error(run("lab", "--runs", "-", cwd=tmp_path),
+                          r"--runs reads a capture file or span export by name, not stdin")
+
+
 def test_cli_lab_app_path_points_into_the_package():
     import contextlab
 
