@@ -9,9 +9,12 @@ cd "$(dirname "$0")/.."
 venv="${CONTEXTLAB_VENV:-.venv}"
 requirements=requirements.txt
 [ "${1:-}" = "--dev" ] && requirements=requirements-dev.txt
-stamp="$venv/.contextlab-installed-$(basename "$requirements" .txt)"
-wanted=$(cat requirements.txt "$requirements" pyproject.toml | sha256sum | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
+# One stamp per requirements file: the hash of what an install from it depends on.
+stamp_of() { echo "$venv/.contextlab-installed-$(basename "$1" .txt)"; }
+hash_of() { cat requirements.txt "$1" pyproject.toml | sha256sum | cut -d' ' -f1; }
+current() { [ -f "$(stamp_of "$1")" ] && [ "$(cat "$(stamp_of "$1")")" = "$(hash_of "$1")" ]; }
+# requirements-dev.txt starts with -r requirements.txt: a current --dev install covers a plain one.
+if current "$requirements" || { [ "$requirements" = requirements.txt ] && current requirements-dev.txt; }; then
     exit 0
 fi
 if [ ! -x "$venv/bin/python" ]; then
@@ -30,5 +33,8 @@ else
     quiet=()
 fi
 "$venv/bin/python" -m pip install ${quiet[@]+"${quiet[@]}"} --disable-pip-version-check -r "$requirements" -e .
-echo "$wanted" > "$stamp"
+hash_of "$requirements" > "$(stamp_of "$requirements")"
+if [ "$requirements" = requirements-dev.txt ]; then
+    hash_of requirements.txt > "$(stamp_of requirements.txt)"  # what it installed includes the plain set
+fi
 echo "[3/3] Installed. The contextlab command is $venv/bin/contextlab (or run \`source $venv/bin/activate\` to type just \`contextlab\`)."

@@ -234,6 +234,32 @@ def test_lab_script_first_install_shows_progress_and_says_how_to_reach_the_comma
     assert "[2/3] Updating" in update.stdout and len(pip) == 1 and "--quiet" in pip[0]
 
 
+def test_lab_script_after_a_dev_install_installs_nothing(tmp_path: Path):
+    # scripts/test.sh runs `setup.sh --dev`; scripts/lab.sh then runs plain `setup.sh`. The dev
+    # requirements include the plain ones (-r requirements.txt), so nothing is reinstalled.
+    venv, log = _stub_venv(tmp_path)
+    env = {**os.environ, "CONTEXTLAB_VENV": str(venv)}
+    subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "--dev"], env=env,
+                   capture_output=True, text=True, timeout=60, check=True)
+    pip = [c for c in log.read_text(encoding="utf-8").splitlines() if c.startswith("python -m pip")]
+    assert len(pip) == 1 and "-r requirements-dev.txt" in pip[0]
+    log.unlink()
+    after = _run_lab_script(venv)
+    assert log.read_text(encoding="utf-8").splitlines() == ["contextlab lab"]
+    assert "[2/3]" not in after.stdout
+    # The dev install alone covers a plain one even without the plain stamp...
+    (venv / ".contextlab-installed-requirements").unlink()
+    log.unlink()
+    _run_lab_script(venv)
+    assert log.read_text(encoding="utf-8").splitlines() == ["contextlab lab"]
+    # ...but not once it is out of date: then the plain install runs again.
+    (venv / ".contextlab-installed-requirements-dev").write_text("an older install\n", encoding="utf-8")
+    log.unlink()
+    update = _run_lab_script(venv)
+    pip = [c for c in log.read_text(encoding="utf-8").splitlines() if c.startswith("python -m pip")]
+    assert "[2/3] Updating" in update.stdout and len(pip) == 1 and "-r requirements.txt" in pip[0]
+
+
 def test_readme_two_commands_says_how_to_reach_the_command_and_pass_options():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
