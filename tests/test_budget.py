@@ -48,20 +48,78 @@ def words(prefix: str, n: int) -> str:
 def test_budget_walk_continues_after_overflow():
     decisions = fit_to_budget([60, 50, 30], 100)
     assert [d.fate for d in decisions] == ["included", "excluded", "included"]
-    assert [d.remaining_before for d in decisions] == [100, 40, 40]
+    # whole documents first: the one left out is judged against the room left at the end
+    assert [d.remaining_before for d in decisions] == [100, 10, 40]
+    seed_walk = fit_to_budget([60, 50, 30], 100, whole_first=False)
+    assert [d.fate for d in seed_walk] == ["included", "excluded", "included"]
+    assert [d.remaining_before for d in seed_walk] == [100, 40, 40]
 
 
-def test_budget_shortens_only_above_min_remaining():
-    calls = []
-
+def _cut_to_remaining(calls):
     def shorten(i, remaining):
         calls.append((i, remaining))
         return Shortened("cut", remaining, "truncated")
 
-    decisions = fit_to_budget([20, 100, 10], 100, shorten=shorten)
+    return shorten
+
+
+def test_budget_shortens_with_the_room_whole_documents_leave():
+    calls = []
+    decisions = fit_to_budget([20, 100, 10], 100, shorten=_cut_to_remaining(calls))
+    assert calls == [(1, 70)]
+    assert [(d.fate, d.cost) for d in decisions] == [("included", 20), ("truncated", 70), ("included", 10)]
+    assert fit_to_budget([60, 100], 100, shorten=_cut_to_remaining([]))[1].fate == "excluded"  # 40 left <= 50
+
+
+def test_budget_seed_walk_shortens_the_first_overflow_at_once():
+    calls = []
+    decisions = fit_to_budget([20, 100, 10], 100, shorten=_cut_to_remaining(calls), whole_first=False)
     assert calls == [(1, 80)]
     assert [d.fate for d in decisions] == ["included", "truncated", "excluded"]
-    assert fit_to_budget([60, 100], 100, shorten=shorten)[1].fate == "excluded"  # 40 left <= 50
+    assert fit_to_budget([60, 100], 100, shorten=_cut_to_remaining([]), whole_first=False)[1].fate == "excluded"
+
+
+def test_budget_cut_never_crowds_out_a_whole_document_that_fits():
+    # The shape of nq-1632 at budget 256: rank 2 does not fit, rank 3 (the gold) does. The
+    # seed walk cuts rank 2 into all the room left; whole-first keeps rank 3 and cuts rank 2
+    # into what is left after it.
+    costs = [100, 157, 16, 300]
+    calls = []
+    decisions = fit_to_budget(costs, 256, shorten=_cut_to_remaining(calls))
+    assert [(d.fate, d.cost) for d in decisions] == [
+        ("included", 100), ("truncated", 140), ("included", 16), ("excluded", 0)]
+    assert calls == [(1, 140)]  # rank 4 is offered nothing: 0 left, not more than 50
+    seed_walk = fit_to_budget(costs, 256, shorten=_cut_to_remaining([]), whole_first=False)
+    assert [d.fate for d in seed_walk] == ["included", "truncated", "excluded", "excluded"]
+
+
+def test_budget_left_out_documents_are_shortened_in_walk_order_while_room_remains():
+    def half(i, remaining):
+        return Shortened(f"s{i}", remaining // 2, "summarized")
+
+    # 8 (no more than min_remaining) goes ahead of the synopsis owed to 500; 90 waits for its
+    # turn after the synopses, and still fits whole then
+    decisions = fit_to_budget([500, 8, 400, 90], 400, shorten=half, min_remaining=10)
+    assert [(d.index, d.fate, d.cost, d.remaining_before) for d in decisions] == [
+        (0, "summarized", 196, 392), (1, "included", 8, 400), (2, "summarized", 98, 196),
+        (3, "included", 90, 98)]
+
+
+def test_budget_larger_document_does_not_go_ahead_of_a_pending_cut():
+    calls = []
+    # 100 in; 200 does not fit and is owed a cut of the 100 left; 60 would fit but is larger
+    # than a cut's minimum (50), so it waits; 10 goes ahead (90 left, still more than 50)
+    decisions = fit_to_budget([100, 200, 60, 10], 200, shorten=_cut_to_remaining(calls))
+    assert [(d.fate, d.cost) for d in decisions] == [
+        ("included", 100), ("truncated", 90), ("excluded", 0), ("included", 10)]
+    assert calls == [(1, 90)]
+
+
+def test_budget_small_document_waits_when_it_would_cancel_the_cut():
+    # after 100 and 45, 55 are left; 40 more would leave 15, too little for the cut owed to 300
+    decisions = fit_to_budget([100, 300, 45, 40], 200, shorten=_cut_to_remaining([]))
+    assert [(d.fate, d.cost) for d in decisions] == [
+        ("included", 100), ("truncated", 55), ("included", 45), ("excluded", 0)]
 
 
 def test_budget_overhead_asked_only_for_documents_that_could_fit():
@@ -126,20 +184,34 @@ def test_budget_apply_counts_headers_when_asked():
     assert [p.cost for p in free.placed] == [TOKENS[0], TOKENS[2]]
 
 
-def test_budget_apply_cuts_first_overflowing_document():
-    outcome = apply_budget([0, 1, 2], DOCS, TOKENS, 100, BudgetRules(HEURISTIC, include_headers=False))
-    assert [(p.index, p.fate) for p in outcome.placed] == [(0, "included"), (1, "truncated")]
+def test_budget_apply_cuts_with_what_whole_documents_leave():
+    # a: 39 tokens, b: 130, c: 13; a and c go in whole, b is cut to the 68 tokens left
+    outcome = apply_budget([0, 1, 2], DOCS, TOKENS, 120, BudgetRules(HEURISTIC, include_headers=False))
+    assert [(p.index, p.fate) for p in outcome.placed] == [(0, "included"), (1, "truncated"), (2, "included")]
     cut = outcome.placed[1].doc
     assert cut.content.endswith(TRUNCATION_MARKER) and cut.metadata == {"k": 1, "truncated": True}
-    assert outcome.placed[1].cost <= 100 - TOKENS[0]
-    assert outcome.excluded_at == {2: 100 - TOKENS[0] - outcome.placed[1].cost}
+    assert outcome.placed[1].remaining_before == 120 - TOKENS[0] - TOKENS[2]
+    assert outcome.placed[1].cost <= 120 - TOKENS[0] - TOKENS[2]
+    assert outcome.excluded_at == {}
     assert DOCS[1].metadata == {"k": 1} and DOCS[1].content == words("b", 100)  # input untouched
+
+
+def test_budget_apply_small_document_never_cancels_a_more_relevant_cut():
+    # At 100: a in, 61 left; c (13) would leave 48, too little to cut b (more than 50 needed),
+    # so b is cut into the 61 and c waits, and finds no room.
+    outcome = apply_budget([0, 1, 2], DOCS, TOKENS, 100, BudgetRules(HEURISTIC, include_headers=False))
+    assert [(p.index, p.fate) for p in outcome.placed] == [(0, "included"), (1, "truncated")]
+    assert outcome.placed[1].remaining_before == 100 - TOKENS[0]
+    assert list(outcome.excluded_at) == [2]
 
 
 def test_budget_apply_seed_mode_cuts_by_words():
     rules = BudgetRules(HEURISTIC, include_headers=False, seed_mode=True)
     outcome = apply_budget([0, 1, 2], DOCS, TOKENS, 120, rules)
     assert outcome.placed[1].doc.content == seed_truncate(DOCS[1].content, 120 - TOKENS[0])
+    # the seed cuts b into all the room left, so c, which fits whole, stays out
+    assert [(p.index, p.fate) for p in outcome.placed] == [(0, "included"), (1, "truncated")]
+    assert list(outcome.excluded_at) == [2]
 
 
 def test_budget_apply_summarizes_instead_of_cutting():

@@ -91,6 +91,32 @@ def test_manager_default_budget_picks_by_relevance_then_reorders():
     assert [d.source for d in result.included_docs] == ["b", "e", "f", "d"]
 
 
+def _nq_1632_shape() -> list[Document]:
+    # rank 1 fits, rank 2 (157 tokens) does not, rank 3 (16 tokens, the gold) would fit whole
+    return [Document(words("a", 50), 0.9, "one"), Document(words("b", 78) + " b", 0.8, "two"),
+            Document(words("c", 8), 0.7, "gold")]
+
+
+def test_manager_default_cut_does_not_crowd_out_a_small_document_that_fits():
+    docs = _nq_1632_shape()
+    assert [ContextManager().tokenizer.count(d.content) for d in docs] == [100, 157, 16]
+    result = ContextManager().build(PromptRequest("q", docs, max_context_tokens=256))
+    assert [t.fate for t in result.trace] == ["included", "truncated", "included"]
+    room = 256 - result.trace[0].block_tokens - result.trace[2].block_tokens
+    assert result.trace[1].block_tokens <= room
+    assert result.trace[1].reason.startswith(f"did not fit (157 tokens, {room} left")
+
+
+def test_manager_seed_compatible_cut_still_crowds_out_the_small_document():
+    docs = _nq_1632_shape()  # heuristic: 65, 102 and 10 tokens
+    seed = ContextManager.seed_compatible().build(PromptRequest("q", docs, max_context_tokens=150))
+    assert [t.fate for t in seed.trace] == ["included", "truncated", "excluded"]
+    default = ContextManager(tokenizer="heuristic", budget_includes_headers=False).build(
+        PromptRequest("q", docs, max_context_tokens=150))
+    assert [t.fate for t in default.trace] == ["included", "truncated", "included"]
+    assert sum(t.block_tokens for t in default.trace) <= 150  # headers are free here
+
+
 def test_manager_summarize_overflow_adds_synopsis():
     long_doc = ("Refunds are issued within 14 days of the request. " * 3
                 + "The refund window for annual plans is 30 days from purchase. "

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.manager import BuildCache
+from contextlab.stages.budget import MIN_PARTIAL_TOKENS
 from contextlab.stages.dedup import find_duplicates
 from contextlab.stages.reorder import PLACEMENTS, place, reorder_lost_in_the_middle
 from tests.seed_reference import SeedContextManager
@@ -87,6 +88,36 @@ def test_property_every_document_traced_once(docs, budget, threshold, placement,
         if t.fate == "duplicate":
             kept = result.trace[t.duplicate_of]
             assert kept.fate not in ("duplicate", "filtered")
+
+
+@st.composite
+def sized_documents(draw):
+    # distinct words (no duplicates), sizes on both sides of a cut's 50-token minimum
+    sizes = draw(st.lists(st.integers(1, 120), max_size=10))
+    return [Document(" ".join(f"w{k}x{i}" for i in range(n)), draw(scores)) for k, n in enumerate(sizes)]
+
+
+@common
+@given(sized_documents(), budgets, placements)
+def test_property_cut_never_crowds_out_a_small_document_that_fits(docs, budget, placement):
+    # Headers free and heuristic tokens, so a document costs exactly its tokens.
+    manager = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement)
+    result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
+    walk = sorted((t for t in result.trace if t.relevance_rank is not None), key=lambda t: t.relevance_rank)
+    placed = [t for t in walk if t.position is not None]
+    assert sum(t.block_tokens for t in placed) <= budget
+    for t in walk:
+        if t.fate == "excluded":
+            # nothing left out would fit whole in the room the block leaves unused
+            assert t.tokens > budget - sum(p.block_tokens for p in placed)
+        if t.fate == "included":
+            continue
+        room = budget - sum(p.block_tokens for p in walk[: t.relevance_rank - 1] if p.fate == "included")
+        if t.tokens <= room:
+            # it fitted whole when the walk reached it: it only waits for a more relevant cut...
+            assert any(p.fate == "truncated" for p in walk[: t.relevance_rank - 1])
+            # ...and only when it is larger than a cut's minimum or would leave the cut no more
+            assert t.tokens > MIN_PARTIAL_TOKENS or room - t.tokens <= MIN_PARTIAL_TOKENS
 
 
 @given(st.lists(st.integers(), max_size=50), placements)
