@@ -20,6 +20,8 @@ happens in other processes), cluster start included.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -60,11 +62,18 @@ def naive_rows(evalset, grid: list[str]) -> list[dict]:
     return rows
 
 
-def cli_wall_times(limit: int, workers: int) -> tuple[float, float]:
-    """Return the wall seconds of `contextlab eval` serially and on ``workers`` Dask workers.
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
-    Each run is a fresh process (nothing warm: tokenizer, index and memo start empty), and
-    the two results.csv files must be byte-identical.
+
+def cli_times(limit: int, workers: int) -> list[tuple[float, float]]:
+    """Return ``(wall s, CPU s)`` of `contextlab eval` serially and on ``workers`` Dask workers.
+
+    Each run is a fresh process (nothing warm: tokenizer, index and memo start empty); CPU is
+    that process's and all its descendants' (the scheduler, nannies and workers), which says
+    what the split costs independently of how busy a shared machine's cores are. The two
+    results.csv files must be byte-identical.
     """
     grid = [arg for spec in GRID for arg in ("--grid", spec)]
     times = []
@@ -73,12 +82,12 @@ def cli_wall_times(limit: int, workers: int) -> tuple[float, float]:
         for out, extra in zip(outs, ([], ["--workers", str(workers)])):
             cmd = [sys.executable, "-m", "contextlab.cli", "eval", "--limit", str(limit), *grid,
                    "--out", str(out), *extra]
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _children_cpu()
             subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, _children_cpu() - cpu))
         if outs[0].read_bytes() != outs[1].read_bytes():
             raise SystemExit("the Dask run and the serial run wrote different rows")
-    return times[0], times[1]
+    return times
 
 
 def naive_ratio(evalset) -> None:
@@ -112,10 +121,11 @@ def main() -> int:
     if not args.no_naive:
         naive_ratio(evalset)
     if args.workers:
-        serial_s, dask_s = cli_wall_times(args.limit, args.workers)
-        print(f"`contextlab eval` in a fresh process, {n} questions x 12 configurations: serial "
-              f"{serial_s:.1f} s wall; --workers {args.workers}: {dask_s:.1f} s wall "
-              f"(cluster start included; {serial_s / dask_s:.2f}x); identical results.csv")
+        (serial_s, serial_cpu), (dask_s, dask_cpu) = cli_times(args.limit, args.workers)
+        print(f"`contextlab eval`, fresh processes, {n} questions x 12 configurations, identical results.csv:")
+        print(f"  serial:      {serial_s:6.1f} s wall, {serial_cpu:6.1f} s CPU")
+        print(f"  {args.workers} workers:   {dask_s:6.1f} s wall, {dask_cpu:6.1f} s CPU (cluster start included; "
+              f"{serial_s / dask_s:.2f}x wall; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0
 
 
