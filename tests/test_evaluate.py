@@ -156,6 +156,17 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
         load_eval_set(path, store=str(tmp_path / "missing.db"))
 
 
+def test_load_eval_bytes_reads_plain_and_gzipped_uploads():
+    from contextlab.evaluate import load_eval_bytes
+
+    line = json.dumps({"query": "q", "documents": ["the answer is here"], "answers": ["answer"]}) + "\n"
+    plain = load_eval_bytes(line.encode(), "up.jsonl")
+    zipped = load_eval_bytes(gzip.compress(line.encode()), "up.jsonl.gz")
+    assert plain.name == "up.jsonl" and [q.query for q in zipped.questions] == ["q"]
+    with pytest.raises(LoadError, match="not UTF-8"):
+        load_eval_bytes(b"\xff\xfe{", "bad.jsonl")
+
+
 def test_load_eval_set_bad_json_names_the_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"query": "q", "answers": ["a"], "documents": ["a"]}\n{oops\n', encoding="utf-8")

@@ -188,7 +188,7 @@ def _bundled_index(path: str):
 
     _, passages = _bundled_passages(path)
     backend = SQLiteBackend()
-    backend._publishes = False  # 2,600 store events would only slow every subscriber down
+    backend._publishes = False  # a private index, like retrieval.scoring's scratch store: no events
     backend.add([Document(content=f"{t}\n{x}", source=t) for t, x in passages.values()], ids=list(passages))
     return backend, passages
 
