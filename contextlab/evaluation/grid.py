@@ -6,10 +6,13 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..lab.config import LabConfig
+
+if TYPE_CHECKING:
+    from ..manager import ContextManager
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
 
@@ -31,7 +34,7 @@ class Configuration:
     settings: Mapping[str, Any]
     config: LabConfig
 
-    def make_manager(self):
+    def make_manager(self) -> ContextManager:
         """Return the ``ContextManager`` this configuration describes."""
         return self.config.make_manager()
 

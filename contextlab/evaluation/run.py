@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InvalidInputError
 from ..lab.config import LabConfig
 from ..positional import CITATION, CITATION_URL, load_position_curves
-from ..types import PromptRequest
+from ..types import ContextResult, PromptRequest
 from ..validation import whole_number
 from .grid import Configuration, expand_grid, parse_grid
 from .metrics import (
@@ -110,7 +110,7 @@ def _new_cache() -> Any:
     return BuildCache()
 
 
-def _build(manager: Any, request: PromptRequest, cache: Any):
+def _build(manager: Any, request: PromptRequest, cache: Any) -> ContextResult:
     return manager.build(request) if cache is None else manager.build(request, cache=cache)
 
 

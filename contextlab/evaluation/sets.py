@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LoadError
 from ..types import Document
+
+if TYPE_CHECKING:
+    from ..retrieval import SQLiteBackend
 
 __all__ = [
     "BUNDLED_SET",
@@ -178,7 +181,7 @@ def _bundled_passages(path: str) -> tuple[list[str], dict[str, tuple[str, str]]]
 
 
 @lru_cache(maxsize=2)
-def _bundled_index(path: str):
+def _bundled_index(path: str) -> tuple[SQLiteBackend, dict[str, tuple[str, str]]]:
     """Return the in-memory FTS5 store over every bundled passage, built once per process.
 
     Titles are indexed with the text (``"Title\\ntext"``), as the paper's prompts show them.
@@ -194,7 +197,7 @@ def _bundled_index(path: str):
 
 
 @lru_cache(maxsize=4)
-def _open_store(path: str):
+def _open_store(path: str) -> SQLiteBackend:
     from ..retrieval import SQLiteBackend
 
     if not Path(path).is_file():
