@@ -7,11 +7,14 @@ saves one screenshot per view (the README's images come from there).
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -31,15 +34,86 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Servers started here and not yet stopped, by process id (= their process group id).
+_LIVE: dict[int, subprocess.Popen] = {}
+_HANDLED: set[int] = set()
+
+
+def live_server_pids() -> list[int]:
+    """Return the process ids of the lab servers this process started and has not stopped yet."""
+    return list(_LIVE)
+
+
+def _stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """Stop the server's whole process group: SIGTERM, then SIGKILL if it outlives ``grace``."""
+    _LIVE.pop(proc.pid, None)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    # a child the server left behind in its group dies with the group
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _stop_all() -> None:
+    for proc in list(_LIVE.values()):
+        _stop(proc, grace=5.0)
+
+
+def _on_signal(signum, frame) -> None:
+    """Stop every server first, then do what the signal did before (SIGINT: KeyboardInterrupt)."""
+    _stop_all()
+    previous = _PREVIOUS.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)
+    elif previous != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
+_PREVIOUS: dict[int, object] = {}
+
+
+def _guard_against_orphans() -> None:
+    """Make SIGTERM, SIGINT and interpreter exit stop the servers (once per process).
+
+    The server runs in its own session, so a signal to the test process never reaches it, and
+    a SIGTERM kills Python without running ``finally`` blocks: without this, stopping the
+    tests would leave the server listening.
+    """
+    if os.getpid() in _HANDLED:
+        return
+    _HANDLED.add(os.getpid())
+    atexit.register(_stop_all)
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            _PREVIOUS[signum] = signal.getsignal(signum)
+            signal.signal(signum, _on_signal)
+
+
 @contextlib.contextmanager
 def lab_server(timeout: float = 60.0) -> Iterator[str]:
-    """Run `streamlit run app.py` headless; yield its base URL; stop it afterwards."""
+    """Run `streamlit run app.py` headless; yield its base URL; stop it afterwards.
+
+    The server gets its own process group, stopped as a whole on exit, on SIGTERM or SIGINT
+    of this process and at interpreter exit, so an interrupted test run leaves no server.
+    """
+    _guard_against_orphans()
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
            "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+    _LIVE[proc.pid] = proc
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -58,12 +132,7 @@ def lab_server(timeout: float = 60.0) -> Iterator[str]:
             time.sleep(0.25)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
 def launch_browser(playwright):
