@@ -96,3 +96,16 @@ def test_evaluate_view_runs_a_grid_and_opens_a_question():
     assert at.session_state["cfg_budget"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
     evalset = at.session_state["eval_set"]
     assert at.session_state["cfg_query"] == next(q.query for q in evalset.questions if q.query_id == question)
+
+
+def test_evaluate_view_single_configuration_still_draws():
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(10)
+    at.select_slider(key="eval_budgets").set_range(512, 512)
+    at.multiselect(key="eval_placements").set_value(["relevance"])
+    at = run(at)
+    at = run(at.button(key="eval_run").click())
+    summary = table(at, "gold in block %")
+    assert list(summary["configuration"]) == ["default"]
+    assert "Run at least two configurations" in texts(at) and "Vary two settings" in texts(at)
+    assert chart(at, "eval_zones")["data"]
