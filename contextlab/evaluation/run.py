@@ -55,6 +55,7 @@ class EvalResult:
     aggregates: list[dict[str, Any]] | None = None
     question_count: int | None = None
     row_count: int | None = None
+    _summaries: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -77,10 +78,16 @@ class EvalResult:
         return ["config", "query_id", *self.grid_keys, *METRIC_COLUMNS]
 
     def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
-        """Return one aggregate per configuration with 95% bootstrap intervals (seeded)."""
+        """Return one aggregate per configuration with 95% bootstrap intervals (seeded).
+
+        Computed once per seed and kept: the rows of a finished run are not expected to change.
+        """
         if self.aggregates is not None:
             return self.aggregates
-        return aggregate(self.rows, self.grid_keys, seed=seed)
+        # Bootstrapping takes seconds on a few thousand questions; the lab redraws often.
+        if seed not in self._summaries:
+            self._summaries[seed] = aggregate(self.rows, self.grid_keys, seed=seed)
+        return self._summaries[seed]
 
     def summary(self, *, seed: int = 0) -> dict[str, Any]:
         """Return the whole run as the JSON ``--summary`` writes."""
