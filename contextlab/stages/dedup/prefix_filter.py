@@ -40,6 +40,8 @@ _SHORT_TAG = 0x2545F4914F6CDD1D
 # A prefix token held by more prefixes than this is matched in the greedy pass, against kept
 # texts only, rather than paired with every other holder up front.
 _CROWD = 16
+# Candidate pairs are made about this many at a time (a low threshold makes tens of millions).
+_SLICE = 1 << 22
 
 
 # -- hashing: the words and shingles of a batch of texts, in numpy --------------------------
@@ -341,39 +343,69 @@ def _candidate_pairs(sh: Shingled, threshold: float):
     import numpy as np
 
     entries, owners, positions = _prefix_entries(sh, threshold)
-    total = entries.size
+    total, n = entries.size, sh.sizes.size
     fresh = np.ones(total, dtype=bool)
     np.not_equal(entries[1:], entries[:-1], out=fresh[1:])
     starts = np.flatnonzero(fresh)
     group = np.diff(np.append(starts, total))
     crowded = np.repeat(group > _CROWD, group)
-    after = np.repeat(starts + group - 1, group) - np.arange(total)
+    after = np.repeat(starts + group - 1, group) - np.arange(total)  # later holders of a token
     after[crowded] = 0
-    first = np.repeat(np.arange(total), after)
-    second = first + 1 + np.arange(first.size) - np.repeat(np.cumsum(after) - after, after)
-    a, b = owners[first], owners[second]
-    if a.size == 0:
-        return a, b, owners[crowded], entries[crowded]
-    # By pair, then by token (the instance's place): one sort of packed keys when they fit.
-    place_bits = max(1, (a.size - 1).bit_length())
-    pair = a * sh.sizes.size + b
-    if int(pair.max()).bit_length() + place_bits <= 63:
-        packed = np.sort((pair << place_bits) | np.arange(a.size))
-        order = packed & ((1 << place_bits) - 1)
-    else:
-        order = np.argsort(pair, kind="stable")
-    a, b, first, second = a[order], b[order], first[order], second[order]
-    fresh = np.ones(a.size, dtype=bool)
-    fresh[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    # Instances (two holders of one token) are made a slice of entries at a time and cut to
+    # a row per pair at once, so memory follows the pairs rather than the instances.
+    made, rows, lo = np.cumsum(after), [], 0
+    while lo < total:
+        hi = max(lo + 1, int(np.searchsorted(made, (made[lo - 1] if lo else 0) + _SLICE, "right")))
+        rows.append(_pair_rows(owners, after, lo, hi, n))
+        lo = hi
+    pair, count, last_first, last_second = (np.concatenate(c) for c in zip(*rows)) if rows else \
+        (np.zeros(0, dtype=np.int64),) * 4
+    if pair.size == 0:
+        return pair, pair, owners[crowded], entries[crowded]
+    order = _by_pair(pair)  # rows of one pair stay in slice order, which is token order
+    pair, count, last_first, last_second = pair[order], count[order], last_first[order], last_second[order]
+    fresh = np.ones(pair.size, dtype=bool)
+    fresh[1:] = pair[1:] != pair[:-1]
     starts = np.flatnonzero(fresh)
-    lasts = np.append(starts[1:], a.size) - 1
-    a, b = a[starts], b[starts]
+    lasts = np.append(starts[1:], pair.size) - 1
+    a, b = pair[starts] // n, pair[starts] % n
     size_a, size_b = sh.sizes[a], sh.sizes[b]
-    crowd = np.bincount(owners[crowded], minlength=sh.sizes.size)
-    bound = (lasts - starts + 1 + np.minimum(crowd[a], crowd[b])
-             + np.minimum(size_a - positions[first[lasts]], size_b - positions[second[lasts]]) - 1)
+    crowd = np.bincount(owners[crowded], minlength=n)
+    bound = (np.add.reduceat(count, starts) + np.minimum(crowd[a], crowd[b])
+             + np.minimum(size_a - positions[last_first[lasts]],
+                          size_b - positions[last_second[lasts]]) - 1)
     keep = bound / (size_a + size_b - bound) >= threshold
     return a[keep], b[keep], owners[crowded], entries[crowded]
+
+
+def _pair_rows(owners: np.ndarray, after: np.ndarray, lo: int, hi: int, n: int):
+    """Return (pair, instances, last first entry, last second entry) for the instances that
+    entries ``lo`` to ``hi`` start, one row per pair (a pair is ``a * n + b``, a < b)."""
+    import numpy as np
+
+    step = after[lo:hi]
+    first = np.repeat(np.arange(lo, hi), step)
+    second = first + 1 + np.arange(first.size) - np.repeat(np.cumsum(step) - step, step)
+    pair = owners[first] * n + owners[second]
+    if pair.size == 0:
+        return pair, pair, pair, pair
+    order = _by_pair(pair)  # a pair's instances stay in entry order, which is token order
+    pair, first, second = pair[order], first[order], second[order]
+    fresh = np.ones(pair.size, dtype=bool)
+    fresh[1:] = pair[1:] != pair[:-1]
+    starts = np.flatnonzero(fresh)
+    lasts = np.append(starts[1:], pair.size) - 1
+    return pair[starts], lasts - starts + 1, first[lasts], second[lasts]
+
+
+def _by_pair(pair: np.ndarray) -> np.ndarray:
+    """Return the order that sorts ``pair`` stably: one sort of packed keys when they fit."""
+    import numpy as np
+
+    place_bits = max(1, (pair.size - 1).bit_length())
+    if int(pair.max()).bit_length() + place_bits <= 63:
+        return np.sort((pair << place_bits) | np.arange(pair.size)) & ((1 << place_bits) - 1)
+    return np.argsort(pair, kind="stable")
 
 
 def _overlaps(sh: Shingled, first: np.ndarray, second: np.ndarray) -> np.ndarray:
