@@ -31,9 +31,8 @@ from contextlab.evaluate import (
     run_evaluation,
     setting_table,
 )
-from contextlab.lab.config import LabConfig
+from contextlab.lab.config import PLACEMENTS, LabConfig
 from contextlab.positional import curve_models
-from contextlab.stages.reorder import PLACEMENTS
 from contextlab.tokenizers import TOKENIZER_NAMES
 
 from ..context import LabContext
