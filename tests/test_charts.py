@@ -97,6 +97,14 @@ def test_charts_placement_plots_every_block_document_at_its_position(result):
     assert list(ring.x) == [placed[1].position]
 
 
+
+def test_charts_placement_labels_above_the_top_rank_are_not_clipped(result):
+    # rank 1 is the top row of its panel: its label above the dot must not be cut at the axis
+    # (in presentation mode the 18 px label did not fit; the browser test checks the pixels)
+    fig = charts.for_projector(charts.placement_chart(result, [50.0] * 6, answer=[0]))
+    labelled = [t for t in fig.data if t.name.startswith("document") or t.name == "holds the answer"]
+    assert labelled and all(t.cliponaxis is False for t in labelled)
+
 def test_charts_placement_without_documents_is_an_empty_figure():
     empty = ContextManager().build(PromptRequest(query="q", documents=[]))
     fig = charts.placement_chart(empty, None)

@@ -198,6 +198,8 @@ def _placement_dots(fig: go.Figure, placed: Sequence[DocTrace], answer: set[int]
         x=[t.position for t in placed], y=[t.relevance_rank for t in placed],
         mode="markers+text" if n <= 25 else "markers",
         text=[doc_tag(t.input_index) for t in placed], textposition="top center",
+        # rank 1 sits at the top of the panel: its label may reach into the gap above
+        cliponaxis=False,
         marker=dict(size=14 if n <= 25 else 8, color=[FATE_COLORS[t.fate] for t in placed],
                     line=dict(color="white", width=1)),
         customdata=[[label(doc_label(t, 60)), FATE_LABELS[t.fate].lower()] for t in placed],
@@ -209,7 +211,7 @@ def _placement_dots(fig: go.Figure, placed: Sequence[DocTrace], answer: set[int]
         fig.add_trace(go.Scatter(
             x=[t.position for t in ringed], y=[t.relevance_rank for t in ringed], mode="markers",
             marker=dict(size=26, color="rgba(0,0,0,0)", line=dict(color=ANSWER_COLOR, width=3)),
-            name="holds the answer", hoverinfo="skip",
+            name="holds the answer", hoverinfo="skip", cliponaxis=False,
         ), row=2, col=1)
 
 

@@ -155,6 +155,43 @@ IDLE_JS = """() => {
 }"""
 
 
+#: Every chart text a reader cannot read in full: returns "text: where it is cut" for each.
+#: A text is cut when it reaches past the clip rectangle of its subplot (a label above the top
+#: point) or past the edge of the chart's own SVG (a title or tick label outside the margins).
+CLIPPED_TEXT_JS = """() => {
+    const bad = [];
+    const SLACK = 1.5;
+    const outside = (r, box) => r.top < box.top - SLACK || r.bottom > box.bottom + SLACK
+        || r.left < box.left - SLACK || r.right > box.right + SLACK;
+    const clipBox = el => {
+        for (let g = el.parentElement; g && g.tagName !== 'svg'; g = g.parentElement) {
+            const url = g.getAttribute('clip-path');
+            if (!url || url === 'none') continue;
+            const id = (url.match(/#([^)"']+)/) || [])[1];
+            const rect = id && document.getElementById(id) && document.getElementById(id).querySelector('rect');
+            if (!rect) continue;
+            const m = g.getScreenCTM();
+            const x = +rect.getAttribute('x') || 0, y = +rect.getAttribute('y') || 0;
+            const p0 = new DOMPoint(x, y).matrixTransform(m);
+            const p1 = new DOMPoint(x + (+rect.getAttribute('width')), y + (+rect.getAttribute('height'))).matrixTransform(m);
+            return {left: p0.x, top: p0.y, right: p1.x, bottom: p1.y};
+        }
+        return null;
+    };
+    for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')) {
+        const svgBox = chart.querySelector('.main-svg').getBoundingClientRect();
+        for (const t of chart.querySelectorAll('svg.main-svg text')) {
+            const r = t.getBoundingClientRect();
+            if (!t.textContent.trim() || r.width === 0 || t.closest('.legend')) continue;
+            if (outside(r, svgBox)) bad.push(t.textContent + ': outside the chart');
+            const clip = clipBox(t);
+            if (clip && outside(r, clip)) bad.push(t.textContent + ': cut at the plot area');
+        }
+    }
+    return bad;
+}"""
+
+
 def wait_for_app(page, timeout_ms: int = 60_000) -> None:
     """Wait until the script has finished, every element is current and the charts have drawn."""
     page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout_ms)

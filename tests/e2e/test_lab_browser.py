@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .lab_server import CHROMIUM, ROOT, lab_server, launch_browser, wait_for_app
+from .lab_server import CHROMIUM, CLIPPED_TEXT_JS, ROOT, lab_server, launch_browser, wait_for_app
 
 ARTIFACTS = ROOT / "artifacts"
 MAIN_CODE = '[data-testid="stMain"] [data-testid="stCode"]'
@@ -138,7 +138,16 @@ def test_lab_browser_every_view_draws_without_error(page, view):
     assert VIEW_TEXT[view] in body
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.evaluate(CLIPPED_TEXT_JS) == []  # every chart label readable in full
     page.screenshot(path=str(ARTIFACTS / f"e2e_view_{view}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("view", list(VIEW_TEXT))
+def test_lab_browser_presentation_mode_cuts_no_chart_label(page, view):
+    # presentation mode enlarges every chart text: a label that fitted may no longer
+    _open(page, f"?present=1&view={view}")
+    assert VIEW_TEXT[view] in page.locator("body").inner_text()
+    assert page.evaluate(CLIPPED_TEXT_JS) == []
 
 
 def test_lab_browser_scenario_opens_its_story(page):
