@@ -150,3 +150,13 @@ def test_view_learn_lists_every_strategy_best_first_with_its_score():
     scores = table(_learn(), "of the way from worst to best")
     assert len(scores) == 5 and list(scores["score"]) == sorted(scores["score"], reverse=True)
     assert scores["of the way from worst to best"].between(0, 1).all()
+
+
+def test_view_learn_with_no_document_in_the_block_says_so_under_both_document_sections():
+    at = _learn(empty=True)
+    headings = [h.value for h in at.subheader]
+    assert "2 · What the reorder does with your documents" in headings
+    assert "3 · Score any ordering" in headings
+    said = [i.value for i in at.info]
+    assert said.count("No document is in the block yet; load documents or raise the budget.") == 2
+    assert not at.slider  # neither the stepper nor the ordering controls are drawn

@@ -58,6 +58,19 @@ def _ranked_in_block(ctx: LabContext) -> list[DocTrace]:
                   key=lambda t: (t.relevance_rank or 0, t.input_index))
 
 
+def _section_documents(ctx: LabContext, heading: str, intro: str) -> list[DocTrace]:
+    """Return the block's documents by relevance rank, after the section's heading and intro.
+
+    With no document in the block the section says so (and its caller draws nothing more).
+    """
+    st.subheader(heading, anchor=False)
+    st.write(intro)
+    ranked = _ranked_in_block(ctx)
+    if not ranked:
+        st.info("No document is in the block yet; load documents or raise the budget.")
+    return ranked
+
+
 def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
     text = charts.doc_label(entry, 40)
     return text + (" ★ answer" if entry.input_index in answer else "")
@@ -171,16 +184,13 @@ def step_sentence(step: int, order: list[int], labels: list[str], curve: list[fl
 
 
 def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
-    st.subheader("2 · What the reorder does with your documents", anchor=False)
-    st.write(
+    ranked = _section_documents(
+        ctx, "2 · What the reorder does with your documents",
         "contextlab places the most relevant document first, the second most relevant last, "
         "the third second, the fourth second to last, and so on — so the block fills from both "
-        "ends and the least relevant documents meet in the middle, where the model reads worst."
-    )
-    ranked = _ranked_in_block(ctx)
+        "ends and the least relevant documents meet in the middle, where the model reads worst.")
     n = len(ranked)
     if n == 0:
-        st.info("No document is in the block yet; load documents or raise the budget.")
         return
     if n < MIN_DOCS_TO_REORDER:
         st.info(f"With {n} document(s) the order is kept as it is: reordering starts at "
@@ -233,16 +243,13 @@ def score_range_note(worst: float, best: float, n: int) -> str:
 
 
 def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
-    st.subheader("3 · Score any ordering", anchor=False)
-    st.write(
+    ranked = _section_documents(
+        ctx, "3 · Score any ordering",
         "How much of your documents' relevance lands where the model reads well? 100% would "
         "mean every bit of relevance sits at the model's best-read position; the score drops "
-        "as relevant documents slide into the middle."
-    )
-    ranked = _ranked_in_block(ctx)
+        "as relevant documents slide into the middle.")
     n = len(ranked)
     if n == 0:
-        st.info("No document is in the block yet; load documents or raise the budget.")
         return
     relevances = [max(t.score, 0.0) for t in ranked]  # a negative score is no relevance
     labels = [_label(t, ctx.answer) for t in ranked]
