@@ -18,7 +18,7 @@ from contextlab.types import Document
 from . import text as safe
 from .sidebar import sample_names, seed_config
 
-__all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "TRUE_VALUES"]
+__all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet", "TRUE_VALUES"]
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
 _APPLIED = "_url_applied"
@@ -110,7 +110,22 @@ def share_panel(config: LabConfig, documents: Sequence[Document], *, source: str
         file_name="documents.json", mime="application/json", key="export_documents", width="stretch",
         help="The documents this build ran on (scored), ready for the snippet below.",
     )
-    expr = f'load_file("sample_data/{sample}.json")' if sample else 'load_file("documents.json")'
     st.markdown("**Use this in code**")
-    st.code(config.code_snippet(expr), language="python")
+    st.code(snippet(config, sample), language="python")
+
+
+_LOAD_FILE = "from contextlab.loaders import load_file\n"
+_LOAD_SAMPLE = "from contextlab.lab.samples import load_sample_set\n"
+
+
+def snippet(config: LabConfig, sample: str | None) -> str:
+    """Return Python that rebuilds this view's result: a bundled sample by name, else documents.json.
+
+    A sample set is loaded through ``load_sample_set``, which reads the package's own data, so
+    the code runs in any installed contextlab, not only next to a checkout's sample_data/.
+    """
+    if not sample:
+        return config.code_snippet('load_file("documents.json")')
+    code = config.code_snippet(f"load_sample_set({sample!r}).documents")
+    return code.replace(_LOAD_FILE, _LOAD_SAMPLE)
 

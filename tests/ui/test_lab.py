@@ -302,10 +302,18 @@ def test_lab_import_of_a_bad_configuration_is_an_error_message():
     assert any("budget must be a whole number >= 0" in unescape(e.value) for e in at.error)
 
 
-def test_lab_code_snippet_rebuilds_the_configuration():
-    at = open_lab(budget="512", tokenizer="heuristic")
+def test_lab_code_snippet_rebuilds_the_block_outside_a_checkout(tmp_path, monkeypatch, capsys):
+    at = open_lab(budget="512", tokenizer="heuristic", view="final")
+    block = at.code[0].value
     snippet = next(c.value for c in at.code if "ContextManager" in c.value)
     assert "max_context_tokens=512" in snippet and "tokenizer='heuristic'" in snippet
+    # a bundled sample is loaded by name from the package, not from a checkout's sample_data/
+    assert "sample_data" not in snippet and "load_sample_set('support_faq')" in snippet
+    monkeypatch.chdir(tmp_path)  # no sample_data/ here, as in a project using an installed wheel
+    namespace: dict = {}
+    exec(snippet, namespace)
+    assert namespace["result"].context_block == block
+    assert capsys.readouterr().out.strip() == block.strip()
 
 
 def test_lab_final_block_downloads_the_block_and_the_result(downloads):
