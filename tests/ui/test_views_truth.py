@@ -7,7 +7,7 @@ import pytest
 from contextlab.lab.samples import load_sample_set
 from contextlab.ui.parts import score_delta
 
-from .conftest import metric_element, open_lab, open_view, run, table, texts
+from .conftest import metric_element, open_lab, open_view, run, switch_view, table, texts
 
 
 @pytest.mark.parametrize("difference", [0.0, -0.0008, 0.004, -0.0049])
@@ -82,3 +82,34 @@ def test_views_budget_slider_has_common_steps_and_a_number_box():
     run(at.number_input(key="budget_exact").set_value(1000))
     assert at.query_params["budget"] == "1000"
     assert "1,000" in at.select_slider(key="budget_step").options
+
+
+# Every view but Evaluate (its own tests cover its tables).
+_TABLE_VIEWS = ["overview", "duplicates", "placement", "budget", "final", "compare", "learn", "window"]
+_BLANK_WORDS = {"None", "nan", "NaN", "<NA>", "NaT"}
+
+
+def _blank_cells(at) -> list[str]:
+    """Return "table: column" for every table cell the grid would print as None (a null or the word)."""
+    found = []
+    for n, element in enumerate(at.dataframe):
+        frame = element.value
+        shown_blank = frame.isna() | frame.astype(str).isin(_BLANK_WORDS)
+        found += [f"table {n}: {column}" for column in frame.columns if shown_blank[column].any()]
+    return found
+
+
+@pytest.mark.parametrize("source", ["sample", "paste"])
+def test_views_no_table_shows_a_none_cell(source):
+    # pasted documents have no source and no retrieval score: the likeliest blanks
+    at = open_lab()
+    if source == "paste":
+        run(at.radio(key="doc_source").set_value("paste"))
+        run(at.text_area(key="paste_text").input(
+            "Annual plans are refunded pro rata within six months.\n\n---\n\n"
+            "Monthly plans are cancelled in settings.\n\n---\n\n"
+            "Annual plans are refunded pro rata within six months."))
+    for view in _TABLE_VIEWS:
+        at = switch_view(at, view)
+        assert at.dataframe, f"{view} shows no table to check"
+        assert _blank_cells(at) == [], view
