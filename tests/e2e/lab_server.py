@@ -141,8 +141,23 @@ def launch_browser(playwright):
 
 
 #: True in the page once the script has finished and everything on screen is current and drawn:
-#: no skeleton, no stale element, no "Running", every plotly chart laid out.
+#: the app says no script is running, no skeleton, no stale element, no "Running", every plotly
+#: chart laid out with its tick labels. After an interaction the app may still say "not running"
+#: until the server starts the rerun: tests wait for the result they expect, then for this.
+#: Plotly makes its SVG before it draws the axes (and may draw them in a later frame on a busy
+#: machine), so a chart counts as drawn only once every axis with tick labels has them: an
+#: axis's ticks (``_vals``) are computed when it is drawn, and its labels are then on the page.
 IDLE_JS = """() => {
+    const axesDrawn = plot => Object.keys(plot._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k)).every(k => {
+        const ax = plot._fullLayout[k];
+        if (!ax || !ax.visible || !ax.showticklabels) return true;
+        if (!ax._vals) return false;
+        return ax._vals.length === 0 || plot.querySelector('.' + ax._id + 'tick text') !== null;
+    });
+    // the app's own record of the script run: "initial" before the first run, then "running"
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+    if (app.dataset.testConnectionState !== 'CONNECTED') return false;
     if (document.querySelector('[data-testid="stSkeleton"]')) return false;
     if (document.querySelector('[data-stale="true"]')) return false;
     const status = document.querySelector('[data-testid="stStatusWidget"]');
@@ -150,7 +165,7 @@ IDLE_JS = """() => {
     const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
     return Array.from(charts).every(c => {
         const plot = c.querySelector('.js-plotly-plot');
-        return plot && plot._fullLayout && c.querySelector('.main-svg');
+        return plot && plot._fullLayout && c.querySelector('.main-svg') && axesDrawn(plot);
     });
 }"""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from .lab_server import CHROMIUM, CLIPPED_TEXT_JS, ROOT, lab_server, launch_browser, wait_for_app
 
@@ -66,14 +67,15 @@ def test_lab_browser_url_reproduces_parameters_and_the_budget_slider_steps_to_co
     slider.focus()
     slider.press("ArrowRight")  # one key step: the next common budget, not 701
     page.wait_for_url("**budget=768**", timeout=30_000)
+    # the URL changes during the rerun: wait for the chart it draws, not for a fixed time
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("budget 768", timeout=60_000)
     wait_for_app(page)
-    assert "budget 768" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
     box = page.get_by_label("Exact budget")
     box.fill("1000")
     box.press("Enter")
     page.wait_for_url("**budget=1000**", timeout=30_000)
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("budget 1000", timeout=60_000)
     wait_for_app(page)
-    assert "budget 1000" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
     page.screenshot(path=str(ARTIFACTS / "e2e_budget.png"))
 
 
@@ -100,8 +102,8 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
     page.get_by_text("Presentation", exact=True).click()  # and back: the sidebar returns
     page.wait_for_function("() => !location.search.includes('present=1')", timeout=30_000)
+    expect(sidebar).to_have_attribute("data-collapsed", "false", timeout=60_000)
     wait_for_app(page)
-    assert sidebar.get_attribute("data-collapsed") == "false"
 
 
 def test_lab_browser_pasted_html_is_shown_as_text(page):
@@ -112,11 +114,13 @@ def test_lab_browser_pasted_html_is_shown_as_text(page):
     area.fill("<b id='pwned'>bold?</b> refund policy for annual plans is pro rata\n\n---\n\n"
               "second document about cancelling the monthly plan in settings")
     area.press("Control+Enter")
+    # the rerun may not have started yet: wait for the pasted documents to be the input
+    expect(page.locator("body")).to_contain_text(" · 2 documents", timeout=60_000)
     wait_for_app(page)
     page.get_by_role("radio", name="Final block").click()
+    expect(page.locator(MAIN_CODE).first).to_contain_text("<b id='pwned'>bold?</b>", timeout=60_000)
     wait_for_app(page)
     assert page.locator("#pwned").count() == 0
-    assert "<b id='pwned'>bold?</b>" in page.locator(MAIN_CODE).first.inner_text()
 
 
 VIEW_TEXT = {
@@ -155,6 +159,7 @@ def test_lab_browser_scenario_opens_its_story(page):
     page.get_by_role("combobox", name="Scenario").click()
     page.get_by_role("option", name="The budget cuts your second-best document").click()
     page.wait_for_url("**view=compare**", timeout=30_000)
+    expect(page.locator("body")).to_contain_text("What changes from A to B", timeout=60_000)
     wait_for_app(page)
     body = page.locator("body").inner_text()
     assert "What changes from A to B" in body
