@@ -111,16 +111,12 @@ def bench_browser(repeat: int) -> dict:
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.lab_server import VIEWS, lab_server, launch_browser, settle_ms, wait_for_app, watch_runs
+    from tests.e2e.lab_server import VIEWS, lab_page, settle_ms, wait_for_app, watch_runs
 
     out: dict = {"key_step_ms": [], "drag_ms": [], "first_visit_ms": {}, "missed_drags": 0}
-    with lab_server() as url, sync_playwright() as p:
-        browser = launch_browser(p)
-        page = browser.new_page(viewport={"width": 1440, "height": 1100})
+    with lab_page() as page:
         watch_runs(page)
-        page.goto(url)
+        page.goto(page.base_url)
         wait_for_app(page)
         for view in VIEWS[1:]:  # the overview is open; each other view, visited once
             button = page.get_by_role("radio", name={"final": "Final block"}.get(view, view.capitalize()))
@@ -149,7 +145,6 @@ def bench_browser(repeat: int) -> dict:
                 out["missed_drags"] += 1
                 continue
             out["drag_ms"].append(settle_ms(page, page.mouse.up))
-        browser.close()
     return out
 
 

@@ -140,6 +140,25 @@ def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+
+@contextlib.contextmanager
+def lab_page(width: int = 1440, height: int = 1100) -> Iterator:
+    """Yield a Chromium page beside a fresh lab server; ``page.base_url`` is the server's URL.
+
+    Every browser test, the screenshots and the lab benchmark open the lab through here.
+    """
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `bash scripts/install_browser.sh`"
+    with lab_server() as url, sync_playwright() as p:
+        browser = launch_browser(p)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.base_url = url
+            yield page
+        finally:
+            browser.close()
+
 #: True in the page once the script has finished and everything on screen is current and drawn:
 #: the app says no script is running, no skeleton, no stale element, no "Running", every plotly
 #: chart laid out with its tick labels. After an interaction the app may still say "not running"
@@ -253,22 +272,17 @@ def settle_ms(page, action, timeout_ms: int = 60_000) -> float:
 def save_screenshots(out_dir: Path, views=VIEWS, width: int = 1440, height: int = 1000,
                      query: str = "") -> list[Path]:
     """Save a full-page screenshot of each view to ``out_dir``; return the paths."""
-    from playwright.sync_api import sync_playwright
-
     out_dir.mkdir(parents=True, exist_ok=True)
     saved = []
-    with lab_server() as url, sync_playwright() as p:
-        browser = launch_browser(p)
-        page = browser.new_page(viewport={"width": width, "height": height})
+    with lab_page(width, height) as page:
         for view in views:
-            page.goto(f"{url}/?view={view}{'&' + query if query else ''}")
+            page.goto(f"{page.base_url}/?view={view}{'&' + query if query else ''}")
             wait_for_app(page)
             path = out_dir / f"{view}{'_' + query.replace('=', '-').replace('&', '_') if query else ''}.png"
             # The sidebar's collapse animation runs after the script: wait for it to end.
             page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running')")
             page.screenshot(path=str(path), full_page=True)
             saved.append(path)
-        browser.close()
     return saved
 
 

@@ -6,12 +6,10 @@ because a lab nobody has opened in a browser is not tested.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from .lab_server import CHROMIUM, CLIPPED_TEXT_JS, ROOT, lab_server, launch_browser, wait_for_app
+from .lab_server import CLIPPED_TEXT_JS, ROOT, lab_page, wait_for_app
 
 ARTIFACTS = ROOT / "artifacts"
 MAIN_CODE = '[data-testid="stMain"] [data-testid="stCode"]'
@@ -19,16 +17,9 @@ MAIN_CODE = '[data-testid="stMain"] [data-testid="stCode"]'
 
 @pytest.fixture(scope="module")
 def page():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `bash scripts/install_browser.sh`"
     ARTIFACTS.mkdir(exist_ok=True)
-    with lab_server() as url, sync_playwright() as p:
-        browser = launch_browser(p)
-        page = browser.new_page(viewport={"width": 1440, "height": 1100})
-        page.base_url = url  # type: ignore[attr-defined]
+    with lab_page() as page:
         yield page
-        browser.close()
 
 
 def _open(page, query: str = ""):

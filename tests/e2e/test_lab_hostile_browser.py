@@ -9,12 +9,11 @@ that no dialog opens, and that bidi controls are shown instead of obeyed.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from .lab_server import CHROMIUM, lab_server, launch_browser, settle_ms, wait_for_app, watch_runs
+from .lab_server import lab_page, settle_ms, wait_for_app, watch_runs
 
 EVIL = "https://evil.example/"
 # Every hostile string carries "PWN" so its rendering can be found on the page.
@@ -62,18 +61,11 @@ OFFENCES_JS = """() => {
 
 @pytest.fixture(scope="module")
 def page():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `bash scripts/install_browser.sh`"
-    with lab_server() as url, sync_playwright() as p:
-        browser = launch_browser(p)
-        page = browser.new_page(viewport={"width": 1440, "height": 1400})
-        page.base_url = url  # type: ignore[attr-defined]
+    with lab_page(height=1400) as page:
         watch_runs(page)
         page.dialogs = []  # type: ignore[attr-defined]
         page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
         yield page
-        browser.close()
 
 
 def _read(locator) -> list[str]:
