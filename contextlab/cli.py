@@ -4,8 +4,9 @@ Each command parses its arguments, makes one library call and prints the result.
 through ``LabConfig``, the object the lab uses. Errors are one line on stderr
 (``contextlab: error: ...``) and a non-zero exit, never a traceback. To add a command, write an
 ``_add_<name>(sub)`` that declares its parser and a ``_cmd_<name>(args)`` it points to, and list
-the adder in ``_COMMANDS``. Reading inputs lives in ``cli_inputs``; the store commands (index,
-remove, search) in ``cli_store``.
+the adder in ``_COMMANDS``. Reading inputs lives in ``cli_inputs``, writing output files (checked
+first, then all or nothing) in ``cli_outputs``; the store commands (index, remove, search) in
+``cli_store``.
 """
 
 from __future__ import annotations
