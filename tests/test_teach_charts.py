@@ -135,3 +135,13 @@ def test_window_sections_figure_both_bars_span_the_window():
     # the prompt's unused room sits inside the prompt, before the reserve that closes the window
     assert [t.name for t in fig.data] == ["system", "documents", "free", "output reserve"]
     assert fig.data[2].x[1] == 1000 - 40 - 450 - 150
+
+
+def test_window_sections_figure_writes_no_caption_that_would_not_fit_its_segment():
+    # 8 of 4,096 tokens: a caption there was drawn as an unreadable speck (or turned on its side)
+    sections = [("system", 204, 8), ("documents", 2048, 2907), ("output_reserve", 615, 615)]
+    fig = tc.window_sections_figure(sections, max_tokens=4096)
+    system, documents = fig.data[0], fig.data[1]
+    assert list(system.text) == ["", ""] and system.hovertemplate  # still named on hover
+    assert list(documents.text) == ["documents 2,048", "2,907"]
+    assert all(t.textangle == 0 for t in fig.data)  # never turned on its side

@@ -324,6 +324,18 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
 
 # -- Window --------------------------------------------------------------------------------
 
+#: The share of the window one character of a section's caption needs (a caption fits in about
+#: 90 characters across the whole bar, at a projector's 18 px on a 1,000 px wide chart).
+_CHAR_SHARE = 1 / 90
+
+
+def _fitting(caption: str, tokens: int, max_tokens: int) -> str:
+    """Return ``caption`` if it fits a segment of ``tokens`` in the window, else ""."""
+    # A caption too long for its segment would be turned on its side or shrunk to a speck
+    # (worse with a projector's larger font): the legend and the hover name it instead.
+    return caption if tokens and tokens / max(max_tokens, 1) >= len(caption) * _CHAR_SHARE else ""
+
+
 def window_sections_figure(sections: Sequence[tuple[str, int, int]], max_tokens: int) -> go.Figure:
     """Return the context window as two stacked bars: each section's allowance, and its use.
 
@@ -344,9 +356,9 @@ def window_sections_figure(sections: Sequence[tuple[str, int, int]], max_tokens:
             y=rows, x=[allotted, used], orientation="h", name=text,
             marker=(dict(color="rgba(0,0,0,0)", line=dict(color="#adb5bd", width=1)) if is_free
                     else dict(color=SECTION_COLORS.get(name, "#868e96"))),
-            text=[f"{text} {allotted:,}" if allotted else "",
-                  (f"{text} {used:,}" if is_free else f"{used:,}") if used else ""],
-            textposition="inside", insidetextanchor="middle",
+            text=[_fitting(f"{text} {allotted:,}", allotted, max_tokens),
+                  _fitting(f"{text} {used:,}" if is_free else f"{used:,}", used, max_tokens)],
+            textposition="inside", insidetextanchor="middle", textangle=0,
             hovertemplate=f"{text}: %{{x:,}} tokens<extra>%{{y}}</extra>",
         ))
     fig.update_layout(barmode="stack", legend=dict(traceorder="normal"))
