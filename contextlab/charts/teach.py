@@ -324,9 +324,10 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
 
 # -- Window --------------------------------------------------------------------------------
 
-#: The share of the window one character of a section's caption needs (a caption fits in about
-#: 90 characters across the whole bar, at a projector's 18 px on a 1,000 px wide chart).
-_CHAR_SHARE = 1 / 90
+#: The share of the window one character of a section's caption needs: about 120 characters
+#: fit across the whole bar at a projector's 18 px on the lab's 1,100 px wide chart. A caption
+#: a little over that is shrunk a little by plotly; a far longer one is left out.
+_CHAR_SHARE = 1 / 120
 
 
 def _fitting(caption: str, tokens: int, max_tokens: int) -> str:
