@@ -145,12 +145,12 @@ def test_dedup_matches_naive_scan_on_overlapping_chunks_of_real_text(threshold):
 
 
 def test_dedup_matches_naive_scan_when_many_texts_share_their_rarest_shingles():
-    # Sixty one-word edits of one chunk: every prefix token is in dozens of prefixes, the
-    # case the greedy pass handles against kept texts instead of pairing every holder.
+    # A hundred one-word edits of one chunk: every prefix token is in scores of prefixes,
+    # the case the greedy pass handles against kept texts instead of pairing every holder.
     words = prose_words()[:80]
     rng = random.Random(3)
     texts = []
-    for _ in range(60):
+    for _ in range(100):
         edited = list(words)
         edited[rng.randrange(len(edited))] = f"edit{rng.randrange(5)}"
         texts.append(" ".join(edited))

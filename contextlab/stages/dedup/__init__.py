@@ -179,22 +179,23 @@ def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     views = _Views(texts, sh, threshold)
     kept_by_hash: dict[int, list[int]] = {}
     index: dict[int, list[int]] = {}  # crowded token -> kept texts holding it in their prefix
-    for i in np.flatnonzero(busy).tolist():
-        text_hash = int(sh.text_hashes[i])
+    order = np.flatnonzero(busy)
+    for i, text_hash in zip(order.tolist(), sh.text_hashes[order].tolist()):
         twins = kept_by_hash.get(text_hash)
         if twins is not None:
             first = views.exact_twin(i, twins)
             if first >= 0:
                 outcome.pairs.append(DuplicatePair(first, i, 1.0, "exact"))
                 continue
-        matches = [(a, sim) for a, sim in earlier.get(i, ()) if kept[a]]
+        # Candidates come most similar first (the earliest on a tie): the first kept one wins.
+        best = next(((a, sim) for a, sim in earlier.get(i, ()) if kept[a]), None)
         probe = crowds.get(i)
         if probe:
             holders = {j for token in probe for j in index.get(token, ())}
-            matches += views.crowded(i, holders)
-        if matches:  # the most similar kept text, the earliest on a tie
-            best, sim = min(matches, key=lambda m: (-m[1], m[0]))
-            outcome.pairs.append(DuplicatePair(best, i, sim, "near"))
+            matches = views.crowded(i, holders) + ([best] if best else [])
+            best = min(matches, key=lambda m: (-m[1], m[0])) if matches else None
+        if best is not None:
+            outcome.pairs.append(DuplicatePair(best[0], i, best[1], "near"))
             continue
         kept[i] = 1
         kept_by_hash.setdefault(text_hash, []).append(i)

@@ -27,9 +27,9 @@ SHINGLE_SIZE = 5
 # Guard against t * |x| landing a hair above an integer through float rounding: a shorter
 # ceil only lengthens the prefix, which is always safe.
 _EPS = 1e-9
-# Texts are hashed in batches of about this many characters: the arrays of one batch stay a
-# few tens of MB (fresh memory is slow to touch, and peak memory is a goal of its own).
-_BATCH_CHARS = 1 << 20
+# Texts are hashed in batches of about this many characters: a batch's arrays (about 1 MB
+# each) stay in the processor's cache, which measured faster than batches 8 times as large.
+_BATCH_CHARS = 1 << 17
 # Odd multipliers (from splitmix64 / murmur3): the polynomial base for words, and one weight
 # per word position of a shingle. Any odd constants work; these are well mixed.
 _BASE = 0x9E3779B97F4A7C15
@@ -39,7 +39,7 @@ _WEIGHTS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xFF51AFD7ED558CCD,
 _SHORT_TAG = 0x2545F4914F6CDD1D
 # A prefix token held by more prefixes than this is matched in the greedy pass, against kept
 # texts only, rather than paired with every other holder up front.
-_CROWD = 16
+_CROWD = 64
 # Candidate pairs are made about this many at a time (a low threshold makes tens of millions).
 _SLICE = 1 << 22
 
@@ -436,8 +436,9 @@ def _overlaps(sh: Shingled, first: np.ndarray, second: np.ndarray) -> np.ndarray
 
 def near_pairs(sh: Shingled, threshold: float) -> tuple[dict[int, list[tuple[int, float]]],
                                                        dict[int, list[int]]]:
-    """Return each text's earlier texts at or above the threshold, as (text, similarity),
-    and each text's crowded prefix tokens, for the greedy pass to look up among kept texts.
+    """Return each text's earlier texts at or above the threshold, as (text, similarity) most
+    similar first (the earliest on a tie), and each text's crowded prefix tokens, for the
+    greedy pass to look up among kept texts.
 
     Similarities are |A ∩ B| / |A ∪ B| over shingle tokens, computed as the seed computes
     them (the same integers, the same division).
@@ -448,7 +449,7 @@ def near_pairs(sh: Shingled, threshold: float) -> tuple[dict[int, list[tuple[int
     inter = _overlaps(sh, first, second)
     sims = inter / (sh.sizes[first] + sh.sizes[second] - inter)
     good = np.flatnonzero(sims >= threshold)
-    good = good[np.lexsort((first[good], second[good]))]
+    good = good[np.lexsort((first[good], -sims[good], second[good]))]  # most similar first
     earlier: dict[int, list[tuple[int, float]]] = {}
     for a, b, sim in zip(first[good].tolist(), second[good].tolist(), sims[good].tolist()):
         earlier.setdefault(b, []).append((a, sim))
