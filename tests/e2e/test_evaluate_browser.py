@@ -1,10 +1,12 @@
 """The Evaluate view in Chromium: run a grid on the bundled set, see the charts, open a question.
 
-Saves docs/screenshots/evaluate.png (the README's picture of the view).
+Saves artifacts/evaluate.png. The README's picture is the same run saved elsewhere:
+``CONTEXTLAB_SCREENSHOTS=docs/screenshots pytest tests/e2e/test_evaluate_browser.py``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 
 from .lab_server import CHROMIUM, ROOT, lab_server, launch_browser, wait_for_app
 
-SCREENSHOT = ROOT / "docs" / "screenshots" / "evaluate.png"
+SCREENSHOT = ROOT / os.environ.get("CONTEXTLAB_SCREENSHOTS", "artifacts") / "evaluate.png"
 
 
 @pytest.fixture(scope="module")
