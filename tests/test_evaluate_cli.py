@@ -39,6 +39,9 @@ def test_evaluate_cli_bundled_300_questions_two_budgets(tmp_path, capsys):
     (["--model", "gpt-9"], "unknown model 'gpt-9'"),
     (["missing.jsonl"], "does not exist"),
     (["--scheduler", "tcp://127.0.0.1:9", "--limit", "2"], "cannot reach the Dask scheduler"),
+    (["--scheduler", "notaurl", "--limit", "2"], "is not a Dask scheduler address"),
+    (["--scheduler", "http://127.0.0.1:8599", "--limit", "2"], "must be tcp:// or tls://"),
+    (["--store", "nope.db", "--limit", "2"], "the bundled set retrieves from its own passages"),
 ])
 def test_evaluate_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, match):
     out = tmp_path / "r.csv"
@@ -66,3 +69,26 @@ def test_evaluate_cli_two_workers_write_the_same_rows(tmp_path, capsys):
     capsys.readouterr()
     assert len(_rows(serial)) == 160
     assert parallel.read_bytes() == serial.read_bytes()
+
+
+def test_evaluate_cli_bad_scheduler_leaves_no_client_behind():
+    # A half-built dask Client spent 10 s closing itself in its finaliser, then printed a
+    # traceback after the one-line error; the address is now checked before a Client exists.
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", "eval", "--limit", "2",
+                           "--scheduler", "notaurl", "--out", "never.csv"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_evaluate_cli_store_unused_by_a_set_with_documents_is_refused(tmp_path, capsys):
+    evalset = tmp_path / "set.jsonl"
+    evalset.write_text(json.dumps({"query": "q", "documents": ["some text"], "answers": ["text"]}) + "\n",
+                       encoding="utf-8")
+    code = main(["eval", str(evalset), "--store", str(tmp_path / "kb.db"), "--out", str(tmp_path / "r.csv")])
+    err = capsys.readouterr().err
+    assert code == 1 and "would not be used" in err
+    assert not (tmp_path / "r.csv").exists()

@@ -112,6 +112,9 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
     """
     out_path = _check_target(Path(out), "--out")
     summary_path = _check_target(Path(summary), "--summary") if summary is not None else None
+    if evalset is None and store is not None:
+        raise InvalidInputError(f"--store {str(store)!r} is not used: the bundled set retrieves from its own "
+                                "passages; give an evaluation set whose questions have no documents")
     loaded = None if evalset is None else load_eval_set(evalset, store=store)
     plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler)
     columns = ["config", "query_id", *plan.grid, *METRIC_COLUMNS]

@@ -266,6 +266,9 @@ def parse_eval_records(records: Iterable[Any], *, name: str = "evaluation set",
     if needs_docs and store is None:
         raise LoadError(f"{name}: {len(needs_docs)} question(s) have no documents (first: {needs_docs[0]}); "
                         "give them \"documents\" or retrieve from a store (--store PATH)")
+    if store is not None and not needs_docs:
+        raise LoadError(f"{name}: every question has its documents, so the store {str(store)!r} would not be "
+                        "used; leave out --store, or drop \"documents\" to retrieve from it")
     retriever = StoreRetriever(str(Path(store).expanduser())) if store is not None else None
     if retriever is not None:
         _open_store(retriever.path)  # fail now, with the path, rather than in a worker
