@@ -50,3 +50,16 @@ def test_tokenizers_resolve_accepts_objects_and_rejects_others():
     assert resolve_tokenizer(tok) is tok
     with pytest.raises(ValueError, match="tokenizer must be a name"):
         resolve_tokenizer(42)
+
+
+def test_tokenizers_count_memo_is_bounded_by_characters(monkeypatch):
+    import contextlab.tokenizers as tokenizers
+
+    monkeypatch.setattr(tokenizers, "_COUNT_CACHE_CHARS", 1_000)
+    tok = tokenizers.TiktokenTokenizer()
+    texts = [f"block {i} " + "word " * 40 for i in range(50)]  # ~200 characters each
+    counts = [tok.count(t) for t in texts]
+    assert counts == [len(tok.encode(t)) for t in texts]
+    assert sum(len(t) for t in tok._cache) <= 1_000
+    assert tok.count_many(texts) == counts
+    assert sum(len(t) for t in tok._cache) <= 1_000 + sum(len(t) for t in texts)
