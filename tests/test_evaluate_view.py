@@ -88,6 +88,10 @@ def test_evaluate_view_runs_a_grid_and_opens_a_question():
     assert chart(at, "eval_pareto")["data"] and chart(at, "eval_zones")["data"]
     assert chart(at, "eval_heatmap")["data"][0]["type"] == "heatmap"
     # A (budget 256, lost in the middle) and B (budget 1024, relevance) disagree on some question.
+    disagreeing = table(at, "A gold at")
+    assert len(disagreeing) > 0
+    assert not disagreeing.isna().any().any()
+    assert not disagreeing.astype(str).isin(["None", "nan"]).any().any()
     question = at.selectbox(key="eval_pick").value
     at = run(at.button(key="eval_open").click())
     assert at.session_state["view"] == "placement"

@@ -188,6 +188,11 @@ def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]
     show_chart(gold_zones_figure(gold_zone_shares(result.rows, by), by), ctx, key="eval_zones")
 
 
+def _cell(value: Any) -> Any:
+    # An undefined metric (no gold position when the gold is not in the block) reads as a dash.
+    return "—" if value is None else value
+
+
 def _disagreement_table(result: EvalResult) -> None:
     labels = [c.label for c in result.configs]
     st.markdown("#### Where two configurations disagree")
@@ -202,9 +207,12 @@ def _disagreement_table(result: EvalResult) -> None:
     caption(f"{len(items)} of {len(result.questions)} questions differ on {_DISAGREE_METRICS[metric]}.")
     if not items:
         return
+    def pos(value: int | None) -> str:
+        return "not in block" if value is None else f"pos {value}"
+
     frame = pd.DataFrame([{"question": plain(result.questions[i["query_id"]]), "id": i["query_id"],
-                           "A": i["a"], "B": i["b"], "A position": i["a_position"],
-                           "B position": i["b_position"], "A tokens": i["a_tokens"], "B tokens": i["b_tokens"]}
+                           "A": _cell(i["a"]), "B": _cell(i["b"]), "A gold at": pos(i["a_position"]),
+                           "B gold at": pos(i["b_position"]), "A tokens": i["a_tokens"], "B tokens": i["b_tokens"]}
                           for i in items])
     st.dataframe(frame, hide_index=True, width="stretch", height=260)
     ids = [i["query_id"] for i in items]
