@@ -92,10 +92,10 @@ def _word_shingles(words: list[str], k: int = SHINGLE_SIZE) -> frozenset[Shingle
     return frozenset((" ".join(words),)) if words else frozenset()
 
 
-def _exact_key(text: str) -> tuple[bool, bool, str]:
+def _exact_key(text: str) -> tuple[bool, bool, list[str]]:
     # Equal exactly when the seed's md5 of re.sub(r"\s+", " ", text.lower()) is equal
-    # (both split on str.isspace()), without the regex and the digest.
-    return text[:1].isspace(), text[-1:].isspace(), " ".join(text.lower().split())
+    # (both split on str.isspace()), without the regex, the join and the digest.
+    return text[:1].isspace(), text[-1:].isspace(), text.lower().split()
 
 
 class _Views:
@@ -104,7 +104,7 @@ class _Views:
     def __init__(self, texts: Sequence[str], sh: Shingled, threshold: float) -> None:
         self.texts, self.sh, self.threshold = texts, sh, threshold
         self._tokens: dict[int, frozenset[int]] = {}
-        self._keys: dict[int, tuple[bool, bool, str]] = {}
+        self._keys: dict[int, tuple[bool, bool, list[str]]] = {}
 
     def tokens(self, i: int) -> frozenset[int]:
         """Return text ``i``'s shingle tokens as a set."""
@@ -117,7 +117,11 @@ class _Views:
 
     def exact_twin(self, i: int, kept: list[int]) -> int:
         """Return the kept text whose exact-duplicate key equals text ``i``'s, or -1."""
-        key = _exact_key(self.texts[i])
+        text = self.texts[i]
+        for k in kept:
+            if self.texts[k] == text:  # the common case, and cheaper than any key
+                return k
+        key = _exact_key(text)
         for k in kept:
             if k not in self._keys:
                 self._keys[k] = _exact_key(self.texts[k])
