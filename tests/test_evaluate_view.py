@@ -19,7 +19,7 @@ from contextlab.evaluate import (  # noqa: E402
     setting_table,
 )
 from contextlab.ui.views.evaluate import grid_from_choices  # noqa: E402
-from tests.ui.conftest import chart, open_lab, run, table, texts  # noqa: E402
+from tests.ui.conftest import chart, open_lab, run, table, texts, traces  # noqa: E402
 
 
 def _summary(config, tokens, accuracy, **settings):
@@ -100,6 +100,28 @@ def test_evaluate_view_runs_a_grid_and_opens_a_question():
     assert at.session_state["cfg_budget"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
     evalset = at.session_state["eval_set"]
     assert at.session_state["cfg_query"] == next(q.query for q in evalset.questions if q.query_id == question)
+
+
+def test_evaluate_open_question_marks_its_gold_as_the_answer_document():
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(40)
+    at = run(at)
+    at = run(at.button(key="eval_run").click())
+    # Questions that differ on "gold in the block" had their gold retrieved (it is in one block).
+    question = at.selectbox(key="eval_pick").value
+    evalset = at.session_state["eval_set"]
+    asked = next(q for q in evalset.questions if q.query_id == question)
+    at = run(at.button(key="eval_open").click())
+    docs = at.session_state["table_documents"]
+    gold = [i for i, d in enumerate(docs) if str(d.metadata.get("id")) in asked.gold_ids]
+    assert gold, "the opened question's gold passage was retrieved"
+    assert at.session_state["view"] == "placement"
+    assert [m.label for m in at.metric][0] == "Answer document"
+    assert "The document that holds the answer" in texts(at)
+    ringed = traces(chart(at, "placement_chart"), name="holds the answer")
+    in_block = at.metric[0].value.startswith("pos ")
+    # Passages of one article share a title: only the gold passage (named by its id) is ringed.
+    assert (len(ringed) == 1 and 1 <= len(ringed[0]["x"]) <= len(gold)) if in_block else not ringed
 
 
 def test_evaluate_view_single_configuration_still_draws():

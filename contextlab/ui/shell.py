@@ -76,7 +76,7 @@ def main() -> None:
         warning(message)
 
     documents = brought.documents
-    remember_for_table(documents)
+    remember_for_table(brought)
     if st.session_state.get("doc_source") == "table":
         with st.expander(f"Documents ({len(documents)}) — edit in the table", expanded=True):
             documents = documents_editor(documents)
@@ -109,8 +109,7 @@ def main() -> None:
     ctx = LabContext(
         documents=list(documents), config=config, result=result, history=list(brought.history),
         system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
-        answer=tuple(i for i, d in enumerate(documents)
-                     if brought.answer_source is not None and d.source == brought.answer_source),
+        answer=brought.answer_indices(documents),
     )
     try:
         all_views[view][1](ctx)

@@ -40,6 +40,8 @@ __all__ = [
     "sample_names",
     "apply_scenario",
     "BUDGET_STEPS",
+    "TABLE_ANSWER",
+    "remember_for_table",
 ]
 
 #: Token budgets the budget slider stops at (common context sizes); the box beside it takes any.
@@ -75,6 +77,21 @@ class DocumentsInput:
     errors: tuple[str, ...] = ()
     #: The source of the document that answers the query, when a sample set names it.
     answer_source: str | None = None
+    #: Further answer documents, each named by its ``metadata["id"]`` or its source (an evaluation
+    #: question's gold documents, which may share a title with other passages).
+    answer_keys: tuple[str, ...] = ()
+
+    def answer_indices(self, documents: Sequence[Document]) -> tuple[int, ...]:
+        """Return the indices in ``documents`` of the documents that hold the answer (maybe none)."""
+        keys = set(self.answer_keys)
+        found = []
+        for i, doc in enumerate(documents):
+            doc_id = doc.metadata.get("id")
+            # A document with an id is named by it: passages of one article share a source.
+            named = str(doc_id) in keys if doc_id is not None else doc.source in keys
+            if named or (self.answer_source is not None and doc.source == self.answer_source):
+                found.append(i)
+        return tuple(found)
 
 
 # -- state -----------------------------------------------------------------------------------
@@ -260,20 +277,29 @@ def _uploaded_documents(key: str = "upload_files") -> DocumentsInput:
     return DocumentsInput(docs, f"Upload: {names}" if names else "Upload: (no file yet)", errors=tuple(errors))
 
 
+#: Session-state key of the table source's answer: ``(answer_source, answer_keys)`` of whatever
+#: seeded the table (the snapshotted source, or an evaluation question opened in the lab).
+TABLE_ANSWER = "table_answer"
+
+
 def _table_seed() -> DocumentsInput:
     # The table starts from whatever was loaded before switching to it (a snapshot).
     docs = st.session_state.get("table_documents")
+    answer_source, answer_keys = st.session_state.get(TABLE_ANSWER, (None, ()))
     if docs is None:
-        docs = list(_sample(sample_names()[0]).documents)
+        sample = _sample(sample_names()[0])
+        docs, answer_source, answer_keys = list(sample.documents), sample.answer_source, ()
     st.caption("Edit content, score and source in the table above the view; add or delete rows. "
                "A blank score is scored against the query.")
-    return DocumentsInput(list(docs), "Edited table")
+    return DocumentsInput(list(docs), "Edited table", answer_source=answer_source,
+                          answer_keys=tuple(answer_keys))
 
 
-def remember_for_table(documents: Sequence[Document]) -> None:
-    """Keep the current documents as the starting point of the "Edit a table" source."""
-    if documents and st.session_state.get("doc_source") != "table":
-        st.session_state["table_documents"] = list(documents)
+def remember_for_table(brought: DocumentsInput) -> None:
+    """Keep the brought documents, and which hold the answer, as the "Edit a table" source's start."""
+    if brought.documents and st.session_state.get("doc_source") != "table":
+        st.session_state["table_documents"] = list(brought.documents)
+        st.session_state[TABLE_ANSWER] = (brought.answer_source, tuple(brought.answer_keys))
 
 
 def _documents_frame(documents: Sequence[Document]) -> pd.DataFrame:

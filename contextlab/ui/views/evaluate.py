@@ -20,6 +20,7 @@ from contextlab.evaluate import (
     DEFAULT_MODEL,
     DEFAULT_TOP_K,
     EXPECTED_ACCURACY_NOTE,
+    EvalQuestion,
     EvalResult,
     EvalSet,
     disagreements,
@@ -27,6 +28,7 @@ from contextlab.evaluate import (
     load_bundled_set,
     load_eval_bytes,
     pareto_front,
+    prepare_question,
     results_csv,
     run_evaluation,
     setting_table,
@@ -34,13 +36,14 @@ from contextlab.evaluate import (
 from contextlab.lab.config import PLACEMENTS, LabConfig
 from contextlab.positional import curve_models
 from contextlab.tokenizers import TOKENIZER_NAMES
+from contextlab.types import Document
 
 from ..context import LabContext
 from ..parts import explain, show_chart
-from ..sidebar import seed_config
+from ..sidebar import TABLE_ANSWER, seed_config
 from ..text import caption, error, md_line, plain
 
-__all__ = ["render", "grid_from_choices", "open_question", "BUDGET_CHOICES"]
+__all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "BUDGET_CHOICES"]
 
 BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
 THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
@@ -136,6 +139,22 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
     st.session_state["eval_set"] = evalset
 
 
+def gold_keys(question: EvalQuestion, documents: list[Document]) -> tuple[str, ...]:
+    """Return how the lab names ``question``'s gold documents among ``documents``: id, else source.
+
+    The evaluation's own rule finds them, so the lab marks the passages the numbers counted.
+    """
+    keys = []
+    for i in prepare_question(question, documents).gold:
+        doc = documents[i]
+        doc_id = doc.metadata.get("id")
+        if doc_id is not None:
+            keys.append(str(doc_id))
+        elif doc.source is not None:
+            keys.append(doc.source)
+    return tuple(keys)
+
+
 def open_question(query_id: str, config_label: str) -> None:
     """Make question ``query_id``'s documents the lab's documents, under configuration ``config_label``.
 
@@ -151,6 +170,7 @@ def open_question(query_id: str, config_label: str) -> None:
     seed_config(config.with_changes(query=question.query), force=True)
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = docs
+    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs))
     st.session_state["view"] = OPEN_IN_VIEW
 
 
