@@ -1,7 +1,11 @@
 """Start the lab with `streamlit run` on a free port and drive it with Debian's Chromium.
 
-Used by the end-to-end test and by `python -m tests.e2e.lab_server --screenshots DIR`, which
-saves one screenshot per view (the README's images come from there).
+Used by the browser tests, the lab benchmark and `python -m tests.e2e.lab_server --screenshots
+DIR`, which saves one screenshot per view (the README's images come from there). The Evaluate
+view is shot after a run of its grid (150 bundled questions); the captured-runs picture needs
+the integrations and comes from `CONTEXTLAB_SCREENSHOTS=docs/screenshots pytest
+tests/e2e/test_runs_browser.py`. Tests write their pictures to artifacts/ (ignored by git)
+unless CONTEXTLAB_SCREENSHOTS names another folder, so a test run never changes tracked files.
 """
 
 from __future__ import annotations
@@ -24,7 +28,17 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: The views that draw on the default sample as opened (what the benchmark visits).
 VIEWS = ("overview", "duplicates", "placement", "budget", "final", "compare", "learn", "window")
+#: What ``--screenshots`` saves by default: every view, Evaluate after a run of its grid.
+SCREENSHOT_VIEWS = (*VIEWS, "evaluate")
+#: Questions the Evaluate screenshot runs (8 configurations: the view's default grid).
+EVALUATE_LIMIT = 150
+
+
+def screenshot_dir() -> Path:
+    """Return where tests save pictures: ``$CONTEXTLAB_SCREENSHOTS`` if set, else artifacts/ (untracked)."""
+    return ROOT / os.environ.get("CONTEXTLAB_SCREENSHOTS", "artifacts")
 
 
 def free_port() -> int:
@@ -100,11 +114,12 @@ def _guard_against_orphans() -> None:
 
 
 @contextlib.contextmanager
-def lab_server(timeout: float = 60.0) -> Iterator[str]:
+def lab_server(timeout: float = 60.0, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run `streamlit run app.py` headless; yield its base URL; stop it afterwards.
 
     The server gets its own process group, stopped as a whole on exit, on SIGTERM or SIGINT
     of this process and at interpreter exit, so an interrupted test run leaves no server.
+    ``env`` adds variables to the server's environment (e.g. ``CONTEXTLAB_RUNS``).
     """
     _guard_against_orphans()
     port = free_port()
@@ -112,7 +127,8 @@ def lab_server(timeout: float = 60.0) -> Iterator[str]:
            "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+                            env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
+                            start_new_session=True)
     _LIVE[proc.pid] = proc
     url = f"http://127.0.0.1:{port}"
     try:
@@ -142,15 +158,16 @@ def launch_browser(playwright):
 
 
 @contextlib.contextmanager
-def lab_page(width: int = 1440, height: int = 1100) -> Iterator:
+def lab_page(width: int = 1440, height: int = 1100, env: dict[str, str] | None = None) -> Iterator:
     """Yield a Chromium page beside a fresh lab server; ``page.base_url`` is the server's URL.
 
-    Every browser test, the screenshots and the lab benchmark open the lab through here.
+    Every browser test, the screenshots and the lab benchmark open the lab through here;
+    ``env`` goes to the server (see ``lab_server``).
     """
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `bash scripts/install_browser.sh`"
-    with lab_server() as url, sync_playwright() as p:
+    with lab_server(env=env) as url, sync_playwright() as p:
         browser = launch_browser(p)
         try:
             page = browser.new_page(viewport={"width": width, "height": height})
@@ -269,27 +286,60 @@ def settle_ms(page, action, timeout_ms: int = 60_000) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def save_screenshots(out_dir: Path, views=VIEWS, width: int = 1440, height: int = 1000,
+def run_evaluate(page, limit: int = EVALUATE_LIMIT, query: str = "") -> None:
+    """Open Evaluate (plus URL ``query``), run its default grid on ``limit`` bundled questions, wait."""
+    import re
+
+    page.goto(f"{page.base_url}/?view=evaluate{'&' + query if query else ''}")
+    wait_for_app(page)
+    box = page.get_by_label("Questions (the first N)")
+    box.fill(str(limit))
+    box.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name=re.compile(rf"^Run: {limit} questions × ")).click()
+    page.get_by_text("Where two configurations disagree").wait_for(timeout=180_000)
+    wait_for_app(page, timeout_ms=180_000)
+
+
+def full_screenshot(page, path: Path, tall: int | None = None) -> Path:
+    """Save the whole page to ``path``; ``tall`` first stretches the window (Streamlit scrolls inside)."""
+    size = page.viewport_size
+    if tall:
+        page.set_viewport_size({"width": size["width"], "height": tall})
+        wait_for_app(page)
+    # The sidebar's collapse animation runs after the script: wait for it to end.
+    page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running')")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+    if tall:
+        page.set_viewport_size(size)
+    return path
+
+
+def save_screenshots(out_dir: Path, views=SCREENSHOT_VIEWS, width: int = 1440, height: int = 1000,
                      query: str = "") -> list[Path]:
     """Save a full-page screenshot of each view to ``out_dir``; return the paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     saved = []
+    suffix = "_" + query.replace("=", "-").replace("&", "_") if query else ""
     with lab_page(width, height) as page:
         for view in views:
+            if view == "evaluate":
+                run_evaluate(page, query=query)  # the view shows its charts after a run
+                saved.append(full_screenshot(page, out_dir / f"evaluate{suffix}.png", tall=3300))
+                continue
             page.goto(f"{page.base_url}/?view={view}{'&' + query if query else ''}")
             wait_for_app(page)
-            path = out_dir / f"{view}{'_' + query.replace('=', '-').replace('&', '_') if query else ''}.png"
-            # The sidebar's collapse animation runs after the script: wait for it to end.
-            page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running')")
-            page.screenshot(path=str(path), full_page=True)
-            saved.append(path)
+            saved.append(full_screenshot(page, out_dir / f"{view}{suffix}.png"))
     return saved
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--screenshots", type=Path, default=ROOT / "artifacts")
-    parser.add_argument("--views", nargs="*", default=list(VIEWS))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--screenshots", type=Path, default=ROOT / "artifacts",
+                        help="folder for the pictures (default artifacts/, untracked)")
+    parser.add_argument("--views", nargs="*", default=list(SCREENSHOT_VIEWS),
+                        help=f"views to shoot (default all; evaluate first runs {EVALUATE_LIMIT} questions)")
     parser.add_argument("--query", default="", help="extra URL query, e.g. present=1")
     parser.add_argument("--height", type=int, default=1000, help="browser window height in pixels")
     args = parser.parse_args()

@@ -4,7 +4,8 @@ The capture file is written by the LangChain and LlamaIndex components themselve
 holds the spans the OpenInference instrumentor recorded around a real LangChain retriever. The
 lab starts as ``contextlab lab --runs FILE`` starts it (the file in ``CONTEXTLAB_RUNS``); the
 export comes in through the sidebar's upload. Needs /usr/bin/chromium, like the other
-browser test.
+browser test. The run-list picture goes to artifacts/runs.png (untracked);
+``CONTEXTLAB_SCREENSHOTS=docs/screenshots`` makes it the README's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from contextlab.captures import LAB_RUNS_ENV, iter_runs
 from contextlab.lab.samples import load_sample_set
 from contextlab.ui.views import DEFAULT_VIEW, VIEWS
 
-from .lab_server import CHROMIUM, ROOT, lab_server, launch_browser, wait_for_app
+from .lab_server import ROOT, lab_page, screenshot_dir, wait_for_app
 
 ARTIFACTS = ROOT / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
@@ -82,18 +83,10 @@ def files(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def page(files):
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `bash scripts/install_browser.sh`"
     ARTIFACTS.mkdir(exist_ok=True)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv(LAB_RUNS_ENV, str(files["capture"]))  # what `contextlab lab --runs FILE` sets
-        with lab_server() as url, sync_playwright() as p:
-            browser = launch_browser(p)
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.base_url = url  # type: ignore[attr-defined]
-            yield page
-            browser.close()
+    # what `contextlab lab --runs FILE` sets
+    with lab_page(height=1000, env={LAB_RUNS_ENV: str(files["capture"])}) as page:
+        yield page
 
 
 def _body(page) -> str:
@@ -141,7 +134,9 @@ def test_runs_browser_picking_a_run_brings_its_documents_query_and_settings(page
     _no_errors(page)
     page.get_by_role("combobox", name="Run", exact=True).click()  # the list: time, query, counts
     page.get_by_role("option", name="#1").wait_for()
-    page.screenshot(path=str(ARTIFACTS / "e2e_runs.png"))  # docs/screenshots/runs.png
+    shot = screenshot_dir() / "runs.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot))
     page.keyboard.press("Escape")
 
 
