@@ -10,11 +10,32 @@ from contextlab.types import DocTrace
 
 from .context import LabContext
 
-__all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE"]
+__all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key"]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
 #: the curves are published to one decimal of a percent, so a smaller difference is noise.
 NO_CHANGE = 0.005
+
+
+#: What seed-compatible mode fixes, as ``ContextManager.seed_compatible`` sets it.
+SEED_FIXED: dict[str, object] = {"tokenizer": "heuristic", "budget_before_reorder": False,
+                                 "budget_includes_headers": False}
+
+
+def seed_fixed_key(name: str, key: str, seed_mode: bool) -> str:
+    """Return the key to draw setting ``name``'s widget under: ``key``, or in seed mode a display key.
+
+    In seed mode the disabled widget must show what the engine really uses (``SEED_FIXED``),
+    not the user's own choice; that choice stays in ``st.session_state[key]`` (re-stored, as
+    Streamlit forgets an undrawn widget's value) for when seed mode is switched off.
+    """
+    if not seed_mode:
+        return key
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+    shown = f"{key}__seed_fixed"
+    st.session_state[shown] = SEED_FIXED[name]
+    return shown
 
 
 def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:

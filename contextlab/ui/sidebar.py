@@ -23,6 +23,7 @@ from contextlab.tokenizers import TOKENIZER_NAMES
 from contextlab.types import Document, Message
 
 from .engine import documents_hash
+from .parts import seed_fixed_key
 from .runs import SOURCE as RUNS_SOURCE
 from .runs import SOURCE_LABEL as RUNS_LABEL
 from .runs import runs_documents, start_source
@@ -422,13 +423,17 @@ def parameters_panel(default_query: str = "") -> LabConfig:
     with st.expander("Tokenizer and budget order", expanded=False):
         if seed_mode:
             st.caption("Seed-compatible mode fixes these: heuristic tokens, reorder first, headers free.")
-        st.radio("Tokenizer", list(TOKENIZER_NAMES), key=keys["tokenizer"], disabled=seed_mode,
+        # In seed mode the disabled widgets show what the engine uses; the user's choices are kept.
+        st.radio("Tokenizer", list(TOKENIZER_NAMES), disabled=seed_mode,
+                 key=seed_fixed_key("tokenizer", keys["tokenizer"], seed_mode),
                  format_func=_TOKENIZER_LABELS.get, horizontal=True,
                  help="Exact counts with OpenAI's cl100k_base, or the seed's words × 1.3 estimate.")
-        st.toggle("Budget before reorder", key=keys["budget_before_reorder"], disabled=seed_mode,
+        st.toggle("Budget before reorder", disabled=seed_mode,
+                  key=seed_fixed_key("budget_before_reorder", keys["budget_before_reorder"], seed_mode),
                   help="Pick documents by relevance until the budget is spent, then reorder. "
                        "Off: reorder first, so the budget cuts the end of the block.")
-        st.toggle("Headers count toward the budget", key=keys["budget_includes_headers"], disabled=seed_mode,
+        st.toggle("Headers count toward the budget", disabled=seed_mode,
+                  key=seed_fixed_key("budget_includes_headers", keys["budget_includes_headers"], seed_mode),
                   help="Count the '--- Source [n] ---' headers, so the block never exceeds the budget.")
     st.button("Reset parameters", key="reset_parameters", on_click=_reset_parameters)
 

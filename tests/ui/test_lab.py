@@ -92,7 +92,7 @@ def test_lab_seed_compatible_switch_reproduces_the_seed():
         PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024)
     )
     assert at.code[0].value == seed.context_block
-    assert at.radio(key="cfg_tokenizer").disabled
+    assert at.radio(key="cfg_tokenizer__seed_fixed").disabled
     assert at.query_params["seed_compatible"] == "true"
 
 
@@ -434,3 +434,15 @@ def test_lab_every_view_takes_negative_and_tied_scores(view):
     run(at)
     assert not at.error, [unescape(e.value) for e in at.error]
     assert at.segmented_control(key="view").value == view
+
+
+def test_lab_seed_mode_sidebar_shows_what_the_engine_uses_and_keeps_the_users_choice():
+    at = open_lab()
+    assert at.radio(key="cfg_tokenizer").value == "cl100k_base"
+    at = run(at.toggle(key="cfg_seed_compatible").set_value(True))
+    shown = at.radio(key="cfg_tokenizer__seed_fixed")
+    assert shown.value == "heuristic" and shown.disabled
+    assert at.toggle(key="cfg_budget_includes_headers__seed_fixed").value is False
+    at = run(at.toggle(key="cfg_seed_compatible").set_value(False))
+    assert at.radio(key="cfg_tokenizer").value == "cl100k_base"
+    assert at.toggle(key="cfg_budget_includes_headers").value is True

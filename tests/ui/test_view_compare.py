@@ -103,3 +103,17 @@ def test_view_compare_apply_config_b_sets_b_from_a_scenario():
     assert list(table(at, "setting")["setting"]) == ["dedup_threshold"]
     lines = texts(at).splitlines()
     assert any(line.startswith("• B adds support/kb/refund-policy-internal.md") for line in lines)
+
+
+def test_view_compare_seed_mode_b_shows_the_tokenizer_it_really_uses():
+    at = _compare()  # B opens seed-compatible; A counts with cl100k_base
+    assert at.toggle(key="cmp_b_seed_compatible").value is True
+    shown = at.selectbox(key="cmp_b_tokenizer__seed_fixed")
+    assert shown.value == "heuristic" and shown.disabled
+    assert at.toggle(key="cmp_b_budget_before_reorder__seed_fixed").value is False
+    assert at.toggle(key="cmp_b_budget_includes_headers__seed_fixed").value is False
+    # Switching seed mode off gives B's own choices back, not the seed's.
+    at = run(at.toggle(key="cmp_b_seed_compatible").set_value(False))
+    own = at.selectbox(key="cmp_b_tokenizer")
+    assert own.value == "cl100k_base" and not own.disabled
+    assert at.toggle(key="cmp_b_budget_before_reorder").value is True

@@ -17,7 +17,7 @@ from contextlab.types import ContextResult
 
 from ..context import LabContext
 from ..engine import build_cached
-from ..parts import show_chart
+from ..parts import seed_fixed_key, show_chart
 from ..text import md, plain
 from .learn import most_marked_model, score_range_note
 
@@ -90,20 +90,23 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     seed = c1.toggle("Seed-compatible", key=f"{key}_seed_compatible",
                      help="The original engine: heuristic token counts, reorder before the "
                           "budget, headers not counted.")
-    tokenizer = c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=f"{key}_tokenizer",
-                             disabled=seed, help="Seed-compatible mode always counts heuristically.")
+    # In seed mode these three show what B's engine really uses; B's own choices are kept.
+    c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=seed_fixed_key("tokenizer", f"{key}_tokenizer", seed),
+                 disabled=seed, help="Seed-compatible mode always counts heuristically.")
     placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement",
                              format_func=STRATEGY_LABELS.get)
-    before = c1.toggle("Budget before reorder", key=f"{key}_budget_before_reorder",
-                       disabled=seed)
-    headers = c2.toggle("Headers count toward the budget", key=f"{key}_budget_includes_headers",
-                        disabled=seed)
+    c1.toggle("Budget before reorder", disabled=seed,
+              key=seed_fixed_key("budget_before_reorder", f"{key}_budget_before_reorder", seed))
+    c2.toggle("Headers count toward the budget", disabled=seed,
+              key=seed_fixed_key("budget_includes_headers", f"{key}_budget_includes_headers", seed))
     summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
+    state = st.session_state
     return config_a.with_changes(
         budget=int(budget), dedup_threshold=round(float(threshold), 4),
         min_doc_tokens=int(min_tokens), placement=placement, summarize_overflow=summarize,
-        tokenizer=tokenizer, seed_compatible=seed, budget_before_reorder=before,
-        budget_includes_headers=headers,
+        tokenizer=state[f"{key}_tokenizer"], seed_compatible=seed,
+        budget_before_reorder=state[f"{key}_budget_before_reorder"],
+        budget_includes_headers=state[f"{key}_budget_includes_headers"],
     )
 
 
