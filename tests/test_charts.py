@@ -59,11 +59,13 @@ def test_charts_heatmap_boxes_exactly_the_pairs_at_threshold():
     fig = charts.similarity_heatmap(matrix, ["a", "b", "c", "d"], threshold=0.8,
                                     full_labels=["a long", "b long", "c long", "d long"])
     boxed = {(int(s.y0 + 0.5), int(s.x0 + 0.5)) for s in fig.layout.shapes}
-    expected = {(i, j) for i in range(4) for j in range(4) if i != j and matrix[i][j] >= 0.8}
-    assert boxed == expected and (0, 1) in boxed
+    # Each pair once: the lower triangle (row below column); the mirror half stays blank.
+    expected = {(i, j) for i in range(4) for j in range(i) if matrix[i][j] >= 0.8}
+    assert boxed == expected and (1, 0) in boxed
     heat = fig.data[0]
     assert heat.zmin == 0 and heat.zmax == 1
-    assert heat.text[0][1] == f"{matrix[0][1]:.2f}" and heat.text[0][0] == ""  # values in cells
+    assert heat.text[1][0] == f"{matrix[1][0]:.2f}" and heat.text[0][0] == ""  # values in cells
+    assert heat.text[0][1] == "" and heat.z[0][1] is None and heat.z[1][0] == matrix[1][0]
     assert all(heat.text[i][j] == "" for i in range(4) for j in range(4) if matrix[i][j] == 0)
     assert list(heat.y) == ["a long", "b long", "c long", "d long"]  # full labels on hover
     assert list(fig.layout.xaxis.ticktext) == ["a", "b", "c", "d"]  # short ones on the axes

@@ -88,20 +88,22 @@ def fate_sankey(result: ContextResult) -> go.Figure:
 
 def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str], threshold: float,
                        *, full_labels: Sequence[str] | None = None) -> go.Figure:
-    """Return a heatmap of pairwise shingle similarity, the value written in every cell above 0.
+    """Return a heatmap of pairwise shingle similarity: each pair once, its value written in the cell.
 
     ``labels`` are the short tick labels, ``full_labels`` (default: the same) what the hover
-    shows; both are plain text. Cells at or above ``threshold`` are outlined.
+    shows; both are plain text. Cells at or above ``threshold`` are outlined. Similarity is
+    symmetric, so only the lower triangle (row below column) is drawn: every pair once, and
+    half the cell texts for the browser to lay out.
     """
     n = len(labels)
     ticks = [label(t) for t in labels]
     # The cells sit on the full labels (what the hover names); the axes show the short ones.
     full = [label(t) for t in (full_labels or labels)]
-    text = [["" if i == j or v <= 0 else (f"{v:.2f}" if v >= 0.005 else "<0.01") for j, v in enumerate(row)]
+    text = [["" if j >= i or v <= 0 else (f"{v:.2f}" if v >= 0.005 else "<0.01") for j, v in enumerate(row)]
             for i, row in enumerate(matrix)]
     fig = go.Figure(go.Heatmap(
-        # The diagonal (a document against itself) is left blank so the pairs stand out.
-        z=[[None if i == j else v for j, v in enumerate(row)] for i, row in enumerate(matrix)],
+        # The diagonal (a document against itself) and the mirror half are left blank.
+        z=[[None if j >= i else v for j, v in enumerate(row)] for i, row in enumerate(matrix)],
         x=full, y=full,
         zmin=0, zmax=1,
         colorscale=[[0, "#f7f9fc"], [0.3, "#9ecae1"], [0.7, "#3182bd"], [1, "#08306b"]],
@@ -113,7 +115,7 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
     # One layout update for every outline: add_shape per cell is quadratic in the shapes.
     fig.update_layout(shapes=[
         dict(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color=BUDGET_COLOR, width=2))
-        for i in range(n) for j in range(n) if i != j and matrix[i][j] >= threshold
+        for i in range(n) for j in range(i) if matrix[i][j] >= threshold
     ])
     every = dict(type="category", tickmode="array", tickvals=full, ticktext=ticks)  # no label skipped
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), **every)

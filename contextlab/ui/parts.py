@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -10,7 +12,8 @@ from contextlab.types import DocTrace
 
 from .context import LabContext
 
-__all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key"]
+__all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
+           "on_request"]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
 #: the curves are published to one decimal of a percent, so a smaller difference is noise.
@@ -36,6 +39,17 @@ def seed_fixed_key(name: str, key: str, seed_mode: bool) -> str:
     shown = f"{key}__seed_fixed"
     st.session_state[shown] = SEED_FIXED[name]
     return shown
+
+
+def on_request(label: str, key: str) -> Any:
+    """Return a collapsed section's container once the reader has opened it, else None.
+
+    For secondary charts: each plotly chart costs the browser a quarter second to draw on a
+    view's first visit, so what is not the view's main point is drawn only when asked for
+    (opening the section reruns the script; the section's state lives in ``st.session_state[key]``).
+    """
+    section = st.expander(label, key=key, on_change="rerun")
+    return section if section.open else None
 
 
 def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:

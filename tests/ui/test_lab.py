@@ -78,6 +78,9 @@ def test_lab_threshold_slider_changes_the_duplicates_found():
     run(at)
     after = len(table(at, "dropped"))
     assert after > before
+    assert not any(s["data"][0]["type"] == "bar" for s in specs(at)), "the histogram waits to be opened"
+    at.session_state["dup_histogram_open"] = True  # what a click on its expander does
+    at = run(at)
     histogram = next(s for s in specs(at) if s["data"][0]["type"] == "bar")
     assert histogram["layout"]["shapes"][0]["x0"] == pytest.approx(0.3)
     assert at.query_params["dedup_threshold"] == "0.3"

@@ -59,12 +59,31 @@ def test_view_compare_reset_returns_b_to_a_and_says_so():
 
 def test_view_compare_blocks_are_shown_as_code_text():
     at = _compare()
+    assert not at.code, "the two blocks wait until their section is opened"
+    at.session_state["cmp_blocks_open"] = True
+    at = run(at)
     blocks = [c.value for c in at.code]
     assert len(blocks) == 2 and blocks[0].startswith("--- Source [1]")
 
 
-def test_view_compare_strategy_grid_marks_langchain_even_count():
+def _strategies(**kwargs):
+    """Return the Compare view with its placement-strategies section opened (as a click does)."""
+    at = _compare(**kwargs)
+    at.session_state["cmp_strategies_open"] = True
+    return run(at)
+
+
+def test_view_compare_strategies_are_drawn_only_when_opened():
     at = _compare()
+    keys = [e.proto.id for e in at.get("plotly_chart")]
+    assert any("cmp_positions_chart" in k for k in keys)
+    assert not any("cmp_strategy" in k for k in keys), "the first visit draws two charts, not four"
+    at = _strategies()
+    assert chart(at, "cmp_strategy_chart")["data"] and chart(at, "cmp_strategy_scores")["data"]
+
+
+def test_view_compare_strategy_grid_marks_langchain_even_count():
+    at = _strategies()
     run(at.slider(key="cmp_strategy_n").set_value(6))
     grid = chart(at, "cmp_strategy_chart")["data"][0]
     rows = dict(zip(grid["y"], grid["z"]))
@@ -76,7 +95,7 @@ def test_view_compare_strategy_grid_marks_langchain_even_count():
 
 
 def test_view_compare_strategy_scores_follow_the_model():
-    at = _compare()
+    at = _strategies()
     scores = chart(at, "cmp_strategy_scores")["data"][0]
     assert len(scores["x"]) == 5 and all(0 <= x <= 1 for x in scores["x"])
     models = at.selectbox(key="cmp_strategy_model").options

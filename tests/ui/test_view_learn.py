@@ -23,8 +23,22 @@ def _bars(at) -> dict:
     return traces(chart(at, "learn_step_chart"), type="bar")[0]
 
 
+def test_view_learn_first_visit_draws_two_charts_and_the_rest_on_request():
+    at = _learn()
+    keys = [e.proto.id for e in at.get("plotly_chart")]
+    assert [k for k in ("learn_counts_chart", "learn_step_chart") if any(k in i for i in keys)] == [
+        "learn_counts_chart", "learn_step_chart"]
+    assert not any("learn_curves_chart" in i or "learn_score_chart" in i for i in keys)
+    at.session_state["learn_models_open"] = True  # what a click on the section does
+    at.session_state["learn_score_chart_open"] = True
+    at = run(at)
+    assert chart(at, "learn_curves_chart")["data"] and chart(at, "learn_score_chart")["data"]
+
+
 def test_view_learn_curves_come_from_the_data_with_citation():
     at = _learn()
+    at.session_state["learn_models_open"] = True
+    at = run(at)
     data = load_position_curves()
     model = at.selectbox(key="learn_model").value
     n = at.radio(key="learn_curve_n").value

@@ -65,7 +65,10 @@ def test_view_window_prompt_ends_with_the_question_once():
     assert prompt.startswith("You are Ledgerly's support assistant.")
     assert prompt.rstrip().endswith("Do I get any money back?")
     assert prompt.count("Do I get any money back?") == 1
-    messages = table(at, "role")
+    assert not any("content" in t.value.columns for t in at.dataframe), "only the open tab is drawn"
+    at.session_state["win_prompt_tab"] = "As chat messages"  # what a click on the tab does
+    at = run(at)
+    messages = table(at, "content")
     assert list(messages["role"])[-1] == "user"
 
 
@@ -74,7 +77,10 @@ def test_view_window_without_conversation_says_so():
 
 
 def test_view_window_ranking_table_is_best_first_and_names_the_hybrid_score():
-    ranking = table(_window(), "hybrid score")
+    at = _window()
+    assert not any("hybrid score" in t.value.columns for t in at.dataframe), "drawn when opened"
+    at.session_state["win_ranking_open"] = True
+    ranking = table(run(at), "hybrid score")
     scores = [float(s) for s in ranking["hybrid score"]]
     assert scores == sorted(scores, reverse=True) and len(scores) == 29
     assert "retrieval relevance" in ranking.columns and "relevance" not in ranking.columns

@@ -17,7 +17,7 @@ from contextlab.types import ContextResult
 
 from ..context import LabContext
 from ..engine import build_cached
-from ..parts import seed_fixed_key, show_chart
+from ..parts import on_request, seed_fixed_key, show_chart
 from ..text import md, plain
 from .learn import most_marked_model, score_range_note
 
@@ -162,7 +162,14 @@ def _candidate_relevances(result: ContextResult) -> list[float]:
 
 
 def _render_strategies(ctx: LabContext) -> None:
-    st.subheader("Placement strategies", anchor=False)
+    # Drawn only when opened: two more charts on the first visit cost the reader half a second.
+    section = on_request("Placement strategies: the same documents placed five ways", "cmp_strategies_open")
+    if section is not None:
+        with section:
+            _strategies_body(ctx)
+
+
+def _strategies_body(ctx: LabContext) -> None:
     st.write(
         "The same documents, placed five ways. Each row is the block from first to last "
         "position; the number is the document's relevance rank, and the red box marks where "
@@ -265,12 +272,18 @@ def render(ctx: LabContext) -> None:
     if len(frame):
         st.dataframe(frame, hide_index=True, width="stretch")
 
-    with st.expander("The two blocks, side by side"):
-        col_a, col_b = st.columns(2)
-        col_a.markdown(f"**A** — {result_a.tokens_used:,} tokens")
-        col_a.code(plain(result_a.context_block) or "(empty)", language=None, wrap_lines=True)
-        col_b.markdown(f"**B** — {result_b.tokens_used:,} tokens")
-        col_b.code(plain(result_b.context_block) or "(empty)", language=None, wrap_lines=True)
+    blocks = on_request("The two blocks, side by side", "cmp_blocks_open")
+    if blocks is not None:
+        with blocks:
+            _blocks_side_by_side(result_a, result_b)
 
     st.divider()
     _render_strategies(ctx)
+
+
+def _blocks_side_by_side(result_a: ContextResult, result_b: ContextResult) -> None:
+    col_a, col_b = st.columns(2)
+    col_a.markdown(f"**A** — {result_a.tokens_used:,} tokens")
+    col_a.code(plain(result_a.context_block) or "(empty)", language=None, wrap_lines=True)
+    col_b.markdown(f"**B** — {result_b.tokens_used:,} tokens")
+    col_b.code(plain(result_b.context_block) or "(empty)", language=None, wrap_lines=True)

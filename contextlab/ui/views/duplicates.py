@@ -1,4 +1,4 @@
-"""Duplicates: the pairs the dedup stage found, one pair side by side, the heatmap, the histogram."""
+"""Duplicates: the pairs the dedup stage found, one pair side by side, the heatmap, the histogram (on request)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from contextlab.types import DuplicatePair
 
 from ..context import LabContext
 from ..engine import pair_similarities_cached, shared_word_mask, similarity_matrix_cached
-from ..parts import by_index, explain, show_chart
+from ..parts import by_index, explain, on_request, show_chart
 from ..text import md_line, plain
 
 __all__ = ["render", "marked_html", "case_marks", "HEATMAP_MAX_DOCS", "HISTOGRAM_MAX_DOCS"]
@@ -148,23 +148,24 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int) -> None:
     values = pair_similarities_cached(tuple(ctx.documents[t.input_index].content for t in hist))
     nonzero = [v for v in values if v > 0]
     caught = sum(1 for v in values if v >= threshold)
-    left, right = st.columns([3, 2]) if not ctx.presentation else (st.container(), st.container())
-    with left:
-        show_chart(charts.similarity_histogram(nonzero, threshold), ctx, "dup_histogram")
-    with right:
-        st.markdown(
-            f"**{caught}** pair{'s' if caught != 1 else ''} at or above the threshold; **{dropped}** "
-            f"document{'s' if dropped != 1 else ''} dropped (the table above)."
-        )
-        if caught != dropped:
-            st.caption(
-                "They differ because the histogram counts pairs and the table counts dropped "
-                "documents: three copies of one text make three pairs, but two documents go, "
-                "each listed once with the kept copy it matched first."
-            )
+    st.markdown(
+        f"**{caught}** pair{'s' if caught != 1 else ''} at or above the threshold; **{dropped}** "
+        f"document{'s' if dropped != 1 else ''} dropped (the table above)."
+    )
+    if caught != dropped:
         st.caption(
-            f"{len(values) - len(nonzero):,} of {len(values):,} pairs share no 5-word phrase and are "
-            "not drawn."
-            + (f" Pairs among the {HISTOGRAM_MAX_DOCS} most relevant documents."
-               if len(candidates) > HISTOGRAM_MAX_DOCS else "")
+            "They differ because the histogram counts pairs and the table counts dropped "
+            "documents: three copies of one text make three pairs, but two documents go, "
+            "each listed once with the kept copy it matched first."
         )
+    # Drawn only when opened: a second chart on the first visit costs the reader a quarter second.
+    histogram = on_request("Every pair's similarity against the threshold (histogram)", "dup_histogram_open")
+    if histogram is not None:
+        with histogram:
+            show_chart(charts.similarity_histogram(nonzero, threshold), ctx, "dup_histogram")
+            st.caption(
+                f"{len(values) - len(nonzero):,} of {len(values):,} pairs share no 5-word phrase and are "
+                "not drawn."
+                + (f" Pairs among the {HISTOGRAM_MAX_DOCS} most relevant documents."
+                   if len(candidates) > HISTOGRAM_MAX_DOCS else "")
+            )

@@ -13,7 +13,7 @@ from contextlab.types import DocTrace
 
 from ..context import LabContext
 from ..engine import MIN_DOCS_TO_REORDER
-from ..parts import show_chart
+from ..parts import on_request, show_chart
 from ..text import md, md_line, plain
 
 __all__ = ["render", "parse_order", "most_marked_model", "strongest_count", "step_sentence", "score_range_note",
@@ -130,8 +130,11 @@ def _render_curves(ctx: LabContext, pos: Any) -> str:
                  format_func=lambda c: f"{c} documents")
     curves = {m: data.curve(m, n) for m in models if n in data.doc_counts(m)}
     references = {f"{model}, no documents (closed book)": closed} if closed is not None else {}
-    show_chart(charts.position_curves_figure(curves, n, references=references, highlight=model),
-               ctx, "learn_curves_chart")
+    every_model = on_request("Every model's curve at this count (chart)", "learn_models_open")
+    if every_model is not None:
+        with every_model:
+            show_chart(charts.position_curves_figure(curves, n, references=references, highlight=model),
+                       ctx, "learn_curves_chart")
     points = data.curve(model, n)
     first, last = points[0], points[-1]
     low = min(points, key=lambda p: p[1])
@@ -273,11 +276,15 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     c1.metric("Score", f"{report.score:.1%}")
     c2.metric("Best possible", f"{report.best_score:.1%}")
     c3.metric("Worst possible", f"{report.worst_score:.1%}")
-    show_chart(charts.ordering_rows_figure([r.position for r in report.rows],
-                                           [r.relevance for r in report.rows],
-                                           [r.accuracy for r in report.rows],
-                                           [labels[r] for r in order]),
-               ctx, "learn_score_chart")
+    rows = on_request("Where each document's relevance lands, position by position (chart)",
+                      "learn_score_chart_open")
+    if rows is not None:
+        with rows:
+            show_chart(charts.ordering_rows_figure([r.position for r in report.rows],
+                                                   [r.relevance for r in report.rows],
+                                                   [r.accuracy for r in report.rows],
+                                                   [labels[r] for r in order]),
+                       ctx, "learn_score_chart")
 
     scores = pos.compare_orderings(relevances, model, n)
     st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")

@@ -16,7 +16,7 @@ from contextlab.window import HybridRanking, WindowBudget, assemble_prompt
 
 from ..context import LabContext
 from ..engine import documents_hash
-from ..parts import show_chart
+from ..parts import on_request, show_chart
 from ..text import md, plain
 
 __all__ = ["render", "window_controls", "budget_sentence", "WINDOW_SIZES", "SHARE_NAMES"]
@@ -184,13 +184,16 @@ def render(ctx: LabContext) -> None:
     _headline(ctx, prompt, max_tokens)
     _conversation(ctx, prompt)
     st.subheader("The assembled prompt", anchor=False)
-    tab_text, tab_messages = st.tabs(["As text", "As chat messages"])
-    with tab_text:
-        st.code(plain(prompt.text), language=None, wrap_lines=True, height=520)
-    with tab_messages:
-        st.caption(f"{prompt.message_tokens:,} tokens as chat messages (with per-message overhead).")
-        st.dataframe(pd.DataFrame([{k: plain(v) for k, v in m.items()} for m in prompt.messages]),
-                     hide_index=True, width="stretch")
+    # Only the open tab is drawn (switching reruns): the browser lays out one form, not both.
+    tab_text, tab_messages = st.tabs(["As text", "As chat messages"], key="win_prompt_tab", on_change="rerun")
+    if tab_text.open:
+        with tab_text:
+            st.code(plain(prompt.text), language=None, wrap_lines=True, height=520)
+    if tab_messages.open:
+        with tab_messages:
+            st.caption(f"{prompt.message_tokens:,} tokens as chat messages (with per-message overhead).")
+            st.dataframe(pd.DataFrame([{k: plain(v) for k, v in m.items()} for m in prompt.messages]),
+                         hide_index=True, width="stretch")
 
 
 def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
@@ -210,7 +213,10 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
     st.dataframe(_account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
         st.warning(md(note))
-    with st.expander("How the documents were ranked (hybrid score)"):
+    ranking = on_request("How the documents were ranked (hybrid score)", "win_ranking_open")
+    if ranking is None:
+        return
+    with ranking:
         st.caption("Seed 002 ranks by a hybrid score: retrieval relevance, recency and importance, "
                    "weighted as set above; the documents section then runs the engine on these "
                    "scores, so the block's headers show the hybrid score. Recency is measured "
