@@ -219,14 +219,8 @@ def run_evaluation(
     evalset: EvalSet | None = None,
     grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
     *,
-    top_k: int = DEFAULT_TOP_K,
-    limit: int | None = None,
-    model: str = DEFAULT_MODEL,
-    base: LabConfig | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    chunk_size: int | None = None,
     progress: Progress | None = None,
+    **options: Any,
 ) -> EvalResult:
     """Return the rows of every question of ``evalset`` under every configuration of ``grid``.
 
@@ -234,10 +228,11 @@ def run_evaluation(
     specs or a mapping (see ``parse_grid``); ``limit`` keeps the first N questions. With
     ``workers=N`` the work runs on a local Dask cluster of N processes, with ``scheduler``
     on an existing cluster; either way the rows equal the serial run's. The rows are kept in
-    memory; ``evaluate_to_files`` streams them to disk instead.
+    memory; ``evaluate_to_files`` streams them to disk instead. ``options`` are ``plan_run``'s
+    keywords (``top_k``, ``limit``, ``model``, ``base``, ``workers``, ``scheduler``,
+    ``chunk_size``), checked there.
     """
-    plan = plan_run(evalset, grid, top_k=top_k, limit=limit, model=model, base=base, workers=workers,
-                    scheduler=scheduler, chunk_size=chunk_size)
+    plan = plan_run(evalset, grid, **options)
     rows = [row for chunk in plan.chunks(progress) for row in chunk]
     return plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
 
