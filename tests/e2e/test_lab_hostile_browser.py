@@ -109,6 +109,21 @@ def _view(page, view: str) -> None:
         settle_ms(page, button.click)
 
 
+def _open_sections(page) -> int:
+    """Open every section a view draws only on request (``parts.on_request``, keys ``*_open``)
+    and every tab not yet shown; return how many were opened."""
+    opened = 0
+    closed = page.locator('[data-testid="stMain"] [class*="st-key-"][class*="_open"] > [data-testid="stExpander"] '
+                          'details:not([open]) > summary')
+    while closed.count():
+        settle_ms(page, closed.first.click)  # opening one reruns the script: it is drawn now
+        opened += 1
+    for tab in page.locator('[data-testid="stMain"] [role="tab"][aria-selected="false"]').all():
+        settle_ms(page, tab.click)
+        opened += 1
+    return opened
+
+
 def test_lab_browser_hostile_url_values_are_text(page):
     page.goto(f"{page.base_url}/?sample={quote('[PWNURL](' + EVIL + ')')}&view={quote('**PWNVIEW**')}"
               f"&budget={quote('$PWNMATH$')}")
@@ -132,12 +147,14 @@ def test_lab_browser_hostile_paste_and_query_in_every_view(page):
     assert "PWNQ ===" in caption and f"[PWNQLINK]({EVIL}q)" in caption
     from contextlab.ui.views import VIEWS as REGISTRY
 
-    hovered = 0
+    hovered = opened = 0
     for view in REGISTRY:  # every view the lab offers, including ones added after these tests
         _view(page, view)
+        opened += _open_sections(page)  # what is drawn on request is checked too
         _clean(page, f"view {view}")
         hovered += _hover_charts(page, f"view {view}")
     assert hovered > 0, "some hover label showed a hostile source (as text)"
+    assert opened >= 6, "the sections drawn on request were opened and checked"
     _view(page, "final")
     assert "⟨U+202E⟩" in page.locator('[data-testid="stMain"] [data-testid="stCode"]').first.inner_text()
 
