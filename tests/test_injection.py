@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from contextlab import events
 from contextlab.retrieval.injection import (
     CONTEXT_PREAMBLE,
     ContextConfig,
@@ -37,17 +36,6 @@ def words(n: int, word: str = "w") -> str:
 HEURISTIC = ContextConfig(tokenizer="heuristic")
 
 
-@pytest.fixture
-def received():
-    """Collect every retrieval event sent while the test runs."""
-    got: list[tuple[object, dict]] = []
-
-    def receiver(sender, payload):
-        got.append((sender, payload))
-
-    events.memory_retrieve.connect(receiver)
-    yield got
-    events.memory_retrieve.disconnect(receiver)
 # -- ContextConfig -------------------------------------------------------------------------
 
 

@@ -6,22 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextlab import events
 from contextlab.retrieval.scoring import needs_scoring, score_documents, score_unscored
 from contextlab.types import Document
 
 
-@pytest.fixture
-def received():
-    """Collect every retrieval event sent while the test runs."""
-    got: list[tuple[object, dict]] = []
-
-    def receiver(sender, payload):
-        got.append((sender, payload))
-
-    events.memory_retrieve.connect(receiver)
-    yield got
-    events.memory_retrieve.disconnect(receiver)
 
 
 # -- score_documents / needs_scoring -------------------------------------------------------
