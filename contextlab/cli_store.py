@@ -57,9 +57,14 @@ def add_index(sub: Any) -> None:
     p.set_defaults(handler=cmd_index)
 
 
+def _require_store(db: str) -> None:
+    """Raise unless ``db`` is an existing file: remove and search never create a store."""
+    if not Path(db).is_file():
+        raise ContextLabError(f"no store at {db!r}; create one with `contextlab index {db} FILE...`")
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
-    if not Path(args.db).is_file():
-        raise ContextLabError(f"no store at {args.db!r}")
+    _require_store(args.db)
     # A name is a file as it was indexed, or a document source as the store shows it.
     names = {name: [k for k in dict.fromkeys([origin(name, args.db), name]) if k]
              for name in args.sources}
@@ -93,10 +98,7 @@ def add_remove(sub: Any) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    if not Path(args.db).is_file():
-        raise ContextLabError(
-            f"no store at {args.db!r}; create one with `contextlab index {args.db} FILE...`"
-        )
+    _require_store(args.db)
     # Read-only: a search never creates or changes a file, and works on a read-only store.
     with SQLiteBackend(args.db, read_only=True) as store:
         hits = [h for h in store.retrieve(args.query, top_k=args.top_k) if h.score >= args.min_score]
