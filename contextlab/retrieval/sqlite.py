@@ -89,12 +89,8 @@ def _connect_read_only(path: str) -> sqlite3.Connection:
 
 def check_schema(conn: sqlite3.Connection, path: str) -> int:
     """Return the store's schema version; raise when the file is another program's database."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    foreign = {t for t in tables - _TABLES
-               if not t.startswith(_FTS_SHADOWS) and not t.startswith("sqlite_")}
-    known = 0 < version <= SCHEMA_VERSION and _TABLES <= tables
-    if foreign or not (known or (version == 0 and not tables & _TABLES)):
+    version, tables = _read_schema(conn)
+    if not _is_store(version, tables):
         raise StoreError(
             f"{path!r} is a SQLite database but not a contextlab store (schema version "
             f"{version}, tables: {', '.join(sorted(tables)) or 'none'}); give the path of a "
@@ -103,11 +99,38 @@ def check_schema(conn: sqlite3.Connection, path: str) -> int:
     return version
 
 
+def _read_schema(conn: sqlite3.Connection) -> tuple[int, set[str]]:
+    """Return the schema version and table names, read in one transaction (one snapshot).
+
+    Read in two statements outside a transaction, another process creating the store could
+    commit in between: version 0 with the tables already there, which is no store at all.
+    """
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        if own:
+            conn.execute("COMMIT")
+    return version, tables
+
+
+def _is_store(version: int, tables: set[str]) -> bool:
+    """Return True for a contextlab store (of any version) or a database with no tables of ours."""
+    foreign = {t for t in tables - _TABLES
+               if not t.startswith(_FTS_SHADOWS) and not t.startswith("sqlite_")}
+    known = 0 < version <= SCHEMA_VERSION and _TABLES <= tables
+    return not foreign and (known or (version == 0 and not tables & _TABLES))
+
+
 def prepare_schema(conn: sqlite3.Connection, path: str) -> None:
     """Create or upgrade the store's tables; safe when many processes open a new store at once."""
-    if check_schema(conn, path) == SCHEMA_VERSION:
-        return
-    # Checked again inside the write lock: another process may have created it meanwhile.
+    version, tables = _read_schema(conn)
+    if version == SCHEMA_VERSION and _is_store(version, tables):
+        return  # the usual case, read without the write lock
+    # Anything else is decided inside the write lock, where no other process can be halfway.
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = check_schema(conn, path)
