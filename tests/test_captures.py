@@ -234,6 +234,18 @@ def test_captures_cli_build_run_options_override_the_recorded_settings(tmp_path,
     assert run.config().budget == 200 and run.config().placement == "relevance"
 
 
+def test_captures_cli_build_run_explicit_default_values_still_override(tmp_path, capsys):
+    """``--budget 2048`` is given even though 2048 is the option's default (it was ignored)."""
+    from contextlab import cli
+
+    path = _two_runs(tmp_path)
+    assert read_run(path, 1).config().budget == 200
+    assert cli.main(["build", "--run", "1", str(path), "--budget", "2048", "--threshold", "0.85",
+                     "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["tokens_budget"] == 2048
+
+
 def test_captures_cli_build_run_errors_are_one_line(tmp_path, capsys):
     from contextlab import cli
 
@@ -255,8 +267,9 @@ def test_captures_cli_lab_runs_opens_the_lab_on_the_file(tmp_path, monkeypatch):
     app.write_text("", encoding="utf-8")
     calls = []
     monkeypatch.setenv(LAB_RUNS_ENV, "")  # restored after the test: the command sets it
-    monkeypatch.setattr(cli, "lab_app_path", lambda: app)
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    from contextlab.cli import lab as cli_lab
+    monkeypatch.setattr(cli_lab, "lab_app_path", lambda: app)
+    monkeypatch.setattr(cli_lab.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     monkeypatch.setattr(cli.os, "execv", lambda exe, cmd: calls.append(cmd))
     assert cli.main(["lab", "--runs", str(path), "--server.port", "8599"]) == 0
     assert calls == [[sys.executable, "-m", "streamlit", "run", str(app), "--server.port", "8599"]]
@@ -268,7 +281,8 @@ def test_captures_cli_lab_runs_refuses_a_foreign_file_before_starting(tmp_path, 
 
     app = tmp_path / "streamlit_app.py"
     app.write_text("", encoding="utf-8")
-    monkeypatch.setattr(cli, "lab_app_path", lambda: app)
+    from contextlab.cli import lab as cli_lab
+    monkeypatch.setattr(cli_lab, "lab_app_path", lambda: app)
     monkeypatch.setattr(cli.os, "execv", lambda exe, cmd: pytest.fail("the lab started"))
     (tmp_path / "notes.jsonl").write_text('{"text": "hello"}\n', encoding="utf-8")
     assert cli.main(["lab", "--runs", str(tmp_path / "notes.jsonl")]) == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from contextlab import cli
+from contextlab.cli import lab as cli_lab
 from contextlab.lab.sweep import SWEEP_COLUMNS
 from contextlab.manager import ContextManager
 from contextlab.types import Document, PromptRequest
@@ -374,7 +375,7 @@ def test_cli_sweep_checks_every_output_before_writing_any(run, tmp_path: Path, d
 
 
 def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
-    from contextlab.cli_outputs import write_all
+    from contextlab.cli.outputs import write_all
 
     (tmp_path / "a.csv").write_text("old", encoding="utf-8")
     with pytest.raises(OSError):
@@ -600,7 +601,7 @@ def test_cli_read_only_store_can_be_searched_and_refuses_writes(run, locked: str
 
 
 def test_cli_lab_missing_script_is_clear_error(tmp_path: Path, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "lab_app_path", lambda: tmp_path / "ui" / "streamlit_app.py")
+    monkeypatch.setattr(cli_lab, "lab_app_path", lambda: tmp_path / "ui" / "streamlit_app.py")
     assert cli.main(["lab"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("contextlab: error: the lab's script is missing") and err.count("\n") == 1
@@ -610,8 +611,8 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
     app = tmp_path / "streamlit_app.py"
     app.write_text("", encoding="utf-8")
     calls: list[list[str]] = []
-    monkeypatch.setattr(cli, "lab_app_path", lambda: app)
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(cli_lab, "lab_app_path", lambda: app)
+    monkeypatch.setattr(cli_lab.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))  # POSIX: the lab replaces the process
     assert cli.main(["lab", "--server.port", "8502", "--server.headless", "true"]) == 0
     assert calls == [[sys.executable, "-m", "streamlit", "run", str(app),
@@ -631,7 +632,7 @@ def test_cli_lab_bad_streamlit_options_are_one_line_usage_errors(run, tmp_path: 
                                                                args, message):
     calls: list[list[str]] = []
     monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(cli_lab.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     proc = run("lab", *args, cwd=tmp_path)
     assert proc.returncode == 2 and calls == []
     assert proc.stderr == f"contextlab lab: error: {message} (see `contextlab lab --help`)\n"

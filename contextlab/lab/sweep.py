@@ -26,8 +26,8 @@ SWEEP_COLUMNS: tuple[str, ...] = (
 )
 #: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
 MAX_BUILDS = 10_000
-# How a message says to raise the cap; the command shows only the flag (``--max-builds N``).
-_RAISE = "raise the limit (--max-builds on the command line, max_builds= in Python)"
+# How a message says to raise the cap (the command shows its flag, ``--max-builds N``).
+_RAISE = "raise the limit (max_builds=N)"
 
 
 def parse_range(spec: str, *, integer: bool = False, name: str = "value",
@@ -41,31 +41,32 @@ def parse_range(spec: str, *, integer: bool = False, name: str = "value",
             value = convert(part.strip())
         except ValueError:
             kind = "a whole number" if integer else "a number"
-            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not {kind}") from None
+            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not {kind}", field=name) from None
         if not integer and not math.isfinite(value):
-            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not a finite number")
+            raise InvalidInputError(f"{name} {spec!r}: {part.strip()!r} is not a finite number", field=name)
         return value
 
     if ":" in text:
         parts = text.split(":")
         if len(parts) != 3:
             raise InvalidInputError(
-                f"{name} {spec!r}: write a range as start:stop:step, e.g. 0.5:1.0:0.05"
+                f"{name} {spec!r}: write a range as start:stop:step, e.g. 0.5:1.0:0.05", field=name
             )
         start, stop, step = (number(p) for p in parts)
         if step <= 0:
-            raise InvalidInputError(f"{name} {spec!r}: the step must be > 0")
+            raise InvalidInputError(f"{name} {spec!r}: the step must be > 0", field=name)
         if stop < start:
-            raise InvalidInputError(f"{name} {spec!r}: stop is below start")
+            raise InvalidInputError(f"{name} {spec!r}: stop is below start", field=name)
         # The epsilon keeps the stop value when float steps land a hair past it.
         count = int(math.floor((stop - start) / step + 1e-9)) + 1
         if count > max_values:
             raise InvalidInputError(f"{name} {spec!r} has {count:,} values, over the limit of "
-                                    f"{max_values:,} builds; use a larger step or {_RAISE}")
+                                    f"{max_values:,} builds; use a larger step or {_RAISE}",
+                                    field=name)
         values = [start + i * step for i in range(count)]
         return [int(v) for v in values] if integer else [round(v, 10) for v in values]
     if not text:
-        raise InvalidInputError(f"{name}: empty; give a value, a list a,b,c or a range start:stop:step")
+        raise InvalidInputError(f"{name}: empty; give a value, a list a,b,c or a range start:stop:step", field=name)
     return [number(p) for p in text.split(",")]
 
 
@@ -80,11 +81,11 @@ def sweep_grid(thresholds: str, budgets: str, *, max_builds: int = MAX_BUILDS,
     values = parse_range(thresholds, name=names[0], max_values=max_builds)
     for t in values:
         if not 0 < t <= 1:
-            raise InvalidInputError(f"{names[0]} {thresholds!r}: {t} is outside (0, 1]")
+            raise InvalidInputError(f"{names[0]} {thresholds!r}: {t} is outside (0, 1]", field=names[0])
     sizes = parse_range(budgets, integer=True, name=names[1], max_values=max_builds)
     for b in sizes:
         if b < 0:
-            raise InvalidInputError(f"{names[1]} {budgets!r}: {b} is below 0")
+            raise InvalidInputError(f"{names[1]} {budgets!r}: {b} is below 0", field=names[1])
     cells = len(values) * len(sizes)
     if cells > max_builds:
         raise InvalidInputError(

@@ -112,7 +112,7 @@ def too_big(name: str, size: int, max_bytes: int) -> str:
     """Return the message for an input over the byte limit, naming how to raise it."""
     return (
         f"{name} is {size:,} bytes, over the {max_bytes:,}-byte limit; split it into smaller "
-        f"files or raise the limit (--max-bytes on the command line, max_bytes= in Python)"
+        f"files or raise the limit (max_bytes=N)"
     )
 
 
@@ -120,7 +120,7 @@ def too_many(name: str, max_documents: int) -> str:
     """Return the message for an input over the document limit, naming how to raise it."""
     return (
         f"{name} holds more than {max_documents:,} documents; split it or raise the limit "
-        "(--max-documents on the command line, max_documents= in Python)"
+        "(max_documents=N)"
     )
 
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli_inputs import add_input_options, label, read_documents, score, top_k
-from .errors import ContextLabError
-from .retrieval import SQLiteBackend
+from .inputs import add_input_options, label, read_documents, score, top_k
+from ..errors import ContextLabError
+from ..retrieval import SQLiteBackend
 
 __all__ = ["add_index", "add_remove", "add_search"]
 

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import LoadError
-from .loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
-from .loaders.reading import a_folder
-from .retrieval.injection import MAX_TOP_K
-from .types import Document
+from ..errors import LoadError
+from ..loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
+from ..loaders.reading import a_folder
+from ..retrieval.injection import MAX_TOP_K
+from ..types import Document
 
 __all__ = ["INPUT_FORMATS", "MAX_WHOLE", "int_at_least", "positive_int", "non_negative_int",
            "token_count", "top_k", "workers", "threshold", "score", "label", "read_documents",

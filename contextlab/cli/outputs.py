@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import ContextLabError
+from ..errors import ContextLabError
 
 __all__ = ["check_target", "write_all"]
 

@@ -1,0 +1,81 @@
+"""``contextlab build``: one context block from a file's documents (or a captured run)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import ContextLabError
+from ..lab.config import LabConfig
+from ..types import Document
+from .common import (add_budget_options, add_engine_options, config_of, engine_overrides,
+                     lab_fields, scored, summary)
+from .flags import note
+from .inputs import add_input_options, positive_int, read_documents
+
+__all__ = ["add_build"]
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    if args.run is not None:
+        documents, config = _run_input(args)
+    else:
+        documents = scored(read_documents(args.file, args), args)
+        config = config_of(args)
+    result = config.build(documents)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
+    else:
+        sys.stdout.write(result.context_block + "\n")
+    if documents and not result.included_docs:
+        counts = result.fate_counts()
+        note(f"no document made it into the block ({counts['filtered']} too short for --min-tokens, "
+             f"{counts['duplicate']} duplicate(s), {counts['excluded']} over the budget of "
+             f"{result.tokens_budget})")
+    elif sys.stderr.isatty():
+        print(summary(result), file=sys.stderr)
+    return 0
+
+
+def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
+    """Return run ``--run`` of FILE (a capture file or span export): its documents and settings.
+
+    The run's recorded settings are used; every engine option given on the command line
+    overrides them (even one whose value equals its default). Documents without a score are
+    scored against the (run's) query.
+    """
+    from ..captures import read_run
+
+    if args.file == "-":
+        raise ContextLabError("--run reads a capture file or span export by name, not stdin")
+    run = read_run(args.file, args.run)
+    changes = engine_overrides(args)
+    if args.query:
+        changes["query"] = args.query
+    config = run.config().with_changes(**lab_fields(changes))
+    scoring = argparse.Namespace(**{**vars(args), "query": config.query,
+                                    "file": f"{args.file} run {args.run}"})
+    return scored(run.documents, scoring), config
+
+
+def add_build(sub: Any) -> None:
+    p = sub.add_parser(
+        "build", help="print the context block for FILE's documents",
+        description="Filter, rank, deduplicate, reorder and budget FILE's documents into a "
+                    "citation-labelled context block, printed on stdout.",
+        epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800",
+    )
+    p.add_argument("file", metavar="FILE",
+                   help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    add_engine_options(p)
+    add_budget_options(p)
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text",
+                   help="text: the block; json: the whole result with its per-document trace")
+    p.add_argument("--run", type=positive_int, default=None, metavar="N",
+                   help="FILE is a capture file (a component's capture_to=) or an OpenInference "
+                        "span export: build its run N (numbered as the lab lists them) with the "
+                        "run's own query and settings; options given here override them")
+    add_input_options(p)
+    p.set_defaults(handler=cmd_build)
