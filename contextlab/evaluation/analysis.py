@@ -6,12 +6,16 @@ Pure functions over ``EvalResult.rows`` / ``summaries()`` so the lab's charts an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .metrics import SUMMARY_METRICS, gold_zone
 
-__all__ = ["ZONES", "pareto_front", "setting_table", "gold_zone_shares", "disagreements"]
+if TYPE_CHECKING:
+    from .grid import Configuration
+
+__all__ = ["ZONES", "pareto_front", "setting_table", "gold_zone_shares", "disagreements", "find_configuration",
+           "sort_by_difference"]
 
 #: Where a gold document can be, in the order the lab draws them.
 ZONES: tuple[str, ...] = ("first", "middle", "last", "not in block")
@@ -92,3 +96,51 @@ def disagreements(rows: Sequence[Mapping[str, Any]], config_a: str, config_b: st
                     "a_position": ra["gold_position"], "b_position": rb["gold_position"],
                     "a_tokens": ra["tokens_used"], "b_tokens": rb["tokens_used"]})
     return out
+
+
+def _setting_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def find_configuration(configs: Sequence[Configuration], spec: str) -> Configuration:
+    """Return the configuration ``spec`` names: its label, or ``KEY=V`` settings that match exactly one.
+
+    ``"budget=512"`` picks the one configuration with that budget (the other grid keys must then
+    have one value, or be named too: ``"budget=512 placement=relevance"``).
+    """
+    text = " ".join(str(spec).split())
+    for config in configs:
+        if config.label == text:
+            return config
+    wanted: dict[str, str] = {}
+    for part in text.split():
+        key, sep, value = part.partition("=")
+        if not sep or not key:
+            raise InvalidInputError(f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
+                                    f"configurations: {', '.join(c.label for c in configs)}")
+        wanted[key] = value
+    matches = [c for c in configs
+               if all(k in c.settings and _setting_text(c.settings[k]) == v for k, v in wanted.items())]
+    if len(matches) != 1:
+        how = "matches no configuration" if not matches else f"matches {len(matches)} configurations"
+        raise InvalidInputError(f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}")
+    return matches[0]
+
+
+def sort_by_difference(summaries: Sequence[Mapping[str, Any]], metric: str, *,
+                       descending: bool = True) -> list[Mapping[str, Any]]:
+    """Return ``summaries`` ordered by their paired difference against the baseline on ``metric``.
+
+    The baseline itself (difference 0 by definition) sorts as 0; a configuration without a
+    paired difference on ``metric`` goes last.
+    """
+    def key(s: Mapping[str, Any]) -> tuple[int, float]:
+        paired = s.get("vs_baseline")
+        if paired is None:
+            return (0, 0.0)
+        value = (paired.get(metric) or {}).get("difference")
+        if value is None:
+            return (1, 0.0)
+        return (0, -value if descending else value)
+
+    return sorted(summaries, key=key)

@@ -13,10 +13,27 @@ Pure functions over numbers and sequences (numpy only), shared by the aggregates
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..errors import InvalidInputError
 
-__all__ = ["wilson_interval"]
+__all__ = [
+    "ALPHA",
+    "BOOTSTRAP_SAMPLES",
+    "METRIC_REASONS",
+    "METRIC_WORDS",
+    "budget_gains",
+    "combine_intervals",
+    "knee_index",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "paired_comparison",
+    "paired_rate_interval",
+    "questions_needed",
+    "recommend",
+    "wilson_interval",
+]
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -35,3 +52,255 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     # Clamp the rounding noise at the ends (p = 0 or 1 gives exactly 0 or 1 in exact arithmetic).
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# -- paired comparisons ----------------------------------------------------------------------
+
+#: Resamples of every bootstrap here (seeded, so a run gives the same intervals every time).
+BOOTSTRAP_SAMPLES = 1000
+#: z of a two-sided 95% interval, and of 80% power (for "about M questions would be needed").
+Z_95 = 1.96
+Z_POWER_80 = 0.8416
+#: Significance level below which a difference is called credible.
+ALPHA = 0.05
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Return McNemar's exact two-sided p-value for ``only_a`` and ``only_b`` discordant questions.
+
+    ``only_a``: questions where A is yes and B no; ``only_b`` the other way. Under "no
+    difference" each discordant question is a fair coin, so p = 2 * P(Binomial(n, 1/2) <= min),
+    capped at 1; no discordant question at all gives 1.0.
+    """
+    for name, value in (("only_a", only_a), ("only_b", only_b)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}")
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    # Exact integers until the last division: no underflow at thousands of discordant pairs.
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, 2 * tail / 2 ** n)
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> Any:
+    """Return ``b - a`` over the questions where both are defined (NaN or None = undefined)."""
+    import numpy as np
+
+    x = np.array([math.nan if v is None else float(v) for v in a], dtype=float)
+    y = np.array([math.nan if v is None else float(v) for v in b], dtype=float)
+    if x.shape != y.shape:
+        raise InvalidInputError(f"paired values need the same questions: {x.size} against {y.size}")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    return y[keep] - x[keep]
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
+                     samples: int = BOOTSTRAP_SAMPLES) -> tuple[float, float, float]:
+    """Return ``(mean of b - a, low, high)``: the paired difference and its 95% percentile bootstrap interval.
+
+    ``a[i]`` and ``b[i]`` are the same question under two configurations; questions where either
+    is undefined (None or NaN) are left out. The questions are resampled with replacement
+    ``samples`` times from a generator seeded with ``seed``, and each resample's mean difference
+    taken: the interval is the 2.5th and 97.5th percentile of those means. No pair: NaNs.
+    """
+    import numpy as np
+
+    d = _paired(a, b)
+    if d.size == 0:
+        return (math.nan, math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    per_block = max(1, 4_000_000 // d.size)
+    means = np.empty(samples)
+    for start in range(0, samples, per_block):
+        count = min(per_block, samples - start)
+        means[start:start + count] = d[rng.integers(0, d.size, size=(count, d.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return (float(d.mean()), float(low), float(high))
+
+
+def paired_rate_interval(only_a: int, only_b: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """Return ``(low, high)`` of the difference of two paired rates (B - A): Bonett and Price (2012).
+
+    The adjusted Wald interval for paired proportions (one pseudo-question added to each
+    discordant cell): never zero width, so a difference seen on a handful of questions is not
+    reported as exact. Fractions, clamped to [-1, 1].
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    p_a = (only_a + 1) / (n + 2)
+    p_b = (only_b + 1) / (n + 2)
+    diff = p_b - p_a
+    half = z * math.sqrt(max(0.0, p_a + p_b - diff * diff) / (n + 2))
+    centre = (only_b - only_a) / n
+    # Centred on the observed difference, as wide as the adjusted interval (which shrinks it toward 0).
+    return (max(-1.0, min(centre, diff) - half), min(1.0, max(centre, diff) + half))
+
+
+def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95,
+                     z_power: float = Z_POWER_80) -> int | None:
+    """Return about how many questions a paired test needs to tell this difference from none.
+
+    ``n = ((z_alpha + z_power) * sd / mean)^2`` of the per-question differences: a two-sided 5%
+    test with 80% power, taking the observed difference as the true one. None when no
+    difference was seen (no number of questions separates two equal means).
+    """
+    import numpy as np
+
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size < 2 or d.mean() == 0:
+        return None
+    sd = float(d.std(ddof=1))
+    if sd == 0:
+        return int(d.size)
+    return max(2, math.ceil(((z_alpha + z_power) * sd / abs(float(d.mean()))) ** 2))
+
+
+def paired_comparison(a: Sequence[float], b: Sequence[float], *, yes_no: bool, seed: int = 0) -> dict[str, Any]:
+    """Return B against A over the same questions: difference, 95% interval, n, and for yes/no McNemar's p.
+
+    Keys: ``difference``, ``low``, ``high`` (B - A, in the metric's unit), ``n`` (pairs),
+    ``p_value`` (yes/no metrics: McNemar exact; else None), ``only_a``/``only_b`` (yes/no:
+    the discordant counts), ``questions_needed`` (see ``questions_needed``). A yes/no interval
+    is the paired bootstrap widened, where narrower, to Bonett and Price's.
+    """
+    d = _paired(a, b)
+    mean, low, high = paired_bootstrap(a, b, seed=seed)
+    out: dict[str, Any] = {"difference": mean, "low": low, "high": high, "n": int(d.size),
+                           "p_value": None, "questions_needed": questions_needed(d)}
+    if yes_no and d.size:
+        only_a, only_b = int((d < 0).sum()), int((d > 0).sum())
+        floor_low, floor_high = paired_rate_interval(only_a, only_b, int(d.size))
+        out.update(low=min(low, floor_low), high=max(high, floor_high), only_a=only_a, only_b=only_b,
+                   p_value=mcnemar_exact(only_a, only_b))
+    return out
+
+
+def combine_intervals(mean: float, sampling: tuple[float, float], curve: tuple[float, float]) -> tuple[float, float]:
+    """Return ``(low, high)`` around ``mean`` from two independent sources of error, side by side.
+
+    Each side's half-width is the root sum of squares of the two intervals' half-widths on that
+    side: the questions sampled (``sampling``) and the published curve's own measurement
+    (``curve``). Never narrower than either.
+    """
+    below = math.hypot(mean - sampling[0], mean - curve[0])
+    above = math.hypot(sampling[1] - mean, curve[1] - mean)
+    return (mean - below, mean + above)
+
+
+# -- a recommendation ------------------------------------------------------------------------
+
+#: How a recommendation names its metric, and why that metric.
+METRIC_WORDS: dict[str, str] = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}
+METRIC_REASONS: dict[str, str] = {"accuracy": "a model answered", "gold_in_block": "no model answered"}
+
+
+def _points(value: float | None, rate: bool) -> str:
+    return "-" if value is None or math.isnan(value) else (f"{value * 100:.1f}%" if rate else f"{value:.1f}")
+
+
+def _diff_words(c: Mapping[str, Any], rate: bool) -> str:
+    scale, unit = (100.0, " points") if rate else (1.0, "")
+    text = f"{c['difference'] * scale:+.1f}{unit} [{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]"
+    return text + (f", McNemar p = {c['p_value']:.3g}" if c.get("p_value") is not None else "")
+
+
+def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Sequence[float]], metric: str, *,
+              yes_no: bool, cost: str = "tokens_used", seed: int = 0) -> dict[str, Any]:
+    """Return the recommendation in words: the cheapest configuration not credibly below the best on ``metric``.
+
+    ``summaries`` give each configuration's mean ``metric`` and ``cost``; ``values`` each
+    configuration's per-question values in the same question order. Every configuration is
+    compared with the best one, paired; "credibly below" means its 95% interval of the
+    difference lies below 0 (and, for yes/no metrics, McNemar's p < 0.05). When none is
+    credibly below, the text says the configurations cannot be told apart on N questions and
+    about how many would be needed. Keys: ``metric``, ``config``, ``best``, ``cheapest``,
+    ``questions``, ``told_apart``, ``questions_needed``, ``text``.
+    """
+    rated = [s for s in summaries if s.get(metric) is not None and s.get(cost) is not None and s["config"] in values]
+    words = METRIC_WORDS.get(metric, metric)
+    on = f"On {words}" + (f" ({METRIC_REASONS[metric]})" if metric in METRIC_REASONS else "")
+    if not rated:
+        return {"metric": metric, "config": None, "best": None, "cheapest": None, "questions": 0,
+                "told_apart": False, "questions_needed": None, "text": f"{on}: no configuration has a value."}
+    best = max(rated, key=lambda s: (s[metric], -s[cost]))
+    compared = {s["config"]: paired_comparison(values[best["config"]], values[s["config"]], yes_no=yes_no, seed=seed)
+                for s in rated}
+    def below(label: str) -> bool:
+        c = compared[label]
+        return c["high"] < 0 and (c["p_value"] is None or c["p_value"] < ALPHA)
+    fine = sorted((s for s in rated if not below(s["config"])), key=lambda s: (s[cost], -s[metric]))
+    choice, cheapest = fine[0], min(rated, key=lambda s: (s[cost], -s[metric]))
+    n = compared[best["config"]]["n"]
+    needed = compared[cheapest["config"]]["questions_needed"]
+    told_apart = len(fine) < len(rated)
+    text = (f"take {choice['config']}: {choice[cost]:.0f} tokens on average, {words} "
+            f"{_points(choice[metric], yes_no)}")
+    if choice is best:
+        text += f", the best of {len(rated)} configurations on {n} questions"
+    else:
+        text += (f", not credibly below the best ({best['config']}, {_points(best[metric], yes_no)}; "
+                 f"difference {_diff_words(compared[choice['config']], yes_no)}) on {n} questions")
+    if not told_apart and len(rated) > 1:
+        more = (f"about {needed:,} would be needed to tell the best from the cheapest at the difference seen"
+                if needed is not None and needed > n else "no difference was seen between the best and the cheapest")
+        text = (f"these {len(rated)} configurations cannot be told apart on {n} questions: {more}. "
+                f"On this evidence the cheapest is as good as any: " + text)
+    text = f"{on}: {text}"
+    return {"metric": metric, "config": choice["config"], "best": best["config"], "cheapest": cheapest["config"],
+            "questions": n, "told_apart": told_apart, "questions_needed": needed, "text": text + "."}
+
+
+# -- what an extra 100 tokens buys ------------------------------------------------------------
+
+
+def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
+    """Return the index of the knee of an increasing curve: where it bends most (Kneedle).
+
+    Both axes are scaled to [0, 1] between the first and the last point; the knee is the inner
+    point furthest above the straight line joining them (Satopää et al., 2011). None with fewer
+    than three points, or when no inner point lies above that line.
+    """
+    if len(xs) < 3 or xs[-1] == xs[0] or ys[-1] == ys[0]:
+        return None
+    scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys)]
+    gaps = [(sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1]
+    gap, index = max(gaps)
+    return index if gap > 0 else None
+
+
+def budget_gains(summaries: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], metric: str = "gold_in_block",
+                 *, key: str = "budget", cost: str = "tokens_used", rate: bool = True) -> list[dict[str, Any]]:
+    """Return, per group of configurations differing only in ``key``, what each extra 100 tokens gains.
+
+    Each group: ``settings`` (its other grid values), ``key``, ``steps`` (between neighbouring budgets:
+    ``from``, ``to``, the mean tokens of each, and ``gain_per_100`` — points of ``metric`` per
+    100 extra tokens, percentage points for a rate; None when the tokens did not grow), and
+    ``knee`` (the budget where the curve bends most, see ``knee_index``, or None). Only groups
+    with two budgets or more; none when ``key`` is not a grid key.
+    """
+    if key not in grid_keys:
+        return []
+    others = [k for k in grid_keys if k != key]
+    groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+    for s in summaries:
+        if s.get(metric) is not None and s.get(cost) is not None:
+            groups.setdefault(tuple(s[k] for k in others), []).append(s)
+    scale = 100.0 if rate else 1.0
+    out = []
+    for group, members in groups.items():
+        members = sorted(members, key=lambda s: s[key])
+        if len(members) < 2:
+            continue
+        steps = []
+        for lo, hi in zip(members, members[1:]):
+            extra = hi[cost] - lo[cost]
+            gain = None if extra <= 0 else float((hi[metric] - lo[metric]) * scale * 100 / extra)
+            steps.append({"from": lo[key], "to": hi[key], "tokens_from": lo[cost], "tokens_to": hi[cost],
+                          "gain_per_100": gain})
+        knee = knee_index([s[cost] for s in members], [s[metric] for s in members])
+        out.append({"settings": dict(zip(others, group)), "metric": metric, "key": key, "steps": steps,
+                    "knee": None if knee is None else members[knee][key]})
+    return out

@@ -1,0 +1,236 @@
+"""Per-configuration aggregates of a run: means with honest 95% intervals, paired differences, a recommendation.
+
+Rows arrive chunk by chunk (``Aggregator.add``); ``Aggregator.report`` gives what the summary
+JSON, the printed table and the lab show:
+
+- rates (gold in block, ...): Wilson intervals, right on ten questions as on ten thousand;
+- ``expected_accuracy``: the questions resampled *and* the published curve's own error (each
+  point a rate on 2,655 questions), combined side by side (``stats.combine_intervals``);
+- other means: a 1,000-resample percentile bootstrap (normal above ``BOOTSTRAP_MAX_QUESTIONS``);
+- per configuration and metric, the paired difference against the baseline over the same
+  questions (paired bootstrap; yes/no metrics: McNemar's exact p);
+- the recommendation (``stats.recommend``) on measured accuracy when a model answered, else on
+  gold in block; and what each extra 100 tokens of budget gains (``stats.budget_gains``).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import InvalidInputError
+from .metrics import RATE_METRICS, SUMMARY_METRICS
+from .stats import BOOTSTRAP_SAMPLES, budget_gains, combine_intervals, paired_comparison, recommend, wilson_interval
+
+__all__ = ["Aggregator", "BOOTSTRAP_MAX_QUESTIONS", "PAIRED_METRICS", "aggregate", "bootstrap_interval",
+           "recommendation_metric", "INTERVALS"]
+
+#: Above this many questions an interval is the normal approximation (mean ± 1.96 standard
+#: errors), which the bootstrap of a mean equals at that size; paired differences need the
+#: per-question values, kept up to this many questions.
+BOOTSTRAP_MAX_QUESTIONS = 100_000
+#: Summary metric -> the row column it is read from (a model's answers: ``correct``).
+_SOURCES: dict[str, str] = {**{m: m for m in SUMMARY_METRICS}, "accuracy": "correct"}
+_RATES = frozenset(RATE_METRICS) | {"accuracy"}
+# Means of values in [0, 1] that are not yes/no: Wilson's interval on their sum is conservative
+# (their variance is at most p(1 - p)) and, unlike a bootstrap, never zero width on a few questions.
+_BOUNDED = frozenset({"gold_recall"})
+# The budget's grid key: the library's name, or the older one.
+_BUDGET_KEYS = ("max_context_tokens", "budget")
+#: The metrics compared with the baseline, question by question.
+PAIRED_METRICS: tuple[str, ...] = ("accuracy", "gold_in_block", "gold_recall", "answer_in_block",
+                                   "expected_accuracy", "tokens_used")
+#: How the summary's intervals were made, in words (written into the summary JSON).
+INTERVALS: dict[str, Any] = {
+    "level": 0.95,
+    "rates": "Wilson score interval",
+    "means": f"percentile bootstrap, {BOOTSTRAP_SAMPLES} resamples of the questions (seeded)",
+    "expected_accuracy": "bootstrap of the questions combined (root sum of squares, per side) with the "
+                         "published curve's own Wilson interval (2,655 questions per point)",
+    "paired": "paired percentile bootstrap of the per-question differences (B - baseline); yes/no metrics: "
+              "widened where narrower to Bonett-Price's adjusted interval, McNemar's exact p",
+    "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation, no paired differences",
+}
+# Resampled indices are drawn in blocks of at most this many, so a million questions never
+# needs a (1000 x n) index matrix in memory at once.
+_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
+
+
+def bootstrap_interval(values: Sequence[float], *, seed: int = 0) -> tuple[float, float, float]:
+    """Return ``(mean, low, high)``: the mean and its 95% percentile bootstrap interval.
+
+    1,000 resamples of the questions from a generator seeded with ``seed``, so the interval is
+    the same on every run.
+    """
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    n = data.size
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // n)
+    means = np.empty(BOOTSTRAP_SAMPLES)
+    for start in range(0, BOOTSTRAP_SAMPLES, per_block):
+        count = min(per_block, BOOTSTRAP_SAMPLES - start)
+        means[start:start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return (float(data.mean()), float(low), float(high))
+
+
+def _normal_interval(n: int, total: float, squares: float) -> tuple[float, float, float]:
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = total / n
+    variance = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
+    half = 1.96 * math.sqrt(variance / n)
+    return (mean, mean - half, mean + half)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), 6)
+
+
+def recommendation_metric(summaries: Sequence[Mapping[str, Any]]) -> str:
+    """Return the metric a recommendation uses: ``accuracy`` when a model answered, else ``gold_in_block``."""
+    return "accuracy" if any(s.get("accuracy") is not None for s in summaries) else "gold_in_block"
+
+
+class Aggregator:
+    """Collects rows chunk by chunk; ``report()`` gives each configuration's means, intervals and paired differences.
+
+    Per configuration and metric it keeps a running count, sum and sum of squares, plus the
+    per-question values (for bootstraps and pairing) up to ``max_bootstrap`` questions.
+    """
+
+    def __init__(self, grid_keys: Sequence[str], *, max_bootstrap: int = BOOTSTRAP_MAX_QUESTIONS) -> None:
+        self.grid_keys = list(grid_keys)
+        self.max_bootstrap = max_bootstrap
+        self._questions: dict[str, int] = {}
+        self._configs: dict[str, dict[str, Any]] = {}
+
+    def _entry(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        entry = self._configs.get(row["config"])
+        if entry is None:
+            entry = self._configs[row["config"]] = {
+                "settings": {k: row[k] for k in self.grid_keys}, "questions": 0, "index": array("q"),
+                "values": {m: array("d") for m in _SOURCES}, "stats": {m: [0, 0.0, 0.0] for m in _SOURCES},
+                "curve": [0.0, 0.0], "outside": 0, "kept": True,
+            }
+        return entry
+
+    def add(self, rows: Sequence[Mapping[str, Any]]) -> Aggregator:
+        """Count ``rows`` in (any number, any configurations, questions in any order); return self."""
+        for row in rows:
+            entry = self._entry(row)
+            entry["questions"] += 1
+            if entry["kept"]:
+                entry["index"].append(self._questions.setdefault(str(row["query_id"]), len(self._questions)))
+            for metric, column in _SOURCES.items():
+                value = row.get(column)
+                v = math.nan if value is None else float(value)
+                if value is not None:
+                    stats = entry["stats"][metric]
+                    stats[0] += 1
+                    stats[1] += v
+                    stats[2] += v * v
+                if entry["kept"]:
+                    entry["values"][metric].append(v)
+            if row.get("expected_accuracy") is not None and row.get("curve_low") is not None:
+                entry["curve"][0] += float(row["curve_low"])
+                entry["curve"][1] += float(row["curve_high"])
+            entry["outside"] += str(row.get("curve") or "").startswith("outside")
+            if entry["kept"] and entry["questions"] > self.max_bootstrap:
+                entry["kept"] = False
+                entry["values"], entry["index"] = {}, array("q")
+        return self
+
+    def _dense(self, label: str, metric: str) -> Any:
+        """Return ``label``'s values of ``metric`` by question (NaN where undefined or not run)."""
+        import numpy as np
+
+        entry = self._configs[label]
+        out = np.full(len(self._questions), np.nan)
+        out[np.frombuffer(entry["index"], dtype=np.int64)] = np.frombuffer(entry["values"][metric], dtype=float)
+        return out
+
+    def _interval(self, entry: dict[str, Any], metric: str, seed: int) -> tuple[float, float, float]:
+        n, total, squares = entry["stats"][metric]
+        if n == 0:
+            return (math.nan, math.nan, math.nan)
+        if metric in _RATES or metric in _BOUNDED:
+            return (total / n, *wilson_interval(min(max(total, 0.0), n), n))
+        if entry["kept"]:
+            import numpy as np
+
+            values = np.frombuffer(entry["values"][metric], dtype=float)
+            mean, low, high = bootstrap_interval(values[~np.isnan(values)], seed=seed)
+        else:
+            mean, low, high = _normal_interval(n, total, squares)
+        if metric == "expected_accuracy":
+            low, high = combine_intervals(mean, (low, high), (entry["curve"][0] / n, entry["curve"][1] / n))
+        return (mean, low, high)
+
+    def baseline_label(self, baseline: str | None = None) -> str | None:
+        """Return the baseline's label: ``baseline`` when it is a configuration here, the first when None."""
+        if baseline is None:
+            return next(iter(self._configs), None)
+        if baseline not in self._configs:
+            raise InvalidInputError(f"baseline {baseline!r} is not a configuration of this run; "
+                                    f"choose one of: {', '.join(self._configs)}")
+        return baseline
+
+    def _paired(self, label: str, baseline: str, seed: int) -> dict[str, Any] | None:
+        if not (self._configs[label]["kept"] and self._configs[baseline]["kept"]):
+            return None
+        out: dict[str, Any] = {}
+        for metric in PAIRED_METRICS:
+            if not self._configs[label]["stats"][metric][0]:
+                continue
+            c = paired_comparison(self._dense(baseline, metric), self._dense(label, metric),
+                                  yes_no=metric in _RATES, seed=seed)
+            out[metric] = {k: (_round(v) if isinstance(v, float) else v) for k, v in c.items()}
+        return out
+
+    def summaries(self, *, seed: int = 0, baseline: str | None = None) -> list[dict[str, Any]]:
+        """Return one summary per configuration, in first-seen order (see ``aggregate``)."""
+        base = self.baseline_label(baseline)
+        out = []
+        for label, entry in self._configs.items():
+            summary: dict[str, Any] = {"config": label, **entry["settings"], "questions": entry["questions"]}
+            for metric in _SOURCES:
+                mean, low, high = self._interval(entry, metric, seed)
+                summary[metric], summary[f"{metric}_low"], summary[f"{metric}_high"] = (
+                    _round(mean), _round(low), _round(high))
+                summary[f"{metric}_n"] = entry["stats"][metric][0]
+            summary["outside_curves"] = entry["outside"]
+            summary["vs_baseline"] = None if label == base else self._paired(label, base, seed)
+            out.append(summary)
+        return out
+
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+        """Return the run's statistics: ``baseline``, ``configs`` (summaries), ``recommendation``, ``budget_gains``."""
+        summaries = self.summaries(seed=seed, baseline=baseline)
+        metric = recommendation_metric(summaries)
+        if all(e["kept"] for e in self._configs.values()):
+            values = {label: self._dense(label, metric) for label in self._configs}
+            advice = recommend(summaries, values, metric, yes_no=True, seed=seed)
+        else:
+            advice = {"metric": metric, "config": None, "text": "No recommendation: paired comparisons need the "
+                      f"per-question values, kept up to {self.max_bootstrap:,} questions."}
+        key = next((k for k in _BUDGET_KEYS if k in self.grid_keys), _BUDGET_KEYS[0])
+        return {"baseline": self.baseline_label(baseline), "configs": summaries, "recommendation": advice,
+                "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block", key=key)}
+
+
+def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0,
+              baseline: str | None = None) -> list[dict[str, Any]]:
+    """Return one summary per configuration (in first-seen order): each metric's mean and 95% interval.
+
+    Rates (gold_in_block, ...) are fractions; expected_accuracy is in percent. A metric's mean
+    is over the questions where it is defined (gold_position only where the gold is in the block).
+    ``vs_baseline`` holds the paired differences against ``baseline`` (default: the first).
+    """
+    return Aggregator(grid_keys).add(rows).summaries(seed=seed, baseline=baseline)

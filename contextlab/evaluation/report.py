@@ -1,0 +1,83 @@
+"""The summary of a run as a document you can keep: what was run, on what, when, and what it showed.
+
+``summary_document`` is what ``summary.json`` holds: the contextlab version, the set's name and
+SHA-256, the settings, the curve's model and (when a model answered) its name and endpoint —
+never a key —, the time, the number of questions, every configuration's aggregates with their
+paired differences against the baseline, the recommendation and what extra budget buys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+from ..positional import CITATION, CITATION_URL
+from .aggregate import INTERVALS
+from .metrics import EXPECTED_ACCURACY_NOTE
+
+__all__ = ["SUMMARY_FORMAT", "file_sha256", "summary_document", "utc_now"]
+
+#: The version of the summary's layout (1: aggregates only; 2: provenance, paired, recommendation).
+SUMMARY_FORMAT = 2
+
+
+def file_sha256(path: str | Path) -> str:
+    """Return the SHA-256 (hex) of the file at ``path``, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def utc_now() -> str:
+    """Return the time now in UTC as ISO 8601 to the second (``2026-12-01T09:30:00Z``)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _base_settings(result: Any) -> dict[str, Any]:
+    """Return the settings every configuration shares (the grid's keys vary and are left out)."""
+    if not result.configs:
+        return {}
+    config = result.configs[0].config
+    settings = config.engine_settings().to_dict() if hasattr(config, "engine_settings") else config.to_dict()
+    return {k: v for k, v in settings.items() if k not in result.grid}
+
+
+def _answer_model(result: Any) -> dict[str, Any] | None:
+    """Return the model that answered and its endpoint (never a key), or None when none answered."""
+    endpoint = getattr(result, "endpoint", None)
+    if not endpoint:
+        return None
+    return {"endpoint": endpoint, "model": getattr(result, "answer_model", None)}
+
+
+def summary_document(result: Any, *, seed: int = 0) -> dict[str, Any]:
+    """Return the whole run as the JSON ``--summary`` writes (``result`` is an ``EvalResult``)."""
+    report = result.report(seed=seed)
+    provenance = dict(getattr(result, "provenance", None) or {})
+    return {
+        "contextlab_eval": SUMMARY_FORMAT,
+        "contextlab_version": provenance.get("contextlab_version"),
+        "created": provenance.get("created"),
+        "evalset": result.evalset,
+        "evalset_sha256": provenance.get("evalset_sha256"),
+        "questions": result.n_questions,
+        "configurations": len(result.configs),
+        "model": result.model,
+        "answered_by": _answer_model(result),
+        "top_k": result.top_k,
+        "grid": result.grid,
+        "settings": _base_settings(result),
+        "results_csv": provenance.get("results_csv"),
+        "intervals": {**INTERVALS, "seed": seed},
+        "baseline": report["baseline"],
+        "recommendation": report["recommendation"],
+        "budget_gains": report["budget_gains"],
+        "expected_accuracy_note": EXPECTED_ACCURACY_NOTE,
+        "citation": CITATION,
+        "citation_url": CITATION_URL,
+        "configs": report["configs"],
+    }
