@@ -41,7 +41,7 @@ def test_score_documents_keeps_every_given_score():
 def test_score_documents_can_still_rescore_everything():
     docs = [Document("solar panels", score=0.3), Document("wind farms", score=0.9)]
     scored = score_documents(docs, "solar panels", only_missing=False)
-    assert scored[0].score == 1.0 and scored[1].score == 0.0
+    assert scored[0].score == 0.454545 and scored[1].score == 0.0  # 1 / (k1 + 1): once each
     assert scored[1].metadata == {"input_score": 0.9, "score_source": "bm25"}
 
 

@@ -77,7 +77,7 @@ def test_sqlite_backend_contractions_do_not_hijack_ranking(query):
     store = SQLiteBackend()
     store.add(_refund_and_postmortems())
     hits = store.retrieve(query, top_k=3)
-    assert [(h.source, h.score) for h in hits] == [("refund.md", 1.0)]
+    assert [h.source for h in hits] == ["refund.md"]
 
 
 def test_sqlite_backend_indexes_with_the_query_tokenizer():
@@ -114,7 +114,9 @@ def test_sqlite_backend_common_topic_word_still_counts_in_small_sets():
                Document("shipping is free over fifty dollars and fast", source="s")])
     hits = store.retrieve("how do refunds and returns work", top_k=4)
     assert {h.source for h in hits} == {"r1", "r2", "r3"}
-    assert all(h.score > 0.9 for h in hits)
+    # FTS5 gives "refunds" (in 3 of 4) an IDF of 1e-6; the ceiling shrinks with it, so the
+    # word still scores what a once-named word scores (1 / 2.2 at average length).
+    assert all(h.score > 0.4 for h in hits)
 
 
 # -- SQLiteBackend -------------------------------------------------------------------------
@@ -150,20 +152,21 @@ def test_sqlite_backend_ranks_best_first_with_scores_in_unit_interval():
     assert hits[0].metadata["bm25"] > hits[-1].metadata["bm25"] > 0
 
 
-def test_sqlite_backend_score_is_share_of_query_weight():
+def test_sqlite_backend_score_is_share_of_the_highest_bm25_the_query_can_reach():
+    # Every query word at saturation 1.0 (once, average length) is 1 / (k1 + 1) of the ceiling.
     store = SQLiteBackend()
     store.add(CORPUS)
     [hit] = store.retrieve("alpha", top_k=5)
-    assert hit.source == "a" and hit.score == pytest.approx(1.0)
+    assert hit.source == "a" and hit.score == pytest.approx(0.454545, abs=1e-6)
     scores = {h.source: h.score for h in store.retrieve("alpha beta", top_k=5)}
-    assert scores == pytest.approx({"a": 0.5, "b": 0.5})
+    assert scores == pytest.approx({"a": 0.227273, "b": 0.227273}, abs=1e-6)
 
 
 def test_sqlite_backend_words_absent_from_store_do_not_lower_scores():
     store = SQLiteBackend()
     store.add(CORPUS)
     [hit] = store.retrieve("how does alpha zzzunknown", top_k=5)
-    assert hit.source == "a" and hit.score == pytest.approx(1.0)
+    assert hit.source == "a" and hit.score == pytest.approx(0.454545, abs=1e-6)
 
 
 def test_sqlite_backend_respects_top_k_and_no_match():

@@ -1,86 +1,77 @@
-"""BM25 ranking over the store's FTS5 index, with scores normalised to [0, 1].
+"""BM25 ranking over the store's FTS5 index, with a [0, 1] score that follows the ranking.
+
+How results are ordered
+-----------------------
+By FTS5's own ``bm25()`` (k1 = 1.2, b = 0.75), best first; equal BM25 in the order the
+documents were stored. The raw value (``-bm25()``, higher is better) is kept in
+``RetrievalResult.metadata["bm25"]``. FTS5 computes, for a query term ``t`` and a document ``d``::
+
+    bm25(d) = sum(idf(t) * s(t, d))
+    idf(t)  = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6   (N documents, n holding t)
+    s(t, d) = tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))
 
 How scores are normalised to [0, 1]
 -----------------------------------
-FTS5's ``bm25()`` finds and orders the candidates. Each candidate is then scored term by term
-from the same index: for a query term ``t`` FTS5 gives ``idf(t) * s(t, d)``, where the
-saturation ``s = tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))`` (k1 = 1.2, b = 0.75)
-is exactly 1.0 for one occurrence in a document of average length. The score is::
+``s`` is always below ``k1 + 1`` (it nears it as a word repeats without end), so no document
+can reach ``sum(idf(t) * (k1 + 1))``. The score is the share of that ceiling a document
+reaches::
 
-    score(d) = sum(w(t) * min(1, s(t, d))) / sum(w(t))      w(t) = ln(1 + (N - n + 0.5) / (n + 0.5))
+    score(d) = bm25(d) / sum(idf(t) * (k1 + 1))
 
-over the query terms found in the store (``N`` documents, ``n`` holding ``t``): the IDF-weighted
-share of the query this document covers. 1.0 when it holds every query word the store knows
-(once is enough at average length; a long document needs more), 0.5 when it holds words
-carrying half that weight, 0 when it holds none. Two choices make ``min_score`` mean the same
-thing in every store and for every query length:
+over the query terms found in the store. Every result of one query shares the ceiling, so
+the score falls exactly as the order does (``min_score`` cuts the list at one place), and it
+never reaches 1.0. A document holding every query word once, at average length, scores
+1 / 2.2 = 0.4545; one holding words that carry half the IDF, about half that. Words no stored
+document holds ("how", a typo) are left out of the ceiling: nothing could reach them.
 
-- ``w`` is the always-positive IDF (as in Lucene), not FTS5's, which floors a word found in
-  more than half the documents to 1e-6: in a small set retrieved for one topic the topic word is
-  in most documents, and must still count.
-- Words no stored document contains ("how", a typo) are left out, since nothing could cover them.
-
-Results are ordered by that score, ties by the uncapped ``sum(w * s)``, which is kept in
-``RetrievalResult.metadata["bm25"]``.
+An earlier score capped each word's part at 1 and ranked by it, so many short documents each
+naming every word once tied at 1.0 above a longer page with a higher BM25.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 
-__all__ = ["rank"]
+__all__ = ["K1", "rank", "document_counts"]
 
+#: FTS5's bm25() k1 (fts5_aux.c); its b is 0.75.
+K1 = 1.2
 # FTS5's bm25() floor for the IDF of a term in over half the rows (fts5_aux.c).
 _IDF_FLOOR = 1e-6
-# At least this many FTS5 candidates are re-scored, so re-scoring can reorder the top ones.
-_MIN_CANDIDATES = 200
+
+
+def document_counts(conn: sqlite3.Connection, terms: list[str]) -> tuple[int, dict[str, int]]:
+    """Return the number of stored documents and, per term, how many hold it."""
+    n_rows = conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
+    hits = {
+        term: conn.execute("SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
+                           (f'"{term}"',)).fetchone()[0]
+        for term in terms
+    }
+    return n_rows, hits
+
+
+def _idf(n_rows: int, hits: int) -> float:
+    """Return FTS5's IDF for a term ``hits`` of ``n_rows`` documents hold."""
+    return max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), _IDF_FLOOR)
 
 
 def rank(
     conn: sqlite3.Connection, match: str, terms: list[str], top_k: int
 ) -> list[tuple[int, float, float]]:
     """Return ``(rowid, score, bm25)`` of the best ``top_k`` matches (see the module docstring)."""
-    # FTS5's own bm25() picks the candidates; they are then re-scored term by term.
-    limit = max(4 * top_k, _MIN_CANDIDATES)
-    candidates = [
-        r[0] for r in conn.execute(
-            "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?"
-            " ORDER BY bm25(documents_fts) LIMIT ?",
-            (match, limit),
-        )
-    ]
-    if not candidates:
+    ranked = conn.execute(
+        "SELECT rowid, -bm25(documents_fts) FROM documents_fts WHERE documents_fts MATCH ?"
+        " ORDER BY bm25(documents_fts), rowid LIMIT ?",
+        (match, top_k),
+    ).fetchall()
+    if not ranked:
         return []
-    n_rows = conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
-    candidate_json = json.dumps(candidates)
-    weights: dict[str, float] = {}
-    # saturation[rowid][term]: tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))
-    saturation: dict[int, dict[str, float]] = {rowid: {} for rowid in candidates}
-    for term in terms:
-        phrase = f'"{term}"'
-        hits = conn.execute(
-            "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (phrase,)
-        ).fetchone()[0]
-        if hits == 0:
-            continue  # no stored document can cover it: it must not lower every score
-        ratio = (n_rows - hits + 0.5) / (hits + 0.5)
-        fts_idf = max(math.log(ratio), _IDF_FLOOR)  # what FTS5 multiplies by
-        weights[term] = math.log1p(ratio)  # always > 0, even for very common words
-        for rowid, raw in conn.execute(
-            "SELECT rowid, -bm25(documents_fts) FROM documents_fts WHERE documents_fts MATCH ?"
-            " AND rowid IN (SELECT value FROM json_each(?))",
-            (phrase, candidate_json),
-        ):
-            saturation[rowid][term] = raw / fts_idf
-    total = sum(weights.values())
-    scored = []
-    for order, rowid in enumerate(candidates):
-        sat = saturation[rowid]
-        raw = sum(weights[t] * s for t, s in sat.items())
-        covered = sum(weights[t] * min(1.0, s) for t, s in sat.items())
-        score = min(1.0, max(0.0, covered / total)) if total > 0 else 0.0
-        scored.append((-score, -raw, order, rowid, score, raw))
-    scored.sort()
-    return [(rowid, round(score, 6), raw) for *_, rowid, score, raw in scored[:top_k]]
+    n_rows, hits = document_counts(conn, terms)
+    ceiling = sum(_idf(n_rows, n) * (K1 + 1) for n in hits.values() if n)
+    out = []
+    for rowid, raw in ranked:
+        score = min(1.0, max(0.0, raw / ceiling)) if ceiling > 0 else 0.0
+        out.append((rowid, round(score, 6), raw))
+    return out
