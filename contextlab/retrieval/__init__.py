@@ -2,7 +2,8 @@
 
 - ``injection``: ``ContextConfig``, ``RetrievalResult``, ``MemoryBackend``, ``inject_context``;
 - ``store``: ``SQLiteBackend``, the embedded full-text store; ``sqlite``: its file, schema and
-  errors; ``bm25``: its ranking (scores in [0, 1]);
+  errors; ``bm25``: its ranking (BM25 order, scores in [0, 1]);
+  ``rows``: a document's id and stored row;
 - ``scoring``: BM25 scores for documents that came without one;
 - ``terms``: the one word tokenizer the store and the scoring share.
 """
@@ -21,7 +22,7 @@ from .injection import (
     inject_context,
 )
 from .scoring import ScoringOutcome, needs_scoring, score_documents, score_unscored
-from .store import IndexReport, SQLiteBackend
+from .store import IndexReport, SearchOutcome, SQLiteBackend
 from .terms import STOPWORDS, fts_query
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "MemoryBackend",
     "SQLiteBackend",
     "IndexReport",
+    "SearchOutcome",
     "StoreError",
     "format_context",
     "build_context_message",

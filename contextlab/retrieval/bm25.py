@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
-__all__ = ["K1", "rank", "document_counts"]
+__all__ = ["K1", "rank", "document_counts", "informative_terms"]
 
 #: FTS5's bm25() k1 (fts5_aux.c); its b is 0.75.
 K1 = 1.2
@@ -52,15 +52,36 @@ def document_counts(conn: sqlite3.Connection, terms: list[str]) -> tuple[int, di
     return n_rows, hits
 
 
+def informative_terms(terms: list[str], hits: dict[str, int], limit: int) -> list[str]:
+    """Return the terms to search, in query order: all when within ``limit``, else the most informative.
+
+    Over ``limit``, the words no stored document holds go first (nothing can match them), then
+    the most common ones: the ``limit`` held by the fewest documents (the highest IDF) are kept,
+    ties by their place in the query.
+    """
+    if len(terms) <= limit:
+        return terms
+    found = [t for t in terms if hits.get(t)]
+    if len(found) <= limit:
+        return found
+    place = {t: i for i, t in enumerate(terms)}
+    kept = set(sorted(found, key=lambda t: (hits[t], place[t]))[:limit])
+    return [t for t in terms if t in kept]
+
+
 def _idf(n_rows: int, hits: int) -> float:
     """Return FTS5's IDF for a term ``hits`` of ``n_rows`` documents hold."""
     return max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), _IDF_FLOOR)
 
 
 def rank(
-    conn: sqlite3.Connection, match: str, terms: list[str], top_k: int
+    conn: sqlite3.Connection, match: str, terms: list[str], top_k: int,
+    counts: tuple[int, dict[str, int]] | None = None,
 ) -> list[tuple[int, float, float]]:
-    """Return ``(rowid, score, bm25)`` of the best ``top_k`` matches (see the module docstring)."""
+    """Return ``(rowid, score, bm25)`` of the best ``top_k`` matches (see the module docstring).
+
+    ``counts`` is ``document_counts(conn, terms)`` when the caller has it already.
+    """
     ranked = conn.execute(
         "SELECT rowid, -bm25(documents_fts) FROM documents_fts WHERE documents_fts MATCH ?"
         " ORDER BY bm25(documents_fts), rowid LIMIT ?",
@@ -68,8 +89,8 @@ def rank(
     ).fetchall()
     if not ranked:
         return []
-    n_rows, hits = document_counts(conn, terms)
-    ceiling = sum(_idf(n_rows, n) * (K1 + 1) for n in hits.values() if n)
+    n_rows, hits = counts or document_counts(conn, terms)
+    ceiling = sum(_idf(n_rows, hits[t]) * (K1 + 1) for t in terms if hits.get(t))
     out = []
     for rowid, raw in ranked:
         score = min(1.0, max(0.0, raw / ceiling)) if ceiling > 0 else 0.0

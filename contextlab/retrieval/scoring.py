@@ -29,6 +29,8 @@ class ScoringOutcome:
 
     documents: list[Document]
     scored: int
+    #: What the search left out of a long query (``SearchOutcome.note``), or None.
+    query_note: str | None = None
 
     @property
     def note(self) -> str | None:
@@ -37,12 +39,14 @@ class ScoringOutcome:
         if not self.scored:
             return None
         if self.scored == total:
-            return (f"{self.scored} document(s) had no score and were scored against the query "
+            note = (f"{self.scored} document(s) had no score and were scored against the query "
                     "(BM25, 0-1)")
-        return (f"{self.scored} of {total} documents had no score and were scored against the "
-                f"query (BM25, 0-1); the other {total - self.scored} keep the scores they came "
-                "with, which are on the retriever's scale, not BM25's, so the two kinds do not "
-                "compare directly")
+        else:
+            note = (f"{self.scored} of {total} documents had no score and were scored against the "
+                    f"query (BM25, 0-1); the other {total - self.scored} keep the scores they came "
+                    "with, which are on the retriever's scale, not BM25's, so the two kinds do not "
+                    "compare directly")
+        return f"{note}; {self.query_note}" if self.query_note else note
 
 
 def needs_scoring(documents: Iterable[Document]) -> bool:
@@ -57,7 +61,8 @@ def score_unscored(documents: Sequence[Document], query: str) -> ScoringOutcome:
     copy has ``metadata["score_source"] = "bm25"`` and loses the ``score_missing`` mark.
     """
     missing = [i for i, d in enumerate(documents) if d.metadata.get(_MISSING)]
-    return ScoringOutcome(_score(documents, query, set(missing)), len(missing))
+    scored, query_note = _score(documents, query, set(missing))
+    return ScoringOutcome(scored, len(missing), query_note)
 
 
 def score_documents(documents: Sequence[Document], query: str, *,
@@ -70,23 +75,24 @@ def score_documents(documents: Sequence[Document], query: str, *,
     """
     if only_missing:
         return score_unscored(documents, query).documents
-    return _score(documents, query, set(range(len(documents))))
+    return _score(documents, query, set(range(len(documents))))[0]
 
 
-def _score(documents: Sequence[Document], query: str, targets: set[int]) -> list[Document]:
+def _score(documents: Sequence[Document], query: str,
+           targets: set[int]) -> tuple[list[Document], str | None]:
     text("query", query)
     docs = list(documents)
     for i, doc in enumerate(docs):
         if not isinstance(doc, Document) or not isinstance(doc.content, str):
             raise InvalidInputError(f"document {i}: expected a Document with text content")
     if not targets:
-        return docs
+        return docs, None
     if not query_terms(query):
         raise InvalidInputError(
             "cannot score documents: the query has no words; type a query, or give the "
             "documents scores"
         )
-    scores = _bm25(docs, query)
+    scores, query_note = _bm25(docs, query)
     out = []
     for i, doc in enumerate(docs):
         if i not in targets:
@@ -97,17 +103,20 @@ def _score(documents: Sequence[Document], query: str, targets: set[int]) -> list
             meta.setdefault("input_score", doc.score)
         meta["score_source"] = "bm25"
         out.append(replace(doc, score=round(scores.get(str(i), 0.0), 6), metadata=meta))
-    return out
+    return out, query_note
 
 
-def _bm25(docs: list[Document], query: str) -> dict[str, float]:
-    """Return each document's store score for ``query``, by its index as text."""
+def _bm25(docs: list[Document], query: str) -> tuple[dict[str, float], str | None]:
+    """Return each document's store score for ``query`` by its index as text, and the search's note."""
     scores: dict[str, float] = {}
+    note = None
     with SQLiteBackend() as store:
         store._publishes = False  # a private scratch index: nothing for subscribers to see
         indexed = [(str(i), d) for i, d in enumerate(docs) if d.content.strip()]
         if indexed:
             store.add([d for _, d in indexed], ids=[i for i, _ in indexed])
-            for hit in store.retrieve(query, top_k=len(indexed)):
+            outcome = store.search(query, top_k=len(indexed))
+            note = outcome.note
+            for hit in outcome.results:
                 scores[hit.id or ""] = hit.score
-    return scores
+    return scores, note

@@ -11,7 +11,6 @@ it; re-indexing a file replaces everything indexed from it before. Scores are ex
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -27,15 +26,14 @@ from .. import events
 from ..errors import InvalidInputError, StoreError
 from ..types import Document
 from ..validation import text, whole_number
-from .bm25 import rank
+from .bm25 import document_counts, informative_terms, rank
 from .injection import MAX_TOP_K, RetrievalResult
+from .rows import COLUMNS, delete_row, document_rows, own_id, put_row, source_ids
 from .sqlite import check_schema, connect, prepare_schema, read_only_reason, store_errors
-from .terms import fts_query, index_text
+from .terms import MAX_QUERY_TERMS, MAX_QUERY_WORDS, match_expression, query_terms
 
-__all__ = ["SQLiteBackend", "IndexReport"]
+__all__ = ["SQLiteBackend", "IndexReport", "SearchOutcome"]
 
-_COLUMNS = "id, content, source, metadata, timestamp, importance"
-_Row = tuple[str, str, "str | None", str, "float | None", float]
 
 
 @dataclass(frozen=True)
@@ -52,6 +50,24 @@ class IndexReport:
     def stored(self) -> int:
         """How many documents the file has in the store now."""
         return self.added + self.replaced + self.unchanged
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """One search: its results (best first), the query words searched, how many were left out."""
+
+    results: list[RetrievalResult]
+    searched: tuple[str, ...]
+    left_out: int
+
+    @property
+    def note(self) -> str | None:
+        """Return one sentence on the query words left out (None when none were)."""
+        if not self.left_out:
+            return None
+        return (f"the query has {len(self.searched) + self.left_out:,} search words; the "
+                f"{len(self.searched)} most informative (held by the fewest stored documents) "
+                f"were searched, {self.left_out:,} left out")
 
 
 class SQLiteBackend:
@@ -191,13 +207,13 @@ class SQLiteBackend:
         if ids is not None and len(ids) != len(docs):
             raise InvalidInputError(f"got {len(ids)} ids for {len(docs)} documents; give one id per document")
         if ids is None:
-            ids = [_own_id(d) or by_source for d, by_source in zip(docs, _source_ids(docs))]
-        rows = _rows(docs, ids)
+            ids = [own_id(d) or by_source for d, by_source in zip(docs, source_ids(docs))]
+        rows = document_rows(docs, ids)
         if not rows:
             return []
         with self._transaction("write to") as conn:
             for row in rows:
-                _put(conn, row, origin=None)
+                put_row(conn, row, origin=None)
         ids_out = [r[0] for r in rows]
         if self._publishes:
             events.publish(events.memory_store, self, {"num_documents": len(ids_out), "ids": ids_out})
@@ -221,8 +237,8 @@ class SQLiteBackend:
             places = [origin]
         else:
             places = [f"{origin}#{i}" for i in range(1, len(docs) + 1)]
-        rows = _rows(docs, [_own_id(d) or by_source or place
-                            for d, by_source, place in zip(docs, _source_ids(docs), places)])
+        rows = document_rows(docs, [own_id(d) or by_source or place
+                            for d, by_source, place in zip(docs, source_ids(docs), places)])
         counts: Counter[str] = Counter()
         with self._transaction("write to") as conn:
             new_ids = {row[0] for row in rows}
@@ -230,9 +246,9 @@ class SQLiteBackend:
                 "SELECT id FROM documents WHERE origin = ?", (origin,)).fetchall()
             for (doc_id,) in held:
                 if doc_id not in new_ids:
-                    counts["removed"] += _delete(conn, doc_id)
+                    counts["removed"] += delete_row(conn, doc_id)
             for row in rows:
-                counts[_put(conn, row, origin=origin)] += 1
+                counts[put_row(conn, row, origin=origin)] += 1
         if self._publishes:
             events.publish(events.memory_store, self,
                            {"num_documents": len(rows), "ids": [r[0] for r in rows]})
@@ -245,7 +261,7 @@ class SQLiteBackend:
         removed = 0
         with self._transaction("delete from") as conn:
             for doc_id in wanted:
-                removed += _delete(conn, doc_id)
+                removed += delete_row(conn, doc_id)
         if self._publishes:
             events.publish(events.memory_delete, self, {"requested": len(wanted), "removed": removed})
         return removed
@@ -258,7 +274,7 @@ class SQLiteBackend:
             for name in names:
                 found = conn.execute("SELECT id FROM documents WHERE origin = ? OR source = ?",
                                      (name, name)).fetchall()
-                counts[name] = sum(_delete(conn, doc_id) for (doc_id,) in found)
+                counts[name] = sum(delete_row(conn, doc_id) for (doc_id,) in found)
         if self._publishes:
             events.publish(events.memory_delete, self,
                            {"requested": len(names), "removed": sum(counts.values())})
@@ -277,7 +293,7 @@ class SQLiteBackend:
     def get(self, doc_id: str) -> Document | None:
         """Return the stored document with this id (score 1.0), or None."""
         with self._reading() as conn:
-            row = conn.execute(f"SELECT {_COLUMNS} FROM documents WHERE id = ?",
+            row = conn.execute(f"SELECT {COLUMNS} FROM documents WHERE id = ?",
                                (str(doc_id),)).fetchone()
         if row is None:
             return None
@@ -286,19 +302,32 @@ class SQLiteBackend:
 
     def retrieve(self, query: str, top_k: int = 5) -> list[RetrievalResult]:
         """Return at most ``top_k`` documents matching ``query``, best first, scores in [0, 1]."""
+        return self.search(query, top_k).results
+
+    def search(self, query: str, top_k: int = 5) -> SearchOutcome:
+        """Return the ``retrieve`` results with the query words searched and how many were left out.
+
+        A query with more than ``MAX_QUERY_TERMS`` search words keeps the most informative ones
+        (``bm25.informative_terms``); ``SearchOutcome.note`` says how many it left out.
+        """
         text("query", query)
         whole_number("top_k", top_k, minimum=0, maximum=MAX_TOP_K)
-        match, terms = fts_query(query)
+        words = query_terms(query)
+        examined = words[:MAX_QUERY_WORDS]
         results: list[RetrievalResult] = []
-        if terms and top_k:
+        searched: list[str] = words[:MAX_QUERY_TERMS]
+        if words and top_k:
             with self._reading() as conn:
-                conn.execute("BEGIN")  # one snapshot for candidates, counts and per-term scores
+                conn.execute("BEGIN")  # one snapshot for counts, candidates and rows
                 try:
-                    ranked = rank(conn, match, terms, top_k)
+                    counts = document_counts(conn, examined)
+                    searched = informative_terms(examined, counts[1], MAX_QUERY_TERMS)
+                    ranked = rank(conn, match_expression(searched), searched, top_k, counts) \
+                        if searched else []
                     rows = {
                         r[0]: r[1:]
                         for r in conn.execute(
-                            f"SELECT rowid, {_COLUMNS} FROM documents"
+                            f"SELECT rowid, {COLUMNS} FROM documents"
                             " WHERE rowid IN (SELECT value FROM json_each(?))",
                             (json.dumps([rowid for rowid, _, _ in ranked]),),
                         )
@@ -313,7 +342,7 @@ class SQLiteBackend:
                 {"context_injection": False, "query": query, "num_results": len(results),
                  "top_k": top_k},
             )
-        return results
+        return SearchOutcome(results, tuple(searched), len(words) - len(searched))
 
 
 def _result(row: tuple[Any, ...], score: float, raw: float) -> RetrievalResult:
@@ -324,82 +353,3 @@ def _result(row: tuple[Any, ...], score: float, raw: float) -> RetrievalResult:
         metadata.setdefault("timestamp", timestamp)
     metadata.setdefault("importance", importance)
     return RetrievalResult(content=content, score=score, source=source, id=doc_id, metadata=metadata)
-
-
-def _rows(docs: list[Any], ids: Sequence[Any]) -> list[_Row]:
-    """Return the checked rows to store, one per document, under the given (or its own) id."""
-    rows = []
-    for i, doc in enumerate(docs):
-        if not isinstance(doc, Document):
-            raise InvalidInputError(
-                f"document {i}: expected a Document or a string, got {type(doc).__name__}"
-            )
-        if not isinstance(doc.content, str) or not doc.content.strip():
-            raise InvalidInputError(f"document {i}: content must be non-empty text")
-        try:
-            meta = json.dumps(doc.metadata, ensure_ascii=False, default=str)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"document {i}: metadata cannot be stored as JSON ({exc})") from None
-        doc_id = _document_id(doc, ids[i])
-        rows.append((doc_id, doc.content, doc.source, meta, doc.timestamp, doc.importance))
-    return rows
-
-
-def _source_ids(docs: list[Any]) -> list[str | None]:
-    """Return each document's identity by source: ``source``, then ``source#2``, ``source#3``..."""
-    seen: Counter[str] = Counter()
-    out: list[str | None] = []
-    for doc in docs:
-        source = getattr(doc, "source", None)
-        if not isinstance(source, str) or not source:
-            out.append(None)
-            continue
-        seen[source] += 1
-        out.append(source if seen[source] == 1 else f"{source}#{seen[source]}")
-    return out
-
-
-def _own_id(doc: Any) -> str | None:
-    """Return the id a document carries in ``metadata["id"]`` (text or a whole number), or None."""
-    given = doc.metadata.get("id") if isinstance(getattr(doc, "metadata", None), dict) else None
-    return _usable_id(given)
-
-
-def _usable_id(value: Any) -> str | None:
-    if value is None or isinstance(value, bool) or not isinstance(value, (str, int)):
-        return None
-    return str(value) or None
-
-
-def _document_id(doc: Document, given: Any) -> str:
-    """Return ``given`` as an id when usable, else a hash of the document's content."""
-    return _usable_id(given) or hashlib.sha1(doc.content.encode("utf-8")).hexdigest()[:16]
-
-
-def _put(conn: sqlite3.Connection, row: _Row, *, origin: str | None) -> str:
-    """Store one row under its id; return "added", "replaced" or "unchanged"."""
-    old = conn.execute(f"SELECT rowid, {_COLUMNS}, origin FROM documents WHERE id = ?",
-                       (row[0],)).fetchone()
-    if old is not None:
-        if tuple(old[1:7]) == tuple(row):
-            if old[7] != origin and origin is not None:
-                # The same document, now read from another file: that file owns it from now on.
-                conn.execute("UPDATE documents SET origin = ? WHERE rowid = ?", (origin, old[0]))
-            return "unchanged"
-        conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (old[0],))
-        conn.execute("DELETE FROM documents WHERE rowid = ?", (old[0],))
-    cur = conn.execute(
-        f"INSERT INTO documents ({_COLUMNS}, origin) VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, origin)
-    )
-    conn.execute("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)",
-                 (cur.lastrowid, index_text(row[1])))
-    return "added" if old is None else "replaced"
-
-
-def _delete(conn: sqlite3.Connection, doc_id: str) -> int:
-    row = conn.execute("SELECT rowid FROM documents WHERE id = ?", (doc_id,)).fetchone()
-    if row is None:
-        return 0
-    conn.execute("DELETE FROM documents_fts WHERE rowid = ?", row)
-    conn.execute("DELETE FROM documents WHERE rowid = ?", row)
-    return 1

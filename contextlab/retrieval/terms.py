@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOPWORDS", "MAX_QUERY_TERMS", "words", "index_text", "query_terms", "fts_query"]
+__all__ = ["STOPWORDS", "MAX_QUERY_TERMS", "MAX_QUERY_WORDS", "words", "index_text",
+           "query_terms", "match_expression", "fts_query"]
 
-# Bounds the cost of a pasted essay used as a query: one count query per distinct term.
+#: The most words one search looks for: a longer query keeps its most informative ones
+#: (``bm25.informative_terms``) and says how many it left out.
 MAX_QUERY_TERMS = 64
+#: The most distinct words of a query the store looks up (one count each, ~25 us): a pasted
+#: book's later words are left out, and counted as left out.
+MAX_QUERY_WORDS = 20_000
 # Letters and digits, with apostrophes (straight, curly or modifier) inside a word.
 _WORD = re.compile(r"[^\W_]+(?:['\u2019\u02bc][^\W_]+)*")
 _APOSTROPHE = re.compile(r"['\u2019\u02bc]")
@@ -73,19 +78,27 @@ def index_text(text: str) -> str:
 def query_terms(text: str) -> list[str]:
     """Return the distinct words a query searches for, in order (function words left out).
 
-    ``STOPWORDS`` are left out unless the query has nothing else; at most ``MAX_QUERY_TERMS``.
+    ``STOPWORDS`` are left out unless the query has nothing else. All of them, however many:
+    the store chooses which to search (``MAX_QUERY_TERMS``) and says how many it left out.
     """
     seen = list(dict.fromkeys(words(text)))
-    terms = [t for t in seen if t not in STOPWORDS] or seen
-    return terms[:MAX_QUERY_TERMS]
+    return [t for t in seen if t not in STOPWORDS] or seen
+
+
+def match_expression(terms: list[str]) -> str:
+    """Return the FTS5 MATCH expression for ``terms``: each a quoted string, joined by OR.
+
+    So quotes, ``AND``/``OR``/``NOT``/``NEAR``, ``*``, ``-``, ``:``, ``^`` and parentheses in
+    user text are searched as words or ignored, never parsed as query syntax.
+    """
+    return " OR ".join(f'"{t}"' for t in terms)
 
 
 def fts_query(text: str) -> tuple[str, list[str]]:
     """Return an FTS5 MATCH expression for user ``text`` and the terms in it.
 
-    Every word becomes a quoted string joined by OR, so quotes, ``AND``/``OR``/``NOT``/``NEAR``,
-    ``*``, ``-``, ``:``, ``^`` and parentheses in user text are searched as words or ignored,
-    never parsed as query syntax. Returns ``("", [])`` when the text holds no word.
+    Returns ``("", [])`` when the text holds no word. The terms are all of ``query_terms``;
+    a store searches at most ``MAX_QUERY_TERMS`` of them (``SQLiteBackend.search``).
     """
     terms = query_terms(text)
-    return " OR ".join(f'"{t}"' for t in terms), terms
+    return match_expression(terms), terms
