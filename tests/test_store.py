@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contextlab.errors import StoreError
+from contextlab.errors import InvalidInputError, StoreError
 from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
 from contextlab.retrieval.sqlite import SCHEMA_VERSION, check_schema
 from contextlab.retrieval.store import SQLiteBackend
@@ -555,3 +555,26 @@ def test_sqlite_backend_read_only_store_refuses_writes_in_one_line(tmp_path: Pat
         with pytest.raises(StoreError, match=r"cannot delete from store"):
             store.remove_sources(["a"])
         assert len(store) == 1
+
+
+# -- one id twice in one batch (issue 18, point 9) ------------------------------------------
+
+
+def test_sqlite_backend_index_refuses_two_records_with_one_id_naming_both():
+    store = SQLiteBackend()
+    docs = [Document("Refunds take five days.", metadata={"id": "faq-1"}),
+            Document("Shipping is free.", metadata={"id": "faq-2"}),
+            Document("Refunds take ten days.", metadata={"id": "faq-1"})]
+    with pytest.raises(InvalidInputError, match=r"^faq\.jsonl: records 1 and 3 both have the id "
+                                                r"'faq-1'; the second would replace the first"):
+        store.index(docs, origin="faq.jsonl")
+    assert len(store) == 0  # nothing of the batch was stored
+
+
+def test_sqlite_backend_add_refuses_two_documents_with_one_id():
+    store = SQLiteBackend()
+    with pytest.raises(InvalidInputError, match=r"^documents 0 and 1 both have the id 'x'"):
+        store.add([Document("one"), Document("two")], ids=["x", "x"])
+    # The same document twice is one document, not a conflict.
+    assert store.add([Document("same", metadata={"id": "y"}), Document("same", metadata={"id": "y"})]) == ["y", "y"]
+    assert len(store) == 1

@@ -18,7 +18,7 @@ from ..errors import InvalidInputError
 from ..types import Document
 from .terms import index_text
 
-__all__ = ["COLUMNS", "Row", "document_rows", "source_ids", "own_id", "put_row", "delete_row"]
+__all__ = ["COLUMNS", "Row", "document_rows", "refuse_shared_ids", "source_ids", "own_id", "put_row", "delete_row"]
 
 #: The stored columns of a document, in the order of a ``Row``.
 COLUMNS = "id, content, source, metadata, timestamp, importance"
@@ -42,6 +42,27 @@ def document_rows(docs: list[Any], ids: Sequence[Any]) -> list[Row]:
         doc_id = _document_id(doc, ids[i])
         rows.append((doc_id, doc.content, doc.source, meta, doc.timestamp, doc.importance))
     return rows
+
+
+def refuse_shared_ids(rows: list[Row], *, origin: str | None) -> None:
+    """Raise when two different rows of one batch have one id (the second would replace the first).
+
+    The same document twice is one document and passes. Positions count from 1 for a file
+    (``origin``: its records in order), from 0 otherwise, as the other document errors do.
+    """
+    first: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        j = first.setdefault(row[0], i)
+        if j == i or rows[j] == row:
+            continue
+        if origin is None:
+            where = f"documents {j} and {i}"
+        else:
+            where = f"{origin}: records {j + 1} and {i + 1}"
+        raise InvalidInputError(
+            f"{where} both have the id {row[0]!r}; the second would replace the first, so nothing "
+            "was stored: give each its own id (metadata.id), or remove the copy"
+        )
 
 
 def source_ids(docs: list[Any]) -> list[str | None]:

@@ -28,7 +28,8 @@ from ..types import Document
 from ..validation import text, whole_number
 from .bm25 import document_counts, informative_terms, rank
 from .injection import MAX_TOP_K, RetrievalResult
-from .rows import COLUMNS, delete_row, document_rows, own_id, put_row, source_ids
+from .rows import (COLUMNS, delete_row, document_rows, own_id, put_row, refuse_shared_ids,
+                   source_ids)
 from .sqlite import check_schema, connect, prepare_schema, read_only_reason, store_errors
 from .terms import MAX_QUERY_TERMS, MAX_QUERY_WORDS, match_expression, query_terms
 
@@ -211,6 +212,7 @@ class SQLiteBackend:
         rows = document_rows(docs, ids)
         if not rows:
             return []
+        refuse_shared_ids(rows, origin=None)
         with self._transaction("write to") as conn:
             for row in rows:
                 put_row(conn, row, origin=None)
@@ -239,6 +241,7 @@ class SQLiteBackend:
             places = [f"{origin}#{i}" for i in range(1, len(docs) + 1)]
         rows = document_rows(docs, [own_id(d) or by_source or place
                             for d, by_source, place in zip(docs, source_ids(docs), places)])
+        refuse_shared_ids(rows, origin=origin)
         counts: Counter[str] = Counter()
         with self._transaction("write to") as conn:
             new_ids = {row[0] for row in rows}
