@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 
 from .style import FATE_COLORS, label, layout
 
-__all__ = ["tokens_accuracy_figure", "settings_heatmap_figure", "gold_zones_figure", "ZONE_COLORS",
-           "ESTIMATE_NOTE"]
+__all__ = ["tokens_accuracy_figure", "settings_heatmap_figure", "gold_zones_figure", "color_range", "ZONE_COLORS",
+           "ESTIMATE_NOTE", "MIN_COLOR_SPAN"]
 
 #: One colour per zone of the block; "not in block" takes the engine's over-budget grey.
 ZONE_COLORS: dict[str, str] = {
@@ -71,25 +71,61 @@ def tokens_accuracy_figure(summaries: Sequence[Mapping[str, Any]], front: Sequen
     return layout(fig, f"Tokens vs expected accuracy (95% intervals) — {ESTIMATE_NOTE}")
 
 
+#: The narrowest colour scale a heatmap of percentages gets, in points: a 1.4-point spread then
+#: shows as the pale band it is, not as the full range from white to dark blue.
+MIN_COLOR_SPAN = 10.0
+
+
+def color_range(values: Sequence[float], *, percent_scale: bool, min_span: float = MIN_COLOR_SPAN) -> tuple[float, float]:
+    """Return ``(low, high)`` of a heatmap's colour scale: the values' range, widened to ``min_span`` if narrower.
+
+    Widened around the values' midpoint, and kept within 0-100 on a percentage scale. Values
+    that are not percentages (tokens) keep their own range.
+    """
+    lo, hi = min(values), max(values)
+    if not percent_scale or hi - lo >= min_span:
+        return (lo, hi)
+    low = max(0.0, (lo + hi) / 2 - min_span / 2)
+    high = min(100.0, low + min_span)
+    return (high - min_span, high) if high - low < min_span else (low, high)
+
+
 def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequence[Sequence[float | None]],
                             x_key: str, y_key: str, metric: str) -> go.Figure:
-    """Return a heatmap of ``metric`` over two settings (cells from ``setting_table``), values written in."""
-    percent = metric in ("gold_retrieved", "gold_in_block", "answer_in_block")
+    """Return a heatmap of ``metric`` over two settings (cells from ``setting_table``), values written in.
+
+    The colour bar and the title state the colour scale's range and the cells' spread: a
+    percentage scale spans at least ``MIN_COLOR_SPAN`` points, so small differences look small.
+    """
+    percent = metric in ("gold_retrieved", "gold_in_block", "answer_in_block", "gold_recall", "accuracy")
     z = [[None if v is None else (v * 100 if percent else v) for v in row] for row in cells]
     text = [["" if v is None else f"{v:.1f}" for v in row] for row in z]
+    present = [v for row in z for v in row if v is not None]
+    unit = " points" if percent or metric == "expected_accuracy" else ""
+    scale = ""
+    zmin = zmax = None
+    if present:
+        zmin, zmax = color_range(present, percent_scale=bool(unit))
+        spread = max(present) - min(present)
+        scale = (f" — cells {min(present):.1f} to {max(present):.1f} (spread {spread:.1f}{unit}); "
+                 f"colour scale {zmin:.1f} to {zmax:.1f}")
     fig = go.Figure(go.Heatmap(
         x=[label(_value(x)) for x in xs], y=[label(_value(y)) for y in ys], z=z, text=text,
-        texttemplate="%{text}", colorscale="Blues", colorbar=dict(title=dict(text="%" if percent else "")),
+        texttemplate="%{text}", colorscale="Blues", zmin=zmin, zmax=zmax,
+        colorbar=dict(title=dict(text=("%" if percent else "") + (f"<br>{zmin:.1f}–{zmax:.1f}" if present else ""))),
         hovertemplate=f"{label(x_key)}=%{{x}}<br>{label(y_key)}=%{{y}}<br>{label(metric)}: %{{text}}<extra></extra>",
     ))
     fig.update_xaxes(title_text=label(x_key), type="category")
     fig.update_yaxes(title_text=label(y_key), type="category")
     suffix = f" — {ESTIMATE_NOTE}" if metric == "expected_accuracy" else ""
-    return layout(fig, f"{label(metric)} by {label(x_key)} and {label(y_key)}{suffix}")
+    return layout(fig, f"{label(metric)} by {label(x_key)} and {label(y_key)}{suffix}{scale}")
 
 
-def gold_zones_figure(shares: Mapping[Any, Mapping[str, float]], by: str) -> go.Figure:
-    """Return stacked bars: per value of ``by``, the share of gold documents first, middle, last or out."""
+def gold_zones_figure(shares: Mapping[Any, Mapping[str, float]], by: str, pooled: str = "") -> go.Figure:
+    """Return stacked bars: per value of ``by``, the share of gold documents first, middle, last or out.
+
+    ``pooled`` says which other settings each bar pools (``"budgets 256, 512"``); the title says it.
+    """
     keys = list(shares)
     fig = go.Figure()
     for zone, color in ZONE_COLORS.items():
@@ -101,4 +137,5 @@ def gold_zones_figure(shares: Mapping[Any, Mapping[str, float]], by: str) -> go.
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=label(by), type="category")
     fig.update_yaxes(title_text="% of questions whose gold was retrieved", range=[0, 100])
-    return layout(fig, f"Where the gold document sits in the block, by {label(by)}")
+    over = f" — pooled over {label(pooled)}" if pooled else ""
+    return layout(fig, f"Where the gold document sits in the block, by {label(by)}{over}")
