@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from .errors import InvalidInputError, LoadError
 from .integrations.openinference import (
@@ -38,11 +38,9 @@ from .integrations.openinference import (
     retriever_run_fields,
 )
 from .loaders import read_limited
-from .types import ContextResult, Document
-from .validation import document_list
-
-if TYPE_CHECKING:
-    from .lab.config import LabConfig
+from .manager import ContextManager
+from .settings import EngineSettings
+from .types import ContextResult, Document, PromptRequest, document_list
 
 __all__ = [
     "CapturedRun",
@@ -95,12 +93,14 @@ class CapturedRun:
         parts = [f"#{self.number}", counts, repr(query) if query else "(no query)", when]
         return " · ".join(p for p in parts if p)
 
-    def config(self) -> LabConfig:
-        """Return the ``LabConfig`` of this run: its recorded settings (or the defaults) and its query."""
-        from .lab.config import LabConfig
+    def config(self) -> EngineSettings:
+        """Return the engine settings of this run: its recorded ones (or the defaults).
 
+        Captures written by earlier versions (``budget``, ``use_lost_in_middle``) still load.
+        The run's query is ``query``; ``LabConfig.from_run(run)`` gives both as the lab's config.
+        """
         data = {k: v for k, v in (self.settings or {}).items() if k != "query"}
-        return LabConfig.from_dict({**data, "query": self.query})
+        return EngineSettings.from_dict(data, where="capture settings")
 
     def scored_documents(self) -> list[Document]:
         """Return the documents, those without a score scored against the query as the engine does."""
@@ -110,17 +110,16 @@ class CapturedRun:
             return list(self.documents)
         return score_documents(self.documents, self.query)
 
-    def build(self, config: LabConfig | None = None) -> ContextResult:
+    def build(self, config: EngineSettings | None = None) -> ContextResult:
         """Return the context block built from this run, with its own settings or ``config``.
 
-        The run's query is used either way (unscored documents are scored against it).
+        ``config`` is ``EngineSettings`` or a ``LabConfig``; the run's query is used either way
+        (unscored documents are scored against it).
         """
-        from .types import PromptRequest
-
         cfg = config if config is not None else self.config()
         request = PromptRequest(query=self.query, documents=self.scored_documents(),
-                                max_context_tokens=cfg.budget)
-        return cfg.make_manager().build(request)
+                                max_context_tokens=cfg.max_context_tokens)
+        return ContextManager.from_settings(cfg).build(request)
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -10,7 +10,19 @@ class ContextLabError(Exception):
 
 
 class InvalidInputError(ContextLabError, ValueError):
-    """An argument or a document field has a value contextlab cannot use."""
+    """An argument or a document field has a value contextlab cannot use.
+
+    ``field`` names the library field at fault (``"max_context_tokens"``, ``"documents[3].score"``)
+    when one is, so a front end can say which of its own inputs to fix; the message starts with it.
+    """
+
+    def __init__(self, *args: object, field: str | None = None) -> None:
+        super().__init__(*args)
+        self.field = field
+
+    def __reduce__(self) -> tuple:
+        # Keep ``field`` when the error crosses a process boundary (a Dask worker's error).
+        return (_rebuild, (type(self), self.args, self.field))
 
 
 class BudgetError(InvalidInputError):
@@ -23,3 +35,8 @@ class LoadError(InvalidInputError):
 
 class StoreError(InvalidInputError):
     """A SQLite store file cannot be opened or used (not a database, or another schema)."""
+
+
+def _rebuild(cls: type[InvalidInputError], args: tuple, field: str | None) -> InvalidInputError:
+    """Return the error ``cls(*args, field=field)`` (what unpickling an error calls)."""
+    return cls(*args, field=field)

@@ -15,6 +15,14 @@ from functools import partial
 from time import perf_counter
 
 from .errors import InvalidInputError
+from .settings import (
+    DEFAULT_DEDUP_THRESHOLD,
+    DEFAULT_MIN_DOC_TOKENS,
+    DEFAULT_TOKENIZER,
+    SEED_MODE,
+    EngineSettings,
+    placement_for,
+)
 from .stages.budget import SUMMARY_PREFIX, BudgetRules, FittedBlock, apply_budget, measure_and_drop
 from .stages.dedup import DedupOutcome, find_duplicates
 from .stages.filtering import filter_short_documents
@@ -23,8 +31,8 @@ from .stages.rank import rank_by_score
 from .stages.reorder import PLACEMENTS, place
 from .stages.summarize import Summarizer, extractive_synopsis
 from .tokenizers import Tokenizer, count_many, resolve_tokenizer
-from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest
-from .validation import document_list, fraction, one_of, text, whole_number
+from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest, document_list
+from .validation import fraction, text, whole_number
 
 __all__ = ["ContextManager", "BuildCache", "validate_request", "SUMMARY_PREFIX", "PLACEMENTS"]
 
@@ -137,19 +145,22 @@ class ContextManager:
     The defaults go beyond seed 000 (exact cl100k_base tokens, budget before reorder,
     headers counted so ``tokens_used <= max_context_tokens``); ``seed_compatible()``
     reproduces the seed to the character. ``placement`` names the strategy that orders the
-    block (one of ``PLACEMENTS``; by default lost in the middle, or relevance order when
-    ``use_lost_in_middle`` is off). ``score_label`` is the word before a score in a header.
+    block (one of ``PLACEMENTS``; by default lost in the middle). ``use_lost_in_middle`` is
+    the older switch, read by ``settings.placement_for``: True means lost in the middle, False
+    relevance order, left out (None) lets ``placement`` decide; contradicting ``placement``
+    raises. ``score_label`` is the word before a score in a header. The defaults are
+    ``contextlab.settings``'s.
     """
 
     def __init__(
         self,
-        dedup_threshold: float = 0.85,
-        min_doc_tokens: int = 5,
-        use_lost_in_middle: bool = True,
+        dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
+        min_doc_tokens: int = DEFAULT_MIN_DOC_TOKENS,
+        use_lost_in_middle: bool | None = None,
         summarize_overflow: bool = False,
         max_memory_messages: int = 10,
         *,
-        tokenizer: str | Tokenizer = "cl100k_base",
+        tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
         budget_before_reorder: bool = True,
         budget_includes_headers: bool = True,
         summarizer: Summarizer | None = None,
@@ -164,16 +175,13 @@ class ContextManager:
             raise InvalidInputError(
                 f"summarizer must be a callable (text, query) -> str, got {type(summarizer).__name__}"
             )
-        self.use_lost_in_middle = bool(use_lost_in_middle)
         self.summarize_overflow = bool(summarize_overflow)
         self.tokenizer: Tokenizer = resolve_tokenizer(tokenizer)
         self.budget_before_reorder = bool(budget_before_reorder)
         self.budget_includes_headers = bool(budget_includes_headers)
         self.summarizer: Summarizer = summarizer or extractive_synopsis
-        if placement is None:
-            placement = "lost_in_the_middle" if self.use_lost_in_middle else "relevance"
-        #: The placement strategy (one of ``PLACEMENTS``); it overrides ``use_lost_in_middle``.
-        self.placement: str = one_of("placement", placement, PLACEMENTS)
+        #: The placement strategy (one of ``PLACEMENTS``).
+        self.placement: str = placement_for(placement, use_lost_in_middle)
         if not text("score_label", score_label).strip():
             raise InvalidInputError(f"score_label must name the score, e.g. 'relevance'; got {score_label!r}")
         #: The word before a score in a header: ``(relevance: 0.87)``.
@@ -183,17 +191,31 @@ class ContextManager:
     @classmethod
     def seed_compatible(cls, **overrides) -> ContextManager:
         """Return a manager that reproduces seed 000 exactly (heuristic tokens, reorder then budget)."""
-        kwargs = {"tokenizer": "heuristic", "budget_before_reorder": False, "budget_includes_headers": False}
-        kwargs.update(overrides)
-        manager = cls(**kwargs)
+        manager = cls(**{**SEED_MODE, **overrides})
         manager._seed_memory_labels = True
         return manager
+
+    @classmethod
+    def from_settings(cls, settings: EngineSettings) -> ContextManager:
+        """Return the manager ``settings`` describe (seed-compatible when they say so)."""
+        if not isinstance(settings, EngineSettings):
+            raise InvalidInputError(
+                f"from_settings() takes EngineSettings (or a LabConfig), got {type(settings).__name__}"
+            )
+        kwargs = settings.manager_kwargs()
+        return cls.seed_compatible(**kwargs) if settings.seed_compatible else cls(**kwargs)
+
+    @property
+    def use_lost_in_middle(self) -> bool:
+        """True when the placement is lost in the middle (the older switch, read from ``placement``)."""
+        return self.placement == "lost_in_the_middle"
 
     @property
     def is_seed_mode(self) -> bool:
         """True when the budget follows seed 000 literally (heuristic, reorder first, headers free)."""
-        return (self.tokenizer.name == "heuristic" and not self.budget_before_reorder
-                and not self.budget_includes_headers)
+        return (self.tokenizer.name == SEED_MODE["tokenizer"]
+                and self.budget_before_reorder == SEED_MODE["budget_before_reorder"]
+                and self.budget_includes_headers == SEED_MODE["budget_includes_headers"])
 
     def __repr__(self) -> str:
         return (

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InvalidInputError
-from .types import Document
-from .validation import document_list, finite_number
+from .types import Document, document_list
+from .validation import finite_number
 
 __all__ = ["HybridRanking", "check_documents", "check_now", "HYBRID_SCORE_LABEL"]
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+from .errors import InvalidInputError
+from .validation import finite_number, text
 
 __all__ = [
     "Document",
@@ -14,7 +18,12 @@ __all__ = [
     "DuplicatePair",
     "Fate",
     "FATES",
+    "document_list",
 ]
+
+#: ``PromptRequest``'s budget; the same value as ``settings.DEFAULT_MAX_CONTEXT_TOKENS``, which
+#: reads it from here (types sits below settings, so the number is written once, here).
+DEFAULT_MAX_CONTEXT_TOKENS = 2048
 
 Fate = Literal["filtered", "duplicate", "included", "truncated", "excluded", "summarized"]
 #: Every fate a document can meet, in pipeline order (the lab draws them in this order).
@@ -52,7 +61,7 @@ class PromptRequest:
     query: str
     documents: list[Document] = field(default_factory=list)
     memory: list[Message] = field(default_factory=list)
-    max_context_tokens: int = 2048
+    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS
     system_prompt: str = ""
 
 
@@ -141,3 +150,27 @@ class ContextResult:
             "duplicate_pairs": [asdict(p) for p in self.duplicate_pairs],
             "timings_ms": dict(self.timings_ms),
         }
+
+
+def document_list(value: object, *, name: str = "documents") -> Sequence[Any]:
+    """Return ``value`` when it is a list or tuple of ``Document`` with usable fields.
+
+    Each problem names the document's index: ``documents[3].score must be a finite number``.
+    """
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInputError(f"{name} must be a list of Document, got {type(value).__name__}",
+                                field=name)
+    for i, doc in enumerate(value):
+        at = f"{name}[{i}]"
+        if not isinstance(doc, Document):
+            raise InvalidInputError(f"{at} must be a Document, got {type(doc).__name__}", field=at)
+        text(f"{at}.content", doc.content)
+        finite_number(f"{at}.score", doc.score)
+        finite_number(f"{at}.importance", doc.importance)
+        if doc.timestamp is not None:
+            finite_number(f"{at}.timestamp", doc.timestamp)
+        text(f"{at}.source", doc.source, optional=True)
+        if not isinstance(doc.metadata, dict):
+            raise InvalidInputError(f"{at}.metadata must be a dict, got {type(doc.metadata).__name__}",
+                                    field=f"{at}.metadata")
+    return value

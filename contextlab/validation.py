@@ -7,8 +7,9 @@ Every message names the field and quotes the bad value, so the caller can say wh
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+import reprlib
+from collections.abc import Iterable
+from typing import TypeVar
 
 from .errors import InvalidInputError
 
@@ -17,12 +18,38 @@ __all__ = [
     "finite_number",
     "fraction",
     "one_of",
-    "document_list",
     "text",
     "is_finite_number",
+    "message_value",
 ]
 
 T = TypeVar("T")
+
+# How much of a bad value a message quotes: enough to recognise it, never a wall of text.
+_QUOTE = reprlib.Repr()
+_QUOTE.maxstring = 40
+_QUOTE.maxother = 40
+_QUOTE.maxlong = 30
+_QUOTE.maxlist = _QUOTE.maxtuple = _QUOTE.maxdict = _QUOTE.maxset = 4
+# Beyond this many bits, even repr() of an int is refused (Python's int/str digit limit).
+_HUGE_INT_BITS = 10_000
+
+
+def message_value(value: object) -> str:
+    """Return ``value`` as an error message quotes it: its repr, shortened when long (``reprlib``).
+
+    A shortened text or number also says how long it was: ``'aaaa...aaaa' (400 characters)``.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > _HUGE_INT_BITS:
+            return f"a number of about {int(value.bit_length() * math.log10(2)):,} digits"
+        digits = len(str(abs(value)))
+        shown = _QUOTE.repr(value)
+        return shown if digits <= _QUOTE.maxlong else f"{shown} ({digits:,} digits)"
+    shown = _QUOTE.repr(value)
+    if isinstance(value, str) and len(value) > _QUOTE.maxstring:
+        return f"{shown} ({len(value):,} characters)"
+    return shown
 
 
 def is_finite_number(value: object) -> bool:
@@ -36,12 +63,11 @@ def whole_number(name: str, value: object, *, minimum: int | None = 0,
                  error: type[InvalidInputError] = InvalidInputError) -> int:
     """Return ``value`` when it is an int (not a bool) of at least ``minimum`` (at most ``maximum``)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise error(f"{name} must be a whole number, got {value!r}")
+        raise error(f"{name} must be a whole number, got {message_value(value)}", field=name)
     if minimum is not None and value < minimum:
-        raise error(f"{name} must be a whole number >= {minimum}, got {value!r}")
+        raise error(f"{name} must be a whole number >= {minimum}, got {message_value(value)}", field=name)
     if maximum is not None and value > maximum:
-        shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
-        raise error(f"{name} must be a whole number <= {maximum:,}, got {shown}")
+        raise error(f"{name} must be a whole number <= {maximum:,}, got {message_value(value)}", field=name)
     return value
 
 
@@ -50,13 +76,13 @@ def finite_number(name: str, value: object, *, minimum: float | None = None,
                   error: type[InvalidInputError] = InvalidInputError) -> float:
     """Return ``value`` as a float when it is a finite number within the given bounds."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise error(f"{name} must be a number, got {type(value).__name__} {value!r}")
+        raise error(f"{name} must be a number, got {type(value).__name__} {message_value(value)}", field=name)
     if not math.isfinite(value):
-        raise error(f"{name} must be a finite number, got {value!r}")
+        raise error(f"{name} must be a finite number, got {value!r}", field=name)
     if minimum is not None and value < minimum:
-        raise error(f"{name} must be >= {minimum:g}, got {value!r}")
+        raise error(f"{name} must be >= {minimum:g}, got {value!r}", field=name)
     if maximum is not None and value > maximum:
-        raise error(f"{name} must be <= {maximum:g}, got {value!r}")
+        raise error(f"{name} must be <= {maximum:g}, got {value!r}", field=name)
     return float(value)
 
 
@@ -67,7 +93,7 @@ def fraction(name: str, value: object, *, allow_zero: bool = False, hint: str = 
     ok = is_finite_number(value) and (0 <= value <= 1 if allow_zero else 0 < value <= 1)  # type: ignore[operator]
     if not ok:
         extra = f" ({hint})" if hint else ""
-        raise error(f"{name} must be in {low}, 1]{extra}, got {value!r}")
+        raise error(f"{name} must be in {low}, 1]{extra}, got {message_value(value)}", field=name)
     return float(value)  # type: ignore[arg-type]
 
 
@@ -77,7 +103,7 @@ def one_of(name: str, value: T, choices: Iterable[T], *,
     options = list(choices)
     if value not in options:
         listed = ", ".join(str(c) for c in options)
-        raise error(f"unknown {name} {value!r}; choose one of: {listed}")
+        raise error(f"unknown {name} {message_value(value)}; choose one of: {listed}", field=name)
     return value
 
 
@@ -88,29 +114,5 @@ def text(name: str, value: object, *, optional: bool = False,
         return None
     if not isinstance(value, str):
         kind = "a string or None" if optional else "a string"
-        raise error(f"{name} must be {kind}, got {type(value).__name__}")
-    return value
-
-
-def document_list(value: object, *, name: str = "documents") -> Sequence[Any]:
-    """Return ``value`` when it is a list or tuple of ``Document`` with usable fields.
-
-    Each problem names the document's index: ``documents[3].score must be a finite number``.
-    """
-    from .types import Document
-
-    if not isinstance(value, (list, tuple)):
-        raise InvalidInputError(f"{name} must be a list of Document, got {type(value).__name__}")
-    for i, doc in enumerate(value):
-        at = f"{name}[{i}]"
-        if not isinstance(doc, Document):
-            raise InvalidInputError(f"{at} must be a Document, got {type(doc).__name__}")
-        text(f"{at}.content", doc.content)
-        finite_number(f"{at}.score", doc.score)
-        finite_number(f"{at}.importance", doc.importance)
-        if doc.timestamp is not None:
-            finite_number(f"{at}.timestamp", doc.timestamp)
-        text(f"{at}.source", doc.source, optional=True)
-        if not isinstance(doc.metadata, dict):
-            raise InvalidInputError(f"{at}.metadata must be a dict, got {type(doc.metadata).__name__}")
+        raise error(f"{name} must be {kind}, got {type(value).__name__}", field=name)
     return value

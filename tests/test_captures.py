@@ -19,6 +19,7 @@ from contextlab.captures import (
     runs_from_bytes,
 )
 from contextlab.lab.config import LabConfig
+from contextlab.settings import EngineSettings
 
 DOCS = [
     Document("Refunds are prorated after thirty days for annual plans.", score=0.9, source="a.md",
@@ -28,7 +29,7 @@ DOCS = [
 
 
 def _record(query="annual refunds", **extra):
-    cfg = LabConfig(query=query, budget=200, placement="relevance")
+    cfg = LabConfig(query=query, max_context_tokens=200, placement="relevance")
     result = cfg.build(DOCS)
     return capture_record(query, DOCS, cfg.to_dict(), result, framework="test",
                           time=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), **extra)
@@ -48,7 +49,9 @@ def test_captures_round_trip_a_run(tmp_path):
     assert (first.number, first.where, first.query, first.time) == (1, "line 1", "annual refunds",
                                                                    "2026-01-02T03:04:05Z")
     assert first.documents == DOCS and first.framework == "test"
-    assert first.config() == LabConfig(query="annual refunds", budget=200, placement="relevance")
+    assert first.config() == EngineSettings(max_context_tokens=200, placement="relevance")
+    assert LabConfig.from_run(first) == LabConfig(query="annual refunds", max_context_tokens=200,
+                                                  placement="relevance")
     assert first.gold_sources == ("a.md",) and first.answers == ("prorated",)
     assert second.gold_sources == () and second.query == "shipping time"
     assert first.build().context_block == first.result["context_block"]
@@ -115,7 +118,7 @@ def test_captures_read_run_by_number(tmp_path):
     ('{"contextlab_capture": 1, "documents": [{"content": "a", "score": "high"}]}\n',
      r"line 1: documents\[0\]\.score must be a number"),
     ('{"contextlab_capture": 1, "documents": [], "settings": {"budget": -4}}\n',
-     r"line 1: settings: budget must be a whole number"),
+     r"line 1: settings: max_context_tokens must be a whole number"),
     ('{"contextlab_capture": 1, "documents": [], "gold_sources": [1]}\n',
      r"line 1: 'gold_sources' must be a list of text"),
     ('{\n  "name": "llm",\n  "context": {},\n  "attributes": {"openinference.span.kind": "LLM"}\n}\n',
@@ -155,7 +158,7 @@ def test_captures_read_a_span_with_scores_ids_and_json_input():
         Document("first", score=0.75, source="https://x/1", metadata={"lang": "en", "id": "doc-1"}),
         Document("second", score=0.25),
     ]
-    assert run.time == "2026-01-02T03:04:05Z" and run.settings is None and run.config().budget == 1024
+    assert run.time == "2026-01-02T03:04:05Z" and run.settings is None and run.config().max_context_tokens == 2048
 
 
 def test_captures_read_nested_attributes_and_skip_other_spans():
@@ -229,9 +232,9 @@ def test_captures_cli_build_run_options_override_the_recorded_settings(tmp_path,
     assert cli.main(["build", "--run", "1", str(path), "--budget", "40", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     run = read_run(path, 1)
-    expected = run.config().with_changes(budget=40).build(run.documents)
+    expected = LabConfig.from_run(run).with_changes(max_context_tokens=40).build(run.documents)
     assert out["tokens_budget"] == 40 and out["context_block"] == expected.context_block
-    assert run.config().budget == 200 and run.config().placement == "relevance"
+    assert run.config().max_context_tokens == 200 and run.config().placement == "relevance"
 
 
 def test_captures_cli_build_run_explicit_default_values_still_override(tmp_path, capsys):
@@ -239,7 +242,7 @@ def test_captures_cli_build_run_explicit_default_values_still_override(tmp_path,
     from contextlab import cli
 
     path = _two_runs(tmp_path)
-    assert read_run(path, 1).config().budget == 200
+    assert read_run(path, 1).config().max_context_tokens == 200
     assert cli.main(["build", "--run", "1", str(path), "--budget", "2048", "--threshold", "0.85",
                      "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)

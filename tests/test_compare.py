@@ -101,6 +101,6 @@ def test_diff_results_of_kind_rejects_unknown_change():
 
 def test_config_differences_lists_changed_fields_only():
     a = LabConfig()
-    b = a.with_changes(budget=300, seed_compatible=True)
-    assert config_differences(a, b) == [("budget", 1024, 300), ("seed_compatible", False, True)]
+    b = a.with_changes(max_context_tokens=300, seed_compatible=True)
+    assert config_differences(a, b) == [("max_context_tokens", 2048, 300), ("seed_compatible", False, True)]
     assert config_differences(a, a) == []

@@ -8,14 +8,14 @@ from contextlab.types import Document
 
 
 def test_config_json_round_trip():
-    config = LabConfig(query="refunds", budget=700, dedup_threshold=0.6, seed_compatible=True)
+    config = LabConfig(query="refunds", max_context_tokens=700, dedup_threshold=0.6, seed_compatible=True)
     assert LabConfig.from_json(config.to_json()) == config
 
 
 def test_config_query_params_round_trip_only_non_defaults():
-    config = LabConfig(budget=300, placement="relevance", tokenizer="heuristic")
+    config = LabConfig(max_context_tokens=300, placement="relevance", tokenizer="heuristic")
     params = config.to_query_params()
-    assert params == {"budget": "300", "placement": "relevance", "tokenizer": "heuristic"}
+    assert params == {"max_context_tokens": "300", "placement": "relevance", "tokenizer": "heuristic"}
     assert LabConfig.from_query_params(params) == (config, [])
 
 
@@ -43,25 +43,27 @@ def test_config_bad_older_switch_in_a_link_is_a_warning():
 def test_config_build_uses_its_query_and_budget():
     docs = [Document(f"document {i} explains refunds and how long they take", 0.9 - i / 10, f"d{i}")
             for i in range(6)]
-    config = LabConfig(query="refunds", budget=40, tokenizer="heuristic", placement="reversed")
+    config = LabConfig(query="refunds", max_context_tokens=40, tokenizer="heuristic", placement="reversed")
     expected = config.make_manager().build(PromptRequest("refunds", docs, max_context_tokens=40))
     assert config.build(docs).context_block == expected.context_block
 
 
 def test_config_bad_query_params_fall_back_with_warning():
-    config, warnings = LabConfig.from_query_params({"budget": "lots", "dedup_threshold": "2", "min_doc_tokens": "3"})
+    config, warnings = LabConfig.from_query_params({"max_context_tokens": "lots", "dedup_threshold": "2",
+                                                    "min_doc_tokens": "3"})
     assert config == LabConfig(min_doc_tokens=3)
-    assert len(warnings) == 2 and "budget" in warnings[0] and "dedup_threshold" in warnings[1]
+    assert len(warnings) == 2 and "max_context_tokens" in warnings[0] and "dedup_threshold" in warnings[1]
 
 
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        ({"budget": -5}, "budget must be a whole number >= 0"),
+        ({"max_context_tokens": -5}, "max_context_tokens must be a whole number >= 0"),
+        ({"budget": -5}, "max_context_tokens must be a whole number >= 0"),  # an older export
         ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
         ({"tokenizer": "bpe"}, "unknown tokenizer 'bpe'"),
         ({"placement": "middle"}, "unknown placement 'middle'; choose one of: lost_in_the_middle"),
-        ({"use_lost_in_middle": "no"}, "use_lost_in_middle must be true or false"),
+        ({"use_lost_in_middle": "no"}, "use_lost_in_middle must be True or False"),
         ({"colour": "red"}, "unknown configuration field"),
         ([1, 2], "must be a JSON object"),
     ],
@@ -80,7 +82,7 @@ def test_config_bad_json_raises():
 def test_config_code_snippet_reproduces_result(placement):
     docs = [Document(f"document number {i} talks about refunds and plans in detail", 0.9 - i / 20, f"d{i}")
             for i in range(8)]
-    config = LabConfig(query="refunds", budget=60, dedup_threshold=0.7, tokenizer="heuristic",
+    config = LabConfig(query="refunds", max_context_tokens=60, dedup_threshold=0.7, tokenizer="heuristic",
                        placement=placement)
     snippet = config.code_snippet(documents_expr="DOCS")
     namespace = {"DOCS": docs, "print": lambda *a: None}
@@ -88,3 +90,29 @@ def test_config_code_snippet_reproduces_result(placement):
     expected = config.make_manager().build(PromptRequest("refunds", docs, max_context_tokens=60))
     assert namespace["result"].context_block == expected.context_block
     assert ("placement=" in snippet) is (placement != "lost_in_the_middle")
+
+
+def test_config_reads_links_and_exports_of_earlier_versions():
+    # Earlier versions wrote the budget as ``budget``; their links and files still open, silently.
+    assert LabConfig.from_query_params({"budget": "300"}) == (LabConfig(max_context_tokens=300), [])
+    assert LabConfig.from_dict({"contextlab_config": 1, "budget": 300}) == LabConfig(max_context_tokens=300)
+    config, warnings = LabConfig.from_query_params({"budget": "lots"})
+    assert config == LabConfig() and warnings[0].startswith("ignored URL parameter budget='lots'")
+    # New links and files use the library's name.
+    assert LabConfig(max_context_tokens=300).to_query_params() == {"max_context_tokens": "300"}
+    assert '"max_context_tokens": 300' in LabConfig(max_context_tokens=300).to_json()
+
+
+def test_config_budget_keyword_and_attribute_are_deprecated_aliases():
+    with pytest.warns(DeprecationWarning, match="LabConfig: 'budget' is deprecated; use 'max_context_tokens'"):
+        config = LabConfig(budget=300)
+    with pytest.warns(DeprecationWarning, match="'budget' is deprecated"):
+        assert config.budget == 300
+    with pytest.warns(DeprecationWarning):
+        assert config.with_changes(budget=500).max_context_tokens == 500
+    with pytest.raises(ValueError, match="give max_context_tokens or its older name budget, not both"):
+        LabConfig(budget=300, max_context_tokens=400)
+
+
+def test_config_default_budget_is_the_engines():
+    assert LabConfig().max_context_tokens == 2048 == PromptRequest("q").max_context_tokens

@@ -74,13 +74,20 @@ def test_parse_grid_unknown_key_lists_valid_keys():
     assert "budgte" in message and all(k in message for k in grid_keys())
 
 
+def test_parse_grid_budget_key_is_a_deprecated_alias():
+    with pytest.warns(DeprecationWarning, match="grid key 'budget' is deprecated; use 'max_context_tokens'"):
+        grid = parse_grid(["budget=256,512"])
+    assert grid == {"max_context_tokens": [256, 512]}
+    assert [c.label for c in expand_grid(grid)] == ["max_context_tokens=256", "max_context_tokens=512"]
+
+
 @pytest.mark.parametrize("spec, match", [
-    (["budget=abc"], "budget.*whole number"),
+    (["max_context_tokens=abc"], "max_context_tokens.*whole number"),
     (["dedup_threshold=1.5"], "dedup_threshold"),
     (["placement=middle_out"], "placement"),
-    (["budget=256", "budget=512"], "twice"),
-    (["budget"], "KEY=V1,V2"),
-    (["budget=1:100000:1"], "larger step"),
+    (["max_context_tokens=256", "max_context_tokens=512"], "twice"),
+    (["max_context_tokens"], "KEY=V1,V2"),
+    (["max_context_tokens=1:100000:1"], "larger step"),
 ])
 def test_parse_grid_rejects_bad_specs(spec, match):
     with pytest.raises(InvalidInputError, match=match):
@@ -88,13 +95,13 @@ def test_parse_grid_rejects_bad_specs(spec, match):
 
 
 def test_parse_grid_types_values_and_expands_ranges():
-    grid = parse_grid(["budget=256:1024:256", "placement=relevance,lost_in_the_middle", "seed_compatible=false"])
-    assert grid == {"budget": [256, 512, 768, 1024], "placement": ["relevance", "lost_in_the_middle"],
+    grid = parse_grid(["max_context_tokens=256:1024:256", "placement=relevance,lost_in_the_middle", "seed_compatible=false"])
+    assert grid == {"max_context_tokens": [256, 512, 768, 1024], "placement": ["relevance", "lost_in_the_middle"],
                     "seed_compatible": [False]}
     configs = expand_grid(grid)
     assert len(configs) == 8
-    assert configs[0].label == "budget=256 placement=relevance seed_compatible=false"
-    assert configs[0].config.budget == 256 and configs[-1].config.placement == "lost_in_the_middle"
+    assert configs[0].label == "max_context_tokens=256 placement=relevance seed_compatible=false"
+    assert configs[0].config.max_context_tokens == 256 and configs[-1].config.placement == "lost_in_the_middle"
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -148,8 +155,8 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
                    Document("Invoices are emailed on the first day of the month.", source="invoices.md")])
     path = _user_set(tmp_path, [{"query": "annual plan refunds", "gold_sources": ["refunds.md"],
                                  "answers": ["prorated"]}])
-    result = run_evaluation(load_eval_set(path, store=str(db)), ["budget=30,400"], top_k=2)
-    by = {r["budget"]: r for r in result.rows}
+    result = run_evaluation(load_eval_set(path, store=str(db)), ["max_context_tokens=30,400"], top_k=2)
+    by = {r["max_context_tokens"]: r for r in result.rows}
     assert by[400]["gold_retrieved"] and by[400]["gold_rank"] == 1 and by[400]["answer_in_block"]
     assert by[30]["block_docs"] <= by[400]["block_docs"] <= 2
     with pytest.raises(LoadError, match="does not exist"):
@@ -228,20 +235,20 @@ def _small_run(tmp_path):
         records.append({"id": f"q{k}", "query": f"code word {k}", "documents": docs,
                         "gold_sources": [f"doc-{k}"], "answers": [f"pelican{k}"]})
     evalset = load_eval_set(_user_set(tmp_path, records))
-    return run_evaluation(evalset, ["budget=40,400", "placement=relevance,reversed"])
+    return run_evaluation(evalset, ["max_context_tokens=40,400", "placement=relevance,reversed"])
 
 
 def test_run_evaluation_rows_cover_every_question_and_config(tmp_path):
     result = _small_run(tmp_path)
     assert len(result.rows) == 6 * 4
-    assert result.columns == ["config", "query_id", "budget", "placement", *METRIC_COLUMNS]
+    assert result.columns == ["config", "query_id", "max_context_tokens", "placement", *METRIC_COLUMNS]
     by = {(r["query_id"], r["config"]): r for r in result.rows}
     # Relevance order puts rank k at position k + 1; reversed puts it at the other end.
-    big = by[("q2", "budget=400 placement=relevance")]
+    big = by[("q2", "max_context_tokens=400 placement=relevance")]
     assert big["gold_position"] == 3 and big["block_docs"] == 8
-    assert by[("q2", "budget=400 placement=reversed")]["gold_position"] == 6
+    assert by[("q2", "max_context_tokens=400 placement=reversed")]["gold_position"] == 6
     for k in range(6):
-        small, large = by[(f"q{k}", "budget=40 placement=relevance")], by[(f"q{k}", "budget=400 placement=relevance")]
+        small, large = by[(f"q{k}", "max_context_tokens=40 placement=relevance")], by[(f"q{k}", "max_context_tokens=400 placement=relevance")]
         assert small["tokens_used"] <= 40 and large["gold_in_block"] >= small["gold_in_block"]
 
 
@@ -253,7 +260,7 @@ def test_write_results_writes_csv_and_summary(tmp_path):
     assert len(rows) == 24 and rows[0]["gold_in_block"] in ("0", "1")
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert "Lost in the Middle" in data["citation"] and len(data["configs"]) == 4
-    best = next(c for c in data["configs"] if c["config"] == "budget=400 placement=relevance")
+    best = next(c for c in data["configs"] if c["config"] == "max_context_tokens=400 placement=relevance")
     assert best["gold_in_block"] == 1.0 and best["gold_in_block_low"] == 1.0
 
 
@@ -263,7 +270,7 @@ def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
     result = _small_run(tmp_path)
     write_results(result, tmp_path / "kept.csv", tmp_path / "kept.json")
     streamed = evaluate_to_files(str(tmp_path / "set.jsonl"), tmp_path / "streamed.csv", tmp_path / "streamed.json",
-                                 grid=["budget=40,400", "placement=relevance,reversed"])
+                                 grid=["max_context_tokens=40,400", "placement=relevance,reversed"])
     assert streamed.rows == [] and streamed.n_rows == 24 and streamed.n_questions == 6
     assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "kept.csv").read_bytes()
     kept, got = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("kept", "streamed"))

@@ -50,7 +50,7 @@ class OkapiBM25:
 
 @pytest.fixture(scope="module")
 def run300():
-    return run_evaluation(grid=["budget=256,1024"], limit=300)
+    return run_evaluation(grid=["max_context_tokens=256,1024"], limit=300)
 
 
 def test_bundled_set_has_every_question_and_passage():
@@ -71,13 +71,13 @@ def test_bundled_retrieval_shows_titles_as_sources():
 
 def test_bundled_eval_writes_600_rows_with_the_issue_columns(run300):
     assert len(run300.rows) == 600
-    assert run300.columns == ["config", "query_id", "budget", *METRIC_COLUMNS]
-    assert {r["config"] for r in run300.rows} == {"budget=256", "budget=1024"}
-    assert all(r["tokens_used"] <= r["budget"] for r in run300.rows)
+    assert run300.columns == ["config", "query_id", "max_context_tokens", *METRIC_COLUMNS]
+    assert {r["config"] for r in run300.rows} == {"max_context_tokens=256", "max_context_tokens=1024"}
+    assert all(r["tokens_used"] <= r["max_context_tokens"] for r in run300.rows)
 
 
 def test_bundled_larger_budget_never_lowers_gold_in_block(run300):
-    by = {(r["query_id"], r["budget"]): r for r in run300.rows}
+    by = {(r["query_id"], r["max_context_tokens"]): r for r in run300.rows}
     for qid in {r["query_id"] for r in run300.rows}:
         assert by[(qid, 1024)]["gold_in_block"] >= by[(qid, 256)]["gold_in_block"], qid
     small, large = run300.summaries()
@@ -91,7 +91,7 @@ def test_bundled_gold_retrieved_rate_matches_an_independent_bm25(run300):
     bm25 = OkapiBM25([f"{title}\n{text}" for title, text in passages.values()])
     questions = load_bundled_set().questions[:300]
     independent = sum(gold[i] in {ids[j] for j in bm25.top(q.query, 20)} for i, q in enumerate(questions)) / 300
-    ours = sum(r["gold_retrieved"] for r in run300.rows if r["budget"] == 256) / 300
+    ours = sum(r["gold_retrieved"] for r in run300.rows if r["max_context_tokens"] == 256) / 300
     assert abs(ours - independent) <= 0.04, (ours, independent)
     assert ours > 0.85
 

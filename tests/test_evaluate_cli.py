@@ -24,17 +24,17 @@ def test_evaluate_cli_bundled_300_questions_two_budgets(tmp_path, capsys):
     assert code == 0, captured.err
     rows = _rows(out)
     assert len(rows) == 600
-    assert list(rows[0]) == ["config", "query_id", "budget", *METRIC_COLUMNS]
-    by = {(r["query_id"], r["budget"]): r for r in rows}
+    assert list(rows[0]) == ["config", "query_id", "max_context_tokens", *METRIC_COLUMNS]
+    by = {(r["query_id"], r["max_context_tokens"]): r for r in rows}
     assert all(by[(q, "1024")]["gold_in_block"] >= by[(q, "256")]["gold_in_block"] for q, _ in by)
-    assert "budget=1024" in captured.out and "Liu et al." in captured.out
+    assert "max_context_tokens=1024" in captured.out and "Liu et al." in captured.out
     assert "wrote 600 rows" in captured.err
     data = json.loads(summary.read_text(encoding="utf-8"))
-    assert data["questions"] == 300 and [c["config"] for c in data["configs"]] == ["budget=256", "budget=1024"]
+    assert data["questions"] == 300 and [c["config"] for c in data["configs"]] == ["max_context_tokens=256", "max_context_tokens=1024"]
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--grid", "budgte=1"], "unknown grid key 'budgte'; valid keys: budget, dedup_threshold"),
+    (["--grid", "budgte=1"], "unknown grid key 'budgte'; valid keys: max_context_tokens, dedup_threshold"),
     (["--grid", "placement=zigzag"], "placement"),
     (["--model", "gpt-9"], "unknown model 'gpt-9'"),
     (["missing.jsonl"], "does not exist"),

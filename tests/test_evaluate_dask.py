@@ -14,7 +14,7 @@ from contextlab.evaluation.cluster import dask_client  # noqa: E402
 
 
 def test_evaluate_dask_two_workers_give_the_serial_rows():
-    grid = ["budget=256,1024", "placement=lost_in_the_middle,relevance"]
+    grid = ["max_context_tokens=256,1024", "placement=lost_in_the_middle,relevance"]
     serial = run_evaluation(grid=grid, limit=24)
     on_dask = run_evaluation(grid=grid, limit=24, workers=2, chunk_size=5)
     assert len(serial.rows) == 96

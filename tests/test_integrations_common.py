@@ -16,6 +16,7 @@ from contextlab.integrations._common import (
     engine_document,
 )
 from contextlab.lab.config import LabConfig
+from contextlab.settings import EngineSettings
 
 FRAMEWORKS = ("langchain", "langchain_core", "langchain_classic", "llama_index", "haystack",
               "opentelemetry", "openinference", "pydantic")
@@ -39,29 +40,40 @@ def test_integrations_settings_name_every_engine_setting():
 def test_integrations_engine_config_from_keywords():
     cfg = engine_config(max_context_tokens=700, dedup_threshold=0.5, min_doc_tokens=0,
                         use_lost_in_middle=False, tokenizer="heuristic")
-    assert (cfg.budget, cfg.dedup_threshold, cfg.min_doc_tokens, cfg.placement, cfg.tokenizer) == \
+    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.min_doc_tokens, cfg.placement, cfg.tokenizer) == \
         (700, 0.5, 0, "relevance", "heuristic")
+    assert isinstance(cfg, EngineSettings)
 
 
 @pytest.mark.parametrize("form", ["object", "json", "dict", "bytes"])
 def test_integrations_engine_config_from_the_labs_export(form):
-    lab = LabConfig(query="ignored here", budget=321, dedup_threshold=0.7, placement="reversed")
+    lab = LabConfig(query="ignored here", max_context_tokens=321, dedup_threshold=0.7, placement="reversed")
     given = {"object": lab, "json": lab.to_json(), "dict": json.loads(lab.to_json()),
              "bytes": lab.to_json().encode()}[form]
     cfg = engine_config(given, min_doc_tokens=1)
-    assert (cfg.budget, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == (321, 0.7, "reversed", 1)
+    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == \
+        (321, 0.7, "reversed", 1)
 
 
 def test_integrations_engine_config_reads_an_older_export():
     cfg = engine_config({"budget": 90, "use_lost_in_middle": False})
-    assert cfg.placement == "relevance" and cfg.budget == 90
+    assert cfg.placement == "relevance" and cfg.max_context_tokens == 90
+
+
+def test_integrations_budget_keyword_is_a_deprecated_alias():
+    with pytest.warns(DeprecationWarning, match="'budget' is deprecated; use 'max_context_tokens'"):
+        cfg = engine_config(budget=10)
+    assert cfg.max_context_tokens == 10
+    with pytest.warns(DeprecationWarning, match="'budget' is deprecated"):
+        assert cfg.budget == 10
 
 
 @pytest.mark.parametrize("config, settings, match", [
-    (None, {"budget": 10}, "unknown setting.*max_context_tokens"),
+    (None, {"budget_tokens": 10}, "unknown setting.*max_context_tokens"),
     (None, {"max_context_tokens": 1.5}, "max_context_tokens must be a whole number"),
     (None, {"use_lost_in_middle": "yes"}, "use_lost_in_middle must be True or False"),
-    (None, {"use_lost_in_middle": True, "placement": "relevance"}, "not both"),
+    (None, {"use_lost_in_middle": True, "placement": "relevance"}, "^placement='relevance' contradicts"),
+    (None, {"use_lost_in_middle": False, "placement": "reversed"}, "^placement='reversed' contradicts"),
     (None, {"tokenizer": "gpt2"}, "unknown tokenizer"),
     ("{not json", {}, "not valid JSON"),
     ({"budget": 10, "colour": "red"}, {}, "unknown configuration field"),

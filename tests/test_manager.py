@@ -234,8 +234,17 @@ def test_manager_placement_orders_the_block(placement, expected):
 def test_manager_placement_default_follows_use_lost_in_middle():
     assert ContextManager().placement == "lost_in_the_middle"
     assert ContextManager(use_lost_in_middle=False).placement == "relevance"
-    # an explicit placement wins over the flag
-    assert ContextManager(use_lost_in_middle=False, placement="reversed").placement == "reversed"
+    assert ContextManager(0.85, 5, False).placement == "relevance"  # positionally, as seed 000 does
+    assert ContextManager(placement="reversed").use_lost_in_middle is False
+    assert ContextManager(use_lost_in_middle=True, placement="lost_in_the_middle").use_lost_in_middle is True
+
+
+@pytest.mark.parametrize(("flag", "placement"), [(False, "reversed"), (False, "lost_in_the_middle"),
+                                                 (True, "relevance")])
+def test_manager_use_lost_in_middle_contradicting_placement_raises(flag, placement):
+    # The older switch follows settings.placement_for, as LabConfig and the integrations do.
+    with pytest.raises(InvalidInputError, match=f"^placement='{placement}' contradicts use_lost_in_middle={flag}"):
+        ContextManager(use_lost_in_middle=flag, placement=placement)
 
 
 def test_manager_placement_applies_after_the_budget():

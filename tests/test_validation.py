@@ -7,9 +7,8 @@ import math
 import pytest
 
 from contextlab.errors import InvalidInputError, LoadError
-from contextlab.types import Document
+from contextlab.types import Document, document_list
 from contextlab.validation import (
-    document_list,
     finite_number,
     fraction,
     is_finite_number,

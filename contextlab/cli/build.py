@@ -54,7 +54,7 @@ def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
     changes = engine_overrides(args)
     if args.query:
         changes["query"] = args.query
-    config = run.config().with_changes(**lab_fields(changes))
+    config = LabConfig.from_run(run).with_changes(**lab_fields(changes))
     scoring = argparse.Namespace(**{**vars(args), "query": config.query,
                                     "file": f"{args.file} run {args.run}"})
     return scored(run.documents, scoring), config

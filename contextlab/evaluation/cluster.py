@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
+from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk
 from .grid import Configuration
 from .sets import EvalSet
 
@@ -26,8 +27,6 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
 
     The local cluster (and the client) are closed on exit; an existing cluster is left running.
     """
-    from .run import CONNECT_TIMEOUT_S
-
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -92,8 +91,6 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, 
                 progress: Any = None) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn)."""
     from distributed import as_completed
-
-    from .run import default_chunk_size, evaluate_chunk
 
     questions = evalset.questions
     total = len(questions)

@@ -5,19 +5,19 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+import warnings
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InvalidInputError
-from ..lab.config import LabConfig
-
-if TYPE_CHECKING:
-    from ..manager import ContextManager
+from ..manager import ContextManager
+from ..settings import ALIASES, EngineSettings
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
 
-#: The engine settings a grid may vary (those ``LabConfig`` has), in column order.
-GRID_KEYS: tuple[str, ...] = ("budget", "dedup_threshold", "min_doc_tokens", "placement",
+#: The engine settings a grid may vary (``EngineSettings`` fields), in column order. The older
+#: key ``budget`` still works, with a DeprecationWarning (the CLI spells its own keys).
+GRID_KEYS: tuple[str, ...] = ("max_context_tokens", "dedup_threshold", "min_doc_tokens", "placement",
                               "seed_compatible", "tokenizer")
 # A grid this large is a typo (a range with a tiny step), not an evaluation plan.
 _MAX_CONFIGS = 1000
@@ -32,21 +32,34 @@ class Configuration:
 
     label: str
     settings: Mapping[str, Any]
-    config: LabConfig
+    config: EngineSettings
 
     def make_manager(self) -> ContextManager:
         """Return the ``ContextManager`` this configuration describes."""
-        return self.config.make_manager()
+        return ContextManager.from_settings(self.config)
 
 
 def grid_keys() -> list[str]:
-    """Return the grid keys this version's ``LabConfig`` supports, in column order."""
-    known = {f.name for f in fields(LabConfig)}
+    """Return the grid keys this version's ``EngineSettings`` supports, in column order."""
+    known = {f.name for f in fields(EngineSettings)}
     return [k for k in GRID_KEYS if k in known]
 
 
+def _default(key: str) -> Any:
+    return EngineSettings.__dataclass_fields__[key].default
+
+
+def _grid_key(key: str) -> str:
+    """Return the library's name for grid key ``key`` (an older name warns)."""
+    if key in ALIASES:
+        warnings.warn(f"grid key {key!r} is deprecated; use {ALIASES[key]!r}", DeprecationWarning,
+                      stacklevel=3)
+        return ALIASES[key]
+    return key
+
+
 def _parse_value(key: str, raw: str) -> Any:
-    default = getattr(LabConfig, key)
+    default = _default(key)
     text = raw.strip()
     if isinstance(default, bool):
         if text.lower() in _TRUE:
@@ -105,6 +118,7 @@ def parse_grid(specs: Sequence[str] | Mapping[str, Sequence[Any]] | None) -> dic
             items.append((key, [p for p in rest.split(",") if p.strip()]))
     grid: dict[str, list[Any]] = {}
     for key, raw_values in items:
+        key = _grid_key(key)
         if key not in valid:
             raise InvalidInputError(f"unknown grid key {key!r}; valid keys: {', '.join(valid)}")
         if key in grid:
@@ -113,12 +127,12 @@ def parse_grid(specs: Sequence[str] | Mapping[str, Sequence[Any]] | None) -> dic
             raise InvalidInputError(f"grid {key}: no values; write {key}=V1,V2")
         values: list[Any] = []
         for raw in raw_values:
-            if isinstance(raw, str) and ":" in raw and not isinstance(getattr(LabConfig, key), str):
+            if isinstance(raw, str) and ":" in raw and not isinstance(_default(key), str):
                 values.extend(_expand_range(key, raw))
             else:
                 values.append(_parse_value(key, raw) if isinstance(raw, str) else raw)
         for value in values:
-            LabConfig(**{key: value})  # the one place every setting is checked
+            EngineSettings(**{key: value})  # the one place every setting is checked
         grid[key] = list(dict.fromkeys(values))
     return grid
 
@@ -129,9 +143,13 @@ def _label(settings: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in settings.items())
 
 
-def expand_grid(grid: Mapping[str, Sequence[Any]], base: LabConfig | None = None) -> list[Configuration]:
-    """Return every configuration of ``grid`` (its cartesian product over ``base``), in order."""
-    base = base or LabConfig()
+def expand_grid(grid: Mapping[str, Sequence[Any]],
+                base: EngineSettings | None = None) -> list[Configuration]:
+    """Return every configuration of ``grid`` (its cartesian product over ``base``), in order.
+
+    ``base`` is ``EngineSettings`` (or a ``LabConfig``); the grid's keys are library names.
+    """
+    base = base or EngineSettings()
     keys = [k for k in grid_keys() if k in grid]
     total = math.prod(len(grid[k]) for k in keys) if keys else 1
     if total > _MAX_CONFIGS:

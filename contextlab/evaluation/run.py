@@ -8,16 +8,15 @@ serial run's rows, row for row.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..lab.config import LabConfig
 from ..positional import CITATION, CITATION_URL, load_position_curves
-from ..types import ContextResult, PromptRequest
+from ..settings import EngineSettings
 from ..validation import whole_number
+from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk, new_cache
 from .grid import Configuration, expand_grid, parse_grid
 from .metrics import (
     DEFAULT_MODEL,
@@ -25,8 +24,6 @@ from .metrics import (
     METRIC_COLUMNS,
     BOOTSTRAP_MAX_QUESTIONS,
     aggregate,
-    prepare_question,
-    question_metrics,
 )
 from .sets import EvalQuestion, EvalSet, load_bundled_set
 
@@ -34,8 +31,6 @@ __all__ = ["EvalResult", "Progress", "RunPlan", "plan_run", "run_evaluation", "e
            "default_chunk_size", "DEFAULT_TOP_K", "CONNECT_TIMEOUT_S"]
 
 DEFAULT_TOP_K = 20
-#: How long to wait for a Dask scheduler before saying it cannot be reached.
-CONNECT_TIMEOUT_S = 5
 #: Called with (questions done, questions in all) as the run advances.
 Progress = Callable[[int, int], None]
 
@@ -108,42 +103,6 @@ class EvalResult:
         }
 
 
-def _new_cache() -> Any:
-    """Return the engine's per-document cache, or None when this engine version has none."""
-    try:
-        from ..manager import BuildCache
-    except ImportError:
-        return None
-    return BuildCache()
-
-
-def _build(manager: Any, request: PromptRequest, cache: Any) -> ContextResult:
-    return manager.build(request) if cache is None else manager.build(request, cache=cache)
-
-
-def evaluate_chunk(questions: Sequence[EvalQuestion], retriever: Any, configs: Sequence[Configuration],
-                   top_k: int, model: str, cache: Any = None) -> list[dict[str, Any]]:
-    """Return the rows of ``questions`` under every configuration (question-major order).
-
-    Pure: the same arguments give the same rows in any process, which is what lets Dask
-    split the work by question chunks. ``cache`` (a ``BuildCache``, one made when None) only
-    saves work: retrieved passages recur across questions, so it is shared by the chunk.
-    """
-    managers = [c.make_manager() for c in configs]
-    cache = cache if cache is not None else _new_cache()
-    rows: list[dict[str, Any]] = []
-    for q in questions:
-        docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, top_k)
-        prep = prepare_question(q, docs)
-        for config, manager in zip(configs, managers):
-            request = PromptRequest(query=q.query, documents=prep.documents,
-                                    max_context_tokens=config.config.budget)
-            result = _build(manager, request, cache)
-            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
-                         **question_metrics(prep, result, model)})
-    return rows
-
-
 def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuestion]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
@@ -151,7 +110,7 @@ def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuest
 def _serial_chunks(evalset: EvalSet, configs: list[Configuration], top_k: int, model: str,
                    progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
     total = len(evalset.questions)
-    cache = _new_cache()
+    cache = new_cache()
     for done, chunk in enumerate(_chunks(evalset.questions, 10)):
         yield evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache)
         if progress is not None:
@@ -193,7 +152,7 @@ def plan_run(
     top_k: int = DEFAULT_TOP_K,
     limit: int | None = None,
     model: str = DEFAULT_MODEL,
-    base: LabConfig | None = None,
+    base: EngineSettings | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     chunk_size: int | None = None,
@@ -235,8 +194,3 @@ def run_evaluation(
     plan = plan_run(evalset, grid, **options)
     rows = [row for chunk in plan.chunks(progress) for row in chunk]
     return plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
-
-
-def default_chunk_size(n_questions: int, n_workers: int) -> int:
-    """Return a chunk size giving each worker about eight chunks (for balance and progress)."""
-    return max(1, min(250, math.ceil(n_questions / max(1, 8 * n_workers))))

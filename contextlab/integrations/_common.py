@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..captures import append_run, capture_record
 from ..errors import InvalidInputError
-from ..lab.config import LabConfig
+from ..manager import ContextManager
 from ..retrieval import needs_scoring, score_documents
+from ..settings import ALIASES, LEGACY_REORDER, EngineSettings, canonical_names
+from ..settings import SETTING_NAMES as _ENGINE_NAMES
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import whole_number
 
@@ -38,55 +40,55 @@ __all__ = [
 METADATA_KEY = "contextlab"
 #: Metadata keys read as a document's source, in this order (then its id).
 SOURCE_KEYS: tuple[str, ...] = ("source", "file_path", "file_name", "url")
-# ``max_context_tokens`` is what the engine calls the budget; LabConfig calls it ``budget``.
-_RENAMED = {"max_context_tokens": "budget"}
-# The engine's older switch for the placement; still the ContextManager keyword people know.
-_REORDER_SWITCH = "use_lost_in_middle"
-#: Keyword settings a component accepts: the engine's names for every LabConfig field.
-SETTING_NAMES: tuple[str, ...] = tuple(
-    {v: k for k, v in _RENAMED.items()}.get(f.name, f.name)
-    for f in fields(LabConfig) if f.name != "query"
-) + (_REORDER_SWITCH,)
+#: Keyword settings a component accepts: the engine's settings (``contextlab.settings``) and the
+#: older ``use_lost_in_middle`` switch. ``budget=`` still works, with a DeprecationWarning.
+SETTING_NAMES: tuple[str, ...] = (*_ENGINE_NAMES, LEGACY_REORDER)
 
 
-def engine_config(config: LabConfig | str | bytes | Mapping[str, Any] | None = None,
-                  **settings: Any) -> LabConfig:
-    """Return the ``LabConfig`` for ``config`` (a LabConfig, its JSON export or dict) and ``settings``.
+def engine_config(config: EngineSettings | str | bytes | Mapping[str, Any] | None = None,
+                  **settings: Any) -> EngineSettings:
+    """Return the ``EngineSettings`` for ``config`` (settings, a LabConfig, its JSON export or dict).
 
     Keyword settings override the matching fields of ``config``; an unknown name is an error
-    listing the known ones. The configuration's query is not used: the pipeline brings its own.
+    listing the known ones. A configuration's query is not used: the pipeline brings its own.
+    Exports written by earlier versions (``budget``, ``use_lost_in_middle``) still load.
     """
     if config is None:
-        base = LabConfig()
-    elif isinstance(config, LabConfig):
-        base = config
+        base = EngineSettings()
+    elif isinstance(config, EngineSettings):
+        base = config.engine_settings()
     elif isinstance(config, (str, bytes)):
-        base = LabConfig.from_json(config)
+        base = EngineSettings.from_dict(_without_query(_json_object(config)))
     elif isinstance(config, Mapping):
-        base = LabConfig.from_dict(dict(config))
+        base = EngineSettings.from_dict(_without_query(config))
     else:
         raise InvalidInputError(
-            f"config must be a LabConfig, its JSON export (text) or a dict, got {type(config).__name__}"
-        )
-    unknown = sorted(set(settings) - set(SETTING_NAMES))
+            "config must be EngineSettings, a LabConfig, its JSON export (text) or a dict, "
+            f"got {type(config).__name__}", field="config")
+    unknown = sorted(set(settings) - set(SETTING_NAMES) - set(ALIASES))
     if unknown:
         raise InvalidInputError(
             f"unknown setting(s): {', '.join(unknown)}; the settings are: {', '.join(SETTING_NAMES)}"
         )
-    if "max_context_tokens" in settings:
-        whole_number("max_context_tokens", settings["max_context_tokens"])
-    changes = {_RENAMED.get(k, k): v for k, v in settings.items() if k != _REORDER_SWITCH}
-    if _REORDER_SWITCH in settings:
-        flag = settings[_REORDER_SWITCH]
-        if not isinstance(flag, bool):
-            raise InvalidInputError(f"{_REORDER_SWITCH} must be True or False, got {flag!r}")
-        if "placement" in settings:
-            raise InvalidInputError(
-                f"give placement or {_REORDER_SWITCH}, not both ({_REORDER_SWITCH} is the older "
-                "switch between 'lost_in_the_middle' and 'relevance')"
-            )
-        changes["placement"] = "lost_in_the_middle" if flag else "relevance"
+    changes = canonical_names(settings, where="settings")
+    if "max_context_tokens" in changes:
+        whole_number("max_context_tokens", changes["max_context_tokens"])
     return base.with_changes(**changes) if changes else base
+
+
+def _json_object(text: str | bytes) -> Any:
+    """Return the JSON value in ``text`` (a configuration export); bad JSON is a clear error."""
+    import json
+
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"configuration file is not valid JSON: {exc}", field="config") from exc
+
+
+def _without_query(data: Any) -> Any:
+    """Return the lab's export ``data`` without its query (a pipeline brings its own)."""
+    return {k: v for k, v in data.items() if k != "query"} if isinstance(data, Mapping) else data
 
 
 def engine_document(content: Any, *, score: Any, metadata: Any, doc_id: Any = None,
@@ -152,14 +154,12 @@ class ContextLabStep:
                  capture_to: str | os.PathLike[str] | None = None, **settings: Any) -> None:
         self.framework = framework
         self.config = engine_config(config, **settings)
-        self.manager = self.config.make_manager()
+        self.manager = ContextManager.from_settings(self.config)
         self.capture_to = _capture_path(capture_to)
 
     def settings(self) -> dict[str, Any]:
         """Return the settings in the engine's names (``max_context_tokens``, ...), for repr and export."""
-        data = self.config.to_dict()
-        data.pop("query", None)
-        return {({v: k for k, v in _RENAMED.items()}).get(k, k): v for k, v in data.items()}
+        return self.config.to_dict()
 
     def run(self, query: str, documents: Sequence[Document]) -> StepOutcome:
         """Return the block built from ``documents`` for ``query``, and capture the run if asked."""
@@ -168,11 +168,10 @@ class ContextLabStep:
         docs = list(documents)
         if needs_scoring(docs):
             docs = score_documents(docs, query)
-        request = PromptRequest(query=query, documents=docs, max_context_tokens=self.config.budget)
+        request = PromptRequest(query=query, documents=docs, max_context_tokens=self.config.max_context_tokens)
         result = self.manager.build(request)
         if self.capture_to is not None:
-            settings = self.config.with_changes(query=query).to_dict()
-            append_run(self.capture_to, capture_record(query, docs, settings, result,
+            append_run(self.capture_to, capture_record(query, docs, self.config.to_dict(), result,
                                                        framework=self.framework))
         return StepOutcome(documents=docs, result=result, kept=_kept(docs, result))
 

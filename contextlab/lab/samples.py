@@ -8,6 +8,8 @@ Each set is one JSON file holding a query, a system prompt, retrieved documents 
 near-duplicates, exact duplicates and too-short snippets) and a conversation, plus
 ``answer_source``: the source of the document that actually answers the query, so scenarios
 can point at it ("the answer is the 2nd most relevant document, and the budget cuts it").
+A set may state ``max_context_tokens``: the budget the lab opens it at (the engine's default,
+2048, otherwise), chosen so the set's point shows.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..types import Document, Message
+from ..validation import whole_number
 
 if TYPE_CHECKING:  # importlib.resources.abc is 3.11+; the annotation is all that needs it
     from importlib.resources.abc import Traversable
@@ -51,6 +54,8 @@ class SampleSet:
     documents: list[Document]
     conversation: list[Message]
     answer_source: str | None = None
+    #: The budget the lab opens this set at, when the set states one (else the engine's default).
+    max_context_tokens: int | None = None
     path: Path | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -130,8 +135,11 @@ def _parse(raw: Any, path: Path) -> SampleSet:
     if not isinstance(conv_raw, list):
         raise InvalidInputError(f"{where}: field 'conversation' must be a list of {{role, content}} objects")
     conversation = [_parse_message(item, i, where) for i, item in enumerate(conv_raw)]
+    budget = raw.get("max_context_tokens")
+    if budget is not None:
+        whole_number(f"{where}: max_context_tokens", budget, minimum=0)
     known = {"name", "title", "description", "query", "system_prompt", "answer_source", "documents",
-             "conversation"}
+             "conversation", "max_context_tokens"}
     return SampleSet(
         name=raw["name"],
         title=raw["title"],
@@ -141,6 +149,7 @@ def _parse(raw: Any, path: Path) -> SampleSet:
         documents=documents,
         conversation=conversation,
         answer_source=answer_source,
+        max_context_tokens=budget,
         path=path,
         metadata={k: v for k, v in raw.items() if k not in known},
     )

@@ -19,6 +19,7 @@ import streamlit as st
 
 from contextlab.captures import LAB_RUNS_ENV, CapturedRun, iter_runs, read_run, runs_from_bytes
 from contextlab.errors import ContextLabError
+from contextlab.lab.config import LabConfig
 
 from .text import caption, plain
 
@@ -105,10 +106,8 @@ def _open_once(marker: str, run: CapturedRun) -> tuple[str, ...]:
         return ()
     st.session_state[_OPENED] = marker
     try:
-        config = run.config()
+        config = LabConfig.from_run(run)
     except ContextLabError as exc:
-        from contextlab.lab.config import LabConfig
-
         seed_config(LabConfig(query=run.query), force=True)
         return (f"run {run.number}: its recorded settings were not used: {exc}",)
     seed_config(config, force=True)

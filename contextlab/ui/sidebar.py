@@ -57,7 +57,9 @@ SOURCES: dict[str, str] = {
     RUNS_SOURCE: RUNS_LABEL,  # contextlab.ui.runs: a captured pipeline run or a trace
 }
 #: Session-state key of each ``LabConfig`` field's widget.
-CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{f.name}" for f in fields(LabConfig)}
+# The budget's widget keeps the key it had before the field became ``max_context_tokens``.
+_KEY_NAMES = {"max_context_tokens": "budget"}
+CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{_KEY_NAMES.get(f.name, f.name)}" for f in fields(LabConfig)}
 _TOKENIZER_LABELS = {"cl100k_base": "exact (cl100k_base)", "heuristic": "heuristic (words × 1.3)"}
 _PASTE_PLACEHOLDER = (
     "Paste documents: separate them with a line of ---, or blank lines.\n"
@@ -232,6 +234,8 @@ def _on_sample_change() -> None:
     name = st.session_state.get("sample_name")
     if name:
         st.session_state[CONFIG_KEYS["query"]] = _sample(name).query
+        if _sample(name).max_context_tokens is not None:  # the set opens at its own budget
+            st.session_state[CONFIG_KEYS["max_context_tokens"]] = _sample(name).max_context_tokens
 
 
 def _sample_documents(key: str = "sample_name") -> DocumentsInput:
@@ -395,6 +399,11 @@ def parameters_panel(default_query: str = "") -> LabConfig:
     """Draw the query and every engine parameter; return them as one ``LabConfig``."""
     keys = CONFIG_KEYS
     default = LabConfig()
+    names = sample_names()
+    name = st.session_state.get("sample_name", names[0] if names else None)
+    stated = _sample(name).max_context_tokens if name in names else None
+    if stated is not None:  # a sample set may open the lab at its own budget
+        default = default.with_changes(max_context_tokens=stated)
     seed_config(default, include_query=False)
     _seed(keys["query"], default_query)
 
@@ -407,7 +416,7 @@ def parameters_panel(default_query: str = "") -> LabConfig:
     )
     seed_mode = st.session_state[keys["seed_compatible"]]
 
-    _budget_widgets(keys["budget"])
+    _budget_widgets(keys["max_context_tokens"])
     st.slider("Duplicate threshold", 0.01, 1.0, key=keys["dedup_threshold"], step=0.01,
               help="Two documents sharing at least this share of their 5-word phrases are duplicates; "
                    "the more relevant one is kept. 1.0 removes only identical phrase sets.")

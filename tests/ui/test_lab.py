@@ -22,7 +22,7 @@ ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
 
 def _expected(config: LabConfig, documents: list[Document]):
     return config.make_manager().build(
-        PromptRequest(query=config.query, documents=documents, max_context_tokens=config.budget)
+        PromptRequest(query=config.query, documents=documents, max_context_tokens=config.max_context_tokens)
     )
 
 
@@ -67,7 +67,7 @@ def test_lab_budget_slider_rebuilds_and_goes_into_the_url():
     run(at)
     tokens = next(m for m in at.metric if m.label == "Tokens used")
     assert int(tokens.value.replace(",", "")) <= 400 and "of 400" in tokens.delta
-    assert at.query_params["budget"] == "400"
+    assert at.query_params["max_context_tokens"] == "400"
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["type"] == "sankey"
 
 
@@ -268,7 +268,7 @@ def test_lab_url_parameters_open_the_same_view():
     budget_line = specs(at)[0]["layout"]["shapes"][0]
     assert budget_line["y0"] == 700
     # The URL written back is the one that was opened.
-    assert at.query_params["view"] == "budget" and at.query_params["budget"] == "700"
+    assert at.query_params["view"] == "budget" and at.query_params["max_context_tokens"] == "700"
 
 
 def test_lab_bad_url_values_warn_and_the_lab_still_opens():
