@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import sqlite3
 import threading
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 
 from contextlab.errors import InvalidInputError, StoreError
 from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
+from contextlab.retrieval import sqlite as sqlite_module
 from contextlab.retrieval.sqlite import SCHEMA_VERSION, check_schema
 from contextlab.retrieval.store import SQLiteBackend
 from contextlab.retrieval.terms import fts_query, query_terms, words
@@ -578,3 +581,61 @@ def test_sqlite_backend_add_refuses_two_documents_with_one_id():
     # The same document twice is one document, not a conflict.
     assert store.add([Document("same", metadata={"id": "y"}), Document("same", metadata={"id": "y"})]) == ["y", "y"]
     assert len(store) == 1
+
+
+# -- after a crash or a full disk (issue 18, point 10) ---------------------------------------
+
+
+def _killed_mid_write(path: str) -> None:
+    """Index, then die (SIGKILL) halfway through a write, leaving a hot journal beside the store."""
+    with SQLiteBackend(path) as store:
+        store.add([Document(f"note {i} about refunds") for i in range(20)])
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA cache_size = 1")  # so the write reaches the file before the commit
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany("INSERT INTO documents (id, content) VALUES (?, ?)",
+                     [(f"x{i}", "y" * 2000) for i in range(300)])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _leave_hot_journal(path: Path) -> None:
+    proc = multiprocessing.get_context("fork").Process(target=_killed_mid_write, args=(str(path),))
+    proc.start()
+    proc.join(timeout=60)
+    assert proc.exitcode == -signal.SIGKILL
+    assert Path(f"{path}-journal").stat().st_size > 0
+
+
+def test_sqlite_backend_read_only_search_after_a_killed_write_rolls_the_journal_back(tmp_path: Path):
+    path = tmp_path / "kb.db"
+    _leave_hot_journal(path)
+    with SQLiteBackend(path, read_only=True) as store:
+        assert len(store) == 20  # the killed write is undone, the earlier one kept
+        assert len(store.retrieve("refunds", top_k=50)) == 20
+    assert not Path(f"{path}-journal").exists()
+
+
+def test_sqlite_backend_killed_write_in_a_read_only_folder_says_what_to_do(tmp_path: Path, monkeypatch):
+    _leave_hot_journal(tmp_path / "kb.db")
+    # The tests may run as root, who writes anywhere: the folder is made read-only by name.
+    monkeypatch.setattr(sqlite_module, "read_only_reason", lambda path: "its folder is read-only")
+    with pytest.raises(StoreError, match=r"was left halfway through a write .*kb\.db-journal.*its "
+                                         r"folder is read-only.*copy .*together"):
+        SQLiteBackend(tmp_path / "kb.db", read_only=True)
+    assert Path(f"{tmp_path / 'kb.db'}-journal").stat().st_size > 0  # left for a writer to undo
+
+
+def test_sqlite_backend_full_disk_says_so_and_leaves_the_store_as_it_was(tmp_path: Path):
+    path = tmp_path / "kb.db"
+    store = SQLiteBackend(path)
+    store.add([Document("refunds take five days", source="a")])
+    conn = store._conn()
+    # SQLite's own page limit fails a write exactly as a full disk does (SQLITE_FULL).
+    conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")
+    with pytest.raises(StoreError, match=r"^cannot write to store .*kb\.db': the disk is full; "
+                                         r"nothing of this write was stored"):
+        store.add([Document(f"long text {i} " * 400, source=f"b{i}") for i in range(20)])
+    assert not Path(f"{path}-journal").exists()
+    store.close()
+    with SQLiteBackend(path, read_only=True) as again:
+        assert [h.source for h in again.retrieve("refunds", top_k=5)] == ["a"]

@@ -18,7 +18,7 @@ from ..errors import StoreError
 from .terms import index_text
 
 __all__ = ["SCHEMA_VERSION", "BUSY_TIMEOUT_S", "connect", "prepare_schema", "check_schema",
-           "store_errors", "read_only_reason"]
+           "store_errors", "read_only_reason", "hot_journal", "roll_back_quietly"]
 
 # 2: the index holds ``terms.index_text`` of each document (1 held the raw text).
 # 3: each document records the file it was indexed from (``origin``).
@@ -69,7 +69,43 @@ def _leave_wal(conn: sqlite3.Connection) -> None:
             pass  # another process has it open; a later writer switches it
 
 
+def hot_journal(path: str) -> str | None:
+    """Return the path of the rollback journal a killed or failed write left beside the store, or None.
+
+    A journal with content and no writer at work means a write stopped halfway (the process
+    was killed, the disk filled, the power went): only a connection that may write can undo it.
+    """
+    journal = f"{path}-journal"
+    try:
+        return journal if os.path.getsize(journal) > 0 else None
+    except OSError:
+        return None
+
+
+def _roll_back(path: str, journal: str) -> None:
+    """Undo a write a killed process left half done, or say exactly what to do when it cannot be."""
+    why = read_only_reason(path)
+    if why is None:
+        # A connection that may write rolls the journal back as it first reads the file.
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            conn.execute("PRAGMA user_version").fetchone()
+        finally:
+            conn.close()
+        return
+    raise StoreError(
+        f"store {path!r} was left halfway through a write (a killed process or a full disk left "
+        f"{os.path.basename(journal)!r} beside it), and only a process that may write there can "
+        f"undo it, but {why}: make it writable and open the store again (that undoes the "
+        "write), or copy the store and its journal together into a folder you can write to "
+        "and open the copy"
+    )
+
+
 def _connect_read_only(path: str) -> sqlite3.Connection:
+    journal = hot_journal(path)
+    if journal is not None:
+        _roll_back(path, journal)
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False,
                            isolation_level=None)
@@ -136,10 +172,24 @@ def prepare_schema(conn: sqlite3.Connection, path: str) -> None:
         version = check_schema(conn, path)
         if version < SCHEMA_VERSION:
             _upgrade(conn, version)
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        roll_back_quietly(conn)
         raise
-    conn.execute("COMMIT")
+
+
+def roll_back_quietly(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already, keeping the error that caused it.
+
+    On a full disk or an I/O error SQLite may roll the transaction back itself; a second
+    ROLLBACK would then raise "cannot rollback - no transaction is active" and hide the cause.
+    """
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # the original error says more; a writer opening the store undoes the journal
 
 
 def _upgrade(conn: sqlite3.Connection, version: int) -> None:
@@ -195,6 +245,12 @@ def _explain(exc: sqlite3.Error, path: str, action: str) -> str:
     if "malformed" in low or "corrupt" in low:
         return (f"store {path!r} is damaged ({text}); index your files into a new store, or "
                 "restore this one from a backup")
+    if "disk is full" in low or "database or disk is full" in low:
+        return (f"cannot {action} store {path!r}: the disk is full; nothing of this write was "
+                "stored (the store is as it was): free some space and try again")
+    if "disk i/o error" in low:
+        return (f"cannot {action} store {path!r}: a disk I/O error (a full disk, a removed drive "
+                "or a failing one); nothing of this write was stored: check the disk and try again")
     if "locked" in low or "busy" in low:
         return (f"cannot {action} store {path!r}: another process kept it locked for over "
                 f"{BUSY_TIMEOUT_S:g} s; try again when it has finished")

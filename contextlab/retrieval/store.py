@@ -30,7 +30,8 @@ from .bm25 import document_counts, informative_terms, rank
 from .injection import MAX_TOP_K, RetrievalResult
 from .rows import (COLUMNS, delete_row, document_rows, own_id, put_row, refuse_shared_ids,
                    source_ids)
-from .sqlite import check_schema, connect, prepare_schema, read_only_reason, store_errors
+from .sqlite import (check_schema, connect, prepare_schema, read_only_reason, roll_back_quietly,
+                     store_errors)
 from .terms import MAX_QUERY_TERMS, MAX_QUERY_WORDS, match_expression, query_terms
 
 __all__ = ["SQLiteBackend", "IndexReport", "SearchOutcome"]
@@ -165,10 +166,10 @@ class SQLiteBackend:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                roll_back_quietly(conn)
                 raise
-            conn.execute("COMMIT")
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
