@@ -16,7 +16,16 @@ Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_
 
 from __future__ import annotations
 
-from .evaluation.analysis import ZONES, disagreements, gold_zone_shares, pareto_front, setting_table
+from .evaluation.aggregate import Aggregator, aggregate, bootstrap_interval
+from .evaluation.analysis import (
+    ZONES,
+    disagreements,
+    find_configuration,
+    gold_zone_shares,
+    pareto_front,
+    setting_table,
+    sort_by_difference,
+)
 from .evaluation.grid import GRID_KEYS, Configuration, expand_grid, grid_keys, parse_grid
 from .evaluation.metrics import (
     DEFAULT_MODEL,
@@ -25,13 +34,18 @@ from .evaluation.metrics import (
     RATE_METRICS,
     SUMMARY_METRICS,
     PreparedQuestion,
-    aggregate,
-    bootstrap_interval,
     gold_zone,
     prepare_question,
     question_metrics,
 )
-from .evaluation.output import ProgressBar, evaluate_to_files, results_csv, summary_table, write_results
+from .evaluation.output import (
+    ProgressBar,
+    evaluate_to_files,
+    gains_lines,
+    results_csv,
+    summary_table,
+    write_results,
+)
 from .evaluation.run import DEFAULT_TOP_K, EvalResult, evaluate_chunk, run_evaluation
 from .evaluation.sets import (
     BUNDLED_SET,
@@ -65,6 +79,7 @@ __all__ = [
     "PreparedQuestion",
     "ProgressBar",
     "StoreRetriever",
+    "Aggregator",
     "aggregate",
     "bootstrap_interval",
     "bundled_set_path",
@@ -72,6 +87,8 @@ __all__ = [
     "evaluate_chunk",
     "evaluate_to_files",
     "expand_grid",
+    "gains_lines",
+    "find_configuration",
     "gold_zone",
     "gold_zone_shares",
     "grid_keys",
@@ -87,6 +104,7 @@ __all__ = [
     "results_csv",
     "run_evaluation",
     "setting_table",
+    "sort_by_difference",
     "summary_table",
     "write_results",
 ]

@@ -30,7 +30,7 @@ from contextlab.evaluate import (
     run_evaluation,
     write_results,
 )
-from contextlab.positional import accuracy_at, load_position_curves
+from contextlab.positional import load_position_curves
 
 FILLER = "Filler text about an unrelated subject that says nothing of use here at all, number {}."
 
@@ -195,7 +195,11 @@ def test_question_metrics_reads_gold_position_from_the_trace():
     # Rank 2 of 6 goes last under lost-in-the-middle.
     assert row["gold_rank"] == 2 and row["gold_position"] == 6 and row["block_docs"] == 6
     assert row["gold_in_block"] and row["answer_in_block"] and row["gold_retrieved"]
-    assert row["expected_accuracy"] == pytest.approx(accuracy_at("GPT-3.5-Turbo", 6, 6), abs=1e-3)
+    # Six documents lie between the gold-only point (88.3) and the 10-document curve, whose last
+    # position reads 62.4: 88.3 + (62.4 - 88.3) * 5 / 9 = 73.911.
+    assert row["expected_accuracy"] == pytest.approx(73.911, abs=1e-3)
+    assert row["curve"] == "between gold only and 10 documents"
+    assert row["gold_recall"] == 1.0 and row["gold_via_copy"] is False and row["gold_note"] is None
     assert set(row) == set(METRIC_COLUMNS)
 
 
@@ -208,6 +212,9 @@ def test_question_metrics_gold_out_of_block_gets_closed_book():
     assert row["gold_retrieved"] and not row["gold_in_block"] and row["gold_position"] is None
     assert row["answer_in_block"] is False
     assert row["expected_accuracy"] == load_position_curves().closed_book("GPT-3.5-Turbo")
+    assert row["curve"] == "closed book" and row["gold_recall"] == 0.0
+    # Wilson bounds of 56.1% of 2,655 questions: [54.205, 57.978]
+    assert (row["curve_low"], row["curve_high"]) == (54.205, 57.978)
 
 
 @pytest.mark.parametrize("position, n, zone", [(None, 5, "not in block"), (1, 5, "first"), (5, 5, "last"),
@@ -241,7 +248,7 @@ def _small_run(tmp_path):
 def test_run_evaluation_rows_cover_every_question_and_config(tmp_path):
     result = _small_run(tmp_path)
     assert len(result.rows) == 6 * 4
-    assert result.columns == ["config", "query_id", "max_context_tokens", "placement", *METRIC_COLUMNS]
+    assert result.columns == ["config", "query_id", "query", "max_context_tokens", "placement", *METRIC_COLUMNS]
     by = {(r["query_id"], r["config"]): r for r in result.rows}
     # Relevance order puts rank k at position k + 1; reversed puts it at the other end.
     big = by[("q2", "max_context_tokens=400 placement=relevance")]
@@ -261,7 +268,9 @@ def test_write_results_writes_csv_and_summary(tmp_path):
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert "Lost in the Middle" in data["citation"] and len(data["configs"]) == 4
     best = next(c for c in data["configs"] if c["config"] == "max_context_tokens=400 placement=relevance")
-    assert best["gold_in_block"] == 1.0 and best["gold_in_block_low"] == 1.0
+    # Six of six: the Wilson interval [0.609657, 1.0], not [1.0, 1.0].
+    assert rows[0]["query"] == "code word 0"
+    assert best["gold_in_block"] == 1.0 and best["gold_in_block_low"] == pytest.approx(0.609657, abs=1e-6)
 
 
 def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
@@ -274,19 +283,24 @@ def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
     assert streamed.rows == [] and streamed.n_rows == 24 and streamed.n_questions == 6
     assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "kept.csv").read_bytes()
     kept, got = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("kept", "streamed"))
-    assert kept["evalset"] == "set.jsonl" and got == kept
+    assert kept["evalset"] == "set.jsonl"
+    assert got["results_csv"]["path"] == "streamed.csv" and kept["results_csv"]["path"] == "kept.csv"
+    assert got["results_csv"]["sha256"] == kept["results_csv"]["sha256"]
+    assert len(got["evalset_sha256"]) == 64
+    made = ("created", "results_csv", "evalset_sha256")
+    assert {k: v for k, v in got.items() if k not in made} == {k: v for k, v in kept.items() if k not in made}
 
 
 def test_aggregator_switches_to_the_normal_interval_for_large_sets():
-    from contextlab.evaluation.metrics import Aggregator
+    from contextlab.evaluation.aggregate import Aggregator
 
-    rows = [{"config": "c", "gold_in_block": k % 4 != 0} for k in range(400)]
+    rows = [{"config": "c", "query_id": f"q{k}", "tokens_used": k % 4} for k in range(400)]
     boot = Aggregator([]).add(rows).summaries()[0]
     normal = Aggregator([], max_bootstrap=100).add(rows).summaries()[0]
-    assert boot["gold_in_block"] == normal["gold_in_block"] == 0.75
-    assert normal["gold_in_block_low"] == pytest.approx(boot["gold_in_block_low"], abs=0.01)
-    assert normal["gold_in_block_high"] == pytest.approx(boot["gold_in_block_high"], abs=0.01)
-    assert normal["gold_in_block_n"] == 400 and normal["answer_in_block"] is None
+    assert boot["tokens_used"] == normal["tokens_used"] == 1.5
+    assert normal["tokens_used_low"] == pytest.approx(boot["tokens_used_low"], abs=0.02)
+    assert normal["tokens_used_high"] == pytest.approx(boot["tokens_used_high"], abs=0.02)
+    assert normal["tokens_used_n"] == 400 and normal["answer_in_block"] is None
 
 
 def test_write_results_gives_an_ordinary_file_mode(tmp_path):

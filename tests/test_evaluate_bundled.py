@@ -71,7 +71,7 @@ def test_bundled_retrieval_shows_titles_as_sources():
 
 def test_bundled_eval_writes_600_rows_with_the_issue_columns(run300):
     assert len(run300.rows) == 600
-    assert run300.columns == ["config", "query_id", "max_context_tokens", *METRIC_COLUMNS]
+    assert run300.columns == ["config", "query_id", "query", "max_context_tokens", *METRIC_COLUMNS]
     assert {r["config"] for r in run300.rows} == {"max_context_tokens=256", "max_context_tokens=1024"}
     assert all(r["tokens_used"] <= r["max_context_tokens"] for r in run300.rows)
 

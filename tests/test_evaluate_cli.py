@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -24,7 +25,7 @@ def test_evaluate_cli_bundled_300_questions_two_budgets(tmp_path, capsys):
     assert code == 0, captured.err
     rows = _rows(out)
     assert len(rows) == 600
-    assert list(rows[0]) == ["config", "query_id", "max_context_tokens", *METRIC_COLUMNS]
+    assert list(rows[0]) == ["config", "query_id", "query", "max_context_tokens", *METRIC_COLUMNS]
     by = {(r["query_id"], r["max_context_tokens"]): r for r in rows}
     assert all(by[(q, "1024")]["gold_in_block"] >= by[(q, "256")]["gold_in_block"] for q, _ in by)
     assert "max_context_tokens=1024" in captured.out and "Liu et al." in captured.out
@@ -92,3 +93,34 @@ def test_evaluate_cli_store_unused_by_a_set_with_documents_is_refused(tmp_path, 
     err = capsys.readouterr().err
     assert code == 1 and "would not be used" in err
     assert not (tmp_path / "r.csv").exists()
+
+
+def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_is_zero(tmp_path, capsys):
+    out, summary = tmp_path / "r.csv", tmp_path / "s.json"
+    code = main(["eval", "--limit", "10", "--grid", "budget=128,1024", "--baseline", "budget=1024",
+                 "--out", str(out), "--summary", str(summary)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "baseline: max_context_tokens=1024" in captured.out and "d gold in block vs base" in captured.out
+    small = next(line for line in captured.out.splitlines() if line.startswith("max_context_tokens=128 "))
+    assert re.search(r"[-+]\d+\.\d \[[-+ ]\d+\.\d, [-+ ]\d+\.\d\]\s+\d", small), small
+    assert "Recommendation. On gold in block (no model answered): " in captured.out
+    assert "gold in block gained per extra 100 tokens: 128->1024: " in captured.out
+    code = main(["eval", "compare", str(summary), str(summary)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Paired over 10 questions" in captured.out
+    for line in captured.out.splitlines()[5:]:
+        assert line.count("+0.0 [") == 3, line
+
+
+@pytest.mark.parametrize("argv, match, exit_code", [
+    (["--limit", "2", "--baseline", "budget=999"], "--baseline 'budget=999' matches no configuration", 1),
+    (["compare", "only.json"], "eval compare takes two summary files", 2),
+    (["a.jsonl", "b.jsonl"], "give one evaluation set, not 2", 2),
+    (["compare", "nope.json", "nope.json"], "nope.json: cannot be read", 1),
+])
+def test_evaluate_cli_baseline_and_compare_errors_are_one_line(tmp_path, capsys, argv, match, exit_code):
+    code = main(["eval", "--out", str(tmp_path / "r.csv"), *argv])
+    err = capsys.readouterr().err
+    assert code == exit_code and match in err and err.count("\n") == 1, err

@@ -6,18 +6,40 @@ import argparse
 import sys
 from typing import Any
 
+from .flags import error_line
 from .inputs import positive_int, top_k, workers
 
 __all__ = ["add_eval"]
 
 
+def cmd_compare(paths: list[str], args: argparse.Namespace) -> int:
+    """``contextlab eval compare A.json B.json``: the same configurations of two runs, B - A."""
+    from ..evaluation.compare import compare_runs, compare_table
+
+    if len(paths) != 2:
+        error_line(f"eval compare takes two summary files, A.json B.json; got {len(paths)}", prog="contextlab eval")
+        return 2
+    print(compare_table(compare_runs(paths[0], paths[1])))
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..evaluate import ProgressBar, evaluate_to_files, summary_table
 
+    sets = list(args.evalset or [])
+    if sets and sets[0] == "compare":
+        return cmd_compare(sets[1:], args)
+    if len(sets) > 1:
+        error_line(f"give one evaluation set, not {len(sets)} (to compare two runs: "
+                   "contextlab eval compare A.json B.json)", prog="contextlab eval")
+        return 2
+    if args.out is None:
+        error_line("the following arguments are required: --out/-o", prog="contextlab eval")
+        return 2
     result = evaluate_to_files(
-        args.evalset, args.out, args.summary, grid=args.grid, top_k=args.top_k, limit=args.limit,
+        sets[0] if sets else None, args.out, args.summary, grid=args.grid, top_k=args.top_k, limit=args.limit,
         model=args.model, store=args.store, workers=args.workers, scheduler=args.scheduler,
-        progress=ProgressBar(sys.stderr),
+        progress=ProgressBar(sys.stderr), baseline=args.baseline, blocks=args.blocks,
     )
     print(summary_table(result))
     written = f" and {args.summary}" if args.summary else ""
@@ -36,12 +58,20 @@ def add_eval(sub: Any) -> None:
                     "duplicates_removed, expected_accuracy). expected_accuracy is an estimate from the "
                     "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
         epilog="example: contextlab eval --limit 300 --grid budget=256,1024 "
-               "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json",
+               "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json; "
+               "compare two runs' summaries: contextlab eval compare A.json B.json "
+               "(paired by question when both results CSVs are next to their summaries)",
     )
-    p.add_argument("evalset", metavar="EVALSET", nargs="?", default=None,
+    p.add_argument("evalset", metavar="EVALSET", nargs="*", default=None,
                    help="a JSONL of questions ({query, documents?, gold_sources?, answers?} or the "
-                        "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set")
-    p.add_argument("--out", "-o", required=True, metavar="CSV", help="write one row per question and configuration")
+                        "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set. "
+                        "Or: compare A.json B.json")
+    p.add_argument("--out", "-o", metavar="CSV", help="write one row per question and configuration (required)")
+    p.add_argument("--baseline", metavar="CONFIG",
+                   help="the configuration paired differences and p-values are taken against: its label or "
+                        "KEY=V settings naming one (default: the first configuration)")
+    p.add_argument("--blocks", action="store_true",
+                   help="write each row's context block to the CSV (column block), so a row reads without the library")
     p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
     p.add_argument("--grid", "-g", action="extend", nargs="+", metavar="KEY=V1,V2",
                    help=f"vary a setting (repeatable); keys: {', '.join(GRID_KEYS)}; numbers may be start:stop:step")

@@ -179,7 +179,7 @@ class Aggregator:
             return next(iter(self._configs), None)
         if baseline not in self._configs:
             raise InvalidInputError(f"baseline {baseline!r} is not a configuration of this run; "
-                                    f"choose one of: {', '.join(self._configs)}")
+                                    f"choose one of: {', '.join(self._configs)}", field="baseline")
         return baseline
 
     def _paired(self, label: str, baseline: str, seed: int) -> dict[str, Any] | None:

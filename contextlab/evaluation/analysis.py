@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
+from ..settings import ALIASES
 from .metrics import SUMMARY_METRICS, gold_zone
 
 if TYPE_CHECKING:
@@ -105,8 +106,9 @@ def _setting_text(value: Any) -> str:
 def find_configuration(configs: Sequence[Configuration], spec: str) -> Configuration:
     """Return the configuration ``spec`` names: its label, or ``KEY=V`` settings that match exactly one.
 
-    ``"budget=512"`` picks the one configuration with that budget (the other grid keys must then
-    have one value, or be named too: ``"budget=512 placement=relevance"``).
+    ``"max_context_tokens=512"`` (or the older ``budget=512``) picks the one configuration with
+    that budget (the other grid keys must then have one value, or be named too:
+    ``"budget=512 placement=relevance"``).
     """
     text = " ".join(str(spec).split())
     for config in configs:
@@ -117,13 +119,14 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
         key, sep, value = part.partition("=")
         if not sep or not key:
             raise InvalidInputError(f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
-                                    f"configurations: {', '.join(c.label for c in configs)}")
-        wanted[key] = value
+                                    f"configurations: {', '.join(c.label for c in configs)}", field="baseline")
+        wanted[ALIASES.get(key, key)] = value
     matches = [c for c in configs
                if all(k in c.settings and _setting_text(c.settings[k]) == v for k, v in wanted.items())]
     if len(matches) != 1:
         how = "matches no configuration" if not matches else f"matches {len(matches)} configurations"
-        raise InvalidInputError(f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}")
+        raise InvalidInputError(f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}",
+                                field="baseline")
     return matches[0]
 
 

@@ -88,7 +88,7 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
 
 def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, model: str, *,
                 workers: int | None, scheduler: str | None, chunk_size: int | None,
-                progress: Any = None) -> Iterator[list[dict[str, Any]]]:
+                progress: Any = None, blocks: bool = False) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn)."""
     from distributed import as_completed
 
@@ -101,7 +101,7 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, 
         configs = list(configs)
         futures = {
             client.submit(evaluate_chunk, questions[s:s + size], evalset.retriever, configs, top_k, model,
-                          pure=False): k
+                          blocks=blocks, pure=False): k
             for k, s in enumerate(starts)
         }
         waiting: dict[int, list[dict[str, Any]]] = {}

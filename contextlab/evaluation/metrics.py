@@ -8,14 +8,14 @@ published curve, not a measurement of your model.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..positional import CITATION, accuracy_at, load_position_curves
+from ..positional import CITATION
 from ..types import ContextResult, Document
+from .curves import read_curve
 from .sets import EvalQuestion, normalize_answer
 
 __all__ = [
@@ -29,31 +29,31 @@ __all__ = [
     "question_metrics",
     "gold_zone",
     "normalized_block",
-    "Aggregator",
-    "BOOTSTRAP_MAX_QUESTIONS",
-    "aggregate",
-    "bootstrap_interval",
 ]
 
 #: The per-question columns, in ``results.csv`` order (after config, query_id and the grid keys).
 METRIC_COLUMNS: tuple[str, ...] = (
-    "gold_retrieved", "gold_rank", "gold_in_block", "gold_position", "block_docs",
-    "answer_in_block", "tokens_used", "duplicates_removed", "expected_accuracy",
+    "gold_retrieved", "gold_rank", "gold_in_block", "gold_recall", "gold_via_copy", "gold_position",
+    "block_docs", "answer_in_block", "tokens_used", "duplicates_removed", "expected_accuracy",
+    "curve", "curve_low", "curve_high", "gold_note",
 )
-#: Yes/no metrics: their mean is a rate.
-RATE_METRICS: tuple[str, ...] = ("gold_retrieved", "gold_in_block", "answer_in_block")
-#: The metrics the summary aggregates (with 95% bootstrap intervals).
+#: Yes/no metrics: their mean is a rate (Wilson intervals; paired: McNemar's exact test).
+RATE_METRICS: tuple[str, ...] = ("gold_retrieved", "gold_in_block", "gold_via_copy", "answer_in_block")
+#: The metrics the summary aggregates (with 95% intervals).
 SUMMARY_METRICS: tuple[str, ...] = (
-    "gold_retrieved", "gold_in_block", "answer_in_block", "expected_accuracy",
+    "gold_retrieved", "gold_in_block", "gold_recall", "gold_via_copy", "answer_in_block", "expected_accuracy",
     "tokens_used", "block_docs", "gold_position", "duplicates_removed",
 )
 DEFAULT_MODEL = "GPT-3.5-Turbo"
 EXPECTED_ACCURACY_NOTE = (
     "expected_accuracy is an estimate, not a measurement: the accuracy (%) Liu et al. published for "
-    "the model when the answer document sits at the gold document's relative position in the block "
-    "(interpolated), or its closed-book accuracy when the gold is not in the block. Source: " + CITATION
+    "the model when the answer document sits at the gold document's relative position in the block, "
+    "on the curve the block's size calls for (gold only for a one-document block, between that and the "
+    "10-document curve for 2-9 documents, interpolated between the measured curves; a larger block than "
+    "any curve is read on the largest and marked 'outside every curve'), or its closed-book accuracy when "
+    "the gold is not in the block. Its interval carries the published curve's own error (2,655 questions "
+    "per point) as well as the questions sampled. Source: " + CITATION
 )
-_BOOTSTRAP_SAMPLES = 1000
 
 
 @dataclass
@@ -107,33 +107,70 @@ def normalized_block(block: str) -> str:
     return " ".join(n for n in map(_normalized_line, block.split("\n")) if n)
 
 
-@lru_cache(maxsize=4096)
-def _expected(model: str, n_docs: int, position: int | None) -> float | None:
-    if position is None:
-        return load_position_curves().closed_book(model)
-    return round(accuracy_at(model, n_docs, position), 3)
+def _gold_in_block(prep: PreparedQuestion, result: ContextResult) -> tuple[list[int], str | None]:
+    """Return the block positions of the golds that reach the model, best gold first, and a note.
+
+    A gold dropped as a duplicate of a document that is in the block reaches the model
+    through that copy: it counts as present at the copy's position, and the note says so.
+    """
+    positions = {t.input_index: t.position for t in result.trace if t.position is not None}
+    traces = {t.input_index: t for t in result.trace}
+    found: list[int] = []
+    notes: list[str] = []
+    for gold in prep.gold:
+        if gold in positions:
+            found.append(positions[gold])
+            continue
+        trace = traces.get(gold)
+        kept = None if trace is None or trace.fate != "duplicate" else trace.duplicate_of
+        if kept is not None and kept in positions:
+            found.append(positions[kept])
+            similarity = "" if trace.similarity is None else f", similarity {trace.similarity:.2f}"
+            notes.append(f"gold D{gold} was dropped as a copy of D{kept}{similarity}; "
+                         f"it counts as present through D{kept} at pos {positions[kept]}")
+    return found, "; ".join(notes) or None
+
+
+def _gold_count(prep: PreparedQuestion) -> int:
+    """Return how many gold documents the question has: named ones, or those found among its inputs."""
+    q = prep.question
+    return max(len(prep.gold), len(q.gold_ids), len(q.gold_sources), 1)
 
 
 def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) -> dict[str, Any]:
-    """Return the metric columns for one question under one configuration (None = not defined)."""
+    """Return the metric columns for one question under one configuration (None = not defined).
+
+    ``gold_in_block`` counts a gold dropped as a near copy of a document in the block as
+    present through that copy (``gold_via_copy``, and ``gold_note`` says which); with several
+    golds, ``gold_recall`` is the share of them in the block. ``expected_accuracy`` reads the
+    curve the block's size calls for (``curve``; ``curve_low``/``curve_high`` are its own
+    95% interval there).
+    """
     labelled = prep.question.has_gold or bool(prep.answers)
-    positions = {t.input_index: t.position for t in result.trace if t.position is not None}
     block_docs = len(result.included_docs)
-    in_block = [i for i in prep.gold if i in positions]
-    gold_position = positions[in_block[0]] if in_block else None
+    found, note = _gold_in_block(prep, result)
+    direct = {t.input_index for t in result.trace if t.position is not None}
+    gold_position = found[0] if found else None
     answer = None
     if prep.answers:
         answer = _holds_answer(normalized_block(result.context_block), prep.answers)
+    reading = read_curve(model, block_docs, gold_position) if labelled else None
     return {
         "gold_retrieved": bool(prep.gold) if labelled else None,
         "gold_rank": prep.gold_rank,
-        "gold_in_block": bool(in_block) if labelled else None,
+        "gold_in_block": bool(found) if labelled else None,
+        "gold_recall": round(len(found) / _gold_count(prep), 6) if labelled else None,
+        "gold_via_copy": (bool(found) and not any(g in direct for g in prep.gold)) if labelled else None,
         "gold_position": gold_position,
         "block_docs": block_docs,
         "answer_in_block": answer,
         "tokens_used": result.tokens_used,
         "duplicates_removed": result.duplicates_removed,
-        "expected_accuracy": _expected(model, block_docs, gold_position) if labelled else None,
+        "expected_accuracy": reading.value if reading else None,
+        "curve": reading.curve if reading else None,
+        "curve_low": reading.low if reading else None,
+        "curve_high": reading.high if reading else None,
+        "gold_note": note,
     }
 
 
@@ -144,119 +181,3 @@ def gold_zone(position: int | None, block_docs: int) -> str:
     if position == 1:
         return "first"
     return "last" if position == block_docs else "middle"
-
-
-# -- aggregates ----------------------------------------------------------------------------
-
-
-# Resampled indices are drawn in blocks of at most this many, so a million questions never
-# needs a (1000 x n) index matrix in memory at once.
-_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
-
-
-def bootstrap_interval(values: Sequence[float], *, seed: int = 0) -> tuple[float, float, float]:
-    """Return ``(mean, low, high)``: the mean and its 95% percentile bootstrap interval.
-
-    1,000 resamples of the questions from a generator seeded with ``seed``, so the interval is
-    the same on every run, and every configuration with the same number of questions is
-    resampled with the same draws (a paired comparison).
-    """
-    import numpy as np
-
-    data = np.asarray(values, dtype=float)
-    n = data.size
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // n)
-    means = np.empty(_BOOTSTRAP_SAMPLES)
-    for start in range(0, _BOOTSTRAP_SAMPLES, per_block):
-        count = min(per_block, _BOOTSTRAP_SAMPLES - start)
-        means[start:start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return (float(data.mean()), float(low), float(high))
-
-
-#: Above this many questions an interval is the normal approximation (mean ± 1.96 standard
-#: errors), which the bootstrap of a mean equals at that size; memory and time stay bounded.
-BOOTSTRAP_MAX_QUESTIONS = 100_000
-
-
-class Aggregator:
-    """Collects rows chunk by chunk; ``summaries()`` gives each configuration's means and 95% intervals.
-
-    Memory is bounded: per configuration and metric it keeps a running count, sum and sum of
-    squares, plus the values themselves only up to ``max_bootstrap`` questions.
-    """
-
-    def __init__(self, grid_keys: Sequence[str], *, max_bootstrap: int = BOOTSTRAP_MAX_QUESTIONS) -> None:
-        self.grid_keys = list(grid_keys)
-        self.max_bootstrap = max_bootstrap
-        self._configs: dict[str, dict[str, Any]] = {}
-
-    def add(self, rows: Sequence[Mapping[str, Any]]) -> Aggregator:
-        """Count ``rows`` in (any number, any configurations); return self."""
-        from array import array
-
-        for row in rows:
-            entry = self._configs.get(row["config"])
-            if entry is None:
-                entry = self._configs[row["config"]] = {
-                    "settings": {k: row[k] for k in self.grid_keys}, "questions": 0,
-                    "values": {m: array("d") for m in SUMMARY_METRICS},
-                    "stats": {m: [0, 0.0, 0.0] for m in SUMMARY_METRICS},
-                }
-            entry["questions"] += 1
-            for metric in SUMMARY_METRICS:
-                value = row.get(metric)
-                if value is None:
-                    continue
-                v = float(value)
-                stats = entry["stats"][metric]
-                stats[0] += 1
-                stats[1] += v
-                stats[2] += v * v
-                values = entry["values"][metric]
-                if values is not None:
-                    values.append(v)
-                    if len(values) > self.max_bootstrap:
-                        entry["values"][metric] = None
-        return self
-
-    def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
-        """Return one summary per configuration, in first-seen order (see ``aggregate``)."""
-        out = []
-        for label, entry in self._configs.items():
-            summary: dict[str, Any] = {"config": label, **entry["settings"], "questions": entry["questions"]}
-            for metric in SUMMARY_METRICS:
-                values = entry["values"][metric]
-                n, total, squares = entry["stats"][metric]
-                if values is not None:
-                    mean, low, high = bootstrap_interval(values, seed=seed)
-                else:
-                    mean, low, high = _normal_interval(n, total, squares)
-                summary[metric] = None if math.isnan(mean) else round(mean, 6)
-                summary[f"{metric}_low"] = None if math.isnan(low) else round(low, 6)
-                summary[f"{metric}_high"] = None if math.isnan(high) else round(high, 6)
-                summary[f"{metric}_n"] = n
-            out.append(summary)
-        return out
-
-
-def _normal_interval(n: int, total: float, squares: float) -> tuple[float, float, float]:
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = total / n
-    variance = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
-    half = 1.96 * math.sqrt(variance / n)
-    return (mean, mean - half, mean + half)
-
-
-def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0) -> list[dict[str, Any]]:
-    """Return one summary per configuration (in first-seen order): each metric's mean and 95% CI.
-
-    Rates (gold_in_block, ...) are fractions; expected_accuracy is in percent. A metric's mean
-    is over the questions where it is defined (gold_position only where the gold is in the block).
-    Intervals are bootstrapped up to ``BOOTSTRAP_MAX_QUESTIONS`` questions, normal above.
-    """
-    return Aggregator(grid_keys).add(rows).summaries(seed=seed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -14,11 +15,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import InvalidInputError
-from .metrics import DEFAULT_MODEL, METRIC_COLUMNS, Aggregator
+from .aggregate import Aggregator
+from .metrics import DEFAULT_MODEL
+from .report import file_sha256
 from .run import DEFAULT_TOP_K, EvalResult, plan_run
 from .sets import load_eval_set
 
-__all__ = ["results_csv", "write_results", "evaluate_to_files", "summary_table", "ProgressBar"]
+__all__ = ["results_csv", "write_results", "evaluate_to_files", "summary_table", "gains_lines", "ProgressBar"]
 
 
 def _cell(value: Any) -> Any:
@@ -30,10 +33,18 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _csv_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any]) -> list[list[Any]]:
-    # Grid settings are written as given (true/false for booleans); metrics through _cell.
-    return [[(str(row[c]).lower() if isinstance(row[c], bool) else row[c]) if c in grid else _cell(row[c])
-             for c in columns] for row in rows]
+def _csv_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any],
+              questions: Mapping[str, str]) -> list[list[Any]]:
+    # Grid settings are written as given (true/false for booleans); metrics through _cell; the
+    # question's text comes from the set, so a row reads without the library.
+    def value(row: Mapping[str, Any], c: str) -> Any:
+        if c == "query":
+            return questions.get(row["query_id"], row.get("query", ""))
+        if c in grid:
+            return str(row[c]).lower() if isinstance(row[c], bool) else row[c]
+        return _cell(row.get(c))
+
+    return [[value(row, c) for c in columns] for row in rows]
 
 
 def results_csv(result: EvalResult) -> str:
@@ -41,7 +52,7 @@ def results_csv(result: EvalResult) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(result.columns)
-    writer.writerows(_csv_rows(result.rows, result.columns, result.grid))
+    writer.writerows(_csv_rows(result.rows, result.columns, result.grid, result.questions))
     return buffer.getvalue()
 
 
@@ -81,12 +92,17 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
                   *, seed: int = 0) -> None:
     """Write ``results.csv`` (and ``summary.json``): to temporary files first, then renamed.
 
-    A failure leaves no half-written file behind and any earlier file untouched.
+    A failure leaves no half-written file behind and any earlier file untouched. The summary
+    records where the CSV is (relative to the summary) and its SHA-256, for ``eval compare``.
     """
-    targets = [(_check_target(Path(out), "--out"), results_csv(result))]
+    csv_text = results_csv(result)
+    targets = [(_check_target(Path(out), "--out"), csv_text)]
     if summary is not None:
+        summary_path = _check_target(Path(summary), "--summary")
+        result.provenance["results_csv"] = _csv_record(targets[0][0], summary_path,
+                                                       hashlib.sha256(csv_text.encode("utf-8")).hexdigest())
         text = json.dumps(result.summary(seed=seed), indent=2, allow_nan=False) + "\n"
-        targets.append((_check_target(Path(summary), "--summary"), text))
+        targets.append((summary_path, text))
     temps: list[str] = []
     try:
         for path, text in targets:
@@ -102,13 +118,16 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
 def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str | Path | None = None, *,
                       grid: Sequence[str] | None = None, top_k: int = DEFAULT_TOP_K, limit: int | None = None,
                       model: str = DEFAULT_MODEL, store: str | Path | None = None, workers: int | None = None,
-                      scheduler: str | None = None, progress: Any = None) -> EvalResult:
+                      scheduler: str | None = None, progress: Any = None, baseline: str | None = None,
+                      blocks: bool = False) -> EvalResult:
     """Return the run of ``evalset`` (a JSONL path; None = the bundled set), streamed to ``out``.
 
     What ``contextlab eval`` does. The output paths are checked before the run starts, so a
     typo costs nothing. Rows go to a temporary file chunk by chunk as they are computed (memory
     does not grow with the number of questions; the result keeps the per-configuration
     aggregates, not the rows); the files get their names only once everything is written.
+    ``baseline`` is the configuration paired differences are taken against (default: the
+    first); ``blocks`` adds each row's block to the CSV.
     """
     out_path = _check_target(Path(out), "--out")
     summary_path = _check_target(Path(summary), "--summary") if summary is not None else None
@@ -116,9 +135,13 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
         raise InvalidInputError(f"--store {str(store)!r} is not used: the bundled set retrieves from its own "
                                 "passages; give an evaluation set whose questions have no documents")
     loaded = None if evalset is None else load_eval_set(evalset, store=store)
-    plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler)
-    columns = ["config", "query_id", *plan.grid, *METRIC_COLUMNS]
+    plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler,
+                    baseline=baseline, blocks=blocks,
+                    evalset_sha256=None if evalset is None else file_sha256(Path(evalset).expanduser()))
+    columns = plan.result([]).columns
+    texts = {q.query_id: q.query for q in plan.evalset.questions}
     aggregator = Aggregator(list(plan.grid))
+    digest = hashlib.sha256()
     written = 0
     temps: list[str] = []
     try:
@@ -126,16 +149,17 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
         temps.append(tmp)
         os.fchmod(fd, _file_mode(out_path))
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
+            writer = _HashingWriter(fh, digest)
             writer.writerow(columns)
             for rows in plan.chunks(progress):
-                writer.writerows(_csv_rows(rows, columns, plan.grid))
+                writer.writerows(_csv_rows(rows, columns, plan.grid, texts))
                 aggregator.add(rows)
                 written += len(rows)
-        result = plan.result([], aggregates=aggregator.summaries(), question_count=len(plan.evalset),
+        result = plan.result([], analysis=aggregator.report(baseline=plan.baseline), question_count=len(plan.evalset),
                              row_count=written)
         targets = [(out_path, tmp)]
         if summary_path is not None:
+            result.provenance["results_csv"] = _csv_record(out_path, summary_path, digest.hexdigest())
             text = json.dumps(result.summary(), indent=2, allow_nan=False) + "\n"
             targets.append((summary_path, _write_temp(summary_path, text)))
             temps.append(targets[-1][1])
@@ -148,20 +172,97 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
     return result
 
 
+class _HashingWriter:
+    """A CSV writer that also feeds every line it writes to a SHA-256 (the file's digest, as written)."""
+
+    def __init__(self, fh: TextIO, digest: Any) -> None:
+        self._buffer = io.StringIO()
+        self._writer = csv.writer(self._buffer, lineterminator="\n")
+        self._fh, self._digest = fh, digest
+
+    def _flush(self) -> None:
+        text = self._buffer.getvalue()
+        self._fh.write(text)
+        self._digest.update(text.encode("utf-8"))
+        self._buffer.seek(0)
+        self._buffer.truncate()
+
+    def writerow(self, row: Sequence[Any]) -> None:
+        """Write one row."""
+        self._writer.writerow(row)
+        self._flush()
+
+    def writerows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Write many rows."""
+        self._writer.writerows(rows)
+        self._flush()
+
+
+def _csv_record(csv_path: Path, summary_path: Path, sha256: str) -> dict[str, str]:
+    """Return where the results CSV is, relative to the summary's folder, and its SHA-256."""
+    where = os.path.relpath(csv_path.resolve(), summary_path.resolve().parent)
+    return {"path": where, "sha256": sha256}
+
+
+def _interval_cell(s: Mapping[str, Any], metric: str, scale: float) -> str:
+    if s.get(metric) is None:
+        return f"{'-':>20}"
+    return f"{s[metric] * scale:5.1f} [{s[metric + '_low'] * scale:5.1f}, {s[metric + '_high'] * scale:5.1f}]".rjust(20)
+
+
+def _difference_cells(s: Mapping[str, Any], metric: str, scale: float) -> str:
+    """Return the paired difference against the baseline and its p-value, as two aligned cells."""
+    paired = s.get("vs_baseline")
+    if paired is None:
+        return f"{'baseline':>22}  {'':>8}"
+    c = paired.get(metric)
+    if not c or c.get("difference") is None:
+        return f"{'-':>22}  {'-':>8}"
+    text = f"{c['difference'] * scale:+5.1f} [{c['low'] * scale:+5.1f}, {c['high'] * scale:+5.1f}]"
+    p = "-" if c.get("p_value") is None else f"{c['p_value']:.3g}"
+    return f"{text:>22}  {p:>8}"
+
+
+def gains_lines(gains: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Return one line per budget curve: points of gold in block per extra 100 tokens, and the knee."""
+    lines = []
+    for curve in gains:
+        steps = "; ".join(f"{st['from']}->{st['to']}: " + ("-" if st["gain_per_100"] is None
+                                                          else f"{st['gain_per_100']:+.2f}")
+                          for st in curve["steps"])
+        where = " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in curve["settings"].items())
+        knee = f"; knee at {curve['key']}={curve['knee']}" if curve["knee"] is not None else "; no knee"
+        lines.append(f"gold in block gained per extra 100 tokens{' (' + where + ')' if where else ''}: {steps}{knee}")
+    return lines
+
+
 def summary_table(result: EvalResult) -> str:
-    """Return one aligned line per configuration: its rates and mean tokens, with 95% intervals."""
+    """Return one aligned line per configuration: rates, tokens, 95% intervals, paired differences, p-values.
+
+    The differences are against the baseline on the recommendation's metric (measured accuracy
+    when a model answered, else gold in block), in points; then the recommendation in words
+    and what each extra 100 tokens of budget gains.
+    """
+    report = result.report()
+    metric = report["recommendation"]["metric"]
+    words = "accuracy" if metric == "accuracy" else "gold in block"
     lines = [f"{result.n_questions} questions x {len(result.configs)} configurations "
-             f"({result.evalset}); expected accuracy: {result.model}, estimated from Liu et al. (2024)"]
+             f"({result.evalset}); expected accuracy: {result.model}, estimated from Liu et al. (2024); "
+             f"baseline: {report['baseline']}"]
     width = max(len(c.label) for c in result.configs)
-    head = f"{'config':<{width}}  {'gold in block':>20}  {'answer in block':>20}  {'expected acc. %':>20}  {'tokens':>7}"
+    measured = metric == "accuracy"
+    head = (f"{'config':<{width}}  {'gold in block %':>20}  {'answer in block %':>20}  "
+            + (f"{'accuracy %':>20}  " if measured else "")
+            + f"{'expected acc. %':>20}  {'tokens':>7}  {('d ' + words + ' vs base'):>22}  {'p':>8}")
     lines += [head, "-" * len(head)]
-    for s in result.summaries():
-        def cell(metric: str, scale: float = 100.0) -> str:
-            if s[metric] is None:
-                return f"{'-':>20}"
-            return f"{s[metric] * scale:5.1f} [{s[metric + '_low'] * scale:5.1f}, {s[metric + '_high'] * scale:5.1f}]".rjust(20)
-        lines.append(f"{s['config']:<{width}}  {cell('gold_in_block')}  {cell('answer_in_block')}  "
-                     f"{cell('expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}")
+    for s in report["configs"]:
+        lines.append(f"{s['config']:<{width}}  {_interval_cell(s, 'gold_in_block', 100)}  "
+                     f"{_interval_cell(s, 'answer_in_block', 100)}  "
+                     + (f"{_interval_cell(s, 'accuracy', 100)}  " if measured else "")
+                     + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
+                     f"{_difference_cells(s, metric, 100)}")
+    lines.append(f"Recommendation. {report['recommendation']['text']}")
+    lines += gains_lines(report["budget_gains"])
     return "\n".join(lines)
 
 

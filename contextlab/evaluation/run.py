@@ -13,19 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..positional import CITATION, CITATION_URL, load_position_curves
+from ..positional import load_position_curves
 from ..settings import EngineSettings
 from ..validation import whole_number
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk, new_cache
 from .grid import Configuration, expand_grid, parse_grid
-from .metrics import (
-    DEFAULT_MODEL,
-    EXPECTED_ACCURACY_NOTE,
-    METRIC_COLUMNS,
-    BOOTSTRAP_MAX_QUESTIONS,
-    aggregate,
-)
-from .sets import EvalQuestion, EvalSet, load_bundled_set
+from .aggregate import Aggregator
+from .metrics import DEFAULT_MODEL, METRIC_COLUMNS
+from .analysis import find_configuration
+from .report import file_sha256, summary_document, utc_now
+from .sets import BundledCorpus, EvalQuestion, EvalSet, bundled_set_path, load_bundled_set
 
 __all__ = ["EvalResult", "Progress", "RunPlan", "plan_run", "run_evaluation", "evaluate_chunk",
            "default_chunk_size", "DEFAULT_TOP_K", "CONNECT_TIMEOUT_S"]
@@ -46,11 +43,23 @@ class EvalResult:
     configs: list[Configuration]
     rows: list[dict[str, Any]]
     questions: dict[str, str] = field(default_factory=dict)  # query_id -> query text
-    #: Set when the rows were streamed to a file rather than kept (``evaluate_to_files``).
-    aggregates: list[dict[str, Any]] | None = None
+    #: Set when the rows were streamed to a file rather than kept (``evaluate_to_files``):
+    #: ``Aggregator.report()`` of the rows.
+    analysis: dict[str, Any] | None = None
     question_count: int | None = None
     row_count: int | None = None
-    _summaries: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)
+    #: The configuration paired differences are taken against (None: the first).
+    baseline: str | None = None
+    #: Whether each row carries the block it was scored on (``results.csv``'s ``block`` column).
+    blocks: bool = False
+    #: What the summary records of how the run was made (version, set digest, time, files).
+    provenance: dict[str, Any] = field(default_factory=dict)
+    #: A measured run (``evaluation.measured``): the endpoint and model that answered (never a key),
+    #: and the columns it adds to every row (``answer``, ``correct``, ...).
+    endpoint: str | None = None
+    answer_model: str | None = None
+    extra_columns: tuple[str, ...] = ()
+    _reports: dict[tuple[int, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -69,38 +78,31 @@ class EvalResult:
 
     @property
     def columns(self) -> list[str]:
-        """Return the ``results.csv`` columns: config, query_id, one per grid key, the metrics."""
-        return ["config", "query_id", *self.grid_keys, *METRIC_COLUMNS]
+        """Return the ``results.csv`` columns: config, query_id, query, one per grid key, the metrics (and block)."""
+        return ["config", "query_id", "query", *self.grid_keys, *METRIC_COLUMNS, *self.extra_columns,
+                *(["block"] if self.blocks else [])]
+
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+        """Return the run's statistics (``Aggregator.report``): summaries, paired differences, recommendation.
+
+        ``baseline`` (a configuration's label) overrides the run's own. Computed once per seed
+        and baseline and kept: the rows of a finished run are not expected to change.
+        """
+        if self.analysis is not None:  # streamed to a file: the rows are gone, their report stays
+            return self.analysis
+        base = baseline or self.baseline
+        # Bootstrapping takes seconds on a few thousand questions; the lab redraws often.
+        if (seed, base) not in self._reports:
+            self._reports[(seed, base)] = Aggregator(self.grid_keys).add(self.rows).report(seed=seed, baseline=base)
+        return self._reports[(seed, base)]
 
     def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
-        """Return one aggregate per configuration with 95% bootstrap intervals (seeded).
-
-        Computed once per seed and kept: the rows of a finished run are not expected to change.
-        """
-        if self.aggregates is not None:
-            return self.aggregates
-        # Bootstrapping takes seconds on a few thousand questions; the lab redraws often.
-        if seed not in self._summaries:
-            self._summaries[seed] = aggregate(self.rows, self.grid_keys, seed=seed)
-        return self._summaries[seed]
+        """Return one aggregate per configuration with 95% intervals and paired differences (seeded)."""
+        return self.report(seed=seed)["configs"]
 
     def summary(self, *, seed: int = 0) -> dict[str, Any]:
-        """Return the whole run as the JSON ``--summary`` writes."""
-        return {
-            "contextlab_eval": 1,
-            "evalset": self.evalset,
-            "questions": self.n_questions,
-            "configurations": len(self.configs),
-            "model": self.model,
-            "top_k": self.top_k,
-            "grid": self.grid,
-            "intervals": {"level": 0.95, "method": "percentile bootstrap, 1000 resamples of the questions",
-                          "seed": seed, "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation"},
-            "expected_accuracy_note": EXPECTED_ACCURACY_NOTE,
-            "citation": CITATION,
-            "citation_url": CITATION_URL,
-            "configs": self.summaries(seed=seed),
-        }
+        """Return the whole run as the JSON ``--summary`` writes (``report.summary_document``)."""
+        return summary_document(self, seed=seed)
 
 
 def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuestion]]:
@@ -108,11 +110,11 @@ def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuest
 
 
 def _serial_chunks(evalset: EvalSet, configs: list[Configuration], top_k: int, model: str,
-                   progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
+                   progress: Progress | None, blocks: bool = False) -> Iterator[list[dict[str, Any]]]:
     total = len(evalset.questions)
     cache = new_cache()
     for done, chunk in enumerate(_chunks(evalset.questions, 10)):
-        yield evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache)
+        yield evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache, blocks=blocks)
         if progress is not None:
             progress(min((done + 1) * 10, total), total)
 
@@ -129,20 +131,29 @@ class RunPlan:
     workers: int | None = None
     scheduler: str | None = None
     chunk_size: int | None = None
+    baseline: str | None = None
+    blocks: bool = False
+    evalset_sha256: str | None = None
 
     def chunks(self, progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
         """Yield the rows chunk by chunk, in question order (serially or from Dask)."""
         if self.workers is None and self.scheduler is None:
-            yield from _serial_chunks(self.evalset, self.configs, self.top_k, self.model, progress)
+            yield from _serial_chunks(self.evalset, self.configs, self.top_k, self.model, progress, self.blocks)
             return
         from .cluster import dask_chunks
 
         yield from dask_chunks(self.evalset, self.configs, self.top_k, self.model, workers=self.workers,
-                               scheduler=self.scheduler, chunk_size=self.chunk_size, progress=progress)
+                               scheduler=self.scheduler, chunk_size=self.chunk_size, progress=progress,
+                               blocks=self.blocks)
 
     def result(self, rows: list[dict[str, Any]], **extra: Any) -> EvalResult:
-        """Return the ``EvalResult`` of this plan holding ``rows``."""
-        return EvalResult(self.evalset.name, self.model, self.top_k, self.grid, self.configs, rows, **extra)
+        """Return the ``EvalResult`` of this plan holding ``rows`` (with its baseline and provenance)."""
+        from .. import __version__
+
+        provenance = {"contextlab_version": __version__, "created": utc_now(), "evalset_sha256": self.evalset_sha256}
+        extra["provenance"] = {**provenance, **extra.get("provenance", {})}
+        return EvalResult(self.evalset.name, self.model, self.top_k, self.grid, self.configs, rows,
+                          baseline=self.baseline, blocks=self.blocks, **extra)
 
 
 def plan_run(
@@ -156,8 +167,16 @@ def plan_run(
     workers: int | None = None,
     scheduler: str | None = None,
     chunk_size: int | None = None,
+    baseline: str | None = None,
+    blocks: bool = False,
+    evalset_sha256: str | None = None,
 ) -> RunPlan:
-    """Return the checked plan of a run (see ``run_evaluation``); every bad argument fails here."""
+    """Return the checked plan of a run (see ``run_evaluation``); every bad argument fails here.
+
+    ``baseline`` names the configuration paired differences are taken against (its label, or
+    ``KEY=V`` settings that pick one; None: the first); ``blocks`` keeps each row's block;
+    ``evalset_sha256`` is the set file's digest (the bundled file's is computed).
+    """
     whole_number("top_k", top_k, minimum=1)
     if limit is not None:
         whole_number("limit", limit, minimum=1)
@@ -170,8 +189,12 @@ def plan_run(
     model = load_position_curves().resolve_model(model)
     parsed = parse_grid(grid)
     configs = expand_grid(parsed, base)
-    evalset = (evalset if evalset is not None else load_bundled_set()).limited(limit)
-    return RunPlan(evalset, parsed, configs, top_k, model, workers, scheduler, chunk_size)
+    evalset = evalset if evalset is not None else load_bundled_set()
+    if evalset_sha256 is None and isinstance(evalset.retriever, BundledCorpus):
+        evalset_sha256 = file_sha256(evalset.retriever.path or bundled_set_path())
+    label = None if baseline is None else find_configuration(configs, baseline).label
+    return RunPlan(evalset.limited(limit), parsed, configs, top_k, model, workers, scheduler, chunk_size,
+                   label, bool(blocks), evalset_sha256)
 
 
 def run_evaluation(
@@ -189,7 +212,7 @@ def run_evaluation(
     on an existing cluster; either way the rows equal the serial run's. The rows are kept in
     memory; ``evaluate_to_files`` streams them to disk instead. ``options`` are ``plan_run``'s
     keywords (``top_k``, ``limit``, ``model``, ``base``, ``workers``, ``scheduler``,
-    ``chunk_size``), checked there.
+    ``chunk_size``, ``baseline``, ``blocks``, ``evalset_sha256``), checked there.
     """
     plan = plan_run(evalset, grid, **options)
     rows = [row for chunk in plan.chunks(progress) for row in chunk]

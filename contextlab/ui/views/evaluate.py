@@ -24,6 +24,7 @@ from contextlab.evaluate import (
     EvalResult,
     EvalSet,
     disagreements,
+    gains_lines,
     gold_zone_shares,
     load_bundled_set,
     load_eval_bytes,
@@ -32,22 +33,26 @@ from contextlab.evaluate import (
     results_csv,
     run_evaluation,
     setting_table,
+    sort_by_difference,
 )
 from contextlab.lab.config import PLACEMENTS, LabConfig
 from contextlab.positional import curve_models
-from contextlab.tokenizers import TOKENIZER_NAMES
 from contextlab.types import Document
 
 from ..context import LabContext
+from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart
-from ..sidebar import TABLE_ANSWER, seed_config
-from ..text import caption, error, md_line, plain
+from ..state import TABLE_ANSWER, seed_config
+from ..text import caption, error, info, md_line, plain
 
 __all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "BUDGET_CHOICES"]
 
 BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
 THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
 MIN_TOKEN_CHOICES: tuple[int, ...] = (0, 5, 20, 50)
+_METRIC_WORDS = {"accuracy": "accuracy", "gold_in_block": "gold in block"}
+_SORTS: dict[str, bool | None] = {"grid order": None, "largest difference first": True,
+                                  "smallest difference first": False}
 _DISAGREE_METRICS = {"gold_in_block": "gold in the block", "answer_in_block": "an answer in the block",
                      "gold_position": "the gold's position"}
 #: Where "Open in the lab" lands: the view that shows where each document was placed.
@@ -80,6 +85,7 @@ def _pick_set() -> EvalSet | None:
         st.info("Upload a JSONL of labelled questions, or use the bundled set.")
         return None
     data = upload.getvalue()
+    st.session_state["eval_upload_sha256"] = hashlib.sha256(data).hexdigest()
     try:
         return _uploaded(hashlib.blake2b(data, digest_size=16).hexdigest(), upload.name, data)
     except (ValueError, ContextLabError) as exc:
@@ -129,7 +135,9 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
         bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
     try:
-        result = run_evaluation(evalset, grid, base=base, progress=progress, **options)
+        digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" \
+            else None
+        result = run_evaluation(evalset, grid, base=base, progress=progress, evalset_sha256=digest, **options)
     except (ValueError, ContextLabError) as exc:
         bar.empty()
         error(exc)
@@ -174,20 +182,51 @@ def open_question(query_id: str, config_label: str) -> None:
     st.session_state["view"] = OPEN_IN_VIEW
 
 
-def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]]) -> pd.DataFrame:
-    def ci(s: dict[str, Any], metric: str, scale: float) -> str:
-        if s[metric] is None:
-            return "—"
-        return f"{s[metric] * scale:.1f} [{s[metric + '_low'] * scale:.1f}, {s[metric + '_high'] * scale:.1f}]"
+def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any]:
+    """Return the paired difference against the baseline (a number, so the column sorts), its interval and p."""
+    words = _METRIC_WORDS.get(metric, metric)
+    paired = s.get("vs_baseline")
+    c = None if paired is None else paired.get(metric)
+    if paired is None:
+        return {f"Δ {words} vs baseline": 0.0, "Δ 95% interval": "baseline", "p (McNemar)": None}
+    if not c or c.get("difference") is None:
+        return {f"Δ {words} vs baseline": None, "Δ 95% interval": "—", "p (McNemar)": None}
+    return {f"Δ {words} vs baseline": round(c["difference"] * scale, 2),
+            "Δ 95% interval": f"[{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]",
+            "p (McNemar)": None if c.get("p_value") is None else round(c["p_value"], 4)}
 
+
+def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: str) -> pd.DataFrame:
+    def ci(s: dict[str, Any], name: str, scale: float) -> str:
+        if s.get(name) is None:
+            return "—"
+        return f"{s[name] * scale:.1f} [{s[name + '_low'] * scale:.1f}, {s[name + '_high'] * scale:.1f}]"
+
+    measured = any(s.get("accuracy") is not None for s in summaries)
     return pd.DataFrame([{
         "configuration": plain(s["config"]),
         "gold retrieved %": ci(s, "gold_retrieved", 100),
         "gold in block %": ci(s, "gold_in_block", 100),
+        "gold recall %": ci(s, "gold_recall", 100),
         "answer in block %": ci(s, "answer_in_block", 100),
+        **({"accuracy % (measured)": ci(s, "accuracy", 100)} if measured else {}),
         "expected accuracy % (estimate)": ci(s, "expected_accuracy", 1),
         "mean tokens": round(s["tokens_used"], 1),
+        **_paired_cells(s, metric, 100),
     } for s in summaries])
+
+
+def _recommendation(result: EvalResult, report: dict[str, Any]) -> None:
+    advice = report["recommendation"]
+    info(f"Recommendation — {advice['text']}")
+    for line in gains_lines(report["budget_gains"]):
+        caption(line)
+
+
+def _pooled(result: EvalResult, by: str) -> str:
+    """Return the settings a per-``by`` chart pools over, in words (``max_context_tokens 256, 512``)."""
+    return "; ".join(f"{k} {', '.join(str(v) for v in values)}" for k, values in result.grid.items()
+                     if k != by and len(values) > 1)
 
 
 def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]) -> None:
@@ -198,14 +237,19 @@ def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]
         a, b, c = st.columns(3)
         x_key = a.selectbox("Heatmap across", keys, index=0, key="eval_hx")
         y_key = b.selectbox("and", [k for k in keys if k != x_key], key="eval_hy")
-        metric = c.selectbox("showing", ["expected_accuracy", "gold_in_block", "answer_in_block", "tokens_used"],
-                             key="eval_hmetric")
+        shown = ["expected_accuracy", "gold_in_block", "gold_recall", "answer_in_block", "tokens_used"]
+        if any(s.get("accuracy") is not None for s in summaries):
+            shown.insert(0, "accuracy")
+        metric = c.selectbox("showing", shown, key="eval_hmetric")
         xs, ys, cells = setting_table(summaries, x_key, y_key, metric)
         show_chart(settings_heatmap_figure(xs, ys, cells, x_key, y_key, metric), ctx, key="eval_heatmap")
     else:
         caption("Vary two settings (e.g. budgets and placements) to see them as a heatmap.")
     by = "placement" if "placement" in keys else "config"
-    show_chart(gold_zones_figure(gold_zone_shares(result.rows, by), by), ctx, key="eval_zones")
+    pooled = _pooled(result, by)
+    show_chart(gold_zones_figure(gold_zone_shares(result.rows, by), by, pooled), ctx, key="eval_zones")
+    caption(f"Each bar pools every question under {pooled}." if pooled else
+            "Each bar is one configuration: nothing is pooled.")
 
 
 def _cell(value: Any) -> Any:
@@ -230,8 +274,15 @@ def _disagreement_table(result: EvalResult) -> None:
     def pos(value: int | None) -> str:
         return "not in block" if value is None else f"pos {value}"
 
+    def delta(i: dict[str, Any]) -> float | None:
+        if i["a"] is None or i["b"] is None:
+            return None
+        return float(i["b"]) - float(i["a"])
+
+    # Sorted by the paired difference B - A (largest first); the column header sorts it again.
+    items = sorted(items, key=lambda i: (delta(i) is None, -(delta(i) or 0.0)))
     frame = pd.DataFrame([{"question": plain(result.questions[i["query_id"]]), "id": i["query_id"],
-                           "A": _cell(i["a"]), "B": _cell(i["b"]), "A gold at": pos(i["a_position"]),
+                           "A": _cell(i["a"]), "B": _cell(i["b"]), "B − A": delta(i), "A gold at": pos(i["a_position"]),
                            "B gold at": pos(i["b_position"]), "A tokens": i["a_tokens"], "B tokens": i["b_tokens"]}
                           for i in items])
     st.dataframe(frame, hide_index=True, width="stretch", height=260)
@@ -247,10 +298,23 @@ def _disagreement_table(result: EvalResult) -> None:
 
 
 def _show(ctx: LabContext, result: EvalResult) -> None:
-    summaries = result.summaries()
+    labels = [c.label for c in result.configs]
     st.markdown(md_line(f"{len(result.questions)} questions × {len(result.configs)} configurations "
                         f"of {result.evalset}, top {result.top_k} retrieved"))
-    st.dataframe(_summary_frame(result, summaries), hide_index=True, width="stretch")
+    left, right = st.columns(2)
+    baseline = left.selectbox("Baseline (paired differences against it)", labels, key="eval_baseline",
+                              format_func=plain)
+    order = right.selectbox("Sort by the paired difference", list(_SORTS), key="eval_sort")
+    report = result.report(baseline=baseline)
+    summaries = report["configs"]
+    metric = report["recommendation"]["metric"]
+    if _SORTS[order] is not None:
+        summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
+    st.dataframe(_summary_frame(result, summaries, metric), hide_index=True, width="stretch")
+    caption(f"Δ: the paired difference against the baseline in points, over the same questions (paired "
+            f"bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals.")
+    _recommendation(result, report)
+    summaries = report["configs"]
     caption(EXPECTED_ACCURACY_NOTE)
     _charts(ctx, result, summaries)
     _disagreement_table(result)
