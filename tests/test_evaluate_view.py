@@ -135,3 +135,46 @@ def test_evaluate_view_single_configuration_still_draws():
     assert list(summary["configuration"]) == ["default"]
     assert "Run at least two configurations" in texts(at) and "Vary two settings" in texts(at)
     assert chart(at, "eval_zones")["data"]
+
+
+def test_heatmap_states_its_colour_range_and_small_spreads_look_small():
+    # Cells 71.2 to 72.6 (a 1.4-point spread) on a scale of at least 10 points: 66.9 to 76.9.
+    heat = settings_heatmap_figure([256, 512], ["x", "y"], [[0.712, 0.720], [0.726, None]], "budget", "placement",
+                                   "gold_in_block")
+    assert (heat.data[0].zmin, heat.data[0].zmax) == pytest.approx((66.9, 76.9))
+    assert "cells 71.2 to 72.6 (spread 1.4 points); colour scale 66.9 to 76.9" in heat.layout.title.text
+    assert "66.9–76.9" in heat.data[0].colorbar.title.text
+    # Tokens keep their own range.
+    tokens = settings_heatmap_figure([256], ["x", "y"], [[250.0], [900.0]], "budget", "placement", "tokens_used")
+    assert (tokens.data[0].zmin, tokens.data[0].zmax) == (250.0, 900.0)
+
+
+def test_gold_zones_figure_says_what_it_pools():
+    bars = gold_zones_figure({"relevance": dict.fromkeys(ZONES, 0.25)}, "placement", "max_context_tokens 256, 512")
+    assert bars.layout.title.text.endswith("by placement — pooled over max_context_tokens 256, 512")
+
+
+@pytest.mark.slow
+def test_evaluate_view_shows_paired_differences_sorted_and_a_recommendation():
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(20)
+    at.select_slider(key="eval_budgets").set_range(128, 512)
+    at.multiselect(key="eval_placements").set_value(["relevance"])
+    at.multiselect(key="eval_thresholds").set_value([0.85, 0.95])
+    at = run(at)
+    at = run(at.button(key="eval_run").click())
+    summary = table(at, "Δ gold in block vs baseline")
+    # The dedup threshold is a grid key in the lab: 3 budgets x 2 thresholds.
+    assert len(summary) == 6 and any("dedup_threshold=0.95" in c for c in summary["configuration"])
+    assert summary["Δ gold in block vs baseline"].iloc[0] == 0.0 and summary["Δ 95% interval"].iloc[0] == "baseline"
+    shown = texts(at)
+    assert "Recommendation — On gold in block (no model answered): " in shown
+    assert "gold in block gained per extra 100 tokens" in shown
+    assert "Each bar pools every question under" in shown
+    at = run(at.selectbox(key="eval_sort").set_value("largest difference first"))
+    ordered = table(at, "Δ gold in block vs baseline")["Δ gold in block vs baseline"].tolist()
+    assert ordered == sorted(ordered, reverse=True)
+    last = at.selectbox(key="eval_baseline").options[-1]
+    at = run(at.selectbox(key="eval_baseline").set_value(last))
+    again = table(at, "Δ gold in block vs baseline")
+    assert again.loc[again["configuration"] == last, "Δ 95% interval"].item() == "baseline"
