@@ -39,11 +39,14 @@ def test_charts_sankey_flows_add_up_to_every_document(result):
     # Out of the input node flows every document exactly once.
     out_of_input = sum(v for s, v in zip(sankey.link.source, sankey.link.value) if s == 0)
     assert out_of_input == len(result.trace)
-    final = {"Included", "Truncated", "Summarized", "Over budget"}
+    # The unique documents split once: into the block, or left out for the budget.
+    final = {"In the block", "Left out for budget"}
     into_final = sum(
         v for t, v in zip(sankey.link.target, sankey.link.value) if labels[t].split(":")[0] in final
     )
     assert into_final == len(result.trace) - counts["filtered"] - counts["duplicate"]
+    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
+    assert f"In the block: {in_block}" in labels
 
 
 def test_charts_sankey_leaves_out_empty_fates(result):
@@ -127,7 +130,7 @@ def test_charts_budget_staircase_climbs_by_block_cost_and_shows_the_budget(resul
     assert fig.layout.shapes[0].y0 == result.tokens_budget
     excluded = [t for t in result.trace if t.fate == "excluded"]
     if excluded:
-        over = next(t for t in fig.data if t.name == "Over budget")
+        over = next(t for t in fig.data if t.name == "Left out for budget")
         assert len(over.x) == len(excluded)
 
 
@@ -204,3 +207,22 @@ def test_charts_import_loads_neither_streamlit_nor_the_lab():
             "print(sorted(m for m in sys.modules if m == 'streamlit' or m.startswith('contextlab.ui')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_charts_sankey_counts_a_shortened_document_in_the_block_once():
+    docs = [Document(_text(i, 120), score=1 - i / 10, source=f"d{i}") for i in range(3)]
+    result = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="q", documents=docs, max_context_tokens=300))
+    labels = list(charts.fate_sankey(result).data[0].node.label)
+    # one whole, one cut to fit, one left out: the block holds two, the cut one among them
+    assert {"In the block: 2", "Whole: 1", "Truncated: 1", "Left out for budget: 1"} <= set(labels)
+
+
+def test_charts_budget_staircase_follows_the_walk_it_is_given():
+    docs = [Document(_text(i, 30), score=1 - i / 10, source=f"w{i}") for i in range(5)]
+    result = ContextManager.seed_compatible().build(PromptRequest(query="q", documents=docs, max_context_tokens=140))
+    # seed 000 places first (lost in the middle: ranks 1 3 5 4 2), then walks that order
+    fig = charts.budget_chart(result, [0, 2, 4, 3, 1], walk_label="block order")
+    order = list(fig.layout.xaxis.categoryarray)
+    assert [o.split(" · ")[0] for o in order] == ["D0", "D2", "D4", "D3", "D1"]
+    assert "block order" in fig.layout.xaxis.title.text

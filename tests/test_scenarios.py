@@ -17,7 +17,7 @@ from contextlab.types import ContextResult, DocTrace
 def _build(scenario: Scenario, config: LabConfig) -> ContextResult:
     sample = scenario.load()
     return config.make_manager().build(PromptRequest(
-        query=config.query, documents=sample.documents, max_context_tokens=config.budget))
+        query=config.query, documents=sample.documents, max_context_tokens=config.max_context_tokens))
 
 
 def _trace_of(result: ContextResult, index: int) -> DocTrace:
@@ -139,3 +139,30 @@ def test_scenarios_module_import_reads_no_sample_set(tmp_path):
                           check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "0"
+
+
+def _in_block(result: ContextResult) -> int:
+    return sum(1 for t in result.trace if t.position is not None)
+
+
+def test_scenario_punchlines_state_what_the_builds_show():
+    # Each punchline's numbers, read from the two builds (the room remembers these).
+    cut = get_scenario("second_best_cut")
+    answer = _trace_of(_build(cut, cut.config), _answer_index(cut))
+    assert (answer.relevance_rank, answer.position, _in_block(_build(cut, cut.config))) == (2, 6, 6)
+    assert _trace_of(_build(cut, cut.compare_with), _answer_index(cut)).position is None
+    assert "rank 2" in cut.punchline and "pos 6 of 6" in cut.punchline
+
+    copies = get_scenario("faq_copies")
+    kinds = sorted(p.kind for p in _build(copies, copies.config).duplicate_pairs
+                   if p.kept_index == _answer_index(copies))
+    assert kinds == ["exact", "near"]
+    assert "an exact copy" in copies.punchline and "a near copy" in copies.punchline
+
+    middle = get_scenario("lost_in_the_middle")
+    plain = _trace_of(_build(middle, middle.config), _answer_index(middle))
+    moved = _trace_of(_build(middle, middle.compare_with), _answer_index(middle))
+    assert (plain.relevance_rank, plain.position, moved.position) == (13, 11, 6)
+    assert _in_block(_build(middle, middle.config)) == 19
+    for text in (middle.punchline, middle.story):
+        assert "rank 13" in text and "pos 11" in text and "pos 6" in text

@@ -43,27 +43,39 @@ _IN_BLOCK = ("included", "truncated", "summarized")
 
 
 def fate_sankey(result: ContextResult) -> go.Figure:
-    """Return a Sankey of where every input document went: filter, dedup, then the budget."""
+    """Return a Sankey of where every input document went: filter, dedup, then the budget.
+
+    Its numbers are the lab's one count: too short + duplicates + in the block + left out for
+    the budget = input; the block's node splits into whole and shortened documents.
+    """
     counts = result.fate_counts()
     total = len(result.trace)
     passed = total - counts["filtered"]
     unique = passed - counts["duplicate"]
+    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
     nodes = [
         (f"Input: {total}", "#546e7a"),
         (f"{FATE_LABELS['filtered']}: {counts['filtered']}", FATE_COLORS["filtered"]),
         (f"Long enough: {passed}", "#78909c"),
         (f"{FATE_LABELS['duplicate']}: {counts['duplicate']}", FATE_COLORS["duplicate"]),
         (f"Unique: {unique}", "#90a4ae"),
+        (f"In the block: {in_block}", FATE_COLORS["included"]),
+        (f"{FATE_LABELS['excluded']}: {counts['excluded']}", FATE_COLORS["excluded"]),
     ]
-    final = ["included", "truncated", "summarized", "excluded"]
-    nodes += [(f"{FATE_LABELS[fate]}: {counts[fate]}", FATE_COLORS[fate]) for fate in final]
+    shortened = ["included", "truncated", "summarized"]
+    names = {"included": "Whole"}
+    nodes += [(f"{names.get(fate, FATE_LABELS[fate])}: {counts[fate]}", FATE_COLORS[fate]) for fate in shortened]
     links = [
         (0, 1, counts["filtered"], FATE_COLORS["filtered"]),
         (0, 2, passed, "#78909c"),
         (2, 3, counts["duplicate"], FATE_COLORS["duplicate"]),
         (2, 4, unique, "#90a4ae"),
+        (4, 5, in_block, FATE_COLORS["included"]),
+        (4, 6, counts["excluded"], FATE_COLORS["excluded"]),
     ]
-    links += [(4, 5 + k, counts[fate], FATE_COLORS[fate]) for k, fate in enumerate(final)]
+    # The block's split is drawn only when something was shortened (else "Whole" repeats it).
+    if counts["truncated"] + counts["summarized"]:
+        links += [(5, 7 + k, counts[fate], FATE_COLORS[fate]) for k, fate in enumerate(shortened)]
     links = [link for link in links if link[2] > 0]
     used = sorted({n for s, t, _, _ in links for n in (s, t)}) or [0]
     remap = {old: new for new, old in enumerate(used)}
@@ -220,15 +232,21 @@ def _placement_dots(fig: go.Figure, placed: Sequence[DocTrace], answer: set[int]
 # -- budget ----------------------------------------------------------------------------------
 
 
-def budget_chart(result: ContextResult) -> go.Figure:
-    """Return a staircase of the documents the budget considered, by relevance rank.
+def budget_chart(result: ContextResult, walk: Sequence[int] | None = None, *,
+                 walk_label: str = "most relevant first") -> go.Figure:
+    """Return a staircase of the documents the budget considered, in the order it walked them.
 
-    Each document in the block raises the running total by what it cost there (headers
-    included); a truncated or summarized one shows its kept part and, hatched, what was cut;
-    documents left out float grey above the running total, showing how far over they go.
+    ``walk`` is the input indices in the engine's walk order (by relevance rank when None: the
+    default engine's walk; seed-compatible mode walks the block order). Each document in the
+    block raises the running total by its block cost (header included when counted); a
+    truncated or summarized one shows its kept part and, hatched, what was cut; documents left
+    out float grey above the running total, showing how far over their text tokens go.
     """
-    walked = sorted((t for t in result.trace if t.fate in (*_IN_BLOCK, "excluded")),
-                    key=lambda t: (t.relevance_rank or 0, t.input_index))
+    considered = {t.input_index: t for t in result.trace if t.fate in (*_IN_BLOCK, "excluded")}
+    if walk is None:
+        walked = sorted(considered.values(), key=lambda t: (t.relevance_rank or 0, t.input_index))
+    else:
+        walked = [considered[i] for i in walk if i in considered]
     labels = [label(doc_label(t, 20)) for t in walked]
     series: dict[str, dict[str, list]] = {}
 
@@ -243,11 +261,11 @@ def budget_chart(result: ContextResult) -> go.Figure:
     cut_at: str | None = None
     for tick, t in zip(labels, walked):
         if t.fate == "excluded":
-            add("excluded", tick, used, t.tokens, t, f"{t.tokens} tokens, left out")
+            add("excluded", tick, used, t.tokens, t, f"{t.tokens} text tokens, left out")
             cut_at = cut_at or tick
             continue
         cost = t.block_tokens or 0
-        add(t.fate, tick, used, cost, t, f"{cost} tokens in the block")
+        add(t.fate, tick, used, cost, t, f"block cost {cost} tokens (text {t.tokens})")
         if t.fate != "included":
             cut_at = cut_at or tick
             cut = max(t.tokens - cost, 0)
@@ -279,7 +297,7 @@ def budget_chart(result: ContextResult) -> go.Figure:
         fig.add_annotation(x=cut_at, y=1, yref="paper", text="first document that did not fit",
                            showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11))
     fig.update_layout(barmode="overlay", bargap=0.15)
-    fig.update_xaxes(title="documents, most relevant first", tickangle=-45, type="category",
+    fig.update_xaxes(title=f"documents in the order the budget walked them ({walk_label})", tickangle=-45, type="category",
                      categoryorder="array", categoryarray=labels, showticklabels=len(labels) <= 40)
     fig.update_yaxes(title="tokens (running total)", rangemode="tozero")
     return layout(fig, "Filling the token budget", height=460)

@@ -44,7 +44,7 @@ FATE_LABELS: dict[str, str] = {
     "included": "Included",
     "truncated": "Truncated",
     "summarized": "Summarized",
-    "excluded": "Over budget",
+    "excluded": "Left out for budget",
     "duplicate": "Duplicate",
     "filtered": "Too short",
 }

@@ -24,7 +24,8 @@ class Scenario:
 
     ``view`` is the lab view to open ("compare", "duplicates", "placement", ...);
     ``compare_with`` is configuration B for the Compare view (None when there is nothing to
-    compare). ``config.query`` is the sample set's own query.
+    compare). ``config.query`` is the sample set's own query. ``punchline`` is the one sentence
+    a room should remember, with the numbers the lab shows (``tests/test_scenarios.py`` checks them).
     """
 
     key: str
@@ -34,6 +35,7 @@ class Scenario:
     config: LabConfig
     view: str
     compare_with: LabConfig | None = None
+    punchline: str = ""
 
     def load(self) -> SampleSet:
         """Return the scenario's ``SampleSet`` (documents, query, system prompt, conversation)."""
@@ -51,9 +53,9 @@ def all_scenarios() -> tuple[Scenario, ...]:
 
 
 def _build() -> list[Scenario]:
-    second_best = LabConfig(query=_query("eng_postmortems"), budget=1000)
-    faq = LabConfig(query=_query("support_faq"), budget=1024)
-    middle = LabConfig(query=_query("clinical_abstracts"), budget=2400, placement="relevance")
+    second_best = LabConfig(query=_query("eng_postmortems"), max_context_tokens=1000)
+    faq = LabConfig(query=_query("support_faq"), max_context_tokens=1024)
+    middle = LabConfig(query=_query("clinical_abstracts"), max_context_tokens=2400, placement="relevance")
     return [
         Scenario(
             key="second_best_cut",
@@ -69,6 +71,8 @@ def _build() -> list[Scenario]:
             config=second_best,
             view="compare",
             compare_with=second_best.with_changes(seed_compatible=True),
+            punchline=("B, the original engine, leaves the answering postmortem (rank 2) out of "
+                       "the block; A, contextlab's default, keeps it at pos 6 of 6."),
         ),
         Scenario(
             key="faq_copies",
@@ -77,27 +81,30 @@ def _build() -> list[Scenario]:
                 "The refund policy was retrieved three times over: the help-center page, an "
                 "internal copy with light edits and a forum repost. Deduplication keeps one and "
                 "frees the budget, where matching exact copies only would let the edited copy "
-                "through. The archived 2024 page with stale rules differs enough to get in — "
-                "and contradicts the current policy."
+                "through. The archived 2024 page with stale rules is no copy, so it gets in — "
+                "and contradicts the current policy: deduplication cannot tell old from current."
             ),
             sample_set="support_faq",
             config=faq,
             view="duplicates",
             compare_with=faq.with_changes(dedup_threshold=1.0),
+            punchline=("Two copies of the refund policy are dropped: the forum repost (an exact copy) "
+                       "and the internal copy (a near copy), which exact matching alone lets in."),
         ),
         Scenario(
             key="lost_in_the_middle",
             title="The middle is where answers get lost",
             story=(
                 "Models read the start and the end of a long prompt best and miss more in the "
-                "middle. With many documents in plain relevance order, the meta-analysis that "
-                "answers the question lands in the middle; the lost-in-the-middle reorder moves "
-                "it toward the start."
+                "middle. With 19 documents in plain relevance order, the meta-analysis that "
+                "answers the question (rank 13) lands at pos 11, in the middle; the "
+                "lost-in-the-middle reorder moves it to pos 6, nearer the start."
             ),
             sample_set="clinical_abstracts",
             config=middle,
             view="placement",
             compare_with=middle.with_changes(placement="lost_in_the_middle"),
+            punchline="The answer, rank 13: pos 11 of 19 in relevance order, pos 6 after the reorder.",
         ),
     ]
 

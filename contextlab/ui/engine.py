@@ -1,8 +1,11 @@
-"""The lab's only door to the engine: builds, tokenizers and dedup views, cached across reruns.
+"""The lab's only door to the engine: builds, token counts and dedup measures, cached across reruns.
+
+No other module of ``contextlab.ui`` imports ``contextlab.manager``, ``contextlab.stages`` or
+``contextlab.tokenizers`` (``tests/ui/test_structure.py`` checks it): what the lab needs from
+the engine is a function here, or one of the few names listed in ``__all__``.
 
 A slider move reruns the whole script; these caches make that rerun cost a dict lookup when
 nothing the build depends on changed. The cached functions read only their arguments.
-The views import engine pieces from here, never from ``contextlab.stages``.
 """
 
 from __future__ import annotations
@@ -15,24 +18,34 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.lab.config import LabConfig
+from contextlab.manager import PLACEMENTS
 from contextlab.stages.budget import TRUNCATION_MARKER
 from contextlab.stages.dedup import pair_similarities, shared_word_mask, similarity_matrix
-from contextlab.stages.reorder import MIN_DOCS_TO_REORDER
-from contextlab.tokenizers import Tokenizer, get_tokenizer
+from contextlab.stages.reorder import MIN_DOCS_TO_REORDER, place
+from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
+    "PLACEMENTS",
+    "TOKENIZER_NAMES",
+    "EXACT_TOKENIZER",
     "build_cached",
+    "budget_walk",
+    "exact_block_tokens",
+    "kept_words",
     "get_tokenizer_cached",
     "documents_hash",
     "similarity_matrix_cached",
     "pair_similarities_cached",
     "shared_word_mask",
     "token_counts_cached",
-    "TRUNCATION_MARKER",
     "MIN_DOCS_TO_REORDER",
     "warm_up_figures",
 ]
+
+
+#: The tokenizer whose counts the lab calls exact (what Compare and Overview measure blocks with).
+EXACT_TOKENIZER = "cl100k_base"
 
 
 def documents_hash(documents: Sequence[Document]) -> str:
@@ -55,7 +68,7 @@ def _build(docs_key: str, config_json: str, _documents: Sequence[Document]) -> C
     # Keyed by (docs_key, config_json); ``_documents`` is unhashed and matches docs_key.
     config = LabConfig.from_json(config_json)
     request = PromptRequest(
-        query=config.query, documents=list(_documents), max_context_tokens=config.budget
+        query=config.query, documents=list(_documents), max_context_tokens=config.max_context_tokens
     )
     return config.make_manager().build(request)
 
@@ -89,6 +102,23 @@ def token_counts_cached(tokenizer: str, texts: tuple[str, ...]) -> list[int]:
     tok = get_tokenizer_cached(tokenizer)
     count_many = getattr(tok, "count_many", None)
     return count_many(texts) if count_many else [tok.count(t) for t in texts]
+
+
+def exact_block_tokens(result: ContextResult) -> int:
+    """Return the exact (cl100k_base) token count of ``result``'s block, whatever its engine counted with."""
+    if result.tokenizer == EXACT_TOKENIZER:
+        return result.tokens_used
+    return _exact_count(result.context_block)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _exact_count(text: str) -> int:
+    return get_tokenizer_cached(EXACT_TOKENIZER).count(text)
+
+
+def kept_words(shortened: str) -> int:
+    """Return how many words of its original a cut document kept (its cut marker not counted)."""
+    return len(shortened.removesuffix(TRUNCATION_MARKER).split())
 
 
 def _draw_every_figure_once() -> None:
@@ -133,3 +163,23 @@ def warm_up_figures() -> threading.Thread:
     thread = threading.Thread(target=_draw_every_figure_once, name="contextlab-warm-figures", daemon=True)
     thread.start()
     return thread
+
+
+def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], str]:
+    """Return the input indices in the order the engine's budget walked them, and how to name that order.
+
+    The default engine walks by relevance; seed-compatible mode (and budget after reorder)
+    places first, so it walks the block order the placement gives. A result that records its
+    walk (``budget_walk``) is read as it is.
+    """
+    recorded = getattr(result, "budget_walk", None)
+    ranked = sorted((t for t in result.trace if t.fate not in ("filtered", "duplicate")),
+                    key=lambda t: (t.relevance_rank or 0, t.input_index))
+    placed_first = config.seed_compatible or not config.budget_before_reorder
+    label = "in block order: placed first, as seed 000 does" if placed_first else "most relevant first"
+    if recorded is not None:
+        return list(recorded), label
+    indices = [t.input_index for t in ranked]
+    if placed_first:
+        indices = place(config.placement, indices, [t.score for t in ranked])
+    return indices, label

@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
-
 import streamlit as st
 
 from contextlab.captures import LAB_RUNS_ENV, CapturedRun, iter_runs, read_run, runs_from_bytes
 from contextlab.errors import ContextLabError
 from contextlab.lab.config import LabConfig
 
+from .inputs import DocumentsInput
+from .state import seed_config
 from .text import caption, plain
 
 __all__ = ["RUNS_ENV", "SOURCE", "SOURCE_LABEL", "start_source", "runs_documents"]
@@ -54,10 +54,8 @@ def _upload_runs(data: bytes, name: str) -> list[CapturedRun]:
     return runs_from_bytes(data, name)
 
 
-def runs_documents(*, key: str = "runs_upload") -> Any:
+def runs_documents(*, key: str = "runs_upload") -> DocumentsInput:
     """Draw the runs picker (and its upload); return the picked run as the sidebar's ``DocumentsInput``."""
-    from .sidebar import DocumentsInput
-
     upload = st.file_uploader(
         "Capture file or span export", type=["jsonl", "ndjson", "json"], key=key,
         help="A JSONL file written by a component's capture_to=, or OpenTelemetry spans with "
@@ -100,8 +98,6 @@ def runs_documents(*, key: str = "runs_upload") -> Any:
 
 def _open_once(marker: str, run: CapturedRun) -> tuple[str, ...]:
     """Put the run's query and settings into the parameter widgets when a new run is picked."""
-    from .sidebar import seed_config
-
     if st.session_state.get(_OPENED) == marker:
         return ()
     st.session_state[_OPENED] = marker

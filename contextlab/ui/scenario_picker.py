@@ -18,7 +18,8 @@ def scenario_picker(key: str = "scenario", on_change: Callable[[], None] | None 
 
     The widget's value lives in ``st.session_state[key]`` (a scenario key, "" for none),
     seeded once; the caller applies the scenario (sample set, configuration, view), typically
-    in ``on_change`` so it happens once, when the pick changes.
+    in ``on_change`` so it happens once, when the pick changes, and tells its story where the
+    room can read it (``contextlab.ui.scenarios.scenario_story``, in the main area).
     """
     st.session_state.setdefault(key, _NONE)
     options = [_NONE] + [s.key for s in SCENARIOS]
@@ -30,8 +31,4 @@ def scenario_picker(key: str = "scenario", on_change: Callable[[], None] | None 
              "the effect.",
         on_change=on_change,
     )
-    if not picked:
-        return None
-    scenario = get_scenario(picked)
-    st.caption(scenario.story)
-    return scenario
+    return get_scenario(picked) if picked else None

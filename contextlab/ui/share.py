@@ -6,22 +6,31 @@ the address bar always reproduces what is on screen.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.lab.config import LabConfig
 from contextlab.errors import ContextLabError
-from contextlab.types import Document
+from contextlab.lab.config import LabConfig
+from contextlab.lab.scenarios import scenario_keys
 
 from . import text as safe
-from .sidebar import sample_names, seed_config
+from .downloads import download_newest
+from .loading import sample_names
+from .parameters import opening_budget
+from .scenarios import SCENARIO_KEY, apply_scenario
+from .state import CONFIG_KEYS, seed_config
 
-__all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet", "TRUE_VALUES"]
+__all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet", "TRUE_VALUES",
+           "UNSHAREABLE"]
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
 _APPLIED = "_url_applied"
+#: Document sources a link cannot carry, and how the page names them when such a link is opened.
+UNSHAREABLE: dict[str, str] = {
+    "paste": "pasted documents", "upload": "uploaded files", "table": "an edited table (or a question "
+    "opened from Evaluate)", "runs": "a captured run",
+}
 
 
 def apply_url_once(view_names: Sequence[str]) -> list[str]:
@@ -32,8 +41,18 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     if st.session_state.get(_APPLIED):
         return []
     params = st.query_params.to_dict()
-    config, warnings = LabConfig.from_query_params(params)
+    warnings = _apply_scenario_param(params.get("scenario"))
+    warnings += _apply_sample_param(params.get("sample"))
+    config, config_warnings = LabConfig.from_query_params(params)
+    warnings += config_warnings
+    # The link names every setting that differs from the defaults, so after the scenario (its
+    # sample, view and B) the link's own settings are what was on screen.
     seed_config(config, include_query="query" in params, force=True)
+    budget_named = any(name in params and not any(w.startswith(f"ignored URL parameter {name}=")
+                                                   for w in config_warnings) for name in _BUDGET_PARAMS)
+    if not budget_named and "scenario" not in params:
+        opened = st.session_state.get("sample_name") or sample_names()[0]
+        st.session_state[CONFIG_KEYS["max_context_tokens"]] = opening_budget(opened)
     view = params.get("view")
     if view is not None:
         if view in view_names:
@@ -42,23 +61,60 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
             warnings.append(f"ignored URL parameter view={view!r}: choose one of: {', '.join(view_names)}")
     if "present" in params:
         st.session_state["present"] = params["present"].strip().lower() in TRUE_VALUES
-    sample = params.get("sample")
-    if sample is not None:
-        names = sample_names()
-        if sample in names:
-            st.session_state["doc_source"] = "sample"
-            st.session_state["sample_name"] = sample
-        else:
-            warnings.append(f"ignored URL parameter sample={sample!r}: choose one of: {', '.join(names)}")
+    source = params.get("source")
+    if source in UNSHAREABLE:
+        warnings.append(f"This link was made on {UNSHAREABLE[source]}, which a link cannot carry: the "
+                        "settings are the shared ones, the documents are the sample set shown here. "
+                        "Ask for the documents file (Share and export → Download documents).")
     st.session_state[_APPLIED] = True
     return warnings
 
 
+#: The URL parameters that name the budget (the library's name, and the older one links keep).
+_BUDGET_PARAMS = {"max_context_tokens", "budget"}
+
+
+def _apply_sample_param(sample: str | None) -> list[str]:
+    """Open the sample set a link names; return a warning if there is no such set."""
+    if sample is None:
+        return []
+    names = sample_names()
+    if sample not in names:
+        return [f"ignored URL parameter sample={sample!r}: choose one of: {', '.join(names)}"]
+    st.session_state["doc_source"] = "sample"
+    st.session_state["sample_name"] = sample
+    return []
+
+
+def _apply_scenario_param(name: str | None) -> list[str]:
+    """Open the scenario a link names (``?scenario=faq_copies``); return a warning if it is unknown."""
+    if name is None:
+        return []
+    if name not in scenario_keys():
+        return [f"ignored URL parameter scenario={name!r}: choose one of: {', '.join(scenario_keys())}"]
+    st.session_state[SCENARIO_KEY] = name
+    apply_scenario(SCENARIO_KEY)
+    return []
+
+
 def url_params(config: LabConfig, *, view: str, default_view: str, present: bool,
-               sample: str | None) -> dict[str, str]:
-    """Return the query parameters that reproduce this view (defaults left out)."""
+               sample: str | None, source: str = "sample", scenario: str | None = None) -> dict[str, str]:
+    """Return the query parameters that reproduce this view (defaults left out).
+
+    Documents of the user's own (``source`` other than a sample) cannot be put in a link: the
+    link says so with ``source=...``, and opening it warns instead of showing other documents
+    as if they were the shared ones.
+    """
     params = config.to_query_params()
-    if sample is not None and sample != sample_names()[0]:
+    # The budget is in the link unless it is the one the sample set opens at.
+    params.pop("max_context_tokens", None)
+    if source in UNSHAREABLE or config.max_context_tokens != opening_budget(sample):
+        params["max_context_tokens"] = str(config.max_context_tokens)
+    if scenario:
+        params["scenario"] = scenario
+    if source in UNSHAREABLE:
+        params["source"] = source
+    elif sample is not None and sample != sample_names()[0]:
         params["sample"] = sample
     if view != default_view:
         params["view"] = view
@@ -87,29 +143,24 @@ def _import_config(key: str) -> None:
     st.session_state["_import_message"] = ("success", f"Loaded {upload.name}.")
 
 
-def share_panel(config: LabConfig, documents: Sequence[Document], *, source: str, sample: str | None) -> None:
+def share_panel(config: LabConfig, *, source: str, sample: str | None) -> None:
     """Draw the share, export/import and code-snippet panel for the current configuration."""
     st.markdown(
         "**Link.** The address bar holds every parameter: copy it to share this exact view."
         + ("" if source == "sample" else
            " Pasted or uploaded documents are not in the link; download them below.")
     )
-    st.download_button(
-        "Download configuration (JSON)", config.to_json(), file_name="contextlab-config.json",
-        mime="application/json", key="export_config", width="stretch",
-    )
+    download_newest("Download configuration (JSON)", "config", file_name="contextlab-config.json",
+                    mime="application/json", key="export_config")
     st.file_uploader("Import a configuration", type=["json"], key="import_config",
                      on_change=_import_config, args=("import_config",))
     message = st.session_state.get("_import_message")
     if message is not None:
         kind, body = message
         (safe.error if kind == "error" else safe.success)(body)
-    st.download_button(
-        "Download documents (JSON)",
-        json.dumps([d.to_dict() for d in documents], indent=1, ensure_ascii=False),
-        file_name="documents.json", mime="application/json", key="export_documents", width="stretch",
-        help="The documents this build ran on (scored), ready for the snippet below.",
-    )
+    download_newest("Download documents (JSON)", "documents", file_name="documents.json",
+                    mime="application/json", key="export_documents",
+                    help="The documents this build ran on (scored), ready for the snippet below.")
     st.markdown("**Use this in code**")
     st.code(snippet(config, sample), language="python")
 

@@ -57,14 +57,14 @@ def test_lab_browser_url_reproduces_parameters_and_the_budget_slider_steps_to_co
     slider = page.get_by_role("slider", name="Token budget")
     slider.focus()
     slider.press("ArrowRight")  # one key step: the next common budget, not 701
-    page.wait_for_url("**budget=768**", timeout=30_000)
+    page.wait_for_url("**max_context_tokens=768**", timeout=30_000)
     # the URL changes during the rerun: wait for the chart it draws, not for a fixed time
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("budget 768", timeout=60_000)
     wait_for_app(page)
     box = page.get_by_label("Exact budget")
     box.fill("1000")
     box.press("Enter")
-    page.wait_for_url("**budget=1000**", timeout=30_000)
+    page.wait_for_url("**max_context_tokens=1000**", timeout=30_000)
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("budget 1000", timeout=60_000)
     wait_for_app(page)
     page.screenshot(path=str(ARTIFACTS / "e2e_budget.png"))

@@ -48,11 +48,11 @@ def _view_script(view: str, sample: str, budget: int, empty: bool, presentation:
 
     s = load_sample_set(sample)
     docs = [] if empty else list(s.documents)
-    cfg = LabConfig(query=s.query, budget=budget)
+    cfg = LabConfig(query=s.query, max_context_tokens=budget)
     if scenario and "picked" not in st.session_state:
         # what the shell does when a scenario is picked: B becomes its compare_with
         from contextlab.lab.scenarios import get_scenario
-        from contextlab.ui.views.compare import apply_config_b
+        from contextlab.ui.state import apply_config_b
 
         apply_config_b(get_scenario(scenario).compare_with)
         st.session_state["picked"] = True
@@ -126,15 +126,33 @@ def traces(spec: dict, **match: str) -> list[dict]:
     return [t for t in spec["data"] if all(t.get(k) == v for k, v in match.items())]
 
 
+class _Downloads(dict):
+    """File name -> what its download gives; a deferred download's callable runs when read, as a click does."""
+
+    def __getitem__(self, name: str) -> str:
+        value = super().__getitem__(name)
+        if callable(value):
+            value = value()
+        return value.decode() if isinstance(value, bytes) else value
+
+
 @pytest.fixture
 def downloads(monkeypatch):
-    """Record what every download button offers, by file name."""
-    saved: dict[str, str] = {}
+    """Record what every download button offers, by file name (made when read, for deferred ones)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    saved = _Downloads()
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def spy(self, path_or_data, mimetype, kind, filename=None):
-        saved[filename] = path_or_data.decode() if isinstance(path_or_data, bytes) else path_or_data
+        saved[filename] = path_or_data
         return original(self, path_or_data, mimetype, kind, filename)
 
+    def spy_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        saved[file_name] = data_callable
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
     return saved

@@ -13,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.lab.config import LabConfig
 from contextlab.lab.samples import load_sample_set
+from contextlab.lab.scenarios import get_scenario
 
-from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, table, unescape
+from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, table, texts, unescape
 
 CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
 ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
@@ -32,7 +33,8 @@ def _expected(config: LabConfig, documents: list[Document]):
 def test_lab_opens_alive_on_the_default_sample():
     at = open_lab()
     sample = load_sample_set("support_faq")
-    expected = _expected(LabConfig(query=sample.query), sample.documents)
+    # the sample set opens at the budget it states (1024), not the engine's 2048
+    expected = _expected(LabConfig(query=sample.query, max_context_tokens=1024), sample.documents)
     assert at.radio(key="doc_source").value == "sample"
     assert at.text_area(key="cfg_query").value == sample.query
     assert metric(at, "Documents in") == str(len(sample.documents))
@@ -103,7 +105,8 @@ def test_lab_reset_restores_default_parameters():
     at = open_lab(budget="300", dedup_threshold="0.5")
     at.button(key="reset_parameters").click()
     run(at)
-    assert at.select_slider(key="budget_step").value == LabConfig().budget
+    # the defaults, at the budget the sample set opens at (support_faq states 1024)
+    assert at.select_slider(key="budget_step").value == 1024
     assert at.slider(key="cfg_dedup_threshold").value == LabConfig().dedup_threshold
 
 
@@ -192,7 +195,7 @@ def test_lab_only_bad_upload_says_so_in_the_main_area():
 
 
 def test_lab_load_uploads_handler_keeps_good_files_and_names_the_bad():
-    from contextlab.ui.sidebar import load_uploads
+    from contextlab.ui.loading import load_uploads
 
     docs, errors = load_uploads([("a.txt", b"first document here\n\nsecond document here"),
                                  ("b.csv", b"title,url\n1,2\n")])
@@ -210,7 +213,7 @@ def test_lab_table_source_edits_documents():
 
 
 def test_lab_documents_from_table_applies_edits_and_blank_scores():
-    from contextlab.ui.sidebar import documents_from_table
+    from contextlab.ui.table import documents_from_table
 
     originals = [Document("one two three", 0.5, "a.md", metadata={"lang": "en"}),
                  Document("four five six", 0.7, "b.md")]
@@ -275,7 +278,7 @@ def test_lab_bad_url_values_warn_and_the_lab_still_opens():
     at = open_lab(budget="lots", view="nowhere", sample="nope")
     warnings = " ".join(unescape(w.value) for w in at.warning)
     assert "budget='lots'" in warnings and "view='nowhere'" in warnings and "sample='nope'" in warnings
-    assert at.select_slider(key="budget_step").value == LabConfig().budget
+    assert at.select_slider(key="budget_step").value == 1024  # what support_faq opens at
     assert at.segmented_control(key="view").value == "overview"
     run(at)  # the next interaction: the link's warnings have been read
     assert not at.warning
@@ -286,7 +289,7 @@ def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
                summarize_overflow="true")
     exported = downloads["contextlab-config.json"]
     block = at.code[0].value
-    assert LabConfig.from_json(exported).budget == 650
+    assert LabConfig.from_json(exported).max_context_tokens == 650
 
     fresh = open_lab(view="final")
     assert fresh.code[0].value != block
@@ -302,7 +305,7 @@ def test_lab_import_of_a_bad_configuration_is_an_error_message():
     at = open_lab()
     at.file_uploader(key="import_config").set_value(("c.json", b'{"budget": -5}', "application/json"))
     run(at)
-    assert any("budget must be a whole number >= 0" in unescape(e.value) for e in at.error)
+    assert any("max_context_tokens must be a whole number >= 0" in unescape(e.value) for e in at.error)
 
 
 def test_lab_code_snippet_rebuilds_the_block_outside_a_checkout(tmp_path, monkeypatch, capsys):
@@ -412,7 +415,11 @@ def test_lab_scenario_opens_its_sample_settings_and_view():
     assert at.session_state["cfg_budget"] == 1000
     assert at.session_state["view"] == "compare"
     assert at.session_state["cmp_b_seed_compatible"] is True
-    assert any("second most relevant document" in c.value for c in at.caption)
+    # the story is told in the main area, above the view, with the answer document placed
+    story = texts(at)
+    assert "second most relevant document" in story
+    assert get_scenario("second_best_cut").punchline in story
+    assert "★ The answer, D23 · wiki/postmortems/2025-11-12-checkout-latency.md (rank 2), is at pos 6 of 6." in story
 
 
 def test_lab_scenario_middle_opens_placement_without_reorder():

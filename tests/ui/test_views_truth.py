@@ -80,7 +80,7 @@ def test_views_budget_slider_has_common_steps_and_a_number_box():
     steps = at.select_slider(key="budget_step").options
     assert {"512", "1,024", "2,048", "4,096", "8,192"} <= set(steps)
     run(at.number_input(key="budget_exact").set_value(1000))
-    assert at.query_params["budget"] == "1000"
+    assert at.query_params["max_context_tokens"] == "1000"
     assert "1,000" in at.select_slider(key="budget_step").options
 
 

@@ -6,9 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
+from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 
 from ..context import LabContext
-from ..engine import TRUNCATION_MARKER, token_counts_cached
+from ..engine import budget_walk, kept_words, token_counts_cached
 from ..parts import explain, show_chart
 from ..text import md_line, plain
 
@@ -25,19 +26,23 @@ def render(ctx: LabContext) -> None:
     explain(
         f"The budget walks the documents {walk} and keeps each one that still fits. The first that "
         f"does not fit is {'summarized' if config.summarize_overflow else 'cut'} if enough room is left; "
-        f"the rest are left out. {headers}."
+        f"the rest are left out. {headers}. Each bar is a document's *{BLOCK_COST}* (its kept text "
+        f"and header); a left-out one floats at its *{TEXT_TOKENS}*."
     )
     cols = st.columns(4)
-    counts = result.fate_counts()
+    counts = block_counts(result)
     cols[0].metric("Budget", f"{result.tokens_budget:,}")
     cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%",
                    delta_color="off", delta_arrow="off")
-    cols[2].metric("Shortened", counts["truncated"] + counts["summarized"])
-    cols[3].metric("Left out", counts["excluded"])
+    cols[2].metric("In the block", counts.in_block,
+                   help=f"{counts.whole} whole, {counts.shortened} shortened (cut to fit or summarized).")
+    cols[3].metric("Left out for budget", counts.left_out)
+    st.caption(counts.sentence() + ".")
     if result.tokens_used > result.tokens_budget:
         st.warning(f"The block uses {result.tokens_used} tokens, more than the budget of "
                    f"{result.tokens_budget}: headers were not counted when documents were picked.")
-    show_chart(charts.budget_chart(result), ctx, "budget_chart")
+    order, label = budget_walk(result, config)
+    show_chart(charts.budget_chart(result, order, walk_label=label), ctx, "budget_chart")
     _shortened(ctx)
     st.subheader("Estimated vs exact tokens", anchor=False)
     _tokenizer_comparison(ctx)
@@ -54,9 +59,9 @@ def _shortened(ctx: LabContext) -> None:
             left.markdown("**In the block**")
             left.text(plain(kept))
             if t.fate == "truncated":
-                kept_words = len(kept.removesuffix(TRUNCATION_MARKER).split())
-                right.markdown(f"**Cut away** (about {len(original.split()) - kept_words} words)")
-                right.text(plain(" ".join(original.split()[kept_words:])))
+                kept_n = kept_words(kept)
+                right.markdown(f"**Cut away** (about {len(original.split()) - kept_n} words)")
+                right.text(plain(" ".join(original.split()[kept_n:])))
             else:
                 right.markdown("**Original**")
                 right.text(plain(original))

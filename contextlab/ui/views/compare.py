@@ -11,40 +11,22 @@ from contextlab import charts, positional
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
 from contextlab.lab.config import LabConfig
-from contextlab.manager import PLACEMENTS
-from contextlab.tokenizers import TOKENIZER_NAMES
 from contextlab.types import ContextResult
 
 from ..context import LabContext
-from ..engine import build_cached
+from ..engine import PLACEMENTS, TOKENIZER_NAMES, build_cached
+from ..state import B_FIELDS, B_KEY, apply_config_b, b_key
 from ..parts import on_request, seed_fixed_key, show_chart
 from ..text import md, plain
 from .learn import most_marked_model, score_range_note
 
-__all__ = ["render", "config_b_editor", "apply_config_b", "changes_frame", "B_KEY", "STRATEGY_LABELS"]
+__all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
 
 STRATEGY_LABELS = charts.STRATEGY_LABELS
 _ENGINE_DOC = re.compile(r"\(doc (\d+)(?=[,)])")
 
-# The parameters B can change; the query stays A's (both builds answer the same question).
-_B_FIELDS: tuple[str, ...] = (
-    "budget", "dedup_threshold", "min_doc_tokens", "placement", "summarize_overflow",
-    "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
-)
-#: The key prefix of B's widgets unless a caller picks another.
-B_KEY = "cmp_b"
 # Sentences listed above the charts; the rest are in the table.
 _SUMMARY_LINES = 6
-
-
-def apply_config_b(config: LabConfig, key: str = B_KEY) -> None:
-    """Make ``config`` configuration B; returns nothing.
-
-    Call it before the Compare view draws (from a callback, or before ``render``), e.g. when a
-    scenario with ``compare_with`` is picked; only the fields B can change are taken.
-    """
-    for name in _B_FIELDS:
-        st.session_state[f"{key}_{name}"] = getattr(config, name)
 
 
 def _preset_seed(config_a: LabConfig, key: str) -> None:
@@ -60,8 +42,8 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = Fal
     """
     # First open: B is the seed-vs-default preset, so the view starts on a real difference.
     first_b = config_a.with_changes(seed_compatible=not config_a.seed_compatible)
-    for name in _B_FIELDS:
-        st.session_state.setdefault(f"{key}_{name}", getattr(first_b, name))
+    for name in B_FIELDS:
+        st.session_state.setdefault(b_key(name, key), getattr(first_b, name))
 
     preset_cols = st.columns(2)
     preset_cols[0].button(
@@ -102,7 +84,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
     state = st.session_state
     return config_a.with_changes(
-        budget=int(budget), dedup_threshold=round(float(threshold), 4),
+        max_context_tokens=int(budget), dedup_threshold=round(float(threshold), 4),
         min_doc_tokens=int(min_tokens), placement=placement, summarize_overflow=summarize,
         tokenizer=state[f"{key}_tokenizer"], seed_compatible=seed,
         budget_before_reorder=state[f"{key}_budget_before_reorder"],
@@ -128,7 +110,7 @@ def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataF
 def _describe(config: LabConfig) -> str:
     engine = "seed-compatible" if config.seed_compatible else "default"
     order = STRATEGY_LABELS.get(config.placement, config.placement)
-    return (f"{engine} engine · budget {config.budget:,} · {config.effective_tokenizer} tokens · "
+    return (f"{engine} engine · budget {config.max_context_tokens:,} · {config.effective_tokenizer} tokens · "
             f"{order} · duplicate threshold {config.dedup_threshold:g}")
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
 from contextlab import charts
 
 from ..context import LabContext
+from ..downloads import download_newest
 from ..parts import by_index, explain
 from ..text import md_line, plain
 
@@ -69,12 +68,11 @@ def render(ctx: LabContext) -> None:
                                     "source": st.column_config.TextColumn(width="medium"),
                                     "in the block": st.column_config.TextColumn(width="medium")})
     with right:
-        st.download_button("Download the block (text)", result.context_block, file_name="context.txt",
-                           mime="text/plain", key="download_block", width="stretch")
-        st.download_button("Download the full result (JSON)",
-                           json.dumps(result.to_dict(), indent=2, ensure_ascii=False),
-                           file_name="context_result.json", mime="application/json",
-                           key="download_result", width="stretch")
+        # Made when clicked, from the newest build: a click during a rerun waits for it.
+        download_newest("Download the block (text)", "block", file_name="context.txt",
+                        mime="text/plain", key="download_block")
+        download_newest("Download the full result (JSON)", "result", file_name="context_result.json",
+                        mime="application/json", key="download_result")
         if ctx.system_prompt:
             st.markdown("**System prompt of this sample**")
             st.text(plain(ctx.system_prompt))

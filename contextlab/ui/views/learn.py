@@ -269,7 +269,8 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
             st.error(md(exc))
             return
     else:
-        order = pos.ordering_positions(strategy, n)
+        # "curve" follows the curve being taught: the best-read positions of this model
+        order = pos.ordering_positions(strategy, n, pos.position_curve(model) if strategy == "curve" else None)
     placed = [relevances[r] for r in order]
     report = pos.ordering_report(placed, model, n)
     c1, c2, c3 = st.columns(3)

@@ -8,10 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
+from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..engine import build_cached, get_tokenizer_cached
+from ..engine import build_cached, exact_block_tokens
 from ..parts import explain, show_chart
 from ..text import plain
 
@@ -25,22 +26,22 @@ _ENGINE_DOC = re.compile(r"#(\d+)")
 def render(ctx: LabContext) -> None:
     """Draw where every document went, the budget use, and the per-document "why" table."""
     result = ctx.result
-    counts = result.fate_counts()
+    counts = block_counts(result)
     explain(
         "Every retrieved document passes through the same steps: too-short ones are filtered out, "
         "duplicates dropped, the rest ranked by relevance and packed into the token budget. "
         "Follow each document from left to right, then read why in the table."
     )
-    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
     cols = st.columns(5)
-    cols[0].metric("Documents in", len(result.trace))
-    cols[1].metric("In the block", in_block, help="Included whole, plus truncated or summarized ones.")
-    cols[2].metric("Duplicates removed", result.duplicates_removed)
-    cols[3].metric("Tokens used", f"{result.tokens_used:,}",
+    cols[0].metric("Documents in", counts.total)
+    cols[1].metric("In the block", counts.in_block,
+                   help=f"{counts.whole} whole, {counts.shortened} shortened (cut to fit or summarized).")
+    cols[2].metric("Left out for budget", counts.left_out, help="Did not fit the token budget.")
+    cols[3].metric("Duplicates removed", counts.duplicates)
+    cols[4].metric("Tokens used", f"{result.tokens_used:,}",
                    delta=f"{result.utilization_pct:.1f}% of {result.tokens_budget:,}", delta_color="off",
                    delta_arrow="off")
-    cols[4].metric("Left out for budget", counts["excluded"] + counts["truncated"] + counts["summarized"],
-                   help="Excluded, or shortened to fit.")
+    st.caption(counts.sentence() + ".")
     st.progress(min(result.utilization_pct / 100, 1.0),
                 text=f"{result.tokens_used:,} of {result.tokens_budget:,} tokens ({result.tokenizer})")
     if not ctx.config.seed_compatible:
@@ -49,7 +50,8 @@ def render(ctx: LabContext) -> None:
     st.subheader("Why each document ended where it did", anchor=False)
     st.caption("Documents are named D0, D1, … in the order they were given; pos is the place in "
                "the block ([n] in the final block); rank the relevance among the documents that "
-               "passed the filter (rank 1 = most relevant).")
+               f"passed the filter (rank 1 = most relevant). *{TEXT_TOKENS}*: the document's own text; "
+               f"*{BLOCK_COST}*: what it takes up in the block, its header line included.")
     frame = trace_frame(ctx)
     st.dataframe(frame, key="overview_trace", hide_index=True, width="stretch",
                  height=min(38 + 35 * len(frame), 560),
@@ -59,7 +61,8 @@ def render(ctx: LabContext) -> None:
                      "fate": st.column_config.TextColumn(width="small"),
                      "why": st.column_config.TextColumn(width="large"),
                      "score": st.column_config.NumberColumn(format="%.3f", width="small"),
-                     "tokens": st.column_config.NumberColumn(width="small"),
+                     TEXT_TOKENS: st.column_config.NumberColumn(width="small"),
+                     BLOCK_COST: st.column_config.TextColumn(width="small"),
                      "pos": st.column_config.TextColumn(width="small"),
                      "rank": st.column_config.TextColumn(width="small"),
                  })
@@ -72,9 +75,8 @@ def render(ctx: LabContext) -> None:
 def _seed_comparison(ctx: LabContext) -> None:
     """Say in one line what the original design (seed 000) makes of the same documents."""
     seed = build_cached(ctx.documents, ctx.config.with_changes(seed_compatible=True))
-    exact = get_tokenizer_cached("cl100k_base").count(seed.context_block)
-    counts = seed.fate_counts()
-    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
+    exact = exact_block_tokens(seed)
+    in_block = block_counts(seed).in_block
     over = exact - seed.tokens_budget
     verdict = (f"**{over:,} tokens over the budget**" if over > 0
                else f"{-over:,} tokens under the budget")
@@ -86,8 +88,10 @@ def _seed_comparison(ctx: LabContext) -> None:
 
 
 def _order(t: DocTrace) -> tuple[int, int]:
-    within = t.position if t.position is not None else (t.relevance_rank or 0) * 1000 + t.input_index
-    return FATE_ORDER.index(t.fate), within
+    # The block first, in position order whatever each one's fate; then the rest by fate and rank.
+    if t.position is not None:
+        return 0, t.position
+    return FATE_ORDER.index(t.fate), (t.relevance_rank or 0) * 1000 + t.input_index
 
 
 def _why(t: DocTrace) -> str:
@@ -111,6 +115,8 @@ def trace_frame(ctx: LabContext) -> pd.DataFrame:
             "rank": str(t.relevance_rank) if t.relevance_rank is not None else "",
             "why": plain(_why(t)),
             "score": t.score,
-            "tokens": t.tokens,
+            TEXT_TOKENS: t.tokens,
+            BLOCK_COST: str(t.block_tokens) if t.position is not None and t.block_tokens is not None else "",
         })
-    return pd.DataFrame(rows, columns=["doc", "source", "fate", "pos", "rank", "why", "score", "tokens"])
+    return pd.DataFrame(rows, columns=["doc", "source", "fate", "pos", "rank", "why", "score", TEXT_TOKENS,
+                                       BLOCK_COST])

@@ -180,7 +180,7 @@ def render(ctx: LabContext) -> None:
     except ContextLabError as exc:
         st.error(md(exc))
         return
-    st.info(budget_sentence(prompt, ctx.config.budget))
+    st.info(budget_sentence(prompt, ctx.config.max_context_tokens))
     _headline(ctx, prompt, max_tokens)
     _conversation(ctx, prompt)
     st.subheader("The assembled prompt", anchor=False)

@@ -1,0 +1,86 @@
+"""Reading documents for the lab, cached by content: sample sets, pasted text, files, scoring.
+
+A slider move reruns the whole script; these caches make that rerun skip parsing and scoring.
+Each cached function reads only its arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from contextlab.errors import ContextLabError
+from contextlab.lab.samples import SampleSet, list_sample_sets, load_sample_set
+from contextlab.loaders import load_bytes, parse_pasted
+from contextlab.retrieval import needs_scoring, score_documents
+from contextlab.types import Document
+
+from .engine import documents_hash
+
+__all__ = ["sample_names", "sample", "parse_pasted_cached", "load_uploads", "score_if_needed"]
+
+#: The sample set the lab opens on.
+DEFAULT_SAMPLE = "support_faq"
+
+
+@st.cache_data(show_spinner=False)
+def sample_names() -> list[str]:
+    """Return the names of the bundled sample sets, the default first."""
+    names = [s.name for s in list_sample_sets()]
+    return sorted(names, key=lambda n: (n != DEFAULT_SAMPLE, n))
+
+
+@st.cache_data(show_spinner=False)
+def sample(name: str) -> SampleSet:
+    """Return the bundled sample set called ``name`` (read once per server)."""
+    return load_sample_set(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def parse_pasted_cached(text: str) -> list[Document]:
+    """Return the documents in pasted ``text`` (separated by ``---`` lines or blank lines, or JSON)."""
+    return parse_pasted(text)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _load_bytes(data: bytes, filename: str) -> list[Document]:
+    return load_bytes(data, filename)
+
+
+def load_uploads(files: Sequence[tuple[str, bytes]]) -> tuple[list[Document], list[str]]:
+    """Return the documents of every readable file and one message per file that is not.
+
+    A bad file never hides the good ones; its message is the loader's, naming the record.
+    """
+    docs: list[Document] = []
+    errors: list[str] = []
+    for name, data in files:
+        try:
+            docs.extend(_load_bytes(bytes(data), name))
+        except ContextLabError as exc:
+            errors.append(str(exc))
+    return docs, errors
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _score(docs_key: str, query: str, _documents: Sequence[Document]) -> list[Document]:
+    return score_documents(_documents, query)
+
+
+def score_if_needed(documents: Sequence[Document], query: str) -> tuple[list[Document], str | None]:
+    """Return the documents scored against ``query`` when some have no score, and a note naming it."""
+    documents = list(documents)
+    if not documents or not needs_scoring(documents):
+        return documents, None
+    missing = sum(1 for d in documents if d.metadata.get("score_missing"))
+    if not query.strip():
+        return documents, (f"{missing} document(s) have no score. Type a query to score them "
+                           "against it (BM25); until then they all count as equally relevant.")
+    try:
+        scored = _score(documents_hash(documents), query, documents)
+    except ContextLabError as exc:
+        return documents, str(exc)
+    flat = " ".join(query.split())
+    shown = flat if len(flat) <= 80 else flat[:79] + "…"
+    return scored, f"{missing} unscored document(s) were scored against the query “{shown}” (BM25, 0–1)."

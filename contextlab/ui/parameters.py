@@ -1,0 +1,119 @@
+"""The query and every engine parameter as widgets, returned as one ``LabConfig``.
+
+Each widget's value lives in ``st.session_state[CONFIG_KEYS[field]]`` (what the URL, an import,
+a scenario and "Reset parameters" write). The budget widgets can be drawn on their own, so the
+presenter's bar can hold them while the sidebar is closed.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from contextlab.charts import STRATEGY_LABELS
+from contextlab.lab.config import LabConfig
+
+from .engine import PLACEMENTS, TOKENIZER_NAMES
+from .loading import sample, sample_names
+from .parts import seed_fixed_key
+from .state import CONFIG_KEYS, reset_parameters, seed_config, seed_once
+
+__all__ = ["BUDGET_STEPS", "TOKENIZER_LABELS", "budget_widgets", "parameters_panel", "current_config"]
+
+#: Token budgets the budget slider stops at (common context sizes); the box beside it takes any.
+BUDGET_STEPS: tuple[int, ...] = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144,
+                                 8192, 12288, 16384, 24576, 32768, 65536, 131072)
+TOKENIZER_LABELS = {"cl100k_base": "exact (cl100k_base)", "heuristic": "heuristic (words × 1.3)"}
+
+
+def _copy_budget(source: str, target: str) -> None:
+    value = st.session_state.get(source)
+    if value is not None:
+        st.session_state[target] = int(value)
+
+
+def opening_budget(sample_name: str | None) -> int:
+    """Return the budget the lab opens at: the sample set's own when it states one, else the default."""
+    stated = sample(sample_name).max_context_tokens if sample_name in sample_names() else None
+    return LabConfig().max_context_tokens if stated is None else stated
+
+
+def budget_widgets(key: str = CONFIG_KEYS["max_context_tokens"]) -> None:
+    """Draw the budget as a slider over common budgets plus a box for any exact number.
+
+    The value lives in ``st.session_state[key]`` (what the URL, import and reset write); both
+    widgets show it and write their changes back to it.
+    """
+    names = sample_names()
+    seed_once(key, opening_budget(st.session_state.get("sample_name", names[0] if names else None)))
+    value = int(st.session_state[key])
+    st.session_state["budget_step"] = value
+    st.session_state["budget_exact"] = value
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.select_slider("Token budget", sorted({*BUDGET_STEPS, value}), key="budget_step",
+                       on_change=_copy_budget, args=("budget_step", key), format_func=lambda v: f"{v:,}",
+                       help="The most tokens the context block may use. The slider stops at common "
+                            "budgets; type any number in the box.")
+    right.number_input("Exact budget", min_value=0, max_value=1_000_000, step=64, key="budget_exact",
+                       on_change=_copy_budget, args=("budget_exact", key), label_visibility="hidden")
+
+
+def _reset() -> None:
+    # The defaults, at the budget the current sample set opens at.
+    reset_parameters()
+    st.session_state[CONFIG_KEYS["max_context_tokens"]] = opening_budget(st.session_state.get("sample_name"))
+
+
+def _engine_widgets(seed_mode: bool) -> None:
+    keys = CONFIG_KEYS
+    st.slider("Duplicate threshold", 0.01, 1.0, key=keys["dedup_threshold"], step=0.01,
+              help="Two documents sharing at least this share of their 5-word phrases are duplicates; "
+                   "the more relevant one is kept. 1.0 removes only identical phrase sets.")
+    min_tokens = st.session_state[keys["min_doc_tokens"]]
+    st.slider("Minimum document tokens", 0, max(200, min_tokens), key=keys["min_doc_tokens"],
+              help="Shorter documents are filtered out before anything else.")
+    st.selectbox("Placement", PLACEMENTS, key=keys["placement"], format_func=STRATEGY_LABELS.get,
+                 help="Where each document goes in the block. Lost in the middle puts the most "
+                      "relevant at the start and the end, where models read best.")
+    st.toggle("Summarize overflow", key=keys["summarize_overflow"],
+              help="Documents that do not fit get a one-sentence synopsis while budget remains.")
+    with st.expander("Tokenizer and budget order", expanded=False):
+        if seed_mode:
+            st.caption("Seed-compatible mode fixes these: heuristic tokens, reorder first, headers free.")
+        # In seed mode the disabled widgets show what the engine uses; the user's choices are kept.
+        st.radio("Tokenizer", list(TOKENIZER_NAMES), disabled=seed_mode,
+                 key=seed_fixed_key("tokenizer", keys["tokenizer"], seed_mode),
+                 format_func=TOKENIZER_LABELS.get, horizontal=True,
+                 help="Exact counts with OpenAI's cl100k_base, or the seed's words × 1.3 estimate.")
+        st.toggle("Budget before reorder", disabled=seed_mode,
+                  key=seed_fixed_key("budget_before_reorder", keys["budget_before_reorder"], seed_mode),
+                  help="Pick documents by relevance until the budget is spent, then reorder. "
+                       "Off: reorder first, so the budget cuts the end of the block.")
+        st.toggle("Headers count toward the budget", disabled=seed_mode,
+                  key=seed_fixed_key("budget_includes_headers", keys["budget_includes_headers"], seed_mode),
+                  help="Count the '--- Source [n] ---' headers, so the block never exceeds the budget.")
+
+
+def parameters_panel(default_query: str = "", *, with_budget: bool = True) -> LabConfig:
+    """Draw the query and every engine parameter; return them as one ``LabConfig``.
+
+    ``with_budget=False`` leaves the budget widgets out (the presenter's bar draws them).
+    """
+    keys = CONFIG_KEYS
+    seed_config(LabConfig(), include_query=False)
+    seed_once(keys["query"], default_query)
+    st.text_area("Query", key=keys["query"], height=80,
+                 help="The question the documents were retrieved for. Unscored documents are scored against it.")
+    st.toggle(
+        "Seed-compatible (the original design)", key=keys["seed_compatible"],
+        help="Run seed 000 exactly: word-count tokens, reorder before the budget, headers not counted.",
+    )
+    if with_budget:
+        budget_widgets(keys["max_context_tokens"])
+    _engine_widgets(bool(st.session_state[keys["seed_compatible"]]))
+    st.button("Reset parameters", key="reset_parameters", on_click=_reset)
+    return current_config()
+
+
+def current_config() -> LabConfig:
+    """Return the configuration the parameter widgets hold now."""
+    return LabConfig(**{name: st.session_state[key] for name, key in CONFIG_KEYS.items()})

@@ -1,0 +1,67 @@
+"""The lab's session state: which key holds which setting, and seeding it once or on purpose.
+
+Widgets read their value from ``st.session_state[key]``; the URL, an imported configuration, a
+scenario, a captured run and "Reset parameters" write there before the widgets are drawn. This
+module is that one set of keys and writers, so no input module needs another one to seed state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import streamlit as st
+
+from contextlab.lab.config import LabConfig
+
+__all__ = ["CONFIG_KEYS", "B_KEY", "B_FIELDS", "TABLE_ANSWER", "b_key", "seed_once", "seed_config",
+           "reset_parameters", "apply_config_b"]
+
+# The budget's widget keeps the key it had before the field became ``max_context_tokens``.
+_KEY_NAMES = {"max_context_tokens": "budget"}
+#: Session-state key of each ``LabConfig`` field's widget.
+CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{_KEY_NAMES.get(f.name, f.name)}" for f in fields(LabConfig)}
+#: The key prefix of Compare's configuration B widgets.
+B_KEY = "cmp_b"
+#: The parameters B can change; the query stays A's (both builds answer the same question).
+B_FIELDS: tuple[str, ...] = (
+    "max_context_tokens", "dedup_threshold", "min_doc_tokens", "placement", "summarize_overflow",
+    "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
+)
+def b_key(name: str, key: str = B_KEY) -> str:
+    """Return the session-state key of B's widget for setting ``name`` (the budget's keeps its older name)."""
+    return f"{key}_{_KEY_NAMES.get(name, name)}"
+
+
+#: Session-state key of the table source's answer: ``(answer_source, answer_keys)`` of whatever
+#: seeded the table (the snapshotted source, or an evaluation question opened in the lab).
+TABLE_ANSWER = "table_answer"
+
+
+def seed_once(key: str, value: object) -> None:
+    """Put ``value`` under ``key`` unless the session already holds one; returns nothing."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def seed_config(config: LabConfig, *, include_query: bool = True, force: bool = False) -> None:
+    """Put ``config`` into the parameter widgets' state (all of it with ``force``); returns nothing."""
+    for name, key in CONFIG_KEYS.items():
+        if name == "query" and not include_query:
+            continue
+        if force or key not in st.session_state:
+            st.session_state[key] = getattr(config, name)
+
+
+def reset_parameters() -> None:
+    """Put the default configuration back into every parameter widget but the query."""
+    seed_config(LabConfig(), include_query=False, force=True)
+
+
+def apply_config_b(config: LabConfig, key: str = B_KEY) -> None:
+    """Make ``config`` Compare's configuration B; returns nothing.
+
+    Call it before the Compare view draws (from a callback, or before ``render``), e.g. when a
+    scenario with ``compare_with`` is picked; only the fields B can change are taken.
+    """
+    for name in B_FIELDS:
+        st.session_state[b_key(name, key)] = getattr(config, name)
