@@ -9,7 +9,9 @@ or a user's SQLite store).
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import os
 import re
 import string
 from collections.abc import Iterable
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LoadError
+from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_limits, read_limited, too_big
 from ..types import Document
 
 if TYPE_CHECKING:
@@ -148,15 +151,34 @@ def _passage_key(title: str, text: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=4)
-def _read_paper_file(path: str) -> tuple[dict[str, Any], ...]:
-    """Return the records of a (gzipped) JSONL file, read once per process."""
-    opener = gzip.open if path.endswith(".gz") else open
+def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], ...]:
+    """Return the records of a (gzipped) JSONL file, read once per process.
+
+    At most ``max_bytes`` are read, counted after decompression: a small gzip file that
+    inflates to gigabytes stops at the limit instead of filling memory.
+    """
+    name = Path(path).name
+    compressed = path.endswith(".gz")
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:
+            size = 0 if compressed else os.fstat(fh.fileno()).st_size
+            if size > max_bytes:
+                raise LoadError(too_big(name, size, max_bytes), field="max_bytes")
+            data = read_limited(fh, name, max_bytes, expected=size, compressed=compressed)
+    except (OSError, EOFError) as exc:
         raise LoadError(f"{path}: cannot be read ({exc})") from None
-    return tuple(_json_line(line, number, path) for number, line in enumerate(lines, start=1) if line.strip())
+    return _records(data, path)
+
+
+def _records(data: bytes, name: str) -> tuple[dict[str, Any], ...]:
+    """Return the JSON object on each non-blank line of UTF-8 ``data``."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    del data
+    return tuple(_json_line(line, number, name)
+                 for number, line in enumerate(text.splitlines(), start=1) if line.strip())
 
 
 def _json_line(line: str, number: int, name: str) -> dict[str, Any]:
@@ -222,34 +244,39 @@ def load_bundled_set() -> EvalSet:
 # -- user sets -----------------------------------------------------------------------------
 
 
-def load_eval_set(path: str | Path, *, store: str | Path | None = None) -> EvalSet:
+def load_eval_set(path: str | Path, *, store: str | Path | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES) -> EvalSet:
     """Return the evaluation set in a JSONL file (``.jsonl`` or ``.jsonl.gz``).
 
     Each line is either ``{"query", "documents"?, "gold_sources"?, "answers"?, "id"?}`` or the
     paper's ``{"question", "answers", "ctxs": [{"title", "text", "isgold", "hasanswer"}]}``.
     Questions without documents are answered from ``store`` (a contextlab SQLite store file).
+    At most ``max_bytes`` are read (after decompression).
     """
     name = str(path)
     if not Path(name).is_file():
         raise LoadError(f"evaluation set {name!r} does not exist; give a JSONL file, or no path for the bundled set")
-    records = _read_paper_file(name)
+    check_limits(max_bytes, DEFAULT_MAX_DOCUMENTS)
+    records = _read_paper_file(name, max_bytes)
     return parse_eval_records(records, name=Path(name).name, store=store)
 
 
-def load_eval_bytes(data: bytes, name: str, *, store: str | Path | None = None) -> EvalSet:
-    """Return the evaluation set in uploaded JSONL bytes (gzip is recognised by its magic number)."""
+def load_eval_bytes(data: bytes, name: str, *, store: str | Path | None = None,
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> EvalSet:
+    """Return the evaluation set in uploaded JSONL bytes (gzip is recognised by its magic number).
+
+    At most ``max_bytes`` are read, counted after decompression, which stops at the limit.
+    """
+    check_limits(max_bytes, DEFAULT_MAX_DOCUMENTS)
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+                data = read_limited(fh, name, max_bytes, compressed=True)
         except (OSError, EOFError) as exc:
             raise LoadError(f"{name}: not a readable gzip file ({exc})") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise LoadError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    records = [_json_line(line, number, name) for number, line in enumerate(text.splitlines(), start=1)
-               if line.strip()]
-    return parse_eval_records(records, name=name, store=store)
+    elif len(data) > max_bytes:
+        raise LoadError(too_big(name, len(data), max_bytes), field="max_bytes")
+    return parse_eval_records(_records(data, name), name=name, store=store)
 
 
 def parse_eval_records(records: Iterable[Any], *, name: str = "evaluation set",

@@ -83,7 +83,7 @@ def load_file(
     fmt = format_for(path.name)  # fail on an unsupported type before reading anything
     size = path.stat().st_size
     if size > max_bytes:
-        raise LoadError(too_big(path.name, size, max_bytes))
+        raise LoadError(too_big(path.name, size, max_bytes), field="max_bytes")
     with path.open("rb") as fh:
         if fmt in _LINE_FORMATS:
             docs = _parse_lines(fh, fmt, path.name, max_bytes, max_documents)
@@ -115,7 +115,7 @@ def load_bytes(
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise LoadError(f"{filename}: expected bytes, got {type(data).__name__}")
     if len(data) > max_bytes:
-        raise LoadError(too_big(filename, len(data), max_bytes))
+        raise LoadError(too_big(filename, len(data), max_bytes), field="max_bytes")
     fmt = format_for(filename) if format is None else check_format(format)
     if fmt in _LINE_FORMATS:
         with io.BytesIO(data) as stream:  # shares the buffer of ``bytes``: no copy
@@ -141,7 +141,8 @@ def parse_pasted(
         raise LoadError(f"{name}: expected text, got {type(text).__name__}")
     check_limits(max_bytes, max_documents)
     if len(text) > max_bytes // 4 and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-        raise LoadError(too_big(name, len(text.encode("utf-8", "surrogatepass")), max_bytes))
+        raise LoadError(too_big(name, len(text.encode("utf-8", "surrogatepass")), max_bytes),
+                        field="max_bytes")
     text = normalise_newlines(text.lstrip("\ufeff"))
     reject_nul(text, name)
     stripped = text.strip()

@@ -26,6 +26,7 @@ __all__ = [
     "check_limits",
     "too_big",
     "too_many",
+    "too_big_decompressed",
     "quoted",
     "shortened",
     "a_folder",
@@ -232,12 +233,23 @@ def decode(data: bytes, name: str) -> str:
     return normalise_newlines(_decode_utf8(data, name).lstrip("\ufeff"))
 
 
-def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0) -> bytes:
+def too_big_decompressed(name: str, max_bytes: int) -> str:
+    """Return the message for compressed input that inflates past the byte limit."""
+    return (
+        f"{name}: decompresses to more than {max_bytes:,} bytes, over the {max_bytes:,}-byte "
+        "limit (reading stopped there); split it or raise the limit (max_bytes=N)"
+    )
+
+
+def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0, *,
+                 compressed: bool = False) -> bytes:
     """Return everything left in ``stream``; raise ``LoadError`` once it passes ``max_bytes``.
 
     ``expected`` (e.g. the size ``stat`` gave) is read in one piece, so a file is not copied;
     what comes after it (a file still growing, a pipe) is read in bounded chunks. A buffered
     ``read(n)`` allocates ``n`` bytes up front, so ``max_bytes + 1`` is never asked for at once.
+    ``compressed``: ``stream`` inflates what it reads (``gzip.GzipFile``), so the limit is on
+    the decompressed size, and reading stops one byte past it.
     """
     chunks: list[bytes] = []
     total = 0
@@ -249,7 +261,8 @@ def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0
         chunks.append(chunk)
         total += len(chunk)
         if total > max_bytes:
-            raise LoadError(too_big(name, total, max_bytes))
+            message = too_big_decompressed(name, max_bytes) if compressed else too_big(name, total, max_bytes)
+            raise LoadError(message, field="max_bytes")
         want = 1 << 22
     return b"".join(chunks)  # one chunk: returned as is, no copy
 
@@ -272,7 +285,7 @@ def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
     for number, raw in enumerate(stream, start=1):
         end = offset + len(raw)
         if end > max_bytes:
-            raise LoadError(too_big(name, end, max_bytes))
+            raise LoadError(too_big(name, end, max_bytes), field="max_bytes")
         text = _decode_utf8(raw, name, number, offset)
         if number == 1:
             text = text.lstrip("\ufeff")
