@@ -234,3 +234,23 @@ def test_eval_compare_of_a_run_against_itself_shows_zero_differences(tmp_path):
     (tmp_path / "r.csv").unlink()
     alone = compare_table(compare_runs(tmp_path / "s.json", tmp_path / "s.json"))
     assert "Unpaired:" in alone and "(unpaired)" in alone
+
+
+def test_measured_accuracy_is_a_percent_with_wilson_and_the_recommendation_uses_it():
+    rows = []
+    for k in range(10):
+        for label, correct in (("cheap", k < 8), ("dear", k < 9)):
+            rows.append({"config": label, "query_id": f"q{k}", "correct": correct, "gold_in_block": True,
+                         "tokens_used": 100 if label == "cheap" else 900})
+    report = Aggregator([]).add(rows).report()
+    cheap = report["configs"][0]
+    # 8 of 10: Wilson [0.490156, 0.943322], written in percent like expected_accuracy.
+    assert (cheap["accuracy"], cheap["accuracy_low"], cheap["accuracy_high"]) == \
+        (80.0, pytest.approx(49.0156, abs=1e-3), pytest.approx(94.3322, abs=1e-3))
+    dear = report["configs"][1]["vs_baseline"]["accuracy"]
+    assert (dear["difference"], dear["only_a"], dear["only_b"], dear["p_value"]) == (0.1, 0, 1, 1.0)
+    advice = report["recommendation"]
+    assert advice["metric"] == "accuracy" and advice["config"] == "cheap"
+    assert advice["text"].startswith("On measured accuracy (a model answered): these 2 configurations cannot be "
+                                     "told apart on 10 questions")
+    assert "take cheap: 100 tokens on average, measured accuracy 80.0%" in advice["text"]

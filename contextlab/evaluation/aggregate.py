@@ -37,6 +37,9 @@ _RATES = frozenset(RATE_METRICS) | {"accuracy"}
 # Means of values in [0, 1] that are not yes/no: Wilson's interval on their sum is conservative
 # (their variance is at most p(1 - p)) and, unlike a bootstrap, never zero width on a few questions.
 _BOUNDED = frozenset({"gold_recall"})
+# Measured accuracy is written in percent, as expected_accuracy is (and as the model's own
+# summary says it); the other rates stay fractions. Paired differences stay in row units (0/1).
+_PERCENT = frozenset({"accuracy"})
 # The budget's grid key: the library's name, or the older one.
 _BUDGET_KEYS = ("max_context_tokens", "budget")
 #: The metrics compared with the baseline, question by question.
@@ -45,7 +48,7 @@ PAIRED_METRICS: tuple[str, ...] = ("accuracy", "gold_in_block", "gold_recall", "
 #: How the summary's intervals were made, in words (written into the summary JSON).
 INTERVALS: dict[str, Any] = {
     "level": 0.95,
-    "rates": "Wilson score interval",
+    "rates": "Wilson score interval (accuracy in percent, the other rates as fractions)",
     "means": f"percentile bootstrap, {BOOTSTRAP_SAMPLES} resamples of the questions (seeded)",
     "expected_accuracy": "bootstrap of the questions combined (root sum of squares, per side) with the "
                          "published curve's own Wilson interval (2,655 questions per point)",
@@ -161,7 +164,9 @@ class Aggregator:
         if n == 0:
             return (math.nan, math.nan, math.nan)
         if metric in _RATES or metric in _BOUNDED:
-            return (total / n, *wilson_interval(min(max(total, 0.0), n), n))
+            scale = 100.0 if metric in _PERCENT else 1.0
+            low, high = wilson_interval(min(max(total, 0.0), n), n)
+            return (scale * total / n, scale * low, scale * high)
         if entry["kept"]:
             import numpy as np
 
@@ -216,7 +221,7 @@ class Aggregator:
         metric = recommendation_metric(summaries)
         if all(e["kept"] for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
-            advice = recommend(summaries, values, metric, yes_no=True, seed=seed)
+            advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT)
         else:
             advice = {"metric": metric, "config": None, "text": "No recommendation: paired comparisons need the "
                       f"per-question values, kept up to {self.max_bootstrap:,} questions."}

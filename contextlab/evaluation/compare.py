@@ -79,14 +79,19 @@ def load_run(path: str | Path) -> dict[str, Any]:
     return {"path": str(path), "summary": summary, "rows": _read_rows(csv_path), "why": None}
 
 
+#: Summary metrics written in percent whose rows are 0/1: an unpaired difference is put in row units.
+_PERCENT = {"accuracy": 100.0}
+
+
 def _unpaired(a: Mapping[str, Any], b: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
     if a.get(metric) is None or b.get(metric) is None:
         return None
-    diff = b[metric] - a[metric]
+    unit = _PERCENT.get(metric, 1.0)
+    diff = (b[metric] - a[metric]) / unit
     halves = []
     for s in (a, b):
         low, high = s.get(f"{metric}_low"), s.get(f"{metric}_high")
-        halves.append(0.0 if low is None or high is None else (high - low) / 2)
+        halves.append(0.0 if low is None or high is None else (high - low) / 2 / unit)
     half = math.hypot(*halves)
     return {"difference": diff, "low": diff - half, "high": diff + half, "n": None, "p_value": None, "paired": False}
 

@@ -258,7 +258,7 @@ def summary_table(result: EvalResult) -> str:
     for s in report["configs"]:
         lines.append(f"{s['config']:<{width}}  {_interval_cell(s, 'gold_in_block', 100)}  "
                      f"{_interval_cell(s, 'answer_in_block', 100)}  "
-                     + (f"{_interval_cell(s, 'accuracy', 100)}  " if measured else "")
+                     + (f"{_interval_cell(s, 'accuracy', 1.0)}  " if measured else "")
                      + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
                      f"{_difference_cells(s, metric, 100)}")
     lines.append(f"Recommendation. {report['recommendation']['text']}")

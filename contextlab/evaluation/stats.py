@@ -197,8 +197,10 @@ METRIC_WORDS: dict[str, str] = {"accuracy": "measured accuracy", "gold_in_block"
 METRIC_REASONS: dict[str, str] = {"accuracy": "a model answered", "gold_in_block": "no model answered"}
 
 
-def _points(value: float | None, rate: bool) -> str:
-    return "-" if value is None or math.isnan(value) else (f"{value * 100:.1f}%" if rate else f"{value:.1f}")
+def _points(value: float | None, rate: bool, percent: bool = False) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:.1f}%" if percent else (f"{value * 100:.1f}%" if rate else f"{value:.1f}")
 
 
 def _diff_words(c: Mapping[str, Any], rate: bool) -> str:
@@ -208,11 +210,12 @@ def _diff_words(c: Mapping[str, Any], rate: bool) -> str:
 
 
 def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Sequence[float]], metric: str, *,
-              yes_no: bool, cost: str = "tokens_used", seed: int = 0) -> dict[str, Any]:
+              yes_no: bool, cost: str = "tokens_used", seed: int = 0, percent: bool = False) -> dict[str, Any]:
     """Return the recommendation in words: the cheapest configuration not credibly below the best on ``metric``.
 
     ``summaries`` give each configuration's mean ``metric`` and ``cost``; ``values`` each
-    configuration's per-question values in the same question order. Every configuration is
+    configuration's per-question values in the same question order (for a yes/no metric 0/1;
+    ``percent`` says the summaries' means are percentages, as measured accuracy's are). Every configuration is
     compared with the best one, paired; "credibly below" means its 95% interval of the
     difference lies below 0 (and, for yes/no metrics, McNemar's p < 0.05). When none is
     credibly below, the text says the configurations cannot be told apart on N questions and
@@ -237,11 +240,11 @@ def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Seque
     needed = compared[cheapest["config"]]["questions_needed"]
     told_apart = len(fine) < len(rated)
     text = (f"take {choice['config']}: {choice[cost]:.0f} tokens on average, {words} "
-            f"{_points(choice[metric], yes_no)}")
+            f"{_points(choice[metric], yes_no, percent)}")
     if choice is best:
         text += f", the best of {len(rated)} configurations on {n} questions"
     else:
-        text += (f", not credibly below the best ({best['config']}, {_points(best[metric], yes_no)}; "
+        text += (f", not credibly below the best ({best['config']}, {_points(best[metric], yes_no, percent)}; "
                  f"difference {_diff_words(compared[choice['config']], yes_no)}) on {n} questions")
     if not told_apart and len(rated) > 1:
         more = (f"about {needed:,} would be needed to tell the best from the cheapest at the difference seen"

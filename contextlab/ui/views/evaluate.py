@@ -209,7 +209,7 @@ def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: 
         "gold in block %": ci(s, "gold_in_block", 100),
         "gold recall %": ci(s, "gold_recall", 100),
         "answer in block %": ci(s, "answer_in_block", 100),
-        **({"accuracy % (measured)": ci(s, "accuracy", 100)} if measured else {}),
+        **({"accuracy % (measured)": ci(s, "accuracy", 1)} if measured else {}),
         "expected accuracy % (estimate)": ci(s, "expected_accuracy", 1),
         "mean tokens": round(s["tokens_used"], 1),
         **_paired_cells(s, metric, 100),
