@@ -254,3 +254,15 @@ def test_measured_accuracy_is_a_percent_with_wilson_and_the_recommendation_uses_
     assert advice["text"].startswith("On measured accuracy (a model answered): these 2 configurations cannot be "
                                      "told apart on 10 questions")
     assert "take cheap: 100 tokens on average, measured accuracy 80.0%" in advice["text"]
+
+
+def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path):
+    records = [{"id": "q0", "query": "lighthouse", "answers": ["Tobias Wren"], "gold_sources": ["gold"],
+                "documents": [{"content": ANSWER, "source": "gold", "score": 0.99},
+                              *({"content": _filler(i), "source": f"doc-{i}", "score": 0.5} for i in range(24))]}]
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(records[0]) + "\n", encoding="utf-8")
+    result = run_evaluation(load_eval_set(str(path)), ["budget=100,8000"], top_k=30)
+    assert [s["outside_curves"] for s in result.summaries()] == [0, 1]
+    assert "1 rows read outside every curve: their blocks hold more documents than any published curve " \
+           "(GPT-3.5-Turbo)" in summary_table(result)

@@ -261,6 +261,10 @@ def summary_table(result: EvalResult) -> str:
                      + (f"{_interval_cell(s, 'accuracy', 1.0)}  " if measured else "")
                      + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
                      f"{_difference_cells(s, metric, 100)}")
+    outside = sum(s.get("outside_curves") or 0 for s in report["configs"])
+    if outside:
+        lines.append(f"{outside:,} rows read outside every curve: their blocks hold more documents than any "
+                     f"published curve ({result.model}), so expected_accuracy reads the largest (column curve).")
     lines.append(f"Recommendation. {report['recommendation']['text']}")
     lines += gains_lines(report["budget_gains"])
     return "\n".join(lines)
