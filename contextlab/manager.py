@@ -27,6 +27,7 @@ from .stages.budget import SUMMARY_PREFIX, BudgetRules, FittedBlock, apply_budge
 from .stages.dedup import DedupOutcome, find_duplicates
 from .stages.filtering import filter_short_documents
 from .stages.format import DEFAULT_SCORE_LABEL, format_block, source_header
+from .stages.messages import format_memory
 from .stages.rank import rank_by_score
 from .stages.reorder import PLACEMENTS, place
 from .stages.summarize import Summarizer, extractive_synopsis
@@ -274,8 +275,6 @@ class ContextManager:
 
     def format_memory(self, memory: list[Message], max_turns: int | None = None) -> str:
         """Return the last ``max_turns`` turns (2 messages each) as ``User: …`` lines."""
-        from .memory import format_memory
-
         turns = self.max_memory_messages if max_turns is None else max_turns
         return format_memory(memory, turns, seed_compatible=self._seed_memory_labels)
 

@@ -22,22 +22,14 @@ Lending (what a section does not use goes where it is needed, in this order):
 
 from __future__ import annotations
 
-import copy
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .errors import BudgetError, InvalidInputError
-from .memory import HistoryFit, Summarizer, coerce_messages, fit_history, format_message
+from .memory import HistoryFit, Summarizer, fit_history
 from .prompt_layout import (
-    CONVERSATION_HEADER,
-    DOCUMENTS_HEADER,
     MESSAGE_OVERHEAD_TOKENS,
-    QUERY_PREFIX,
     REPLY_PRIMING_TOKENS,
     SECTION_NAMES,
-    SECTION_SEPARATOR,
     SHARE_SECTIONS,
     AssembledPrompt,
     PromptLayout,
@@ -45,14 +37,21 @@ from .prompt_layout import (
     WindowBudget,
     count_message_tokens,
 )
-from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
+from .ranking import HybridRanking
 from .stages.budget import fit_text
-from .stages.format import DEFAULT_SCORE_LABEL
-from .tokenizers import Tokenizer, resolve_tokenizer
-from .types import ContextResult, Document, Message, PromptRequest
-from .validation import text
+from .tokenizers import Tokenizer
+from .types import ContextResult, Document, Message
+from .window_needs import (
+    HISTORY_OVERHEAD,
+    Call,
+    Plan,
+    build_documents,
+    check_call,
+    fit_system_prompt,
+    measure_needs,
+)
 
-if TYPE_CHECKING:  # the manager is imported lazily, like in contextlab/__init__.py
+if TYPE_CHECKING:
     from .manager import ContextManager
 
 # The window's value types live in contextlab.prompt_layout; they are re-exported here, where
@@ -61,174 +60,16 @@ __all__ = ["AssembledPrompt", "HybridRanking", "PromptLayout", "SectionAccount",
            "assemble_prompt", "count_message_tokens", "MESSAGE_OVERHEAD_TOKENS", "REPLY_PRIMING_TOKENS",
            "SECTION_NAMES"]
 
-# A history message's role is one token in cl100k_base for every role OpenAI accepts; its
-# chat overhead is charged per message when the conversation is fitted.
-_ROLE_TOKENS = 1
-_HISTORY_OVERHEAD = MESSAGE_OVERHEAD_TOKENS + _ROLE_TOKENS
 # Shrink-and-rebuild rounds before the last-resort layout (the first round nearly always fits).
 _MAX_FIT_ROUNDS = 8
 # Tries to hand measured slack to one cut section, each asking less after an overshoot.
 _SLACK_TRIES = 3
 
 
-@dataclass
-class _Call:
-    """The checked arguments of one call; ``history`` without a last turn that repeats the query."""
-
-    system_prompt: str
-    query: str
-    scored: list[Document]  # hybrid-scored copies, input order
-    history: list[Message]
-    question_index: int | None
-    budget: WindowBudget
-    manager: ContextManager
-    tok: Tokenizer
-    summarizer: Summarizer | None
-
-
-@dataclass
-class _Plan:
-    """The window's plan, passed from phase to phase: needs, accounts, grants, then the fitted layout."""
-
-    needs: dict[str, int]
-    query_need: int
-    doc_framing: int
-    conversation_framing: int
-    accounts: dict[str, SectionAccount]
-    grants: dict[str, int] = field(default_factory=dict)
-    spare: dict[str, int] = field(default_factory=dict)
-    limits: dict[str, int] = field(default_factory=dict)
-    layout: PromptLayout | None = None
-    totals: tuple[int, int] = (0, 0)
-    notes: list[str] = field(default_factory=list)
-
-    def documents_room(self, limits: Mapping[str, int]) -> int:
-        """Return the ``max_context_tokens`` the documents' manager gets under ``limits``."""
-        return max(limits["documents"] - self.doc_framing, 0)
-
-
-def _section_cost(tok: Tokenizer, text: str, messages: list[dict[str, str]]) -> int:
-    """Return the larger of a section's text cost (with its separator) and its chat cost."""
-    if not text:
-        return 0
-    chat_cost = count_message_tokens(messages, tok) - REPLY_PRIMING_TOKENS
-    return max(tok.count(text) + tok.count(SECTION_SEPARATOR) + 1, chat_cost)
-
-
-def _system_cost(tok: Tokenizer, text: str) -> int:
-    """Return what the system prompt costs as a section (text or chat form, the larger)."""
-    return _section_cost(tok, text, [{"role": "system", "content": text}])
-
-
-def _fit_system_prompt(tok: Tokenizer, text: str, limit: int) -> str:
-    """Return ``text``, or ``fit_text``'s cut of it whose section cost is within ``limit`` ("" if none)."""
-    cost = _system_cost(tok, text)
-    # The section costs the text's count plus a fixed framing (separator or chat overhead).
-    return text if cost <= limit else fit_text(tok, text, limit - (cost - tok.count(text))) or ""
-
-
-# --- phase 1: check the arguments ----------------------------------------------------------------
-
-
-def _check_call(system_prompt: Any, documents: Any, history: Any, query: Any, budget: Any, manager: Any,
-                ranking: Any, now: Any, summarizer: Any, tokenizer: Any) -> _Call:
-    """Return the call's arguments checked and defaulted, with the documents hybrid-scored."""
-    system_prompt, query = text("system_prompt", system_prompt), text("query", query)
-    budget = WindowBudget() if budget is None else budget
-    ranking = HybridRanking() if ranking is None else ranking
-    for name, value, kind in (("budget", budget, WindowBudget), ("ranking", ranking, HybridRanking)):
-        if not isinstance(value, kind):
-            raise InvalidInputError(f"{name} must be a {kind.__name__}; got {type(value).__name__}")
-    if summarizer is not None and not callable(summarizer):
-        raise InvalidInputError(
-            f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}")
-    if manager is None:
-        from .manager import ContextManager
-
-        manager = ContextManager(tokenizer=tokenizer if tokenizer is not None else "cl100k_base")
-    if manager.score_label == DEFAULT_SCORE_LABEL:
-        # The block's scores are hybrid scores; say so in its headers (on a copy: the caller's stays).
-        manager = copy.copy(manager)
-        manager.score_label = HYBRID_SCORE_LABEL
-    tok = resolve_tokenizer(manager.tokenizer)
-    if tokenizer is not None and resolve_tokenizer(tokenizer).name != tok.name:
-        raise InvalidInputError(f"tokenizer {resolve_tokenizer(tokenizer).name!r} differs from the "
-                                f"manager's {tok.name!r}; pass only one of them")
-    now = time.time() if now is None else check_now(now)
-    scored = ranking.rescore(check_documents(documents), now)
-    msgs = coerce_messages(history, field_name="history")
-    question_index = None
-    if msgs and msgs[-1].role == "user" and msgs[-1].content.split() == query.split():
-        # Chat apps often keep the question as the last turn; the prompt shows it once, last.
-        question_index, msgs = len(msgs) - 1, msgs[:-1]
-    return _Call(system_prompt, query, scored, msgs, question_index, budget, manager, tok,
-                 None if summarizer is None else _SummaryMemo(summarizer))
-
-
-class _SummaryMemo:
-    """A pluggable summarizer called once per history prefix (it may be a paid model call).
-
-    The conversation is fitted once per room and each fit may ask for several prefixes; ``older``
-    is always a prefix of the history, so its length identifies it.
-    """
-
-    def __init__(self, summarizer: Summarizer) -> None:
-        self.summarizer, self.summaries = summarizer, {}
-
-    def __call__(self, older: list[Message]) -> str:
-        if len(older) not in self.summaries:
-            self.summaries[len(older)] = self.summarizer(older)
-        return self.summaries[len(older)]
-
-
-# --- phase 2: what each section needs ------------------------------------------------------------
-
-
-def _measure_needs(call: _Call) -> _Plan:
-    """Return a plan holding each section's need (its cost with no limit) and its open account."""
-    tok, budget, limit = call.tok, call.budget, call.budget.limit
-    query_messages = PromptLayout(call.query).section_messages()["query"]
-    q_need = _section_cost(tok, QUERY_PREFIX + call.query, query_messages)
-    q_need += REPLY_PRIMING_TOKENS
-    if q_need > limit:
-        raise BudgetError(
-            f"the query alone needs {q_need} tokens but the window leaves {limit} "
-            f"(max_tokens {budget.max_tokens} minus output reserve {budget.output_reserve_tokens}); "
-            "shorten the query, raise max_tokens or lower output_reserve"
-        )
-    framing = tok.count(SECTION_SEPARATOR) + 1
-    conversation_framing = tok.count(CONVERSATION_HEADER) + framing
-    # fit_history's own cost model (line + newline + chat overhead per turn), so a share of
-    # exactly this need keeps every turn.
-    c_need = sum(tok.count(format_message(m)) + 1 + _HISTORY_OVERHEAD for m in call.history)
-    doc_framing = tok.count(DOCUMENTS_HEADER) + framing + _HISTORY_OVERHEAD
-    d_need = 0
-    if call.scored:
-        trial = _build_documents(call, limit)
-        # The manager walks per-document costs (header and separator included); their sum can
-        # exceed the joined block's count by a token or two, and it is what the walk needs.
-        walked = sum(t.block_tokens or 0 for t in trial.trace if t.position is not None)
-        d_need = max(trial.tokens_used, walked) + doc_framing if trial.context_block else 0
-    alloc = budget.allocation()
-    items = {"system": 1 if call.system_prompt else 0, "documents": len(call.scored),
-             "conversation": len(call.history)}
-    accounts = {name: SectionAccount(name, alloc[name], items_in=items[name]) for name in SHARE_SECTIONS}
-    accounts["query"] = SectionAccount("query", 0, items_in=1)
-    accounts["buffer"] = SectionAccount("buffer", alloc["buffer"])
-    needs = {"system": _system_cost(tok, call.system_prompt), "documents": d_need,
-             "conversation": c_need + conversation_framing if call.history else 0}
-    return _Plan(needs, q_need, doc_framing, conversation_framing, accounts)
-
-
-def _build_documents(call: _Call, room: int) -> ContextResult:
-    request = PromptRequest(query=call.query, documents=call.scored, max_context_tokens=room)
-    return call.manager.build(request)
-
-
 # --- phase 3: lending ----------------------------------------------------------------------------
 
 
-def _lend(plan: _Plan, borrower: str, amount: int, lenders: Sequence[str]) -> int:
+def _lend(plan: Plan, borrower: str, amount: int, lenders: Sequence[str]) -> int:
     """Move up to ``amount`` spare tokens from ``lenders`` to ``borrower``; return what moved."""
     accounts, moved = plan.accounts, 0
     for lender in lenders:
@@ -244,7 +85,7 @@ def _lend(plan: _Plan, borrower: str, amount: int, lenders: Sequence[str]) -> in
     return moved
 
 
-def _lend_shares(plan: _Plan) -> None:
+def _lend_shares(plan: Plan) -> None:
     """Fill the plan's grants and spare tokens: the query first, then system, documents, conversation."""
     needs, accounts = plan.needs, plan.accounts
     plan.spare = {name: max(accounts[name].budget - needs[name], 0) for name in needs}
@@ -282,7 +123,7 @@ def _lend_shares(plan: _Plan) -> None:
 class _SectionBuilder:
     """Builds the layout for given section limits; each conversation and document room is built once."""
 
-    def __init__(self, call: _Call, plan: _Plan) -> None:
+    def __init__(self, call: Call, plan: Plan) -> None:
         self.call, self.plan = call, plan
         self.history_fits: dict[int, HistoryFit] = {}
         self.document_builds: dict[int, ContextResult] = {}
@@ -290,17 +131,17 @@ class _SectionBuilder:
     def build(self, limits: Mapping[str, int]) -> PromptLayout:
         """Return the layout whose sections fit ``limits`` (the system prompt cut only if needed)."""
         call, tok = self.call, self.call.tok
-        system = _fit_system_prompt(tok, call.system_prompt, limits["system"])
+        system = fit_system_prompt(tok, call.system_prompt, limits["system"])
         layout = PromptLayout(call.query, system=system)
         room = max(limits["conversation"] - self.plan.conversation_framing, 0)
         if room not in self.history_fits:
             self.history_fits[room] = fit_history(call.history, room, tok, call.summarizer,
-                                                  message_overhead=_HISTORY_OVERHEAD)
+                                                  message_overhead=HISTORY_OVERHEAD)
         layout.history = self.history_fits[room]
         if call.scored:
             room = self.plan.documents_room(limits)
             if room not in self.document_builds:
-                self.document_builds[room] = _build_documents(call, room)
+                self.document_builds[room] = build_documents(call, room)
             layout.documents_result = self.document_builds[room]
             layout.documents = layout.documents_result.context_block
         return layout
@@ -375,7 +216,7 @@ def _shrink_until_fits(builder: _SectionBuilder) -> None:
                           "from parts)")
 
 
-def _build_and_fit(call: _Call, plan: _Plan) -> None:
+def _build_and_fit(call: Call, plan: Plan) -> None:
     """Set the plan's layout: built under the grants, given measured slack, shrunk until it fits."""
     builder = _SectionBuilder(call, plan)
     builder.adopt(dict(plan.grants))
@@ -386,7 +227,7 @@ def _build_and_fit(call: _Call, plan: _Plan) -> None:
 # --- phase 5: the account ------------------------------------------------------------------------
 
 
-def _settle_accounts(call: _Call, plan: _Plan) -> None:
+def _settle_accounts(call: Call, plan: Plan) -> None:
     """Write what each section used and kept, with notes on what was cut, into the plan's accounts."""
     tok, layout, accounts = call.tok, plan.layout, plan.accounts
     texts, section_msgs = layout.section_texts(), layout.section_messages()
@@ -454,9 +295,10 @@ def assemble_prompt(
     everything. ``now`` (Unix seconds) fixes the clock for recency. Raises ``BudgetError``
     when the query alone does not fit in ``max_tokens - output_reserve``.
     """
-    call = _check_call(system_prompt, documents, history, query, budget, manager, ranking, now,
-                       summarizer, tokenizer)
-    plan = _measure_needs(call)
+    call = check_call({"system_prompt": system_prompt, "documents": documents, "history": history,
+                       "query": query, "budget": budget, "manager": manager, "ranking": ranking,
+                       "now": now, "summarizer": summarizer, "tokenizer": tokenizer})
+    plan = measure_needs(call)
     _lend_shares(plan)
     _build_and_fit(call, plan)
     _settle_accounts(call, plan)
