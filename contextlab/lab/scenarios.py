@@ -13,6 +13,7 @@ from functools import cache
 
 from .config import LabConfig
 from ..errors import InvalidInputError
+from ..types import ContextResult, DocTrace
 from .samples import SampleSet, load_sample_set
 
 __all__ = ["Scenario", "SCENARIOS", "all_scenarios", "get_scenario", "scenario_keys"]
@@ -24,8 +25,8 @@ class Scenario:
 
     ``view`` is the lab view to open ("compare", "duplicates", "placement", ...);
     ``compare_with`` is configuration B for the Compare view (None when there is nothing to
-    compare). ``config.query`` is the sample set's own query. ``punchline`` is the one sentence
-    a room should remember, with the numbers the lab shows (``tests/test_scenarios.py`` checks them).
+    compare). ``config.query`` is the sample set's own query. ``punchline`` gives the one
+    sentence a room should remember, with the numbers of the builds the lab shows.
     """
 
     key: str
@@ -35,11 +36,19 @@ class Scenario:
     config: LabConfig
     view: str
     compare_with: LabConfig | None = None
-    punchline: str = ""
 
     def load(self) -> SampleSet:
         """Return the scenario's ``SampleSet`` (documents, query, system prompt, conversation)."""
         return load_sample_set(self.sample_set)
+
+    def punchline(self, a: ContextResult, b: ContextResult | None = None) -> str:
+        """Return the sentence to remember, with the numbers of build ``a`` (and ``b``, under ``compare_with``)."""
+        answer = self.load().answer_indices()
+        entry_a = next((t for t in a.trace if t.input_index in answer), None)
+        entry_b = next((t for t in b.trace if t.input_index in answer), None) if b is not None else None
+        if entry_a is None:
+            return ""
+        return _PUNCHLINES[self.key](a, entry_a, entry_b)
 
 
 def _query(sample_set: str) -> str:
@@ -71,8 +80,6 @@ def _build() -> list[Scenario]:
             config=second_best,
             view="compare",
             compare_with=second_best.with_changes(seed_compatible=True),
-            punchline=("B, the original engine, leaves the answering postmortem (rank 2) out of "
-                       "the block; A, contextlab's default, keeps it at pos 6 of 6."),
         ),
         Scenario(
             key="faq_copies",
@@ -88,25 +95,48 @@ def _build() -> list[Scenario]:
             config=faq,
             view="duplicates",
             compare_with=faq.with_changes(dedup_threshold=1.0),
-            punchline=("Two copies of the refund policy are dropped: the forum repost (an exact copy) "
-                       "and the internal copy (a near copy), which exact matching alone lets in."),
         ),
         Scenario(
             key="lost_in_the_middle",
             title="The middle is where answers get lost",
             story=(
                 "Models read the start and the end of a long prompt best and miss more in the "
-                "middle. With 19 documents in plain relevance order, the meta-analysis that "
-                "answers the question (rank 13) lands at pos 11, in the middle; the "
-                "lost-in-the-middle reorder moves it to pos 6, nearer the start."
+                "middle. With many documents in plain relevance order, the meta-analysis that "
+                "answers the question lands in the middle; the lost-in-the-middle reorder moves "
+                "it nearer the start."
             ),
             sample_set="clinical_abstracts",
             config=middle,
             view="placement",
             compare_with=middle.with_changes(placement="lost_in_the_middle"),
-            punchline="The answer, rank 13: pos 11 of 19 in relevance order, pos 6 after the reorder.",
         ),
     ]
+
+
+def _second_best(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> str:
+    n = sum(1 for t in a.trace if t.position is not None)
+    kept = f"keeps it at pos {answer.position} of {n}" if answer.position is not None else "leaves it out too"
+    b_side = "leaves it out" if in_b is None or in_b.position is None else f"keeps it at pos {in_b.position}"
+    return (f"The postmortem that answers the question is rank {answer.relevance_rank}: contextlab's default "
+            f"(A) {kept}; the original engine (B) {b_side}.")
+
+
+def _copies(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> str:
+    kinds = sorted(p.kind for p in a.duplicate_pairs if p.kept_index == answer.input_index)
+    named = " and ".join(f"{kinds.count(k)} {k}" for k in ("exact", "near") if k in kinds)
+    return (f"Deduplication drops {len(kinds)} copies of the refund policy ({named}) and keeps the "
+            f"help-center page; exact matching alone (B) lets the near copy in.")
+
+
+def _middle(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> str:
+    n = sum(1 for t in a.trace if t.position is not None)
+    text = f"The answer, rank {answer.relevance_rank}: pos {answer.position} of {n} in relevance order"
+    if in_b is not None and in_b.position is not None:
+        text += f", pos {in_b.position} after the lost-in-the-middle reorder"
+    return text + "."
+
+
+_PUNCHLINES = {"second_best_cut": _second_best, "faq_copies": _copies, "lost_in_the_middle": _middle}
 
 
 def __getattr__(name: str) -> object:

@@ -12,6 +12,7 @@ from contextlab import charts
 from contextlab.lab.scenarios import Scenario, get_scenario, scenario_keys
 
 from .context import LabContext
+from .engine import build_cached
 from .state import apply_config_b, seed_config
 from .text import md_line
 
@@ -78,7 +79,10 @@ def scenario_story(scenario: Scenario, ctx: LabContext) -> None:
     """Draw the scenario's title, story and punchline, and where the answer is, above the view."""
     with st.container(border=True, key="scenario_story"):
         st.markdown(f"**Scenario: {md_line(scenario.title)}** — {md_line(scenario.story)}")
-        st.markdown(f"**{md_line(scenario.punchline)}**")
+        other = build_cached(ctx.documents, scenario.compare_with) if scenario.compare_with else None
+        punchline = scenario.punchline(ctx.result, other)
+        if punchline:
+            st.markdown(f"**{md_line(punchline)}**")
         where = answer_line(ctx)
         if where:
             st.markdown(md_line(where))
