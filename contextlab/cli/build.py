@@ -11,7 +11,7 @@ from ..errors import ContextLabError
 from ..lab.config import LabConfig
 from ..types import Document
 from .common import (add_budget_options, add_engine_options, config_of, engine_overrides,
-                     lab_fields, scored, summary)
+                     scored, summary)
 from .flags import note
 from .inputs import add_input_options, positive_int, read_documents
 
@@ -54,7 +54,7 @@ def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
     changes = engine_overrides(args)
     if args.query:
         changes["query"] = args.query
-    config = LabConfig.from_run(run).with_changes(**lab_fields(changes))
+    config = LabConfig.from_run(run).with_changes(**changes)
     scoring = argparse.Namespace(**{**vars(args), "query": config.query,
                                     "file": f"{args.file} run {args.run}"})
     return scored(run.documents, scoring), config

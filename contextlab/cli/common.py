@@ -17,7 +17,7 @@ from .flags import note
 from .inputs import label, threshold, token_count
 
 __all__ = ["OneLineParser", "add_engine_options", "add_budget_options", "engine_overrides",
-           "config_of", "lab_fields", "scored", "summary", "require"]
+           "config_of", "scored", "summary", "require"]
 
 #: The engine options' defaults, applied after parsing, so an option given on the command line
 #: is known as given even when its value equals the default (``--budget 2048``).
@@ -83,18 +83,7 @@ def config_of(args: argparse.Namespace, **changes: Any) -> LabConfig:
     values: dict[str, Any] = {"query": args.query, "max_context_tokens": _ENGINE_DEFAULTS["budget"]}
     values.update(engine_overrides(args))
     values.update(changes)
-    return LabConfig.from_dict(lab_fields(values))
-
-
-def lab_fields(values: dict[str, Any]) -> dict[str, Any]:
-    """Return ``values`` under the field names ``LabConfig`` takes."""
-    from dataclasses import fields
-
-    names = {f.name for f in fields(LabConfig)}
-    if "max_context_tokens" in values and "max_context_tokens" not in names:
-        values = {**values, "budget": values["max_context_tokens"]}
-        del values["max_context_tokens"]
-    return values
+    return LabConfig.from_dict(values)
 
 
 def scored(documents: list[Document], args: argparse.Namespace) -> list[Document]:
