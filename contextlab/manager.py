@@ -23,7 +23,8 @@ from .settings import (
     EngineSettings,
     placement_for,
 )
-from .stages.budget import SUMMARY_PREFIX, BudgetRules, FittedBlock, apply_budget, measure_and_drop
+from .stages.budget import (SUMMARY_PREFIX, BudgetOutcome, BudgetRules, FittedBlock, apply_budget,
+                            measure_and_drop)
 from .stages.dedup import DedupOutcome, find_duplicates
 from .stages.filtering import filter_short_documents
 from .stages.format import DEFAULT_SCORE_LABEL, format_block, source_header
@@ -254,7 +255,7 @@ class ContextManager:
                                  enforce=self.budget_includes_headers,
                                  render=partial(format_block, score_label=self.score_label))
         clock.lap("format")
-        trace = self._trace(docs, selection, block, outcome.excluded_at, budget)
+        trace = self._trace(docs, selection, block, outcome, budget)
         in_block = {p.index for p in block.placed if p.fate == "included"}
         excluded_docs = [docs[i] for i in walk if i not in in_block]
         clock.lap("trace")
@@ -309,7 +310,7 @@ class ContextManager:
         )
 
     def _trace(self, docs: Sequence[Document], selection: _Selection, block: FittedBlock,
-               excluded_at: dict[int, int], budget: int) -> list[DocTrace]:
+               outcome: BudgetOutcome, budget: int) -> list[DocTrace]:
         """Return one trace entry per input document, saying what happened to it and why."""
         tokens = selection.tokens
         trace = [DocTrace(i, d.source, d.score, tokens[i]) for i, d in enumerate(docs)]
@@ -323,15 +324,26 @@ class ContextManager:
         n_placed = len(block.placed)
         for position, p in enumerate(block.placed, start=1):
             _trace_placed(trace[p.index], p.fate, p.cost, p.remaining_before, position, n_placed)
-        for i, remaining in excluded_at.items():
+        for i, remaining in outcome.excluded_at.items():
             trace[i].fate = "excluded"
-            trace[i].reason = f"over budget: needs {tokens[i]} tokens, {max(remaining, 0)} of {budget} left"
+            trace[i].reason = _excluded_reason(tokens[i], outcome.header_costs.get(i), remaining,
+                                               budget, docs[i].source)
         for i, measured in block.dropped.items():
             t = trace[i]
             t.fate, t.position, t.block_tokens = "excluded", None, None
             t.reason = (f"over budget: the finished block measured {measured} tokens > {budget}, "
                         f"so the least relevant document was dropped")
         return trace
+
+
+def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: int,
+                     source: str | None) -> str:
+    """Return why the budget left a document out, naming its header when the header tipped it."""
+    left = f"{max(remaining, 0)} of {budget} left"
+    if header is None or tokens > remaining:
+        return f"over budget: needs {tokens} tokens, {left}"
+    long_source = f" (its source is {len(source):,} characters)" if source and len(source) > 200 else ""
+    return f"over budget: needs {tokens} tokens plus {header} for its header line{long_source}, {left}"
 
 
 def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float) -> None:

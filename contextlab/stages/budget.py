@@ -206,10 +206,15 @@ class PlacedDocument:
 
 @dataclass
 class BudgetOutcome:
-    """The documents the budget placed (walk order) and, per excluded index, the room left then."""
+    """The documents the budget placed (walk order) and, per excluded index, the room left then.
+
+    ``header_costs``: per excluded index, what its header line and separator were priced at,
+    when they were (the content alone fitted at some point of the walk).
+    """
 
     placed: list[PlacedDocument] = field(default_factory=list)
     excluded_at: dict[int, int] = field(default_factory=dict)
+    header_costs: dict[int, int] = field(default_factory=dict)
 
 
 class _Charges:
@@ -277,6 +282,8 @@ def apply_budget(walk: Sequence[int], docs: Sequence[Document], tokens: Sequence
         doc = docs[index]
         if d.fate == "excluded":
             outcome.excluded_at[index] = d.remaining_before
+            if d.index in charges.headers:
+                outcome.header_costs[index] = charges.headers[d.index]
             continue
         if d.fate != "included":
             doc = replace(doc, content=d.content, metadata={**doc.metadata, d.fate: True})

@@ -1,0 +1,27 @@
+"""A document the budget leaves out says what it would have cost, header included (issue 18, point 11)."""
+
+from __future__ import annotations
+
+from contextlab import ContextManager, Document, PromptRequest
+
+
+def test_excluded_for_a_huge_source_the_reason_names_the_header():
+    docs = [Document("Refunds take five days.", score=0.9, source="x" * 1_000_000),
+            Document("Shipping is free over fifty dollars.", score=0.5, source="shipping.md")]
+    result = ContextManager().build(PromptRequest("refunds", docs, max_context_tokens=2048))
+    first = result.trace[0]
+    assert first.fate == "excluded"
+    assert first.reason.startswith("over budget: needs 6 tokens plus ")
+    assert first.reason.endswith(" for its header line (its source is 1,000,000 characters), "
+                                 "2023 of 2048 left")
+    assert result.trace[1].fate == "included"
+
+
+def test_excluded_reason_adds_the_header_only_when_the_header_tipped_it():
+    docs = [Document("Refunds take five days to reach the card you paid with, in most banks.",
+                     score=0.9, source="a.md"),
+            Document("word " * 400, score=0.5, source="long.md")]
+    result = ContextManager().build(PromptRequest("refunds", docs, max_context_tokens=30))
+    assert [t.reason for t in result.trace] == [
+        "over budget: needs 17 tokens plus 17 for its header line, 30 of 30 left",
+        "over budget: needs 401 tokens, 30 of 30 left"]
