@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError"]
+__all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError", "EndpointError"]
 
 
 class ContextLabError(Exception):
@@ -35,6 +35,13 @@ class LoadError(InvalidInputError):
 
 class StoreError(InvalidInputError):
     """A SQLite store file cannot be opened or used (not a database, or another schema)."""
+
+
+class EndpointError(ContextLabError):
+    """A model endpoint cannot be used: unreachable, the model unknown, the key refused, or a failed call.
+
+    The message is one line that says what happened and what to do; it never holds an API key.
+    """
 
 
 def _rebuild(cls: type[InvalidInputError], args: tuple, field: str | None) -> InvalidInputError:

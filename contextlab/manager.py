@@ -30,7 +30,7 @@ from .stages.filtering import filter_short_documents
 from .stages.format import DEFAULT_SCORE_LABEL, format_block, source_header
 from .stages.messages import format_memory
 from .stages.rank import rank_by_score
-from .stages.reorder import PLACEMENTS, place
+from .stages.reorder import PLACEMENTS, PositionCurve, place
 from .stages.summarize import Summarizer, extractive_synopsis
 from .tokenizers import Tokenizer, count_many, resolve_tokenizer
 from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest, document_list
@@ -150,7 +150,9 @@ class ContextManager:
     block (one of ``PLACEMENTS``; by default lost in the middle). ``use_lost_in_middle`` is
     the older switch, read by ``settings.placement_for``: True means lost in the middle, False
     relevance order, left out (None) lets ``placement`` decide; contradicting ``placement``
-    raises. ``score_label`` is the word before a score in a header. The defaults are
+    raises. ``placement="curve"`` puts the most relevant document where ``position_curve`` (a
+    ``PositionCurve``, or accuracies at positions 1..K) reads best, the next at the next best, and
+    so on. ``score_label`` is the word before a score in a header. The defaults are
     ``contextlab.settings``'s.
     """
 
@@ -168,6 +170,7 @@ class ContextManager:
         summarizer: Summarizer | None = None,
         placement: str | None = None,
         score_label: str = DEFAULT_SCORE_LABEL,
+        position_curve: PositionCurve | Sequence[float] | None = None,
     ) -> None:
         self.dedup_threshold = fraction("dedup_threshold", dedup_threshold,
                                         hint="1.0 removes only identical shingle sets")
@@ -184,6 +187,14 @@ class ContextManager:
         self.summarizer: Summarizer = summarizer or extractive_synopsis
         #: The placement strategy (one of ``PLACEMENTS``).
         self.placement: str = placement_for(placement, use_lost_in_middle)
+        if position_curve is not None and not isinstance(position_curve, PositionCurve):
+            position_curve = PositionCurve.from_accuracies(position_curve)
+        if self.placement == "curve" and position_curve is None:
+            raise InvalidInputError("placement 'curve' needs position_curve: the accuracy the model reads each "
+                                    "position with (contextlab.positional.position_curve makes one)",
+                                    field="position_curve")
+        #: What placement "curve" follows: how well the model reads each depth (None otherwise needed).
+        self.position_curve: PositionCurve | None = position_curve
         if not text("score_label", score_label).strip():
             raise InvalidInputError(f"score_label must name the score, e.g. 'relevance'; got {score_label!r}")
         #: The word before a score in a header: ``(relevance: 0.87)``.
@@ -243,13 +254,13 @@ class ContextManager:
         walk = selection.unique
         if not self.budget_before_reorder:
             # Seed 000 places first, so the budget walks the block order.
-            walk = place(self.placement, walk, [docs[i].score for i in walk])
+            walk = place(self.placement, walk, [docs[i].score for i in walk], self.position_curve)
             clock.lap("reorder")
         outcome = apply_budget(walk, docs, selection.tokens, budget, self._budget_rules(request.query))
         clock.lap("budget")
         placed = outcome.placed
         if self.budget_before_reorder:
-            placed = place(self.placement, placed, [p.doc.score for p in placed])
+            placed = place(self.placement, placed, [p.doc.score for p in placed], self.position_curve)
             clock.lap("reorder")
         block = measure_and_drop(placed, budget, self.tokenizer, rank_of=selection.rank_of,
                                  enforce=self.budget_includes_headers,

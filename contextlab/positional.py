@@ -25,6 +25,7 @@ from .errors import InvalidInputError
 # this module published them first.
 from .stages.reorder import (
     ORDERINGS,
+    PositionCurve,
     langchain_long_context_reorder,
     llamaindex_long_context_reorder,
     lost_in_the_middle_ordering,
@@ -42,6 +43,7 @@ __all__ = [
     "INTERPOLATION_METHOD",
     "ORDERINGS",
     "OrderingReport",
+    "PositionCurve",
     "PositionData",
     "PositionRow",
     "accuracy_at",
@@ -56,6 +58,8 @@ __all__ = [
     "ordering_positions",
     "ordering_report",
     "ordering_score",
+    "parse_position_csv",
+    "position_curve",
     "relevance_ordering",
     "reversed_ordering",
 ]
@@ -134,7 +138,16 @@ class PositionData:
         return self.oracle_accuracy.get(self.resolve_model(model))
 
 
-def _parse_csv(text: str) -> PositionData:
+def parse_position_csv(text: str, *, name: str = DATA_FILE) -> PositionData:
+    """Return the ``PositionData`` in CSV ``text`` of the bundled format (a measured curve too).
+
+    Columns ``model,total_docs,position,accuracy,kind``; others (a measured curve's ``questions``
+    and interval) are ignored; ``#`` lines are comments. ``name`` is the file errors mention.
+    """
+    return _parse_csv(text, name)
+
+
+def _parse_csv(text: str, name: str = DATA_FILE) -> PositionData:
     """Return the ``PositionData`` in the CSV ``text`` (``#`` lines are comments)."""
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     curves: dict[str, dict[int, list[tuple[int, float]]]] = {}
@@ -151,7 +164,7 @@ def _parse_csv(text: str) -> PositionData:
         elif kind == "oracle":
             oracle[model] = accuracy
         else:
-            raise InvalidInputError(f"{DATA_FILE}: unknown row kind {kind!r}; expected position, "
+            raise InvalidInputError(f"{name}: unknown row kind {kind!r}; expected position, "
                                     "closed_book or oracle")
     # Read-only views: the parsed data is cached and shared by every caller.
     frozen = MappingProxyType({
@@ -235,6 +248,23 @@ def accuracy_curve(model: str, n_docs: int, *, data: PositionData | None = None)
     """Return ``accuracy_at`` for positions 1..``n_docs``: element k is position k + 1."""
     n = _check_count(n_docs)
     return [accuracy_at(model, n, p, data=data) for p in range(1, n + 1)]
+
+
+def position_curve(model: str, total_docs: int | None = None, *, data: PositionData | None = None) -> PositionCurve:
+    """Return ``model``'s accuracy by depth as the ``PositionCurve`` the "curve" placement follows.
+
+    The curve measured with ``total_docs`` documents (default: the fewest measured, 10 for the
+    published curves, K for a curve from ``contextlab curve``), at its measured positions.
+    """
+    data = data or load_position_curves()
+    name = data.resolve_model(model)
+    counts = data.doc_counts(name)
+    count = counts[0] if total_docs is None else _check_count(total_docs, "total_docs")
+    if count not in counts:
+        raise InvalidInputError(f"{name} was measured with {', '.join(map(str, counts))} documents, not {count}",
+                                field="total_docs")
+    points = data.curve(name, count)
+    return PositionCurve(tuple((_depth(p, count), acc) for p, acc in points), label=f"{name}, {count} documents")
 
 
 # -- scoring an ordering -----------------------------------------------------------------------

@@ -251,7 +251,9 @@ def test_manager_placement_applies_after_the_budget():
     # Only the four most relevant fit; the placement orders those four, never picks others.
     budget = 26 * 4
     for placement in PLACEMENTS:
-        result = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement).build(
+        # "curve" needs the curve it follows; the others ignore it
+        result = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement,
+                                position_curve=[60.0, 50.0, 70.0]).build(
             PromptRequest("q", PLACEMENT_DOCS, max_context_tokens=budget))
         assert sorted(d.source for d in result.included_docs) == ["b", "d", "e", "f"]
 

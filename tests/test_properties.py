@@ -9,7 +9,7 @@ from contextlab import ContextManager, Document, PromptRequest
 from contextlab.manager import BuildCache
 from contextlab.stages.budget import MIN_PARTIAL_TOKENS
 from contextlab.stages.dedup import find_duplicates
-from contextlab.stages.reorder import PLACEMENTS, place, reorder_lost_in_the_middle
+from contextlab.stages.reorder import PLACEMENTS, PositionCurve, place, reorder_lost_in_the_middle
 from tests.seed_reference import SeedContextManager
 
 VOCAB = ["the", "refund", "plan", "annual", "days", "Paris", "capital", "of", "30", "é"]
@@ -45,6 +45,8 @@ common = settings(max_examples=120, deadline=None, suppress_health_check=[Health
 
 
 placements = st.sampled_from(PLACEMENTS)
+# What placement "curve" follows (any curve will do for these invariants; the others ignore it).
+CURVE = PositionCurve.from_accuracies([70.0, 55.0, 60.0, 65.0])
 
 
 @common
@@ -52,7 +54,7 @@ placements = st.sampled_from(PLACEMENTS)
        st.sampled_from(["heuristic", "cl100k_base"]), st.booleans(), placements)
 def test_property_block_never_exceeds_budget(docs, budget, threshold, tokenizer, summarize, placement):
     manager = ContextManager(dedup_threshold=threshold, tokenizer=tokenizer, summarize_overflow=summarize,
-                             placement=placement)
+                             placement=placement, position_curve=CURVE)
     result = manager.build(PromptRequest("refund plan", docs, max_context_tokens=budget))
     assert result.tokens_used == manager.tokenizer.count(result.context_block)
     assert result.tokens_used <= budget
@@ -69,14 +71,15 @@ def test_property_placement_only_reorders_the_chosen_documents(docs, budget, thr
     settings_ = dict(dedup_threshold=threshold, tokenizer="heuristic", budget_includes_headers=False)
     request = PromptRequest("q", docs, max_context_tokens=budget)
     chosen = ContextManager(placement="relevance", **settings_).build(request).included_docs
-    placed = ContextManager(placement=placement, **settings_).build(request).included_docs
-    assert placed == place(placement, chosen, [d.score for d in chosen])
+    placed = ContextManager(placement=placement, position_curve=CURVE, **settings_).build(request).included_docs
+    assert placed == place(placement, chosen, [d.score for d in chosen], CURVE)
 
 
 @common
 @given(document_lists(source_strategy=wild_sources), budgets, thresholds, placements, st.booleans(), st.booleans())
 def test_property_every_document_traced_once(docs, budget, threshold, placement, before, headers):
-    manager = ContextManager(dedup_threshold=threshold, placement=placement, budget_before_reorder=before,
+    manager = ContextManager(dedup_threshold=threshold, placement=placement, position_curve=CURVE,
+                             budget_before_reorder=before,
                              budget_includes_headers=headers, tokenizer="heuristic")
     result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
     assert [t.input_index for t in result.trace] == list(range(len(docs)))
@@ -101,7 +104,8 @@ def sized_documents(draw):
 @given(sized_documents(), budgets, placements)
 def test_property_cut_never_crowds_out_a_small_document_that_fits(docs, budget, placement):
     # Headers free and heuristic tokens, so a document costs exactly its tokens.
-    manager = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement)
+    manager = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement,
+                             position_curve=CURVE)
     result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
     walk = sorted((t for t in result.trace if t.relevance_rank is not None), key=lambda t: t.relevance_rank)
     placed = [t for t in walk if t.position is not None]
@@ -123,7 +127,7 @@ def test_property_cut_never_crowds_out_a_small_document_that_fits(docs, budget, 
 @given(st.lists(st.integers(), max_size=50), placements)
 def test_property_reorder_is_permutation(items, placement):
     assert sorted(reorder_lost_in_the_middle(items)) == sorted(items)
-    assert sorted(place(placement, items, [0.5] * len(items))) == sorted(items)
+    assert sorted(place(placement, items, [0.5] * len(items), CURVE)) == sorted(items)
 
 
 @common
@@ -162,7 +166,8 @@ def test_property_seed_compatible_equals_seed(docs, budget, threshold, min_token
        st.sampled_from(PLACEMENTS), st.booleans(), st.booleans())
 def test_property_build_cache_changes_nothing(docs, budget_list, threshold, placement, seed, summarize):
     make = ContextManager.seed_compatible if seed else ContextManager
-    manager = make(dedup_threshold=threshold, placement=placement, summarize_overflow=summarize,
+    manager = make(dedup_threshold=threshold, placement=placement, position_curve=CURVE,
+                   summarize_overflow=summarize,
                    **({} if seed else {"tokenizer": "heuristic"}))
     cache = BuildCache()
     for budget in budget_list + budget_list:

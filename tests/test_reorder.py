@@ -10,6 +10,7 @@ from contextlab.errors import InvalidInputError
 from contextlab.stages.reorder import (
     ORDERINGS,
     PLACEMENTS,
+    PositionCurve,
     langchain_long_context_reorder,
     llamaindex_long_context_reorder,
     lost_in_the_middle_order,
@@ -127,11 +128,12 @@ def test_most_relevant_position_unknown_strategy_raises():
 # -- place: what the engine calls -----------------------------------------------------------------
 
 
-def test_reorder_placements_are_the_orderings():
-    assert PLACEMENTS == tuple(ORDERINGS)
+def test_reorder_placements_are_the_orderings_and_curve():
+    # "curve" follows a position curve given as data (tests/test_curve_placement.py)
+    assert PLACEMENTS == (*ORDERINGS, "curve")
 
 
-@pytest.mark.parametrize("strategy", PLACEMENTS)
+@pytest.mark.parametrize("strategy", ORDERINGS)
 def test_reorder_place_matches_the_ordering(strategy):
     items = list("abcdefg")
     assert place(strategy, items) == ORDERINGS[strategy](items)
@@ -154,4 +156,5 @@ def test_reorder_place_unknown_strategy_raises():
 
 @given(st.sampled_from(PLACEMENTS), st.lists(st.integers(), max_size=40))
 def test_reorder_place_is_a_permutation(strategy, items):
-    assert sorted(place(strategy, items, [0.5] * len(items))) == sorted(items)
+    curve = PositionCurve.from_accuracies([70.0, 50.0, 60.0])
+    assert sorted(place(strategy, items, [0.5] * len(items), curve)) == sorted(items)

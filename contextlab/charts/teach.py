@@ -57,6 +57,7 @@ STRATEGY_LABELS: dict[str, str] = {
     "reversed": "Reversed (best last)",
     "langchain": "LangChain LongContextReorder",
     "llamaindex": "LlamaIndex LongContextReorder",
+    "curve": "Curve (best-read position first)",
 }
 
 _FILLED = "#74a3e8"

@@ -20,17 +20,19 @@ from typing import Any
 from ..errors import ContextLabError
 from .build import add_build
 from .common import OneLineParser
+from .curve import add_curve
 from .evaluate import add_eval
 from .flags import describe, error_line
 from .lab import add_lab, cmd_lab, lab_app_path, streamlit_problem
+from .model import add_model
 from .store import add_index, add_remove, add_search
 from .sweep import add_sweep
 
 __all__ = ["main", "build_parser", "lab_app_path", "COMMANDS"]
 
 #: Each command's parser, in the order ``--help`` lists them.
-COMMANDS: list[Callable[[Any], None]] = [add_build, add_sweep, add_eval, add_index, add_remove,
-                                         add_search, add_lab]
+COMMANDS: list[Callable[[Any], None]] = [add_build, add_sweep, add_eval, add_curve, add_index, add_remove,
+                                         add_search, add_lab, add_model]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,8 +12,6 @@ import gzip
 import io
 import json
 import os
-import re
-import string
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LoadError
 from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_limits, read_limited, too_big
+# One SQuAD normalisation for the set's answers and the model's (``contextlab.models.scoring``).
+from ..models.scoring import normalize_answer
 from ..types import Document
 
 if TYPE_CHECKING:
@@ -47,19 +47,6 @@ BUNDLED_SET = "nq-open (bundled)"
 _BUNDLED_DIR = "nq_open_liu2024"
 _BUNDLED_FILE = "nq-open-oracle.jsonl.gz"
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-# A character class beats str.translate on long texts by ~8x (same result).
-_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
-
-
-def normalize_answer(text: str) -> str:
-    """Return ``text`` normalised as the paper (and SQuAD) compare answers.
-
-    Lowercase, punctuation removed, the articles a/an/the removed, whitespace collapsed.
-    """
-    text = _PUNCTUATION.sub("", text.lower())
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
 
 
 @dataclass
@@ -82,6 +69,13 @@ class EvalQuestion:
     def has_gold(self) -> bool:
         """True when the gold documents are named (by id or source), not inferred from answers."""
         return bool(self.gold_ids or self.gold_sources)
+
+    def is_gold(self, doc: Document) -> bool:
+        """Return True when ``doc`` is one this question names as gold (by id or by source)."""
+        doc_id = doc.metadata.get("id")
+        if doc_id is not None and (str(doc_id) in self.gold_ids or str(doc_id) in self.gold_sources):
+            return True
+        return doc.source is not None and doc.source in self.gold_sources
 
 
 @dataclass(frozen=True)
@@ -127,6 +121,8 @@ class EvalSet:
     name: str
     questions: list[EvalQuestion]
     retriever: BundledCorpus | StoreRetriever | None = None
+    #: What a user should know before running it (questions whose gold matches nothing).
+    notes: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -135,7 +131,7 @@ class EvalSet:
         """Return the set cut to its first ``limit`` questions (all of them for None)."""
         if limit is None:
             return self
-        return EvalSet(self.name, self.questions[:limit], self.retriever)
+        return EvalSet(self.name, self.questions[:limit], self.retriever, self.notes)
 
 
 # -- the bundled set -----------------------------------------------------------------------
@@ -299,7 +295,31 @@ def parse_eval_records(records: Iterable[Any], *, name: str = "evaluation set",
     retriever = StoreRetriever(str(Path(store).expanduser())) if store is not None else None
     if retriever is not None:
         _open_store(retriever.path)  # fail now, with the path, rather than in a worker
-    return EvalSet(name, questions, retriever)
+    return EvalSet(name, questions, retriever, _gold_notes(questions, retriever, name))
+
+
+_CHECK_GOLD = "check \"gold_sources\" against the documents' sources or ids"
+
+
+def _gold_notes(questions: list[EvalQuestion], retriever: StoreRetriever | None, name: str) -> list[str]:
+    """Return a note per kind of question whose named gold matches nothing; raise when none matches."""
+    named = [q for q in questions if q.has_gold]
+    in_docs = [q.query_id for q in named if q.documents is not None and not any(map(q.is_gold, q.documents))]
+    from_store = [q for q in named if q.documents is None]
+    known = _open_store(retriever.path).known_names(
+        {n for q in from_store for n in q.gold_ids | q.gold_sources}) if retriever and from_store else set()
+    in_store = [q.query_id for q in from_store if not (q.gold_ids | q.gold_sources) & known]
+    if named and len(in_docs) + len(in_store) == len(named):
+        first = (in_docs or in_store)[0]
+        raise LoadError(f"{name}: no question's gold matches any of its documents (first: {first}), so "
+                        f"gold in block would be 0 for every one; {_CHECK_GOLD}")
+    notes = []
+    for missing, where in ((in_docs, "none of their documents"), (in_store, "nothing in the store")):
+        if missing:
+            shown = ", ".join(missing[:5]) + (f", ... ({len(missing)} in all)" if len(missing) > 5 else "")
+            notes.append(f"{name}: {len(missing)} of {len(questions)} questions name gold that matches "
+                         f"{where} ({shown}), so their gold cannot reach the block; {_CHECK_GOLD}")
+    return notes
 
 
 def _strings(value: Any, field_name: str, where: str) -> tuple[str, ...]:

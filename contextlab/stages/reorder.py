@@ -9,15 +9,18 @@ lives in ``lost_in_the_middle_ordering``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import InvalidInputError
-from ..validation import one_of, whole_number
+from ..validation import is_finite_number, one_of, whole_number
 
 __all__ = [
     "MIN_DOCS_TO_REORDER",
     "ORDERINGS",
     "PLACEMENTS",
+    "PositionCurve",
+    "curve_ordering",
     "langchain_long_context_reorder",
     "llamaindex_long_context_reorder",
     "lost_in_the_middle_order",
@@ -142,8 +145,74 @@ ORDERINGS: dict[str, Callable[[Sequence[Any]], list[Any]]] = {
     "llamaindex": llamaindex_long_context_reorder,
 }
 
-#: The names ``ContextManager(placement=...)`` accepts: every strategy in ``ORDERINGS``.
-PLACEMENTS: tuple[str, ...] = tuple(ORDERINGS)
+@dataclass(frozen=True)
+class PositionCurve:
+    """How well a model reads each depth of a block: what the ``"curve"`` placement follows.
+
+    ``points`` are ``(depth, accuracy)`` pairs, depth 0 the first document and 1 the last
+    (position p of n is at (p - 1) / (n - 1)); accuracy is in any unit, higher is better. Between
+    points it is linear, outside them flat. The engine takes the curve as data; where it comes
+    from (a published study, or your model measured with ``contextlab curve``) is the caller's
+    choice (``contextlab.positional.position_curve`` makes one).
+    """
+
+    points: tuple[tuple[float, float], ...]
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        points = tuple((float(d), float(a)) for d, a in self.points)
+        if not points:
+            raise InvalidInputError("position_curve needs at least one (depth, accuracy) point",
+                                    field="position_curve")
+        for depth, accuracy in points:
+            if not (is_finite_number(depth) and is_finite_number(accuracy) and 0.0 <= depth <= 1.0):
+                raise InvalidInputError(f"position_curve points must be (depth in [0, 1], finite accuracy); "
+                                        f"got {(depth, accuracy)!r}", field="position_curve")
+        object.__setattr__(self, "points", tuple(sorted(points)))
+
+    @classmethod
+    def from_accuracies(cls, accuracies: Sequence[float], label: str = "") -> PositionCurve:
+        """Return the curve of accuracies measured at positions 1..K of a K-document block."""
+        values = list(accuracies)
+        k = len(values)
+        if k == 0:
+            raise InvalidInputError("position_curve needs at least one accuracy", field="position_curve")
+        return cls(tuple((0.0 if k == 1 else i / (k - 1), a) for i, a in enumerate(values)), label)
+
+    def accuracy(self, depth: float) -> float:
+        """Return the accuracy at ``depth`` (0 first, 1 last), linear between points."""
+        pts = self.points
+        if depth <= pts[0][0]:
+            return pts[0][1]
+        for (d0, a0), (d1, a1) in zip(pts, pts[1:]):
+            if depth <= d1:
+                return a1 if d1 == d0 else a0 + (a1 - a0) * (depth - d0) / (d1 - d0)
+        return pts[-1][1]
+
+    def best_positions(self, n: int) -> list[int]:
+        """Return the 0-based positions of an ``n``-document block, best read first (ties: earlier)."""
+        whole_number("n", n, minimum=0)
+        depth = [0.0 if n == 1 else p / (n - 1) for p in range(n)]
+        return sorted(range(n), key=lambda p: (-round(self.accuracy(depth[p]), 9), p))
+
+
+def curve_ordering(items: Sequence[T] | int, curve: PositionCurve) -> list[T]:
+    """Return ``items`` (most relevant first) placed where ``curve`` reads best, in that order.
+
+    The most relevant goes to the best-read position, the next to the next best, and so on:
+    a recency-biased curve puts the best document last; the published GPT-3.5 curve fills the
+    front first, then the end.
+    """
+    seq = _items(items)
+    block: list[Any] = [None] * len(seq)
+    for rank, position in enumerate(curve.best_positions(len(seq))):
+        block[position] = seq[rank]
+    return block
+
+
+#: The names ``ContextManager(placement=...)`` accepts: every strategy in ``ORDERINGS``, and
+#: ``"curve"``, which needs the manager's ``position_curve``.
+PLACEMENTS: tuple[str, ...] = (*ORDERINGS, "curve")
 
 
 def _ordering(strategy: str) -> Callable[[Sequence[Any]], list[Any]]:
@@ -151,9 +220,15 @@ def _ordering(strategy: str) -> Callable[[Sequence[Any]], list[Any]]:
     return ORDERINGS[one_of("ordering", strategy, ORDERINGS)]
 
 
-def ordering_positions(strategy: str, n: int) -> list[int]:
-    """Return the 0-based relevance ranks in block order for ``n`` documents under ``strategy``."""
-    return _ordering(strategy)(list(range(whole_number("n", n, minimum=1))))
+def ordering_positions(strategy: str, n: int, curve: PositionCurve | None = None) -> list[int]:
+    """Return the 0-based relevance ranks in block order for ``n`` documents under ``strategy``.
+
+    ``curve`` is what "curve" follows (required for it, ignored by the others).
+    """
+    ranks = list(range(whole_number("n", n, minimum=1)))
+    if strategy == "curve":
+        return place("curve", ranks, curve=curve)
+    return _ordering(strategy)(ranks)
 
 
 def most_relevant_position(strategy: str, n: int) -> int:
@@ -164,12 +239,18 @@ def most_relevant_position(strategy: str, n: int) -> int:
     return ordering_positions(strategy, n).index(0) + 1
 
 
-def place(strategy: str, items: Sequence[T], scores: Sequence[float] | None = None) -> list[T]:
+def place(strategy: str, items: Sequence[T], scores: Sequence[float] | None = None,
+          curve: PositionCurve | None = None) -> list[T]:
     """Return ``items`` (most relevant first) in block order under the placement ``strategy``.
 
     ``scores`` (one per item) matter only to "llamaindex", which sorts by them as LlamaIndex
-    does, so tied scores land where LlamaIndex would put them.
+    does, so tied scores land where LlamaIndex would put them. ``curve`` is what "curve" follows.
     """
     if strategy == "llamaindex":
         return llamaindex_long_context_reorder(items, scores)
+    if strategy == "curve":
+        if curve is None:
+            raise InvalidInputError("placement 'curve' needs position_curve: the accuracy the model reads "
+                                    "each position with", field="position_curve")
+        return curve_ordering(items, curve)
     return _ordering(strategy)(items)

@@ -1,0 +1,178 @@
+"""Measured answers in an evaluation: each block asked of a real model, and the answer scored.
+
+``plan_measured`` builds every question's block under every configuration (in the model's own
+tokens when the endpoint counts them) and the prompt around it (Liu et al.'s QA prompt, with
+solved examples in front), and says what the run will cost (``MeasuredRun.cost``) before
+anything is sent. ``MeasuredRun.run`` asks the model (cache first, bounded concurrency) and
+returns the ``EvalResult`` with ``answer``, ``correct``, ``latency_ms``, ``prompt_tokens`` and
+``completion_tokens`` in every row, and measured ``accuracy`` (%, 95% Wilson interval) in the
+summary beside ``expected_accuracy``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..manager import BuildCache, ContextManager
+from ..models.batch import CallPlan, answer_prompts, plan_calls
+from ..models.cache import ResponseCache
+from ..models.client import ModelClient
+from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
+from ..models.scoring import answer_is_correct
+from ..models.tokenizer import endpoint_tokenizer, prompt_counter
+from ..types import Document, PromptRequest
+from .curve import solved_questions
+from .metrics import prepare_question, question_metrics
+from .run import EvalResult, RunPlan, plan_run
+from .stats import wilson_interval
+
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "measured_accuracy"]
+
+#: The columns a measured run adds to every row, after the metrics.
+MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
+
+
+@dataclass(frozen=True)
+class MeasureSettings:
+    """Which model answers and how: endpoint, model, API, shots, concurrency, cache, prompt.
+
+    ``cache`` is a file path (None: the default under the user's cache folder); ``use_cache``
+    False sends every prompt again and keeps nothing. ``model_tokens`` fits blocks in the
+    model's own tokens when the endpoint can count them (llama.cpp, vLLM).
+    """
+
+    endpoint: str
+    model: str | None = None
+    api: str = "chat"
+    shots: int = 0
+    concurrency: int = 4
+    cache: str | Path | None = None
+    use_cache: bool = True
+    template: QATemplate = DEFAULT_TEMPLATE
+    model_tokens: bool = True
+
+    def client(self) -> ModelClient:
+        """Return the ``ModelClient`` these settings describe (checked, nothing sent)."""
+        return ModelClient(self.endpoint, self.model, api=self.api)
+
+    def open_cache(self) -> ResponseCache | None:
+        """Return the response cache to use (None with ``use_cache`` off)."""
+        return ResponseCache(self.cache) if self.use_cache else None
+
+
+def _managers(plan: RunPlan, tokenizer: Any, curve: Any) -> list[ContextManager]:
+    managers = []
+    for c in plan.configs:
+        config = c.config
+        if tokenizer is None or config.seed_compatible or config.tokenizer != "cl100k_base":
+            managers.append(config.make_manager(position_curve=curve) if config.placement == "curve"
+                            else config.make_manager())
+            continue
+        kwargs = {**config.manager_kwargs(), "tokenizer": tokenizer}
+        if config.placement == "curve":
+            kwargs["position_curve"] = curve or config.make_manager().position_curve
+        managers.append(ContextManager(**kwargs))
+    return managers
+
+
+def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
+    request = PromptRequest(query=question, documents=[doc], max_context_tokens=100_000)
+    return manager.build(request).context_block
+
+
+@dataclass
+class MeasuredRun:
+    """A measured run, planned: every row's metrics and prompt; ``run()`` asks the model."""
+
+    plan: RunPlan
+    settings: MeasureSettings
+    client: ModelClient
+    cache: ResponseCache | None
+    rows: list[dict[str, Any]]
+    prompts: list[str]
+    blocks: list[str]
+    #: How block budgets were counted: the model's own tokens, or cl100k_base (approximate).
+    budget_tokens: str
+    shots: list[Shot] = field(default_factory=list)
+
+    def cost(self) -> CallPlan:
+        """Return how many calls and prompt tokens the run will send (cached answers excluded)."""
+        exact = self.budget_tokens.startswith("endpoint:")
+        counter = self._prompt_counter()
+        return plan_calls(self.client, self.prompts, self.cache, counter, tokens_exact=exact)
+
+    def _prompt_counter(self) -> Any:
+        tokenizer = endpoint_tokenizer(self.client.endpoint, self.client.model, store=self.cache) \
+            if self.budget_tokens.startswith("endpoint:") else None
+        return prompt_counter(tokenizer)
+
+    def run(self, progress: Any = None) -> EvalResult:
+        """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
+        answers = answer_prompts(self.client, self.prompts, cache=self.cache,
+                                 concurrency=self.settings.concurrency, progress=progress)
+        gold = {q.query_id: q.answers for q in self.plan.evalset.questions}
+        rows = []
+        for row, reply in zip(self.rows, answers):
+            rows.append({**row, "answer": reply.answer, "correct": answer_is_correct(reply.answer, gold[row["query_id"]])
+                         if gold[row["query_id"]] else None, "latency_ms": reply.latency_ms,
+                         "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
+        served = self.client.resolve_model() if any(not a.cached for a in answers) else self.client.model_label
+        result = self.plan.result(rows, questions={q.query_id: q.query for q in self.plan.evalset.questions},
+                                  endpoint=self.client.endpoint, answer_model=served or None,
+                                  extra_columns=MEASURED_COLUMNS)
+        result.provenance["answered_with"] = {**self.client.describe(), "shots": self.settings.shots,
+                                              "budget_tokens": self.budget_tokens}
+        return result
+
+
+def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None, *,
+                  measure: MeasureSettings, position_curve: Any = None, **options: Any) -> MeasuredRun:
+    """Return the planned measured run of ``evalset`` x ``grid`` (``plan_run``'s ``options``).
+
+    Nothing is sent to the model but token counts (when the endpoint counts, and they are not
+    remembered in the cache); ``MeasuredRun.cost()`` then says what answering will send.
+    """
+    plan = plan_run(evalset, grid, **options)
+    client = measure.client()
+    cache = measure.open_cache()
+    tokenizer = endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens else None
+    budget_tokens = tokenizer.name if tokenizer is not None else "cl100k_base (approximate for this model)"
+    managers = _managers(plan, tokenizer, position_curve)
+    run_ids = {q.query_id for q in plan.evalset.questions}
+    solved = solved_questions(measure.shots, run_ids)
+    # Each configuration shows its solved examples' passages the way it shows its own blocks.
+    shots = [[Shot(q.query, q.answers[0], _shot_block(m, q.query, doc)) for q, doc in solved] for m in managers]
+    build_cache = BuildCache()
+    rows: list[dict[str, Any]] = []
+    prompts: list[str] = []
+    blocks: list[str] = []
+    for q in plan.evalset.questions:
+        docs = list(q.documents) if q.documents is not None else plan.evalset.retriever.retrieve(q.query, plan.top_k)
+        prep = prepare_question(q, docs)
+        for config, manager, shot_list in zip(plan.configs, managers, shots):
+            result = manager.build(PromptRequest(query=q.query, documents=prep.documents,
+                                                 max_context_tokens=config.config.max_context_tokens),
+                                   cache=build_cache)
+            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
+                         **question_metrics(prep, result, plan.model)})
+            blocks.append(result.context_block)
+            prompts.append(measure.template.render(q.query, result.context_block, shot_list))
+    return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [])
+
+
+def measured_accuracy(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return per configuration (first-seen order): accuracy % of scored rows, N and 95% Wilson interval."""
+    marks: dict[str, list[bool]] = {}
+    for row in rows:
+        if row.get("correct") is not None:
+            marks.setdefault(row["config"], []).append(bool(row["correct"]))
+    out = []
+    for label, values in marks.items():
+        low, high = wilson_interval(sum(values), len(values))
+        out.append({"config": label, "accuracy": round(100.0 * sum(values) / len(values), 2),
+                    "accuracy_low": round(100.0 * low, 2), "accuracy_high": round(100.0 * high, 2),
+                    "accuracy_n": len(values), "correct": sum(values)})
+    return out
