@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from contextlab.errors import LoadError
-from contextlab.evaluation.sets import load_eval_bytes, load_eval_set
+from contextlab.evaluation.sets import load_eval_bytes, load_eval_set, parse_eval_records
+from contextlab.retrieval import SQLiteBackend
+from contextlab.types import Document
 
 # About 100 KB of gzip that inflates to 100 MB of blank lines (a "zip bomb" of an eval set).
 _BOMB_SIZE = 100_000_000
@@ -64,3 +66,51 @@ def test_load_eval_bytes_within_the_limit_still_reads_gzip():
     line = json.dumps({"query": "refund window", "answers": ["30 days"],
                        "documents": ["Refunds within 30 days."]}) + "\n"
     assert len(load_eval_bytes(gzip.compress(line.encode()), "ok.jsonl.gz", max_bytes=1_000)) == 1
+
+
+# -- gold that names no document (point 11) --------------------------------------------------
+
+
+def _line(query: str, gold: list[str], docs: list[dict]) -> dict:
+    return {"query": query, "gold_sources": gold, "documents": docs}
+
+
+def test_parse_eval_records_names_the_questions_whose_gold_matches_nothing():
+    docs = [{"text": "Refunds take five days.", "source": "refunds.md"},
+            {"text": "Shipping is free.", "source": "shipping.md"}]
+    records = [_line("refund time", ["refunds.md"], docs) | {"id": "q1"},
+               _line("shipping cost", ["shiping.md"], docs) | {"id": "q2"},
+               _line("returns", ["returns.md"], docs) | {"id": "q3"}]
+    evalset = parse_eval_records(records, name="set.jsonl")
+    assert evalset.notes == [
+        "set.jsonl: 2 of 3 questions name gold that matches none of their documents (q2, q3), so "
+        "their gold cannot reach the block; check \"gold_sources\" against the documents' "
+        "sources or ids"]
+    assert evalset.limited(2).notes == evalset.notes
+
+
+def test_parse_eval_records_fails_when_no_question_s_gold_matches():
+    docs = [{"text": "Refunds take five days.", "source": "refunds.md"}]
+    with pytest.raises(LoadError, match=r"^set\.jsonl: no question's gold matches any of its "
+                                        r"documents \(first: q1\)"):
+        parse_eval_records([_line("refund time", ["Refunds.md"], docs) | {"id": "q1"}], name="set.jsonl")
+
+
+def test_parse_eval_records_checks_gold_against_the_store(tmp_path: Path):
+    store = SQLiteBackend(tmp_path / "kb.db")
+    store.add([Document("Refunds take five days.", source="refunds.md"),
+               Document("Shipping is free.", metadata={"id": "ship-1"})])
+    store.close()
+    records = [{"id": "a", "query": "refunds", "gold_sources": ["refunds.md"]},
+               {"id": "b", "query": "shipping", "gold_sources": ["ship-1"]},
+               {"id": "c", "query": "returns", "gold_sources": ["returns.md"]}]
+    evalset = parse_eval_records(records, name="s.jsonl", store=tmp_path / "kb.db")
+    assert evalset.notes == [
+        "s.jsonl: 1 of 3 questions name gold that matches nothing in the store (c), so their "
+        "gold cannot reach the block; check \"gold_sources\" against the documents' sources "
+        "or ids"]
+
+
+def test_parse_eval_records_with_matching_gold_has_no_notes():
+    docs = [{"text": "Refunds take five days.", "source": "refunds.md"}]
+    assert parse_eval_records([_line("refunds", ["refunds.md"], docs)], name="s").notes == []

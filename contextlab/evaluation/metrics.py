@@ -68,10 +68,7 @@ class PreparedQuestion:
 
 
 def _is_gold(doc: Document, q: EvalQuestion) -> bool:
-    doc_id = doc.metadata.get("id")
-    if doc_id is not None and (str(doc_id) in q.gold_ids or str(doc_id) in q.gold_sources):
-        return True
-    return doc.source is not None and doc.source in q.gold_sources
+    return q.is_gold(doc)  # one rule, shared with the set's check that gold names a document
 
 
 def prepare_question(question: EvalQuestion, documents: Sequence[Document]) -> PreparedQuestion:

@@ -294,6 +294,14 @@ class SQLiteBackend:
         with self._reading() as conn:
             return [r[0] for r in conn.execute("SELECT id FROM documents ORDER BY rowid")]
 
+    def known_names(self, names: Iterable[str]) -> set[str]:
+        """Return which of ``names`` are the id or the source of a stored document."""
+        wanted = json.dumps(sorted({str(n) for n in names}))
+        with self._reading() as conn:
+            return {r[0] for r in conn.execute(
+                "SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM documents)"
+                " OR value IN (SELECT source FROM documents WHERE source IS NOT NULL)", (wanted,))}
+
     def get(self, doc_id: str) -> Document | None:
         """Return the stored document with this id (score 1.0), or None."""
         with self._reading() as conn:
