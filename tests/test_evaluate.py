@@ -324,6 +324,15 @@ def test_write_results_leaves_nothing_half_written(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "set.jsonl"]
 
 
+@pytest.mark.parametrize(("where", "field"), [("folder", "out"), ("summary_folder", "summary")])
+def test_write_results_errors_name_the_field_not_a_flag(tmp_path, where, field):
+    result = _small_run(tmp_path)
+    out, summary = (tmp_path, None) if where == "folder" else (tmp_path / "r.csv", tmp_path / "no" / "s.json")
+    with pytest.raises(InvalidInputError, match=f"^{field} '") as caught:
+        write_results(result, out, summary)
+    assert caught.value.field == field and "--" not in str(caught.value)
+
+
 def test_run_evaluation_rejects_unknown_model_and_both_backends(tmp_path):
     evalset = parse_eval_records([{"query": "q", "documents": ["some words here"], "answers": ["x"]}])
     with pytest.raises(InvalidInputError, match="unknown model"):

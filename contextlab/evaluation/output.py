@@ -1,4 +1,7 @@
-"""Writing a run: ``results.csv`` and ``summary.json``, all or nothing; a progress bar on stderr."""
+"""Writing a run: ``results.csv`` and ``summary.json``, all or nothing (``contextlab.atomic``).
+
+``ProgressBar`` (``contextlab.progress``) is re-exported here, where the CLI and older code find it.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,13 @@ import hashlib
 import io
 import json
 import os
-import sys
-import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..atomic import StagedFile, write_files
 from ..errors import InvalidInputError
+from ..progress import ProgressBar
 from .aggregate import Aggregator
 from .metrics import DEFAULT_MODEL
 from .report import file_sha256
@@ -56,36 +58,15 @@ def results_csv(result: EvalResult) -> str:
     return buffer.getvalue()
 
 
-def _check_target(path: Path, what: str) -> Path:
+def _check_target(path: Path, field: str) -> Path:
+    """Return ``path`` (``~`` expanded) when a file can be written there; the error names ``field``."""
     path = path.expanduser()
     if path.is_dir():
-        raise InvalidInputError(f"{what} {str(path)!r} is a folder; give a file name")
+        raise InvalidInputError(f"{field} {str(path)!r} is a folder; give a file name", field=field)
     if not path.parent.is_dir():
-        raise InvalidInputError(f"{what} {str(path)!r}: folder {str(path.parent)!r} does not exist")
+        raise InvalidInputError(f"{field} {str(path)!r}: folder {str(path.parent)!r} does not exist",
+                                field=field)
     return path
-
-
-def _file_mode(path: Path) -> int:
-    """Return the mode a plain ``open(path, "w")`` would give: the old file's, or 0o666 less the umask."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _write_temp(path: Path, text: str) -> str:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes the file private (0600); the results are an ordinary output file.
-        os.fchmod(fd, _file_mode(path))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return tmp
 
 
 def write_results(result: EvalResult, out: str | Path, summary: str | Path | None = None,
@@ -96,23 +77,14 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     records where the CSV is (relative to the summary) and its SHA-256, for ``eval compare``.
     """
     csv_text = results_csv(result)
-    targets = [(_check_target(Path(out), "--out"), csv_text)]
+    out_path = _check_target(Path(out), "out")
+    texts: dict[Path, str] = {out_path: csv_text}
     if summary is not None:
-        summary_path = _check_target(Path(summary), "--summary")
-        result.provenance["results_csv"] = _csv_record(targets[0][0], summary_path,
+        summary_path = _check_target(Path(summary), "summary")
+        result.provenance["results_csv"] = _csv_record(out_path, summary_path,
                                                        hashlib.sha256(csv_text.encode("utf-8")).hexdigest())
-        text = json.dumps(result.summary(seed=seed), indent=2, allow_nan=False) + "\n"
-        targets.append((summary_path, text))
-    temps: list[str] = []
-    try:
-        for path, text in targets:
-            temps.append(_write_temp(path, text))
-        for (path, _), tmp in zip(targets, temps):
-            os.replace(tmp, path)
-    finally:
-        for tmp in temps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        texts[summary_path] = json.dumps(result.summary(seed=seed), indent=2, allow_nan=False) + "\n"
+    write_files(texts)
 
 
 def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str | Path | None = None, *,
@@ -129,11 +101,12 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
     ``baseline`` is the configuration paired differences are taken against (default: the
     first); ``blocks`` adds each row's block to the CSV.
     """
-    out_path = _check_target(Path(out), "--out")
-    summary_path = _check_target(Path(summary), "--summary") if summary is not None else None
+    out_path = _check_target(Path(out), "out")
+    summary_path = _check_target(Path(summary), "summary") if summary is not None else None
     if evalset is None and store is not None:
-        raise InvalidInputError(f"--store {str(store)!r} is not used: the bundled set retrieves from its own "
-                                "passages; give an evaluation set whose questions have no documents")
+        raise InvalidInputError(f"store {str(store)!r} is not used: the bundled set retrieves from its own "
+                                "passages; give an evaluation set whose questions have no documents",
+                                field="store")
     loaded = None if evalset is None else load_eval_set(evalset, store=store)
     plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler,
                     baseline=baseline, blocks=blocks,
@@ -143,32 +116,25 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
     aggregator = Aggregator(list(plan.grid))
     digest = hashlib.sha256()
     written = 0
-    temps: list[str] = []
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
-        temps.append(tmp)
-        os.fchmod(fd, _file_mode(out_path))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            writer = _HashingWriter(fh, digest)
-            writer.writerow(columns)
-            for rows in plan.chunks(progress):
-                writer.writerows(_csv_rows(rows, columns, plan.grid, texts))
-                aggregator.add(rows)
-                written += len(rows)
+    with StagedFile(out_path) as staged_csv:
+        writer = _HashingWriter(staged_csv.handle, digest)
+        writer.writerow(columns)
+        for rows in plan.chunks(progress):
+            writer.writerows(_csv_rows(rows, columns, plan.grid, texts))
+            aggregator.add(rows)
+            written += len(rows)
+        staged_csv.close()
         result = plan.result([], analysis=aggregator.report(baseline=plan.baseline), question_count=len(plan.evalset),
                              row_count=written)
-        targets = [(out_path, tmp)]
-        if summary_path is not None:
-            result.provenance["results_csv"] = _csv_record(out_path, summary_path, digest.hexdigest())
-            text = json.dumps(result.summary(), indent=2, allow_nan=False) + "\n"
-            targets.append((summary_path, _write_temp(summary_path, text)))
-            temps.append(targets[-1][1])
-        for path, temp in targets:
-            os.replace(temp, path)
-    finally:
-        for temp in temps:
-            if os.path.exists(temp):
-                os.unlink(temp)
+        if summary_path is None:
+            staged_csv.commit()
+            return result
+        result.provenance["results_csv"] = _csv_record(out_path, summary_path, digest.hexdigest())
+        with StagedFile(summary_path) as staged_summary:
+            staged_summary.write(json.dumps(result.summary(), indent=2, allow_nan=False) + "\n")
+            staged_summary.close()
+            staged_csv.commit()
+            staged_summary.commit()
     return result
 
 
@@ -268,30 +234,3 @@ def summary_table(result: EvalResult) -> str:
     lines.append(f"Recommendation. {report['recommendation']['text']}")
     lines += gains_lines(report["budget_gains"])
     return "\n".join(lines)
-
-
-class ProgressBar:
-    """A one-line progress bar: ``[#####.....] 120/300 questions 4.1 s``; silent off a terminal."""
-
-    def __init__(self, stream: TextIO | None = None, *, width: int = 30, label: str = "questions",
-                 enabled: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.label = label
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.start = time.monotonic()
-        self._last = -1.0
-
-    def __call__(self, done: int, total: int) -> None:
-        """Redraw the bar (at most ten times a second, and always at the end)."""
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if done < total and now - self._last < 0.1:
-            return
-        self._last = now
-        filled = int(self.width * done / total) if total else self.width
-        bar = "#" * filled + "." * (self.width - filled)
-        end = "\n" if done >= total else ""
-        self.stream.write(f"\r[{bar}] {done}/{total} {self.label} {now - self.start:.1f} s{end}")
-        self.stream.flush()
