@@ -140,7 +140,21 @@ def test_expected_accuracy_interval_at_2655_questions_is_at_least_the_curves_own
     mixed = Aggregator([]).add(_rows_at([(10, 1), (10, None)], 2655)).summaries()[0]
     curve_width = (read_curve(MODEL, 10, 1).high - read_curve(MODEL, 10, 1).low
                    + read_curve(MODEL, 10, None).high - read_curve(MODEL, 10, None).low) / 2
-    assert mixed["expected_accuracy_high"] - mixed["expected_accuracy_low"] >= curve_width > 3.3
+    width = mixed["expected_accuracy_high"] - mixed["expected_accuracy_low"]
+    assert width >= curve_width > 3.3
+    # ... and at least one 2,655-question rate's interval at the estimate itself:
+    # (1,328 x 76.8 + 1,327 x 56.1) / 2,655 = 66.454%.
+    low, high = wilson_interval(0.66454 * 2655, 2655)
+    assert mixed["expected_accuracy"] == pytest.approx(66.454, abs=1e-3)
+    # 2 x 1.96 x sqrt(0.222926 / 2655 + 3.8416 / (4 x 2655^2)) / 1.001447 = 3.590 points
+    assert width >= 100 * (high - low) == pytest.approx(3.590, abs=1e-3)
+
+
+def test_paired_p_values_keep_their_significant_digits():
+    rows = [{"config": c, "query_id": f"q{k}", "gold_in_block": c == "b" or k >= 30} for k in range(40) for c in "ab"]
+    paired = Aggregator([]).add(rows).summaries()[1]["vs_baseline"]["gold_in_block"]
+    # 30 questions gained, none lost: McNemar p = 2 / 2^30 = 1.863e-09, not rounded to 0.
+    assert (paired["only_a"], paired["only_b"], paired["p_value"]) == (0, 30, 1.863e-09)
 
 
 def _user_set(tmp_path, n: int = 10) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
+from .curves import CURVE_QUESTIONS
 from .metrics import RATE_METRICS, SUMMARY_METRICS
 from .stats import BOOTSTRAP_SAMPLES, budget_gains, combine_intervals, paired_comparison, recommend, wilson_interval
 
@@ -51,7 +52,8 @@ INTERVALS: dict[str, Any] = {
     "rates": "Wilson score interval (accuracy in percent, the other rates as fractions)",
     "means": f"percentile bootstrap, {BOOTSTRAP_SAMPLES} resamples of the questions (seeded)",
     "expected_accuracy": "bootstrap of the questions combined (root sum of squares, per side) with the "
-                         "published curve's own Wilson interval (2,655 questions per point)",
+                         "published curve's own Wilson interval (2,655 questions per point; never narrower "
+                         "than one 2,655-question rate at the estimate's value)",
     "paired": "paired percentile bootstrap of the per-question differences (B - baseline); yes/no metrics: "
               "widened where narrower to Bonett-Price's adjusted interval, McNemar's exact p",
     "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation, no paired differences",
@@ -96,9 +98,25 @@ def _round(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else round(float(value), 6)
 
 
+def _significant(value: float | None) -> float | None:
+    """Return a p-value to 4 significant digits (2e-37 stays 2e-37, where 6 decimals would make it 0)."""
+    return None if value is None or math.isnan(value) else float(f"{value:.4g}")
+
+
 def recommendation_metric(summaries: Sequence[Mapping[str, Any]]) -> str:
     """Return the metric a recommendation uses: ``accuracy`` when a model answered, else ``gold_in_block``."""
     return "accuracy" if any(s.get("accuracy") is not None for s in summaries) else "gold_in_block"
+
+
+def _curve_interval(mean: float, sums: Sequence[float], n: int) -> tuple[float, float]:
+    """Return the published curve's own 95% interval around an expected-accuracy mean ``mean`` (%).
+
+    The mean of the rows' curve bounds (each the Wilson interval of the points it read, 2,655
+    questions each), floored at the Wilson interval of one 2,655-question rate at ``mean``
+    itself: an average of readings never claims more precision than one curve point has.
+    """
+    floor_low, floor_high = (100.0 * v for v in wilson_interval(mean / 100.0 * CURVE_QUESTIONS, CURVE_QUESTIONS))
+    return (min(sums[0] / n, floor_low), max(sums[1] / n, floor_high))
 
 
 class Aggregator:
@@ -175,7 +193,7 @@ class Aggregator:
         else:
             mean, low, high = _normal_interval(n, total, squares)
         if metric == "expected_accuracy":
-            low, high = combine_intervals(mean, (low, high), (entry["curve"][0] / n, entry["curve"][1] / n))
+            low, high = combine_intervals(mean, (low, high), _curve_interval(mean, entry["curve"], n))
         return (mean, low, high)
 
     def baseline_label(self, baseline: str | None = None) -> str | None:
@@ -196,7 +214,8 @@ class Aggregator:
                 continue
             c = paired_comparison(self._dense(baseline, metric), self._dense(label, metric),
                                   yes_no=metric in _RATES, seed=seed)
-            out[metric] = {k: (_round(v) if isinstance(v, float) else v) for k, v in c.items()}
+            out[metric] = {k: (_significant(v) if k == "p_value" else _round(v) if isinstance(v, float) else v)
+                           for k, v in c.items()}
         return out
 
     def summaries(self, *, seed: int = 0, baseline: str | None = None) -> list[dict[str, Any]]:
