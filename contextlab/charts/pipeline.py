@@ -248,6 +248,42 @@ def budget_chart(result: ContextResult, walk: Sequence[int] | None = None, *,
     else:
         walked = [considered[i] for i in walk if i in considered]
     labels = [label(doc_label(t, 20)) for t in walked]
+    series, cut_at = _staircase(walked, labels)
+    fig = go.Figure()
+    names = {**FATE_LABELS, "cut": "Cut away"}
+    for name in ("included", "truncated", "summarized", "cut", "excluded"):
+        s = series.get(name)
+        if s:
+            fig.add_trace(go.Bar(x=s["x"], y=s["y"], base=s["base"], name=names[name],
+                                 customdata=s["text"], hovertemplate="%{customdata}<extra></extra>",
+                                 **_BUDGET_STYLES[name]))
+    fig.add_hline(y=result.tokens_budget, line=dict(color=BUDGET_COLOR, width=2, dash="dash"),
+                  annotation_text=f"budget {result.tokens_budget}", annotation_position="top left")
+    if cut_at is not None:
+        fig.add_vline(x=labels.index(cut_at) - 0.5, line=dict(color="#424242", width=1, dash="dot"))
+        fig.add_annotation(x=cut_at, y=1, yref="paper", text="first document that did not fit",
+                           showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11))
+    fig.update_layout(barmode="overlay", bargap=0.15)
+    fig.update_xaxes(title=f"documents in the budget's walk order: {walk_label}", tickangle=-45,
+                     type="category", categoryorder="array", categoryarray=labels,
+                     showticklabels=len(labels) <= 40)
+    fig.update_yaxes(title="tokens (running total)", rangemode="tozero")
+    return layout(fig, "Filling the token budget", height=460)
+
+
+_BUDGET_STYLES: dict[str, dict] = {
+    "included": dict(marker_color=FATE_COLORS["included"]),
+    "truncated": dict(marker_color=FATE_COLORS["truncated"]),
+    "summarized": dict(marker_color=FATE_COLORS["summarized"]),
+    "cut": dict(marker=dict(color=rgba(FATE_COLORS["truncated"], 0.15),
+                            line=dict(color=FATE_COLORS["truncated"], width=1),
+                            pattern=dict(shape="/", fgcolor=FATE_COLORS["truncated"]))),
+    "excluded": dict(marker_color=rgba(FATE_COLORS["excluded"], 0.45)),
+}
+
+
+def _staircase(walked: Sequence[DocTrace], labels: Sequence[str]) -> tuple[dict[str, dict[str, list]], str | None]:
+    """Return the staircase's bars per series (running total in walk order) and where the cut is."""
     series: dict[str, dict[str, list]] = {}
 
     def add(name: str, x: str, base: int, height: int, entry: DocTrace, note: str) -> None:
@@ -272,35 +308,7 @@ def budget_chart(result: ContextResult, walk: Sequence[int] | None = None, *,
             if cut:
                 add("cut", tick, used + cost, cut, t, f"~{cut} tokens cut")
         used += cost
-
-    fig = go.Figure()
-    styles = {
-        "included": dict(marker_color=FATE_COLORS["included"]),
-        "truncated": dict(marker_color=FATE_COLORS["truncated"]),
-        "summarized": dict(marker_color=FATE_COLORS["summarized"]),
-        "cut": dict(marker=dict(color=rgba(FATE_COLORS["truncated"], 0.15),
-                                line=dict(color=FATE_COLORS["truncated"], width=1),
-                                pattern=dict(shape="/", fgcolor=FATE_COLORS["truncated"]))),
-        "excluded": dict(marker_color=rgba(FATE_COLORS["excluded"], 0.45)),
-    }
-    names = {**FATE_LABELS, "cut": "Cut away"}
-    for name in ("included", "truncated", "summarized", "cut", "excluded"):
-        s = series.get(name)
-        if s:
-            fig.add_trace(go.Bar(x=s["x"], y=s["y"], base=s["base"], name=names[name],
-                                 customdata=s["text"], hovertemplate="%{customdata}<extra></extra>",
-                                 **styles[name]))
-    fig.add_hline(y=result.tokens_budget, line=dict(color=BUDGET_COLOR, width=2, dash="dash"),
-                  annotation_text=f"budget {result.tokens_budget}", annotation_position="top left")
-    if cut_at is not None:
-        fig.add_vline(x=labels.index(cut_at) - 0.5, line=dict(color="#424242", width=1, dash="dot"))
-        fig.add_annotation(x=cut_at, y=1, yref="paper", text="first document that did not fit",
-                           showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11))
-    fig.update_layout(barmode="overlay", bargap=0.15)
-    fig.update_xaxes(title=f"documents in the order the budget walked them ({walk_label})", tickangle=-45, type="category",
-                     categoryorder="array", categoryarray=labels, showticklabels=len(labels) <= 40)
-    fig.update_yaxes(title="tokens (running total)", rangemode="tozero")
-    return layout(fig, "Filling the token budget", height=460)
+    return series, cut_at
 
 
 def tokenizer_comparison(labels: Sequence[str], heuristic: Sequence[int], exact: Sequence[int]) -> go.Figure:

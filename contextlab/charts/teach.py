@@ -284,13 +284,18 @@ def curves_by_count_figure(curves: Mapping[int, Sequence[tuple[int, float]]], mo
 def reorder_step_figure(block_ranks: Sequence[int], step: int,
                         labels: Sequence[str] | None = None,
                         curve: Sequence[float] | None = None,
-                        answer_ranks: Collection[int] = ()) -> go.Figure:
+                        answer_ranks: Collection[int] = (), *,
+                        rank_names: Sequence[int] | None = None,
+                        curve_name: str = "measured accuracy at this position") -> go.Figure:
     """Return the block as positions after ``step`` documents have been placed.
 
     ``block_ranks`` holds the 0-based relevance rank at each position of the finished block;
     a position is filled once its rank is below ``step``. ``labels`` names documents by rank
     (plain text); ``curve`` (accuracy % per position) is drawn in its own panel above;
     documents whose 0-based rank is in ``answer_ranks`` are outlined as holding the answer.
+    ``rank_names[r]`` is the relevance rank the engine gave the document of 0-based rank ``r``
+    (shown on its bar; default ``r + 1``), so the chart says "rank 13" where the trace does.
+    ``curve_name`` names the curve, e.g. "… (interpolated from the published points)".
     """
     n = len(block_ranks)
     names = [label(t) for t in labels] if labels is not None else [f"rank {r + 1}" for r in range(n)]
@@ -304,7 +309,7 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
     if curve is not None:
         fig.add_trace(go.Scatter(
             x=list(range(1, n + 1)), y=list(curve), mode="lines+markers",
-            name="measured accuracy at this position", line=dict(color=CURVE_COLOR, width=3),
+            name=label(curve_name), line=dict(color=CURVE_COLOR, width=3),
             hovertemplate="pos %{x}: %{y:.1f}% correct<extra></extra>",
         ), row=1, col=1)
         fig.update_yaxes(title="accuracy (%)", range=[0, 100], ticksuffix="%", row=1, col=1)
@@ -312,7 +317,8 @@ def reorder_step_figure(block_ranks: Sequence[int], step: int,
         x=list(range(1, n + 1)), y=[n - r if f else 0.25 for r, f in zip(block_ranks, filled)],
         marker=dict(color=colors, line=dict(color=edges, width=4)),
         name="document (taller = more relevant)",
-        text=[f"rank {r + 1}" if f else "" for r, f in zip(block_ranks, filled)],
+        text=[f"rank {rank_names[r] if rank_names is not None else r + 1}" if f else ""
+              for r, f in zip(block_ranks, filled)],
         textposition="inside", insidetextanchor="end",
         customdata=[names[r] if f else "empty" for r, f in zip(block_ranks, filled)],
         hovertemplate="pos %{x}: %{customdata}<extra></extra>",

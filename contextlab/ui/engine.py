@@ -176,7 +176,7 @@ def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], st
     ranked = sorted((t for t in result.trace if t.fate not in ("filtered", "duplicate")),
                     key=lambda t: (t.relevance_rank or 0, t.input_index))
     placed_first = config.seed_compatible or not config.budget_before_reorder
-    label = "in block order: placed first, as seed 000 does" if placed_first else "most relevant first"
+    label = "block order (placed first, as seed 000)" if placed_first else "most relevant first"
     if recorded is not None:
         return list(recorded), label
     indices = [t.input_index for t in ranked]

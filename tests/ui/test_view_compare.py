@@ -43,9 +43,9 @@ def test_view_compare_budget_change_in_b_changes_tokens():
     at = _compare()
     run(at.button(key="cmp_b_preset_reset").click())
     run(at.number_input(key="cmp_b_budget").set_value(400))
-    tokens = next(m for m in at.metric if m.label == "Tokens used, B")
+    tokens = next(m for m in at.metric if m.label == "Tokens, B (exact)")
     assert int(tokens.value.replace(",", "")) <= 400
-    assert tokens.delta.startswith("-")
+    assert tokens.delta == "of its budget of 400"
 
 
 def test_view_compare_reset_returns_b_to_a_and_says_so():
@@ -136,3 +136,17 @@ def test_view_compare_seed_mode_b_shows_the_tokenizer_it_really_uses():
     own = at.selectbox(key="cmp_b_tokenizer")
     assert own.value == "cl100k_base" and not own.disabled
     assert at.toggle(key="cmp_b_budget_before_reorder").value is True
+
+
+def test_view_compare_counts_both_sides_exactly_and_flags_the_side_over_its_budget():
+    # scenario 1: B is the seed engine, which estimates words x 1.3 and does not count headers
+    at = _compare()
+    a = next(m for m in at.metric if m.label == "Tokens, A (exact)")
+    b = next(m for m in at.metric if m.label == "Tokens, B (exact)")
+    assert a.delta == "of its budget of 1,000"
+    assert int(b.value.replace(",", "")) > 1000 and b.delta.endswith("over its budget of 1,000")
+    said = texts(at)
+    assert "B is over its budget: " in said and "A is over its budget" not in said
+    assert "A's engine counts exactly (cl100k_base)" in said
+    assert "B's engine counts with its heuristic estimate (words × 1.3)" in said
+    assert "Block size, exact (cl100k_base)" in said

@@ -174,3 +174,20 @@ def test_view_learn_with_no_document_in_the_block_says_so_under_both_document_se
     said = [i.value for i in at.info]
     assert said.count("No document is in the block yet; load documents or raise the budget.") == 2
     assert not at.slider  # neither the stepper nor the ordering controls are drawn
+
+
+def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are_interpolated():
+    # scenario 3's sample in relevance order: the answer is rank 13 in the trace, and Learn says 13 too
+    at = _learn(sample="clinical_abstracts", budget=2400)
+    said = texts(at)
+    assert "is rank 13: the reorder puts it at pos" in said
+    bars = _bars(at)
+    assert all(t == "" or t.startswith("rank ") for t in bars["text"])
+    assert "(interpolated from the published points)" in said or "measured accuracy" in said
+
+
+def test_view_learn_explains_when_a_reorder_cannot_help_and_opens_a_case_where_it_does():
+    at = _learn(sample="support_faq")
+    said = texts(at)
+    assert "Here a reorder cannot beat relevance order: the most relevant document is first" in said
+    assert at.button(key="learn_open_helping").label.startswith("Show a case where it helps")

@@ -10,14 +10,15 @@ import streamlit as st
 from contextlab import charts, positional
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
+from contextlab.lab.counts import block_counts
 from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult
 
 from ..context import LabContext
-from ..engine import PLACEMENTS, TOKENIZER_NAMES, build_cached
+from ..engine import EXACT_TOKENIZER, PLACEMENTS, TOKENIZER_NAMES, build_cached, exact_block_tokens
 from ..state import B_FIELDS, B_KEY, apply_config_b, b_key
 from ..parts import on_request, seed_fixed_key, show_chart
-from ..text import md, plain
+from ..text import md, md_line, plain
 from .learn import most_marked_model, score_range_note
 
 __all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
@@ -101,10 +102,10 @@ def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataF
         "doc": charts.doc_tag(c.input_index), "source": plain(c.source or ""), "change": c.change,
         "A": f"pos {c.position_a}" if c.position_a is not None else c.fate_a,
         "B": f"pos {c.position_b}" if c.position_b is not None else c.fate_b,
-        "tokens A": c.tokens_a, "tokens B": c.tokens_b,
+        "block cost A": c.tokens_a, "block cost B": c.tokens_b,
         "rank": pos(c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b),
     } for c in diff.changes if show_unchanged or c.change != "unchanged"]
-    return pd.DataFrame(rows, columns=["doc", "source", "change", "A", "B", "tokens A", "tokens B", "rank"])
+    return pd.DataFrame(rows, columns=["doc", "source", "change", "A", "B", "block cost A", "block cost B", "rank"])
 
 
 def _describe(config: LabConfig) -> str:
@@ -114,14 +115,39 @@ def _describe(config: LabConfig) -> str:
             f"{order} · duplicate threshold {config.dedup_threshold:g}")
 
 
-def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> None:
+def _budget_delta(exact: int, budget: int) -> dict[str, object]:
+    """Return metric delta arguments: red "N over budget", or a grey "of the budget" share."""
+    if exact > budget:
+        return dict(delta=f"{exact - budget:+,} over its budget of {budget:,}", delta_color="inverse")
+    return dict(delta=f"of its budget of {budget:,}", delta_color="off", delta_arrow="off")
+
+
+def _counted(side: str, result: ContextResult, exact: int) -> str:
+    """Return what a side's own engine counted, naming its tokenizer."""
+    if result.tokenizer == EXACT_TOKENIZER:
+        return f"{side}'s engine counts exactly ({EXACT_TOKENIZER})"
+    return (f"{side}'s engine counts with its {result.tokenizer} estimate (words × 1.3): "
+            f"{result.tokens_used:,} by that count, {exact:,} exact")
+
+
+def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int, int]:
+    """Draw both sides' exact tokens (flagged when over budget) and what moved; return the exact counts."""
+    exact_a, exact_b = exact_block_tokens(a), exact_block_tokens(b)
+    in_a, in_b = block_counts(a).in_block, block_counts(b).in_block
     cols = st.columns(4)
-    cols[0].metric("Tokens used, B", f"{diff.tokens_used_b:,}", delta=f"{diff.tokens_delta:+,} vs A",
-                   delta_color="off")
-    cols[1].metric("Documents in block, B", len(b.included_docs),
-                   delta=f"{len(b.included_docs) - len(a.included_docs):+d} vs A", delta_color="off")
-    cols[2].metric("Gained / lost", f"{len(diff.gained)} / {len(diff.lost)}")
-    cols[3].metric("Moved", len(diff.moved))
+    cols[0].metric("Tokens, A (exact)", f"{exact_a:,}", **_budget_delta(exact_a, a.tokens_budget))
+    cols[1].metric("Tokens, B (exact)", f"{exact_b:,}", **_budget_delta(exact_b, b.tokens_budget))
+    cols[2].metric("In the block, B", in_b, delta=f"{in_b - in_a:+d} vs A", delta_color="off")
+    cols[3].metric("Gained / lost / moved", f"{len(diff.gained)} / {len(diff.lost)} / {len(diff.moved)}")
+    st.caption(md_line(f"Exact: {EXACT_TOKENIZER} on the finished block, both sides. "
+                       f"{_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."))
+    for side, exact, result in (("A", exact_a, a), ("B", exact_b, b)):
+        if exact > result.tokens_budget:
+            st.error(md_line(f"{side} is over its budget: {exact:,} exact tokens for a budget of "
+                             f"{result.tokens_budget:,} ({exact - result.tokens_budget:+,}). "
+                             + ("Its engine does not count headers, and estimates tokens."
+                                if result.tokenizer != EXACT_TOKENIZER else "")))
+    return exact_a, exact_b
 
 
 def _render_config_diff(config_a: LabConfig, config_b: LabConfig) -> None:
@@ -236,8 +262,10 @@ def render(ctx: LabContext) -> None:
     diff = diff_results(result_a, result_b)
 
     st.subheader("What changes from A to B", anchor=False)
-    _metrics(diff, result_a, result_b)
-    lines = diff.summary()
+    exact_a, exact_b = _metrics(diff, result_a, result_b)
+    # The summary's last line is the block size: said in exact tokens, as the metrics above.
+    lines = diff.summary()[:-1] + [f"Block size, exact ({EXACT_TOKENIZER}): {exact_a:,} → {exact_b:,} "
+                                   f"tokens ({exact_b - exact_a:+,})."]
     shown = lines if len(lines) <= _SUMMARY_LINES + 1 else lines[:_SUMMARY_LINES] + [
         f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
@@ -253,6 +281,9 @@ def render(ctx: LabContext) -> None:
     frame = changes_frame(diff, show_unchanged=show_all)
     if len(frame):
         st.dataframe(frame, hide_index=True, width="stretch")
+        st.caption(md_line(f"block cost: what a document takes up in each side's block, header included "
+                           f"when that side counts headers, by that side's own tokenizer (A: "
+                           f"{result_a.tokenizer}, B: {result_b.tokenizer})."))
 
     blocks = on_request("The two blocks, side by side", "cmp_blocks_open")
     if blocks is not None:
@@ -265,7 +296,7 @@ def render(ctx: LabContext) -> None:
 
 def _blocks_side_by_side(result_a: ContextResult, result_b: ContextResult) -> None:
     col_a, col_b = st.columns(2)
-    col_a.markdown(f"**A** — {result_a.tokens_used:,} tokens")
+    col_a.markdown(f"**A** — {exact_block_tokens(result_a):,} tokens (exact)")
     col_a.code(plain(result_a.context_block) or "(empty)", language=None, wrap_lines=True)
-    col_b.markdown(f"**B** — {result_b.tokens_used:,} tokens")
+    col_b.markdown(f"**B** — {exact_block_tokens(result_b):,} tokens (exact)")
     col_b.code(plain(result_b.context_block) or "(empty)", language=None, wrap_lines=True)

@@ -311,8 +311,8 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     if _SORTS[order] is not None:
         summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
     st.dataframe(_summary_frame(result, summaries, metric), hide_index=True, width="stretch")
-    caption(f"Δ: the paired difference against the baseline in points, over the same questions (paired "
-            f"bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals.")
+    caption("Δ: the paired difference against the baseline in points, over the same questions (paired "
+            "bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals.")
     _recommendation(result, report)
     summaries = report["configs"]
     caption(EXPECTED_ACCURACY_NOTE)
@@ -320,7 +320,7 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     _disagreement_table(result)
     d1, d2 = st.columns(2)
     d1.download_button("Download results.csv", results_csv(result), "results.csv", "text/csv", key="eval_csv")
-    d2.download_button("Download summary.json", json.dumps(result.summary(), indent=2), "summary.json",
+    d2.download_button("Download summary.json", json.dumps(result.summary(baseline=baseline), indent=2), "summary.json",
                        "application/json", key="eval_json")
 
 

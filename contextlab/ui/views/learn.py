@@ -9,10 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts, positional
+from contextlab.lab.teaching import HELPS_SCENARIO, curve_name, reorder_cannot_help
 from contextlab.types import DocTrace
 
 from ..context import LabContext
 from ..engine import MIN_DOCS_TO_REORDER
+from ..scenarios import SCENARIO_KEY, apply_scenario
 from ..parts import on_request, show_chart
 from ..text import md, md_line, plain
 
@@ -164,8 +166,13 @@ def _step_reset() -> None:
     st.session_state["learn_step"] = 0
 
 
-def step_sentence(step: int, order: list[int], labels: list[str], curve: list[float], model: str) -> str:
-    """Return what step ``step`` of the reorder does, with honest accuracy numbers."""
+def step_sentence(step: int, order: list[int], labels: list[str], curve: list[float], model: str,
+                  ranks: list[int] | None = None) -> str:
+    """Return what step ``step`` of the reorder does, with honest accuracy numbers.
+
+    ``ranks[k]`` is the engine's relevance rank of the k-th most relevant document in the block
+    (default ``k + 1``): the sentence names documents by the rank every other view shows.
+    """
     n = len(order)
     if not step:
         return f"The block has {n} empty positions. Press Next to place the most relevant document."
@@ -174,7 +181,8 @@ def step_sentence(step: int, order: list[int], labels: list[str], curve: list[fl
     side = "at the front" if slot <= (n + 1) // 2 else "at the back"
     inner = curve[1:-1] or curve
     middle = min(inner)
-    text = (f"Step {step}: rank {rank + 1} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
+    shown = ranks[rank] if ranks is not None else rank + 1
+    text = (f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
             f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy")
     gain = curve[slot - 1] - middle
     if n >= 3 and abs(gain) < 2.0:
@@ -210,23 +218,42 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
 
     curve = pos.accuracy_curve(model, n)
     labels = [_label(t, ctx.answer) for t in ranked]
+    ranks = [t.relevance_rank or k + 1 for k, t in enumerate(ranked)]  # the engine's ranks, as elsewhere
     answer_ranks = {k for k, t in enumerate(ranked) if t.input_index in ctx.answer}
-    show_chart(charts.reorder_step_figure(order, step, labels, curve, answer_ranks), ctx,
-               "learn_step_chart")
-    st.text(plain(step_sentence(step, order, labels, curve, model)))
+    show_chart(charts.reorder_step_figure(order, step, labels, curve, answer_ranks, rank_names=ranks,
+                                          curve_name=curve_name(model, n)), ctx, "learn_step_chart")
+    st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
     for k in sorted(answer_ranks):
         slot = order.index(k) + 1
-        st.text(plain(f"★ The document that holds the answer ({labels[k]}) is rank {k + 1}: the "
+        st.text(plain(f"★ The document that holds the answer ({labels[k]}) is rank {ranks[k]}: the "
                       f"reorder puts it at pos {slot} ({curve[slot - 1]:.1f}%); relevance order "
                       f"would put it at pos {k + 1} ({curve[k]:.1f}%)."))
+    _teach_when_it_cannot_help(curve, model)
     table = pd.DataFrame([
         {"pos": p + 1,
          "document": plain(labels[order[p]]) if order[p] < step else "",
-         "rank": str(order[p] + 1) if order[p] < step else "",
+         "rank": str(ranks[order[p]]) if order[p] < step else "",
          "accuracy here (%)": round(curve[p], 1)}
         for p in range(n)
     ])
     st.dataframe(table, hide_index=True, width="stretch")
+    st.caption(md_line(f"Accuracy here: {model}'s {curve_name(model, n)}, for {n} documents."))
+
+
+def _open_helping_case() -> None:
+    st.session_state[SCENARIO_KEY] = HELPS_SCENARIO
+    apply_scenario(SCENARIO_KEY)
+    st.session_state["view"] = "learn"
+
+
+def _teach_when_it_cannot_help(curve: list[float], model: str) -> None:
+    """Say on the page when the reorder cannot help these documents, and open a case where it does."""
+    why = reorder_cannot_help(curve, model)
+    if why is None:
+        return
+    st.info(md_line(why))
+    st.button("Show a case where it helps: an answer deep in the ranking", key="learn_open_helping",
+              on_click=_open_helping_case)
 
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
@@ -287,7 +314,11 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
                                                    [labels[r] for r in order]),
                        ctx, "learn_score_chart")
 
-    scores = pos.compare_orderings(relevances, model, n)
+    _strategies_table(pos.compare_orderings(relevances, model, n), report, model, n)
+
+
+def _strategies_table(scores: dict[str, float], report: Any, model: str, n: int) -> None:
+    """Draw every strategy's score on these documents, and how the score is computed."""
     st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")
     span = report.best_score - report.worst_score
     st.dataframe(pd.DataFrame([
@@ -306,7 +337,7 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
             "**Score** = Σ (relevance of the document at position *i* × accuracy at *i*) ÷ "
             "(Σ relevance × the best accuracy on the curve). Relevance is each document's "
             "retrieval score; accuracy is the chosen model's published curve.\n\n"
-            f"**Other document counts.** {pos.INTERPOLATION_METHOD}"
+            f"**Other document counts.** {positional.INTERPOLATION_METHOD}"
         )
 
 

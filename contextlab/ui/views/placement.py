@@ -8,10 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts, positional
+from contextlab.lab.counts import relevance_position
+from contextlab.lab.teaching import accuracy_phrase, reorder_cannot_help
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..parts import by_index, explain, score_delta, show_chart
+from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart
 from ..text import md_line
 
 __all__ = ["render", "middle_zone", "dip_by_count", "answer_sentence"]
@@ -36,19 +38,23 @@ def dip_by_count(model: str) -> dict[int, float]:
     return out
 
 
-def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str) -> str:
-    """Return where the answer document sits, what the curve says there, and in relevance order."""
+def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str,
+                    relevance_pos: int | None = None) -> str:
+    """Return where the answer document sits, what the curve says there, and in relevance order.
+
+    ``relevance_pos`` is where relevance order would put it (``lab.counts.relevance_position``):
+    its rank counts the duplicates and left-out documents above it, its position does not.
+    """
     name = charts.doc_label(entry, 60)
     if entry.position is None:
         return (f"The document that holds the answer ({name}) is not in the block: "
                 f"{charts.FATE_LABELS[entry.fate].lower()}. No placement can help it.")
     here = curve[entry.position - 1]
-    text = (f"The document that holds the answer ({name}) is at pos {entry.position} of {n}, "
-            f"where {model} answered {here:.1f}% correctly")
-    rank = entry.relevance_rank
-    if rank is not None and rank <= n and rank != entry.position:
-        text += (f"; in relevance order it would be at pos {rank} ({curve[rank - 1]:.1f}%)")
-    elif rank == entry.position:
+    text = (f"The document that holds the answer ({name}, rank {entry.relevance_rank}) is at pos "
+            f"{entry.position} of {n}, where {accuracy_phrase(model, n, here)}")
+    if relevance_pos is not None and relevance_pos != entry.position:
+        text += f"; in relevance order it would be at pos {relevance_pos} ({curve[relevance_pos - 1]:.1f}%)"
+    elif relevance_pos == entry.position:
         text += "; relevance order puts it in the same place"
     return text + "."
 
@@ -104,7 +110,12 @@ def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], m
     cols[2].metric("Best possible", f"{report.best_score:.3f}",
                    help="The same documents with the most relevant at the most accurate positions.")
     if answers:
-        st.info(md_line(" ".join(answer_sentence(a, n, curve, model) for a in answers)))
+        st.info(md_line(" ".join(answer_sentence(a, n, curve, model, relevance_position(ctx.result, a))
+                                 for a in answers)))
+    if report.score - scores["relevance"] < NO_CHANGE:
+        why = reorder_cannot_help(curve, model)
+        if why:
+            explain(why + " The Learn view opens such a case.")
 
 
 def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
