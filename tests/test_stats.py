@@ -149,3 +149,9 @@ def test_recommend_says_when_configurations_cannot_be_told_apart():
     assert out["questions_needed"] == 157
     assert out["text"].startswith("On measured accuracy (a model answered): these 2 configurations cannot be told "
                                   "apart on 20 questions: about 157 would be needed")
+
+
+def test_recommend_with_one_configuration_says_it_is_the_only_one():
+    out = recommend([_summary("only", 512, 0.5, 480)], {"only": [1, 0]}, "gold_in_block", yes_no=True)
+    assert out["text"] == ("On gold in block (no model answered): take only: 480 tokens on average, gold in block "
+                           "50.0%, the only configuration run (2 questions).")

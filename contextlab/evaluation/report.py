@@ -54,9 +54,12 @@ def _answer_model(result: Any) -> dict[str, Any] | None:
     return {"endpoint": endpoint, "model": getattr(result, "answer_model", None)}
 
 
-def summary_document(result: Any, *, seed: int = 0) -> dict[str, Any]:
-    """Return the whole run as the JSON ``--summary`` writes (``result`` is an ``EvalResult``)."""
-    report = result.report(seed=seed)
+def summary_document(result: Any, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+    """Return the whole run as the JSON ``--summary`` writes (``result`` is an ``EvalResult``).
+
+    ``baseline`` (a configuration's label) overrides the run's own for the paired differences.
+    """
+    report = result.report(seed=seed, baseline=baseline)
     provenance = dict(getattr(result, "provenance", None) or {})
     return {
         "contextlab_eval": SUMMARY_FORMAT,

@@ -100,9 +100,9 @@ class EvalResult:
         """Return one aggregate per configuration with 95% intervals and paired differences (seeded)."""
         return self.report(seed=seed)["configs"]
 
-    def summary(self, *, seed: int = 0) -> dict[str, Any]:
+    def summary(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
         """Return the whole run as the JSON ``--summary`` writes (``report.summary_document``)."""
-        return summary_document(self, seed=seed)
+        return summary_document(self, seed=seed, baseline=baseline)
 
 
 def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuestion]]:

@@ -241,7 +241,9 @@ def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Seque
     told_apart = len(fine) < len(rated)
     text = (f"take {choice['config']}: {choice[cost]:.0f} tokens on average, {words} "
             f"{_points(choice[metric], yes_no, percent)}")
-    if choice is best:
+    if len(rated) == 1:
+        text += f", the only configuration run ({n} questions)"
+    elif choice is best:
         text += f", the best of {len(rated)} configurations on {n} questions"
     else:
         text += (f", not credibly below the best ({best['config']}, {_points(best[metric], yes_no, percent)}; "
