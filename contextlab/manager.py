@@ -283,6 +283,7 @@ class ContextManager:
             duplicate_pairs=selection.pairs,
             timings_ms=clock.timings,
             tokenizer=self.tokenizer.name,
+            budget_walk=outcome.walk,
         )
 
     def format_memory(self, memory: list[Message], max_turns: int | None = None) -> str:

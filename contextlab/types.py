@@ -106,7 +106,13 @@ class DocTrace:
 
 @dataclass
 class ContextResult:
-    """The finished context block with everything needed to explain it."""
+    """The finished context block with everything needed to explain it.
+
+    ``budget_walk`` is the order the budget walked the documents that reached it (input
+    indices): most relevant first by default, the block order in seed-compatible mode (which
+    places before the budget). Each one's decision is in its ``DocTrace`` (fate, ``block_tokens``,
+    reason); the final measure may still drop one (fate "excluded", reason says so).
+    """
 
     context_block: str
     included_docs: list[Document]
@@ -120,6 +126,7 @@ class ContextResult:
     duplicate_pairs: list[DuplicatePair] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     tokenizer: str = ""
+    budget_walk: list[int] = field(default_factory=list)
 
     @property
     def utilization_pct(self) -> float:
@@ -149,6 +156,7 @@ class ContextResult:
             "trace": [t.to_dict() for t in self.trace],
             "duplicate_pairs": [asdict(p) for p in self.duplicate_pairs],
             "timings_ms": dict(self.timings_ms),
+            "budget_walk": list(self.budget_walk),
         }
 
 

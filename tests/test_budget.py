@@ -13,10 +13,12 @@ from contextlab.stages.budget import (
     PlacedDocument,
     Shortened,
     apply_budget,
+    default_walk,
     fit_text,
     fit_to_budget,
     measure_and_drop,
     seed_truncate,
+    seed_walk,
 )
 from contextlab.stages.format import format_block
 from contextlab.tokenizers import get_tokenizer
@@ -53,6 +55,39 @@ def test_budget_walk_continues_after_overflow():
     seed_walk = fit_to_budget([60, 50, 30], 100, whole_first=False)
     assert [d.fate for d in seed_walk] == ["included", "excluded", "included"]
     assert [d.remaining_before for d in seed_walk] == [100, 40, 40]
+
+
+def _cut_all_that_is_left(i, remaining):
+    return Shortened(f"cut {i}", remaining, "truncated")
+
+
+def test_budget_seed_walk_cuts_the_first_misfit_at_once():
+    # 80 fits; 60 does not and is cut to the 20 left; the small 4 behind it finds no room.
+    decisions = seed_walk([80, 60, 4], 100, shorten=_cut_all_that_is_left, min_remaining=5)
+    assert [(d.fate, d.cost, d.remaining_before) for d in decisions] == [
+        ("included", 80, 100), ("truncated", 20, 20), ("excluded", 0, 0)]
+
+
+def test_budget_default_walk_lets_a_small_whole_document_ahead_of_the_cut():
+    # The same documents: the small 4 goes in whole first, the cut of 60 gets the 16 left.
+    decisions = default_walk([80, 60, 4], 100, shorten=_cut_all_that_is_left, min_remaining=5)
+    assert [(d.fate, d.cost, d.remaining_before) for d in decisions] == [
+        ("included", 80, 100), ("truncated", 16, 16), ("included", 4, 20)]
+    # fit_to_budget is the two walks behind one switch.
+    assert fit_to_budget([80, 60, 4], 100, shorten=_cut_all_that_is_left, min_remaining=5) == decisions
+
+
+def test_budget_walk_order_is_recorded_in_the_result():
+    from contextlab import ContextManager, PromptRequest
+
+    docs = [Document(f"document {i} " + words(f"w{i}x", 12), score=1.0 - i / 10, source=f"d{i}")
+            for i in range(5)]
+    request = PromptRequest("q", docs, max_context_tokens=10_000)
+    # The default walks by relevance; seed 000 places first (lost in the middle), then walks that order.
+    assert ContextManager(tokenizer="heuristic").build(request).budget_walk == [0, 1, 2, 3, 4]
+    seed = ContextManager.seed_compatible().build(request)
+    assert seed.budget_walk == [0, 2, 4, 3, 1]
+    assert seed.to_dict()["budget_walk"] == [0, 2, 4, 3, 1]
 
 
 def _cut_to_remaining(calls):

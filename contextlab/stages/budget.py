@@ -32,10 +32,12 @@ __all__ = [
     "Shortened",
     "TRUNCATION_MARKER",
     "apply_budget",
+    "default_walk",
     "fit_text",
     "fit_to_budget",
     "measure_and_drop",
     "seed_truncate",
+    "seed_walk",
 ]
 
 #: Appended to a cut document so the model (and the reader) can see it was cut.
@@ -81,54 +83,81 @@ def fit_to_budget(
     overhead: Callable[[int], int] | None = None,
     whole_first: bool = True,
 ) -> list[BudgetDecision]:
-    """Return one decision per document, in the order given.
+    """Return one decision per document, in the order given: ``default_walk`` or, without ``whole_first``, ``seed_walk``.
 
-    A document goes in when ``used + cost <= budget``; the walk never stops early, so a later,
-    smaller document that fits goes in. One that does not fit is offered to ``shorten`` while
+    Both walks put a document in when ``used + cost <= budget`` and never stop early, so a later,
+    smaller document that fits goes in; one that does not fit is offered to ``shorten`` while
     more than ``min_remaining`` tokens remain, and what ``shorten`` returns is charged in full.
-
-    With ``whole_first`` (the default) a shortened copy never takes the room of a small whole
-    document: one that costs ``min_remaining`` or less, the least room a cut is worth. Such a
-    document goes in ahead of the cut of a more relevant one that did not fit, as long as that
-    cut still gets more than ``min_remaining``; shortened copies then get what is left, in the
-    order given. A larger document does not go ahead of a pending cut: on retrieval data a
-    cut of the most relevant document holds the answer more often than a whole, less relevant
-    one (measured on the bundled NaturalQuestions set). Without ``whole_first``, a document is shortened the moment it
-    does not fit, as seed 000 does, even when smaller ones behind it would fit whole.
-
     ``overhead(i)`` (headers, separators) adds to ``costs[i]``; it is only asked for when the
     document could fit on its own cost, so it may be expensive.
     """
-    decisions: list[BudgetDecision | None] = [None] * len(costs)
-    left_out: list[int] = []
-    claim = False  # a document that did not fit is owed a cut of more than min_remaining
+    walk = default_walk if whole_first else seed_walk
+    return walk(costs, budget, shorten=shorten, min_remaining=min_remaining, overhead=overhead)
+
+
+def _cost(costs: Sequence[int], i: int, remaining: int, overhead: Callable[[int], int] | None) -> int:
+    """Return document ``i``'s cost, its overhead added when it could fit on its own cost."""
+    cost = costs[i]
+    return cost + overhead(i) if cost <= remaining and overhead is not None else cost
+
+
+def seed_walk(costs: Sequence[int], budget: int, *, shorten: Shorten | None = None,
+              min_remaining: int = MIN_PARTIAL_TOKENS,
+              overhead: Callable[[int], int] | None = None) -> list[BudgetDecision]:
+    """Return seed 000's decisions: one walk, a document that does not fit is shortened at once.
+
+    The cut may crowd out a small document behind it that would have fitted whole (so a larger
+    budget can lose a document a smaller one kept); that is the seed's behaviour, kept exactly.
+    """
+    decisions: list[BudgetDecision] = []
     used = 0
-    for i, cost in enumerate(costs):
+    for i in range(len(costs)):
         remaining = budget - used
-        if cost <= remaining and overhead is not None:
-            cost += overhead(i)
-        yields = claim and (cost > min_remaining or remaining - cost <= min_remaining)
+        cost = _cost(costs, i, remaining, overhead)
+        if cost <= remaining:
+            decisions.append(BudgetDecision(i, "included", None, cost, remaining))
+        else:
+            decisions.append(_offer(i, remaining, shorten, min_remaining))
+        used += decisions[-1].cost
+    return decisions
+
+
+def default_walk(costs: Sequence[int], budget: int, *, shorten: Shorten | None = None,
+                 min_remaining: int = MIN_PARTIAL_TOKENS,
+                 overhead: Callable[[int], int] | None = None) -> list[BudgetDecision]:
+    """Return the default decisions: whole documents first, then the cuts get the room left.
+
+    First pass, in order: a document goes in whole when it fits, except that once one did not
+    fit with more than ``min_remaining`` left (a cut is owed), only a small document — costing
+    ``min_remaining`` or less, the least room a cut is worth — goes ahead, and only while the
+    owed cut keeps more than ``min_remaining``. A larger one does not go ahead of the cut: on
+    retrieval data a cut of the most relevant document holds the answer more often than a
+    whole, less relevant one (measured on the bundled NaturalQuestions set). Second pass, in
+    order, over the documents left out: whole if it now fits, else offered to ``shorten``.
+    """
+    decisions: dict[int, BudgetDecision] = {}
+    left_out: list[int] = []
+    cut_owed = False
+    used = 0
+    for i in range(len(costs)):
+        remaining = budget - used
+        cost = _cost(costs, i, remaining, overhead)
+        yields = cut_owed and (cost > min_remaining or remaining - cost <= min_remaining)
         if cost <= remaining and not yields:
             decisions[i] = BudgetDecision(i, "included", None, cost, remaining)
             used += cost
-        elif whole_first:
-            claim = claim or (cost > remaining and shorten is not None and remaining > min_remaining)
-            left_out.append(i)
-        else:
-            decision = decisions[i] = _offer(i, remaining, shorten, min_remaining)
-            used += decision.cost
+            continue
+        left_out.append(i)
+        cut_owed = cut_owed or (cost > remaining and shorten is not None and remaining > min_remaining)
     for i in left_out:
         # In walk order: the cut first, then whatever still fits (a short synopsis leaves room).
         remaining = budget - used
-        cost = costs[i]
-        if cost <= remaining and overhead is not None:
-            cost += overhead(i)
-        if cost <= remaining:
-            decision = decisions[i] = BudgetDecision(i, "included", None, cost, remaining)
-        else:
-            decision = decisions[i] = _offer(i, remaining, shorten, min_remaining)
-        used += decision.cost
-    return [d for d in decisions if d is not None]
+        cost = _cost(costs, i, remaining, overhead)
+        fits = cost <= remaining
+        decisions[i] = (BudgetDecision(i, "included", None, cost, remaining) if fits
+                        else _offer(i, remaining, shorten, min_remaining))
+        used += decisions[i].cost
+    return [decisions[i] for i in range(len(costs))]
 
 
 def _offer(i: int, remaining: int, shorten: Shorten | None, min_remaining: int) -> BudgetDecision:
@@ -208,10 +237,12 @@ class PlacedDocument:
 class BudgetOutcome:
     """The documents the budget placed (walk order) and, per excluded index, the room left then.
 
-    ``header_costs``: per excluded index, what its header line and separator were priced at,
-    when they were (the content alone fitted at some point of the walk).
+    ``walk``: the input indices in the order the budget walked them (relevance order by default,
+    block order in seed mode). ``header_costs``: per excluded index, what its header line and
+    separator were priced at, when they were (the content alone fitted at some point of the walk).
     """
 
+    walk: list[int] = field(default_factory=list)
     placed: list[PlacedDocument] = field(default_factory=list)
     excluded_at: dict[int, int] = field(default_factory=dict)
     header_costs: dict[int, int] = field(default_factory=dict)
@@ -273,10 +304,10 @@ def apply_budget(walk: Sequence[int], docs: Sequence[Document], tokens: Sequence
     # Seed 000 cuts the first document that does not fit at once, crowding out small ones
     # behind it that fit whole (so a larger budget could lose a document a smaller one kept).
     # Otherwise small whole documents go ahead of the cut, which gets the room they leave.
-    decisions = fit_to_budget([tokens[i] for i in walk], budget, shorten=charges.shorten,
-                              overhead=charges.overhead, min_remaining=min_remaining,
-                              whole_first=not rules.seed_mode)
-    outcome = BudgetOutcome()
+    walk_budget = seed_walk if rules.seed_mode else default_walk
+    decisions = walk_budget([tokens[i] for i in walk], budget, shorten=charges.shorten,
+                            overhead=charges.overhead, min_remaining=min_remaining)
+    outcome = BudgetOutcome(walk=list(walk))
     for d in decisions:
         index = walk[d.index]
         doc = docs[index]
