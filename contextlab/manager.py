@@ -353,9 +353,10 @@ def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: in
     """Return why the budget left a document out, naming its header when the header tipped it."""
     left = f"{max(remaining, 0)} of {budget} left"
     if header is None or tokens > remaining:
-        return f"over budget: needs {tokens} tokens, {left}"
-    long_source = f" (its source is {len(source):,} characters)" if source and len(source) > 200 else ""
-    return f"over budget: needs {tokens} tokens plus {header} for its header line{long_source}, {left}"
+        return f"over budget: {tokens} text tokens, {left}"
+    long_source = f"; its source is {len(source):,} characters" if source and len(source) > 200 else ""
+    return (f"over budget: block cost {tokens + header} tokens ({tokens} text + {header} for its header "
+            f"line{long_source}), {left}")
 
 
 def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float) -> None:
@@ -371,20 +372,28 @@ def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float) -> None
 
 
 def _trace_placed(t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int) -> None:
-    """Mark ``t`` as placed at ``position`` of ``n_placed``, with what it cost."""
+    """Mark ``t`` as placed at ``position`` of ``n_placed``, with what it cost.
+
+    Reasons name the two token measures as ``DocTrace`` does: a document's *text tokens*
+    (``tokens``) and its *block cost* (``block_tokens``: kept text plus header line and separator
+    when the budget counts them).
+    """
     t.fate = fate  # type: ignore[assignment]
     t.position = position
     t.block_tokens = cost
     if fate == "included":
         where = "an end of the block" if position in (1, n_placed) and n_placed > 1 else (
             "the middle" if 1 < position < n_placed else "the block")
-        t.reason = f"rank {t.relevance_rank}, fits ({cost} tokens); placed {position} of {n_placed}, {where}"
+        header = cost - t.tokens
+        parts = f" ({t.tokens} text + {header} header)" if header > 0 else ""
+        t.reason = (f"rank {t.relevance_rank}, fits: block cost {cost} tokens{parts}; "
+                    f"placed {position} of {n_placed}, {where}")
     elif fate == "truncated":
-        t.reason = (f"did not fit ({t.tokens} tokens, {remaining} left): "
-                    f"cut to {cost} tokens; placed {position} of {n_placed}")
+        t.reason = (f"did not fit ({t.tokens} text tokens, {remaining} left): "
+                    f"cut to a block cost of {cost} tokens; placed {position} of {n_placed}")
     else:
-        t.reason = (f"did not fit ({t.tokens} tokens, {remaining} left): "
-                    f"one-sentence synopsis of {cost} tokens; placed {position} of {n_placed}")
+        t.reason = (f"did not fit ({t.tokens} text tokens, {remaining} left): "
+                    f"one-sentence synopsis, block cost {cost} tokens; placed {position} of {n_placed}")
 
 
 def validate_request(request: PromptRequest) -> None:

@@ -11,9 +11,9 @@ def test_excluded_for_a_huge_source_the_reason_names_the_header():
     result = ContextManager().build(PromptRequest("refunds", docs, max_context_tokens=2048))
     first = result.trace[0]
     assert first.fate == "excluded"
-    assert first.reason.startswith("over budget: needs 6 tokens plus ")
-    assert first.reason.endswith(" for its header line (its source is 1,000,000 characters), "
-                                 "2023 of 2048 left")
+    assert first.reason.startswith("over budget: block cost ")
+    assert first.reason.endswith(" tokens (6 text + " + first.reason.split("(6 text + ")[1].split()[0]
+                                 + " for its header line; its source is 1,000,000 characters), 2023 of 2048 left")
     assert result.trace[1].fate == "included"
 
 
@@ -23,5 +23,5 @@ def test_excluded_reason_adds_the_header_only_when_the_header_tipped_it():
             Document("word " * 400, score=0.5, source="long.md")]
     result = ContextManager().build(PromptRequest("refunds", docs, max_context_tokens=30))
     assert [t.reason for t in result.trace] == [
-        "over budget: needs 17 tokens plus 17 for its header line, 30 of 30 left",
-        "over budget: needs 401 tokens, 30 of 30 left"]
+        "over budget: block cost 34 tokens (17 text + 17 for its header line), 30 of 30 left",
+        "over budget: 401 text tokens, 30 of 30 left"]
