@@ -21,7 +21,8 @@ PACKAGE = ROOT / "contextlab"
 
 #: The engine layer (and the base below it): what any front end, feature or lab module may use.
 ENGINE = ("contextlab.errors", "contextlab.validation", "contextlab.types", "contextlab.tokenizers",
-          "contextlab.stages", "contextlab.manager", "contextlab.settings", "contextlab.events")
+          "contextlab.stages", "contextlab.manager", "contextlab.build_cache", "contextlab.settings",
+          "contextlab.events", "contextlab.atomic", "contextlab.progress")
 #: What the engine must never import, lazily or not.
 ABOVE_ENGINE = ("contextlab.lab", "contextlab.ui", "contextlab.cli", "contextlab.charts",
                 "contextlab.evaluation", "contextlab.evaluate", "contextlab.integrations",
@@ -147,6 +148,13 @@ def test_architecture_engine_imports_nothing_above_it():
     bad = sorted((name, target) for name, targets in _graph().items() if _in(name, ENGINE)
                  for target in targets if _in(target, ABOVE_ENGINE))
     assert bad == []
+
+
+def test_architecture_count_many_dispatch_is_written_once():
+    # tokenizers.count_many picks a tokenizer's batch method; nothing else re-implements the pick.
+    elsewhere = sorted(p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py")
+                       if p.name != "tokenizers.py" and '"count_many"' in p.read_text(encoding="utf-8"))
+    assert elsewhere == []
 
 
 def _size_offenders() -> set[str]:

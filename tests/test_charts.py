@@ -173,6 +173,11 @@ def test_charts_label_escapes_plotly_markup_and_shows_bidi_controls():
     assert "\u202e" not in shown and "⟨U+202E⟩" in shown
 
 
+def test_charts_label_is_html_escape_without_quotes():
+    assert charts.label('<a href="x">Q&A</a>') == '&lt;a href="x"&gt;Q&amp;A&lt;/a&gt;'
+    assert charts.label("plain 'text'") == "plain 'text'"
+
+
 def test_charts_every_figure_escapes_user_sources():
     docs = [Document(f"{_text(i)} <b>x</b>", score=1 - i / 10, source=f"<a href='https://e.x'>s{i}</a>")
             for i in range(5)]

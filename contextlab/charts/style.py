@@ -8,6 +8,7 @@ every builder passes user text through it, and only through it.
 
 from __future__ import annotations
 
+import html
 import unicodedata
 
 import plotly.graph_objects as go
@@ -82,8 +83,7 @@ def label(text: object) -> str:
     Plotly decodes ``&lt;``, ``&gt;`` and ``&amp;`` back to the characters, so the reader sees
     exactly what was typed, and no tag (``<a href>``, ``<b>``, ``<br>``) takes effect.
     """
-    s = visible_controls(str(text))
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(visible_controls(str(text)), quote=False)
 
 
 def doc_tag(input_index: int) -> str:

@@ -22,7 +22,7 @@ from contextlab.manager import PLACEMENTS
 from contextlab.stages.budget import TRUNCATION_MARKER
 from contextlab.stages.dedup import pair_similarities, shared_word_mask, similarity_matrix
 from contextlab.stages.reorder import MIN_DOCS_TO_REORDER, place
-from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, get_tokenizer
+from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, count_many, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
@@ -99,9 +99,7 @@ def pair_similarities_cached(texts: tuple[str, ...]) -> list[float]:
 @st.cache_data(show_spinner=False, max_entries=16)
 def token_counts_cached(tokenizer: str, texts: tuple[str, ...]) -> list[int]:
     """Return the token count of each of ``texts`` under the tokenizer called ``tokenizer``."""
-    tok = get_tokenizer_cached(tokenizer)
-    count_many = getattr(tok, "count_many", None)
-    return count_many(texts) if count_many else [tok.count(t) for t in texts]
+    return count_many(get_tokenizer_cached(tokenizer), texts)
 
 
 def exact_block_tokens(result: ContextResult) -> int:
