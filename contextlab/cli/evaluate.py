@@ -8,6 +8,7 @@ from typing import Any
 
 from .flags import error_line
 from .inputs import positive_int, top_k, workers
+from .measure import add_measure_options
 
 __all__ = ["add_eval"]
 
@@ -24,7 +25,7 @@ def cmd_compare(paths: list[str], args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..evaluate import ProgressBar, evaluate_to_files, summary_table
+    from ..evaluate import DEFAULT_MODEL, ProgressBar, evaluate_to_files, summary_table
 
     sets = list(args.evalset or [])
     if sets and sets[0] == "compare":
@@ -36,9 +37,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out is None:
         error_line("the following arguments are required: --out/-o", prog="contextlab eval")
         return 2
+    if args.endpoint or args.curve:  # a model answers, or your own curve estimates (cli/measure.py)
+        from .measure import cmd_eval_measured
+
+        return cmd_eval_measured(args, sets[0] if sets else None)
     result = evaluate_to_files(
         sets[0] if sets else None, args.out, args.summary, grid=args.grid, top_k=args.top_k, limit=args.limit,
-        model=args.model, store=args.store, workers=args.workers, scheduler=args.scheduler,
+        model=args.model or DEFAULT_MODEL, store=args.store, workers=args.workers, scheduler=args.scheduler,
         progress=ProgressBar(sys.stderr), baseline=args.baseline, blocks=args.blocks,
     )
     print(summary_table(result))
@@ -78,11 +83,13 @@ def add_eval(sub: Any) -> None:
     p.add_argument("--top-k", "-k", type=top_k, default=DEFAULT_TOP_K, metavar="K",
                    help=f"documents retrieved per question (default {DEFAULT_TOP_K})")
     p.add_argument("--limit", "-n", type=positive_int, default=None, metavar="N", help="only the first N questions")
-    p.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M",
-                   help=f"whose published position curve gives expected_accuracy (default {DEFAULT_MODEL})")
+    p.add_argument("--model", "-m", default=None, metavar="M",
+                   help=f"with --endpoint: the model that answers (default: the endpoint's first); without: "
+                        f"whose published position curve gives expected_accuracy (default {DEFAULT_MODEL})")
     p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=workers, default=None, metavar="N",
                        help="run on a local Dask cluster of N worker processes (needs contextlab[dask])")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://host:8786")
+    add_measure_options(p)
     p.set_defaults(handler=cmd_eval)

@@ -22,6 +22,8 @@ GRID_KEYS: tuple[str, ...] = ("max_context_tokens", "dedup_threshold", "min_doc_
 # A grid this large is a typo (a range with a tiny step), not an evaluation plan.
 _MAX_CONFIGS = 1000
 _MAX_RANGE = 200
+#: Whose published curve placement "curve" follows unless a measured one is given.
+CURVE_MODEL = "GPT-3.5-Turbo"
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -33,10 +35,18 @@ class Configuration:
     label: str
     settings: Mapping[str, Any]
     config: EngineSettings
+    #: What placement "curve" follows (a ``PositionCurve``; None: the published GPT-3.5-Turbo curve).
+    position_curve: Any = None
 
     def make_manager(self) -> ContextManager:
         """Return the ``ContextManager`` this configuration describes."""
-        return ContextManager.from_settings(self.config)
+        if self.config.placement != "curve":
+            return ContextManager.from_settings(self.config)
+        from ..positional import position_curve
+
+        curve = self.position_curve if self.position_curve is not None else position_curve(CURVE_MODEL)
+        kwargs = {**self.config.manager_kwargs(), "position_curve": curve}
+        return ContextManager.seed_compatible(**kwargs) if self.config.seed_compatible else ContextManager(**kwargs)
 
 
 def grid_keys() -> list[str]:

@@ -12,7 +12,7 @@ summary beside ``expected_accuracy``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +23,15 @@ from ..models.client import ModelClient
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
 from ..models.tokenizer import endpoint_tokenizer, prompt_counter
+from ..positional import PositionData, accuracy_at, position_curve
 from ..types import Document, PromptRequest
 from .curve import solved_questions
 from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
 from .stats import wilson_interval
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "measured_accuracy"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "measured_accuracy",
+           "apply_curve", "with_curve"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -63,19 +65,50 @@ class MeasureSettings:
         return ResponseCache(self.cache) if self.use_cache else None
 
 
-def _managers(plan: RunPlan, tokenizer: Any, curve: Any) -> list[ContextManager]:
+def _managers(plan: RunPlan, tokenizer: Any) -> list[ContextManager]:
+    """Return each configuration's manager, counting in ``tokenizer`` where it uses cl100k_base."""
     managers = []
     for c in plan.configs:
+        manager = c.make_manager()
         config = c.config
-        if tokenizer is None or config.seed_compatible or config.tokenizer != "cl100k_base":
-            managers.append(config.make_manager(position_curve=curve) if config.placement == "curve"
-                            else config.make_manager())
-            continue
-        kwargs = {**config.manager_kwargs(), "tokenizer": tokenizer}
-        if config.placement == "curve":
-            kwargs["position_curve"] = curve or config.make_manager().position_curve
-        managers.append(ContextManager(**kwargs))
+        if tokenizer is not None and not config.seed_compatible and config.tokenizer == "cl100k_base":
+            kwargs = {**config.manager_kwargs(), "tokenizer": tokenizer, "position_curve": manager.position_curve}
+            manager = ContextManager(**kwargs)
+        managers.append(manager)
     return managers
+
+
+def with_curve(plan: RunPlan, curves: PositionData | None) -> RunPlan:
+    """Return ``plan`` whose "curve" placements follow ``curves`` (a measured curve file's data)."""
+    if curves is None:
+        return plan
+    curve = position_curve(curves.models()[0], data=curves)
+    plan.configs = [replace(c, position_curve=curve) for c in plan.configs]
+    return plan
+
+
+def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[str, Any]]:
+    """Return ``rows`` with ``expected_accuracy`` read from ``curves`` (a measured curve) instead.
+
+    The gold at position p of a block of n documents reads the curve's model at p of n
+    (interpolated as the published curves are); a gold not in the block reads its closed-book
+    accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve; its
+    own interval is not known here (``curve_low``/``curve_high`` empty).
+    """
+    model = curves.models()[0]
+    for row in rows:
+        if row.get("expected_accuracy") is None:
+            continue
+        n, position = row["block_docs"], row["gold_position"]
+        if position is None:
+            value = curves.closed_book(model)
+        elif n == 1 and curves.oracle(model) is not None:
+            value = curves.oracle(model)
+        else:
+            value = accuracy_at(model, n, position, data=curves)
+        row.update(expected_accuracy=None if value is None else round(value, 3), curve=f"measured: {model}",
+                   curve_low=None, curve_high=None)
+    return rows
 
 
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
@@ -129,18 +162,21 @@ class MeasuredRun:
 
 
 def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None, *,
-                  measure: MeasureSettings, position_curve: Any = None, **options: Any) -> MeasuredRun:
+                  measure: MeasureSettings, curves: PositionData | None = None, **options: Any) -> MeasuredRun:
     """Return the planned measured run of ``evalset`` x ``grid`` (``plan_run``'s ``options``).
 
     Nothing is sent to the model but token counts (when the endpoint counts, and they are not
     remembered in the cache); ``MeasuredRun.cost()`` then says what answering will send.
+    ``curves`` (a measured curve, ``load_curve_file``) gives ``expected_accuracy`` and what
+    placement "curve" follows.
     """
     plan = plan_run(evalset, grid, **options)
     client = measure.client()
     cache = measure.open_cache()
     tokenizer = endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens else None
     budget_tokens = tokenizer.name if tokenizer is not None else "cl100k_base (approximate for this model)"
-    managers = _managers(plan, tokenizer, position_curve)
+    plan = with_curve(plan, curves)
+    managers = _managers(plan, tokenizer)
     run_ids = {q.query_id for q in plan.evalset.questions}
     solved = solved_questions(measure.shots, run_ids)
     # Each configuration shows its solved examples' passages the way it shows its own blocks.
@@ -158,6 +194,8 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
                                    cache=build_cache)
             rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
                          **question_metrics(prep, result, plan.model)})
+            if curves is not None:
+                apply_curve(rows[-1:], curves)
             blocks.append(result.context_block)
             prompts.append(measure.template.render(q.query, result.context_block, shot_list))
     return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [])

@@ -114,7 +114,8 @@ class ModelClient:
     """Sends prompts to one model at one OpenAI-compatible endpoint.
 
     ``model`` None means the endpoint's first (often only) model, looked up when needed.
-    ``timeout`` is per request in seconds; ``max_retries`` is the openai client's retry count
+    ``timeout`` is per request in seconds (generous: a small CPU server with several requests in
+    flight can take minutes on a long prompt); ``max_retries`` is the openai client's retry count
     (with exponential backoff) on 429, 5xx, timeouts and dropped connections.
     """
 
@@ -122,7 +123,7 @@ class ModelClient:
     model: str | None = None
     api: str = "chat"
     sampling: Sampling | None = None
-    timeout: float = 120.0
+    timeout: float = 600.0
     max_retries: int = 4
     _client: Any = field(default=None, init=False, repr=False, compare=False)
     _resolved: str | None = field(default=None, init=False, repr=False, compare=False)

@@ -63,7 +63,8 @@ class EndpointTokenizer:
         try:
             reply = self._client().post(path, json=body)
         except httpx.HTTPError as exc:
-            raise EndpointError(scrub(f"cannot count tokens at {self.root}{path}: {type(exc).__name__}")) from None
+            raise EndpointError(scrub(f"cannot reach {self.root}{path} to count tokens ({type(exc).__name__}); "
+                                      "is the server running?")) from None
         if reply.status_code != 200:
             raise EndpointError(f"{self.root}{path} answered HTTP {reply.status_code}; it cannot count tokens")
         self.requests += 1

@@ -1,0 +1,77 @@
+"""``contextlab eval --endpoint`` and ``--curve``: measured answers, and expected accuracy from your own curve.
+
+``eval`` calls ``cmd_eval_measured`` when ``--endpoint`` is given (or ``--curve`` is), so a plain
+``eval`` is unchanged. A measured run keeps its rows in memory (a model answers a few questions a
+second at best) and writes ``results.csv`` and the summary whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .flags import note
+from .model import confirm_calls, measure_settings
+
+__all__ = ["cmd_eval_measured", "add_measure_options"]
+
+
+def add_measure_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--endpoint --api --shots --concurrency --cache/--no-cache --yes --curve`` to ``eval``."""
+    from .model import add_model_options
+
+    add_model_options(p)
+    p.add_argument("--curve", metavar="FILE",
+                   help="a curve file from `contextlab curve`: expected_accuracy (and placement=curve) "
+                        "read your model's measured curve instead of the published ones")
+
+
+def _curve(args: argparse.Namespace) -> Any:
+    if not args.curve:
+        return None
+    from ..evaluation.curve import load_curve_file
+
+    return load_curve_file(args.curve)
+
+
+def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
+    """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
+    from ..evaluate import DEFAULT_MODEL, summary_table
+    from ..evaluation.measured import apply_curve, plan_measured, with_curve
+    from ..evaluation.output import write_results
+    from ..evaluation.run import plan_run
+    from ..evaluation.sets import load_eval_set
+    from ..models import CallProgressBar
+
+    if args.workers is not None or args.scheduler is not None:
+        note("a run with --endpoint or --curve runs here, not on Dask: leave out --workers/--scheduler")
+        return 2
+    loaded = None if evalset is None else load_eval_set(evalset, store=args.store)
+    curves = _curve(args)
+    options = {"top_k": args.top_k, "limit": args.limit, "baseline": args.baseline, "blocks": args.blocks}
+    if curves is not None:
+        options["model"] = DEFAULT_MODEL  # the published one only names the run; rows read `curves`
+    elif not args.endpoint:
+        options["model"] = args.model or DEFAULT_MODEL
+    if not args.endpoint:  # --curve alone: the estimate from your own curve, no model asked
+        plan = with_curve(plan_run(loaded, args.grid, **options), curves)
+        rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves)
+        result = plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
+        result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
+    else:
+        run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves, **options)
+        if not run.budget_tokens.startswith("endpoint:"):
+            note(f"{args.endpoint} cannot count tokens (/tokenize): budgets are in cl100k_base tokens, "
+                 "approximate for this model")
+        if not confirm_calls(run.cost(), run.client.endpoint, args.yes):
+            return 1
+        result = run.run(progress=CallProgressBar(sys.stderr))
+        if curves is not None:
+            result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
+    write_results(result, args.out, args.summary)
+    print(summary_table(result))
+    written = f" and {args.summary}" if args.summary else ""
+    note(f"wrote {result.n_rows} rows to {args.out}{written}")
+    return 0
