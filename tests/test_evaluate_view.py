@@ -178,3 +178,12 @@ def test_evaluate_view_shows_paired_differences_sorted_and_a_recommendation():
     at = run(at.selectbox(key="eval_baseline").set_value(last))
     again = table(at, "Δ gold in block vs baseline")
     assert again.loc[again["configuration"] == last, "Δ 95% interval"].item() == "baseline"
+
+
+def test_heatmap_of_measured_accuracy_is_not_scaled_twice():
+    summaries = [{"config": "a", "budget": 256, "placement": "x", "accuracy": 41.5},
+                 {"config": "b", "budget": 512, "placement": "x", "accuracy": 47.0}]
+    xs, ys, cells = setting_table(summaries, "budget", "placement", "accuracy")
+    heat = settings_heatmap_figure(xs, ys, cells, "budget", "placement", "accuracy")
+    # Already percent: not x100; a 5.5-point spread gets a 10-point scale around its middle, 44.25.
+    assert list(heat.data[0].z[0]) == [41.5, 47.0] and (heat.data[0].zmin, heat.data[0].zmax) == (39.25, 49.25)

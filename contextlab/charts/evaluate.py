@@ -97,8 +97,10 @@ def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequenc
     The colour bar and the title state the colour scale's range and the cells' spread: a
     percentage scale spans at least ``MIN_COLOR_SPAN`` points, so small differences look small.
     """
-    percent = metric in ("gold_retrieved", "gold_in_block", "answer_in_block", "gold_recall", "accuracy")
-    z = [[None if v is None else (v * 100 if percent else v) for v in row] for row in cells]
+    # Rates are fractions in the summaries (shown x100); measured accuracy is already a percent.
+    fraction = metric in ("gold_retrieved", "gold_in_block", "answer_in_block", "gold_recall", "gold_via_copy")
+    percent = fraction or metric == "accuracy"
+    z = [[None if v is None else (v * 100 if fraction else v) for v in row] for row in cells]
     text = [["" if v is None else f"{v:.1f}" for v in row] for row in z]
     present = [v for row in z for v in row if v is not None]
     unit = " points" if percent or metric == "expected_accuracy" else ""

@@ -55,7 +55,8 @@ INTERVALS: dict[str, Any] = {
                          "published curve's own Wilson interval (2,655 questions per point; never narrower "
                          "than one 2,655-question rate at the estimate's value)",
     "paired": "paired percentile bootstrap of the per-question differences (B - baseline); yes/no metrics: "
-              "widened where narrower to Bonett-Price's adjusted interval, McNemar's exact p",
+              "widened where narrower to Bonett-Price's adjusted interval, McNemar's exact p; a difference of "
+              "expected_accuracy holds the published curve fixed (both configurations read the same curve)",
     "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation, no paired differences",
 }
 # Resampled indices are drawn in blocks of at most this many, so a million questions never

@@ -45,8 +45,9 @@ def setting_table(summaries: Sequence[Mapping[str, Any]], x_key: str, y_key: str
 
     With more grid keys than these two, a cell is the mean over the other settings' configurations.
     """
-    if metric not in SUMMARY_METRICS:
-        raise InvalidInputError(f"unknown metric {metric!r}; choose one of: {', '.join(SUMMARY_METRICS)}")
+    known = (*SUMMARY_METRICS, "accuracy")
+    if metric not in known:
+        raise InvalidInputError(f"unknown metric {metric!r}; choose one of: {', '.join(known)}")
     for key in (x_key, y_key):
         if not summaries or key not in summaries[0]:
             raise InvalidInputError(f"{key!r} is not a setting of this run")
