@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -12,7 +13,7 @@ from contextlab.types import DocTrace
 
 from .context import LabContext
 
-__all__ = ["show_chart", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
+__all__ = ["show_chart", "show_table", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
            "on_request"]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
@@ -57,6 +58,22 @@ def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:
     if ctx.presentation:
         fig = for_projector(fig)
     st.plotly_chart(fig, key=key, config={"displaylogo": False}, width="stretch")
+
+
+def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> None:
+    """Place a table: an interactive grid, or in presentation mode a plain table a room can read.
+
+    The grid draws on a canvas at 12–13 px that no page style reaches; presentation mode shows
+    the same cells as a static table in the page's own (enlarged) type, numbers to three places.
+    """
+    if not ctx.presentation:
+        st.dataframe(frame, **dataframe_args)
+        return
+    shown = frame.copy()
+    for column in shown.columns:
+        if pd.api.types.is_float_dtype(shown[column]):
+            shown[column] = [("" if pd.isna(v) else f"{v:.3f}") for v in shown[column]]
+    st.table(shown, hide_index=True)
 
 
 def explain(text: str) -> None:

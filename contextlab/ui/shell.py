@@ -26,7 +26,7 @@ __all__ = ["main", "PRESENTATION_CSS"]
 #: numbers), no developer toolbar, for a projector at 1280×720.
 PRESENTATION_CSS = """
 <style>
-[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 1.5rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 3.75rem; max-width: 100%; }
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
@@ -42,7 +42,7 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.15rem; }
 [data-testid="stCode"] code { font-size: 1.05rem; }
-[data-testid="stToolbar"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] { display: none !important; }
+[data-testid="stToolbarActions"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] { display: none !important; }
 </style>
 """
 

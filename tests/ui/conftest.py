@@ -103,8 +103,8 @@ def chart(at: AppTest, key: str) -> dict:
 
 
 def table(at: AppTest, column: str) -> pd.DataFrame:
-    """Return the first table on the page that has ``column``."""
-    return next(t.value for t in at.dataframe if column in t.value.columns)
+    """Return the first table on the page that has ``column`` (a grid, or presentation mode's static table)."""
+    return next(t.value for t in [*at.dataframe, *at.table] if column in t.value.columns)
 
 
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")

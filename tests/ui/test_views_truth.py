@@ -113,3 +113,11 @@ def test_views_no_table_shows_a_none_cell(source):
         at = switch_view(at, view)
         assert at.dataframe, f"{view} shows no table to check"
         assert _blank_cells(at) == [], view
+
+
+def test_views_presentation_mode_shows_tables_in_the_pages_type_not_the_grid():
+    # the grid draws on a canvas at 12-13 px; a room reads the static table, enlarged by the page style
+    at = open_view("overview", presentation=True)
+    assert not at.dataframe and len(at.table) == 1
+    assert "why" in at.table[0].value.columns
+    assert len(open_view("overview").dataframe) == 1

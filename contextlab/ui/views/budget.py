@@ -10,7 +10,7 @@ from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 
 from ..context import LabContext
 from ..engine import budget_walk, kept_words, token_counts_cached
-from ..parts import explain, show_chart
+from ..parts import explain, show_chart, show_table
 from ..text import md_line, plain
 
 __all__ = ["render"]
@@ -89,4 +89,4 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
     with right:
         frame = pd.DataFrame({"doc": [plain(x) for x in labels], "heuristic": heuristic, "exact": exact,
                               "difference": [h - e for h, e in zip(heuristic, exact)]})
-        st.dataframe(frame, key="tokenizer_table", hide_index=True, width="stretch", height=380)
+        show_table(ctx, frame, key="tokenizer_table", hide_index=True, width="stretch", height=380)

@@ -17,7 +17,7 @@ from contextlab.types import ContextResult
 from ..context import LabContext
 from ..engine import EXACT_TOKENIZER, PLACEMENTS, TOKENIZER_NAMES, build_cached, exact_block_tokens
 from ..state import B_FIELDS, B_KEY, apply_config_b, b_key
-from ..parts import on_request, seed_fixed_key, show_chart
+from ..parts import on_request, seed_fixed_key, show_chart, show_table
 from ..text import md, md_line, plain
 from .learn import most_marked_model, score_range_note
 
@@ -143,20 +143,20 @@ def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int,
                        f"{_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."))
     for side, exact, result in (("A", exact_a, a), ("B", exact_b, b)):
         if exact > result.tokens_budget:
-            st.error(md_line(f"{side} is over its budget: {exact:,} exact tokens for a budget of "
+            st.warning(md_line(f"{side} is over its budget: {exact:,} exact tokens for a budget of "
                              f"{result.tokens_budget:,} ({exact - result.tokens_budget:+,}). "
                              + ("Its engine does not count headers, and estimates tokens."
                                 if result.tokenizer != EXACT_TOKENIZER else "")))
     return exact_a, exact_b
 
 
-def _render_config_diff(config_a: LabConfig, config_b: LabConfig) -> None:
+def _render_config_diff(ctx: LabContext, config_a: LabConfig, config_b: LabConfig) -> None:
     changed = config_differences(config_a, config_b)
     if not changed:
         st.info("B is the same configuration as A. Change a setting above, or press "
                 "“Seed-compatible vs default”.")
         return
-    st.dataframe(pd.DataFrame([{"setting": n, "A": str(a), "B": str(b)} for n, a, b in changed]),
+    show_table(ctx, pd.DataFrame([{"setting": n, "A": str(a), "B": str(b)} for n, a, b in changed]),
                  hide_index=True, width="stretch")
 
 
@@ -197,7 +197,7 @@ def _strategies_body(ctx: LabContext) -> None:
         rows.append({"strategy": STRATEGY_LABELS.get(key, key),
                      "most relevant document at position": pos,
                      "at the start": pos == 1, "at the end": pos == n})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    show_table(ctx, pd.DataFrame(rows), hide_index=True, width="stretch")
 
     counts = range(2, max(30, n) + 1)
     last_at = [k for k in counts if positional.most_relevant_position("langchain", k) == k]
@@ -251,7 +251,7 @@ def render(ctx: LabContext) -> None:
     b_description = col_b.empty()
     config_b = config_b_editor(ctx.config, folded=ctx.presentation)
     b_description.text(_describe(config_b))
-    _render_config_diff(ctx.config, config_b)
+    _render_config_diff(ctx, ctx.config, config_b)
 
     result_a = ctx.result
     try:
@@ -280,7 +280,7 @@ def render(ctx: LabContext) -> None:
     show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
     frame = changes_frame(diff, show_unchanged=show_all)
     if len(frame):
-        st.dataframe(frame, hide_index=True, width="stretch")
+        show_table(ctx, frame, hide_index=True, width="stretch")
         st.caption(md_line(f"block cost: what a document takes up in each side's block, header included "
                            f"when that side counts headers, by that side's own tokenizer (A: "
                            f"{result_a.tokenizer}, B: {result_b.tokenizer})."))

@@ -14,7 +14,7 @@ from contextlab.types import DuplicatePair
 
 from ..context import LabContext
 from ..engine import pair_similarities_cached, shared_word_mask, similarity_matrix_cached
-from ..parts import by_index, explain, on_request, show_chart
+from ..parts import by_index, explain, on_request, show_chart, show_table
 from ..text import md_line, plain
 
 __all__ = ["render", "marked_html", "case_marks", "HEATMAP_MAX_DOCS", "HISTOGRAM_MAX_DOCS"]
@@ -100,7 +100,7 @@ def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
          "similarity": p.similarity, "kind": p.kind}
         for p in pairs
     ])
-    st.dataframe(frame, key="dup_pairs", hide_index=True, width="stretch",
+    show_table(ctx, frame, key="dup_pairs", hide_index=True, width="stretch",
                  column_config={"similarity": st.column_config.ProgressColumn(
                      format="%.2f", min_value=0.0, max_value=1.0)})
 

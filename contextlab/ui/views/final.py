@@ -9,7 +9,7 @@ from contextlab import charts
 
 from ..context import LabContext
 from ..downloads import download_newest
-from ..parts import by_index, explain
+from ..parts import by_index, explain, show_table
 from ..text import md_line, plain
 
 __all__ = ["render", "citation_frame"]
@@ -62,7 +62,7 @@ def render(ctx: LabContext) -> None:
                f"{len(result.citation_map)} citations.")
     left, right = st.columns([3, 2])
     with left:
-        st.dataframe(citation_frame(ctx), key="citation_map", hide_index=True, width="stretch",
+        show_table(ctx, citation_frame(ctx), key="citation_map", hide_index=True, width="stretch",
                      column_config={"citation": st.column_config.TextColumn(width="small"),
                                     "doc": st.column_config.TextColumn(width="small"),
                                     "source": st.column_config.TextColumn(width="medium"),

@@ -15,7 +15,7 @@ from contextlab.types import DocTrace
 from ..context import LabContext
 from ..engine import MIN_DOCS_TO_REORDER
 from ..scenarios import SCENARIO_KEY, apply_scenario
-from ..parts import on_request, show_chart
+from ..parts import on_request, show_chart, show_table
 from ..text import md, md_line, plain
 
 __all__ = ["render", "parse_order", "most_marked_model", "strongest_count", "step_sentence", "score_range_note",
@@ -236,7 +236,7 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
          "accuracy here (%)": round(curve[p], 1)}
         for p in range(n)
     ])
-    st.dataframe(table, hide_index=True, width="stretch")
+    show_table(ctx, table, hide_index=True, width="stretch")
     st.caption(md_line(f"Accuracy here: {model}'s {curve_name(model, n)}, for {n} documents."))
 
 
@@ -314,14 +314,14 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
                                                    [labels[r] for r in order]),
                        ctx, "learn_score_chart")
 
-    _strategies_table(pos.compare_orderings(relevances, model, n), report, model, n)
+    _strategies_table(ctx, pos.compare_orderings(relevances, model, n), report, model, n)
 
 
-def _strategies_table(scores: dict[str, float], report: Any, model: str, n: int) -> None:
+def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, model: str, n: int) -> None:
     """Draw every strategy's score on these documents, and how the score is computed."""
     st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")
     span = report.best_score - report.worst_score
-    st.dataframe(pd.DataFrame([
+    show_table(ctx, pd.DataFrame([
         {"strategy": STRATEGY_LABELS[k], "score": v,
          "of the way from worst to best": (v - report.worst_score) / span if span > 0 else 1.0}
         for k, v in sorted(scores.items(), key=lambda kv: -kv[1])

@@ -13,7 +13,7 @@ from contextlab.types import DocTrace
 
 from ..context import LabContext
 from ..engine import build_cached, exact_block_tokens
-from ..parts import explain, show_chart
+from ..parts import explain, show_chart, show_table
 from ..text import plain
 
 __all__ = ["render", "trace_frame", "FATE_ORDER"]
@@ -53,7 +53,7 @@ def render(ctx: LabContext) -> None:
                f"passed the filter (rank 1 = most relevant). *{TEXT_TOKENS}*: the document's own text; "
                f"*{BLOCK_COST}*: what it takes up in the block, its header line included.")
     frame = trace_frame(ctx)
-    st.dataframe(frame, key="overview_trace", hide_index=True, width="stretch",
+    show_table(ctx, frame, key="overview_trace", hide_index=True, width="stretch",
                  height=min(38 + 35 * len(frame), 560),
                  column_config={
                      "doc": st.column_config.TextColumn(width="small"),

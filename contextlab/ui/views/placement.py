@@ -13,7 +13,7 @@ from contextlab.lab.teaching import accuracy_phrase, reorder_cannot_help
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart
+from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart, show_table
 from ..text import md_line
 
 __all__ = ["render", "middle_zone", "dip_by_count", "answer_sentence"]
@@ -83,7 +83,7 @@ def render(ctx: LabContext) -> None:
     if n and curve is not None:
         _headline(ctx, placed, curve, model)
         _count_note(model, n, curve)
-        _strategies(placed, model)
+        _strategies(ctx, placed, model)
     st.caption("Curve: " + md_line(positional.CITATION))
 
 
@@ -131,11 +131,11 @@ def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
     st.caption(md_line(sentence + ". The Learn view shows the curves side by side."))
 
 
-def _strategies(placed: list[DocTrace], model: str) -> None:
+def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
     relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
     scores = positional.compare_orderings(relevances, model)
     with st.expander("Placement strategies compared on these documents"):
-        st.dataframe(
+        show_table(ctx, 
             pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
                           "placement score": list(scores.values())}),
             key="placement_strategies", hide_index=True, width="stretch",

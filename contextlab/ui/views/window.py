@@ -16,7 +16,7 @@ from contextlab.window import HybridRanking, WindowBudget, assemble_prompt
 
 from ..context import LabContext
 from ..engine import documents_hash
-from ..parts import on_request, show_chart
+from ..parts import on_request, show_chart, show_table
 from ..text import md, plain
 
 __all__ = ["render", "window_controls", "budget_sentence", "WINDOW_SIZES", "SHARE_NAMES"]
@@ -210,7 +210,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
                "uses. Unused shares are lent to sections that need more (documents first, then "
                "conversation); the buffer pays for the question and otherwise stays free as a "
                "safety margin.")
-    st.dataframe(_account_table(prompt), hide_index=True, width="stretch")
+    show_table(ctx, _account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
         st.warning(md(note))
     ranking = on_request("How the documents were ranked (hybrid score)", "win_ranking_open")
@@ -221,7 +221,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
                    "weighted as set above; the documents section then runs the engine on these "
                    "scores, so the block's headers show the hybrid score. Recency is measured "
                    "from the newest document's date.")
-        st.dataframe(_ranking_table(prompt, ctx.documents), hide_index=True, width="stretch")
+        show_table(ctx, _ranking_table(prompt, ctx.documents), hide_index=True, width="stretch")
 
 
 def _conversation(ctx: LabContext, prompt: Any) -> None:
