@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from .stages.dedup import DedupOutcome, find_duplicates
+from .stages.dedup import DEFAULT_MEASURE, DedupOutcome, find_duplicates
 from .tokenizers import Tokenizer, count_many
 from .validation import whole_number
 
@@ -32,7 +32,7 @@ class BuildCache:
         self.max_texts = whole_number("max_texts", max_texts, minimum=1)
         self.max_outcomes = whole_number("max_outcomes", max_outcomes, minimum=1)
         self._counts: dict[tuple[str, str], int] = {}
-        self._outcomes: OrderedDict[tuple[float, tuple[str, ...]], DedupOutcome] = OrderedDict()
+        self._outcomes: OrderedDict[tuple[float, str, tuple[str, ...]], DedupOutcome] = OrderedDict()
         self._lock = threading.Lock()
         self._stats = dict.fromkeys(("count_hits", "count_misses", "dedup_hits", "dedup_misses"), 0)
 
@@ -60,16 +60,17 @@ class BuildCache:
             self._stats["count_misses"] += len(missing)
         return [known[t] for t in texts]
 
-    def duplicates(self, ranked_texts: Sequence[str], threshold: float) -> DedupOutcome:
-        """Return ``find_duplicates(ranked_texts, threshold)``, computed once per distinct input."""
-        key = (float(threshold), tuple(ranked_texts))
+    def duplicates(self, ranked_texts: Sequence[str], threshold: float,
+                   measure: str = DEFAULT_MEASURE) -> DedupOutcome:
+        """Return ``find_duplicates(ranked_texts, threshold, measure)``, computed once per distinct input."""
+        key = (float(threshold), measure, tuple(ranked_texts))
         with self._lock:
             outcome = self._outcomes.get(key)
             if outcome is not None:
                 self._outcomes.move_to_end(key)
                 self._stats["dedup_hits"] += 1
                 return outcome
-        outcome = find_duplicates(list(ranked_texts), threshold)
+        outcome = find_duplicates(list(ranked_texts), threshold, measure)
         with self._lock:
             self._stats["dedup_misses"] += 1
             self._outcomes[key] = outcome

@@ -24,7 +24,7 @@ from .settings import (
 )
 from .stages.budget import (SUMMARY_PREFIX, BudgetOutcome, BudgetRules, FittedBlock, apply_budget,
                             measure_and_drop)
-from .stages.dedup import find_duplicates
+from .stages.dedup import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, find_duplicates
 from .stages.filtering import filter_short_documents
 from .stages.format import DEFAULT_SCORE_LABEL, format_block, source_header
 from .stages.messages import format_memory
@@ -33,7 +33,7 @@ from .stages.reorder import PLACEMENTS, PositionCurve, place
 from .stages.summarize import Summarizer, extractive_synopsis
 from .tokenizers import Tokenizer, count_many, resolve_tokenizer
 from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest, document_list
-from .validation import fraction, text, whole_number
+from .validation import fraction, one_of, text, whole_number
 
 __all__ = ["ContextManager", "BuildCache", "validate_request", "SUMMARY_PREFIX", "PLACEMENTS"]
 
@@ -92,9 +92,13 @@ class ContextManager:
         placement: str | None = None,
         score_label: str = DEFAULT_SCORE_LABEL,
         position_curve: PositionCurve | Sequence[float] | None = None,
+        dedup_measure: str = DEFAULT_MEASURE,
     ) -> None:
         self.dedup_threshold = fraction("dedup_threshold", dedup_threshold,
-                                        hint="1.0 removes only identical shingle sets")
+                                        hint="1.0 removes only texts equal once normalised")
+        #: How near duplicates are measured (``contextlab.stages.dedup.MEASURES``): word edit
+        #: similarity of normalised text by default, seed 000's shingle Jaccard in seed mode.
+        self.dedup_measure: str = one_of("dedup_measure", dedup_measure, MEASURES)
         self.min_doc_tokens = whole_number("min_doc_tokens", min_doc_tokens, minimum=0)
         self.max_memory_messages = whole_number("max_memory_messages", max_memory_messages, minimum=0)
         if summarizer is not None and not callable(summarizer):
@@ -125,7 +129,7 @@ class ContextManager:
     @classmethod
     def seed_compatible(cls, **overrides) -> ContextManager:
         """Return a manager that reproduces seed 000 exactly (heuristic tokens, reorder then budget)."""
-        manager = cls(**{**SEED_MODE, **overrides})
+        manager = cls(**{**SEED_MODE, "dedup_measure": SEED_MEASURE, **overrides})
         manager._seed_memory_labels = True
         return manager
 
@@ -158,7 +162,7 @@ class ContextManager:
             f"max_memory_messages={self.max_memory_messages}, tokenizer={self.tokenizer.name!r}, "
             f"budget_before_reorder={self.budget_before_reorder}, "
             f"budget_includes_headers={self.budget_includes_headers}, placement={self.placement!r}, "
-            f"score_label={self.score_label!r})"
+            f"score_label={self.score_label!r}, dedup_measure={self.dedup_measure!r})"
         )
 
     # ------------------------------------------------------------------------------
@@ -224,8 +228,8 @@ class ContextManager:
         rank_of = {index: rank for rank, index in enumerate(ranked, start=1)}
         clock.lap("rank")
         ranked_texts = [texts[i] for i in ranked]
-        outcome = (cache.duplicates(ranked_texts, self.dedup_threshold) if cache is not None
-                   else find_duplicates(ranked_texts, self.dedup_threshold))
+        outcome = (cache.duplicates(ranked_texts, self.dedup_threshold, self.dedup_measure) if cache is not None
+                   else find_duplicates(ranked_texts, self.dedup_threshold, self.dedup_measure))
         pairs = [DuplicatePair(ranked[p.kept_index], ranked[p.dropped_index], p.similarity, p.kind)
                  for p in outcome.pairs]
         clock.lap("dedup")
@@ -253,7 +257,7 @@ class ContextManager:
         for i, rank in selection.rank_of.items():
             trace[i].relevance_rank = rank
         for p in selection.pairs:
-            _trace_duplicate(trace[p.dropped_index], p, self.dedup_threshold)
+            _trace_duplicate(trace[p.dropped_index], p, self.dedup_threshold, self.dedup_measure)
         n_placed = len(block.placed)
         for position, p in enumerate(block.placed, start=1):
             _trace_placed(trace[p.index], p.fate, p.cost, p.remaining_before, position, n_placed)
@@ -280,15 +284,19 @@ def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: in
             f"line{long_source}), {left}")
 
 
-def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float) -> None:
-    """Mark ``t`` as the duplicate in ``pair``."""
+def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float, measure: str) -> None:
+    """Mark ``t`` as the duplicate in ``pair``, in the words of the measure that found it."""
     t.fate = "duplicate"
     t.duplicate_of = pair.kept_index
     t.similarity = pair.similarity
+    seed = measure == SEED_MEASURE
     if pair.kind == "exact":
-        t.reason = f"exact duplicate of #{pair.kept_index} (same text ignoring case and spacing)"
+        t.reason = f"exact duplicate of #{pair.kept_index} " + (
+            "(same text ignoring case and spacing)" if seed else
+            "(same words ignoring case, spacing, Unicode forms and invisible characters)")
     else:
-        t.reason = (f"near-duplicate of #{pair.kept_index}: shingle similarity {pair.similarity:.2f} "
+        t.reason = (f"near-duplicate of #{pair.kept_index}: "
+                    f"{'shingle' if seed else 'word edit'} similarity {pair.similarity:.2f} "
                     f">= threshold {threshold:.2f}")
 
 

@@ -5,16 +5,24 @@ import random
 import pytest
 
 from contextlab.stages.dedup import (
+    SEED_MEASURE,
     DedupOutcome,
     content_hash,
-    find_duplicates,
     jaccard,
     pair_similarities,
     shared_word_mask,
     shingles,
     similarity_matrix,
 )
+from contextlab.stages.dedup import find_duplicates as _find_duplicates
 from contextlab.types import DuplicatePair
+
+# This module tests seed 000's measure (seed-compatible mode); tests/test_dedup_edit.py the default.
+
+
+def find_duplicates(texts, threshold):
+    """Dedup under seed 000's shingle Jaccard."""
+    return _find_duplicates(texts, threshold, SEED_MEASURE)
 
 
 def test_dedup_shingles_short_and_empty_texts():
@@ -66,9 +74,9 @@ def test_dedup_near_duplicate_names_most_similar_kept():
 
 def test_dedup_similarity_matrix_symmetric():
     texts = ["a b c d e f", "a b c d e g", "x y z"]
-    m = similarity_matrix(texts)
+    m = similarity_matrix(texts, SEED_MEASURE)
     assert m[0][0] == 1.0 and m[0][1] == m[1][0] == 1 / 3 and m[0][2] == 0.0
-    assert pair_similarities(texts) == [(0, 1, 1 / 3), (0, 2, 0.0), (1, 2, 0.0)]
+    assert pair_similarities(texts, SEED_MEASURE) == [(0, 1, 1 / 3), (0, 2, 0.0), (1, 2, 0.0)]
 
 
 def test_dedup_shared_word_mask_marks_shared_windows():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.manager import BuildCache
 from contextlab.stages.budget import MIN_PARTIAL_TOKENS
-from contextlab.stages.dedup import find_duplicates
+from contextlab.stages.dedup import MEASURES, SEED_MEASURE, find_duplicates
 from contextlab.stages.reorder import PLACEMENTS, PositionCurve, place, reorder_lost_in_the_middle
 from tests.seed_reference import SeedContextManager
 
@@ -131,10 +131,10 @@ def test_property_reorder_is_permutation(items, placement):
 
 
 @common
-@given(st.lists(texts, max_size=20), thresholds)
-def test_property_dedup_idempotent(raw, threshold):
-    kept = [raw[i] for i in find_duplicates(raw, threshold).kept]
-    assert find_duplicates(kept, threshold).kept == list(range(len(kept)))
+@given(st.lists(texts, max_size=20), thresholds, st.sampled_from(MEASURES))
+def test_property_dedup_idempotent(raw, threshold, measure):
+    kept = [raw[i] for i in find_duplicates(raw, threshold, measure).kept]
+    assert find_duplicates(kept, threshold, measure).kept == list(range(len(kept)))
 
 
 @common
@@ -142,7 +142,8 @@ def test_property_dedup_idempotent(raw, threshold):
 def test_property_dedup_matches_naive_scan(docs, threshold):
     contents = [d.content for d in docs]
     naive, _ = SeedContextManager(dedup_threshold=threshold)._deduplicate(docs)
-    assert [contents[i] for i in find_duplicates(contents, threshold).kept] == [d.content for d in naive]
+    kept = find_duplicates(contents, threshold, SEED_MEASURE).kept
+    assert [contents[i] for i in kept] == [d.content for d in naive]
 
 
 @common

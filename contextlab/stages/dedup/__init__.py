@@ -1,11 +1,18 @@
-"""Exact and near-duplicate detection.
+"""Exact and near-duplicate detection, under one of two measures.
 
-Exact duplicates share the md5 of their lowercased, whitespace-collapsed text. Near
-duplicates have a Jaccard similarity of 5-word shingles at or above the threshold with a
-document already kept; the first kept wins.
+``word_edit`` (the default, ``edit_measure.py``): texts are normalised first (NFKC, format
+characters removed, case and whitespace folded: ``normalize.py``); exact duplicates have equal
+normalised words, near duplicates a word edit similarity ``1 - lev / max(len)`` over those
+words at or above the threshold with a document already kept. Candidates come from a
+partition filter that provably keeps every pair at the threshold (``segment_filter.py``).
 
-Seed 000 compares every document with every kept one (O(n²) pairs). ``find_duplicates``
-gives the same answer (up to a hash collision: see its docstring) without that scan, by
+``shingle_jaccard`` (seed 000's, for ``ContextManager.seed_compatible()``): exact duplicates
+share the md5 of their lowercased, whitespace-collapsed text; near duplicates have a Jaccard
+similarity of 5-word shingles at or above the threshold with a document already kept.
+
+Under both a document is a duplicate when it matches ANY kept document, and the first kept
+wins. Seed 000 compares every document with every kept one (O(n²) pairs); the shingle path
+gives the same answer (up to a hash collision: see ``find_duplicates``) without that scan, by
 prefix filtering (Chaudhuri et al. 2006; Bayardo et al., "All-pairs similarity search",
 2007): order the shingles of every text by one global order and look at a prefix of each.
 Two sets with Jaccard >= t share at least ``ceil(t * |x|)`` shingles, so their prefixes of
@@ -14,237 +21,70 @@ their whole shingle sets. The order is by document frequency, rarest first (Xiao
 "Efficient similarity joins for near duplicate detection", 2008): shingles of one text only
 lead (they can match nothing), so most prefixes hold nothing shared and those texts are
 never compared, and phrases many texts share come last, where they rarely reach a prefix.
-
 Shingles are compared as 64-bit hashes, tokenized, ordered and paired in numpy
 (``prefix_filter.py``); the greedy pass here walks the texts in order over those pairs.
-``benchmarks/bench_dedup.py`` measures it against MinHash-LSH (rensa, datasketch) and
-against the seed's scan.
+
+``benchmarks/bench_dedup.py`` measures both against MinHash-LSH (rensa, datasketch) and the
+seed's scan; ``benchmarks/bench_near_copies.py`` measures what each finds on labelled pairs.
 """
 
 from __future__ import annotations
 
-import gc
-import hashlib
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from ...types import DuplicatePair
-from .prefix_filter import SHINGLE_SIZE, Shingled, near_pairs, shingle_texts
+from ...errors import InvalidInputError
+from .edit_measure import word_similarity
+from .normalize import normalized_text, normalized_words
+from .explain import (NEAR_MISS_MARGIN, WordDiff, near_misses, pair_similarities, shared_word_mask,
+                      similarity_matrix, word_diff)
+from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, DedupOutcome
+from .prefix_filter import SHINGLE_SIZE
+from .shingle_measure import content_hash, find_shingle_duplicates, jaccard, shingles
 
 __all__ = [
     "SHINGLE_SIZE",
+    "MEASURES",
+    "DEFAULT_MEASURE",
+    "SEED_MEASURE",
     "content_hash",
     "shingles",
     "jaccard",
+    "word_similarity",
+    "normalized_text",
+    "normalized_words",
     "find_duplicates",
     "DedupOutcome",
     "similarity_matrix",
     "pair_similarities",
     "shared_word_mask",
+    "word_diff",
+    "WordDiff",
+    "near_misses",
+    "NEAR_MISS_MARGIN",
 ]
 
-_WHITESPACE = re.compile(r"\s+")
-
-# A shingle is its words joined by single spaces, as in the seed; strings (unlike tuples)
-# are not tracked by the garbage collector, which matters with millions of them.
-Shingle = str
 
 
-def content_hash(text: str) -> str:
-    """Return the md5 hex digest of ``text`` lowercased with runs of whitespace collapsed."""
-    return hashlib.md5(_WHITESPACE.sub(" ", text.lower()).encode()).hexdigest()
 
-
-def shingles(text: str, k: int = SHINGLE_SIZE) -> frozenset[Shingle]:
-    """Return the set of ``k``-word windows of the lowercased, whitespace-split text.
-
-    A text of fewer than ``k`` words is one shingle of all its words; an empty text has none.
-    """
-    return _word_shingles(text.lower().split(), k)
-
-
-def jaccard(a: frozenset | set, b: frozenset | set) -> float:
-    """Return |a ∩ b| / |a ∪ b|, and 0.0 when both are empty."""
-    if not a and not b:
-        return 0.0
-    inter = len(a & b)
-    return inter / (len(a) + len(b) - inter)
-
-
-@dataclass
-class DedupOutcome:
-    """Which positions of the input were kept, and a pair for each one dropped."""
-
-    kept: list[int] = field(default_factory=list)
-    pairs: list[DuplicatePair] = field(default_factory=list)
-
-
-def _windows(words: list[str], k: int):
-    if k == 5:  # spelled out: measurably faster than the general form on the hot path
-        return zip(words, words[1:], words[2:], words[3:], words[4:])
-    return zip(*(words[i:] for i in range(k)))
-
-
-def _word_shingles(words: list[str], k: int = SHINGLE_SIZE) -> frozenset[Shingle]:
-    if len(words) >= k:
-        return frozenset(map(" ".join, _windows(words, k)))
-    return frozenset((" ".join(words),)) if words else frozenset()
-
-
-def _exact_key(text: str) -> tuple[bool, bool, list[str]]:
-    # Equal exactly when the seed's md5 of re.sub(r"\s+", " ", text.lower()) is equal
-    # (both split on str.isspace()), without the regex, the join and the digest.
-    return text[:1].isspace(), text[-1:].isspace(), text.lower().split()
-
-
-class _Views:
-    """What the greedy pass needs of a text now and then, each built once."""
-
-    def __init__(self, texts: Sequence[str], sh: Shingled, threshold: float) -> None:
-        self.texts, self.sh, self.threshold = texts, sh, threshold
-        self._tokens: dict[int, frozenset[int]] = {}
-        self._keys: dict[int, tuple[bool, bool, list[str]]] = {}
-
-    def tokens(self, i: int) -> frozenset[int]:
-        """Return text ``i``'s shingle tokens as a set."""
-        found = self._tokens.get(i)
-        if found is None:
-            start = int(self.sh.offsets[i])
-            found = frozenset(self.sh.tokens[start : start + int(self.sh.sizes[i])].tolist())
-            self._tokens[i] = found
-        return found
-
-    def exact_twin(self, i: int, kept: list[int]) -> int:
-        """Return the kept text whose exact-duplicate key equals text ``i``'s, or -1."""
-        text = self.texts[i]
-        for k in kept:
-            if self.texts[k] == text:  # the common case, and cheaper than any key
-                return k
-        key = _exact_key(text)
-        for k in kept:
-            if k not in self._keys:
-                self._keys[k] = _exact_key(self.texts[k])
-            if self._keys[k] == key:
-                return k
-        return -1
-
-    def crowded(self, i: int, kept: set[int]) -> list[tuple[int, float]]:
-        """Return (kept text, token similarity) at or above the threshold among ``kept``."""
-        t, sizes, mine = self.threshold, self.sh.sizes, self.tokens(i)
-        size, found = int(sizes[i]), []
-        for j in kept:
-            other = int(sizes[j])
-            if min(size, other) / max(size, other) >= t:  # Jaccard <= min/max of the sizes
-                inter = len(mine & self.tokens(j))
-                sim = inter / (size + other - inter)
-                if sim >= t:
-                    found.append((j, sim))
-        return found
-
-
-def find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
+def find_duplicates(texts: Sequence[str], threshold: float,
+                    measure: str = DEFAULT_MEASURE) -> DedupOutcome:
     """Return the kept positions of ``texts`` and the duplicate pairs, first kept wins.
 
     Pairs name positions in ``texts``; a near duplicate names the kept text it is most
-    similar to (the earliest on a tie), with its Jaccard similarity. The kept set, pairs and
-    similarities are those a comparison against every kept text gives (seed 000's scan).
-    Shingles are compared by hash: the answer could differ only if two different 5-word
-    windows, in one text or in two texts compared, agreed on the top 64 - log2(len(texts))
-    bits of their 64-bit hash (about one chance in 300,000 for 64,000 texts of 150 words),
-    and that moved a similarity across the threshold. Exact duplicates are compared as text.
+    similar to (the earliest on a tie), with its similarity under ``measure``. The kept set,
+    pairs and similarities are those a comparison against every kept text gives.
+
+    ``word_edit`` (default) is exact: candidates are filtered on word hashes, which can only
+    add candidates, and every candidate is compared on its words. ``shingle_jaccard`` compares
+    shingles by hash: its answer could differ only if two different 5-word windows, in one
+    text or in two texts compared, agreed on the top 64 - log2(len(texts)) bits of their
+    64-bit hash (about one chance in 300,000 for 64,000 texts of 150 words), and that moved a
+    similarity across the threshold. Its exact duplicates are compared as text.
     """
-    # The lists and sets built here would set off the cyclic garbage collector again and
-    # again, each full pass walking everything alive: quadratic in n. None makes a cycle.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _find_duplicates(texts, threshold)
-    finally:
-        if was_enabled:
-            gc.enable()
+    if measure == DEFAULT_MEASURE:
+        from .edit_measure import find_edit_duplicates
 
-
-def _find_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
-    import numpy as np
-
-    outcome = DedupOutcome()
-    if not texts:
-        return outcome
-    sh = shingle_texts(texts)
-    earlier, crowds = near_pairs(sh, threshold)
-    # A text with no earlier candidate, no crowded prefix token and a text hash of its own is
-    # kept whatever else happens; only the others need the greedy pass.
-    _, group, size = np.unique(sh.text_hashes, return_inverse=True, return_counts=True)
-    busy = size[group] > 1
-    busy[list(earlier)] = True
-    busy[list(crowds)] = True
-    kept = bytearray((~busy).astype(np.uint8).tobytes())
-    views = _Views(texts, sh, threshold)
-    kept_by_hash: dict[int, list[int]] = {}
-    index: dict[int, list[int]] = {}  # crowded token -> kept texts holding it in their prefix
-    order = np.flatnonzero(busy)
-    for i, text_hash in zip(order.tolist(), sh.text_hashes[order].tolist()):
-        twins = kept_by_hash.get(text_hash)
-        if twins is not None:
-            first = views.exact_twin(i, twins)
-            if first >= 0:
-                outcome.pairs.append(DuplicatePair(first, i, 1.0, "exact"))
-                continue
-        # Candidates come most similar first (the earliest on a tie): the first kept one wins.
-        best = next(((a, sim) for a, sim in earlier.get(i, ()) if kept[a]), None)
-        probe = crowds.get(i)
-        if probe:
-            holders = {j for token in probe for j in index.get(token, ())}
-            matches = views.crowded(i, holders) + ([best] if best else [])
-            best = min(matches, key=lambda m: (-m[1], m[0])) if matches else None
-        if best is not None:
-            outcome.pairs.append(DuplicatePair(best[0], i, best[1], "near"))
-            continue
-        kept[i] = 1
-        kept_by_hash.setdefault(text_hash, []).append(i)
-        for token in probe or ():
-            index.setdefault(token, []).append(i)
-    outcome.kept = np.flatnonzero(np.frombuffer(kept, dtype=np.uint8)).tolist()
-    return outcome
-
-
-def similarity_matrix(texts: Sequence[str]) -> list[list[float]]:
-    """Return the symmetric matrix of shingle Jaccard similarities (1.0 on the diagonal).
-
-    All pairs: meant for the few dozen documents a person looks at, not for dedup itself.
-    """
-    sets = [shingles(t) for t in texts]
-    n = len(sets)
-    matrix = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        matrix[i][i] = 1.0
-        for j in range(i + 1, n):
-            matrix[i][j] = matrix[j][i] = jaccard(sets[i], sets[j])
-    return matrix
-
-
-def pair_similarities(texts: Sequence[str]) -> list[tuple[int, int, float]]:
-    """Return (i, j, similarity) for every pair i < j, for the threshold histogram."""
-    matrix = similarity_matrix(texts)
-    return [(i, j, matrix[i][j]) for i in range(len(texts)) for j in range(i + 1, len(texts))]
-
-
-def shared_word_mask(text: str, other: str, k: int = SHINGLE_SIZE) -> list[tuple[str, bool]]:
-    """Return the words of ``text`` (as split) each marked True when inside a shingle ``other`` shares.
-
-    This is what the lab highlights in the side-by-side view of a duplicate pair.
-    """
-    words = text.split()
-    lowered = [w.lower() for w in words]
-    theirs = shingles(other, k)
-    marked = [False] * len(words)
-    if len(words) < k:
-        if words and " ".join(lowered) in theirs:
-            marked = [True] * len(words)
-        return list(zip(words, marked))
-    for start in range(len(words) - k + 1):
-        if " ".join(lowered[start : start + k]) in theirs:
-            for w in range(start, start + k):
-                marked[w] = True
-    return list(zip(words, marked))
+        return find_edit_duplicates(texts, threshold)
+    if measure != SEED_MEASURE:
+        raise InvalidInputError(f"dedup_measure must be one of {', '.join(MEASURES)}; got {measure!r}")
+    return find_shingle_duplicates(texts, threshold)

@@ -1,0 +1,228 @@
+"""The default dedup measure: word edit similarity of normalised texts, and its greedy pass.
+
+``word_similarity(a, b) = 1 - lev(A, B) / max(|A|, |B|)``, where ``A`` and ``B`` are the
+normalised words of ``a`` and ``b`` (``normalize.py``) and ``lev`` is the Levenshtein distance
+over words: the fewest single-word insertions, deletions and replacements that turn one
+sequence into the other. It is the share of the longer text's word positions that the
+cheapest edit leaves alone: two words edited in 30 give 0.933, at any length. Equal
+sequences give 1.0, and one empty sequence against words gives 0.0.
+
+A document is an exact duplicate when its normalised words equal those of a kept document,
+and a near duplicate when its similarity with ANY kept document is ``>= threshold``; the
+documents are walked in order, so the first kept wins, and a near duplicate names the kept
+document it is most similar to (the earliest on a tie). For a few texts every kept one is
+compared; for more, ``segment_filter.candidate_pairs`` names the pairs that can reach the
+threshold (provably all of them) and only those are compared. Both give the same answer.
+Distances come from ``rapidfuzz`` (C++), on one character per distinct word: exact.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from collections.abc import Sequence
+
+from ...errors import InvalidInputError
+from ...types import DuplicatePair
+from .outcome import DEFAULT_MEASURE, DedupOutcome
+from .normalize import normalized_words
+
+__all__ = ["MEASURE", "word_similarity", "find_edit_duplicates", "edit_bound", "WordCodes"]
+
+#: The name of this measure (``ContextManager(dedup_measure=...)``).
+MEASURE = DEFAULT_MEASURE
+# Below this many texts, comparing each with every kept one is faster than filtering.
+_SCAN_BELOW = 40
+_EPS = 1e-9
+_MAX_CODE = 0x10FFFF
+
+
+@lru_cache(maxsize=1)
+def _levenshtein():
+    """Return rapidfuzz's Levenshtein distance (imported on first use, not with contextlab)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.distance
+
+
+def edit_bound(longer: int, threshold: float) -> int:
+    """Return the most word edits a pair whose longer text has ``longer`` words can be apart
+    and still reach ``threshold`` (``1 - d / longer >= t`` needs ``d <= (1 - t) * longer``)."""
+    return math.floor((1.0 - threshold) * longer + _EPS)
+
+
+class WordCodes:
+    """Texts' normalised words, each as a string of one character per distinct word.
+
+    ``rapidfuzz`` compares strings by code point and other sequences by hash, so words are
+    numbered (exactly, by a dict) and the numbers written as characters. Past 1,114,111
+    distinct words the numbering starts again for each pair compared.
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self._words: dict[int, list[str]] = {}
+        self._codes: dict[int, str] = {}
+        self._vocab: dict[str, str] = {}
+
+    def words(self, i: int) -> list[str]:
+        """Return text ``i``'s normalised words."""
+        found = self._words.get(i)
+        if found is None:
+            found = self._words[i] = normalized_words(self.texts[i])
+        return found
+
+    def text_code(self, i: int) -> str | None:
+        """Return text ``i``'s words as characters, or None once the numbering is full."""
+        found = self._codes.get(i)
+        if found is None:
+            words, vocab = self.words(i), self._vocab
+            for w in dict.fromkeys(words):
+                if w not in vocab:
+                    if len(vocab) > _MAX_CODE:
+                        return None
+                    vocab[w] = chr(len(vocab))
+            found = self._codes[i] = "".join(map(vocab.__getitem__, words))
+        return found
+
+    def similarity(self, i: int, j: int, threshold: float = 0.0) -> float:
+        """Return the word edit similarity of texts ``i`` and ``j``; below ``threshold`` it may
+        be any value below it (the distance stops counting past the threshold's bound)."""
+        a, b = self.text_code(i), self.text_code(j)
+        if a is None or b is None:
+            local: dict[str, str] = {}
+            a, b = ("".join(local.setdefault(w, chr(len(local))) for w in self.words(k)) for k in (i, j))
+        longer = max(len(a), len(b))
+        if longer == 0:
+            return 1.0
+        distance = _levenshtein()(a, b, score_cutoff=edit_bound(longer, threshold))
+        return 1.0 - distance / longer
+
+
+def word_similarity(a: str, b: str) -> float:
+    """Return the word edit similarity of ``a`` and ``b`` (see the module doc), in [0, 1]."""
+    return WordCodes([a, b]).similarity(0, 1)
+
+
+def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
+    """Return the ``DedupOutcome`` of the greedy pass under word edit similarity."""
+    outcome = DedupOutcome()
+    if len(texts) < _SCAN_BELOW:
+        _scan(texts, threshold, outcome)
+    else:
+        _filtered(texts, threshold, outcome)
+    return outcome
+
+
+def _scan(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None:
+    """Compare each text with every kept one (the definition, and fastest for a few texts)."""
+    codes = WordCodes(texts)
+    exact: dict[tuple[str, ...], int] = {}
+    for i in range(len(texts)):
+        key = tuple(codes.words(i))
+        twin = exact.get(key)
+        if twin is not None:
+            outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
+            continue
+        size, best = len(key), (threshold, -1)
+        for k in outcome.kept:
+            other = len(codes.words(k))
+            longer = max(size, other)
+            if longer - min(size, other) > edit_bound(longer, threshold):
+                continue  # the length difference alone costs more edits than allowed
+            sim = codes.similarity(k, i, threshold)
+            if sim >= best[0] and (best[1] < 0 or sim > best[0]):
+                best = (sim, k)
+        if best[1] >= 0:
+            outcome.pairs.append(DuplicatePair(best[1], i, best[0], "near"))
+            continue
+        outcome.kept.append(i)
+        exact[key] = i
+
+
+def _exact_groups(texts: Sequence[str], codes: WordCodes, sequences) -> list[int]:
+    """Return, for each text, the first text with the same normalised words."""
+    import numpy as np
+
+    _, first, inverse = np.unique(sequences, return_index=True, return_inverse=True)
+    group = first[inverse.ravel()].tolist()
+    for i in np.flatnonzero(group != np.arange(len(texts))).tolist():
+        if codes.words(i) != codes.words(group[i]):  # a hash collision: find its true group
+            group[i] = next((j for j in range(i) if group[j] == j and codes.words(j) == codes.words(i)), i)
+    return group
+
+
+def _filtered(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None:
+    """The greedy pass over the candidate pairs of ``segment_filter`` only."""
+    import numpy as np
+
+    from .segment_filter import candidate_pairs, hash_words
+
+    codes = WordCodes(texts)
+    hashed = [t if t.isascii() else " ".join(codes.words(i)) for i, t in enumerate(texts)]
+    wh = hash_words(hashed)
+    n = len(texts)
+    group = _exact_groups(texts, codes, wh.sequences())
+    first = np.asarray(group) == np.arange(n)
+    keys = candidate_pairs(wh, first, threshold) if threshold < 1.0 else np.zeros(0, dtype=np.int64)
+    a, b = keys // n, keys % n
+    sims = _pair_similarities(wh, a, b, threshold)
+    good = sims >= threshold
+    a, b, sims = a[good], b[good], sims[good]
+    src, dst, sim = np.concatenate((a, b)), np.concatenate((b, a)), np.concatenate((sims, sims))
+    order = np.argsort(src, kind="stable")
+    starts = np.searchsorted(src[order], np.arange(n + 1)).tolist()
+    partners, similarity = dst[order].tolist(), sim[order].tolist()
+    kept_member = [-1] * n  # group -> its kept text
+    for i in range(n):
+        g = group[i]
+        if kept_member[g] >= 0:
+            outcome.pairs.append(DuplicatePair(kept_member[g], i, 1.0, "exact"))
+            continue
+        best_sim, best = threshold, -1
+        for x in range(starts[g], starts[g + 1]):
+            k = kept_member[partners[x]]
+            if k >= 0 and (best < 0 or similarity[x] > best_sim or (similarity[x] == best_sim and k < best)):
+                best_sim, best = similarity[x], k
+        if best >= 0:
+            outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
+            continue
+        kept_member[g] = i
+        outcome.kept.append(i)
+
+
+def _pair_similarities(wh, a, b, threshold: float):
+    """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
+    or above ``threshold``, some value below it otherwise), comparing words by their 64-bit
+    hashes (numbered densely and written one character per word)."""
+    import numpy as np
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cpdist
+
+    if a.size == 0:
+        return np.zeros(0)
+    involved = np.unique(np.concatenate((a, b)))
+    lengths, begins = wh.counts[involved], wh.begin[involved]
+    runs = np.cumsum(lengths) - lengths
+    words = wh.words[np.repeat(begins - runs, lengths) + np.arange(int(lengths.sum()))]
+    ordered = np.sort(words)  # sort, then search: cheaper than np.unique's argsort here
+    fresh = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    distinct, seen = ordered[fresh], np.diff(np.append(fresh, ordered.size))
+    number = np.searchsorted(distinct, words)
+    if distinct.size > _MAX_CODE - 2048:
+        raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
+    # The commonest words get the smallest numbers: rapidfuzz looks characters below 256 up
+    # in an array, the others in a hash map.
+    rank = np.empty(distinct.size, dtype=np.uint32)
+    rank[np.argsort(-seen, kind="stable")] = np.arange(distinct.size, dtype=np.uint32)
+    number = rank[number.ravel()]
+    number += (number >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
+    blob = number.tobytes()
+    code = {t: blob[4 * r : 4 * (r + m)].decode("utf-32-le")
+            for t, r, m in zip(involved.tolist(), runs.tolist(), lengths.tolist())}
+    longer = np.maximum(wh.counts[a], wh.counts[b])
+    # Past the largest bound any pair allows, the distance need not be exact: it is rejected.
+    cutoff = int(np.floor((1.0 - threshold) * longer.max() + _EPS))
+    distances = cpdist([code[t] for t in a.tolist()], [code[t] for t in b.tolist()],
+                       scorer=Levenshtein.distance, score_cutoff=cutoff, workers=1)
+    return 1.0 - distances.astype(np.float64) / longer

@@ -1,0 +1,161 @@
+"""What the lab shows about duplicates: similarities of every pair, the words that differ in a
+pair, and the pairs that just missed the threshold.
+
+All pairs are compared here: these are for the few hundred documents a person looks at, not
+for dedup itself (``find_duplicates``). Each takes the measure's name, so the lab explains the
+measure the build really used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .edit_measure import WordCodes, edit_bound
+from .normalize import normalized_words
+from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
+from .prefix_filter import SHINGLE_SIZE
+from .shingle_measure import jaccard, shingles
+
+__all__ = ["similarity_matrix", "pair_similarities", "shared_word_mask", "WordDiff", "word_diff",
+           "NearMiss", "near_misses", "NEAR_MISS_MARGIN"]
+
+#: How far below the threshold a pair may score and still be listed as a near miss.
+NEAR_MISS_MARGIN = 0.15
+
+
+def _check(measure: str) -> None:
+    if measure not in MEASURES:
+        from ...errors import InvalidInputError
+
+        raise InvalidInputError(f"dedup_measure must be one of {', '.join(MEASURES)}; got {measure!r}")
+
+
+def similarity_matrix(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> list[list[float]]:
+    """Return the symmetric matrix of similarities under ``measure`` (1.0 on the diagonal)."""
+    _check(measure)
+    n = len(texts)
+    if measure == DEFAULT_MEASURE:
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
+
+        codes = WordCodes(texts)
+        strings = [codes.text_code(i) for i in range(n)]
+        if None in strings:  # over a million distinct words: compare pair by pair
+            matrix = [[codes.similarity(i, j) for j in range(n)] for i in range(n)]
+        else:
+            matrix = cdist(strings, strings, scorer=Levenshtein.normalized_similarity,
+                           dtype="float64").tolist() if n else []
+        for i in range(n):
+            matrix[i][i] = 1.0
+        return matrix
+    sets = [shingles(t) for t in texts]
+    matrix = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        matrix[i][i] = 1.0
+        for j in range(i + 1, n):
+            matrix[i][j] = matrix[j][i] = jaccard(sets[i], sets[j])
+    return matrix
+
+
+def pair_similarities(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> list[tuple[int, int, float]]:
+    """Return (i, j, similarity) for every pair i < j, for the threshold histogram."""
+    matrix = similarity_matrix(texts, measure)
+    return [(i, j, matrix[i][j]) for i in range(len(texts)) for j in range(i + 1, len(texts))]
+
+
+def shared_word_mask(text: str, other: str, k: int = SHINGLE_SIZE) -> list[tuple[str, bool]]:
+    """Return the words of ``text`` (as split) each marked True when inside a shingle ``other`` shares.
+
+    This is what the lab highlights in the side-by-side view of a seed-measure pair.
+    """
+    words = text.split()
+    lowered = [w.lower() for w in words]
+    theirs = shingles(other, k)
+    marked = [False] * len(words)
+    if len(words) < k:
+        if words and " ".join(lowered) in theirs:
+            marked = [True] * len(words)
+        return list(zip(words, marked))
+    for start in range(len(words) - k + 1):
+        if " ".join(lowered[start : start + k]) in theirs:
+            for w in range(start, start + k):
+                marked[w] = True
+    return list(zip(words, marked))
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    """Two texts' words as given, each marked True where the cheapest word edit changes it."""
+
+    first: list[tuple[str, bool]]
+    second: list[tuple[str, bool]]
+    edits: int  # word insertions, deletions and replacements between the two
+    similarity: float  # the measure's: 1 - lev / max(len) over normalised words
+
+
+def word_diff(first: str, second: str) -> WordDiff:
+    """Return the words of ``first`` and ``second`` (as given) with the ones that differ marked.
+
+    Words are aligned on their normalised form (what the measure compares), so a word that
+    differs only in case, width or an invisible character is not marked; a word that
+    normalises to nothing (a lone zero-width space) is never marked. The edits are
+    rapidfuzz's Levenshtein opcodes over those words.
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    sides = [text.split() for text in (first, second)]
+    keys = [[" ".join(normalized_words(w)) for w in words] for words in sides]
+    vocab: dict[str, str] = {}
+    seen = [[k for k, key in enumerate(side) if key] for side in keys]  # words the measure sees
+    codes = ["".join(vocab.setdefault(side[k], chr(len(vocab))) for k in idx)
+             for side, idx in zip(keys, seen)]
+    marks = [[False] * len(words) for words in sides]
+    edits = 0
+    for op in Levenshtein.opcodes(codes[0], codes[1]):
+        if op.tag == "equal":
+            continue
+        edits += max(op.src_end - op.src_start, op.dest_end - op.dest_start)
+        for k in seen[0][op.src_start : op.src_end]:
+            marks[0][k] = True
+        for k in seen[1][op.dest_start : op.dest_end]:
+            marks[1][k] = True
+    codes_all = WordCodes([first, second])
+    return WordDiff(list(zip(sides[0], marks[0])), list(zip(sides[1], marks[1])), edits,
+                    codes_all.similarity(0, 1))
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """Two kept texts (positions in the input, first < second) just below the threshold."""
+
+    first_index: int
+    second_index: int
+    similarity: float
+
+
+def near_misses(texts: Sequence[str], threshold: float, margin: float = NEAR_MISS_MARGIN,
+                measure: str = DEFAULT_MEASURE) -> list[NearMiss]:
+    """Return the pairs of kept texts with ``threshold - margin <= similarity < threshold``,
+    most similar first: what lowering the threshold by up to ``margin`` would consider next.
+
+    Kept means kept by ``find_duplicates(texts, threshold, measure)``; every pair of them is
+    compared, with the length bound skipping pairs that cannot reach ``threshold - margin``.
+    """
+    from . import find_duplicates
+
+    _check(measure)
+    kept = find_duplicates(texts, threshold, measure).kept
+    floor = max(threshold - margin, 1e-9)
+    found: list[NearMiss] = []
+    if measure == SEED_MEASURE:
+        sets = {i: shingles(texts[i]) for i in kept}
+        pairs = ((i, j, jaccard(sets[i], sets[j])) for x, i in enumerate(kept) for j in kept[x + 1:])
+    else:
+        codes = WordCodes(texts)
+        sizes = {i: len(codes.words(i)) for i in kept}
+        pairs = ((i, j, codes.similarity(i, j, floor)) for x, i in enumerate(kept) for j in kept[x + 1:]
+                 if max(sizes[i], sizes[j]) - min(sizes[i], sizes[j])
+                 <= edit_bound(max(sizes[i], sizes[j]), floor))
+    found = [NearMiss(i, j, sim) for i, j, sim in pairs if floor <= sim < threshold]
+    return sorted(found, key=lambda m: (-m.similarity, m.first_index, m.second_index))

@@ -1,0 +1,267 @@
+"""Candidate pairs for word edit similarity that provably include every pair at the threshold.
+
+The default measure (``edit_measure.py``) is ``1 - lev(a, b) / max(|a|, |b|)`` over word
+sequences, so a pair at threshold ``t`` is at most ``tau = floor((1 - t) * max(|a|, |b|))``
+word edits apart, and the shorter text has at least ``max - tau`` words (the length filter).
+The pigeonhole (partition) filter of PassJoin (Li et al., "PASS-JOIN: a partition-based
+method for similarity joins", VLDB 2012) finds such pairs without comparing every two texts:
+cut the longer text ``r`` into ``tau + 1`` disjoint segments; ``tau`` edits touch at most
+``tau`` of them, so one segment appears unchanged, word for word, in the shorter text ``s``,
+starting ``shift`` words from where it starts in ``r``, where ``|shift| + |Δ - shift| <= tau``
+(``Δ = |s| - |r|``: the edits before the segment move it by ``shift``, those after it make up
+the rest of the length difference). So every text's segments are matched against every
+window of the shorter-or-equal texts with one of the segment lengths those texts' partners
+can have, and only pairs whose match passes the length and shift bounds are candidates.
+At 0.85 a segment is six or seven words, as rare as a seed shingle, and neighbouring chunks
+that share a passage at different positions fail the shift bound.
+
+Words are compared as 64-bit hashes of their normalised form (``prefix_filter``'s word
+hashing), segments and windows as polynomial hashes of their word hashes: equal words give
+equal hashes, so a collision can only add a candidate, never lose one. The candidates are
+verified exactly in ``edit_measure.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .prefix_filter import _batches, _hash_words, _powers
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["WordHashes", "hash_words", "candidate_pairs"]
+
+# A window or segment of L words hashes as sum(word_k * B**k) plus L times this (odd) weight.
+_LENGTH_WEIGHT = 0xD6E8FEB86659FD93
+# Window hashes are tested against a bitmap of segment hashes (by their top bits) before the
+# exact join: most windows match no segment, and one look-up costs less than a binary search.
+_BITMAP_BITS = 24
+# Windows are joined with segments about this many at a time, to bound the memory of a join.
+_WINDOW_SLICE = 1 << 21
+# Segments beyond the pigeonhole's tau + 1: a pair must then match more than this many of
+# them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
+_EXTRA = 4
+_EPS = 1e-9
+
+
+class WordHashes:
+    """Every text's normalised words as hashes, laid end to end, with the running sums that
+    hash any run of consecutive words in constant time."""
+
+    def __init__(self, words: np.ndarray, counts: np.ndarray) -> None:
+        import numpy as np
+
+        self.words, self.counts = words, counts.astype(np.int64)
+        self.begin = np.cumsum(self.counts) - self.counts
+        up, down = _powers(len(words) + 1)
+        self._down = down
+        # running[q] = sum of word_j * B**j for j < q (modulo 2**64)
+        self.running = np.zeros(len(words) + 1, dtype=np.uint64)
+        np.cumsum(np.multiply(words, up[: len(words)], dtype=np.uint64), out=self.running[1:])
+
+    def runs(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Return the hash of the ``lengths[k]`` words from global word position ``starts[k]``."""
+        import numpy as np
+
+        h = (self.running[starts + lengths] - self.running[starts]) * self._down[starts]
+        h += lengths.astype(np.uint64) * np.uint64(_LENGTH_WEIGHT)
+        return h
+
+    def window_hashes(self, lo: int, hi: int, length: int) -> np.ndarray:
+        """Return the hash of the ``length`` words from every global position in [lo, hi)
+        (``runs`` for each start, read off two slices instead of gathered)."""
+        import numpy as np
+
+        h = self.running[lo + length : hi + length] - self.running[lo:hi]
+        h *= self._down[lo:hi]
+        h += np.uint64(length * _LENGTH_WEIGHT % (1 << 64))
+        return h
+
+    def sequences(self) -> np.ndarray:
+        """Return a hash of each text's whole word sequence (equal for equal sequences)."""
+        return self.runs(self.begin, self.counts)
+
+
+def hash_words(texts: Sequence[str]) -> WordHashes:
+    """Return the word hashes of ``texts``, each already normalised or pure ASCII.
+
+    ``prefix_filter`` hashes the words of ``text.lower().split()``; the normalised text is
+    lowercase already and pure ASCII needs nothing more, so the words hashed are the words
+    compared.
+    """
+    import numpy as np
+
+    words, counts = [], []
+    for start, stop in _batches(texts):
+        w, c, _ = _hash_words(texts[start:stop])
+        words.append(w)
+        counts.append(c)
+    if not words:
+        return WordHashes(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
+    return WordHashes(np.concatenate(words), np.concatenate(counts))
+
+
+def _edit_bounds(n: np.ndarray, threshold: float) -> np.ndarray:
+    """Return the most word edits a text of ``n`` words can be from a partner no longer than it."""
+    import numpy as np
+
+    return np.floor((1.0 - threshold) * n + _EPS).astype(np.int64)
+
+
+def _segments(wh: WordHashes, texts: np.ndarray, tau: np.ndarray):
+    """Return (text, number, start in text, length, hash) of the ``tau + 1 + _EXTRA``
+    segments of each text (fewer when the text has fewer words)."""
+    import numpy as np
+
+    k = np.minimum(tau[texts] + 1 + _EXTRA, wh.counts[texts])
+    owner = np.repeat(texts, k)
+    j = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+    n, kk = wh.counts[owner], np.repeat(k, k)
+    base, cut = n // kk, kk - n % kk  # segments from ``cut`` on are one word longer
+    start = j * base + np.maximum(0, j - cut)
+    length = base + (j >= cut)
+    return owner, j, start, length, wh.runs(wh.begin[owner] + start, length)
+
+
+def _window_lengths(n: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return the shortest and longest segment of any partner at least as long as each text
+    (and within the length filter: at most ``n / t`` words)."""
+    import numpy as np
+
+    low, high = np.empty_like(n), np.empty_like(n)
+    for size in np.unique(n).tolist():
+        m = np.arange(size, int(np.floor(size / threshold + _EPS)) + 1)
+        k = np.minimum(np.floor((1.0 - threshold) * m + _EPS).astype(np.int64) + 1 + _EXTRA, m)
+        at = n == size
+        low[at], high[at] = int((m // k).min()), min(size, int((-(-m // k)).max()))
+    return low, high
+
+
+def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.ndarray:
+    """Return the candidate pairs among ``active`` texts as sorted keys ``a * n + b`` (a < b).
+
+    Every pair of active texts whose word edit similarity is at least ``threshold`` is among
+    them (see the module doc).
+    """
+    import numpy as np
+
+    n_texts = wh.counts.size
+    tau = _edit_bounds(wh.counts, threshold)
+    texts = np.flatnonzero(active & (wh.counts > 0))
+    if texts.size < 2:
+        return np.zeros(0, dtype=np.int64)
+    segments = _segments(wh, texts, tau)
+    # Segments are sorted by (hash, start): the starts a window can match are one band of it.
+    place_bits = max(1, int(wh.counts.max()).bit_length())
+    place = np.uint64((1 << place_bits) - 1)
+    keyed = (segments[-1] & ~place) | segments[2].astype(np.uint64)
+    order = np.argsort(keyed)
+    segments = tuple(a[order] for a in segments[:-1]) + (keyed[order],)
+    shift = np.uint64(64 - _BITMAP_BITS)
+    bitmap = np.zeros(1 << _BITMAP_BITS, dtype=bool)
+    bitmap[keyed >> shift] = True
+    low, high = _window_lengths(wh.counts[texts], threshold)
+    # The most edits any partner of a text may be from it (partners are at most n / t long).
+    reach = _edit_bounds(np.floor(wh.counts / threshold + _EPS), threshold)
+    found: list[np.ndarray] = []
+    for length in range(int(low.min()), int(high.max()) + 1):
+        probing = texts[(low <= length) & (high >= length) & (wh.counts[texts] >= length)]
+        for owner, at, hashes in _windows(wh, probing, length):
+            hashes &= ~place
+            hit = np.flatnonzero(bitmap[hashes >> shift])
+            hit = hit[np.argsort(hashes[hit])]  # sorted probes search a sorted array faster
+            found.append(_join(owner[hit], at[hit], hashes[hit], reach[owner[hit]], length,
+                               segments, wh.counts, tau))
+    return _enough_matches(np.concatenate(found, axis=1), wh.counts, tau)
+
+
+def _windows(wh: WordHashes, probing: np.ndarray, length: int):
+    """Yield (text, start in text, hash) of the ``length``-word windows of ``probing`` texts,
+    about ``_WINDOW_SLICE`` at a time: read off slices of the running sums when the texts
+    are most of the words, gathered otherwise."""
+    import numpy as np
+
+    windows = wh.counts[probing] - length + 1
+    if 2 * int(windows.sum()) >= wh.words.size:
+        wanted = np.zeros(wh.counts.size, dtype=bool)
+        wanted[probing] = True
+        owner_of = np.repeat(np.arange(wh.counts.size), wh.counts)
+        for lo in range(0, wh.words.size - length + 1, _WINDOW_SLICE):
+            hi = min(lo + _WINDOW_SLICE, wh.words.size - length + 1)
+            owner = owner_of[lo:hi]
+            at = np.arange(lo, hi) - wh.begin[owner]
+            keep = np.flatnonzero(wanted[owner] & (at + length <= wh.counts[owner]))
+            yield owner[keep], at[keep], wh.window_hashes(lo, hi, length)[keep]
+        return
+    step = max(1, _WINDOW_SLICE // max(1, int(windows.max(initial=1))))
+    for lo in range(0, probing.size, step):
+        part, count = probing[lo : lo + step], windows[lo : lo + step]
+        owner = np.repeat(part, count)
+        at = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        yield owner, at, wh.runs(wh.begin[owner] + at, np.full(owner.size, length, dtype=np.int64))
+
+
+def _join(owner, at, hashes, reach, length, segments, counts, tau) -> np.ndarray:
+    """Return (longer text, shorter text, segment number) of every window (``owner``, ``at``)
+    equal to a segment of a text at least as long, within the length and shift bounds.
+
+    A segment starting at ``p`` in the longer text can appear at ``at = p + shift`` with
+    ``(Δ - tau) / 2 <= shift <= (tau + Δ) / 2`` and ``-tau <= Δ <= 0``, so ``p`` lies in
+    ``[at - reach / 2, at + reach]``: only that band of the sorted segments is read.
+    """
+    import numpy as np
+
+    seg_text, seg_number, seg_start, seg_len, seg_key = segments
+    top = np.uint64((1 << max(1, int(counts.max()).bit_length())) - 1)
+    first = np.maximum(at - reach // 2, 0).astype(np.uint64)
+    last = np.minimum(at + reach, int(top)).astype(np.uint64)
+    left = np.searchsorted(seg_key, hashes | first, "left")
+    count = np.searchsorted(seg_key, hashes | last, "right") - left
+    probe = np.repeat(np.arange(owner.size), count)
+    seg = np.repeat(left, count) + np.arange(probe.size) - np.repeat(np.cumsum(count) - count, count)
+    s, r = owner[probe], seg_text[seg]
+    n_s, n_r, bound = counts[s], counts[r], tau[r]
+    delta = n_s - n_r  # the window's text is the shorter (or as long), so delta <= 0
+    moved = at[probe] - seg_start[seg]
+    ok = np.flatnonzero((s != r) & (delta <= 0) & (-delta <= bound) & (seg_len[seg] == length)
+                        & (np.abs(moved) + np.abs(delta - moved) <= bound))
+    return np.stack((r[ok], s[ok], seg_number[seg[ok]]))
+
+
+def _enough_matches(rows: np.ndarray, counts: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """Return the unordered pair keys ``a * n + b`` (a < b, sorted) of the (longer, shorter)
+    texts in ``rows`` whose windows match enough distinct segments of the longer: ``tau``
+    edits leave at least ``k - tau`` of its ``k`` segments intact."""
+    import numpy as np
+
+    n_texts = counts.size
+    if rows.shape[1] == 0:
+        return np.zeros(0, dtype=np.int64)
+    directed = rows[0] * n_texts + rows[1]
+    numbers = int(rows[2].max()) + 1
+    if int(directed.max()) < (1 << 62) // numbers:  # (pair, segment) fits one int64 key
+        keys = _distinct(directed * numbers + rows[2]) // numbers
+    else:
+        order = np.lexsort((rows[2], directed))
+        pair, number = directed[order], rows[2][order]
+        fresh = np.ones(order.size, dtype=bool)
+        fresh[1:] = (pair[1:] != pair[:-1]) | (number[1:] != number[:-1])
+        keys = pair[fresh]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    matched = np.diff(np.append(starts, keys.size))
+    pairs = keys[starts]
+    longer, shorter = pairs // n_texts, pairs % n_texts
+    needed = np.minimum(tau[longer] + 1 + _EXTRA, counts[longer]) - tau[longer]
+    ok = matched >= needed
+    a, b = np.minimum(longer[ok], shorter[ok]), np.maximum(longer[ok], shorter[ok])
+    return _distinct(a * n_texts + b)
+
+
+def _distinct(keys: np.ndarray) -> np.ndarray:
+    """Return the distinct values of ``keys``, sorted (a sort, faster here than np.unique's hash)."""
+    import numpy as np
+
+    keys = np.sort(keys)
+    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
