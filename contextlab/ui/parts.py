@@ -8,12 +8,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from contextlab.charts import for_projector
+from contextlab.charts import doc_label, for_projector
 from contextlab.types import DocTrace
 
 from .context import LabContext
+from .text import warning
 
-__all__ = ["show_chart", "show_table", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
+__all__ = ["show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
            "on_request"]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
@@ -74,6 +75,23 @@ def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> N
         if pd.api.types.is_float_dtype(shown[column]):
             shown[column] = [("" if pd.isna(v) else f"{v:.3f}") for v in shown[column]]
     st.table(shown, hide_index=True)
+
+
+def stale_notes(ctx: LabContext) -> None:
+    """Warn about each document in the block that its sample marks stale (``metadata["stale"]``).
+
+    A teaching sample may hold an outdated page on purpose; the page says so where it shows
+    where that page landed, so nobody learns from the block that stale text is fine.
+    """
+    placed = sum(1 for t in ctx.result.trace if t.position is not None)
+    for t in ctx.result.trace:
+        why = ctx.documents[t.input_index].metadata.get("stale") if t.input_index < len(ctx.documents) else None
+        if not why or t.position is None:
+            continue
+        where = ("last, right before the question, where a model reads best" if t.position == placed > 1
+                 else "first, where a model reads best" if t.position == 1 else "in the middle")
+        warning(f"⚠ {doc_label(t, 60)} is stale: {why}. It is in the block at pos {t.position} of {placed}, "
+                f"{where}. Placement cannot tell current from stale text: leave it out, or lower its score.")
 
 
 def explain(text: str) -> None:

@@ -20,25 +20,19 @@ CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
 ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
 
 
-def _expected(config: LabConfig, documents: list[Document]):
-    return config.make_manager().build(
-        PromptRequest(query=config.query, documents=documents, max_context_tokens=config.max_context_tokens)
-    )
-
-
 # -- first open ------------------------------------------------------------------------------
 
 
 def test_lab_opens_alive_on_the_default_sample():
     at = open_lab()
     sample = load_sample_set("support_faq")
-    # the sample set opens at the budget it states (1024), not the engine's 2048
-    expected = _expected(LabConfig(query=sample.query, max_context_tokens=1024), sample.documents)
     assert at.radio(key="doc_source").value == "sample"
     assert at.text_area(key="cfg_query").value == sample.query
-    assert metric(at, "Documents in") == str(len(sample.documents))
-    assert metric(at, "Duplicates removed") == str(expected.duplicates_removed)
-    assert metric(at, "Tokens used") == f"{expected.tokens_used:,}"
+    # Literal: 29 documents, 4 copies removed, 971 tokens: the sample set opens at the budget it
+    # states (1024; the engine's 2048 would use 2,033) with the default engine.
+    assert metric(at, "Documents in") == "29"
+    assert metric(at, "Duplicates removed") == "4"
+    assert metric(at, "Tokens used") == "971"
     sankey = specs(at)[0]["data"][0]
     assert sankey["type"] == "sankey"
     assert sankey["node"]["label"][0] == f"Input: {len(sample.documents)}"

@@ -121,3 +121,14 @@ def test_views_presentation_mode_shows_tables_in_the_pages_type_not_the_grid():
     assert not at.dataframe and len(at.table) == 1
     assert "why" in at.table[0].value.columns
     assert len(open_view("overview").dataframe) == 1
+
+
+def test_views_the_default_samples_stale_page_is_marked_where_the_reorder_puts_it():
+    # support_faq's rank-2 document is the archived 2024 refund page, which contradicts the answer
+    for view in ("placement", "final"):
+        said = texts(open_view(view))
+        assert "help-center/archive/2024/refunds.md is stale: the archived 2024 refund policy" in said
+        assert "last, right before the question, where a model reads best" in said
+    frame = table(open_lab(), "why")
+    stale = frame[frame["doc"].str.contains("⚠ stale")]
+    assert list(stale["source"]) == ["help-center/archive/2024/refunds.md"]

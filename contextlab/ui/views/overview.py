@@ -108,7 +108,8 @@ def trace_frame(ctx: LabContext) -> pd.DataFrame:
     rows = []
     for t in sorted(ctx.result.trace, key=_order):
         rows.append({
-            "doc": charts.doc_tag(t.input_index) + (" ★ answer" if t.input_index in answer else ""),
+            "doc": charts.doc_tag(t.input_index) + (" ★ answer" if t.input_index in answer else "")
+            + (" ⚠ stale" if ctx.documents[t.input_index].metadata.get("stale") else ""),
             "source": plain(t.source or ""),
             "fate": charts.FATE_LABELS[t.fate],
             "pos": str(t.position) if t.position is not None else "",

@@ -13,7 +13,7 @@ from contextlab.lab.teaching import accuracy_phrase, reorder_cannot_help
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart, show_table
+from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart, show_table, stale_notes
 from ..text import md_line
 
 __all__ = ["render", "middle_zone", "dip_by_count", "answer_sentence"]
@@ -80,6 +80,7 @@ def render(ctx: LabContext) -> None:
         st.caption(md_line(f"Placement: {charts.STRATEGY_LABELS.get(ctx.config.placement, ctx.config.placement)}."))
     elif n < 4:
         st.caption("Three documents or fewer stay in relevance order.")
+    stale_notes(ctx)
     if n and curve is not None:
         _headline(ctx, placed, curve, model)
         _count_note(model, n, curve)
