@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -86,7 +87,26 @@ def documents() -> list[Document]:
 # -- help ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [[], ["build"], ["sweep"], ["index"], ["remove"], ["search"], ["lab"]])
+def _parser_commands(parser: argparse.ArgumentParser | None = None, prefix: tuple[str, ...] = ()) -> list[list[str]]:
+    """Return every command the parser knows (``eval compare`` and other sub-commands included)."""
+    parser = parser or cli.build_parser()
+    found: list[list[str]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += [[*prefix, name], *_parser_commands(sub, (*prefix, name))]
+    return found
+
+
+#: Read from the parser, so a new command is covered the day it is added.
+COMMANDS = _parser_commands()
+
+
+def test_cli_command_list_comes_from_the_parser():
+    assert {"build", "sweep", "eval", "index", "remove", "search", "lab"} <= {c[0] for c in COMMANDS}
+
+
+@pytest.mark.parametrize("command", [[], *COMMANDS], ids=lambda c: " ".join(c) or "contextlab")
 def test_cli_help_on_every_command(run, tmp_path: Path, command: list[str]):
     proc = run(*command, "--help", cwd=tmp_path)
     assert proc.returncode == 0
@@ -96,7 +116,7 @@ def test_cli_help_on_every_command(run, tmp_path: Path, command: list[str]):
 
 def test_cli_help_lists_every_command(run, tmp_path: Path):
     out = run("--help", cwd=tmp_path).stdout
-    for command in ("build", "sweep", "index", "remove", "search", "lab"):
+    for command in {c[0] for c in COMMANDS}:
         assert command in out
 
 

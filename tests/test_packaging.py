@@ -18,13 +18,14 @@ import socket
 import subprocess
 import sys
 import sysconfig
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_SECONDS = 60.0
@@ -48,18 +49,6 @@ def _healthy(port: int) -> bool:
             return resp.status == 200 and resp.read().strip() == b"ok"
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
         return False
-
-
-def _wait_until(condition, seconds: float, what: str, proc: subprocess.Popen | None = None) -> None:
-    """Poll ``condition`` until it holds; fail naming ``what`` (and the lab's output) if it never does."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if proc is not None and proc.poll() is not None:
-            out = proc.stdout.read() if proc.stdout else ""
-            pytest.fail(f"the lab exited with {proc.returncode} before {what}:\n{out}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"gave up after {seconds:.0f} s waiting for {what}")
-        time.sleep(0.2)
 
 
 def _ok(command: list[str], **kwargs) -> subprocess.CompletedProcess:
@@ -168,7 +157,7 @@ def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, P
     port = _free_port()
     proc = _start_lab([str(installed["contextlab"])], port, installed["work"])
     try:
-        _wait_until(lambda: _healthy(port), STARTUP_SECONDS, "/_stcore/health to answer ok", proc)
+        wait_until(lambda: _healthy(port), STARTUP_SECONDS, what="/_stcore/health to answer ok", proc=proc)
     finally:
         _kill_group(proc)
 
@@ -178,11 +167,11 @@ def test_lab_sigterm_stops_the_streamlit_server():
     port = _free_port()
     proc = _start_lab([sys.executable, "-m", "contextlab.cli"], port, ROOT)
     try:
-        _wait_until(lambda: _healthy(port), STARTUP_SECONDS, "/_stcore/health to answer ok", proc)
+        wait_until(lambda: _healthy(port), STARTUP_SECONDS, what="/_stcore/health to answer ok", proc=proc)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
         # The server must go with the command: nothing answers on its port any more.
-        _wait_until(lambda: not _port_in_use(port), 30, f"port {port} to be released after SIGTERM")
+        wait_until(lambda: not _port_in_use(port), 30, what=f"port {port} to be released after SIGTERM")
     finally:
         _kill_group(proc)
 

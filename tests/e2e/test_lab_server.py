@@ -7,9 +7,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
+
+from tests.helpers import wait_until
 
 from .lab_server import ROOT
 
@@ -37,16 +38,6 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _wait_until(condition, timeout: float = 30.0) -> bool:
-    """Return True as soon as ``condition()`` holds, False if it still fails after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_lab_server_stops_its_server_when_the_test_process_is_signalled(signum):
     child = subprocess.Popen([sys.executable, "-c", CHILD], cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -59,7 +50,7 @@ def test_lab_server_stops_its_server_when_the_test_process_is_signalled(signum):
         assert os.getpgid(pid) == pid != os.getpgid(child.pid)  # its own group, not the child's
         child.send_signal(signum)
         child.wait(timeout=60)
-        assert _wait_until(lambda: not _group_alive(pid)), "the server outlived the test process"
+        wait_until(lambda: not _group_alive(pid), 30, what="the server to stop with the test process")
         assert not _listening(port)
     finally:
         if child.poll() is None:
