@@ -132,3 +132,12 @@ def test_views_the_default_samples_stale_page_is_marked_where_the_reorder_puts_i
     frame = table(open_lab(), "why")
     stale = frame[frame["doc"].str.contains("⚠ stale")]
     assert list(stale["source"]) == ["help-center/archive/2024/refunds.md"]
+
+
+def test_views_the_copies_scenario_opens_on_a_pair_of_the_refund_policy():
+    at = open_lab()
+    at.selectbox(key="scenario").set_value("faq_copies")
+    at = run(at)
+    assert at.session_state["view"] == "duplicates"
+    picked = at.selectbox(key="dup_pair_choice")
+    assert picked.format_func(picked.value).startswith("D6 · …nter/billing/refunds.md ↔ ")

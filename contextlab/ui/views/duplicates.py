@@ -113,6 +113,11 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
         return (f"{charts.doc_label(trace[p.kept_index], 24)} ↔ {charts.doc_label(trace[p.dropped_index], 24)}"
                 f" ({p.kind}, {p.similarity:.2f})")
 
+    # Open on a pair of the answer's copies when there is one (the story a scenario tells).
+    answer = set(ctx.answer)
+    first = next((k for k, p in enumerate(pairs) if answer & {p.kept_index, p.dropped_index}), 0)
+    if st.session_state.get("dup_pair_choice") is None or st.session_state["dup_pair_choice"] >= len(pairs):
+        st.session_state["dup_pair_choice"] = first
     choice = st.selectbox("Compare a pair side by side", list(range(len(pairs))), key="dup_pair_choice",
                           format_func=title)
     pair = pairs[choice if choice is not None and choice < len(pairs) else 0]
