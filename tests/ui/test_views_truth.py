@@ -71,6 +71,9 @@ def test_views_duplicate_sources_are_told_apart_by_their_document_name():
 
 def test_views_exact_duplicates_show_what_differs():
     at = open_view("duplicates")
+    box = at.selectbox(key="dup_pair_choice")
+    exact = next(k for k in range(len(box.options)) if "(exact, " in box.format_func(k))
+    at = run(box.set_value(exact))
     said = texts(at)
     assert "differ only in" in said and "letter case" in said
 
