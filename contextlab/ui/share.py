@@ -47,7 +47,10 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     warnings += config_warnings
     # The link names every setting that differs from the defaults, so after the scenario (its
     # sample, view and B) the link's own settings are what was on screen.
-    seed_config(config, include_query="query" in params, force=True)
+    # A link made on documents it cannot carry opens the sample with the sample's own question:
+    # the link's question over other documents would score and mark the wrong things.
+    own_documents = params.get("source") in UNSHAREABLE
+    seed_config(config, include_query="query" in params and not own_documents, force=True)
     budget_named = any(name in params and not any(w.startswith(f"ignored URL parameter {name}=")
                                                    for w in config_warnings) for name in _BUDGET_PARAMS)
     if not budget_named and "scenario" not in params:
@@ -63,9 +66,10 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
         st.session_state["present"] = params["present"].strip().lower() in TRUE_VALUES
     source = params.get("source")
     if source in UNSHAREABLE:
-        warnings.append(f"This link was made on {UNSHAREABLE[source]}, which a link cannot carry: the "
-                        "settings are the shared ones, the documents are the sample set shown here. "
-                        "Ask for the documents file (Share and export → Download documents).")
+        warnings.append(f"This link was made on {UNSHAREABLE[source]}, which a link cannot carry, so it "
+                        "cannot reproduce what was shared: the settings are the shared ones, the documents "
+                        "and question are the sample set's own. Ask for the documents file (Share and "
+                        "export → Download documents).")
     st.session_state[_APPLIED] = True
     return warnings
 

@@ -40,11 +40,14 @@ _PASTE_PLACEHOLDER = (
 def _on_source_change(key: str) -> None:
     # The sample's question belongs to the sample: pasted or uploaded documents are not scored
     # against it. A query the user typed stays.
+    query_key = CONFIG_KEYS["query"]
     if st.session_state.get(key) in ("paste", "upload"):
-        query_key = CONFIG_KEYS["query"]
         samples = {sample(n).query for n in sample_names()}
         if st.session_state.get(query_key) in samples:
             st.session_state[query_key] = ""
+    elif st.session_state.get(key) == "sample" and not st.session_state.get(query_key, "").strip():
+        name = st.session_state.get("sample_name") or sample_names()[0]
+        st.session_state[query_key] = sample(name).query  # back to the sample: its question too
 
 
 def documents_panel(*, key: str = "doc_source", sample_here: bool = True) -> DocumentsInput:

@@ -449,3 +449,43 @@ def test_lab_seed_mode_sidebar_shows_what_the_engine_uses_and_keeps_the_users_ch
     at = run(at.toggle(key="cfg_seed_compatible").set_value(False))
     assert at.radio(key="cfg_tokenizer").value == "cl100k_base"
     assert at.toggle(key="cfg_budget_includes_headers").value is True
+
+
+def test_lab_a_link_made_on_own_documents_says_it_cannot_reproduce_them():
+    at = open_lab()
+    at.radio(key="doc_source").set_value("paste")
+    run(at)
+    at.text_area(key="paste_text").input("A pasted note about invoices.\n\n---\n\nAnother about seats.")
+    run(at)
+    at.text_area(key="cfg_query").input("how are seats billed")
+    at = run(at)
+    link = dict(at.query_params)
+    assert link["source"] == "paste" and "sample" not in link
+    reopened = open_lab(**{k: v[0] if isinstance(v, list) else v for k, v in link.items()})
+    said = " ".join(unescape(w.value) for w in reopened.warning)
+    assert "This link was made on pasted documents, which a link cannot carry, so it cannot reproduce" in said
+    # the sample's own question, not the link's, over the sample's documents
+    assert reopened.text_area(key="cfg_query").value == load_sample_set("support_faq").query
+
+
+def test_lab_pasted_documents_are_scored_against_the_query_typed_for_them():
+    at = open_lab()
+    at.radio(key="doc_source").set_value("paste")
+    at = run(at)
+    # the sample's question is not carried over to documents it was not asked of
+    assert at.text_area(key="cfg_query").value == ""
+    at.text_area(key="paste_text").input("Seats are billed monthly per member.\n\n---\n\nInvoices go out on the 1st.")
+    at = run(at)
+    at.text_area(key="cfg_query").input("seats billing")
+    at = run(at)
+    assert any("scored against the query “seats billing”" in unescape(i.value) for i in at.info)
+
+
+def test_lab_warns_beside_the_uploader_when_a_file_name_holds_bidi_controls():
+    at = open_lab()
+    at.radio(key="doc_source").set_value("upload")
+    at = run(at)
+    at.file_uploader(key="upload_files").set_value([("invoice\u202etxt.md", b"Refunds take five days.", "text/markdown")])
+    at = run(at)
+    said = [unescape(w.value) for w in at.sidebar.warning]
+    assert any("may show it reordered. Its real name: invoice⟨U+202E⟩txt.md" in w for w in said)
