@@ -13,6 +13,7 @@ is process-wide and would race with other threads (the lab's server runs several
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["StagedFile", "UMASK", "atomic_writer", "new_file_mode", "write_files", "write_text"]
+__all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_writer", "new_file_mode", "write_files", "write_text"]
 
 
 def _read_umask() -> int:
@@ -65,6 +66,39 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def remove_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files of writers of ``path`` that are no longer running; return them.
+
+    A run killed while it wrote (``kill -9``, a crash, a power cut) cannot remove its own
+    temporary file; the next write to the same path does. Only files named as ``StagedFile``
+    names them, with the pid of a process that no longer exists on this machine, are removed.
+    """
+    target = Path(path)
+    removed = []
+    for temp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = temp.name[len(target.name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            try:
+                temp.unlink()
+            except OSError:
+                continue
+            removed.append(temp)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Return True when a process with ``pid`` exists (or may: one we may not signal)."""
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 class StagedFile:
     """A temporary file beside ``path``, written first and given ``path``'s name by ``commit()``.
 
@@ -74,7 +108,10 @@ class StagedFile:
 
     def __init__(self, path: str | os.PathLike[str], *, encoding: str = "utf-8", newline: str | None = "") -> None:
         self.path = Path(path)
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        remove_stale_temps(self.path)
+        # The writer's pid in the name lets a later writer tell a killed run's file from a live one's.
+        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=".tmp",
+                                    dir=self.path.parent)
         self.temp = Path(temp)
         try:
             os.fchmod(fd, new_file_mode(self.path))  # mkstemp's 0600 would make the output private

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError", "EndpointError"]
+__all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError", "EndpointError",
+           "ClusterError"]
 
 
 class ContextLabError(Exception):
@@ -42,6 +43,10 @@ class EndpointError(ContextLabError):
 
     The message is one line that says what happened and what to do; it never holds an API key.
     """
+
+
+class ClusterError(ContextLabError):
+    """The Dask cluster a run used went away mid-run: its scheduler, or its last worker."""
 
 
 def _rebuild(cls: type[InvalidInputError], args: tuple, field: str | None) -> InvalidInputError:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..errors import InvalidInputError
+from ..errors import ClusterError, InvalidInputError
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk
 from .grid import Configuration
 from .sets import EvalSet
@@ -45,7 +46,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
         try:
             yield client
         finally:
-            client.close()
+            client.close(timeout=timeout)
         return
     # Worker processes (not threads): the engine is pure Python and holds the GIL.
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -77,8 +78,8 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
         host, port = parse_host_port(location)
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(
-            f"--scheduler {scheduler!r} is not a Dask scheduler address ({exc}); "
-            "give the address `dask scheduler` prints, e.g. tcp://host:8786"
+            f"scheduler {scheduler!r} is not a Dask scheduler address ({exc}); "
+            "give the address `dask scheduler` prints, e.g. tcp://host:8786", field="scheduler"
         ) from None
     try:
         socket.create_connection((host, port), timeout=timeout).close()
@@ -89,12 +90,14 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
 def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, model: str, *,
                 workers: int | None, scheduler: str | None, chunk_size: int | None,
                 progress: Any = None, blocks: bool = False) -> Iterator[list[dict[str, Any]]]:
-    """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn)."""
-    from distributed import as_completed
+    """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn).
 
+    A cluster that goes away mid-run (the scheduler, or the last worker for ``NO_WORKERS_S``)
+    ends the run with one ``ClusterError`` line, instead of a hang or a traceback.
+    """
     questions = evalset.questions
     total = len(questions)
-    with dask_client(workers, scheduler) as client:
+    with _quiet_distributed(), dask_client(workers, scheduler) as client:
         n_workers = workers or max(1, sum(client.nthreads().values()))
         size = chunk_size or default_chunk_size(total, n_workers)
         starts = list(range(0, total, size))
@@ -106,9 +109,9 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, 
         }
         waiting: dict[int, list[dict[str, Any]]] = {}
         next_chunk = done = 0
-        for future in as_completed(futures, loop=client.loop):
+        for future in _finished(client, list(futures), scheduler):
             k = futures.pop(future)
-            waiting[k] = future.result()
+            waiting[k] = _result(future, scheduler)
             future.release()
             done += min(size, total - starts[k])
             if progress is not None:
@@ -116,3 +119,80 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, 
             while next_chunk in waiting:
                 yield waiting.pop(next_chunk)
                 next_chunk += 1
+
+
+#: How long a run waits with no worker in the cluster before it gives up.
+NO_WORKERS_S = 20.0
+# How often the wait for finished chunks looks for them, and at the cluster.
+_POLL_S = 0.2
+
+
+def _finished(client: Any, pending: list[Any], scheduler: str | None) -> Iterator[Any]:
+    """Yield each future as it finishes; raise ``ClusterError`` when the cluster has no workers left."""
+    from distributed import as_completed
+
+    finished = as_completed(pending, loop=client.loop)
+    alone_since: float | None = None
+    while not finished.is_empty():
+        batch = finished.next_batch(block=False)
+        if batch:
+            alone_since = None
+            yield from batch
+            continue
+        time.sleep(_POLL_S)
+        # scheduler_info() is the client's own copy, refreshed every few seconds: no round trip.
+        if client.scheduler_info().get("workers"):
+            alone_since = None
+        elif alone_since is None:
+            alone_since = time.monotonic()
+        elif time.monotonic() - alone_since > NO_WORKERS_S:
+            where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
+            raise ClusterError(
+                f"{where} has had no workers for {NO_WORKERS_S:g} s (the last one stopped), so the "
+                "run stopped and wrote nothing; start workers for it and run again"
+            )
+
+
+def _result(future: Any, scheduler: str | None) -> Any:
+    """Return a finished chunk's rows; a chunk lost with the cluster is one ``ClusterError``."""
+    from distributed import CancelledError, KilledWorker
+    from distributed.comm import CommClosedError
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise ClusterError(f"a Dask worker died while running a chunk of questions, each time it was "
+                           f"tried ({_first_line(exc)}); the run stopped and wrote nothing") from None
+    except (CancelledError, CommClosedError, OSError, TimeoutError) as exc:
+        where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
+        raise ClusterError(f"lost {where} mid-run ({_first_line(exc)}); the run stopped and wrote "
+                           "nothing: check that the scheduler is running and run again") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """Keep distributed's own reconnect tracebacks off stderr while a run uses it (restored after).
+
+    When a scheduler dies, the client logs several tracebacks as it gives up; the run reports
+    the loss itself, in one line.
+    """
+    try:
+        import distributed  # noqa: F401 - its import configures the loggers set here
+    except ImportError:
+        pass  # dask_client says what to install
+    # distributed's logging config gives its loggers their own levels: each is set, then restored.
+    names = ["distributed"] + [n for n in logging.Logger.manager.loggerDict if n.startswith("distributed.")]
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
