@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +179,49 @@ def test_property_build_cache_changes_nothing(docs, budget_list, threshold, plac
         cached, fresh = manager.build(request, cache=cache).to_dict(), manager.build(request).to_dict()
         cached.pop("timings_ms"), fresh.pop("timings_ms")
         assert cached == fresh
+
+
+# -- the default dedup measure: the filtered pass equals the brute-force definition ---------------
+
+_VARIANTS = (lambda w: w, str.upper, lambda w: unicodedata.normalize("NFD", w), lambda w: w + "\u200b",
+             lambda w: w.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}))
+
+
+@st.composite
+def edited_texts(draw, max_size=60):
+    """Texts, many of them copies of earlier ones with words inserted, deleted or replaced,
+    some in another case, Unicode form or with zero-width spaces."""
+    out: list[str] = []
+    for _ in range(draw(st.integers(0, max_size))):
+        if out and draw(st.booleans()):
+            words = draw(st.sampled_from(out)).split()
+            for _ in range(draw(st.integers(0, 4))):
+                at = draw(st.integers(0, len(words)))
+                op = draw(st.sampled_from(("insert", "delete", "replace")))
+                if op == "insert" or at == len(words):
+                    words.insert(at, draw(st.sampled_from(VOCAB)))
+                elif op == "delete":
+                    del words[at]
+                else:
+                    words[at] = draw(st.sampled_from(VOCAB))
+            variant = draw(st.sampled_from(_VARIANTS))
+            out.append(" ".join(variant(w) for w in words))
+        else:
+            out.append(draw(texts))
+    return out
+
+
+@pytest.mark.slow
+@common
+@given(edited_texts(), st.sampled_from([0.3, 0.5, 0.7, 0.85, 0.9, 1.0]))
+def test_property_dedup_word_edit_filter_equals_brute_force(raw, threshold):
+    from contextlab.stages.dedup.edit_measure import _filtered
+    from contextlab.stages.dedup.outcome import DedupOutcome
+    from tests.test_dedup_edit import brute_force
+
+    filtered = DedupOutcome()
+    _filtered(raw, threshold, filtered)  # the filter's path at any size (the public one scans few texts)
+    expected = brute_force(raw, threshold)
+    assert (filtered.kept, filtered.pairs) == expected
+    public = find_duplicates(raw, threshold)
+    assert (public.kept, public.pairs) == expected
