@@ -93,6 +93,18 @@ class CapturedRun:
         parts = [f"#{self.number}", counts, repr(query) if query else "(no query)", when]
         return " · ".join(p for p in parts if p)
 
+    @property
+    def note(self) -> str | None:
+        """Return what a user should know before building this run (None when nothing).
+
+        A retriever that returned nothing leaves a run with no documents, whose block is empty.
+        """
+        if self.documents:
+            return None
+        what = "RETRIEVER span" if self.origin == "openinference" else "run"
+        return (f"{self.where}: the {what} holds no documents (the retriever returned none), so "
+                "its block is empty")
+
     def config(self) -> EngineSettings:
         """Return the engine settings of this run: its recorded ones (or the defaults).
 

@@ -51,6 +51,8 @@ def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
     if args.file == "-":
         raise ContextLabError("--run reads a capture file or span export by name, not stdin")
     run = read_run(args.file, args.run)
+    if run.note:
+        note(run.note)
     changes = engine_overrides(args)
     if args.query:
         changes["query"] = args.query
