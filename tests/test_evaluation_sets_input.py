@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -16,6 +19,7 @@ from contextlab.evaluation.sets import load_eval_bytes, load_eval_set, parse_eva
 from contextlab.retrieval import SQLiteBackend
 from contextlab.types import Document
 
+ROOT = Path(__file__).resolve().parents[1]
 # About 100 KB of gzip that inflates to 100 MB of blank lines (a "zip bomb" of an eval set).
 _BOMB_SIZE = 100_000_000
 
@@ -114,3 +118,33 @@ def test_parse_eval_records_checks_gold_against_the_store(tmp_path: Path):
 def test_parse_eval_records_with_matching_gold_has_no_notes():
     docs = [{"text": "Refunds take five days.", "source": "refunds.md"}]
     assert parse_eval_records([_line("refunds", ["refunds.md"], docs)], name="s").notes == []
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "contextlab.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_cli_eval_says_which_questions_gold_matches_nothing(tmp_path: Path):
+    docs = [{"text": "Refunds take five days.", "source": "refunds.md"}]
+    lines = [_line("refund time", ["refunds.md"], docs) | {"id": "q1"},
+             _line("returns", ["returns.md"], docs) | {"id": "q2"}]
+    (tmp_path / "set.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    proc = _cli("eval", "set.jsonl", "--out", "r.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        "contextlab: note: set.jsonl: 1 of 2 questions name gold that matches none of their "
+        "documents (q2), so their gold cannot reach the block; check \"gold_sources\" against the "
+        "documents' sources or ids")
+
+
+def test_cli_eval_of_a_gzip_bomb_names_the_flag(tmp_path: Path, bomb: bytes):
+    (tmp_path / "bomb.jsonl.gz").write_bytes(bomb)
+    proc = _cli("eval", "bomb.jsonl.gz", "--out", "r.csv", "--max-bytes", "1000000", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr == ("contextlab: error: bomb.jsonl.gz: decompresses to more than 1,000,000 bytes, "
+                           "over the 1,000,000-byte limit (reading stopped there); split it or raise the "
+                           "limit (--max-bytes N)\n")

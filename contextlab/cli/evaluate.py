@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .flags import error_line
+from ..loaders.reading import DEFAULT_MAX_BYTES
+from .flags import error_line, note
 from .inputs import positive_int, top_k, workers
 from .measure import add_measure_options
 
@@ -45,6 +46,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         sets[0] if sets else None, args.out, args.summary, grid=args.grid, top_k=args.top_k, limit=args.limit,
         model=args.model or DEFAULT_MODEL, store=args.store, workers=args.workers, scheduler=args.scheduler,
         progress=ProgressBar(sys.stderr), baseline=args.baseline, blocks=args.blocks,
+        max_bytes=args.max_bytes, on_note=note,
     )
     print(summary_table(result))
     written = f" and {args.summary}" if args.summary else ""
@@ -87,6 +89,8 @@ def add_eval(sub: Any) -> None:
                    help=f"with --endpoint: the model that answers (default: the endpoint's first); without: "
                         f"whose published position curve gives expected_accuracy (default {DEFAULT_MODEL})")
     p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
+    p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                   help=f"read at most N bytes of EVALSET, counted after decompression (default {DEFAULT_MAX_BYTES:,})")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=workers, default=None, metavar="N",
                        help="run on a local Dask cluster of N worker processes (needs contextlab[dask])")

@@ -48,7 +48,9 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     if args.workers is not None or args.scheduler is not None:
         note("a run with --endpoint or --curve runs here, not on Dask: leave out --workers/--scheduler")
         return 2
-    loaded = None if evalset is None else load_eval_set(evalset, store=args.store)
+    loaded = None if evalset is None else load_eval_set(evalset, store=args.store, max_bytes=args.max_bytes)
+    for set_note in loaded.notes if loaded is not None else []:
+        note(set_note)
     curves = _curve(args)
     options = {"top_k": args.top_k, "limit": args.limit, "baseline": args.baseline, "blocks": args.blocks}
     if curves is not None:

@@ -10,12 +10,13 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..atomic import StagedFile, write_files
 from ..errors import InvalidInputError
+from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..progress import ProgressBar
 from .aggregate import Aggregator
 from .metrics import DEFAULT_MODEL
@@ -91,7 +92,8 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
                       grid: Sequence[str] | None = None, top_k: int = DEFAULT_TOP_K, limit: int | None = None,
                       model: str = DEFAULT_MODEL, store: str | Path | None = None, workers: int | None = None,
                       scheduler: str | None = None, progress: Any = None, baseline: str | None = None,
-                      blocks: bool = False) -> EvalResult:
+                      blocks: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
+                      on_note: Callable[[str], None] | None = None) -> EvalResult:
     """Return the run of ``evalset`` (a JSONL path; None = the bundled set), streamed to ``out``.
 
     What ``contextlab eval`` does. The output paths are checked before the run starts, so a
@@ -99,7 +101,8 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
     does not grow with the number of questions; the result keeps the per-configuration
     aggregates, not the rows); the files get their names only once everything is written.
     ``baseline`` is the configuration paired differences are taken against (default: the
-    first); ``blocks`` adds each row's block to the CSV.
+    first); ``blocks`` adds each row's block to the CSV. ``max_bytes`` bounds the set's file
+    (after decompression); ``on_note`` is given each of the set's notes before the run starts.
     """
     out_path = _check_target(Path(out), "out")
     summary_path = _check_target(Path(summary), "summary") if summary is not None else None
@@ -107,7 +110,9 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
         raise InvalidInputError(f"store {str(store)!r} is not used: the bundled set retrieves from its own "
                                 "passages; give an evaluation set whose questions have no documents",
                                 field="store")
-    loaded = None if evalset is None else load_eval_set(evalset, store=store)
+    loaded = None if evalset is None else load_eval_set(evalset, store=store, max_bytes=max_bytes)
+    for set_note in (loaded.notes if loaded is not None and on_note is not None else []):
+        on_note(set_note)
     plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler,
                     baseline=baseline, blocks=blocks,
                     evalset_sha256=None if evalset is None else file_sha256(Path(evalset).expanduser()))
