@@ -43,7 +43,7 @@ from ..context import LabContext
 from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart
 from ..state import TABLE_ANSWER, seed_config
-from ..text import caption, error, info, md_line, plain
+from ..text import caption, error, info, md_line, plain, warning
 
 __all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "BUDGET_CHOICES"]
 
@@ -87,10 +87,13 @@ def _pick_set() -> EvalSet | None:
     data = upload.getvalue()
     st.session_state["eval_upload_sha256"] = hashlib.sha256(data).hexdigest()
     try:
-        return _uploaded(hashlib.blake2b(data, digest_size=16).hexdigest(), upload.name, data)
+        evalset = _uploaded(hashlib.blake2b(data, digest_size=16).hexdigest(), upload.name, data)
     except (ValueError, ContextLabError) as exc:
         error(exc)
         return None
+    for set_note in evalset.notes:  # e.g. questions whose gold names no document
+        warning(set_note)
+    return evalset
 
 
 def grid_from_choices(budgets: list[int], placements: list[str], thresholds: list[float],
