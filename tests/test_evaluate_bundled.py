@@ -11,6 +11,8 @@ import pytest
 from contextlab.evaluate import METRIC_COLUMNS, load_bundled_set, run_evaluation
 from contextlab.evaluation.sets import _bundled_passages, bundled_set_path
 
+pytestmark = pytest.mark.slow
+
 _WORD = re.compile(r"[^\W_]+")
 # Function words carry no topic; the short list any BM25 walkthrough drops.
 _STOP = frozenset("a an and are as at be by for from has he in is it its of on or that the to was were "
@@ -48,9 +50,10 @@ class OkapiBM25:
         return sorted(scores, key=lambda i: (-scores[i], i))[:k]
 
 
-@pytest.fixture(scope="module")
-def run300():
-    return run_evaluation(grid=["max_context_tokens=256,1024"], limit=300)
+@pytest.fixture
+def run300(bundled_run300):
+    """The suite's one 300-question run (tests/conftest.py), shared with the CLI's acceptance test."""
+    return bundled_run300
 
 
 def test_bundled_set_has_every_question_and_passage():

@@ -11,14 +11,15 @@ pytest.importorskip("distributed")
 from contextlab.errors import InvalidInputError  # noqa: E402
 from contextlab.evaluate import run_evaluation  # noqa: E402
 from contextlab.evaluation.cluster import dask_client  # noqa: E402
+from tests.conftest import DASK_GRID  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
-def test_evaluate_dask_two_workers_give_the_serial_rows():
-    grid = ["max_context_tokens=256,1024", "placement=lost_in_the_middle,relevance"]
-    serial = run_evaluation(grid=grid, limit=24)
-    on_dask = run_evaluation(grid=grid, limit=24, workers=2, chunk_size=5)
-    assert len(serial.rows) == 96
-    assert on_dask.rows == serial.rows
+def test_evaluate_dask_two_workers_give_the_serial_rows(dask_run40):
+    serial = run_evaluation(grid=DASK_GRID, limit=40)
+    assert len(serial.rows) == 160
+    assert dask_run40.rows == serial.rows
 
 
 def test_evaluate_dask_unreachable_scheduler_is_one_clear_line():

@@ -18,6 +18,8 @@ from contextlab import ContextManager, Document, InvalidInputError, PromptReques
 from contextlab.captures import iter_runs  # noqa: E402
 from contextlab.integrations.haystack import ContextLabBuilder  # noqa: E402
 
+pytestmark = pytest.mark.integration
+
 QUERY = "annual plan refund"
 TEXTS = {
     "refunds.md": "Refunds for an annual plan are prorated after the first thirty days; ask "

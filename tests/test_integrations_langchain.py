@@ -16,6 +16,8 @@ from contextlab.lab.config import LabConfig
 from contextlab.integrations.langchain import ContextLabCompressor
 from contextlab.retrieval import score_documents
 
+pytestmark = pytest.mark.integration
+
 QUERY = "annual plan refund"
 TEXTS = {
     "billing/refunds.md": "Refunds for an annual plan are prorated after the first thirty days; "

@@ -12,6 +12,8 @@ from contextlab.captures import iter_runs
 from contextlab.integrations.llama_index import ContextLabPostprocessor
 from contextlab.retrieval import score_documents
 
+pytestmark = pytest.mark.integration
+
 QUERY = "annual plan refund"
 TEXTS = {
     "refunds.md": "Refunds for an annual plan are prorated after the first thirty days; ask "

@@ -18,6 +18,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from contextlab.captures import iter_runs, read_run, runs_from_bytes
 
+pytestmark = pytest.mark.integration
+
 QUERIES = ["how long do refunds take", "is shipping free"]
 TEXTS = {
     "refunds.md": "Refunds reach your card within five business days after billing approves them.",

@@ -27,6 +27,8 @@ import pytest
 
 from tests.helpers import wait_until
 
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_SECONDS = 60.0
 

@@ -13,6 +13,8 @@ import pytest
 
 from .lab_server import EVALUATE_LIMIT, full_screenshot, lab_page, run_evaluate, screenshot_dir, wait_for_app
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def page():

@@ -11,6 +11,8 @@ from playwright.sync_api import expect
 
 from .lab_server import CLIPPED_TEXT_JS, ROOT, lab_page, wait_for_app
 
+pytestmark = pytest.mark.browser
+
 ARTIFACTS = ROOT / "artifacts"
 MAIN_CODE = '[data-testid="stMain"] [data-testid="stCode"]'
 

@@ -15,6 +15,8 @@ import pytest
 
 from .lab_server import lab_page, settle_ms, wait_for_app, watch_runs
 
+pytestmark = pytest.mark.browser
+
 EVIL = "https://evil.example/"
 # Every hostile string carries "PWN" so its rendering can be found on the page.
 MARKUP = (f"PWN<a href='{EVIL}a'>A</a><b id='pwned'>B</b><img src=x onerror=alert(1)> **PWNBOLD** "

@@ -14,6 +14,8 @@ from tests.helpers import wait_until
 
 from .lab_server import ROOT
 
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
 # Starts the helper, says the server's URL and process id, then waits to be stopped.
 CHILD = """
 import threading

@@ -20,6 +20,8 @@ from contextlab.ui.views import DEFAULT_VIEW, VIEWS
 
 from .lab_server import ROOT, lab_page, screenshot_dir, wait_for_app
 
+pytestmark = pytest.mark.browser
+
 ARTIFACTS = ROOT / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
