@@ -19,6 +19,7 @@ Distances come from ``rapidfuzz`` (C++), on one character per distinct word: exa
 from __future__ import annotations
 
 import math
+from itertools import chain
 from functools import lru_cache
 from collections.abc import Sequence
 
@@ -115,29 +116,41 @@ def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome
 
 
 def _scan(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None:
-    """Compare each text with every kept one (the definition, and fastest for a few texts)."""
-    codes = WordCodes(texts)
-    exact: dict[tuple[str, ...], int] = {}
-    for i in range(len(texts)):
-        key = tuple(codes.words(i))
-        twin = exact.get(key)
+    """Compare each text with every kept one (the definition, and fastest for a few texts).
+
+    Every distance comes from one ``cdist`` call on the texts' words, numbered exactly.
+    """
+    from rapidfuzz.process import cdist
+
+    words = [normalized_words(t) for t in texts]
+    vocab = dict.fromkeys(chain.from_iterable(words))
+    if len(vocab) > _MAX_CODE - 2048:
+        raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
+    numbers = (c + 2048 if c >= 0xD800 else c for c in range(len(vocab)))  # no surrogates
+    vocab = dict(zip(vocab, map(chr, numbers)))
+    codes = ["".join(map(vocab.__getitem__, w)) for w in words]
+    sizes = list(map(len, codes))
+    cutoff = edit_bound(max(sizes, default=0), threshold)
+    distances = cdist(codes, codes, scorer=_levenshtein(), score_cutoff=cutoff, workers=1).tolist()
+    exact: dict[str, int] = {}
+    for i, code in enumerate(codes):
+        twin = exact.get(code)
         if twin is not None:
             outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
             continue
-        size, best = len(key), (threshold, -1)
-        for k in outcome.kept:
-            other = len(codes.words(k))
-            longer = max(size, other)
-            if longer - min(size, other) > edit_bound(longer, threshold):
-                continue  # the length difference alone costs more edits than allowed
-            sim = codes.similarity(k, i, threshold)
-            if sim >= best[0] and (best[1] < 0 or sim > best[0]):
-                best = (sim, k)
-        if best[1] >= 0:
-            outcome.pairs.append(DuplicatePair(best[1], i, best[0], "near"))
+        best_sim, best = threshold, -1
+        for k in outcome.kept:  # in order: a tie keeps the earliest
+            longer = max(sizes[k], sizes[i])
+            distance = distances[k][i]
+            if distance <= edit_bound(longer, threshold):
+                sim = 1.0 - distance / longer
+                if sim >= best_sim and (best < 0 or sim > best_sim):
+                    best_sim, best = sim, k
+        if best >= 0:
+            outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
             continue
         outcome.kept.append(i)
-        exact[key] = i
+        exact[code] = i
 
 
 def _exact_groups(texts: Sequence[str], codes: WordCodes, sequences) -> list[int]:
