@@ -26,7 +26,7 @@ from .stages.budget import (SUMMARY_PREFIX, BudgetOutcome, BudgetRules, FittedBl
                             measure_and_drop)
 from .stages.dedup import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, find_duplicates
 from .stages.filtering import filter_short_documents
-from .stages.format import DEFAULT_SCORE_LABEL, format_block, source_header
+from .stages.format import DEFAULT_SCORE_LABEL, format_block, score_range_note, source_header
 from .stages.messages import format_memory
 from .stages.rank import rank_by_score
 from .stages.reorder import PLACEMENTS, PositionCurve, place
@@ -189,7 +189,8 @@ class ContextManager:
             clock.lap("reorder")
         block = measure_and_drop(placed, budget, self.tokenizer, rank_of=selection.rank_of,
                                  enforce=self.budget_includes_headers,
-                                 render=partial(format_block, score_label=self.score_label))
+                                 render=partial(format_block, score_label=self.score_label,
+                                                seed_rule=self.is_seed_mode))
         clock.lap("format")
         trace = self._trace(docs, selection, block, outcome, budget)
         in_block = {p.index for p in block.placed if p.fate == "included"}
@@ -209,6 +210,7 @@ class ContextManager:
             timings_ms=clock.timings,
             tokenizer=self.tokenizer.name,
             budget_walk=outcome.walk,
+            notes=[n for n in [score_range_note([d.score for d in docs], seed_rule=self.is_seed_mode)] if n],
         )
 
     def format_memory(self, memory: list[Message], max_turns: int | None = None) -> str:
@@ -243,7 +245,7 @@ class ContextManager:
             seed_mode=self.is_seed_mode,
             summarizer=self.summarizer if self.summarize_overflow else None,
             query=query,
-            header=partial(source_header, score_label=self.score_label),
+            header=partial(source_header, score_label=self.score_label, seed_rule=self.is_seed_mode),
         )
 
     def _trace(self, docs: Sequence[Document], selection: _Selection, block: FittedBlock,

@@ -127,6 +127,8 @@ class ContextResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     tokenizer: str = ""
     budget_walk: list[int] = field(default_factory=list)
+    #: What a user should know about the input and how the block shows it (e.g. scores outside 0-1).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def utilization_pct(self) -> float:
@@ -157,6 +159,7 @@ class ContextResult:
             "duplicate_pairs": [asdict(p) for p in self.duplicate_pairs],
             "timings_ms": dict(self.timings_ms),
             "budget_walk": list(self.budget_walk),
+            "notes": list(self.notes),
         }
 
 

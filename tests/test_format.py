@@ -24,10 +24,12 @@ def test_format_headers_and_citations():
     assert cites == {1: "a.md", 2: "doc_2"}
 
 
-def test_format_header_shows_score_below_one_only():
+def test_format_header_shows_a_score_unless_it_is_one():
     assert source_header(3, Document("z", 0.5, "s")) == "--- Source [3] s --- (relevance: 0.50)"
     assert source_header(1, Document("z", 1.0, "s")) == "--- Source [1] s ---"
-    assert source_header(2, Document("z", 1.7)) == "--- Source [2] ---"
+    assert source_header(2, Document("z", 1.7)) == "--- Source [2] --- (relevance: 1.70, outside 0-1)"
+    # Seed 000 shows a score only below 1.
+    assert source_header(2, Document("z", 1.7), seed_rule=True) == "--- Source [2] ---"
 
 
 def test_format_citation_label_falls_back_to_doc_number():

@@ -25,6 +25,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         documents = scored(read_documents(args.file, args), args)
         config = config_of(args)
     result = config.build(documents)
+    for result_note in result.notes:
+        note(result_note)
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
     else:

@@ -15,11 +15,13 @@ from ..types import Document
 
 __all__ = [
     "DEFAULT_SCORE_LABEL",
+    "OUTSIDE_UNIT",
     "SEPARATOR",
     "UNSAFE_HEADER_CHARS",
     "citation_label",
     "format_block",
     "one_line",
+    "score_range_note",
     "source_header",
 ]
 
@@ -57,16 +59,42 @@ def one_line(value: str) -> str:
     return UNSAFE_HEADER_CHARS.sub(_escape, value)
 
 
-def source_header(position: int, doc: Document, *, score_label: str = DEFAULT_SCORE_LABEL) -> str:
+#: How a header marks a score outside [0, 1]: shown as given, with this after it.
+OUTSIDE_UNIT = "outside 0-1"
+
+
+def source_header(position: int, doc: Document, *, score_label: str = DEFAULT_SCORE_LABEL,
+                  seed_rule: bool = False) -> str:
     """Return the one-line header of the document cited as ``[position]``.
 
-    ``--- Source [i] {source} ---``, plus `` ({score_label}: 0.87)`` when the score is below 1.
+    ``--- Source [i] {source} ---``, plus `` ({score_label}: 0.87)`` when the score is not 1;
+    a score outside [0, 1] is shown as given and marked: `` (relevance: 7.50, outside 0-1)``.
+    ``seed_rule``: seed 000's header, which shows a score only below 1, unmarked.
     """
     source = one_line(doc.source) if doc.source else ""
     header = f"--- Source [{position}] {source} ---" if source else f"--- Source [{position}] ---"
-    if doc.score < 1.0:
-        header += f" ({one_line(score_label)}: {doc.score:.2f})"
+    if seed_rule:
+        if doc.score < 1.0:
+            header += f" ({one_line(score_label)}: {doc.score:.2f})"
+        return header
+    if doc.score != 1.0:
+        mark = "" if 0.0 <= doc.score <= 1.0 else f", {OUTSIDE_UNIT}"
+        header += f" ({one_line(score_label)}: {doc.score:.2f}{mark})"
     return header
+
+
+def score_range_note(scores: Sequence[float], *, seed_rule: bool = False) -> str | None:
+    """Return one sentence on the scores outside [0, 1] and how headers show them (None when none are)."""
+    outside = [s for s in scores if not 0.0 <= s <= 1.0]
+    if not outside:
+        return None
+    shown = ", ".join(f"{s:g}" for s in outside[:5]) + (", ..." if len(outside) > 5 else "")
+    seen = f"{len(outside)} document(s) have scores outside 0-1 ({shown}): they rank as given (highest first)"
+    if seed_rule:
+        below = next((f"{s:.2f}" for s in outside if s < 0), "")
+        example = f" ({below})" if below else ""
+        return f"{seen}; as in seed 000, a header shows a score below 1{example} and none at or above 1"
+    return f"{seen}, and their headers show the score as given, marked '{OUTSIDE_UNIT}'"
 
 
 def citation_label(position: int, doc: Document) -> str:
@@ -75,11 +103,11 @@ def citation_label(position: int, doc: Document) -> str:
 
 
 def format_block(docs: Sequence[Document], *, score_label: str = DEFAULT_SCORE_LABEL,
-                 ) -> tuple[str, dict[int, str]]:
+                 seed_rule: bool = False) -> tuple[str, dict[int, str]]:
     """Return the block (header, newline, content per document; blank line between) and its citation map."""
     parts: list[str] = []
     citations: dict[int, str] = {}
     for position, doc in enumerate(docs, start=1):
         citations[position] = citation_label(position, doc)
-        parts.append(f"{source_header(position, doc, score_label=score_label)}\n{doc.content}")
+        parts.append(f"{source_header(position, doc, score_label=score_label, seed_rule=seed_rule)}\n{doc.content}")
     return SEPARATOR.join(parts), citations
