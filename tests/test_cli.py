@@ -643,7 +643,7 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
     (["--server.port", "abc"], "--server.port expects a port number from 1 to 65535, got 'abc'"),
     (["--server.port=70000"], "--server.port expects a port number from 1 to 65535, got '70000'"),
     (["--server.port", "0"], "--server.port expects a port number from 1 to 65535, got '0'"),
-    (["--server.port", "9" * 400], "--server.port expects a port number from 1 to 65535, got a 400-character value"),
+    (["--server.port", "9" * 400], "--server.port expects a port number from 1 to 65535, got '99999999999999999...999999999999999999' (400 characters)"),
     (["--server.headless", "maybe"], "--server.headless expects true or false, got 'maybe'"),
     (["--server.port"], "--server.port needs a value"),
     (["--server.port", "--server.headless", "true"], "--server.port needs a value"),

@@ -12,6 +12,7 @@ from contextlab.validation import (
     finite_number,
     fraction,
     is_finite_number,
+    message_value,
     one_of,
     text,
     whole_number,
@@ -128,3 +129,22 @@ def test_validation_document_list_names_the_document(value, match):
 def test_validation_document_list_uses_the_given_name():
     with pytest.raises(InvalidInputError, match=r"docs\[0\] must be a Document"):
         document_list([1], name="docs")
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("abc", "'abc'"),
+    ("9" * 400, "'99999999999999999...999999999999999999' (400 characters)"),
+    (10**40, "1000000000000...00000000000000 (41 digits)"),
+    (10**5000, "a number of about 5,000 digits"),  # repr() itself refuses such an int
+    ([1] * 10, "[1, 1, 1, 1, ...]"),
+    (0.5, "0.5"),
+], ids=["short-text", "long-text", "long-int", "huge-int", "list", "float"])
+def test_validation_message_value_shortens_long_values_with_reprlib(value, shown):
+    assert message_value(value) == shown
+
+
+def test_validation_errors_carry_the_field_and_start_with_it():
+    with pytest.raises(InvalidInputError) as caught:
+        whole_number("max_context_tokens", -1)
+    assert caught.value.field == "max_context_tokens"
+    assert str(caught.value).startswith("max_context_tokens must be a whole number >= 0")

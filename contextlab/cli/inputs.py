@@ -13,6 +13,7 @@ from ..loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load
 from ..loaders.reading import a_folder
 from ..retrieval.injection import MAX_TOP_K
 from ..types import Document
+from ..validation import message_value
 
 __all__ = ["INPUT_FORMATS", "MAX_WHOLE", "int_at_least", "positive_int", "non_negative_int",
            "token_count", "top_k", "workers", "threshold", "score", "label", "read_documents",
@@ -23,11 +24,6 @@ INPUT_FORMATS = ("auto", "json", "jsonl", "csv", "txt", "md")
 #: The largest whole number an option takes unless it names a smaller bound: beyond any real
 #: limit, yet within the 64-bit integers SQLite and the engine's arithmetic work in.
 MAX_WHOLE = 10**18
-
-
-def _shown(text: str) -> str:
-    """Return ``text`` quoted, or how many characters it has when too long to echo."""
-    return repr(text) if len(text) <= 30 else f"a {len(text)}-character value"
 
 
 def int_at_least(minimum: int, maximum: int = MAX_WHOLE) -> Callable[[str], int]:
@@ -42,10 +38,10 @@ def int_at_least(minimum: int, maximum: int = MAX_WHOLE) -> Callable[[str], int]
             value = None
         if value is None:
             raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to "
-                                             f"{maximum:,}, got {_shown(text)}")
+                                             f"{maximum:,}, got {message_value(text)}")
         if not minimum <= value <= maximum:
             raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to "
-                                             f"{maximum:,}, got {_shown(text)}")
+                                             f"{maximum:,}, got {message_value(text)}")
         return value
 
     return parse
@@ -79,7 +75,7 @@ def score(text: str) -> float:
     except ValueError:
         value = math.nan
     if not 0 <= value <= 1:  # also refuses nan and inf, which no comparison passes
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {_shown(text)}")
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {message_value(text)}")
     return value
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ContextLabError
+from ..validation import message_value
 from .common import require
 
 __all__ = ["add_lab", "cmd_lab", "lab_app_path", "streamlit_problem"]
@@ -81,8 +82,7 @@ def streamlit_problem(options: list[str]) -> str | None:
             value = options[i + 1]
         wanted, check = _STREAMLIT_OPTIONS[name]
         if not check(value.strip()):
-            shown = repr(value) if len(value) <= 30 else f"a {len(value)}-character value"
-            return f"{name} expects {wanted}, got {shown}"
+            return f"{name} expects {wanted}, got {message_value(value)}"
     return None
 
 
