@@ -32,11 +32,28 @@ from contextlab.evaluate import (
 )
 from contextlab.positional import load_position_curves
 
-FILLER = "Filler text about an unrelated subject that says nothing of use here at all, number {}."
+# Unrelated texts of about the same length: distinct enough that no two are near copies.
+_FILLERS = (
+    "Tide pools on rocky shores hold anemones, crabs and small fish between the waves each day.",
+    "The orchestra tuned its strings while the conductor studied the score for the last movement.",
+    "Sourdough bread rises slowly because wild yeast and bacteria ferment the flour overnight.",
+    "Glaciers carve wide valleys as they creep downhill, dragging boulders across the bedrock.",
+    "A chess opening trades a pawn for quick development and pressure on the centre squares.",
+    "Bees communicate where flowers grow by dancing in figure eights inside the dark hive.",
+    "Old lighthouses used clockwork to turn their lenses so that ships saw a regular flash.",
+    "Marathon runners drink small amounts of water often rather than large gulps at once.",
+    "Volcanic soil is rich in minerals, which is why vineyards climb the slopes of the mountain.",
+    "Printing presses spread pamphlets quickly, and news travelled between cities within weeks.",
+)
+
+
+def filler(i: int) -> str:
+    """Return the i-th unrelated filler text (10 of them, none a near copy of another)."""
+    return _FILLERS[i % len(_FILLERS)]
 
 
 def _docs(n: int) -> list[dict]:
-    return [{"content": FILLER.format(i), "source": f"doc-{i}", "score": round(1 - i / 100, 2)} for i in range(n)]
+    return [{"content": filler(i), "source": f"doc-{i}", "score": round(1 - i / 100, 2)} for i in range(n)]
 
 
 def _user_set(tmp_path, records) -> str:
@@ -116,7 +133,7 @@ def test_load_eval_set_user_format_marks_gold_by_source(tmp_path):
 
 
 def test_load_eval_set_paper_format_uses_isgold_and_keeps_file_order(tmp_path):
-    ctxs = [{"title": f"T{i}", "text": FILLER.format(i), "isgold": i == 4, "hasanswer": i == 4} for i in range(6)]
+    ctxs = [{"title": f"T{i}", "text": filler(i), "isgold": i == 4, "hasanswer": i == 4} for i in range(6)]
     path = tmp_path / "paper.jsonl.gz"
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         fh.write(json.dumps({"question": "which number?", "answers": ["number 4"], "ctxs": ctxs}) + "\n")
@@ -185,7 +202,7 @@ def test_load_eval_set_bad_json_names_the_line(tmp_path):
 
 
 def test_question_metrics_reads_gold_position_from_the_trace():
-    docs = [Document(FILLER.format(i), score=1 - i / 100, source=f"doc-{i}") for i in range(6)]
+    docs = [Document(filler(i), score=1 - i / 100, source=f"doc-{i}") for i in range(6)]
     docs[1] = Document("Paris is the capital of France, by the river Seine.", score=0.99, source="doc-1")
     q = EvalQuestion("q1", "capital of france", answers=("Paris",), gold_sources=frozenset({"doc-1"}))
     prep = prepare_question(q, docs)
@@ -204,7 +221,7 @@ def test_question_metrics_reads_gold_position_from_the_trace():
 
 
 def test_question_metrics_gold_out_of_block_gets_closed_book():
-    docs = [Document(FILLER.format(i), score=1 - i / 100, source=f"doc-{i}") for i in range(6)]
+    docs = [Document(filler(i), score=1 - i / 100, source=f"doc-{i}") for i in range(6)]
     q = EvalQuestion("q1", "q", answers=("zebra",), gold_sources=frozenset({"doc-5"}))
     prep = prepare_question(q, docs)
     result = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=60))
