@@ -90,7 +90,7 @@ def test_sweep_grid_limit_can_be_raised():
         sweep_grid("0.5,0.6,0.7", "1,2", max_builds=4, names=("--threshold", "--budget", "--max-builds"))
     # One axis alone over the limit names the limit too, not only the step.
     with pytest.raises(ValueError, match=r"--threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 "
-                                         r"builds; use a larger step or raise the limit \(--max-builds"):
+                                         r"builds; use a larger step or raise the limit \(max_builds=N\)"):
         sweep_grid("0.5:1.0:0.05", "1", max_builds=1, names=("--threshold", "--budget", "--max-builds"))
     assert len(sweep_grid("0.0001:1:0.0001", "1", max_builds=20_000)[0]) == 10_000
 
