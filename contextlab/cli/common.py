@@ -11,6 +11,8 @@ from ..errors import ContextLabError
 from ..lab.config import PLACEMENTS, LabConfig
 from ..retrieval import fts_query, needs_scoring
 from ..retrieval.scoring import score_unscored
+from ..settings import (DEFAULT_DEDUP_THRESHOLD, DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_MIN_DOC_TOKENS,
+                        DEFAULT_PLACEMENT)
 from ..tokenizers import TOKENIZER_NAMES
 from ..types import ContextResult, Document
 from .flags import note
@@ -19,12 +21,11 @@ from .inputs import label, threshold, token_count
 __all__ = ["OneLineParser", "add_engine_options", "add_budget_options", "engine_overrides",
            "config_of", "scored", "summary", "require"]
 
-#: The engine options' defaults, applied after parsing, so an option given on the command line
-#: is known as given even when its value equals the default (``--budget 2048``).
-_ENGINE_DEFAULTS: dict[str, Any] = {
-    "min_tokens": 5, "placement": "lost_in_the_middle", "no_reorder": False, "summarize": False,
-    "seed_compatible": False, "tokenizer": None, "budget": 2048, "threshold": 0.85,
-}
+#: The engine options. They default to None, so an option given on the command line is known as
+#: given even when its value equals the default (``--budget 2048``); the defaults themselves are
+#: the library's (``contextlab.settings``), filled in by ``LabConfig``.
+_ENGINE_OPTIONS: tuple[str, ...] = ("min_tokens", "placement", "no_reorder", "summarize", "seed_compatible",
+                                    "tokenizer", "budget", "threshold")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -44,9 +45,9 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="reproduce seed 000 exactly: heuristic tokens, reorder before budget, "
                         "headers not counted")
     p.add_argument("--min-tokens", type=token_count, default=None, metavar="N",
-                   help="drop documents shorter than N tokens (default 5)")
+                   help=f"drop documents shorter than N tokens (default {DEFAULT_MIN_DOC_TOKENS})")
     p.add_argument("--placement", choices=PLACEMENTS, default=None,
-                   help="where documents go in the block (default lost_in_the_middle)")
+                   help=f"where documents go in the block (default {DEFAULT_PLACEMENT})")
     p.add_argument("--no-reorder", action="store_true", default=None,
                    help="keep relevance order (the same as --placement relevance)")
     p.add_argument("--summarize", action="store_true", default=None,
@@ -56,14 +57,14 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
 def add_budget_options(p: argparse.ArgumentParser) -> None:
     """Add ``--budget`` and ``--threshold`` (single values) to ``p``."""
     p.add_argument("--budget", "-b", type=token_count, default=None, metavar="N",
-                   help="token budget of the block (default 2048)")
+                   help=f"token budget of the block (default {DEFAULT_MAX_CONTEXT_TOKENS})")
     p.add_argument("--threshold", "-t", type=threshold, default=None, metavar="T",
-                   help="near-duplicate similarity threshold in (0, 1] (default 0.85)")
+                   help=f"near-duplicate similarity threshold in (0, 1] (default {DEFAULT_DEDUP_THRESHOLD})")
 
 
 def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Return the ``LabConfig`` values the command line gave explicitly (library names)."""
-    given = {name: getattr(args, name) for name in _ENGINE_DEFAULTS
+    given = {name: getattr(args, name) for name in _ENGINE_OPTIONS
              if getattr(args, name, None) is not None}
     values: dict[str, Any] = {}
     if given.get("no_reorder"):
@@ -80,7 +81,7 @@ def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def config_of(args: argparse.Namespace, **changes: Any) -> LabConfig:
     """Return the ``LabConfig`` the engine options stand for: defaults, then what was given."""
-    values: dict[str, Any] = {"query": args.query, "max_context_tokens": _ENGINE_DEFAULTS["budget"]}
+    values: dict[str, Any] = {"query": args.query}
     values.update(engine_overrides(args))
     values.update(changes)
     return LabConfig.from_dict(values)

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from contextlab.charts import doc_label, for_projector
+from contextlab.settings import SEED_MODE
 from contextlab.types import DocTrace
 
 from .context import LabContext
@@ -23,8 +24,7 @@ NO_CHANGE = 0.005
 
 
 #: What seed-compatible mode fixes, as ``ContextManager.seed_compatible`` sets it.
-SEED_FIXED: dict[str, object] = {"tokenizer": "heuristic", "budget_before_reorder": False,
-                                 "budget_includes_headers": False}
+SEED_FIXED: dict[str, object] = dict(SEED_MODE)
 
 
 def seed_fixed_key(name: str, key: str, seed_mode: bool) -> str:
