@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
+from ..safe_text import json_terminal_safe, terminal_safe_lines
 from ..types import Document
 from .common import (add_budget_options, add_engine_options, config_of, engine_overrides,
                      scored, summary)
@@ -28,9 +29,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     for result_note in result.notes:
         note(result_note)
     if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(json_terminal_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False,
+                                                       default=str)) + "\n")
     else:
-        sys.stdout.write(result.context_block + "\n")
+        # Newlines are the block's own; any other control character is shown, not sent.
+        sys.stdout.write(terminal_safe_lines(result.context_block) + "\n")
     if documents and not result.included_docs:
         counts = result.fate_counts()
         note(f"no document made it into the block ({counts['filtered']} too short for --min-tokens, "

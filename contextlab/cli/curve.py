@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..safe_text import terminal_safe_lines
 from .flags import note
 from .inputs import int_at_least, positive_int
 from .model import add_model_options, confirm_calls, measure_settings
@@ -41,7 +42,7 @@ def cmd_curve(args: argparse.Namespace) -> int:
                        progress=CallProgressBar(sys.stderr))
     label = args.name or result.model
     write_curve(result, args.out, label)
-    print(_table(result.points(), label))
+    print(terminal_safe_lines(_table(result.points(), label)))
     note(f"wrote the curve of {label} ({len(plan.questions)} questions) to {args.out}; "
          f"use it with: contextlab eval --curve {args.out}")
     return 0

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..loaders.reading import DEFAULT_MAX_BYTES
+from ..safe_text import terminal_safe_lines
 from .flags import error_line, note
 from .inputs import positive_int, top_k, workers
 from .measure import add_measure_options
@@ -21,7 +22,7 @@ def cmd_compare(paths: list[str], args: argparse.Namespace) -> int:
     if len(paths) != 2:
         error_line(f"eval compare takes two summary files, A.json B.json; got {len(paths)}", prog="contextlab eval")
         return 2
-    print(compare_table(compare_runs(paths[0], paths[1])))
+    print(terminal_safe_lines(compare_table(compare_runs(paths[0], paths[1]))))
     return 0
 
 
@@ -48,7 +49,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         progress=ProgressBar(sys.stderr), baseline=args.baseline, blocks=args.blocks,
         max_bytes=args.max_bytes, on_note=note,
     )
-    print(summary_table(result))
+    print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""
     print(f"contextlab: wrote {result.n_rows} rows to {args.out}{written}", file=sys.stderr)
     return 0

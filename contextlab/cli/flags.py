@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ..stages.format import one_line
+from ..safe_text import terminal_safe
 
 __all__ = ["FLAGS", "flag_for", "describe", "note", "error_line"]
 
@@ -77,7 +77,7 @@ def describe(exc: BaseException) -> str:
 
 def _safe(text: str) -> str:
     """Return ``text`` with control characters shown as escapes (terminal output cannot forge)."""
-    return one_line(text)
+    return terminal_safe(text)
 
 
 def note(message: str) -> None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..safe_text import terminal_safe_lines
 from .flags import note
 from .model import confirm_calls, measure_settings
 
@@ -73,7 +74,7 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
         if curves is not None:
             result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
     write_results(result, args.out, args.summary)
-    print(summary_table(result))
+    print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""
     note(f"wrote {result.n_rows} rows to {args.out}{written}")
     return 0

@@ -12,6 +12,9 @@ from typing import Any
 from .inputs import add_input_options, label, read_documents, score, top_k
 from ..errors import ContextLabError
 from ..retrieval import SQLiteBackend
+from ..safe_text import json_terminal_safe, terminal_safe
+from ..validation import message_value
+from .flags import note
 
 __all__ = ["add_index", "add_remove", "add_search"]
 
@@ -33,9 +36,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     with SQLiteBackend(args.db, read_only=False) as store:
         for spec, documents in loaded:
             r = store.index(documents, origin=origin(spec, args.db))
-            print(f"{label(spec)}: {r.added} added, {r.replaced} replaced, {r.unchanged} unchanged, "
-                  f"{r.removed} removed")
-        print(f"{args.db} holds {len(store)} document(s)")
+            print(terminal_safe(f"{label(spec)}: {r.added} added, {r.replaced} replaced, "
+                                f"{r.unchanged} unchanged, {r.removed} removed"))
+        print(terminal_safe(f"{args.db} holds {len(store)} document(s)"))
     return 0
 
 
@@ -75,10 +78,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
     for name, keys in names.items():
         removed = sum(counts.get(k, 0) for k in keys)
         if removed:
-            print(f"removed {removed} document(s) from {name}")
+            print(terminal_safe(f"removed {removed} document(s) from {name}"))
         else:
             missing.append(name)
-    print(f"{args.db} holds {left} document(s)")
+    print(terminal_safe(f"{args.db} holds {left} document(s)"))
     if missing:
         raise ContextLabError(f"nothing in {args.db} came from {', '.join(map(repr, missing))}; "
                               "give a file as it was indexed, or a source `search` shows")
@@ -101,23 +104,27 @@ def cmd_search(args: argparse.Namespace) -> int:
     _require_store(args.db)
     # Read-only: a search never creates or changes a file, and works on a read-only store.
     with SQLiteBackend(args.db, read_only=True) as store:
-        hits = [h for h in store.retrieve(args.query, top_k=args.top_k) if h.score >= args.min_score]
+        outcome = store.search(args.query, top_k=args.top_k)
+    if outcome.note:
+        note(outcome.note)
+    hits = [h for h in outcome.results if h.score >= args.min_score]
     if args.format == "json":
         payload = [
             {"rank": i, "id": h.id, "score": h.score, "source": h.source, "content": h.content,
              "metadata": h.metadata}
             for i, h in enumerate(hits, start=1)
         ]
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(json_terminal_safe(json.dumps(payload, indent=2, ensure_ascii=False, default=str)) + "\n")
         return 0
     if not hits:
-        print(f"contextlab: no document matches {args.query!r}", file=sys.stderr)
+        print(f"contextlab: no document matches {terminal_safe(message_value(args.query))}", file=sys.stderr)
         return 0
     for i, h in enumerate(hits, start=1):
         preview = " ".join(h.content.split())
         if len(preview) > 100:
             preview = preview[:99] + "…"
-        print(f"{i:>3}  {h.score:.3f}  {h.source or '-'}  {preview}")
+        # One line per result whatever the source and text hold: no forged rows, no escape codes.
+        print(terminal_safe(f"{i:>3}  {h.score:.3f}  {h.source or '-'}  {preview}"))
     return 0
 
 
