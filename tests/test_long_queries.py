@@ -60,3 +60,23 @@ def test_a_ten_thousand_word_query_is_searched_in_bounded_words():
     outcome = _store().search(query, top_k=5)
     assert [h.source for h in outcome.results] == ["refund.md"]
     assert outcome.left_out == 10_000
+
+
+def test_cli_search_says_what_it_left_out(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "kb.jsonl").write_text(json.dumps({"text": "Refunds take five days.", "source": "r.md"}) + "\n",
+                                       encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    run = [sys.executable, "-m", "contextlab.cli"]
+    assert subprocess.run([*run, "index", "kb.db", "kb.jsonl"], cwd=tmp_path, env=env).returncode == 0
+    proc = subprocess.run([*run, "search", "kb.db", f"{_FILLER} refunds"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.stdout.splitlines()[0].endswith("r.md  Refunds take five days.")
+    assert proc.stderr == ("contextlab: note: the query has 71 search words; the 1 most informative "
+                           "(held by the fewest stored documents) were searched, 70 left out\n")
