@@ -12,13 +12,14 @@ import streamlit as st
 
 from contextlab.errors import ContextLabError
 from contextlab.lab.config import LabConfig
-from contextlab.lab.scenarios import scenario_keys
+from contextlab.lab.scenarios import get_scenario, scenario_keys
+from contextlab.settings import ALIASES, LEGACY_REORDER
 
 from . import text as safe
 from .downloads import download_newest
 from .loading import sample_names
 from .parameters import opening_budget
-from .scenarios import SCENARIO_KEY, apply_scenario
+from .scenarios import SCENARIO_KEY, apply_scenario, picked_scenario
 from .state import CONFIG_KEYS, seed_config
 
 __all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet", "TRUE_VALUES",
@@ -45,15 +46,17 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     warnings += _apply_sample_param(params.get("sample"))
     config, config_warnings = LabConfig.from_query_params(params)
     warnings += config_warnings
-    # The link names every setting that differs from the defaults, so after the scenario (its
-    # sample, view and B) the link's own settings are what was on screen.
+    named = _named_fields(params, config_warnings)
+    scenario = picked_scenario()
+    if scenario is not None:
+        # A scenario link names only the settings that differ from the scenario's own.
+        config = scenario.config.with_changes(**{name: getattr(config, name) for name in named})
     # A link made on documents it cannot carry opens the sample with the sample's own question:
     # the link's question over other documents would score and mark the wrong things.
     own_documents = params.get("source") in UNSHAREABLE
-    seed_config(config, include_query="query" in params and not own_documents, force=True)
-    budget_named = any(name in params and not any(w.startswith(f"ignored URL parameter {name}=")
-                                                   for w in config_warnings) for name in _BUDGET_PARAMS)
-    if not budget_named and "scenario" not in params:
+    seed_config(config, include_query=scenario is not None or ("query" in named and not own_documents),
+                force=True)
+    if "max_context_tokens" not in named and scenario is None:
         opened = st.session_state.get("sample_name") or sample_names()[0]
         st.session_state[CONFIG_KEYS["max_context_tokens"]] = opening_budget(opened)
     view = params.get("view")
@@ -74,8 +77,20 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     return warnings
 
 
-#: The URL parameters that name the budget (the library's name, and the older one links keep).
-_BUDGET_PARAMS = {"max_context_tokens", "budget"}
+def _named_fields(params: dict[str, str], warnings: list[str]) -> set[str]:
+    """Return the ``LabConfig`` fields a link sets with a usable value (older names included)."""
+    fields_ = set(LabConfig.__dataclass_fields__)
+    given = {ALIASES.get(k, k) for k in params if not any(w.startswith(f"ignored URL parameter {k}=")
+                                                          for w in warnings)}
+    if LEGACY_REORDER in params and "placement" not in params:
+        given.add("placement")
+    return given & fields_
+
+
+def _all_params(config: LabConfig) -> dict[str, str]:
+    """Return every setting of ``config`` as a URL value (as ``to_query_params`` writes them)."""
+    return {name: ("true" if value else "false") if isinstance(value, bool) else str(value)
+            for name, value in ((n, getattr(config, n)) for n in LabConfig.__dataclass_fields__)}
 
 
 def _apply_sample_param(sample: str | None) -> list[str]:
@@ -109,13 +124,17 @@ def url_params(config: LabConfig, *, view: str, default_view: str, present: bool
     link says so with ``source=...``, and opening it warns instead of showing other documents
     as if they were the shared ones.
     """
-    params = config.to_query_params()
-    # The budget is in the link unless it is the one the sample set opens at.
-    params.pop("max_context_tokens", None)
-    if source in UNSHAREABLE or config.max_context_tokens != opening_budget(sample):
-        params["max_context_tokens"] = str(config.max_context_tokens)
     if scenario:
+        # The scenario sets its own settings: the link adds only what differs from them.
+        base = _all_params(get_scenario(scenario).config)
+        params = {k: v for k, v in _all_params(config).items() if base[k] != v}
         params["scenario"] = scenario
+    else:
+        params = config.to_query_params()
+        # The budget is in the link unless it is the one the sample set opens at.
+        params.pop("max_context_tokens", None)
+        if source in UNSHAREABLE or config.max_context_tokens != opening_budget(sample):
+            params["max_context_tokens"] = str(config.max_context_tokens)
     if source in UNSHAREABLE:
         params["source"] = source
     elif sample is not None and sample != sample_names()[0]:

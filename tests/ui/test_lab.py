@@ -489,3 +489,20 @@ def test_lab_warns_beside_the_uploader_when_a_file_name_holds_bidi_controls():
     at = run(at)
     said = [unescape(w.value) for w in at.sidebar.warning]
     assert any("may show it reordered. Its real name: invoice⟨U+202E⟩txt.md" in w for w in said)
+
+
+def test_lab_a_scenario_link_opens_the_scenario_and_round_trips():
+    at = open_lab(scenario="second_best_cut")
+    assert at.session_state["cfg_budget"] == 1000
+    assert at.session_state["view"] == "compare" and at.session_state["sample_name"] == "eng_postmortems"
+    assert at.session_state["cmp_b_seed_compatible"] is True
+    # the link names the scenario, its sample and view, and no setting the scenario sets itself
+    assert "max_context_tokens" not in at.query_params and at.query_params["scenario"] == "second_best_cut"
+    at.number_input(key="budget_exact").set_value(900)
+    at = run(at)
+    link = {k: v[0] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
+    assert link["max_context_tokens"] == "900" and link["scenario"] == "second_best_cut"
+    again = open_lab(**link)
+    assert again.session_state["cfg_budget"] == 900
+    assert again.session_state["cfg_query"] == at.session_state["cfg_query"]
+    assert again.session_state["view"] == "compare"

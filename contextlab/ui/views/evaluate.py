@@ -44,6 +44,7 @@ from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart
 from ..state import TABLE_ANSWER, seed_config
 from ..text import caption, error, info, md_line, plain, warning
+from .model_answers import answer_with_model, answers_table
 
 __all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "BUDGET_CHOICES"]
 
@@ -321,6 +322,7 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     caption(EXPECTED_ACCURACY_NOTE)
     _charts(ctx, result, summaries)
     _disagreement_table(result)
+    answers_table(result)
     d1, d2 = st.columns(2)
     d1.download_button("Download results.csv", results_csv(result), "results.csv", "text/csv", key="eval_csv")
     d2.download_button("Download summary.json", json.dumps(result.summary(baseline=baseline), indent=2), "summary.json",
@@ -341,6 +343,7 @@ def render(ctx: LabContext) -> None:
         n_configs *= len(values)
     if st.button(f"Run: {options['limit']} questions × {n_configs} configurations", key="eval_run", type="primary"):
         _run(evalset, grid, base, options)
+    answer_with_model(evalset, grid, base, options)
     result: EvalResult | None = st.session_state.get("eval_result")
     if result is None:
         st.info(f"Pick the settings to compare and press Run ({BUNDLED_SET} by default).")

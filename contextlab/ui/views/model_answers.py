@@ -1,0 +1,114 @@
+"""Evaluate's "Answer with a model": the same grid, answered by a real model behind an endpoint.
+
+Endpoint and model are typed here; the key only ever comes from the environment
+(``CONTEXTLAB_API_KEY``, else ``OPENAI_API_KEY``) and is never shown or stored. "Count the calls"
+builds every block and prompt and says what answering will send; only "Send" sends it. The run
+becomes the view's result (measured accuracy per configuration beside the estimate), and each
+question shows the model's answer next to the block it saw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from contextlab.errors import ContextLabError
+from contextlab.evaluate import EvalResult, EvalSet
+from contextlab.evaluation.measured import MeasureSettings, plan_measured
+from contextlab.lab.config import LabConfig
+from contextlab.models import APIS, api_key_source
+
+from ..text import caption, error, info, md_line, plain
+
+__all__ = ["answer_with_model", "answers_table"]
+
+_DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
+
+
+def _settings() -> MeasureSettings | None:
+    a, b = st.columns(2)
+    endpoint = a.text_input("Endpoint (OpenAI-compatible base URL)", _DEFAULT_ENDPOINT, key="model_endpoint")
+    model = b.text_input("Model (empty: the endpoint's first)", "", key="model_name")
+    c, d, e = st.columns(3)
+    api = c.selectbox("API", APIS, index=APIS.index("completions"), key="model_api")
+    shots = d.number_input("Solved examples (shots)", 0, 8, 2, key="model_shots")
+    concurrency = e.number_input("Requests at once", 1, 32, 4, key="model_concurrency")
+    source = api_key_source()
+    caption(f"Key: from {source} (never shown or stored)." if source else
+            "Key: none set (CONTEXTLAB_API_KEY or OPENAI_API_KEY); local servers need none. "
+            "`contextlab model serve --port 8080` serves the bundled model here.")
+    try:
+        return MeasureSettings(endpoint=endpoint, model=model.strip() or None, api=api, shots=int(shots),
+                               concurrency=int(concurrency))
+    except (ValueError, ContextLabError) as exc:
+        error(exc)
+        return None
+
+
+def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
+    """Draw the section: settings, the call count, then Send; a finished run becomes ``eval_result``."""
+    with st.expander("Answer with a model (measured accuracy, not an estimate)", expanded=False):
+        settings = _settings()
+        if settings is None:
+            return
+        plan_options = {k: v for k, v in options.items() if k in ("limit", "top_k")}
+        if st.button("Count the calls", key="model_count"):
+            try:
+                run = plan_measured(evalset, grid, measure=settings, base=base, **plan_options)
+                st.session_state["model_run"] = (run, run.cost())
+            except (ValueError, ContextLabError) as exc:
+                error(exc)
+                return
+        planned = st.session_state.get("model_run")
+        if planned is None:
+            info("Count the calls first: nothing is sent until you press Send.")
+            return
+        run, cost = planned
+        info(f"This run sends {cost.describe()} to {run.client.endpoint}; budgets counted in "
+             f"{run.budget_tokens}.")
+        if st.button(f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send",
+                     type="primary"):
+            bar = st.progress(0.0, text="Asking the model…")
+
+            def progress(stats: Any) -> None:
+                eta = "" if stats.eta_s is None else f", about {stats.eta_s:.0f} s left"
+                bar.progress(stats.done / max(stats.total, 1),
+                             text=f"{stats.done}/{stats.total} prompts, {stats.calls} calls, {stats.cached} cached, "
+                                  f"{stats.prompt_tokens:,}+{stats.completion_tokens:,} tokens{eta}")
+
+            try:
+                result = run.run(progress=progress)
+            except (ValueError, ContextLabError) as exc:
+                bar.empty()
+                error(exc)
+                return
+            bar.empty()
+            st.session_state["eval_result"] = result
+            st.session_state["eval_set"] = evalset
+            st.session_state["model_blocks"] = run.blocks
+            del st.session_state["model_run"]
+            st.rerun()
+
+
+def answers_table(result: EvalResult) -> None:
+    """Draw, for a measured result, each question's answer beside the block the model saw."""
+    if not result.endpoint:
+        return
+    blocks: list[str] = st.session_state.get("model_blocks") or []
+    st.markdown(md_line(f"**The model's answers** ({result.answer_model or 'model'} at {result.endpoint})"))
+    frame = pd.DataFrame([{"config": plain(r["config"]), "question": plain(result.questions.get(r["query_id"], "")),
+                           "answer": plain(r["answer"]), "correct": bool(r["correct"]) if r["correct"] is not None
+                           else None, "gold at": r["gold_position"], "latency ms": r["latency_ms"]}
+                          for r in result.rows])
+    st.dataframe(frame, hide_index=True, width="stretch", key="model_answers_table")
+    if blocks and len(blocks) == len(result.rows):
+        labels = [f"{i + 1}. {r['config']} · {result.questions.get(r['query_id'], r['query_id'])}"
+                  for i, r in enumerate(result.rows)]
+        pick = st.selectbox("Answer and block", range(len(labels)), format_func=lambda i: plain(labels[i]),
+                            key="model_answer_pick")
+        row = result.rows[pick]
+        caption(f"Answer: {row['answer']!s} — {'correct' if row['correct'] else 'not correct'} "
+                "(a gold answer, SQuAD-normalised, contained in it).")
+        st.text(blocks[pick])
