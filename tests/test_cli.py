@@ -339,6 +339,7 @@ def _with_handler(parser, handler):
     return parser
 
 
+@pytest.mark.slow
 def test_cli_inputs_over_50000_documents_build_with_a_raised_limit(run, tmp_path: Path):
     path = tmp_path / "big.jsonl"
     path.write_text("".join(json.dumps({"text": f"document {i} says little", "score": 0.5}) + "\n"
@@ -636,6 +637,8 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
     monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))  # POSIX: the lab replaces the process
     assert cli.main(["lab", "--server.port", "8502", "--server.headless", "true"]) == 0
     assert calls == [[sys.executable, "-m", "streamlit", "run", str(app),
+                      "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+                      "--browser.serverAddress", "localhost",
                       "--server.port", "8502", "--server.headless", "true"]]
 
 
@@ -681,6 +684,7 @@ def test_cli_import_does_not_pull_in_streamlit_or_plotly(tmp_path: Path):
     assert proc.stdout.strip() == "[]", proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
     code = ("import sys; from contextlab import cli; "
             f"code = cli.main(['sweep', {str(docs_file)!r}, '-q', 'refunds', '-t', '0.9', '-b', '100', "

@@ -142,6 +142,7 @@ def overlapping_chunks(words: list[str], size: int, stride: int, seed: int) -> l
     return texts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [0.3, 0.6, 0.85, 0.95, 1.0])
 def test_dedup_matches_naive_scan_on_overlapping_chunks_of_real_text(threshold):
     texts = overlapping_chunks(prose_words(), size=60, stride=45, seed=7)
@@ -152,6 +153,7 @@ def test_dedup_matches_naive_scan_on_overlapping_chunks_of_real_text(threshold):
     assert outcome.pairs == pairs
 
 
+@pytest.mark.slow
 def test_dedup_matches_naive_scan_when_many_texts_share_their_rarest_shingles():
     # A hundred one-word edits of one chunk: every prefix token is in scores of prefixes,
     # the case the greedy pass handles against kept texts instead of pairing every holder.
@@ -209,6 +211,7 @@ def test_dedup_empty_input_and_ties_name_the_earliest_kept():
     assert outcome.pairs == [DuplicatePair(0, 2, 1 / 3, "near")]
 
 
+@pytest.mark.slow
 def test_dedup_pairs_made_in_small_slices_give_the_same_answer(monkeypatch):
     from contextlab.stages.dedup import prefix_filter
 

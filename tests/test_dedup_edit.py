@@ -168,6 +168,7 @@ def test_dedup_edit_manager_default_and_seed_mode_measures():
     assert ContextManager.seed_compatible(dedup_measure=DEFAULT_MEASURE).build(request).duplicates_removed == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [0.5, 0.7, 0.85, 0.95, 1.0])
 def test_dedup_edit_filter_matches_brute_force_on_real_text(threshold):
     texts = overlapping_chunks(prose_words(), size=40, stride=30, seed=5)[:120]
@@ -209,6 +210,7 @@ def test_dedup_edit_candidates_hold_every_pair_at_the_threshold():
             assert len(keys) < n * (n - 1) // 2 / 20
 
 
+@pytest.mark.slow
 def test_dedup_edit_format_characters_all_lie_in_the_planes_scanned():
     every = {chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"}
     assert every == format_characters()

@@ -75,6 +75,7 @@ def test_normalize_answer_follows_squad(raw, expected):
     assert normalize_answer(raw) == expected
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(["The", "a", "an", "Theatre", "x.y", "!", " ", "\n", "\t", "Ann", "-", "é"]),
                 max_size=30).map("".join))
 def test_normalized_block_equals_normalizing_the_whole_text(text):
@@ -358,6 +359,7 @@ def test_run_evaluation_rejects_unknown_model_and_both_backends(tmp_path):
         run_evaluation(evalset, workers=2, scheduler="tcp://127.0.0.1:1")
 
 
+@pytest.mark.slow
 def test_import_contextlab_does_not_import_dask():
     code = ("import sys, contextlab, contextlab.evaluate; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")

@@ -116,6 +116,7 @@ def test_evaluate_cli_store_unused_by_a_set_with_documents_is_refused(tmp_path, 
     assert not (tmp_path / "r.csv").exists()
 
 
+@pytest.mark.slow
 def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_is_zero(tmp_path, capsys):
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
     code = main(["eval", "--limit", "10", "--grid", "budget=128,1024", "--baseline", "budget=1024",

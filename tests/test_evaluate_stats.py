@@ -129,6 +129,7 @@ def _rows_at(readings: list[tuple[int, int | None]], n: int) -> list[dict]:
     return rows
 
 
+@pytest.mark.slow
 def test_expected_accuracy_interval_at_2655_questions_is_at_least_the_curves_own():
     # Every gold first of ten: the questions add nothing; the interval is the curve point's own,
     # Wilson of 76.8% of 2,655: [75.156, 78.366] (the old bootstrap said [76.8, 76.8]).

@@ -77,6 +77,7 @@ def test_grid_from_choices_varies_only_multi_valued_settings():
     assert fixed == {"placement": "relevance", "dedup_threshold": 0.85, "tokenizer": "cl100k_base"}
 
 
+@pytest.mark.slow
 def test_evaluate_view_runs_a_grid_and_opens_a_question():
     at = open_lab(view="evaluate")
     at.number_input(key="eval_limit").set_value(40)

@@ -143,6 +143,7 @@ def test_every_entry_point_wrong_argument_types_are_own_errors(value: Any, entry
 # -- random JSON values --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @FUZZ
 @given(value=JSON_VALUES | st.lists(RECORDS, max_size=6), allow_nan=st.booleans(),
        filename=st.sampled_from(["x.json", "x.txt", "x.md"]), fmt=st.sampled_from([None, "auto", "json"]))
@@ -154,6 +155,7 @@ def test_load_bytes_random_json_values(value: Any, allow_nan: bool, filename: st
     assert_documents_or_own_error(lambda: load_bytes(data, filename, format=fmt))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(records=st.lists(RECORDS, max_size=6), blank_lines=st.booleans())
 def test_load_bytes_random_json_lines(records: list[Any], blank_lines: bool):
@@ -163,6 +165,7 @@ def test_load_bytes_random_json_lines(records: list[Any], blank_lines: bool):
     assert_documents_or_own_error(lambda: parse_pasted(data.decode()))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(records=st.lists(RECORDS, max_size=6) | JSON_VALUES)
 def test_documents_from_records_random_json_values(records: Any):
@@ -204,6 +207,7 @@ def test_load_bytes_random_csv(data: bytes, filename: str):
     assert_documents_or_own_error(lambda: load_bytes(data, filename))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=csv_files(), cut=st.integers(0, 400), junk=st.binary(max_size=4))
 def test_load_bytes_random_csv_cut_and_spliced(data: bytes, cut: int, junk: bytes):
