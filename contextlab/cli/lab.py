@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from ..errors import ContextLabError
 from ..validation import message_value
 from .common import require
 
-__all__ = ["add_lab", "cmd_lab", "lab_app_path", "streamlit_problem"]
+__all__ = ["LAB_DEFAULTS", "add_lab", "cmd_lab", "lab_app_path", "lab_options", "streamlit_problem"]
 
 
 def lab_app_path() -> Path:
@@ -41,7 +42,9 @@ def cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
         path = Path(args.runs).resolve()
         next(iter_runs(path))  # a foreign or malformed file is one line here, not in the browser
         os.environ[LAB_RUNS_ENV] = str(path)  # the lab's sidebar opens on this file's runs
-    command = [sys.executable, "-m", "streamlit", "run", str(app), *streamlit_args]
+    # Usage statistics off however Streamlit reads its settings (flags below, and the environment).
+    os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+    command = [sys.executable, "-m", "streamlit", "run", str(app), *lab_options(streamlit_args)]
     if os.name == "posix":
         # Become the server: SIGTERM, SIGINT and the exit status then reach Streamlit itself,
         # and no orphaned server is left on the port when this command is stopped.
@@ -55,10 +58,57 @@ def cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
         return 130
 
 
+#: What ``contextlab lab`` tells Streamlit unless its command line says otherwise: listen on this
+#: machine only (serving on the network is ``--server.address 0.0.0.0``), no browser to open, no
+#: usage statistics. Passed as flags, so they hold from any folder and from the wheel, where no
+#: ``.streamlit/config.toml`` is read.
+LAB_DEFAULTS: tuple[tuple[str, str], ...] = (
+    ("--server.address", "127.0.0.1"),
+    ("--server.headless", "true"),
+    ("--browser.gatherUsageStats", "false"),
+)
+
+
+def lab_options(streamlit_args: list[str]) -> list[str]:
+    """Return ``streamlit_args`` with every ``LAB_DEFAULTS`` option they do not set, and the address to show.
+
+    ``browser.serverAddress`` is set too (to where the lab listens), because without it a headless
+    Streamlit asks a server on the internet for this machine's external IP to print its URL.
+    """
+    given = {a.partition("=")[0]: i for i, a in enumerate(streamlit_args) if a.startswith("--")}
+    options: list[str] = []
+    for name, value in LAB_DEFAULTS:
+        if name not in given:
+            options += [name, value]
+    if "--browser.serverAddress" not in given:
+        options += ["--browser.serverAddress", _shown_host(_option_value(streamlit_args, given, "--server.address"))]
+    return [*options, *streamlit_args]
+
+
+def _option_value(args: list[str], given: dict[str, int], name: str) -> str:
+    """Return the value the command line gives option ``name`` (``--opt V`` or ``--opt=V``), or the default."""
+    if name not in given:
+        return dict(LAB_DEFAULTS)[name]
+    i = given[name]
+    _, has_value, value = args[i].partition("=")
+    return value if has_value else (args[i + 1] if i + 1 < len(args) else "")
+
+
+def _shown_host(address: str) -> str:
+    """Return the host name the lab's URL shows for a listening ``address``."""
+    if address in ("127.0.0.1", "::1", "localhost", ""):
+        return "localhost"
+    if address in ("0.0.0.0", "::"):
+        return socket.gethostname()  # every interface: the machine's own name, not a looked-up IP
+    return address
+
+
 #: Streamlit options checked here, so a typo is one line instead of Streamlit's usage text:
 #: each maps to (what it takes, a check). Other options go to Streamlit unchecked.
 _BOOLEAN = ("true", "false", "1", "0", "yes", "no", "on", "off")
 _STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "--server.address": ("an address to listen on (127.0.0.1 by default; 0.0.0.0 serves the network)",
+                         lambda v: bool(v) and not v.startswith("-")),
     "--server.port": ("a port number from 1 to 65535",
                       lambda v: v.isdigit() and len(v) <= 5 and 1 <= int(v) <= 65535),
     "--server.maxUploadSize": ("a whole number of megabytes >= 1",
@@ -89,7 +139,9 @@ def streamlit_problem(options: list[str]) -> str | None:
 def add_lab(sub: Any) -> None:
     p = sub.add_parser(
         "lab", help="start the Streamlit lab",
-        description="Start the Streamlit lab. Arguments after `lab` go to `streamlit run`.",
+        description="Start the Streamlit lab. Arguments after `lab` go to `streamlit run`. The lab "
+                    "listens on 127.0.0.1 only and sends no usage statistics; --server.address 0.0.0.0 "
+                    "serves it to the network (anyone who can reach the port can use it and upload files).",
         epilog="example: contextlab lab --server.port 8502",
     )
     p.add_argument("--runs", metavar="FILE", default=None,
