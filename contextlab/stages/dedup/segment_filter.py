@@ -12,7 +12,7 @@ starting ``shift`` words from where it starts in ``r``, where ``|shift| + |Δ - 
 the rest of the length difference). So every text's segments are matched against every
 window of the shorter-or-equal texts with one of the segment lengths those texts' partners
 can have, and only pairs whose match passes the length and shift bounds are candidates.
-At 0.85 a segment is six or seven words, as rare as a seed shingle, and neighbouring chunks
+At 0.85 a segment is five or six words, as rare as a seed shingle, and neighbouring chunks
 that share a passage at different positions fail the shift bound.
 
 Words are compared as 64-bit hashes of their normalised form (``prefix_filter``'s word
@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .prefix_filter import _batches, _hash_words, _powers
+from ...errors import InvalidInputError
+from .prefix_filter import _BASE, _batches, _hash_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,35 +40,71 @@ _LENGTH_WEIGHT = 0xD6E8FEB86659FD93
 # exact join: most windows match no segment, and one look-up costs less than a binary search.
 _BITMAP_BITS = 24
 # Windows are joined with segments about this many at a time, to bound the memory of a join.
-_WINDOW_SLICE = 1 << 21
+_WINDOW_SLICE = 1 << 19
 # Segments beyond the pigeonhole's tau + 1: a pair must then match more than this many of
 # them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
 _EXTRA = 4
 _EPS = 1e-9
 
 
-class WordHashes:
-    """Every text's normalised words as hashes, laid end to end, with the running sums that
-    hash any run of consecutive words in constant time."""
+def _power_tables(base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``base**k`` and ``base**(k << 16)`` modulo 2**64 for k < 2**16: any power below
+    2**32 is one product of an entry of each (two small tables, where an array of every
+    power would take 8 bytes a word)."""
+    import numpy as np
 
-    def __init__(self, words: np.ndarray, counts: np.ndarray) -> None:
+    low = np.full(1 << 16, base, dtype=np.uint64)
+    low[0] = 1
+    np.cumprod(low, out=low)  # products wrap modulo 2**64, the hash's arithmetic
+    high = np.full(1 << 16, pow(base, 1 << 16, 1 << 64), dtype=np.uint64)
+    high[0] = 1
+    np.cumprod(high, out=high)
+    return low, high
+
+
+class WordHashes:
+    """Every text's normalised words as hashes, laid end to end, kept as running sums that
+    hash any run of consecutive words in constant time (and give back any word's hash)."""
+
+    def __init__(self, word_batches: Sequence[np.ndarray], counts: np.ndarray) -> None:
         import numpy as np
 
-        self.words, self.counts = words, counts.astype(np.int64)
+        self.counts = counts.astype(np.int64)
+        self.size = int(sum(w.size for w in word_batches))
+        self._owners: np.ndarray | None = None
         self.begin = np.cumsum(self.counts) - self.counts
-        up, down = _powers(len(words) + 1)
-        self._down = down
-        # running[q] = sum of word_j * B**j for j < q (modulo 2**64)
-        self.running = np.zeros(len(words) + 1, dtype=np.uint64)
-        np.cumsum(np.multiply(words, up[: len(words)], dtype=np.uint64), out=self.running[1:])
+        self._up = _power_tables(_BASE)
+        self._down = _power_tables(pow(_BASE, -1, 1 << 64))
+        # running[q] = sum of word_j * B**j for j < q (modulo 2**64), a batch at a time: the
+        # words themselves are not kept (``words_at`` reads them back).
+        self.running = np.zeros(self.size + 1, dtype=np.uint64)
+        lo = 0
+        for words in word_batches:
+            hi = lo + words.size
+            if words.size:
+                part = words * self._power(self._up, np.arange(lo, hi))
+                part[:1] += self.running[lo : lo + 1]  # an array add wraps without a warning
+                np.cumsum(part, out=self.running[lo + 1 : hi + 1])
+            lo = hi
+
+    @staticmethod
+    def _power(tables: tuple[np.ndarray, np.ndarray], exponents: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        low, high = tables
+        return low[exponents & 0xFFFF] * high[exponents >> 16]
 
     def runs(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Return the hash of the ``lengths[k]`` words from global word position ``starts[k]``."""
         import numpy as np
 
-        h = (self.running[starts + lengths] - self.running[starts]) * self._down[starts]
+        h = (self.running[starts + lengths] - self.running[starts]) * self._power(self._down, starts)
         h += lengths.astype(np.uint64) * np.uint64(_LENGTH_WEIGHT)
         return h
+
+    def words_at(self, positions: np.ndarray) -> np.ndarray:
+        """Return the hash of the word at each global position."""
+        return (self.running[positions + 1] - self.running[positions]) * self._power(self._down, positions)
 
     def window_hashes(self, lo: int, hi: int, length: int) -> np.ndarray:
         """Return the hash of the ``length`` words from every global position in [lo, hi)
@@ -75,9 +112,17 @@ class WordHashes:
         import numpy as np
 
         h = self.running[lo + length : hi + length] - self.running[lo:hi]
-        h *= self._down[lo:hi]
+        h *= self._power(self._down, np.arange(lo, hi))
         h += np.uint64(length * _LENGTH_WEIGHT % (1 << 64))
         return h
+
+    def owners(self) -> np.ndarray:
+        """Return the text each global word position belongs to (int32, built once)."""
+        import numpy as np
+
+        if self._owners is None:
+            self._owners = np.repeat(np.arange(self.counts.size, dtype=np.int32), self.counts)
+        return self._owners
 
     def sequences(self) -> np.ndarray:
         """Return a hash of each text's whole word sequence (equal for equal sequences)."""
@@ -99,8 +144,8 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
         words.append(w)
         counts.append(c)
     if not words:
-        return WordHashes(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
-    return WordHashes(np.concatenate(words), np.concatenate(counts))
+        return WordHashes([], np.zeros(0, dtype=np.int64))
+    return WordHashes(words, np.concatenate(counts))
 
 
 def _edit_bounds(n: np.ndarray, threshold: float) -> np.ndarray:
@@ -112,17 +157,21 @@ def _edit_bounds(n: np.ndarray, threshold: float) -> np.ndarray:
 
 def _segments(wh: WordHashes, texts: np.ndarray, tau: np.ndarray):
     """Return (text, number, start in text, length, hash) of the ``tau + 1 + _EXTRA``
-    segments of each text (fewer when the text has fewer words)."""
+    disjoint segments of each text (one per word when it has fewer words)."""
     import numpy as np
 
     k = np.minimum(tau[texts] + 1 + _EXTRA, wh.counts[texts])
     owner = np.repeat(texts, k)
     j = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
-    n, kk = wh.counts[owner], np.repeat(k, k)
-    base, cut = n // kk, kk - n % kk  # segments from ``cut`` on are one word longer
-    start = j * base + np.maximum(0, j - cut)
-    length = base + (j >= cut)
-    return owner, j, start, length, wh.runs(wh.begin[owner] + start, length)
+    # All of a text's segments have one length, floor(n / k); the words left over at its end
+    # are in none. The pigeonhole needs the segments disjoint, not covering: an edit between
+    # them touches none. One length per text means (mostly) one window length to probe.
+    length = wh.counts[owner] // np.repeat(k, k)
+    start = j * length
+    hashes = wh.runs(wh.begin[owner] + start, length)
+    # Four bytes per number: a text, its segment number and place fit (see candidate_pairs).
+    small = np.int32
+    return owner.astype(small), j.astype(small), start.astype(small), length.astype(small), hashes
 
 
 def _window_lengths(n: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +184,7 @@ def _window_lengths(n: np.ndarray, threshold: float) -> tuple[np.ndarray, np.nda
         m = np.arange(size, int(np.floor(size / threshold + _EPS)) + 1)
         k = np.minimum(np.floor((1.0 - threshold) * m + _EPS).astype(np.int64) + 1 + _EXTRA, m)
         at = n == size
-        low[at], high[at] = int((m // k).min()), min(size, int((-(-m // k)).max()))
+        low[at], high[at] = int((m // k).min()), min(size, int((m // k).max()))
     return low, high
 
 
@@ -152,6 +201,10 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
     texts = np.flatnonzero(active & (wh.counts > 0))
     if texts.size < 2:
         return np.zeros(0, dtype=np.int64)
+    numbers = int(np.minimum(tau + 1 + _EXTRA, wh.counts).max())  # segments in a text, at most
+    if n_texts >= 1 << 31 or wh.size >= 1 << 32 or n_texts * n_texts * numbers >= 1 << 62:
+        raise InvalidInputError("texts: too many texts or words to number in 32 bits; "
+                                "deduplicate fewer texts at a time")
     segments = _segments(wh, texts, tau)
     # Segments are sorted by (hash, start): the starts a window can match are one band of it.
     place_bits = max(1, int(wh.counts.max()).bit_length())
@@ -173,8 +226,9 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
             hit = np.flatnonzero(bitmap[hashes >> shift])
             hit = hit[np.argsort(hashes[hit])]  # sorted probes search a sorted array faster
             found.append(_join(owner[hit], at[hit], hashes[hit], reach[owner[hit]], length,
-                               segments, wh.counts, tau))
-    return _enough_matches(np.concatenate(found, axis=1), wh.counts, tau)
+                               segments, wh.counts, tau, numbers))
+    keys = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    return _enough_matches(keys, numbers, wh.counts, tau)
 
 
 def _windows(wh: WordHashes, probing: np.ndarray, length: int):
@@ -184,12 +238,12 @@ def _windows(wh: WordHashes, probing: np.ndarray, length: int):
     import numpy as np
 
     windows = wh.counts[probing] - length + 1
-    if 2 * int(windows.sum()) >= wh.words.size:
+    if 2 * int(windows.sum()) >= wh.size:
         wanted = np.zeros(wh.counts.size, dtype=bool)
         wanted[probing] = True
-        owner_of = np.repeat(np.arange(wh.counts.size), wh.counts)
-        for lo in range(0, wh.words.size - length + 1, _WINDOW_SLICE):
-            hi = min(lo + _WINDOW_SLICE, wh.words.size - length + 1)
+        owner_of = wh.owners()
+        for lo in range(0, wh.size - length + 1, _WINDOW_SLICE):
+            hi = min(lo + _WINDOW_SLICE, wh.size - length + 1)
             owner = owner_of[lo:hi]
             at = np.arange(lo, hi) - wh.begin[owner]
             keep = np.flatnonzero(wanted[owner] & (at + length <= wh.counts[owner]))
@@ -203,9 +257,9 @@ def _windows(wh: WordHashes, probing: np.ndarray, length: int):
         yield owner, at, wh.runs(wh.begin[owner] + at, np.full(owner.size, length, dtype=np.int64))
 
 
-def _join(owner, at, hashes, reach, length, segments, counts, tau) -> np.ndarray:
-    """Return (longer text, shorter text, segment number) of every window (``owner``, ``at``)
-    equal to a segment of a text at least as long, within the length and shift bounds.
+def _join(owner, at, hashes, reach, length, segments, counts, tau, numbers) -> np.ndarray:
+    """Return the keys (longer text, shorter text, segment number) of the windows (``owner``,
+    ``at``) equal to a segment of a text at least as long, within the length and shift bounds.
 
     A segment starting at ``p`` in the longer text can appear at ``at = p + shift`` with
     ``(Δ - tau) / 2 <= shift <= (tau + Δ) / 2`` and ``-tau <= Δ <= 0``, so ``p`` lies in
@@ -227,31 +281,26 @@ def _join(owner, at, hashes, reach, length, segments, counts, tau) -> np.ndarray
     moved = at[probe] - seg_start[seg]
     ok = np.flatnonzero((s != r) & (delta <= 0) & (-delta <= bound) & (seg_len[seg] == length)
                         & (np.abs(moved) + np.abs(delta - moved) <= bound))
-    return np.stack((r[ok], s[ok], seg_number[seg[ok]]))
+    # One int64 per match, (longer * n + shorter) * numbers + segment: a quarter of the rows'
+    # size, and the same sort that counts the matches removes the repeats.
+    return _distinct((r[ok].astype(np.int64) * counts.size + s[ok]) * numbers + seg_number[seg[ok]])
 
 
-def _enough_matches(rows: np.ndarray, counts: np.ndarray, tau: np.ndarray) -> np.ndarray:
+def _enough_matches(keys: np.ndarray, numbers: int, counts: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """Return the unordered pair keys ``a * n + b`` (a < b, sorted) of the (longer, shorter)
-    texts in ``rows`` whose windows match enough distinct segments of the longer: ``tau``
-    edits leave at least ``k - tau`` of its ``k`` segments intact."""
+    texts whose windows match enough distinct segments of the longer (``keys`` as ``_join``
+    makes them): ``tau`` edits leave at least ``k - tau`` of its ``k`` segments intact."""
     import numpy as np
 
     n_texts = counts.size
-    if rows.shape[1] == 0:
-        return np.zeros(0, dtype=np.int64)
-    directed = rows[0] * n_texts + rows[1]
-    numbers = int(rows[2].max()) + 1
-    if int(directed.max()) < (1 << 62) // numbers:  # (pair, segment) fits one int64 key
-        keys = _distinct(directed * numbers + rows[2]) // numbers
-    else:
-        order = np.lexsort((rows[2], directed))
-        pair, number = directed[order], rows[2][order]
-        fresh = np.ones(order.size, dtype=bool)
-        fresh[1:] = (pair[1:] != pair[:-1]) | (number[1:] != number[:-1])
-        keys = pair[fresh]
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    matched = np.diff(np.append(starts, keys.size))
-    pairs = keys[starts]
+    directed = _distinct(keys) // numbers
+    del keys
+    if directed.size == 0:
+        return directed
+    starts = np.flatnonzero(np.concatenate(([True], directed[1:] != directed[:-1])))
+    matched = np.diff(np.append(starts, directed.size))
+    pairs = directed[starts]
+    del directed
     longer, shorter = pairs // n_texts, pairs % n_texts
     needed = np.minimum(tau[longer] + 1 + _EXTRA, counts[longer]) - tau[longer]
     ok = matched >= needed
@@ -264,4 +313,4 @@ def _distinct(keys: np.ndarray) -> np.ndarray:
     import numpy as np
 
     keys = np.sort(keys)
-    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size > 1 else keys
