@@ -1,0 +1,68 @@
+"""Evaluate's "Answer with a model" (AppTest): the count before anything is sent, the key never shown.
+
+The fast test points the section at a port nothing listens on (no model, no fake): counting needs
+no model, sending fails in one line. The slow one asks the bundled model for real.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+pytest.importorskip("streamlit")
+pytest.importorskip("openai")
+
+from tests.ui.conftest import open_lab, run, table, texts  # noqa: E402
+
+SECRET = "sk-contextlab-test-SECRET-view-42"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _section(endpoint: str):
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(2)
+    at.number_input(key="eval_top_k").set_value(3)
+    at.text_input(key="model_endpoint").set_value(endpoint)
+    at.number_input(key="model_shots").set_value(0)
+    return run(at)
+
+
+def test_models_view_counts_calls_before_sending_and_never_shows_the_key(monkeypatch):
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
+    endpoint = f"http://127.0.0.1:{_closed_port()}/v1"
+    at = _section(endpoint)
+    assert "Key: from CONTEXTLAB_API_KEY (never shown or stored)." in texts(at)
+    assert "nothing is sent until you press Send" in texts(at)
+    at = run(at.button(key="model_count").click())
+    # 2 questions x budgets 256..1024 (4) x 2 placements = 16 rows, but with three documents most
+    # blocks are the same (all three fit from 512 on; three stay in relevance order): 4 prompts
+    assert "This run sends 4 calls, 1,419 prompt tokens (approximate: cl100k_base)" in texts(at)
+    at = run(at.button(key="model_send").click())
+    assert f"cannot reach the endpoint {endpoint} (connection refused)" in texts(at)
+    assert SECRET not in texts(at)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_models_view_answers_with_the_bundled_model():
+    pytest.importorskip("xllamacpp")
+    from contextlab.models import LocalModelServer
+
+    with LocalModelServer(port=0, parallel=2, context=2048) as server:
+        at = _section(server.url)
+        at.select_slider(key="eval_budgets").set_value((256, 256))
+        at = run(at)
+        at = run(at.button(key="model_count").click())
+        assert "This run sends 2 calls" in texts(at)
+        at = run(at.button(key="model_send").click())
+    summary = table(at, "accuracy %")
+    assert len(summary) == 2
+    answers = table(at, "answer")
+    assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2
+    assert "a gold answer, SQuAD-normalised, contained in it" in texts(at)
