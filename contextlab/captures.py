@@ -25,7 +25,6 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -38,9 +37,8 @@ from .integrations.openinference import (
     retriever_run_fields,
 )
 from .loaders import read_limited
-from .manager import ContextManager
-from .settings import EngineSettings
-from .types import ContextResult, Document, PromptRequest, document_list
+from .captured_run import CapturedRun, run_from_record, value_kind
+from .types import Document
 
 __all__ = [
     "CapturedRun",
@@ -61,77 +59,7 @@ LAB_RUNS_ENV = "CONTEXTLAB_RUNS"
 #: A file that is not line-delimited is read whole; beyond this size it is refused.
 DEFAULT_MAX_BYTES = 200_000_000
 
-_DOCUMENT_FIELDS = ("content", "score", "source", "metadata", "timestamp", "importance")
 _write_lock = threading.Lock()
-
-
-@dataclass(frozen=True)
-class CapturedRun:
-    """One run read from a capture file or a trace: the query, its documents and what was built."""
-
-    number: int
-    where: str
-    query: str
-    documents: list[Document]
-    time: str | None = None
-    origin: str = "capture"
-    framework: str | None = None
-    settings: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
-    gold_sources: tuple[str, ...] = ()
-    answers: tuple[str, ...] = ()
-    ids: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        """One line for a picker: number, counts, query and time (the narrow sidebar shows the start)."""
-        when = (self.time or "")[:19].replace("T", " ")
-        query = self.query if len(self.query) <= 60 else self.query[:57] + "..."
-        counts = f"{len(self.documents)} docs"
-        if self.result is not None:
-            counts += f", {len(self.result.get('included_docs') or [])} kept"
-        parts = [f"#{self.number}", counts, repr(query) if query else "(no query)", when]
-        return " · ".join(p for p in parts if p)
-
-    @property
-    def note(self) -> str | None:
-        """Return what a user should know before building this run (None when nothing).
-
-        A retriever that returned nothing leaves a run with no documents, whose block is empty.
-        """
-        if self.documents:
-            return None
-        what = "RETRIEVER span" if self.origin == "openinference" else "run"
-        return (f"{self.where}: the {what} holds no documents (the retriever returned none), so "
-                "its block is empty")
-
-    def config(self) -> EngineSettings:
-        """Return the engine settings of this run: its recorded ones (or the defaults).
-
-        Captures written by earlier versions (``budget``, ``use_lost_in_middle``) still load.
-        The run's query is ``query``; ``LabConfig.from_run(run)`` gives both as the lab's config.
-        """
-        data = {k: v for k, v in (self.settings or {}).items() if k != "query"}
-        return EngineSettings.from_dict(data, where="capture settings")
-
-    def scored_documents(self) -> list[Document]:
-        """Return the documents, those without a score scored against the query as the engine does."""
-        from .retrieval import needs_scoring, score_documents
-
-        if not needs_scoring(self.documents):
-            return list(self.documents)
-        return score_documents(self.documents, self.query)
-
-    def build(self, config: EngineSettings | None = None) -> ContextResult:
-        """Return the context block built from this run, with its own settings or ``config``.
-
-        ``config`` is ``EngineSettings`` or a ``LabConfig``; the run's query is used either way
-        (unscored documents are scored against it).
-        """
-        cfg = config if config is not None else self.config()
-        request = PromptRequest(query=self.query, documents=self.scored_documents(),
-                                max_context_tokens=cfg.max_context_tokens)
-        return ContextManager.from_settings(cfg).build(request)
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -305,9 +233,9 @@ def _records(value: Any, name: str, where: str, counter: _Counter) -> Iterator[C
             yield from _records(item, name, f"{where}, item {i}", counter)
         return
     if not isinstance(value, dict):
-        raise LoadError(f"{name}: {where}: expected a JSON object, got {_kind(value)}")
+        raise LoadError(f"{name}: {where}: expected a JSON object, got {value_kind(value)}")
     if "contextlab_capture" in value:
-        yield _capture_run(value, name, where, counter.next_run())
+        yield run_from_record(value, name, where, counter.next_run())
     elif isinstance(value.get("resourceSpans"), list):
         for span, at in otlp_spans(value, f"{name}: {where}"):
             yield from _span_run(span, name, f"{where}, {at}", counter)
@@ -323,87 +251,8 @@ def _records(value: Any, name: str, where: str, counter: _Counter) -> Iterator[C
         )
 
 
-# -- capture lines -------------------------------------------------------------------------
-
-
-def _capture_run(rec: dict[str, Any], name: str, where: str, number: int) -> CapturedRun:
-    at = f"{name}: {where}"
-    query = rec.get("query", "")
-    if not isinstance(query, str):
-        raise LoadError(f"{at}: 'query' must be text, got {_kind(query)}")
-    raw_docs = rec.get("documents")
-    if not isinstance(raw_docs, list):
-        raise LoadError(f"{at}: 'documents' must be a list of documents, got {_kind(raw_docs)}")
-    documents = [_capture_document(d, f"{at}: documents[{i}]") for i, d in enumerate(raw_docs)]
-    try:
-        document_list(documents)
-    except InvalidInputError as exc:
-        raise LoadError(f"{at}: {exc}") from exc
-    settings = rec.get("settings")
-    if settings is not None and not isinstance(settings, dict):
-        raise LoadError(f"{at}: 'settings' must be an object, got {_kind(settings)}")
-    result = rec.get("result")
-    if result is not None and not isinstance(result, dict):
-        raise LoadError(f"{at}: 'result' must be an object, got {_kind(result)}")
-    run = CapturedRun(
-        number=number, where=where, query=query, documents=documents,
-        time=_text_or_none(rec.get("time"), f"{at}: 'time'"),
-        origin="capture", framework=_text_or_none(rec.get("framework"), f"{at}: 'framework'"),
-        settings=settings, result=result,
-        gold_sources=_strings(rec.get("gold_sources"), f"{at}: 'gold_sources'"),
-        answers=_strings(rec.get("answers", rec.get("answer")), f"{at}: 'answers'"),
-    )
-    if settings is not None:
-        try:
-            run.config()
-        except InvalidInputError as exc:
-            raise LoadError(f"{at}: settings: {exc}") from exc
-    return run
-
-
-def _capture_document(raw: Any, at: str) -> Document:
-    if not isinstance(raw, dict):
-        raise LoadError(f"{at}: expected a document object, got {_kind(raw)}")
-    unknown = sorted(set(raw) - set(_DOCUMENT_FIELDS))
-    if unknown:
-        raise LoadError(f"{at}: unknown field(s) {', '.join(unknown)}; a document has "
-                        f"{', '.join(_DOCUMENT_FIELDS)}")
-    if not isinstance(raw.get("content"), str):
-        raise LoadError(f"{at}: 'content' must be text, got {_kind(raw.get('content'))}")
-    values = dict(raw)
-    if values.get("metadata") is None:
-        values["metadata"] = {}
-    for key in ("score", "importance"):
-        if values.get(key) is None:
-            values.pop(key, None)
-    return Document(**values)
-
-
 def _span_run(span: dict[str, Any], name: str, where: str, counter: _Counter) -> Iterator[CapturedRun]:
     counter.spans += 1
     fields = retriever_run_fields(span, f"{name}: {where}")
     if fields is not None:
         yield CapturedRun(number=counter.next_run(), where=where, origin="openinference", **fields)
-
-
-# -- small checks --------------------------------------------------------------------------
-
-
-def _text_or_none(value: Any, at: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise LoadError(f"{at} must be text, got {_kind(value)}")
-
-
-def _strings(value: Any, at: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise LoadError(f"{at} must be a list of text, got {_kind(value)}")
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__

@@ -131,7 +131,7 @@ def test_architecture_import_linter_contract_is_kept():
 def test_architecture_the_walk_sees_lazy_imports():
     # The walk must see an import inside a function, or it could not find a cycle hidden there.
     graph = _graph()
-    assert "contextlab.retrieval" in graph["contextlab.captures"]  # CapturedRun.scored_documents, lazily
+    assert "contextlab.retrieval" in graph["contextlab.captured_run"]  # CapturedRun.scored_documents, lazily
     assert "contextlab.settings" in graph["contextlab.manager"]
 
 
