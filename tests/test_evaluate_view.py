@@ -103,6 +103,7 @@ def test_evaluate_view_runs_a_grid_and_opens_a_question():
     assert at.session_state["cfg_query"] == next(q.query for q in evalset.questions if q.query_id == question)
 
 
+@pytest.mark.slow
 def test_evaluate_open_question_marks_its_gold_as_the_answer_document():
     at = open_lab(view="evaluate")
     at.number_input(key="eval_limit").set_value(40)
@@ -125,6 +126,7 @@ def test_evaluate_open_question_marks_its_gold_as_the_answer_document():
     assert (len(ringed) == 1 and 1 <= len(ringed[0]["x"]) <= len(gold)) if in_block else not ringed
 
 
+@pytest.mark.slow
 def test_evaluate_view_single_configuration_still_draws():
     at = open_lab(view="evaluate")
     at.number_input(key="eval_limit").set_value(10)

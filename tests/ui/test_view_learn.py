@@ -115,6 +115,7 @@ def _score(at, label: str) -> float:
     return float(next(m for m in at.metric if m.label == label).value.rstrip("%"))
 
 
+@pytest.mark.slow
 def test_view_learn_score_reversed_is_below_lost_in_the_middle():
     at = _learn()
     run(at.selectbox(key="learn_strategy").set_value("lost_in_the_middle"))

@@ -102,7 +102,7 @@ def _blank_cells(at) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("source", ["sample", "paste"])
+@pytest.mark.parametrize("source", ["sample", pytest.param("paste", marks=pytest.mark.slow)])
 def test_views_no_table_shows_a_none_cell(source):
     # pasted documents have no source and no retrieval score: the likeliest blanks
     at = open_lab()
@@ -126,6 +126,7 @@ def test_views_presentation_mode_shows_tables_in_the_pages_type_not_the_grid():
     assert len(open_view("overview").dataframe) == 1
 
 
+@pytest.mark.slow
 def test_views_the_default_samples_stale_page_is_marked_where_the_reorder_puts_it():
     # support_faq's rank-2 document is the archived 2024 refund page, which contradicts the answer
     for view in ("placement", "final"):
@@ -137,6 +138,7 @@ def test_views_the_default_samples_stale_page_is_marked_where_the_reorder_puts_i
     assert list(stale["source"]) == ["help-center/archive/2024/refunds.md"]
 
 
+@pytest.mark.slow
 def test_views_the_copies_scenario_opens_on_a_pair_of_the_refund_policy():
     at = open_lab()
     at.selectbox(key="scenario").set_value("faq_copies")
