@@ -9,7 +9,8 @@ every slider move. Run: ``python benchmarks/bench_lab.py [--docs 1000] [--repeat
 driven by Chromium on the default sample, from a key press on the budget slider, the release
 of a drag along it, or a click on a view, until that run's ``script_finished`` message has arrived and every chart
 is drawn (``tests/e2e/lab_server.settle_ms``); issue 14 sets the bar at 300 ms for a slider
-step and 700 ms for the first visit of a view. ``--pause S`` waits S seconds after the page
+step and 700 ms for the first visit of a view. Every number is the median of ``--repeat`` runs
+(first visits: that many fresh sessions), printed with the machine's load average. ``--pause S`` waits S seconds after the page
 has loaded before the first click, as a reader would: without it, the first view visited also
 pays for the browser's own work left over from loading the page (about 100–250 ms on 2 cores).
 Sections a view draws only on request (``contextlab.ui.parts.on_request``) are not opened.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import random
 import statistics
 import time
@@ -116,16 +118,19 @@ def bench_browser(repeat: int, pause: float = 0.0) -> dict:
     sys.path.insert(0, str(ROOT))
     from tests.e2e.lab_server import VIEWS, lab_page, settle_ms, wait_for_app, watch_runs
 
-    out: dict = {"key_step_ms": [], "drag_ms": [], "first_visit_ms": {}, "missed_drags": 0}
+    out: dict = {"key_step_ms": [], "drag_ms": [], "first_visit_ms": {v: [] for v in VIEWS}, "missed_drags": 0,
+                 "load_before": os.getloadavg()}
     with lab_page() as page:
         watch_runs(page)
-        page.goto(page.base_url)
-        wait_for_app(page)
-        page.wait_for_timeout(pause * 1000)
-        for view in VIEWS[1:]:  # the overview is open; each other view, visited once
-            button = page.get_by_role("radio", name={"final": "Final block"}.get(view, view.capitalize()))
-            out["first_visit_ms"][view] = settle_ms(page, button.click)
-        out["first_visit_ms"]["overview"] = settle_ms(page, page.get_by_role("radio", name="Overview").click)
+        for _ in range(repeat):  # each round a fresh session: every view's visit is a first visit
+            page.goto(page.base_url)
+            wait_for_app(page)
+            page.wait_for_timeout(pause * 1000)
+            for view in VIEWS[1:]:  # the overview is open; each other view, visited once
+                button = page.get_by_role("radio", name={"final": "Final block"}.get(view, view.capitalize()))
+                out["first_visit_ms"][view].append(settle_ms(page, button.click))
+            out["first_visit_ms"]["overview"].append(
+                settle_ms(page, page.get_by_role("radio", name="Overview").click))
         slider = page.get_by_role("slider", name="Token budget")
         for k in range(repeat):
             slider.focus()
@@ -149,6 +154,7 @@ def bench_browser(repeat: int, pause: float = 0.0) -> dict:
                 out["missed_drags"] += 1
                 continue
             out["drag_ms"].append(settle_ms(page, page.mouse.up))
+    out["load_after"] = os.getloadavg()
     return out
 
 
@@ -176,8 +182,11 @@ def main() -> None:
             values = found[name]
             print(f"{name:<14} median {statistics.median(values):6.0f}   max {max(values):6.0f}   "
                   f"(n={len(values)})")
-        for view, ms in found["first_visit_ms"].items():
-            print(f"first visit of {view:<11} {ms:6.0f}")
+        for view, values in found["first_visit_ms"].items():
+            print(f"first visit of {view:<11} median {statistics.median(values):6.0f}   max {max(values):6.0f}   "
+                  f"(n={len(values)})")
+        print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f} "
+              "on {} cores".format(*found["load_before"], *found["load_after"], os.cpu_count()))
         return
     results = bench(args.docs, args.repeat, args.views)
     if args.json:

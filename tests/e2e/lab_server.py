@@ -342,6 +342,8 @@ if __name__ == "__main__":
                         help=f"views to shoot (default all; evaluate first runs {EVALUATE_LIMIT} questions)")
     parser.add_argument("--query", default="", help="extra URL query, e.g. present=1")
     parser.add_argument("--height", type=int, default=1000, help="browser window height in pixels")
+    parser.add_argument("--width", type=int, default=1440, help="browser window width in pixels")
     args = parser.parse_args()
-    for path in save_screenshots(args.screenshots, args.views, height=args.height, query=args.query):
+    for path in save_screenshots(args.screenshots, args.views, width=args.width, height=args.height,
+                                 query=args.query):
         print(path)

@@ -271,11 +271,11 @@ def render(ctx: LabContext) -> None:
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
     st.text(plain("\n".join("• " + _ENGINE_DOC.sub(r"(D\1", line) for line in shown)))
 
-    left, right = st.columns([3, 2])
-    with left:
-        show_chart(charts.compare_positions_figure(diff), ctx, "cmp_positions_chart")
-    with right:
-        show_chart(charts.compare_tokens_figure(diff), ctx, "cmp_tokens_chart")
+    show_chart(charts.compare_positions_figure(diff), ctx, "cmp_positions_chart")
+    tokens = on_request("What each document costs in A and in B (chart)", "cmp_tokens_open")
+    if tokens is not None:
+        with tokens:
+            show_chart(charts.compare_tokens_figure(diff), ctx, "cmp_tokens_chart")
 
     show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
     frame = changes_frame(diff, show_unchanged=show_all)
