@@ -30,6 +30,7 @@ from .prompt_layout import (
     count_message_tokens,
 )
 from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
+from .settings import DEFAULT_TOKENIZER
 from .stages.budget import fit_text
 from .stages.format import DEFAULT_SCORE_LABEL
 from .tokenizers import Tokenizer, resolve_tokenizer
@@ -130,7 +131,7 @@ def check_call(arguments: Mapping[str, Any]) -> Call:
 def _window_manager(manager: ContextManager | None, tokenizer: Any) -> tuple[ContextManager, Tokenizer]:
     """Return the manager that builds the documents (headers say "hybrid") and its tokenizer."""
     if manager is None:
-        manager = ContextManager(tokenizer=tokenizer if tokenizer is not None else "cl100k_base")
+        manager = ContextManager(tokenizer=tokenizer if tokenizer is not None else DEFAULT_TOKENIZER)
     if manager.score_label == DEFAULT_SCORE_LABEL:
         # The block's scores are hybrid scores; say so in its headers (on a copy: the caller's stays).
         manager = copy.copy(manager)

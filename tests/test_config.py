@@ -116,3 +116,15 @@ def test_config_budget_keyword_and_attribute_are_deprecated_aliases():
 
 def test_config_default_budget_is_the_engines():
     assert LabConfig().max_context_tokens == 2048 == PromptRequest("q").max_context_tokens
+
+
+def test_config_every_default_budget_is_the_settings_one():
+    from contextlab import ContextConfig, ContextManager
+    from contextlab.evaluation.grid import expand_grid
+    from contextlab.integrations._common import engine_config
+    from contextlab.settings import DEFAULT_MAX_CONTEXT_TOKENS, EngineSettings
+
+    assert DEFAULT_MAX_CONTEXT_TOKENS == 2048
+    assert (EngineSettings().max_context_tokens, ContextConfig().max_context_tokens,
+            engine_config().max_context_tokens, expand_grid({})[0].config.max_context_tokens) == (2048,) * 4
+    assert ContextManager().tokenizer.name == EngineSettings().tokenizer == ContextConfig().tokenizer == "cl100k_base"

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .. import events
 from ..errors import InvalidInputError
+from ..settings import DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_TOKENIZER
 from ..tokenizers import TOKENIZER_NAMES, Tokenizer, resolve_tokenizer
 from ..types import Document, Message
 from ..validation import finite_number, one_of, whole_number
@@ -49,8 +50,8 @@ class ContextConfig:
     enabled: bool = True
     top_k: int = 5
     min_score: float = 0.0
-    max_context_tokens: int = 2048
-    tokenizer: str | Tokenizer = "cl100k_base"
+    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS
+    tokenizer: str | Tokenizer = DEFAULT_TOKENIZER
 
     def __post_init__(self) -> None:
         if not isinstance(self.enabled, bool):
