@@ -19,7 +19,7 @@ from typing import Any
 from ..captures import append_run, capture_record
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..retrieval import needs_scoring, score_documents
+from ..retrieval import needs_scoring, score_unscored
 from ..settings import ALIASES, LEGACY_REORDER, EngineSettings, canonical_names
 from ..settings import SETTING_NAMES as _ENGINE_NAMES
 from ..types import ContextResult, Document, PromptRequest
@@ -33,6 +33,7 @@ __all__ = [
     "engine_document",
     "SETTING_NAMES",
     "SOURCE_KEYS",
+    "SCORE_KEYS",
     "METADATA_KEY",
 ]
 
@@ -40,6 +41,9 @@ __all__ = [
 METADATA_KEY = "contextlab"
 #: Metadata keys read as a document's source, in this order (then its id).
 SOURCE_KEYS: tuple[str, ...] = ("source", "file_path", "file_name", "url")
+#: Metadata keys retrievers and rerankers leave a score under, read (in this order) when the
+#: framework's own score field is empty.
+SCORE_KEYS: tuple[str, ...] = ("relevance_score", "score", "similarity_score")
 #: Keyword settings a component accepts: the engine's settings (``contextlab.settings``) and the
 #: older ``use_lost_in_middle`` switch. ``budget=`` still works, with a DeprecationWarning.
 SETTING_NAMES: tuple[str, ...] = (*_ENGINE_NAMES, LEGACY_REORDER)
@@ -95,8 +99,10 @@ def engine_document(content: Any, *, score: Any, metadata: Any, doc_id: Any = No
                     source: Any = None, where: str = "document") -> Document:
     """Return the engine's ``Document`` for one framework document (its fields copied, never shared).
 
-    A missing score marks the copy ``metadata["score_missing"]``, so it is scored against the
-    query as the engine scores every unscored document. ``where`` names it in errors.
+    Without ``score``, the first of ``SCORE_KEYS`` the metadata holds is the score (the copy's
+    ``metadata["score_source"]`` says which); with none, the copy is marked
+    ``metadata["score_missing"]``, so it is scored against the query as the engine scores every
+    unscored document. ``where`` names it in errors.
     """
     if not isinstance(content, str):
         raise InvalidInputError(
@@ -115,6 +121,13 @@ def engine_document(content: Any, *, score: Any, metadata: Any, doc_id: Any = No
                       None)
     if source is None and doc_id is not None and doc_id != "":
         source = str(doc_id)
+    if score is None:
+        key = next((k for k in SCORE_KEYS if meta.get(k) is not None), None)
+        if key is not None:
+            score = meta[key]
+            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+                raise InvalidInputError(f"{where}.metadata[{key!r}] must be a finite number, got {score!r}")
+            meta["score_source"] = f"metadata.{key}"
     if score is None:
         meta["score_missing"] = True
         score = 1.0
@@ -166,10 +179,16 @@ class ContextLabStep:
         if not isinstance(query, str):
             raise InvalidInputError(f"query must be text, got {type(query).__name__}")
         docs = list(documents)
+        note = None
         if needs_scoring(docs):
-            docs = score_documents(docs, query)
+            scoring = score_unscored(docs, query)
+            docs = scoring.documents
+            note = (f"{scoring.note}; the retriever's order was replaced by BM25's (metadata "
+                    f"{METADATA_KEY}.retriever_rank keeps it)")
         request = PromptRequest(query=query, documents=docs, max_context_tokens=self.config.max_context_tokens)
         result = self.manager.build(request)
+        if note:
+            result.notes.append(note)  # in the capture too: the result is recorded whole
         if self.capture_to is not None:
             append_run(self.capture_to, capture_record(query, docs, self.config.to_dict(), result,
                                                        framework=self.framework))
@@ -184,10 +203,19 @@ def _kept(docs: list[Document], result: ContextResult) -> list[KeptDocument]:
             input_index=t.input_index,
             content=result.included_docs[t.position - 1].content,
             score=docs[t.input_index].score,
-            info={"citation": t.position, "fate": t.fate, "reason": t.reason},
+            info={"citation": t.position, "fate": t.fate, "reason": t.reason,
+                  **_score_origin(docs[t.input_index], t.input_index)},
         )
         for t in placed
     ]
+
+
+def _score_origin(doc: Document, index: int) -> dict[str, Any]:
+    """Return where a document's score came from when not the framework's score field (else {})."""
+    source = doc.metadata.get("score_source")
+    if source == "bm25":  # the retriever gave none: say so, and where the retriever had it
+        return {"score_source": "bm25", "retriever_rank": index + 1}
+    return {"score_source": source} if isinstance(source, str) else {}
 
 
 def _capture_path(capture_to: Any) -> Path | None:

@@ -4,10 +4,11 @@ Use it where LangChain takes a ``BaseDocumentCompressor``, e.g.
 ``ContextualCompressionRetriever(base_compressor=ContextLabCompressor(max_context_tokens=800),
 base_retriever=...)``. It returns the documents that made the block, in block order, each a copy
 of its input (same ``id`` and metadata) with ``metadata["contextlab"] = {"citation", "fate",
-"reason"}`` and the text the block holds. A score is read from ``metadata["relevance_score"]``
-or ``metadata["score"]``; a document without one is scored against the query (BM25), as the
-engine scores every unscored document. Needs ``langchain-core`` (``pip install
-'contextlab[langchain]'``).
+"reason"}`` and the text the block holds. A score is read from ``metadata["relevance_score"]``,
+``metadata["score"]`` or ``metadata["similarity_score"]``; a document without one is scored
+against the query (BM25), as the engine scores every unscored document, and its
+``metadata["contextlab"]`` says so (``score_source``, ``retriever_rank``). Needs
+``langchain-core`` (``pip install 'contextlab[langchain]'``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._common import METADATA_KEY, ContextLabStep, engine_document
+from ._common import METADATA_KEY, SCORE_KEYS, ContextLabStep, engine_document
 
 try:
     from langchain_core.callbacks import Callbacks
@@ -28,10 +29,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 __all__ = ["ContextLabCompressor", "SCORE_KEYS"]
-
-#: Metadata keys LangChain retrievers and rerankers put a score under, in the order read.
-SCORE_KEYS: tuple[str, ...] = ("relevance_score", "score")
-
 
 class ContextLabCompressor(BaseDocumentCompressor):
     """A LangChain document compressor returning the documents of contextlab's context block.
@@ -60,7 +57,7 @@ class ContextLabCompressor(BaseDocumentCompressor):
                            callbacks: Callbacks | None = None) -> Sequence[LangChainDocument]:
         """Return the documents of the context block for ``query``, in block order."""
         engine_docs = [
-            engine_document(d.page_content, score=_score(d.metadata), metadata=d.metadata,
+            engine_document(d.page_content, score=None, metadata=d.metadata,
                             doc_id=d.id, where=f"documents[{i}]")
             for i, d in enumerate(documents)
         ]
@@ -73,10 +70,3 @@ class ContextLabCompressor(BaseDocumentCompressor):
                                                    "metadata": metadata}))
         return out
 
-
-def _score(metadata: dict[str, Any]) -> Any:
-    for key in SCORE_KEYS:
-        value = metadata.get(key)
-        if value is not None:
-            return value
-    return None
