@@ -34,7 +34,7 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] * { font-size: 1.25rem !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricDelta"] * { font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
-[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] * { font-size: 1.1rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] * { font-size: 1.2rem; }
 [data-testid="stMainBlockContainer"] [data-baseweb="select"] *,
 [data-testid="stMainBlockContainer"] [data-testid="stWidgetLabel"] *,
 [data-testid="stMainBlockContainer"] input { font-size: 1.15rem !important; }

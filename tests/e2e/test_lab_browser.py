@@ -78,7 +78,7 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     assert sidebar.get_attribute("data-collapsed") == "true"
     size = page.evaluate(
         "() => parseFloat(getComputedStyle("
-        "document.querySelector('[data-testid=\"stMainBlockContainer\"] p')).fontSize)"
+        "document.querySelector('[data-testid=\"stMainBlockContainer\"] [data-testid=\"stMarkdown\"] p')).fontSize)"
     )
     assert size >= 19  # 1.25rem: readable from the back of the room
     headline = page.evaluate(
