@@ -128,3 +128,13 @@ def test_config_every_default_budget_is_the_settings_one():
     assert (EngineSettings().max_context_tokens, ContextConfig().max_context_tokens,
             engine_config().max_context_tokens, expand_grid({})[0].config.max_context_tokens) == (2048,) * 4
     assert ContextManager().tokenizer.name == EngineSettings().tokenizer == ContextConfig().tokenizer == "cl100k_base"
+
+
+def test_config_link_whose_older_switch_contradicts_its_placement_is_reported():
+    config, warnings = LabConfig.from_query_params({"use_lost_in_middle": "false", "placement": "reversed"})
+    assert config.placement == "reversed"
+    assert warnings == ["ignored URL parameter use_lost_in_middle='false': placement='reversed' contradicts "
+                        "use_lost_in_middle=False (which means placement='relevance'); give placement alone "
+                        "(use_lost_in_middle is the older switch)"]
+    assert LabConfig.from_query_params({"use_lost_in_middle": "false", "placement": "relevance"}) == (
+        LabConfig(placement="relevance"), [])

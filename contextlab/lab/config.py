@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..manager import BuildCache, ContextManager
-from ..settings import ALIASES, EXPORT_MARKER, LEGACY_REORDER, EngineSettings, accepts_aliases
+from ..settings import ALIASES, EXPORT_MARKER, LEGACY_REORDER, EngineSettings, accepts_aliases, placement_for
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import text
@@ -104,10 +104,11 @@ class LabConfig(EngineSettings):
         params = {k: (v[-1] if v else "") if isinstance(v, list) else v for k, v in params.items()}
         if LEGACY_REORDER in params:
             raw = params.pop(LEGACY_REORDER)
-            try:
-                flag = _parse_param(raw, True)
-                params.setdefault("placement", "lost_in_the_middle" if flag else "relevance")
-            except ValueError as exc:
+            try:  # the one rule (settings.placement_for): a contradiction is reported, not guessed
+                placement, flag = params.get("placement"), _parse_param(raw, True)
+                if placement is None or placement in PLACEMENTS:  # a bad placement gets its own warning
+                    params["placement"] = placement_for(placement, flag)
+            except ValueError as exc:  # InvalidInputError included
                 warnings.append(f"ignored URL parameter {LEGACY_REORDER}={raw!r}: {exc}")
         given = {}  # the name each value had in the link (links made by earlier versions use aliases)
         for old, new in ALIASES.items():
