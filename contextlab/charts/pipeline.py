@@ -99,8 +99,11 @@ def fate_sankey(result: ContextResult) -> go.Figure:
 
 
 def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str], threshold: float,
-                       *, full_labels: Sequence[str] | None = None) -> go.Figure:
-    """Return a heatmap of pairwise shingle similarity: each pair once, its value written in the cell.
+                       *, full_labels: Sequence[str] | None = None,
+                       measure_name: str = "Shingle similarity") -> go.Figure:
+    """Return a heatmap of pairwise similarity: each pair once, its value written in the cell.
+
+    ``measure_name`` names the dedup measure the matrix holds (the title says it).
 
     ``labels`` are the short tick labels, ``full_labels`` (default: the same) what the hover
     shows; both are plain text. Cells at or above ``threshold`` are outlined. Similarity is
@@ -133,11 +136,13 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), **every)
     fig.update_xaxes(tickangle=-50, tickfont=dict(size=12), **every)
     side = max(480, min(820, 26 * n + 260))
-    return layout(fig, f"Shingle similarity (red boxes: ≥ threshold {threshold:.2f})", height=side)
+    return layout(fig, f"{label(measure_name)} (red boxes: ≥ threshold {threshold:.2f})", height=side)
 
 
-def similarity_histogram(similarities: Sequence[float], threshold: float, *, bins: int = 50) -> go.Figure:
-    """Return a histogram of pair similarities with the threshold line and what it catches."""
+def similarity_histogram(similarities: Sequence[float], threshold: float, *, bins: int = 50,
+                         axis_title: str = "shingle similarity (Jaccard of 5-word phrases)") -> go.Figure:
+    """Return a histogram of pair similarities with the threshold line and what it catches
+    (``axis_title`` names the measure)."""
     width = 1.0 / bins
     counts = [0] * bins
     for s in similarities:
@@ -154,7 +159,7 @@ def similarity_histogram(similarities: Sequence[float], threshold: float, *, bin
         annotation_text=f"threshold {threshold:.2f}: {caught} pair{'s' if caught != 1 else ''} at or above",
         annotation_position="top left" if threshold > 0.5 else "top right",
     )
-    fig.update_xaxes(title="shingle similarity (Jaccard of 5-word phrases)", range=[0, 1.02])
+    fig.update_xaxes(title=label(axis_title), range=[0, 1.02])
     fig.update_yaxes(title="pairs of documents", rangemode="tozero")
     fig.update_layout(showlegend=False, bargap=0)
     return layout(fig, "How similar are the pairs?", height=360)

@@ -20,7 +20,16 @@ import streamlit as st
 from contextlab.lab.config import LabConfig
 from contextlab.manager import PLACEMENTS
 from contextlab.stages.budget import TRUNCATION_MARKER
-from contextlab.stages.dedup import pair_similarities, shared_word_mask, similarity_matrix
+from contextlab.stages.dedup import (
+    DEFAULT_MEASURE,
+    SEED_MEASURE,
+    WordDiff,
+    near_misses,
+    pair_similarities,
+    shared_word_mask,
+    similarity_matrix,
+    word_diff,
+)
 from contextlab.stages.reorder import MIN_DOCS_TO_REORDER, place
 from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, count_many, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
@@ -38,6 +47,11 @@ __all__ = [
     "similarity_matrix_cached",
     "pair_similarities_cached",
     "shared_word_mask",
+    "word_diff",
+    "WordDiff",
+    "near_misses_cached",
+    "dedup_measure",
+    "SEED_MEASURE",
     "token_counts_cached",
     "MIN_DOCS_TO_REORDER",
     "warm_up_figures",
@@ -84,16 +98,29 @@ def get_tokenizer_cached(name: str) -> Tokenizer:
     return get_tokenizer(name)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def similarity_matrix_cached(texts: tuple[str, ...]) -> list[list[float]]:
-    """Return the pairwise shingle similarity of ``texts`` (the dedup stage's measure)."""
-    return similarity_matrix(texts)
+def dedup_measure(config: LabConfig) -> str:
+    """Return the dedup measure a build under ``config`` uses (the seed's in seed-compatible mode)."""
+    return config.make_manager().dedup_measure
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def pair_similarities_cached(texts: tuple[str, ...]) -> list[float]:
-    """Return the shingle similarity of every pair of ``texts`` that shares a phrase, or 0."""
-    return [s for _, _, s in pair_similarities(texts)]
+def similarity_matrix_cached(texts: tuple[str, ...], measure: str = DEFAULT_MEASURE) -> list[list[float]]:
+    """Return the pairwise similarity of ``texts`` under the dedup measure ``measure``."""
+    return similarity_matrix(texts, measure)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def pair_similarities_cached(texts: tuple[str, ...], measure: str = DEFAULT_MEASURE) -> list[float]:
+    """Return the similarity of every pair of ``texts`` under ``measure`` (0 when nothing is shared)."""
+    return [s for _, _, s in pair_similarities(texts, measure)]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def near_misses_cached(texts: tuple[str, ...], threshold: float,
+                       measure: str = DEFAULT_MEASURE) -> list[tuple[int, int, float]]:
+    """Return (first, second, similarity) of the kept pairs of ``texts`` (in dedup order) just
+    below ``threshold``, most similar first: what a lower threshold would remove next."""
+    return [(m.first_index, m.second_index, m.similarity) for m in near_misses(texts, threshold, measure=measure)]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -13,16 +14,26 @@ from contextlab import charts
 from contextlab.types import DuplicatePair
 
 from ..context import LabContext
-from ..engine import pair_similarities_cached, shared_word_mask, similarity_matrix_cached
+from ..engine import (
+    SEED_MEASURE,
+    dedup_measure,
+    near_misses_cached,
+    pair_similarities_cached,
+    shared_word_mask,
+    similarity_matrix_cached,
+    word_diff,
+)
 from ..parts import by_index, explain, on_request, show_chart, show_table
 from ..text import md_line, plain
 
-__all__ = ["render", "marked_html", "case_marks", "HEATMAP_MAX_DOCS", "HISTOGRAM_MAX_DOCS"]
+__all__ = ["render", "marked_html", "case_marks", "HEATMAP_MAX_DOCS", "HISTOGRAM_MAX_DOCS", "NEAR_MISS_ROWS"]
 
 #: The heatmap shows at most this many documents (the most relevant); more is unreadable.
 HEATMAP_MAX_DOCS = 30
 #: The pair histogram compares at most this many documents (all pairs: n² / 2 comparisons).
 HISTOGRAM_MAX_DOCS = 300
+#: The near-miss table lists at most this many pairs (the most similar).
+NEAR_MISS_ROWS = 20
 
 _MARK = '<mark style="background:#ffe08a;padding:0 1px;border-radius:2px">'
 
@@ -54,15 +65,60 @@ def case_marks(text: str, other: str) -> list[tuple[str, bool]]:
     return [(w, i >= len(theirs) or w != theirs[i]) for i, w in enumerate(text.split())]
 
 
-def _what_differs(a: str, b: str) -> str:
+def _what_differs(a: str, b: str, measure: str = SEED_MEASURE) -> str:
     """Return one sentence on how two exact duplicates (the same words, ignoring case) differ."""
     if a == b:
         return "The two texts are identical, character for character."
     case = sum(1 for x, y in zip(a.split(), b.split()) if x != y)
     spacing = re.split(r"\S+", a) != re.split(r"\S+", b)
-    parts = ([f"{case} word{'s' if case != 1 else ''} in another letter case (highlighted)"] if case else []) \
+    how = "in another letter case" if measure == SEED_MEASURE else \
+        "written differently (letter case, Unicode form or an invisible character)"
+    parts = ([f"{case} word{'s' if case != 1 else ''} {how} (highlighted)"] if case else []) \
         + (["spacing or line breaks"] if spacing else [])
+    if not parts:  # the same words split the same way: only invisible characters differ
+        parts = ["invisible characters (zero-width spaces, joiners or direction marks)"]
     return "Same words; they differ only in " + " and ".join(parts) + "."
+
+
+@dataclass(frozen=True)
+class _NearMiss:
+    """Two kept documents (input indices) whose similarity is just below the threshold."""
+
+    kept_index: int
+    dropped_index: int
+    similarity: float
+    kind: str = "near miss"
+
+
+def _near_misses(ctx: LabContext, measure: str) -> list[_NearMiss]:
+    """Return the kept pairs just below the threshold among the most relevant documents."""
+    ranked = sorted((t for t in ctx.result.trace if t.relevance_rank is not None),
+                    key=lambda t: t.relevance_rank or 0)[:HISTOGRAM_MAX_DOCS]
+    texts = tuple(ctx.documents[t.input_index].content for t in ranked)  # the order dedup saw them in
+    found = near_misses_cached(texts, ctx.config.dedup_threshold, measure)[:NEAR_MISS_ROWS]
+    return [_NearMiss(ranked[i].input_index, ranked[j].input_index, sim) for i, j, sim in found]
+
+
+def _near_miss_table(ctx: LabContext, misses: Sequence[_NearMiss]) -> None:
+    threshold = ctx.config.dedup_threshold
+    st.markdown("**Just missed the threshold**")
+    if not misses:
+        st.caption(f"No two kept documents score between {max(threshold - 0.15, 0):.2f} and "
+                   f"{threshold:.2f}: lowering the threshold that far would remove nothing more.")
+        return
+    trace = by_index(ctx)
+    frame = pd.DataFrame([
+        {"kept": plain(charts.doc_label(trace[m.kept_index], 48)),
+         "also kept": plain(charts.doc_label(trace[m.dropped_index], 48)),
+         "similarity": m.similarity}
+        for m in misses
+    ])
+    show_table(ctx, frame, key="dup_near_misses", hide_index=True, width="stretch",
+               column_config={"similarity": st.column_config.ProgressColumn(
+                   format="%.2f", min_value=0.0, max_value=1.0)})
+    st.caption(f"Kept pairs within 0.15 below the threshold, most similar first: at a threshold of "
+               f"{misses[0].similarity:.2f} the less relevant of the first pair would go too. "
+               "Pick one below to see the words that differ.")
 
 
 def _pair_box(title: str, body: str) -> str:
@@ -74,22 +130,38 @@ def _pair_box(title: str, body: str) -> str:
     )
 
 
+#: How the view names each measure: (heatmap title, histogram axis, what it compares).
+_MEASURES = {
+    SEED_MEASURE: ("Shingle similarity", "shingle similarity (Jaccard of 5-word phrases)",
+                   "they share most of their 5-word phrases (seed 000's measure, used in "
+                   "seed-compatible mode)"),
+}
+_WORDS = ("Word edit similarity", "word edit similarity (1 − word edits / words of the longer)",
+          "most of their words match in order, once case, spacing, Unicode forms and invisible "
+          "characters are folded: similarity = 1 − word edits ÷ words of the longer text, so two "
+          "words edited in 30 score 0.93")
+
+
 def render(ctx: LabContext) -> None:
-    """Draw the duplicate pairs, one pair side by side, the heatmap and the threshold histogram."""
+    """Draw the duplicate pairs, one pair side by side, the near misses, the heatmap and the histogram."""
     config = ctx.config
+    measure = dedup_measure(config)
     explain(
-        "Two documents are duplicates when they share most of their 5-word phrases (exact copies, "
+        f"Two documents are duplicates when {_MEASURES.get(measure, _WORDS)[2]} (exact copies, "
         f"or near copies at or above the threshold, now {config.dedup_threshold:.2f}). The more "
         "relevant one is kept, so the model does not read the same thing twice."
     )
     pairs = ctx.result.duplicate_pairs
+    misses = _near_misses(ctx, measure)
     if pairs:
         _pairs_table(ctx, pairs)
-        _pair_side_by_side(ctx, pairs)
     else:
         st.info(f"No duplicates at threshold {config.dedup_threshold:.2f}. Lower it in the sidebar to "
                 "see which documents would be merged.")
-    _heatmap_and_histogram(ctx, len(pairs))
+    _near_miss_table(ctx, misses)
+    if pairs or misses:
+        _pair_side_by_side(ctx, list(pairs) + misses, measure)
+    _heatmap_and_histogram(ctx, len(pairs), measure)
 
 
 def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
@@ -105,7 +177,7 @@ def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
                      format="%.2f", min_value=0.0, max_value=1.0)})
 
 
-def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
+def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMiss], measure: str) -> None:
     trace = by_index(ctx)
 
     def title(k: int) -> str:
@@ -123,19 +195,25 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
     pair = pairs[choice if choice is not None and choice < len(pairs) else 0]
     a, b = ctx.documents[pair.kept_index].content, ctx.documents[pair.dropped_index].content
     if pair.kind == "exact":
-        st.caption(md_line(_what_differs(a, b)))
+        st.caption(md_line(_what_differs(a, b, measure)))
         marks_a, marks_b = case_marks(a, b), case_marks(b, a)
-    else:
+    elif measure == SEED_MEASURE:
         st.caption("Highlighted: 5-word phrases the two documents share; the rest is what differs.")
         marks_a, marks_b = shared_word_mask(a, b), shared_word_mask(b, a)
+    else:
+        diff = word_diff(a, b)
+        st.caption(f"Highlighted: the words that differ, {diff.edits} word edit{'s' if diff.edits != 1 else ''} "
+                   "(inserted, deleted or replaced); every other word matches, in order.")
+        marks_a, marks_b = diff.first, diff.second
     left, right = st.columns(2)
     with left:
         st.html(_pair_box(f"Kept: {charts.doc_label(trace[pair.kept_index], 60)}", marked_html(marks_a)))
     with right:
-        st.html(_pair_box(f"Dropped: {charts.doc_label(trace[pair.dropped_index], 60)}", marked_html(marks_b)))
+        second = "Also kept" if pair.kind == "near miss" else "Dropped"
+        st.html(_pair_box(f"{second}: {charts.doc_label(trace[pair.dropped_index], 60)}", marked_html(marks_b)))
 
 
-def _heatmap_and_histogram(ctx: LabContext, dropped: int) -> None:
+def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
     # Only documents that passed the length filter reach deduplication.
     candidates = sorted((t for t in ctx.result.trace if t.relevance_rank is not None),
                         key=lambda t: t.relevance_rank or 0)
@@ -143,14 +221,16 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int) -> None:
         return
     threshold = ctx.config.dedup_threshold
     heat = sorted(candidates[:HEATMAP_MAX_DOCS], key=lambda t: t.input_index)
-    matrix = similarity_matrix_cached(tuple(ctx.documents[t.input_index].content for t in heat))
+    names = _MEASURES.get(measure, _WORDS)
+    matrix = similarity_matrix_cached(tuple(ctx.documents[t.input_index].content for t in heat), measure)
     show_chart(charts.similarity_heatmap(matrix, [charts.doc_label(t, 16) for t in heat], threshold,
-                                         full_labels=[charts.doc_label(t, 120) for t in heat]),
+                                         full_labels=[charts.doc_label(t, 120) for t in heat],
+                                         measure_name=names[0]),
                ctx, "dup_heatmap")
     if len(candidates) > HEATMAP_MAX_DOCS:
         st.caption(f"The {HEATMAP_MAX_DOCS} most relevant of {len(candidates)} documents.")
     hist = candidates[:HISTOGRAM_MAX_DOCS]
-    values = pair_similarities_cached(tuple(ctx.documents[t.input_index].content for t in hist))
+    values = pair_similarities_cached(tuple(ctx.documents[t.input_index].content for t in hist), measure)
     nonzero = [v for v in values if v > 0]
     caught = sum(1 for v in values if v >= threshold)
     st.markdown(
@@ -167,10 +247,12 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int) -> None:
     histogram = on_request("Every pair's similarity against the threshold (histogram)", "dup_histogram_open")
     if histogram is not None:
         with histogram:
-            show_chart(charts.similarity_histogram(nonzero, threshold), ctx, "dup_histogram")
+            show_chart(charts.similarity_histogram(nonzero, threshold, axis_title=names[1]), ctx,
+                       "dup_histogram")
             st.caption(
-                f"{len(values) - len(nonzero):,} of {len(values):,} pairs share no 5-word phrase and are "
-                "not drawn."
+                f"{len(values) - len(nonzero):,} of {len(values):,} pairs "
+                + ("share no 5-word phrase" if measure == SEED_MEASURE else "have no word in common, in order")
+                + " and are not drawn."
                 + (f" Pairs among the {HISTOGRAM_MAX_DOCS} most relevant documents."
                    if len(candidates) > HISTOGRAM_MAX_DOCS else "")
             )
