@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import time
 from collections.abc import Callable
 
 import pytest
 
-__all__ = ["wait_until"]
+__all__ = ["listening", "wait_until"]
 
 
 def wait_until(condition: Callable[[], bool], seconds: float = 30.0, *, what: str = "the condition",
@@ -26,3 +27,10 @@ def wait_until(condition: Callable[[], bool], seconds: float = 30.0, *, what: st
         if time.monotonic() > deadline:
             pytest.fail(f"gave up after {seconds:.0f} s waiting for {what}")
         time.sleep(interval)
+
+
+def listening(port: int, host: str = "127.0.0.1") -> bool:
+    """Return True when something accepts connections on ``host:port`` (within half a second)."""
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0

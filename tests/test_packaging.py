@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import wait_until
+from tests.helpers import listening, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -37,12 +37,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _port_in_use(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _healthy(port: int) -> bool:
@@ -173,7 +167,7 @@ def test_lab_sigterm_stops_the_streamlit_server():
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
         # The server must go with the command: nothing answers on its port any more.
-        wait_until(lambda: not _port_in_use(port), 30, what=f"port {port} to be released after SIGTERM")
+        wait_until(lambda: not listening(port), 30, what=f"port {port} to be released after SIGTERM")
     finally:
         _kill_group(proc)
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 
 import pytest
 
-from tests.helpers import wait_until
+from tests.helpers import listening, wait_until
 
 from .lab_server import ROOT
 
@@ -24,12 +23,6 @@ with lab_server() as url:
     print(url, *live_server_pids(), flush=True)
     threading.Event().wait()
 """
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(1)
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _group_alive(pgid: int) -> bool:
@@ -48,12 +41,12 @@ def test_lab_server_stops_its_server_when_the_test_process_is_signalled(signum):
         assert len(line) == 2, f"the helper did not start a server (exit code {child.poll()})"
         url, pid = line[0], int(line[1])
         port = int(url.rsplit(":", 1)[1])
-        assert _listening(port) and _group_alive(pid)
+        assert listening(port) and _group_alive(pid)
         assert os.getpgid(pid) == pid != os.getpgid(child.pid)  # its own group, not the child's
         child.send_signal(signum)
         child.wait(timeout=60)
         wait_until(lambda: not _group_alive(pid), 30, what="the server to stop with the test process")
-        assert not _listening(port)
+        assert not listening(port)
     finally:
         if child.poll() is None:
             child.kill()
