@@ -134,6 +134,8 @@ def main() -> None:
         if not documents:
             _nothing_to_build(brought)
         return
+    for result_note in result.notes:  # e.g. scores outside 0-1: what was seen, how it is shown
+        info(result_note)
     ctx = LabContext(
         documents=list(documents), config=config, result=result, history=list(brought.history),
         system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
