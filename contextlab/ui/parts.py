@@ -13,7 +13,7 @@ from contextlab.settings import SEED_MODE
 from contextlab.types import DocTrace
 
 from .context import LabContext
-from .text import warning
+from .text import md_line, warning
 
 __all__ = ["show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
            "on_request"]
@@ -70,10 +70,15 @@ def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> N
     if not ctx.presentation:
         st.dataframe(frame, **dataframe_args)
         return
+    # A static table renders its cells as Markdown: text cells are escaped (``md_line``), so a
+    # source like ``**x**`` or ``[a](https://…)`` shows as typed, never bold or a link.
     shown = frame.copy()
     for column in shown.columns:
         if pd.api.types.is_float_dtype(shown[column]):
             shown[column] = [("" if pd.isna(v) else f"{v:.3f}") for v in shown[column]]
+        elif not pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = [md_line(v) for v in shown[column]]
+    shown.columns = [md_line(c) for c in shown.columns]
     st.table(shown, hide_index=True)
 
 

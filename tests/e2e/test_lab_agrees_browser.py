@@ -128,3 +128,24 @@ def test_lab_browser_a_download_right_after_a_change_gives_the_new_build(page):
     assert downloaded.count("--- Source [") == shown.count("--- Source [")
     assert downloaded.splitlines()[0] == shown.splitlines()[0]
     assert "--- Source [5]" not in downloaded  # the 1,024 block holds 7; 400 tokens hold fewer
+
+
+def test_lab_browser_presentation_tables_show_user_text_as_typed(page):
+    # presentation mode draws tables as static tables, whose cells are Markdown: they must be escaped
+    import json
+
+    docs = json.dumps([{"content": "refund policy for annual plans is pro rata " * 3, "score": 0.9,
+                        "source": "<b id='pwn'>x</b> **bold** [l](https://e.x)"},
+                       {"content": "cancel the monthly plan in settings " * 3, "score": 0.5, "source": "b.md"}])
+    _open(page, "?present=1")
+    page.locator('[data-testid="stExpandSidebarButton"]').click()  # the sidebar stays reachable
+    page.get_by_text("Paste text", exact=True).click()
+    wait_for_app(page)
+    area = page.get_by_label("Documents as text")
+    area.fill(docs)
+    area.press("Control+Enter")
+    expect(page.locator("body")).to_contain_text(" · 2 documents", timeout=60_000)
+    wait_for_app(page)
+    cells = page.locator('[data-testid="stTable"] td').all_inner_texts()
+    assert "<b id='pwn'>x</b> **bold** [l](https://e.x)" in [c.replace("\u2060", "") for c in cells]
+    assert page.locator("#pwn").count() == 0 and page.locator('[data-testid="stTable"] a').count() == 0
