@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InvalidInputError, LoadError
-from .manager import ContextManager
+from .positional import manager_for
 from .settings import EngineSettings
 from .types import ContextResult, Document, PromptRequest, document_list
 
@@ -85,7 +85,7 @@ class CapturedRun:
         cfg = config if config is not None else self.config()
         request = PromptRequest(query=self.query, documents=self.scored_documents(),
                                 max_context_tokens=cfg.max_context_tokens)
-        return ContextManager.from_settings(cfg).build(request)
+        return manager_for(cfg).build(request)
 
 
 def run_from_record(rec: dict[str, Any], name: str, where: str, number: int) -> CapturedRun:

@@ -134,13 +134,18 @@ class ContextManager:
         return manager
 
     @classmethod
-    def from_settings(cls, settings: EngineSettings) -> ContextManager:
-        """Return the manager ``settings`` describe (seed-compatible when they say so)."""
+    def from_settings(cls, settings: EngineSettings, *,
+                      position_curve: PositionCurve | Sequence[float] | None = None) -> ContextManager:
+        """Return the manager ``settings`` describe (seed-compatible when they say so).
+
+        ``position_curve`` is what placement "curve" follows (``positional.manager_for`` supplies
+        the published one by default).
+        """
         if not isinstance(settings, EngineSettings):
             raise InvalidInputError(
                 f"from_settings() takes EngineSettings (or a LabConfig), got {type(settings).__name__}"
             )
-        kwargs = settings.manager_kwargs()
+        kwargs = {**settings.manager_kwargs(), "position_curve": position_curve}
         return cls.seed_compatible(**kwargs) if settings.seed_compatible else cls(**kwargs)
 
     @property

@@ -21,6 +21,8 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import InvalidInputError
+from .manager import ContextManager
+from .settings import DEFAULT_CURVE_MODEL, EngineSettings
 # The placement strategies live with the reorder stage; they are re-exported here because
 # this module published them first.
 from .stages.reorder import (
@@ -60,6 +62,7 @@ __all__ = [
     "ordering_score",
     "parse_position_csv",
     "position_curve",
+    "manager_for",
     "relevance_ordering",
     "reversed_ordering",
 ]
@@ -370,3 +373,15 @@ def compare_orderings(ranked_relevances: Sequence[float], model: str, n_docs: in
     """Return ``ordering_score`` of every strategy in ``ORDERINGS`` for relevances sorted best first."""
     ranked = list(ranked_relevances)
     return {key: ordering_score(fn(ranked), model, n_docs, data=data) for key, fn in ORDERINGS.items()}
+
+
+def manager_for(settings: EngineSettings, curve: PositionCurve | None = None) -> ContextManager:
+    """Return the ``ContextManager`` ``settings`` describe, with the curve placement "curve" follows.
+
+    That curve is ``curve`` (one you measured) or, by default, the published curve of
+    ``settings.DEFAULT_CURVE_MODEL``; other placements need none. What ``LabConfig``, evaluation
+    grids, captured runs and the framework components build with.
+    """
+    if settings.placement == "curve" and curve is None:
+        curve = position_curve(DEFAULT_CURVE_MODEL)
+    return ContextManager.from_settings(settings, position_curve=curve)

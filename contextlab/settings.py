@@ -31,6 +31,7 @@ from .validation import fraction, one_of, whole_number
 
 __all__ = [
     "ALIASES",
+    "DEFAULT_CURVE_MODEL",
     "DEFAULT_DEDUP_THRESHOLD",
     "DEFAULT_MAX_CONTEXT_TOKENS",
     "DEFAULT_MIN_DOC_TOKENS",
@@ -52,6 +53,8 @@ DEFAULT_DEDUP_THRESHOLD = 0.85
 DEFAULT_MIN_DOC_TOKENS = 5
 DEFAULT_PLACEMENT = "lost_in_the_middle"
 DEFAULT_TOKENIZER = "cl100k_base"
+#: Whose published position curve placement "curve" follows when no measured curve is given.
+DEFAULT_CURVE_MODEL = "GPT-3.5-Turbo"
 #: What seed-compatible mode fixes (``ContextManager.seed_compatible``): seed 000's budget rules.
 SEED_MODE: Mapping[str, Any] = MappingProxyType(
     {"tokenizer": "heuristic", "budget_before_reorder": False, "budget_includes_headers": False}

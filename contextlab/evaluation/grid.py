@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..manager import ContextManager
+from ..positional import manager_for
 from ..settings import ALIASES, EngineSettings
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
@@ -22,8 +23,6 @@ GRID_KEYS: tuple[str, ...] = ("max_context_tokens", "dedup_threshold", "min_doc_
 # A grid this large is a typo (a range with a tiny step), not an evaluation plan.
 _MAX_CONFIGS = 1000
 _MAX_RANGE = 200
-#: Whose published curve placement "curve" follows unless a measured one is given.
-CURVE_MODEL = "GPT-3.5-Turbo"
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -39,14 +38,8 @@ class Configuration:
     position_curve: Any = None
 
     def make_manager(self) -> ContextManager:
-        """Return the ``ContextManager`` this configuration describes."""
-        if self.config.placement != "curve":
-            return ContextManager.from_settings(self.config)
-        from ..positional import position_curve
-
-        curve = self.position_curve if self.position_curve is not None else position_curve(CURVE_MODEL)
-        kwargs = {**self.config.manager_kwargs(), "position_curve": curve}
-        return ContextManager.seed_compatible(**kwargs) if self.config.seed_compatible else ContextManager(**kwargs)
+        """Return the ``ContextManager`` this configuration describes (its curve for placement "curve")."""
+        return manager_for(self.config, self.position_curve)
 
 
 def grid_keys() -> list[str]:

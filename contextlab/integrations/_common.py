@@ -18,7 +18,7 @@ from typing import Any
 
 from ..captures import append_run, capture_record
 from ..errors import InvalidInputError
-from ..manager import ContextManager
+from ..positional import manager_for
 from ..retrieval import needs_scoring, score_unscored
 from ..settings import ALIASES, LEGACY_REORDER, EngineSettings, canonical_names
 from ..settings import SETTING_NAMES as _ENGINE_NAMES
@@ -167,7 +167,7 @@ class ContextLabStep:
                  capture_to: str | os.PathLike[str] | None = None, **settings: Any) -> None:
         self.framework = framework
         self.config = engine_config(config, **settings)
-        self.manager = ContextManager.from_settings(self.config)
+        self.manager = manager_for(self.config)
         self.capture_to = _capture_path(capture_to)
 
     def settings(self) -> dict[str, Any]:

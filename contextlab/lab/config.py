@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..manager import BuildCache, ContextManager
-from ..settings import ALIASES, EXPORT_MARKER, LEGACY_REORDER, EngineSettings, accepts_aliases, placement_for
+from ..positional import manager_for
+from ..settings import (ALIASES, EXPORT_MARKER, LEGACY_REORDER, EngineSettings,
+                        accepts_aliases, placement_for)
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import text
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LabConfig", "PLACEMENTS"]
 
-#: Whose published curve placement "curve" follows when no measured curve is given.
-DEFAULT_CURVE_MODEL = "GPT-3.5-Turbo"
 _BOOL_TRUE = {"1", "true", "yes", "on"}
 _BOOL_FALSE = {"0", "false", "no", "off"}
 
@@ -58,16 +58,9 @@ class LabConfig(EngineSettings):
         """Return the ``ContextManager`` this configuration describes.
 
         Placement "curve" follows ``position_curve`` (a measured curve the caller loaded), by
-        default the published GPT-3.5-Turbo curve (``DEFAULT_CURVE_MODEL``).
+        default the published one (``positional.manager_for``).
         """
-        if self.placement != "curve":
-            return ContextManager.from_settings(self)
-        if position_curve is None:
-            from ..positional import position_curve as published
-
-            position_curve = published(DEFAULT_CURVE_MODEL)
-        kwargs = {**self.manager_kwargs(), "position_curve": position_curve}
-        return ContextManager.seed_compatible(**kwargs) if self.seed_compatible else ContextManager(**kwargs)
+        return manager_for(self, position_curve)
 
     def build(self, documents: list[Document], *, cache: BuildCache | None = None) -> ContextResult:
         """Return this configuration's build of ``documents`` (its query and budget)."""
