@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .edit_measure import WordCodes, edit_bound
+from .edit_measure import WordCodes, edit_bound, find_edit_duplicates
 from .normalize import normalized_words
 from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
 from .prefix_filter import SHINGLE_SIZE
-from .shingle_measure import jaccard, shingles
+from .shingle_measure import find_shingle_duplicates, jaccard, shingles
 
 __all__ = ["similarity_matrix", "pair_similarities", "shared_word_mask", "WordDiff", "word_diff",
            "NearMiss", "near_misses", "NEAR_MISS_MARGIN"]
@@ -142,10 +142,9 @@ def near_misses(texts: Sequence[str], threshold: float, margin: float = NEAR_MIS
     Kept means kept by ``find_duplicates(texts, threshold, measure)``; every pair of them is
     compared, with the length bound skipping pairs that cannot reach ``threshold - margin``.
     """
-    from . import find_duplicates
-
     _check(measure)
-    kept = find_duplicates(texts, threshold, measure).kept
+    find = find_edit_duplicates if measure == DEFAULT_MEASURE else find_shingle_duplicates
+    kept = find(texts, threshold).kept
     floor = max(threshold - margin, 1e-9)
     found: list[NearMiss] = []
     if measure == SEED_MEASURE:

@@ -15,7 +15,7 @@ can have, and only pairs whose match passes the length and shift bounds are cand
 At 0.85 a segment is five or six words, as rare as a seed shingle, and neighbouring chunks
 that share a passage at different positions fail the shift bound.
 
-Words are compared as 64-bit hashes of their normalised form (``prefix_filter``'s word
+Words are compared as 64-bit hashes of their normalised form (``word_hashing``'s word
 hashing), segments and windows as polynomial hashes of their word hashes: equal words give
 equal hashes, so a collision can only add a candidate, never lose one. The candidates are
 verified exactly in ``edit_measure.py``.
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
-from .prefix_filter import _BASE, _batches, _hash_words
+from .word_hashing import _BASE, _batches, _hash_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,7 +132,7 @@ class WordHashes:
 def hash_words(texts: Sequence[str]) -> WordHashes:
     """Return the word hashes of ``texts``, each already normalised or pure ASCII.
 
-    ``prefix_filter`` hashes the words of ``text.lower().split()``; the normalised text is
+    ``word_hashing`` hashes the words of ``text.lower().split()``; the normalised text is
     lowercase already and pure ASCII needs nothing more, so the words hashed are the words
     compared.
     """
