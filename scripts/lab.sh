@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Start the contextlab lab on the bundled sample data: http://localhost:8501
+# Start the contextlab lab on the bundled sample data: http://localhost:8501, on this machine only
+# (`--server.address 0.0.0.0` serves it to the network: see the README first).
 # Every option goes to Streamlit, e.g.  bash scripts/lab.sh --server.port 8502
 set -euo pipefail
 cd "$(dirname "$0")/.."
