@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_text
 from ..errors import InvalidInputError
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
 from ..models.scoring import answer_is_correct, normalize_answer
@@ -227,19 +226,11 @@ def curve_csv(result: CurveResult, name: str | None = None) -> str:
 
 
 def write_curve(result: CurveResult, out: str | Path, name: str | None = None) -> Path:
-    """Write ``curve_csv`` to ``out`` whole or not at all (a temporary file, then renamed)."""
+    """Write ``curve_csv`` to ``out`` whole or not at all (``contextlab.atomic``); return the path."""
     path = Path(out).expanduser()
     if path.is_dir() or not path.parent.is_dir():
         raise InvalidInputError(f"out {str(path)!r}: give a file name in an existing folder", field="out")
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(curve_csv(result, name))
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    write_text(path, curve_csv(result, name))
     return path
 
 
