@@ -108,7 +108,8 @@ def canonical_names(values: Mapping[str, Any], *, where: str = "settings",
         if warn:
             warnings.warn(f"{where}: {old!r} is deprecated; use {new!r}", DeprecationWarning, stacklevel=3)
         if new in out and out[new] != value:
-            raise InvalidInputError(f"{where}: give {new} or its older name {old}, not both", field=new)
+            raise InvalidInputError(f"{new} is given twice, also as its older name {old} ({where}); "
+                                    f"give {new} alone", field=new)
         out[new] = value
     if LEGACY_REORDER in out:
         out["placement"] = placement_for(out.get("placement"), out.pop(LEGACY_REORDER))

@@ -110,7 +110,8 @@ def test_config_budget_keyword_and_attribute_are_deprecated_aliases():
         assert config.budget == 300
     with pytest.warns(DeprecationWarning):
         assert config.with_changes(budget=500).max_context_tokens == 500
-    with pytest.raises(ValueError, match="give max_context_tokens or its older name budget, not both"):
+    with pytest.raises(ValueError, match=r"^max_context_tokens is given twice, also as its older name budget "
+                                         r"\(LabConfig\); give max_context_tokens alone$"):
         LabConfig(budget=300, max_context_tokens=400)
 
 
