@@ -506,3 +506,33 @@ def test_lab_a_scenario_link_opens_the_scenario_and_round_trips():
     assert again.session_state["cfg_budget"] == 900
     assert again.session_state["cfg_query"] == at.session_state["cfg_query"]
     assert again.session_state["view"] == "compare"
+
+
+def test_lab_a_plain_value_error_is_a_bug_and_not_swallowed(monkeypatch):
+    # only bad input (InvalidInputError) is shown as a message; any other ValueError is a bug
+    lab_main = importlib.import_module("contextlab.ui.shell")
+
+    def broken(documents, config):
+        raise ValueError("a bug, not bad input")
+
+    monkeypatch.setattr(lab_main, "build_cached", broken)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert at.exception and "a bug, not bad input" in at.exception[0].value
+    assert not at.error
+
+
+def test_lab_budget_chart_walks_in_the_engines_order_in_seed_mode():
+    # seed 000 places first and walks the block order: the chart's order is that walk, whose
+    # documents in the block keep their block order (the engine walks, then formats, in that order)
+    at = open_lab(view="budget", seed_compatible="true")
+    spec = next(s for s in specs(at) if s["layout"]["title"]["text"].startswith("Filling"))
+    order = [tick.split(" · ")[0] for tick in spec["layout"]["xaxis"]["categoryarray"]]
+    sample = load_sample_set("support_faq")
+    result = ContextManager.seed_compatible().build(
+        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024))
+    block = [f"D{t.input_index}" for t in sorted((t for t in result.trace if t.position), key=lambda t: t.position)]
+    assert [d for d in order if d in block] == block
+    by_rank = [f"D{t.input_index}" for t in sorted((t for t in result.trace if t.fate not in ("filtered", "duplicate")),
+                                                   key=lambda t: t.relevance_rank)]
+    assert order != by_rank, "seed mode does not walk by relevance"
+    assert "block order (placed first, as seed 000)" in spec["layout"]["xaxis"]["title"]["text"]
