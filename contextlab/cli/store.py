@@ -132,7 +132,7 @@ def add_search(sub: Any) -> None:
     p = sub.add_parser(
         "search", help="search a SQLite store (BM25, scores in [0, 1])",
         description="Print the documents of DB that best match QUERY, best first, with scores "
-                    "in [0, 1] (the share of the query's searchable weight a document covers).",
+                    "in [0, 1] (BM25's order; the score is the share of the highest BM25 the query could reach).",
         epilog="example: contextlab search kb.db 'refund policy' --top-k 3",
     )
     p.add_argument("db", metavar="DB", help="a store made by `contextlab index`")
