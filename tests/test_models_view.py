@@ -66,3 +66,21 @@ def test_models_view_answers_with_the_bundled_model():
     answers = table(at, "answer")
     assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2
     assert "a gold answer, SQuAD-normalised, contained in it" in texts(at)
+
+
+@pytest.mark.parametrize("view", ["learn", "placement"])
+def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(view):
+    from importlib import resources
+
+    from contextlab.evaluation.curve import load_curve_file
+    from tests.ui.conftest import chart
+
+    at = open_lab(view=view)
+    at.session_state[f"{view}_measured_open"] = True  # what a click on the section does
+    at = run(at)
+    data = load_curve_file(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
+    model = data.models()[0]
+    line = chart(at, f"{view}_measured_chart")["data"][0]
+    assert line["name"].startswith(f"{model} (your model, measured on 30 questions)")
+    assert list(zip(line["x"], line["y"])) == [tuple(p) for p in data.curve(model, 5)]
+    assert "Watch the model miss the middle" in texts(at)

@@ -17,6 +17,7 @@ from ..engine import MIN_DOCS_TO_REORDER
 from ..scenarios import SCENARIO_KEY, apply_scenario
 from ..parts import on_request, show_chart, show_table
 from ..text import md, md_line, plain
+from .measured_curve import measured_curve_section
 
 __all__ = ["render", "parse_order", "most_marked_model", "strongest_count", "step_sentence", "score_range_note",
            "STRATEGY_LABELS"]
@@ -153,6 +154,7 @@ def _render_curves(ctx: LabContext, pos: Any) -> str:
     st.caption(md_line(f"Source: {data.citation}") + f" [{pos.CITATION_URL}]({pos.CITATION_URL}) "
                + md_line("— accuracy on multi-document question answering, by position of the "
                          "document holding the answer."))
+    measured_curve_section(ctx, "learn")
     return model
 
 

@@ -15,6 +15,7 @@ from contextlab.types import DocTrace
 from ..context import LabContext
 from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart, show_table, stale_notes
 from ..text import md_line
+from .measured_curve import measured_curve_section
 
 __all__ = ["render", "middle_zone", "dip_by_count", "answer_sentence"]
 
@@ -86,6 +87,7 @@ def render(ctx: LabContext) -> None:
         _count_note(model, n, curve)
         _strategies(ctx, placed, model)
     st.caption("Curve: " + md_line(positional.CITATION))
+    measured_curve_section(ctx, "placement")
 
 
 def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], model: str) -> None:
