@@ -2,9 +2,42 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from contextlab import events
+
+
+def _module_marks(path: Path) -> set[str]:
+    """Return the marks a test module's own ``pytestmark = ...`` line gives every test in it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
+            values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            return {v.attr for v in values if isinstance(v, ast.Attribute)}
+    return set()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip importing a module whose module-wide marks ``-m`` deselects (its frameworks take seconds).
+
+    ``-m "not integration"`` would deselect every test of tests/test_integrations_haystack.py
+    anyway; not importing Haystack to find that out keeps the fast subset fast.
+    """
+    expression = config.getoption("markexpr")
+    if not expression or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    marks = _module_marks(collection_path)
+    if not marks:
+        return None
+    from _pytest.mark.expression import Expression  # pytest's own -m evaluator
+
+    return True if not Expression.compile(expression).evaluate(lambda name: name in marks) else None
 
 
 @pytest.fixture

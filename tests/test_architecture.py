@@ -209,3 +209,12 @@ def test_architecture_size_check_counts_lines(tmp_path, monkeypatch, source, exp
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
     assert {o.replace("contextlab/", "") for o in _size_offenders()} == expected
+
+
+def test_architecture_fast_subset_reads_module_marks_without_importing():
+    # tests/conftest.py skips importing a module whose own pytestmark -m deselects (frameworks are slow to import).
+    from tests.conftest import _module_marks
+
+    assert _module_marks(ROOT / "tests" / "test_integrations_haystack.py") == {"integration"}
+    assert _module_marks(ROOT / "tests" / "test_evaluate_dask.py") == {"slow", "integration"}
+    assert _module_marks(ROOT / "tests" / "test_rank.py") == set()
