@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.errors import ContextLabError
+from contextlab.evaluate import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys
 from contextlab.settings import ALIASES, LEGACY_REORDER
@@ -19,6 +20,7 @@ from . import text as safe
 from .downloads import download_newest
 from .loading import sample_names
 from .parameters import opening_budget
+from .questions import open_bundled_question
 from .scenarios import SCENARIO_KEY, apply_scenario, picked_scenario
 from .state import CONFIG_KEYS, seed_config
 
@@ -44,6 +46,7 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     params = st.query_params.to_dict()
     warnings = _apply_scenario_param(params.get("scenario"))
     warnings += _apply_sample_param(params.get("sample"))
+    warnings += _apply_question_param(params.get("question"), params.get("top_k"))
     config, config_warnings = LabConfig.from_query_params(params)
     warnings += config_warnings
     named = _named_fields(params, config_warnings)
@@ -93,6 +96,15 @@ def _all_params(config: LabConfig) -> dict[str, str]:
             for name, value in ((n, getattr(config, n)) for n in LabConfig.__dataclass_fields__)}
 
 
+def _apply_question_param(query_id: str | None, top_k: str | None) -> list[str]:
+    """Open the bundled evaluation question a link names (its retrieved documents); return warnings."""
+    if query_id is None:
+        return []
+    k = int(top_k) if top_k and top_k.isdigit() and int(top_k) > 0 else DEFAULT_TOP_K
+    problem = open_bundled_question(query_id, k)
+    return [problem] if problem else []
+
+
 def _apply_sample_param(sample: str | None) -> list[str]:
     """Open the sample set a link names; return a warning if there is no such set."""
     if sample is None:
@@ -117,7 +129,8 @@ def _apply_scenario_param(name: str | None) -> list[str]:
 
 
 def url_params(config: LabConfig, *, view: str, default_view: str, present: bool,
-               sample: str | None, source: str = "sample", scenario: str | None = None) -> dict[str, str]:
+               sample: str | None, source: str = "sample", scenario: str | None = None,
+               question: tuple[str, int] | None = None) -> dict[str, str]:
     """Return the query parameters that reproduce this view (defaults left out).
 
     Documents of the user's own (``source`` other than a sample) cannot be put in a link: the
@@ -135,7 +148,10 @@ def url_params(config: LabConfig, *, view: str, default_view: str, present: bool
         params.pop("max_context_tokens", None)
         if source in UNSHAREABLE or config.max_context_tokens != opening_budget(sample):
             params["max_context_tokens"] = str(config.max_context_tokens)
-    if source in UNSHAREABLE:
+    if question is not None:  # a bundled evaluation question: retrieved again from its id
+        params["question"], params["top_k"] = question[0], str(question[1])
+        params["max_context_tokens"] = str(config.max_context_tokens)
+    elif source in UNSHAREABLE:
         params["source"] = source
     elif sample is not None and sample != sample_names()[0]:
         params["sample"] = sample

@@ -13,6 +13,7 @@ from .downloads import BuildSnapshot, latest_build
 from .engine import build_cached, warm_up_figures
 from .inputs import DocumentsInput
 from .loading import score_if_needed
+from .questions import question_origin
 from .scenarios import drop_scenario_if_left, picked_scenario, scenario_story
 from .share import apply_url_once, share_panel, sync_url, url_params
 from .sidebar import presenter_bar, sidebar
@@ -125,7 +126,8 @@ def main() -> None:
     source = st.session_state.get("doc_source", "sample")
     scenario = picked_scenario()
     sync_url(url_params(config, view=view, default_view=DEFAULT_VIEW, present=present,
-                        sample=brought.sample, source=source, scenario=scenario.key if scenario else None))
+                        sample=brought.sample, source=source, scenario=scenario.key if scenario else None,
+                        question=question_origin(documents)))
     with st.sidebar, st.expander("Share and export", expanded=False):
         share_panel(config, source=source, sample=brought.sample)
     result = _build(documents, config) if documents else None

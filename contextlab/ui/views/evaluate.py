@@ -20,7 +20,6 @@ from contextlab.evaluate import (
     DEFAULT_MODEL,
     DEFAULT_TOP_K,
     EXPECTED_ACCURACY_NOTE,
-    EvalQuestion,
     EvalResult,
     EvalSet,
     disagreements,
@@ -29,7 +28,6 @@ from contextlab.evaluate import (
     load_bundled_set,
     load_eval_bytes,
     pareto_front,
-    prepare_question,
     results_csv,
     run_evaluation,
     setting_table,
@@ -37,9 +35,9 @@ from contextlab.evaluate import (
 )
 from contextlab.lab.config import PLACEMENTS, LabConfig
 from contextlab.positional import curve_models
-from contextlab.types import Document
 
 from ..context import LabContext
+from ..questions import gold_keys, remember_origin
 from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart
 from ..state import TABLE_ANSWER, seed_config
@@ -151,22 +149,6 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
     st.session_state["eval_set"] = evalset
 
 
-def gold_keys(question: EvalQuestion, documents: list[Document]) -> tuple[str, ...]:
-    """Return how the lab names ``question``'s gold documents among ``documents``: id, else source.
-
-    The evaluation's own rule finds them, so the lab marks the passages the numbers counted.
-    """
-    keys = []
-    for i in prepare_question(question, documents).gold:
-        doc = documents[i]
-        doc_id = doc.metadata.get("id")
-        if doc_id is not None:
-            keys.append(str(doc_id))
-        elif doc.source is not None:
-            keys.append(doc.source)
-    return tuple(keys)
-
-
 def open_question(query_id: str, config_label: str) -> None:
     """Make question ``query_id``'s documents the lab's documents, under configuration ``config_label``.
 
@@ -183,6 +165,7 @@ def open_question(query_id: str, config_label: str) -> None:
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = docs
     st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs))
+    remember_origin(evalset.name, query_id, result.top_k, docs)  # a link can then name the question
     st.session_state["view"] = OPEN_IN_VIEW
 
 
