@@ -149,3 +149,20 @@ def test_lab_browser_presentation_tables_show_user_text_as_typed(page):
     cells = page.locator('[data-testid="stTable"] td').all_inner_texts()
     assert "<b id='pwn'>x</b> **bold** [l](https://e.x)" in [c.replace("\u2060", "") for c in cells]
     assert page.locator("#pwn").count() == 0 and page.locator('[data-testid="stTable"] a').count() == 0
+
+
+def test_lab_browser_a_reloaded_open_in_the_lab_link_reproduces_the_question(page):
+    from .lab_server import run_evaluate
+
+    run_evaluate(page, limit=10)
+    page.get_by_role("button", name="Open in the lab").click()
+    page.wait_for_url("**question=**", timeout=60_000)
+    expect(page.get_by_text("The document that holds the answer").first).to_be_visible(timeout=60_000)
+    wait_for_app(page)
+    shared, said = page.url, page.get_by_text("The document that holds the answer").first.inner_text()
+    caption = page.get_by_text(re.compile(r"^Edited table · \d+ documents")).inner_text()
+    page.goto(shared)  # a new session, as whoever the link was sent to
+    wait_for_app(page)
+    assert page.get_by_text(re.compile(r"^Edited table · \d+ documents")).inner_text() == caption
+    assert page.get_by_text("The document that holds the answer").first.inner_text() == said
+    assert "cannot" not in page.locator(MAIN).inner_text()
