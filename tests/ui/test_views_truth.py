@@ -147,3 +147,10 @@ def test_views_the_copies_scenario_opens_on_a_pair_of_the_refund_policy():
     assert at.session_state["view"] == "duplicates"
     picked = at.selectbox(key="dup_pair_choice")
     assert picked.format_func(picked.value).startswith("D6 · …nter/billing/refunds.md ↔ ")
+
+
+def test_views_placement_explains_on_the_page_why_the_reorder_does_not_help_here():
+    # default sample: the reorder scores no better than relevance order, and the page says why
+    said = texts(open_view("placement"))
+    assert "Here a reorder cannot beat relevance order: the most relevant document is first either way" in said
+    assert "the Learn view opens such a case" in said

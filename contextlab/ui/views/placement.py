@@ -116,9 +116,11 @@ def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], m
         st.info(md_line(" ".join(answer_sentence(a, n, curve, model, relevance_position(ctx.result, a))
                                  for a in answers)))
     if report.score - scores["relevance"] < NO_CHANGE:
-        why = reorder_cannot_help(curve, model)
-        if why:
-            explain(why + " The Learn view opens such a case.")
+        why = reorder_cannot_help(curve, model) or (
+            f"Here this placement does not beat relevance order: the positions it moves these documents "
+            f"to are read no better by {model} than the ones relevance order gives them, so the most "
+            f"relevant text gains nothing.")
+        explain(why + " A reorder pays off when the answer sits deep in the ranking; the Learn view opens such a case.")
 
 
 def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
