@@ -246,3 +246,23 @@ def test_dedup_edit_near_misses_are_the_kept_pairs_just_below_the_threshold():
 def test_dedup_edit_similarity_matrix_is_the_measure():
     m = similarity_matrix(["a b c d", "a b x d", "q"])
     assert m == [[1.0, 0.75, 0.0], [0.75, 1.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+def test_dedup_edit_joins_made_in_small_pieces_give_the_same_answer(monkeypatch):
+    from contextlab.stages.dedup import segment_filter
+
+    texts = overlapping_chunks(prose_words(), size=40, stride=30, seed=8)[:100]
+    expected = brute_force(texts, 0.8)
+    monkeypatch.setattr(segment_filter, "_MAX_MATCHES", 7)  # a handful of matches per join
+    outcome = find_duplicates(texts, 0.8)
+    assert (outcome.kept, outcome.pairs) == expected and any(p.kind == "near" for p in expected[1])
+
+
+def test_dedup_edit_low_thresholds_scan_in_blocks(monkeypatch):
+    from contextlab.stages.dedup import edit_measure
+
+    texts = overlapping_chunks(prose_words(), size=30, stride=20, seed=4)[:90]
+    monkeypatch.setattr(edit_measure, "_SCAN_ROWS", 16)  # several blocks of rows
+    for threshold in (0.3, 0.6):
+        outcome = find_duplicates(texts, threshold)
+        assert (outcome.kept, outcome.pairs) == brute_force(texts, threshold)

@@ -11,14 +11,16 @@ A document is an exact duplicate when its normalised words equal those of a kept
 and a near duplicate when its similarity with ANY kept document is ``>= threshold``; the
 documents are walked in order, so the first kept wins, and a near duplicate names the kept
 document it is most similar to (the earliest on a tie). For a few texts every kept one is
-compared; for more, ``segment_filter.candidate_pairs`` names the pairs that can reach the
-threshold (provably all of them) and only those are compared. Both give the same answer.
+compared (and below a threshold of 0.75, where segments are three words or fewer); for more,
+``segment_filter.candidate_pairs`` names the pairs that can reach the threshold (provably all
+of them) and only those are compared. Both give the same answer.
 Distances come from ``rapidfuzz`` (C++), on one character per distinct word: exact.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from itertools import chain
 from functools import lru_cache
 from collections.abc import Sequence
@@ -34,6 +36,10 @@ __all__ = ["MEASURE", "word_similarity", "find_edit_duplicates", "edit_bound", "
 MEASURE = DEFAULT_MEASURE
 # Below this many texts, comparing each with every kept one is faster than filtering.
 _SCAN_BELOW = 40
+# Below this threshold the filter's segments are two or three words, shared by most pairs: a
+# scan in C++ (every text against every earlier one, a block at a time) costs less.
+_FILTER_FROM = 0.75
+_SCAN_ROWS = 512
 _EPS = 1e-9
 _MAX_CODE = 0x10FFFF
 
@@ -108,7 +114,7 @@ def word_similarity(a: str, b: str) -> float:
 def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     """Return the ``DedupOutcome`` of the greedy pass under word edit similarity."""
     outcome = DedupOutcome()
-    if len(texts) < _SCAN_BELOW:
+    if len(texts) < _SCAN_BELOW or threshold < _FILTER_FROM:
         _scan(texts, threshold, outcome)
     else:
         _filtered(texts, threshold, outcome)
@@ -118,12 +124,16 @@ def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome
 def _scan(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None:
     """Compare each text with every kept one (the definition, and fastest for a few texts).
 
-    Every distance comes from one ``cdist`` call on the texts' words, numbered exactly.
+    Distances come from ``cdist`` on the texts' words, numbered exactly, ``_SCAN_ROWS`` texts
+    against all earlier ones at a time (memory stays bounded for many texts).
     """
     from rapidfuzz.process import cdist
 
     words = [normalized_words(t) for t in texts]
-    vocab = dict.fromkeys(chain.from_iterable(words))
+    # Many texts: the commonest words get the smallest numbers (rapidfuzz reads characters
+    # below 256 from an array, others from a hash map); a few: first come, first numbered.
+    vocab = dict.fromkeys(chain.from_iterable(words)) if len(texts) < _SCAN_BELOW else \
+        dict.fromkeys(w for w, _ in Counter(chain.from_iterable(words)).most_common())
     if len(vocab) > _MAX_CODE - 2048:
         raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
     numbers = (c + 2048 if c >= 0xD800 else c for c in range(len(vocab)))  # no surrogates
@@ -131,26 +141,68 @@ def _scan(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None
     codes = ["".join(map(vocab.__getitem__, w)) for w in words]
     sizes = list(map(len, codes))
     cutoff = edit_bound(max(sizes, default=0), threshold)
-    distances = cdist(codes, codes, scorer=_levenshtein(), score_cutoff=cutoff, workers=1).tolist()
     exact: dict[str, int] = {}
-    for i, code in enumerate(codes):
-        twin = exact.get(code)
-        if twin is not None:
-            outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
-            continue
-        best_sim, best = threshold, -1
-        for k in outcome.kept:  # in order: a tie keeps the earliest
-            longer = max(sizes[k], sizes[i])
-            distance = distances[k][i]
-            if distance <= edit_bound(longer, threshold):
-                sim = 1.0 - distance / longer
-                if sim >= best_sim and (best < 0 or sim > best_sim):
-                    best_sim, best = sim, k
-        if best >= 0:
-            outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
-            continue
-        outcome.kept.append(i)
-        exact[code] = i
+    if len(codes) < _SCAN_BELOW:  # a few texts: plain lists cost less than numpy's calls
+        rows = cdist(codes, codes, scorer=_levenshtein(), score_cutoff=cutoff, workers=1).tolist()
+        for i, code in enumerate(codes):
+            _greedy_step(i, code, rows[i], sizes, threshold, exact, outcome)
+        return
+    _blocked_scan(codes, sizes, threshold, cutoff, exact, outcome)
+
+
+def _greedy_step(i: int, code: str, distances: list[int], sizes: list[int], threshold: float,
+                 exact: dict[str, int], outcome: DedupOutcome) -> None:
+    """Drop text ``i`` as a duplicate of a kept one, or keep it (``distances[k]``: to text k)."""
+    twin = exact.get(code)
+    if twin is not None:
+        outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
+        return
+    best_sim, best = threshold, -1
+    for k in outcome.kept:  # in order: a tie keeps the earliest
+        longer = max(sizes[k], sizes[i])
+        distance = distances[k]
+        if distance <= edit_bound(longer, threshold):
+            sim = 1.0 - distance / longer
+            if sim >= best_sim and (best < 0 or sim > best_sim):
+                best_sim, best = sim, k
+    if best >= 0:
+        outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
+        return
+    outcome.kept.append(i)
+    exact[code] = i
+
+
+def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: int,
+                  exact: dict[str, int], outcome: DedupOutcome) -> None:
+    """The scan for many texts: ``_SCAN_ROWS`` texts against every earlier one per ``cdist``,
+    each text against the kept ones in numpy (memory bounded by a block, not the square)."""
+    import numpy as np
+    from rapidfuzz.process import cdist
+
+    size = np.asarray(sizes, dtype=np.int64)
+    kept = np.zeros(len(codes), dtype=np.int64)  # kept[:count], in order
+    count = 0
+    for lo in range(0, len(codes), _SCAN_ROWS):
+        hi = min(lo + _SCAN_ROWS, len(codes))
+        rows = cdist(codes[lo:hi], codes[:hi], scorer=_levenshtein(), score_cutoff=cutoff, workers=1)
+        for i in range(lo, hi):
+            twin = exact.get(codes[i])
+            if twin is not None:
+                outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
+                continue
+            ks = kept[:count]
+            longer = np.maximum(size[ks], sizes[i])
+            distance = rows[i - lo, ks].astype(np.int64)
+            sims = np.where(distance <= np.floor((1.0 - threshold) * longer + _EPS),
+                            1.0 - distance / np.maximum(longer, 1), -1.0)
+            best = int(np.argmax(sims)) if count else -1  # argmax: the earliest of the best
+            if best >= 0 and sims[best] >= threshold:
+                outcome.pairs.append(DuplicatePair(int(ks[best]), i, float(sims[best]), "near"))
+                continue
+            kept[count] = i
+            count += 1
+            exact[codes[i]] = i
+    outcome.kept = kept[:count].tolist()
 
 
 def _exact_groups(texts: Sequence[str], codes: WordCodes, sequences) -> list[int]:

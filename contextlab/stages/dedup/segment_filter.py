@@ -44,6 +44,9 @@ _WINDOW_SLICE = 1 << 19
 # Segments beyond the pigeonhole's tau + 1: a pair must then match more than this many of
 # them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
 _EXTRA = 4
+# A join makes at most about this many (window, segment) matches at once: memory stays bounded
+# when a phrase is in very many texts (one probe's matches are never split).
+_MAX_MATCHES = 1 << 22
 _EPS = 1e-9
 
 
@@ -273,6 +276,12 @@ def _join(owner, at, hashes, reach, length, segments, counts, tau, numbers) -> n
     last = np.minimum(at + reach, int(top)).astype(np.uint64)
     left = np.searchsorted(seg_key, hashes | first, "left")
     count = np.searchsorted(seg_key, hashes | last, "right") - left
+    made = np.cumsum(count)
+    if made.size and int(made[-1]) > _MAX_MATCHES:  # phrases in very many texts: in pieces
+        cuts = np.searchsorted(made, np.arange(_MAX_MATCHES, int(made[-1]), _MAX_MATCHES), "right")
+        pieces = [(lo, max(hi, lo + 1)) for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, owner.size]) if lo < owner.size]
+        return np.concatenate([_join(owner[lo:hi], at[lo:hi], hashes[lo:hi], reach[lo:hi], length, segments,
+                                     counts, tau, numbers) for lo, hi in pieces])
     probe = np.repeat(np.arange(owner.size), count)
     seg = np.repeat(left, count) + np.arange(probe.size) - np.repeat(np.cumsum(count) - count, count)
     s, r = owner[probe], seg_text[seg]
