@@ -74,8 +74,10 @@ def find_duplicates(texts: Sequence[str], threshold: float,
     similar to (the earliest on a tie), with its similarity under ``measure``. The kept set,
     pairs and similarities are those a comparison against every kept text gives.
 
-    ``word_edit`` (default) is exact: candidates are filtered on word hashes, which can only
-    add candidates, and every candidate is compared on its words. ``shingle_jaccard`` compares
+    ``word_edit`` (default): the filter loses no pair (hashes can only add candidates); under
+    40 texts, or below a threshold of 0.75, every text is compared with every kept one on its
+    words (exact), otherwise candidates are compared on 64-bit word hashes (a different answer
+    would need two different words to agree on all 64 bits). ``shingle_jaccard`` compares
     shingles by hash: its answer could differ only if two different 5-word windows, in one
     text or in two texts compared, agreed on the top 64 - log2(len(texts)) bits of their
     64-bit hash (about one chance in 300,000 for 64,000 texts of 150 words), and that moved a

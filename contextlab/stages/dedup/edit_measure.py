@@ -14,21 +14,24 @@ document it is most similar to (the earliest on a tie). For a few texts every ke
 compared (and below a threshold of 0.75, where segments are three words or fewer); for more,
 ``segment_filter.candidate_pairs`` names the pairs that can reach the threshold (provably all
 of them) and only those are compared. Both give the same answer.
-Distances come from ``rapidfuzz`` (C++), on one character per distinct word: exact.
+
+Distances come from ``rapidfuzz`` (C++). The scan numbers the words themselves, one
+character per distinct word: exact. The filtered pass numbers words by their 64-bit hashes,
+so its answer could differ only if two different words agreed on all 64 bits.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from itertools import chain
-from functools import lru_cache
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import chain
 
 from ...errors import InvalidInputError
 from ...types import DuplicatePair
-from .outcome import DEFAULT_MEASURE, DedupOutcome
 from .normalize import normalized_words
+from .outcome import DEFAULT_MEASURE, DedupOutcome
 
 __all__ = ["MEASURE", "word_similarity", "find_edit_duplicates", "edit_bound", "WordCodes"]
 
