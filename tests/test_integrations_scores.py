@@ -44,6 +44,7 @@ def test_step_with_retriever_scores_has_no_note():
     assert all("score_source" not in k.info for k in outcome.kept)
 
 
+@pytest.mark.integration
 def test_llama_index_node_without_score_uses_its_metadata_score():
     pytest.importorskip("llama_index.core")
     from llama_index.core.schema import NodeWithScore, TextNode

@@ -33,6 +33,7 @@ def _section(endpoint: str):
     return run(at)
 
 
+@pytest.mark.slow
 def test_models_view_counts_calls_before_sending_and_never_shows_the_key(monkeypatch):
     monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
     endpoint = f"http://127.0.0.1:{_closed_port()}/v1"

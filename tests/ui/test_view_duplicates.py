@@ -20,6 +20,7 @@ def _lab_with(records: list[dict]):
     return run(at.text_area(key="paste_text").input(json.dumps(records)))
 
 
+@pytest.mark.slow
 def test_view_duplicates_marks_the_words_that_differ_and_lists_near_misses():
     two_edits = _edited(BASE, {3: "monthly", 20: "support"})           # 0.93: dropped at 0.85
     five_edits = _edited(BASE, {0: "a", 5: "plan", 9: "day", 14: "all", 27: "prompt"})  # 0.83: kept
