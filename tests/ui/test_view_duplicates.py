@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.ui.conftest import open_lab, open_view, run, table, texts
 
 BASE = ("the refund window for annual plans is thirty days from the date of purchase and any request "
