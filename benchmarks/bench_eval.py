@@ -42,7 +42,7 @@ from contextlab.evaluate import (  # noqa: E402
 )
 from contextlab.types import PromptRequest  # noqa: E402
 
-GRID = ["budget=256,512,1024,2048", "placement=lost_in_the_middle,relevance,reversed"]
+GRID = ["max_context_tokens=256,512,1024,2048", "placement=lost_in_the_middle,relevance,reversed"]
 TOP_K = 20
 TARGET_SPEEDUP = 5.0
 
