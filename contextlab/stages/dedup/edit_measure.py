@@ -125,64 +125,69 @@ def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome
 
 
 def _scan(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None:
-    """Compare each text with every kept one (the definition, and fastest for a few texts).
-
-    Distances come from ``cdist`` on the texts' words, numbered exactly, ``_SCAN_ROWS`` texts
-    against all earlier ones at a time (memory stays bounded for many texts).
-    """
+    """Compare each text with every kept one (the definition, and fastest for a few texts)."""
     from rapidfuzz.process import cdist
 
     words = [normalized_words(t) for t in texts]
-    # Many texts: the commonest words get the smallest numbers (rapidfuzz reads characters
-    # below 256 from an array, others from a hash map); a few: first come, first numbered.
-    vocab = dict.fromkeys(chain.from_iterable(words)) if len(texts) < _SCAN_BELOW else \
-        dict.fromkeys(w for w, _ in Counter(chain.from_iterable(words)).most_common())
+    sizes = list(map(len, words))
+    cutoff = edit_bound(max(sizes, default=0), threshold)
+    if len(texts) >= _SCAN_BELOW:
+        _blocked_scan(_exact_codes(words), sizes, threshold, cutoff, outcome)
+        return
+    # A few texts: rapidfuzz compares the word lists by each word's hash, so a distance can
+    # only come out too small; the pairs it puts within reach are measured again exactly.
+    rows = cdist(words, words, scorer=_levenshtein(), score_cutoff=cutoff, workers=1).tolist()
+    exact: dict[tuple[str, ...], int] = {}
+    for i, mine in enumerate(words):
+        key = tuple(mine)
+        twin = exact.get(key)
+        if twin is not None:
+            outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
+            continue
+        best_sim, best = threshold, -1
+        for k in outcome.kept:  # in order: a tie keeps the earliest
+            longer = max(sizes[k], sizes[i])
+            bound = edit_bound(longer, threshold)
+            if rows[k][i] <= bound:
+                distance = _exact_distance(words[k], mine, bound)
+                sim = 1.0 - distance / longer
+                if distance <= bound and sim >= best_sim and (best < 0 or sim > best_sim):
+                    best_sim, best = sim, k
+        if best >= 0:
+            outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
+            continue
+        outcome.kept.append(i)
+        exact[key] = i
+
+
+def _exact_distance(a: list[str], b: list[str], cutoff: int) -> int:
+    """Return the word Levenshtein distance of ``a`` and ``b`` (past ``cutoff``: cutoff + 1),
+    words compared as themselves (numbered for this pair, one character each)."""
+    local: dict[str, str] = {}
+    first, second = ("".join(local.setdefault(w, chr(len(local))) for w in side) for side in (a, b))
+    return _levenshtein()(first, second, score_cutoff=cutoff)
+
+
+def _exact_codes(words: list[list[str]]) -> list[str]:
+    """Return each text's words as a string, one character per distinct word (the commonest
+    first: rapidfuzz reads characters below 256 from an array, others from a hash map)."""
+    vocab = dict.fromkeys(w for w, _ in Counter(chain.from_iterable(words)).most_common())
     if len(vocab) > _MAX_CODE - 2048:
         raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
     numbers = (c + 2048 if c >= 0xD800 else c for c in range(len(vocab)))  # no surrogates
     vocab = dict(zip(vocab, map(chr, numbers)))
-    codes = ["".join(map(vocab.__getitem__, w)) for w in words]
-    sizes = list(map(len, codes))
-    cutoff = edit_bound(max(sizes, default=0), threshold)
-    exact: dict[str, int] = {}
-    if len(codes) < _SCAN_BELOW:  # a few texts: plain lists cost less than numpy's calls
-        rows = cdist(codes, codes, scorer=_levenshtein(), score_cutoff=cutoff, workers=1).tolist()
-        for i, code in enumerate(codes):
-            _greedy_step(i, code, rows[i], sizes, threshold, exact, outcome)
-        return
-    _blocked_scan(codes, sizes, threshold, cutoff, exact, outcome)
-
-
-def _greedy_step(i: int, code: str, distances: list[int], sizes: list[int], threshold: float,
-                 exact: dict[str, int], outcome: DedupOutcome) -> None:
-    """Drop text ``i`` as a duplicate of a kept one, or keep it (``distances[k]``: to text k)."""
-    twin = exact.get(code)
-    if twin is not None:
-        outcome.pairs.append(DuplicatePair(twin, i, 1.0, "exact"))
-        return
-    best_sim, best = threshold, -1
-    for k in outcome.kept:  # in order: a tie keeps the earliest
-        longer = max(sizes[k], sizes[i])
-        distance = distances[k]
-        if distance <= edit_bound(longer, threshold):
-            sim = 1.0 - distance / longer
-            if sim >= best_sim and (best < 0 or sim > best_sim):
-                best_sim, best = sim, k
-    if best >= 0:
-        outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
-        return
-    outcome.kept.append(i)
-    exact[code] = i
+    return ["".join(map(vocab.__getitem__, w)) for w in words]
 
 
 def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: int,
-                  exact: dict[str, int], outcome: DedupOutcome) -> None:
+                  outcome: DedupOutcome) -> None:
     """The scan for many texts: ``_SCAN_ROWS`` texts against every earlier one per ``cdist``,
     each text against the kept ones in numpy (memory bounded by a block, not the square)."""
     import numpy as np
     from rapidfuzz.process import cdist
 
     size = np.asarray(sizes, dtype=np.int64)
+    exact: dict[str, int] = {}
     kept = np.zeros(len(codes), dtype=np.int64)  # kept[:count], in order
     count = 0
     for lo in range(0, len(codes), _SCAN_ROWS):
