@@ -44,6 +44,9 @@ _WINDOW_SLICE = 1 << 19
 # Segments beyond the pigeonhole's tau + 1: a pair must then match more than this many of
 # them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
 _EXTRA = 4
+# ...but only while each segment keeps at least this many words: one-word segments of short
+# texts are common words that every text shares, and matching them is a join of every pair.
+_MIN_SEGMENT = 3
 # A join makes at most about this many (window, segment) matches at once: memory stays bounded
 # when a phrase is in very many texts (one probe's matches are never split).
 _MAX_MATCHES = 1 << 22
@@ -151,6 +154,16 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
     return WordHashes(words, np.concatenate(counts))
 
 
+def _segment_count(n: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """Return how many disjoint segments a text of ``n`` words (``tau`` edits) is cut into:
+    the pigeonhole's ``tau + 1``, plus up to ``_EXTRA`` more while segments keep
+    ``_MIN_SEGMENT`` words, never more than one a word."""
+    import numpy as np
+
+    extra = np.clip(n // _MIN_SEGMENT - (tau + 1), 0, _EXTRA)
+    return np.minimum(tau + 1 + extra, n)
+
+
 def _edit_bounds(n: np.ndarray, threshold: float) -> np.ndarray:
     """Return the most word edits a text of ``n`` words can be from a partner no longer than it."""
     import numpy as np
@@ -159,11 +172,11 @@ def _edit_bounds(n: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def _segments(wh: WordHashes, texts: np.ndarray, tau: np.ndarray):
-    """Return (text, number, start in text, length, hash) of the ``tau + 1 + _EXTRA``
-    disjoint segments of each text (one per word when it has fewer words)."""
+    """Return (text, number, start in text, length, hash) of the ``_segment_count``
+    disjoint segments of each text."""
     import numpy as np
 
-    k = np.minimum(tau[texts] + 1 + _EXTRA, wh.counts[texts])
+    k = _segment_count(wh.counts[texts], tau[texts])
     owner = np.repeat(texts, k)
     j = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
     # All of a text's segments have one length, floor(n / k); the words left over at its end
@@ -185,7 +198,7 @@ def _window_lengths(n: np.ndarray, threshold: float) -> tuple[np.ndarray, np.nda
     low, high = np.empty_like(n), np.empty_like(n)
     for size in np.unique(n).tolist():
         m = np.arange(size, int(np.floor(size / threshold + _EPS)) + 1)
-        k = np.minimum(np.floor((1.0 - threshold) * m + _EPS).astype(np.int64) + 1 + _EXTRA, m)
+        k = _segment_count(m, np.floor((1.0 - threshold) * m + _EPS).astype(np.int64))
         at = n == size
         low[at], high[at] = int((m // k).min()), min(size, int((m // k).max()))
     return low, high
@@ -204,7 +217,7 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
     texts = np.flatnonzero(active & (wh.counts > 0))
     if texts.size < 2:
         return np.zeros(0, dtype=np.int64)
-    numbers = int(np.minimum(tau + 1 + _EXTRA, wh.counts).max())  # segments in a text, at most
+    numbers = int(_segment_count(wh.counts, tau).max())  # segments in a text, at most
     if n_texts >= 1 << 31 or wh.size >= 1 << 32 or n_texts * n_texts * numbers >= 1 << 62:
         raise InvalidInputError("texts: too many texts or words to number in 32 bits; "
                                 "deduplicate fewer texts at a time")
@@ -311,7 +324,7 @@ def _enough_matches(keys: np.ndarray, numbers: int, counts: np.ndarray, tau: np.
     pairs = directed[starts]
     del directed
     longer, shorter = pairs // n_texts, pairs % n_texts
-    needed = np.minimum(tau[longer] + 1 + _EXTRA, counts[longer]) - tau[longer]
+    needed = _segment_count(counts[longer], tau[longer]) - tau[longer]
     ok = matched >= needed
     a, b = np.minimum(longer[ok], shorter[ok]), np.maximum(longer[ok], shorter[ok])
     return _distinct(a * n_texts + b)
