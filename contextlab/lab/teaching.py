@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import positional
+from ..errors import InvalidInputError
 
-__all__ = ["is_measured", "curve_name", "accuracy_phrase", "reorder_cannot_help", "HELPS_SCENARIO"]
+__all__ = ["is_measured", "curve_name", "accuracy_phrase", "reorder_cannot_help", "HELPS_SCENARIO", "curve_dip",
+           "strongest_count", "most_marked_model", "parse_order", "step_sentence", "score_range_note", "middle_zone",
+           "dip_by_count"]
 
 #: The scenario that shows a reorder clearly helping (an answer deep in the ranking).
 HELPS_SCENARIO = "lost_in_the_middle"
@@ -49,3 +52,108 @@ def reorder_cannot_help(curve: Sequence[float], model: str) -> str | None:
             f"way, and the reorder moves the second most relevant to pos {n}, which {model} reads at "
             f"{curve[-1]:.1f}% — below pos 2's {curve[1]:.1f}%. The reorder pays off when the answer sits "
             f"deep in the ranking, where relevance order would bury it in the middle.")
+
+
+def curve_dip(points: list[tuple[int, float]]) -> float:
+    """Return how far a curve's lowest point lies below its better end, in points."""
+    return max(points[0][1], points[-1][1]) - min(a for _, a in points)
+
+
+def strongest_count(model: str) -> int:
+    """Return the measured document count at which ``model``'s middle dips furthest."""
+    data = positional.load_position_curves()
+    return max(data.doc_counts(model), key=lambda n: curve_dip(data.curve(model, n)))
+
+
+def most_marked_model() -> str:
+    """Return the model whose middle dips furthest below its better end (the clearest example)."""
+    data = positional.load_position_curves()
+
+    def dip(model: str) -> float:
+        counts = data.doc_counts(model)
+        return curve_dip(data.curve(model, counts[len(counts) // 2]))
+    return max(data.models(), key=dip)
+
+
+def parse_order(text: str, n: int) -> list[int]:
+    """Return the 0-based ranks of a typed order such as "1 3 5 4 2" (a permutation of 1..n).
+
+    Raises ``InvalidInputError`` (a ``ValueError``) saying what is wrong: not numbers, out of
+    range, repeated or missing.
+    """
+    parts = text.replace(",", " ").split()
+    try:
+        ranks = [int(p) for p in parts]
+    except ValueError:
+        raise InvalidInputError("order: type relevance ranks as whole numbers separated by spaces, "
+                         "e.g. 1 3 2") from None
+    if sorted(ranks) != list(range(1, n + 1)):
+        missing = sorted(set(range(1, n + 1)) - set(ranks))
+        repeated = sorted({r for r in ranks if ranks.count(r) > 1})
+        outside = sorted({r for r in ranks if not 1 <= r <= n})
+        problems = []
+        if outside:
+            problems.append(f"outside 1..{n}: {outside}")
+        if repeated:
+            problems.append(f"repeated: {repeated}")
+        if missing:
+            problems.append(f"missing: {missing}")
+        raise InvalidInputError(f"order: give each rank 1..{n} exactly once ({'; '.join(problems)})")
+    return [r - 1 for r in ranks]
+
+
+def step_sentence(step: int, order: list[int], labels: list[str], curve: list[float], model: str,
+                  ranks: list[int] | None = None) -> str:
+    """Return what step ``step`` of the reorder does, with honest accuracy numbers.
+
+    ``ranks[k]`` is the engine's relevance rank of the k-th most relevant document in the block
+    (default ``k + 1``): the sentence names documents by the rank every other view shows.
+    """
+    n = len(order)
+    if not step:
+        return f"The block has {n} empty positions. Press Next to place the most relevant document."
+    rank = step - 1
+    slot = order.index(rank) + 1
+    side = "at the front" if slot <= (n + 1) // 2 else "at the back"
+    inner = curve[1:-1] or curve
+    middle = min(inner)
+    shown = ranks[rank] if ranks is not None else rank + 1
+    text = (f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
+            f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy")
+    gain = curve[slot - 1] - middle
+    if n >= 3 and abs(gain) < 2.0:
+        text += (f", about the same as the middle's lowest ({middle:.1f}%): with {n} documents "
+                 f"this curve barely rises there, so this placement gains little. With more "
+                 f"documents the U is stronger (step 1)")
+    elif n >= 3:
+        text += f", {gain:.1f} points above the middle's lowest ({middle:.1f}%)"
+    return text + "."
+
+
+#: Below this spread (in score points) the page says ordering hardly matters for these documents.
+_SMALL_SPREAD = 0.01
+
+
+def score_range_note(worst: float, best: float, n: int) -> str:
+    """Return one sentence on how much ordering can change the score of these ``n`` documents."""
+    note = (f"The worst possible placement of these {n} documents scores {worst:.1%}, "
+            f"the best {best:.1%}.")
+    if best - worst < _SMALL_SPREAD:
+        note += (" The spread is small: the documents are about equally relevant, so their "
+                 "order matters little here.")
+    return note
+
+
+def middle_zone(n: int) -> tuple[int, int] | None:
+    """Return the first and last position of the middle third of ``n`` positions, or None."""
+    # The middle third is the low part of every published U curve.
+    if n < 3:
+        return None
+    first, last = n // 3 + 1, n - n // 3
+    return (first, last) if first <= last else None
+
+
+def dip_by_count(model: str) -> dict[int, float]:
+    """Return, per measured document count, how far ``model``'s middle dips below its better end."""
+    data = positional.load_position_curves()
+    return {n: curve_dip(data.curve(model, n)) for n in data.doc_counts(model)}

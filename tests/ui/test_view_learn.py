@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contextlab.positional import CITATION, INTERPOLATION_METHOD, load_position_curves
-from contextlab.ui.views.learn import parse_order, step_sentence, strongest_count
+from contextlab.lab.teaching import parse_order, step_sentence, strongest_count
 from contextlab import positional
 
 from .conftest import chart, open_view, run, table, texts, traces
@@ -53,9 +53,9 @@ def test_view_learn_shows_every_measured_count_side_by_side_and_opens_on_the_str
     model = at.selectbox(key="learn_model").value
     panels = [t for t in chart(at, "learn_counts_chart")["data"] if t["type"] == "scatter"]
     assert sorted(len(p["x"]) for p in panels) == sorted(len(data.curve(model, n)) for n in data.doc_counts(model))
-    assert at.radio(key="learn_curve_n").value == strongest_count(positional, model)
+    assert at.radio(key="learn_curve_n").value == strongest_count(model)
     run(at.selectbox(key="learn_model").set_value("GPT-3.5-Turbo"))
-    assert at.radio(key="learn_curve_n").value == strongest_count(positional, "GPT-3.5-Turbo") == 20
+    assert at.radio(key="learn_curve_n").value == strongest_count("GPT-3.5-Turbo") == 20
 
 
 def test_view_learn_sentence_quotes_the_selected_curve():

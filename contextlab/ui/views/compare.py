@@ -11,6 +11,7 @@ from contextlab import charts, positional
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
 from contextlab.lab.counts import block_counts
+from contextlab.lab.teaching import most_marked_model, score_range_note
 from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult
 
@@ -19,7 +20,6 @@ from ..engine import EXACT_TOKENIZER, PLACEMENTS, TOKENIZER_NAMES, build_cached,
 from ..state import B_FIELDS, B_KEY, apply_config_b, b_key
 from ..parts import on_request, seed_fixed_key, show_chart, show_table
 from ..text import md, md_line, plain
-from .learn import most_marked_model, score_range_note
 
 __all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
 
@@ -220,7 +220,7 @@ def _strategies_body(ctx: LabContext) -> None:
     if not relevances:
         return
     models = positional.curve_models()
-    st.session_state.setdefault("cmp_strategy_model", most_marked_model(positional))
+    st.session_state.setdefault("cmp_strategy_model", most_marked_model())
     model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
     ranked = (relevances + [0.0] * n)[:n]
     scores = positional.compare_orderings(ranked, model, n)

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from contextlab import charts, positional
-from contextlab.lab.teaching import HELPS_SCENARIO, curve_name, reorder_cannot_help
+from contextlab.lab.teaching import (
+    HELPS_SCENARIO,
+    curve_dip,
+    curve_name,
+    most_marked_model,
+    parse_order,
+    reorder_cannot_help,
+    score_range_note,
+    step_sentence,
+    strongest_count,
+)
 from contextlab.types import DocTrace
 
 from ..context import LabContext
@@ -19,40 +28,13 @@ from ..parts import on_request, show_chart, show_table
 from ..text import md, md_line, plain
 from .measured_curve import measured_curve_section
 
-__all__ = ["render", "parse_order", "most_marked_model", "strongest_count", "step_sentence", "score_range_note",
-           "STRATEGY_LABELS"]
+__all__ = ["render", "STRATEGY_LABELS"]
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
     **charts.STRATEGY_LABELS,
     "custom": "My own order…",
 }
-
-
-def parse_order(text: str, n: int) -> list[int]:
-    """Return the 0-based ranks of a typed order such as "1 3 5 4 2" (a permutation of 1..n).
-
-    Raises ``ValueError`` saying what is wrong: not numbers, out of range, repeated or missing.
-    """
-    parts = text.replace(",", " ").split()
-    try:
-        ranks = [int(p) for p in parts]
-    except ValueError:
-        raise ValueError("type relevance ranks as whole numbers separated by spaces, "
-                         "e.g. 1 3 2") from None
-    if sorted(ranks) != list(range(1, n + 1)):
-        missing = sorted(set(range(1, n + 1)) - set(ranks))
-        repeated = sorted({r for r in ranks if ranks.count(r) > 1})
-        outside = sorted({r for r in ranks if not 1 <= r <= n})
-        problems = []
-        if outside:
-            problems.append(f"outside 1..{n}: {outside}")
-        if repeated:
-            problems.append(f"repeated: {repeated}")
-        if missing:
-            problems.append(f"missing: {missing}")
-        raise ValueError(f"give each rank 1..{n} exactly once ({'; '.join(problems)})")
-    return [r - 1 for r in ranks]
 
 
 def _ranked_in_block(ctx: LabContext) -> list[DocTrace]:
@@ -79,27 +61,6 @@ def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
     return text + (" ★ answer" if entry.input_index in answer else "")
 
 
-def _dip(points: list[tuple[int, float]]) -> float:
-    """Return how far a curve's lowest point lies below its better end, in points."""
-    return max(points[0][1], points[-1][1]) - min(a for _, a in points)
-
-
-def strongest_count(pos: ModuleType, model: str) -> int:
-    """Return the measured document count at which ``model``'s middle dips furthest."""
-    data = pos.load_position_curves()
-    return max(data.doc_counts(model), key=lambda n: _dip(data.curve(model, n)))
-
-
-def most_marked_model(pos: Any) -> str:
-    """Return the model whose middle dips furthest below its better end (the clearest example)."""
-    data = pos.load_position_curves()
-
-    def dip(model: str) -> float:
-        counts = data.doc_counts(model)
-        return _dip(data.curve(model, counts[len(counts) // 2]))
-    return max(data.models(), key=dip)
-
-
 # -- 1. the measurements -------------------------------------------------------------------
 
 def _render_curves(ctx: LabContext, pos: Any) -> str:
@@ -113,14 +74,14 @@ def _render_curves(ctx: LabContext, pos: Any) -> str:
         "when the answer is at the start or the end and sags in the middle — and how much it "
         "sags depends on how many documents the prompt holds."
     )
-    st.session_state.setdefault("learn_model", most_marked_model(pos))
+    st.session_state.setdefault("learn_model", most_marked_model())
     model = st.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
     closed = data.closed_book(model)
     show_chart(charts.curves_by_count_figure({n: data.curve(model, n) for n in counts}, model, closed),
                ctx, "learn_counts_chart")
-    dips = {n: _dip(data.curve(model, n)) for n in counts}
-    strongest = strongest_count(pos, model)
+    dips = {n: curve_dip(data.curve(model, n)) for n in counts}
+    strongest = strongest_count(model)
     st.caption(md_line(
         f"{model}: the middle dips " + ", ".join(f"{dips[n]:.1f} points below the better end with {n} "
                                                  "documents" for n in counts)
@@ -166,34 +127,6 @@ def _step_next(n: int) -> None:
 
 def _step_reset() -> None:
     st.session_state["learn_step"] = 0
-
-
-def step_sentence(step: int, order: list[int], labels: list[str], curve: list[float], model: str,
-                  ranks: list[int] | None = None) -> str:
-    """Return what step ``step`` of the reorder does, with honest accuracy numbers.
-
-    ``ranks[k]`` is the engine's relevance rank of the k-th most relevant document in the block
-    (default ``k + 1``): the sentence names documents by the rank every other view shows.
-    """
-    n = len(order)
-    if not step:
-        return f"The block has {n} empty positions. Press Next to place the most relevant document."
-    rank = step - 1
-    slot = order.index(rank) + 1
-    side = "at the front" if slot <= (n + 1) // 2 else "at the back"
-    inner = curve[1:-1] or curve
-    middle = min(inner)
-    shown = ranks[rank] if ranks is not None else rank + 1
-    text = (f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
-            f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy")
-    gain = curve[slot - 1] - middle
-    if n >= 3 and abs(gain) < 2.0:
-        text += (f", about the same as the middle's lowest ({middle:.1f}%): with {n} documents "
-                 f"this curve barely rises there, so this placement gains little. With more "
-                 f"documents the U is stronger (step 1)")
-    elif n >= 3:
-        text += f", {gain:.1f} points above the middle's lowest ({middle:.1f}%)"
-    return text + "."
 
 
 def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
@@ -259,20 +192,6 @@ def _teach_when_it_cannot_help(curve: list[float], model: str) -> None:
 
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
-
-#: Below this spread (in score points) the page says ordering hardly matters for these documents.
-_SMALL_SPREAD = 0.01
-
-
-def score_range_note(worst: float, best: float, n: int) -> str:
-    """Return one sentence on how much ordering can change the score of these ``n`` documents."""
-    note = (f"The worst possible placement of these {n} documents scores {worst:.1%}, "
-            f"the best {best:.1%}.")
-    if best - worst < _SMALL_SPREAD:
-        note += (" The spread is small: the documents are about equally relevant, so their "
-                 "order matters little here.")
-    return note
-
 
 def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     ranked = _section_documents(

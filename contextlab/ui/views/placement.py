@@ -9,7 +9,7 @@ import streamlit as st
 
 from contextlab import charts, positional
 from contextlab.lab.counts import relevance_position
-from contextlab.lab.teaching import accuracy_phrase, reorder_cannot_help
+from contextlab.lab.teaching import accuracy_phrase, dip_by_count, middle_zone, reorder_cannot_help
 from contextlab.types import DocTrace
 
 from ..context import LabContext
@@ -17,26 +17,7 @@ from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart, show_
 from ..text import md_line
 from .measured_curve import measured_curve_section
 
-__all__ = ["render", "middle_zone", "dip_by_count", "answer_sentence"]
-
-
-def middle_zone(n: int) -> tuple[int, int] | None:
-    """Return the first and last position of the middle third of ``n`` positions, or None."""
-    # The middle third is the low part of every published U curve.
-    if n < 3:
-        return None
-    first, last = n // 3 + 1, n - n // 3
-    return (first, last) if first <= last else None
-
-
-def dip_by_count(model: str) -> dict[int, float]:
-    """Return, per measured document count, how far ``model``'s middle dips below its better end."""
-    data = positional.load_position_curves()
-    out = {}
-    for n in data.doc_counts(model):
-        points = data.curve(model, n)
-        out[n] = max(points[0][1], points[-1][1]) - min(a for _, a in points)
-    return out
+__all__ = ["render", "answer_sentence"]
 
 
 def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str,
