@@ -240,7 +240,8 @@ def test_dedup_edit_near_misses_are_the_kept_pairs_just_below_the_threshold():
         (0, 1, 0.9), (1, 2, 0.9), (0, 2, 0.8)]
     assert all(0.8 <= m.similarity < 0.95 for m in misses)
     assert near_misses(texts, 0.85) == [m for m in near_misses(texts, 0.85) if m.similarity < 0.85]
-    assert [m.first_index for m in near_misses(texts, 0.85, margin=0.1)] == [0]  # 0.8 vs (0, 2)? no: 2 dropped
+    # at 0.85 text 1 (0.9 from text 0) is dropped; of the kept, only (0, 2) at 0.8 is within 0.1
+    assert [(m.first_index, m.second_index) for m in near_misses(texts, 0.85, margin=0.1)] == [(0, 2)]
 
 
 def test_dedup_edit_similarity_matrix_is_the_measure():
