@@ -112,7 +112,8 @@ def test_views_no_table_shows_a_none_cell(source):
             "Annual plans are refunded pro rata within six months.\n\n---\n\n"
             "Monthly plans are cancelled in settings.\n\n---\n\n"
             "Annual plans are refunded pro rata within six months."))
-    at.session_state["budget_tokenizers_open"] = True  # Budget's table is in a section drawn when opened
+    at.session_state["budget_tokenizers_open"] = True  # these tables are in sections drawn when opened
+    at.session_state["placement_strategies_open"] = True
     for view in _TABLE_VIEWS:
         at = switch_view(at, view)
         assert at.dataframe, f"{view} shows no table to check"

@@ -13,7 +13,7 @@ from contextlab.lab.teaching import accuracy_phrase, dip_by_count, middle_zone, 
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..parts import NO_CHANGE, by_index, explain, score_delta, show_chart, show_table, stale_notes
+from ..parts import NO_CHANGE, by_index, explain, on_request, score_delta, show_chart, show_table, stale_notes
 from ..text import md_line
 from .measured_curve import measured_curve_section
 
@@ -118,11 +118,15 @@ def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
 
 
 def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
+    # Drawn when opened: a table in a closed section still costs the first visit its drawing.
+    section = on_request("Placement strategies compared on these documents", "placement_strategies_open")
+    if section is None:
+        return
     relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
     scores = positional.compare_orderings(relevances, model)
-    with st.expander("Placement strategies compared on these documents"):
-        show_table(ctx, 
-            pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
+    with section:
+        show_table(
+            ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
                           "placement score": list(scores.values())}),
             key="placement_strategies", hide_index=True, width="stretch",
             column_config={"placement score": st.column_config.NumberColumn(format="%.3f")},
