@@ -270,7 +270,7 @@ def test_dedup_edit_low_thresholds_scan_in_blocks(monkeypatch):
 
 
 def test_dedup_edit_word_order_for_numbering_sorts_even_when_top_bits_collide():
-    from contextlab.stages.dedup.edit_measure import _sort_order
+    from contextlab.stages.dedup.word_hashing import sort_order as _sort_order
 
     same_top = np.array([(5 << 40) | 3, (5 << 40) | 1, (5 << 40) | 3, 7, 1 << 63], dtype=np.uint64)
     assert same_top[_sort_order(same_top)].tolist() == [7, (5 << 40) | 1, (5 << 40) | 3, (5 << 40) | 3, 1 << 63]

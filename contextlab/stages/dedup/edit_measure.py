@@ -34,6 +34,7 @@ from ...errors import InvalidInputError
 from ...types import DuplicatePair
 from .normalize import normalized_words
 from .outcome import DEFAULT_MEASURE, DedupOutcome
+from .word_hashing import sort_order
 
 __all__ = ["MEASURE", "word_similarity", "find_edit_duplicates", "edit_bound", "WordCodes"]
 
@@ -280,7 +281,7 @@ def _pair_similarities(wh, a, b, threshold: float):
     lengths, begins = wh.counts[involved], wh.begin[involved]
     runs = np.cumsum(lengths) - lengths
     words = wh.words_at(np.repeat(begins - runs, lengths) + np.arange(int(lengths.sum())))
-    order = _sort_order(words)
+    order = sort_order(words)
     ordered = words[order]
     fresh = np.concatenate(([True], ordered[1:] != ordered[:-1]))
     starts = np.flatnonzero(fresh)
@@ -304,24 +305,3 @@ def _pair_similarities(wh, a, b, threshold: float):
     distances = cpdist([code[t] for t in a.tolist()], [code[t] for t in b.tolist()],
                        scorer=Levenshtein.distance, score_cutoff=cutoff, workers=1)
     return 1.0 - distances.astype(np.float64) / longer
-
-
-def _sort_order(words):
-    """Return an order that sorts ``words`` (uint64): one value sort of (top bits, position)
-    keys, far faster than an argsort; an argsort when that does not settle it."""
-    import numpy as np
-
-    place_bits = max(1, (words.size - 1).bit_length())
-    if place_bits > 28:
-        return np.argsort(words)
-    place = np.uint64((1 << place_bits) - 1)
-    keys = (words & ~place) | np.arange(words.size, dtype=np.uint64)
-    keys.sort()
-    order = (keys & place).astype(np.int64)
-    ordered = words[order]
-    # Equal top bits sort by position, not by the low bits: fine unless two different words
-    # share the top bits (then the run is out of order somewhere): check, and sort properly.
-    if np.any(ordered[1:] < ordered[:-1]):
-        return np.argsort(words)
-    return order
-

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
-from .word_hashing import _BASE, _batches, _hash_words
+from .word_hashing import _BASE, _batches, _hash_words, sort_order
 
 if TYPE_CHECKING:
     import numpy as np
@@ -226,7 +226,7 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
     place_bits = max(1, int(wh.counts.max()).bit_length())
     place = np.uint64((1 << place_bits) - 1)
     keyed = (segments[-1] & ~place) | segments[2].astype(np.uint64)
-    order = np.argsort(keyed)
+    order = sort_order(keyed)
     segments = tuple(a[order] for a in segments[:-1]) + (keyed[order],)
     shift = np.uint64(64 - _BITMAP_BITS)
     bitmap = np.zeros(1 << _BITMAP_BITS, dtype=bool)
@@ -240,7 +240,7 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
         for owner, at, hashes in _windows(wh, probing, length):
             hashes &= ~place
             hit = np.flatnonzero(bitmap[hashes >> shift])
-            hit = hit[np.argsort(hashes[hit])]  # sorted probes search a sorted array faster
+            hit = hit[sort_order(hashes[hit], exact=False)]  # sorted probes search faster
             found.append(_join(owner[hit], at[hit], hashes[hit], reach[owner[hit]], length,
                                segments, wh.counts, tau, numbers))
     keys = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
