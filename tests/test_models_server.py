@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("xllamacpp")
 pytest.importorskip("openai")
 
+from contextlab.errors import EndpointError  # noqa: E402
 from contextlab.evaluation.curve import load_curve_file  # noqa: E402
 from contextlab.evaluation.sets import load_bundled_set  # noqa: E402
 from contextlab.models import (  # noqa: E402
@@ -88,6 +89,24 @@ def test_models_server_answers_and_the_answer_is_scored(server):
     # greedy decoding (temperature 0, seed 0): the model's answer is the same on every run
     assert (reply.answer, reply.prompt_tokens, reply.finish_reason) == ("Rome", 27, "stop")
     assert answer_is_correct(reply.answer, ["Rome"]) and not answer_is_correct(reply.answer, ["Milan"])
+
+
+def test_models_server_refused_key_is_one_line_without_the_key(monkeypatch):
+    monkeypatch.setenv("CONTEXTLAB_TEST_SERVER_KEY", SECRET)
+    with LocalModelServer(port=0, parallel=1, context=512, key_variable="CONTEXTLAB_TEST_SERVER_KEY") as guarded:
+        monkeypatch.setenv("CONTEXTLAB_API_KEY", "sk-wrong-key-0000")
+        with pytest.raises(EndpointError) as err:
+            ModelClient(guarded.url, api="completions", max_retries=0).complete("Hello")
+        monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
+        assert ModelClient(guarded.url, api="completions").list_models() == [BUNDLED_MODEL]
+    assert str(err.value) == f"the endpoint {guarded.url} refused the API key from CONTEXTLAB_API_KEY (HTTP 401)"
+    assert "sk-wrong-key-0000" not in str(err.value)
+
+
+def test_models_server_chat_api_answers_too(server):
+    reply = ModelClient(server.url, api="chat").complete("Question: What is the capital of Italy?\nAnswer:")
+    assert reply.prompt_tokens > 10 and 1 <= reply.completion_tokens <= 32
+    assert isinstance(reply.text, str) and reply.finish_reason in ("stop", "length")
 
 
 def test_models_server_eval_rows_then_the_cache_with_the_server_stopped(tmp_path):

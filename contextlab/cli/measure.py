@@ -41,6 +41,7 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
     from ..evaluate import DEFAULT_MODEL, summary_table
     from ..evaluation.measured import apply_curve, plan_measured, with_curve
+    from ..evaluation.curve import curve_file_questions
     from ..evaluation.output import write_results
     from ..evaluation.run import plan_run
     from ..evaluation.sets import load_eval_set
@@ -53,6 +54,7 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     for set_note in loaded.notes if loaded is not None else []:
         note(set_note)
     curves = _curve(args)
+    n_curve = curve_file_questions(args.curve) if curves is not None else None
     options = {"top_k": args.top_k, "limit": args.limit, "baseline": args.baseline, "blocks": args.blocks}
     if curves is not None:
         options["model"] = DEFAULT_MODEL  # the published one only names the run; rows read `curves`
@@ -60,11 +62,12 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
         options["model"] = args.model or DEFAULT_MODEL
     if not args.endpoint:  # --curve alone: the estimate from your own curve, no model asked
         plan = with_curve(plan_run(loaded, args.grid, **options), curves)
-        rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves)
+        rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves, n_curve)
         result = plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
         result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
     else:
-        run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves, **options)
+        run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves,
+                            curve_questions=n_curve, **options)
         if not run.budget_tokens.startswith("endpoint:"):
             note(f"{args.endpoint} cannot count tokens (/tokenize): budgets are in cl100k_base tokens, "
                  "approximate for this model")

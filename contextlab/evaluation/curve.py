@@ -29,7 +29,7 @@ from .sets import BundledCorpus, EvalQuestion, load_bundled_set
 from .stats import wilson_interval
 
 __all__ = ["CurveCase", "CurvePlan", "CurveResult", "plan_curve", "run_curve", "curve_csv", "write_curve",
-           "load_curve_file", "solved_examples", "solved_questions", "parse_positions"]
+           "load_curve_file", "curve_file_questions", "solved_examples", "solved_questions", "parse_positions"]
 
 # Distractors are looked for among this many BM25 hits beyond K - 1 (some hold an answer).
 _SEARCH_MARGIN = 15
@@ -232,6 +232,15 @@ def write_curve(result: CurveResult, out: str | Path, name: str | None = None) -
         raise InvalidInputError(f"out {str(path)!r}: give a file name in an existing folder", field="out")
     write_text(path, curve_csv(result, name))
     return path
+
+
+def curve_file_questions(path: str | Path) -> int | None:
+    """Return N, the fewest questions a point of a curve file was measured on (``questions``), or None."""
+    text = Path(path).expanduser().read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    counts = [row.get("questions") for row in csv.DictReader(io.StringIO("\n".join(lines)))]
+    known = [int(c) for c in counts if c not in (None, "") and str(c).isdigit()]
+    return min(known) if known else None
 
 
 def load_curve_file(path: str | Path) -> PositionData:

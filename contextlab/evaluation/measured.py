@@ -87,13 +87,14 @@ def with_curve(plan: RunPlan, curves: PositionData | None) -> RunPlan:
     return plan
 
 
-def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[str, Any]]:
+def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int | None = None) -> list[dict[str, Any]]:
     """Return ``rows`` with ``expected_accuracy`` read from ``curves`` (a measured curve) instead.
 
     The gold at position p of a block of n documents reads the curve's model at p of n
     (interpolated as the published curves are); a gold not in the block reads its closed-book
-    accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve; its
-    own interval is not known here (``curve_low``/``curve_high`` empty).
+    accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve;
+    ``curve_low``/``curve_high`` are the 95% Wilson interval of the value read on ``questions``
+    (the curve's N; without it the curve is taken as exact).
     """
     model = curves.models()[0]
     for row in rows:
@@ -106,8 +107,13 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[s
             value = curves.oracle(model)
         else:
             value = accuracy_at(model, n, position, data=curves)
-        row.update(expected_accuracy=None if value is None else round(value, 3), curve=f"measured: {model}",
-                   curve_low=None, curve_high=None)
+        if value is None:
+            row.update(expected_accuracy=None, curve=f"measured: {model}", curve_low=None, curve_high=None)
+            continue
+        low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
+                     (value / 100.0, value / 100.0))
+        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}",
+                   curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
     return rows
 
 
@@ -162,7 +168,8 @@ class MeasuredRun:
 
 
 def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None, *,
-                  measure: MeasureSettings, curves: PositionData | None = None, **options: Any) -> MeasuredRun:
+                  measure: MeasureSettings, curves: PositionData | None = None, curve_questions: int | None = None,
+                  **options: Any) -> MeasuredRun:
     """Return the planned measured run of ``evalset`` x ``grid`` (``plan_run``'s ``options``).
 
     Nothing is sent to the model but token counts (when the endpoint counts, and they are not
@@ -195,7 +202,7 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
             rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
                          **question_metrics(prep, result, plan.model)})
             if curves is not None:
-                apply_curve(rows[-1:], curves)
+                apply_curve(rows[-1:], curves, curve_questions)
             blocks.append(result.context_block)
             prompts.append(measure.template.render(q.query, result.context_block, shot_list))
     return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [])

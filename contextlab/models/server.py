@@ -83,6 +83,7 @@ class LocalModelServer:
 
     ``port`` 0 picks a free one. ``parallel`` slots answer requests at once (continuous batching),
     each with ``context`` tokens of context; ``threads`` 0 uses every core this process may use.
+    ``key_variable`` names an environment variable holding a key every request must carry.
     Use as a context manager, or ``start()`` / ``stop()``.
     """
 
@@ -90,6 +91,8 @@ class LocalModelServer:
     parallel: int = 4
     context: int = 4096
     threads: int = 0
+    #: Read the key the server demands from this environment variable (None: no key needed).
+    key_variable: str | None = None
     _server: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -123,6 +126,11 @@ class LocalModelServer:
                                    else os.cpu_count() or 1)
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
+        if self.key_variable:
+            key = os.environ.get(self.key_variable, "")
+            if not key:
+                raise EndpointError(f"{self.key_variable} is empty; set it to the key the server should demand")
+            params.api_keys = [key]
         try:
             self._server = xllamacpp.Server(params)
         except Exception as exc:  # the binding raises RuntimeError/ValueError with llama.cpp's reason
