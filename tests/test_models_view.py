@@ -62,7 +62,7 @@ def test_models_view_answers_with_the_bundled_model():
         at = run(at.button(key="model_count").click())
         assert "This run sends 2 calls" in texts(at)
         at = run(at.button(key="model_send").click())
-    summary = table(at, "accuracy %")
+    summary = table(at, "accuracy % (measured)")
     assert len(summary) == 2
     answers = table(at, "answer")
     assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2

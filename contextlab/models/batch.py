@@ -8,10 +8,9 @@ arrives; ``CallProgressBar`` draws calls, tokens and the time left.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -94,7 +93,8 @@ def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: Respon
 
     At most ``concurrency`` requests are in flight. Each answer is stored in ``cache`` as it
     arrives, so when a call fails (its ``EndpointError`` is raised once the calls in flight
-    end) or the process is killed, a rerun sends only what is still missing.
+    end) or the process is killed, a rerun sends only what is still missing. ``progress`` is
+    called from the calling thread only.
     """
     whole_number("concurrency", concurrency, minimum=1)
     keys = {p: request_key(client, p) for p in dict.fromkeys(prompts)}
@@ -107,35 +107,35 @@ def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: Respon
             stats.cached += 1
             stats.done += 1
     todo = [p for p in keys if p not in answers]
-    lock = threading.Lock()
     if progress is not None:
         progress(stats)
 
-    def one(prompt: str) -> None:
+    def one(prompt: str) -> ModelAnswer:
         reply = client.complete(prompt)
-        if cache is not None:
+        if cache is not None:  # stored the moment it arrives: a kill after this loses nothing
             cache.put(keys[prompt], client.endpoint, client.model_label,
                       CachedResponse(reply.text, reply.prompt_tokens, reply.completion_tokens,
                                      reply.latency_ms, reply.finish_reason))
-        with lock:
-            answers[prompt] = reply
-            stats.done += 1
-            stats.calls += 1
-            stats.prompt_tokens += reply.prompt_tokens or 0
-            stats.completion_tokens += reply.completion_tokens or 0
-            if progress is not None:
-                progress(stats)
+        return reply
 
     if todo:
         client.resolve_model()  # one clear line now if the endpoint is down, not one per call
+        # Progress is reported from this thread only (a UI's widgets belong to the caller's thread).
         with ThreadPoolExecutor(max_workers=min(concurrency, len(todo))) as pool:
-            futures = [pool.submit(one, p) for p in todo]
-            finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            failed = [f for f in finished if f.exception() is not None]
-            if failed:
-                for future in futures:
-                    future.cancel()
-                raise failed[0].exception()  # type: ignore[misc]
+            futures = {pool.submit(one, p): p for p in todo}
+            for future in as_completed(futures):
+                if future.exception() is not None:
+                    for other in futures:
+                        other.cancel()
+                    raise future.exception()  # type: ignore[misc]
+                reply = future.result()
+                answers[futures[future]] = reply
+                stats.done += 1
+                stats.calls += 1
+                stats.prompt_tokens += reply.prompt_tokens or 0
+                stats.completion_tokens += reply.completion_tokens or 0
+                if progress is not None:
+                    progress(stats)
     return [answers[p] for p in prompts]
 
 
