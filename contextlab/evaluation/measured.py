@@ -30,8 +30,7 @@ from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
 from .stats import wilson_interval
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "measured_accuracy",
-           "apply_curve", "with_curve"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -206,18 +205,3 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
             blocks.append(result.context_block)
             prompts.append(measure.template.render(q.query, result.context_block, shot_list))
     return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [])
-
-
-def measured_accuracy(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Return per configuration (first-seen order): accuracy % of scored rows, N and 95% Wilson interval."""
-    marks: dict[str, list[bool]] = {}
-    for row in rows:
-        if row.get("correct") is not None:
-            marks.setdefault(row["config"], []).append(bool(row["correct"]))
-    out = []
-    for label, values in marks.items():
-        low, high = wilson_interval(sum(values), len(values))
-        out.append({"config": label, "accuracy": round(100.0 * sum(values) / len(values), 2),
-                    "accuracy_low": round(100.0 * low, 2), "accuracy_high": round(100.0 * high, 2),
-                    "accuracy_n": len(values), "correct": sum(values)})
-    return out
