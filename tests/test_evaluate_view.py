@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
+
 pytest.importorskip("streamlit")
 
 from contextlab.charts.evaluate import (  # noqa: E402

@@ -10,6 +10,9 @@ import socket
 
 import pytest
 
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
+
 pytest.importorskip("streamlit")
 pytest.importorskip("openai")
 

@@ -16,6 +16,9 @@ from contextlab.lab.samples import load_sample_set
 
 from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, table, texts, unescape
 
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
+
 CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
 ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from .conftest import open_lab, run
+
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
 
 
 def _unescaped(shown: str) -> str:

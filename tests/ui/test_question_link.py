@@ -6,6 +6,9 @@ import pytest
 
 from .conftest import open_lab, texts, unescape
 
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.slow
 def test_question_link_reopens_the_bundled_questions_documents_and_marks_its_gold():

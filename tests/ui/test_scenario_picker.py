@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from streamlit.testing.v1 import AppTest
 
 from contextlab.lab.scenarios import SCENARIOS, get_scenario
+
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
 
 
 def _app() -> None:

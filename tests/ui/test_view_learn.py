@@ -10,6 +10,9 @@ from contextlab import positional
 
 from .conftest import chart, open_view, run, table, texts, traces
 
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
+
 
 def _learn(**kwargs):
     return open_view("learn", **kwargs)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import chart, metric, open_view, run, table, texts
+
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
 
 
 def _window(**kwargs):

@@ -9,6 +9,9 @@ from contextlab.ui.parts import score_delta
 
 from .conftest import metric_element, open_lab, open_view, run, switch_view, table, texts
 
+# The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.parametrize("difference", [0.0, -0.0008, 0.004, -0.0049])
 def test_views_score_delta_calls_a_negligible_difference_no_change(difference):
