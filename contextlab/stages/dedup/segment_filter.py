@@ -301,8 +301,10 @@ def _join(owner, at, hashes, reach, length, segments, counts, tau, numbers) -> n
     n_s, n_r, bound = counts[s], counts[r], tau[r]
     delta = n_s - n_r  # the window's text is the shorter (or as long), so delta <= 0
     moved = at[probe] - seg_start[seg]
-    ok = np.flatnonzero((s != r) & (delta <= 0) & (-delta <= bound) & (seg_len[seg] == length)
-                        & (np.abs(moved) + np.abs(delta - moved) <= bound))
+    # Of two texts as long as each other, only the earlier one's segments are looked for in
+    # the later one (the pigeonhole holds either way): half the matches of equal lengths.
+    ok = np.flatnonzero(((delta < 0) | ((delta == 0) & (r < s))) & (-delta <= bound)
+                        & (seg_len[seg] == length) & (np.abs(moved) + np.abs(delta - moved) <= bound))
     # One int64 per match, (longer * n + shorter) * numbers + segment: a quarter of the rows'
     # size, and the same sort that counts the matches removes the repeats.
     return _distinct((r[ok].astype(np.int64) * counts.size + s[ok]) * numbers + seg_number[seg[ok]])
