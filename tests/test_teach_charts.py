@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import plotly.graph_objects as go
 
 from contextlab.lab.compare import diff_results
@@ -118,8 +120,9 @@ def test_reorder_step_figure_full_step_fills_every_slot():
 def test_curves_by_count_figure_one_panel_per_count_on_one_axis():
     curves = {20: [(1, 75.0), (10, 52.0), (20, 63.0)], 10: [(1, 76.8), (5, 61.2), (10, 62.4)]}
     fig = tc.curves_by_count_figure(curves, "M", closed_book=56.1)
-    assert [a.text for a in fig.layout.annotations if a.text.endswith("documents")] == [
+    assert [a.text for a in fig.layout.annotations if re.fullmatch(r"\d+ documents", a.text)] == [
         "10 documents", "20 documents"]
+    assert "dotted: 56.1% with no documents" in [a.text for a in fig.layout.annotations]
     assert {t.yaxis for t in fig.data} == {"y", "y2"}
     assert list(fig.layout.yaxis.range) == [0, 100]
     dips = [a.text for a in fig.layout.annotations if "(−" in a.text]
