@@ -146,3 +146,13 @@ def test_evaluate_cli_baseline_and_compare_errors_are_one_line(tmp_path, capsys,
     code = main(["eval", "--out", str(tmp_path / "r.csv"), *argv])
     err = capsys.readouterr().err
     assert code == exit_code and match in err and err.count("\n") == 1, err
+
+
+def test_evaluate_cli_grid_budget_is_the_command_lines_spelling_without_a_warning(tmp_path, recwarn):
+    """``--grid budget=`` is how the command spells ``max_context_tokens`` (one table in cli/)."""
+    out = tmp_path / "r.csv"
+    assert main(["eval", "--limit", "2", "--grid", "budget=256,512", "--out", str(out)]) == 0
+    assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
+    with out.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert sorted({r["max_context_tokens"] for r in rows}) == ["256", "512"]

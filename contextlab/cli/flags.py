@@ -12,7 +12,7 @@ import sys
 
 from ..safe_text import terminal_safe
 
-__all__ = ["FLAGS", "flag_for", "describe", "note", "error_line"]
+__all__ = ["FLAGS", "GRID_KEYS", "flag_for", "library_grid", "describe", "note", "error_line"]
 
 #: Library field name -> the flag that sets it. One table for every command.
 FLAGS: dict[str, str] = {
@@ -48,6 +48,23 @@ FLAGS: dict[str, str] = {
     "baseline": "--baseline",
     "min_score": "--min-score",
 }
+
+
+#: The command line's grid keys that are spelled as its flags -> the library's field names
+#: (``--grid budget=256,1024`` is ``max_context_tokens``; the library's names work too).
+GRID_KEYS: dict[str, str] = {"budget": "max_context_tokens", "threshold": "dedup_threshold",
+                             "min_tokens": "min_doc_tokens", "summarize": "summarize_overflow"}
+
+
+def library_grid(specs: list[str] | None) -> list[str] | None:
+    """Return ``--grid`` specs ``KEY=V1,V2`` with the command line's keys as the library's fields."""
+    if specs is None:
+        return None
+    out = []
+    for spec in specs:
+        key, eq, values = spec.partition("=")
+        out.append(f"{GRID_KEYS.get(key.strip(), key.strip())}{eq}{values}" if eq else spec)
+    return out
 
 
 def flag_for(field: str) -> str:

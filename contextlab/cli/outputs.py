@@ -8,10 +8,10 @@ when all were written: a failure leaves no partial file and no file of the set b
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..atomic import write_files
 from ..errors import ContextLabError
 
 __all__ = ["check_target", "write_all"]
@@ -34,31 +34,5 @@ def check_target(path: str, flag: str) -> None:
 
 
 def write_all(texts: Mapping[str, str]) -> None:
-    """Write each text to its path, all or none: temporary files first, then renames."""
-    written: dict[str, str] = {}
-    try:
-        for path, content in texts.items():
-            folder = os.path.dirname(os.path.abspath(path))
-            fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
-                                        suffix=".tmp")
-            written[path] = temp
-            os.chmod(temp, _mode(path))  # mkstemp's 0600 would make the result private
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(content)
-        for path, temp in written.items():
-            os.replace(temp, path)
-    except BaseException:
-        for temp in written.values():
-            if os.path.exists(temp):
-                os.unlink(temp)
-        raise
-
-
-def _mode(path: str) -> int:
-    """Return the permissions ``path`` should get: its own when it exists, else the umask's."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    """Write each text to its path, all or none (``contextlab.atomic.write_files``)."""
+    write_files(texts)
