@@ -76,7 +76,7 @@ def test_evaluate_figures_escape_user_text():
 
 def test_grid_from_choices_varies_only_multi_valued_settings():
     grid, fixed = grid_from_choices([256, 1024], ["relevance"], [0.85], [5, 20], ["cl100k_base"])
-    assert grid == {"budget": [256, 1024], "min_doc_tokens": [5, 20]}
+    assert grid == {"max_context_tokens": [256, 1024], "min_doc_tokens": [5, 20]}
     assert fixed == {"placement": "relevance", "dedup_threshold": 0.85, "tokenizer": "cl100k_base"}
 
 

@@ -98,7 +98,7 @@ def _pick_set() -> EvalSet | None:
 def grid_from_choices(budgets: list[int], placements: list[str], thresholds: list[float],
                       min_tokens: list[int], tokenizers: list[str]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Return ``(grid, fixed)``: settings with several values vary; single ones fix the base config."""
-    chosen = {"budget": budgets, "placement": placements, "dedup_threshold": thresholds,
+    chosen = {"max_context_tokens": budgets, "placement": placements, "dedup_threshold": thresholds,
               "min_doc_tokens": min_tokens, "tokenizer": tokenizers}
     grid = {k: list(v) for k, v in chosen.items() if len(v) > 1}
     fixed = {k: v[0] for k, v in chosen.items() if len(v) == 1}
