@@ -218,7 +218,7 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
     if texts.size < 2:
         return np.zeros(0, dtype=np.int64)
     numbers = int(_segment_count(wh.counts, tau).max())  # segments in a text, at most
-    if n_texts >= 1 << 31 or wh.size >= 1 << 32 or n_texts * n_texts * numbers >= 1 << 62:
+    if n_texts >= 1 << 31 or wh.size >= 1 << 31 or n_texts * n_texts * numbers >= 1 << 62:
         raise InvalidInputError("texts: too many texts or words to number in 32 bits; "
                                 "deduplicate fewer texts at a time")
     segments = _segments(wh, texts, tau)
@@ -234,6 +234,8 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
     low, high = _window_lengths(wh.counts[texts], threshold)
     # The most edits any partner of a text may be from it (partners are at most n / t long).
     reach = _edit_bounds(np.floor(wh.counts / threshold + _EPS), threshold)
+    # The join gathers a length and a bound per match: four bytes each read less memory.
+    counts, small_tau = wh.counts.astype(np.int32), tau.astype(np.int32)
     found: list[np.ndarray] = []
     for length in range(int(low.min()), int(high.max()) + 1):
         probing = texts[(low <= length) & (high >= length) & (wh.counts[texts] >= length)]
@@ -242,7 +244,7 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
             hit = np.flatnonzero(bitmap[hashes >> shift])
             hit = hit[sort_order(hashes[hit], exact=False)]  # sorted probes search faster
             found.append(_join(owner[hit], at[hit], hashes[hit], reach[owner[hit]], length,
-                               segments, wh.counts, tau, numbers))
+                               segments, counts, small_tau, numbers))
     keys = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     return _enough_matches(keys, numbers, wh.counts, tau)
 
@@ -295,12 +297,13 @@ def _join(owner, at, hashes, reach, length, segments, counts, tau, numbers) -> n
         pieces = [(lo, max(hi, lo + 1)) for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, owner.size]) if lo < owner.size]
         return np.concatenate([_join(owner[lo:hi], at[lo:hi], hashes[lo:hi], reach[lo:hi], length, segments,
                                      counts, tau, numbers) for lo, hi in pieces])
-    probe = np.repeat(np.arange(owner.size), count)
-    seg = np.repeat(left, count) + np.arange(probe.size) - np.repeat(np.cumsum(count) - count, count)
+    probe = np.repeat(np.arange(owner.size, dtype=np.int32), count)
+    seg = np.arange(probe.size)
+    seg += np.repeat(left - (np.cumsum(count) - count), count)
     s, r = owner[probe], seg_text[seg]
     n_s, n_r, bound = counts[s], counts[r], tau[r]
     delta = n_s - n_r  # the window's text is the shorter (or as long), so delta <= 0
-    moved = at[probe] - seg_start[seg]
+    moved = at.astype(seg_start.dtype)[probe] - seg_start[seg]
     # Of two texts as long as each other, only the earlier one's segments are looked for in
     # the later one (the pigeonhole holds either way): half the matches of equal lengths.
     ok = np.flatnonzero(((delta < 0) | ((delta == 0) & (r < s))) & (-delta <= bound)
