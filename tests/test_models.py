@@ -277,3 +277,16 @@ def test_models_cache_file_never_holds_the_key(fault_server, tmp_path, monkeypat
         assert SECRET.encode() not in file.read_bytes()
     rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT * FROM responses").fetchall()
     assert rows[0][:4] == ("k", client.endpoint, "m", "x")
+
+
+def test_models_call_progress_bar_is_the_one_progress_bar_with_the_batchs_counts():
+    import io
+
+    from contextlab.models import CallProgressBar, CallStats
+
+    stream = io.StringIO()
+    bar = CallProgressBar(stream, width=4, enabled=True)
+    bar(CallStats(total=2, done=2, calls=1, cached=1, prompt_tokens=1200, completion_tokens=7))
+    line = stream.getvalue()
+    assert line.startswith("\r[####] 2/2 prompts ") and line.endswith("\n")
+    assert "1 calls 1 cached  1,200+7 tokens  ETA" in line

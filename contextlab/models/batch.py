@@ -7,13 +7,13 @@ arrives; ``CallProgressBar`` draws calls, tokens and the time left.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from ..progress import ProgressBar
 from ..validation import whole_number
 from .cache import CachedResponse, ResponseCache, cache_key
 from .client import ModelAnswer, ModelClient
@@ -140,31 +140,23 @@ def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: Respon
 
 
 class CallProgressBar:
-    """``[#####.....] 12/40 prompts  9 calls 3 cached  8,120+96 tokens  ETA 1m05s``; silent off a terminal."""
+    """``[#####.....] 12/40 prompts 31.2 s  9 calls 3 cached  8,120+96 tokens  ETA 1m05s``:
+    the one ``ProgressBar`` (``contextlab.progress``), fed a batch's ``CallStats``."""
 
     def __init__(self, stream: TextIO | None = None, *, width: int = 24, enabled: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self._last = -1.0
+        self.bar = ProgressBar(stream, width=width, label="prompts", enabled=enabled)
+
+    @property
+    def enabled(self) -> bool:
+        """True when the bar draws (its stream is a terminal, or it was told to)."""
+        return self.bar.enabled
 
     def __call__(self, stats: CallStats) -> None:
-        """Redraw the bar (at most ten times a second, and always at the end)."""
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if stats.done < stats.total and now - self._last < 0.1:
-            return
-        self._last = now
-        filled = int(self.width * stats.done / stats.total) if stats.total else self.width
+        """Redraw the bar with the batch's calls, cached answers, tokens and ETA."""
         eta = stats.eta_s
         left = "ETA --" if eta is None else f"ETA {int(eta // 60)}m{int(eta % 60):02d}s"
-        end = "\n" if stats.done >= stats.total else ""
-        line = (f"\r[{'#' * filled}{'.' * (self.width - filled)}] {stats.done}/{stats.total} prompts  "
-                f"{stats.calls} calls {stats.cached} cached  {stats.prompt_tokens:,}+{stats.completion_tokens:,} "
-                f"tokens  {left}")
-        self.stream.write(line + end)
-        self.stream.flush()
+        self.bar(stats.done, stats.total, f"{stats.calls} calls {stats.cached} cached  "
+                 f"{stats.prompt_tokens:,}+{stats.completion_tokens:,} tokens  {left}")
 
     def __repr__(self) -> str:
         return f"CallProgressBar(enabled={self.enabled})"
