@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import listening, wait_until
+
 pytest.importorskip("distributed")
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -42,21 +44,13 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
-def _wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
-
-
 @pytest.fixture
 def cluster(tmp_path: Path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     scheduler = _start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
                         "--no-dashboard"], tmp_path / "scheduler.log")
-    _wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the scheduler")
+    wait_until(lambda: listening(port), 60, what="the scheduler")
     worker = _start([str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1",
                      "--no-dashboard"], tmp_path / "worker.log")
     yield address, scheduler, worker
@@ -82,7 +76,7 @@ def _run_then_kill(tmp_path: Path, address: str, victim: subprocess.Popen) -> tu
     run = _eval(address, out)
     # Mid-run: the staged CSV is open (the set is loaded, the run is starting), then a few
     # seconds for the chunks to reach the worker. The run takes over a minute on its own.
-    _wait_for(lambda: bool(_temps(out)), 120, "the run to start")
+    wait_until(lambda: bool(_temps(out)), 120, what="the run to start", proc=run)
     time.sleep(8)
     assert run.poll() is None
     _kill(victim)

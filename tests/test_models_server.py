@@ -14,7 +14,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from contextlab.models import (  # noqa: E402
     answer_is_correct,
     bundled_model_path,
 )
+from tests.helpers import wait_until  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -196,25 +196,25 @@ def test_models_server_killed_run_resumes_from_the_cache(server, tmp_path):
             "--limit", "2", "--no-closed-book", "--concurrency", "1", "--cache", str(cache), "--yes",
             "--out", str(tmp_path / "c.csv")]
     proc = subprocess.Popen([*CLI, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 600
-    answered = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        if cache.exists():
-            try:
-                answered = sqlite3.connect(cache).execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-            except sqlite3.OperationalError:
-                answered = 0
-            if answered >= 1:
-                break
-        time.sleep(0.2)
+
+    def answered() -> int:
+        if not cache.exists():
+            return 0
+        try:
+            return sqlite3.connect(cache).execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+    wait_until(lambda: answered() >= 1, 600, what="the first answer in the cache", proc=proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert 1 <= answered < 6
+    seen = answered()  # committed before the kill
+    assert 1 <= seen < 6
     assert not (tmp_path / "c.csv").exists()  # the results file: whole or not at all
     resumed = run_cli(*args)
     assert resumed.returncode == 0, resumed.stderr
     kept = int(resumed.stderr.split("; ")[1].split(" answers come from the cache")[0])
-    assert kept >= answered
+    assert kept >= seen
     assert load_curve_file(tmp_path / "c.csv").doc_counts(load_curve_file(tmp_path / "c.csv").models()[0]) == [2]
 
 
