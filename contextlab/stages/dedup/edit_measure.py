@@ -34,7 +34,7 @@ from ...errors import InvalidInputError
 from ...types import DuplicatePair
 from .normalize import normalized_words
 from .outcome import DEFAULT_MEASURE, DedupOutcome
-from .word_hashing import sort_order
+from .word_hashing import dense_numbers, sort_order
 
 __all__ = ["MEASURE", "word_similarity", "find_edit_duplicates", "edit_bound", "WordCodes"]
 
@@ -281,19 +281,13 @@ def _pair_similarities(wh, a, b, threshold: float):
     lengths, begins = wh.counts[involved], wh.begin[involved]
     runs = np.cumsum(lengths) - lengths
     words = wh.words_at(np.repeat(begins - runs, lengths) + np.arange(int(lengths.sum())))
-    order = sort_order(words)
-    ordered = words[order]
-    fresh = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-    starts = np.flatnonzero(fresh)
-    distinct, seen = ordered[starts], np.diff(np.append(starts, ordered.size))
-    number = np.empty(words.size, dtype=np.int64)
-    number[order] = np.cumsum(fresh) - 1
-    if distinct.size > _MAX_CODE - 2048:
+    number, seen = dense_numbers(words)
+    if seen.size > _MAX_CODE - 2048:
         raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
     # The commonest words get the smallest numbers: rapidfuzz looks characters below 256 up
     # in an array, the others in a hash map.
-    rank = np.empty(distinct.size, dtype=np.uint32)
-    rank[np.argsort(-seen, kind="stable")] = np.arange(distinct.size, dtype=np.uint32)
+    rank = np.empty(seen.size, dtype=np.uint32)
+    rank[np.argsort(-seen, kind="stable")] = np.arange(seen.size, dtype=np.uint32)
     number = rank[number.ravel()]
     number += (number >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
     blob = number.tobytes()
