@@ -24,6 +24,7 @@ verified exactly in ``edit_measure.py``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
@@ -53,6 +54,7 @@ _MAX_MATCHES = 1 << 22
 _EPS = 1e-9
 
 
+@lru_cache(maxsize=2)
 def _power_tables(base: int) -> tuple[np.ndarray, np.ndarray]:
     """Return ``base**k`` and ``base**(k << 16)`` modulo 2**64 for k < 2**16: any power below
     2**32 is one product of an entry of each (two small tables, where an array of every
@@ -230,8 +232,10 @@ def candidate_pairs(wh: WordHashes, active: np.ndarray, threshold: float) -> np.
     keyed = (segments[-1] & ~place) | segments[2].astype(np.uint64)
     order = sort_order(keyed)
     segments = tuple(a[order] for a in segments[:-1]) + (keyed[order],)
-    shift = np.uint64(64 - _BITMAP_BITS)
-    bitmap = np.zeros(1 << _BITMAP_BITS, dtype=bool)
+    # About 16 bits a segment, at most _BITMAP_BITS: a few texts need no 16 MB table.
+    bits = min(_BITMAP_BITS, max(12, (16 * keyed.size).bit_length()))
+    shift = np.uint64(64 - bits)
+    bitmap = np.zeros(1 << bits, dtype=bool)
     bitmap[keyed >> shift] = True
     low, high = _window_lengths(wh.counts[texts], threshold)
     # The most edits any partner of a text may be from it (partners are at most n / t long).

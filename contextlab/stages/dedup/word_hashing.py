@@ -169,7 +169,7 @@ def dense_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     import numpy as np
 
-    bits = min(max(16, (values.size // 2).bit_length()), 24)
+    bits = min(max(10, (values.size // 2).bit_length()), 24)
     slot = (values >> np.uint64(64 - bits)).astype(np.int64)
     table = np.zeros(1 << bits, dtype=np.uint64)
     table[slot] = values
