@@ -93,6 +93,10 @@ class TiktokenTokenizer:
     """
 
     name = "cl100k_base"
+    #: cl100k_base's pre-tokenizer never makes a piece holding a newline then a non-space, or a
+    #: non-space then a space, so a block's count can be summed from its parts
+    #: (``contextlab.stages.block_count``).
+    splits_at_line_and_word_starts = True
 
     def __init__(self) -> None:
         self._encoding = None

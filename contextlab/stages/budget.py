@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from ..types import Document
+from .block_count import block_count
 from .format import SEPARATOR, format_block, source_header
 
 if TYPE_CHECKING:
@@ -351,12 +352,19 @@ def measure_and_drop(placed: Sequence[PlacedDocument], budget: int, tokenizer: T
     """
     kept = list(placed)
     text, citations = render([p.doc for p in kept])
-    used = tokenizer.count(text)
+    used = _measured(text, kept, tokenizer)
     dropped: dict[int, int] = {}
     while enforce and used > budget and kept:
         victim = max(kept, key=lambda p: rank_of[p.index])
         kept = [p for p in kept if p is not victim]
         dropped[victim.index] = used
         text, citations = render([p.doc for p in kept])
-        used = tokenizer.count(text)
+        used = _measured(text, kept, tokenizer)
     return FittedBlock(kept, text, citations, used, dropped)
+
+
+def _measured(text: str, kept: Sequence[PlacedDocument], tokenizer: Tokenizer) -> int:
+    """Return the tokens of the finished block ``text``: summed from its parts where that is
+    exact (``block_count``), else counted whole."""
+    summed = block_count(text, [p.doc.content for p in kept], tokenizer)
+    return tokenizer.count(text) if summed is None else summed
