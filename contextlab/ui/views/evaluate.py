@@ -42,7 +42,7 @@ from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart
 from ..state import TABLE_ANSWER, seed_config
 from ..text import caption, error, info, md_line, plain, warning
-from .model_answers import answer_with_model, answers_table
+from .model_answers import answer_with_model, answers_table, run_and_keep
 
 __all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "BUDGET_CHOICES"]
 
@@ -131,22 +131,16 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
 
 
 def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
-    bar = st.progress(0.0, text="Evaluating…")
+    digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" \
+        else None
 
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
+    def work(bar: Any) -> Any:
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
-    try:
-        digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" \
-            else None
-        result = run_evaluation(evalset, grid, base=base, progress=progress, evalset_sha256=digest, **options)
-    except (ValueError, ContextLabError) as exc:
-        bar.empty()
-        error(exc)
-        return
-    bar.empty()
-    st.session_state["eval_result"] = result
-    st.session_state["eval_set"] = evalset
+        return run_evaluation(evalset, grid, base=base, progress=progress, evalset_sha256=digest, **options)
+
+    run_and_keep(evalset, "Evaluating…", work)
 
 
 def open_question(query_id: str, config_label: str) -> None:

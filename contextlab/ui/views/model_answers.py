@@ -70,26 +70,37 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
              f"{run.budget_tokens}.")
         if st.button(f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send",
                      type="primary"):
-            bar = st.progress(0.0, text="Asking the model…")
+            def work(bar: Any) -> EvalResult:
+                def progress(stats: Any) -> None:
+                    eta = "" if stats.eta_s is None else f", about {stats.eta_s:.0f} s left"
+                    bar.progress(stats.done / max(stats.total, 1),
+                                 text=f"{stats.done}/{stats.total} prompts, {stats.calls} calls, "
+                                      f"{stats.cached} cached, "
+                                      f"{stats.prompt_tokens:,}+{stats.completion_tokens:,} tokens{eta}")
 
-            def progress(stats: Any) -> None:
-                eta = "" if stats.eta_s is None else f", about {stats.eta_s:.0f} s left"
-                bar.progress(stats.done / max(stats.total, 1),
-                             text=f"{stats.done}/{stats.total} prompts, {stats.calls} calls, {stats.cached} cached, "
-                                  f"{stats.prompt_tokens:,}+{stats.completion_tokens:,} tokens{eta}")
+                return run.run(progress=progress)
 
-            try:
-                result = run.run(progress=progress)
-            except (ValueError, ContextLabError) as exc:
-                bar.empty()
-                error(exc)
+            if not run_and_keep(evalset, "Asking the model…", work):
                 return
-            bar.empty()
-            st.session_state["eval_result"] = result
-            st.session_state["eval_set"] = evalset
             st.session_state["model_blocks"] = run.blocks
             del st.session_state["model_run"]
             st.rerun()
+
+
+def run_and_keep(evalset: EvalSet, label: str, work: Any) -> bool:
+    """Return True once ``work(bar)``'s result is the view's evaluation (a progress bar shown
+    meanwhile); False after showing a bad-input error instead."""
+    bar = st.progress(0.0, text=label)
+    try:
+        result = work(bar)
+    except (ValueError, ContextLabError) as exc:
+        error(exc)
+        return False
+    finally:
+        bar.empty()
+    st.session_state["eval_result"] = result
+    st.session_state["eval_set"] = evalset
+    return True
 
 
 def answers_table(result: EvalResult) -> None:
