@@ -69,7 +69,9 @@ def test_charts_heatmap_boxes_exactly_the_pairs_at_threshold():
     assert heat.zmin == 0 and heat.zmax == 1
     assert heat.text[1][0] == f"{matrix[1][0]:.2f}" and heat.text[0][0] == ""  # values in cells
     assert heat.text[0][1] == "" and heat.z[0][1] is None and heat.z[1][0] == matrix[1][0]
-    assert all(heat.text[i][j] == "" for i in range(4) for j in range(4) if matrix[i][j] == 0)
+    assert all(heat.text[i][j] == "" for i in range(4) for j in range(4) if matrix[i][j] < charts.CELL_TEXT_FLOOR)
+    low = [(i, j) for i in range(4) for j in range(i) if 0 < matrix[i][j] < charts.CELL_TEXT_FLOOR]
+    assert all(heat.z[i][j] == matrix[i][j] for i, j in low)  # unwritten, still on hover
     assert list(heat.y) == ["a long", "b long", "c long", "d long"]  # full labels on hover
     assert list(fig.layout.xaxis.ticktext) == ["a", "b", "c", "d"]  # short ones on the axes
 

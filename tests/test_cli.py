@@ -638,7 +638,7 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
     assert cli.main(["lab", "--server.port", "8502", "--server.headless", "true"]) == 0
     assert calls == [[sys.executable, "-m", "streamlit", "run", str(app),
                       "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-                      "--browser.serverAddress", "localhost",
+                      "--runner.postScriptGC", "false", "--browser.serverAddress", "localhost",
                       "--server.port", "8502", "--server.headless", "true"]]
 
 

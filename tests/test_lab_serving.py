@@ -19,15 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_lab_options_default_to_this_machine_without_usage_statistics():
     assert lab_options(["--server.port", "8620"]) == [
         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        "--browser.serverAddress", "localhost", "--server.port", "8620"]
+        "--runner.postScriptGC", "false", "--browser.serverAddress", "localhost", "--server.port", "8620"]
 
 
 def test_lab_options_serve_the_network_only_when_asked():
     options = lab_options(["--server.address=0.0.0.0", "--browser.gatherUsageStats", "true"])
-    assert options == ["--server.headless", "true", "--browser.serverAddress", socket.gethostname(),
+    assert options == ["--server.headless", "true", "--runner.postScriptGC", "false",
+                       "--browser.serverAddress", socket.gethostname(),
                        "--server.address=0.0.0.0", "--browser.gatherUsageStats", "true"]
     assert lab_options(["--server.address", "10.0.0.5", "--browser.serverAddress", "lab.example"]) == [
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.headless", "true", "--browser.gatherUsageStats", "false", "--runner.postScriptGC", "false",
         "--server.address", "10.0.0.5", "--browser.serverAddress", "lab.example"]
 
 

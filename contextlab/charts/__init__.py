@@ -8,6 +8,7 @@ through ``label`` (plotly would otherwise draw ``<a href>``, ``<b>`` and ``<br>`
 from __future__ import annotations
 
 from .pipeline import (
+    CELL_TEXT_FLOOR,
     budget_chart,
     fate_sankey,
     placement_chart,
@@ -23,6 +24,7 @@ from .style import (
     doc_label,
     doc_tag,
     for_projector,
+    stamp_revision,
     label,
     layout,
     visible_controls,
@@ -55,12 +57,14 @@ __all__ = [
     "doc_label",
     "doc_tag",
     "for_projector",
+    "stamp_revision",
     "label",
     "layout",
     "visible_controls",
     # one build
     "fate_sankey",
     "similarity_heatmap",
+    "CELL_TEXT_FLOOR",
     "similarity_histogram",
     "placement_chart",
     "budget_chart",

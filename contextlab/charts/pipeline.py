@@ -101,6 +101,10 @@ def fate_sankey(result: ContextResult) -> go.Figure:
 # -- duplicates ------------------------------------------------------------------------------
 
 
+#: The heatmap writes a pair's similarity in its cell from this value up (the hover shows any).
+CELL_TEXT_FLOOR = 0.2
+
+
 def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str], threshold: float,
                        *, full_labels: Sequence[str] | None = None,
                        measure_name: str = "Shingle similarity") -> go.Figure:
@@ -117,7 +121,9 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
     ticks = [label(t) for t in labels]
     # The cells sit on the full labels (what the hover names); the axes show the short ones.
     full = [label(t) for t in (full_labels or labels)]
-    text = [["" if j >= i or v <= 0 else (f"{v:.2f}" if v >= 0.005 else "<0.01") for j, v in enumerate(row)]
+    # Values are written where they tell something (from CELL_TEXT_FLOOR up); the hover gives
+    # every cell's. Fewer cell texts also draw faster: the browser measures each one.
+    text = [["" if j >= i or v < CELL_TEXT_FLOOR else f"{v:.2f}" for j, v in enumerate(row)]
             for i, row in enumerate(matrix)]
     fig = go.Figure(go.Heatmap(
         # The diagonal (a document against itself) and the mirror half are left blank.
@@ -139,7 +145,8 @@ def similarity_heatmap(matrix: Sequence[Sequence[float]], labels: Sequence[str],
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12), **every)
     fig.update_xaxes(tickangle=-50, tickfont=dict(size=12), **every)
     side = max(480, min(820, 26 * n + 260))
-    return layout(fig, f"{label(measure_name)} (red boxes: ≥ threshold {threshold:.2f})", height=side)
+    return layout(fig, f"{label(measure_name)} (red boxes: ≥ threshold {threshold:.2f}; "
+                       f"values from {CELL_TEXT_FLOOR:.1f} written)", height=side)
 
 
 def similarity_histogram(similarities: Sequence[float], threshold: float, *, bins: int = 50,

@@ -278,8 +278,10 @@ def curves_by_count_figure(curves: Mapping[int, Sequence[tuple[int, float]]], mo
     # Short enough for a projector at 1280 px: the closed-book line is named in its own note.
     title = label(f"{model}: the dip depends on the document count")
     if closed_book is not None:
+        # Above the panels' own titles (on their line it would run into the last one's).
         fig.add_annotation(text=f"dotted: {closed_book:.1f}% with no documents", xref="paper", yref="paper",
-                           x=1, y=1.0, xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=12))
+                           x=1, y=1.0, xanchor="right", yanchor="bottom", yshift=24, showarrow=False,
+                           font=dict(size=12))
     return layout(fig, title, height=380)
 
 

@@ -60,12 +60,16 @@ def cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
 
 #: What ``contextlab lab`` tells Streamlit unless its command line says otherwise: listen on this
 #: machine only (serving on the network is ``--server.address 0.0.0.0``), no browser to open, no
-#: usage statistics. Passed as flags, so they hold from any folder and from the wheel, where no
-#: ``.streamlit/config.toml`` is read.
+#: usage statistics, and no full garbage collection after every run (Streamlit's ``gc.collect(2)``
+#: walks the whole heap, the tokenizer's and the caches' included: about 100–200 ms on two cores
+#: after each slider step, holding the lock the server needs to send the page; Python's own
+#: collector still runs). Passed as flags, so they hold from any folder and from the wheel,
+#: where no ``.streamlit/config.toml`` is read.
 LAB_DEFAULTS: tuple[tuple[str, str], ...] = (
     ("--server.address", "127.0.0.1"),
     ("--server.headless", "true"),
     ("--browser.gatherUsageStats", "false"),
+    ("--runner.postScriptGC", "false"),
 )
 
 

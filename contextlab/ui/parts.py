@@ -8,19 +8,29 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from contextlab.charts import doc_label, for_projector
+from contextlab.charts import doc_label, for_projector, stamp_revision
 from contextlab.settings import SEED_MODE
 from contextlab.types import DocTrace
 
 from .context import LabContext
 from .text import md_line, warning
 
-__all__ = ["show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
+__all__ = ["WHOLE_PAGE", "whole_page", "show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
            "on_request"]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
 #: the curves are published to one decimal of a percent, so a smaller difference is noise.
 NO_CHANGE = 0.005
+
+
+#: Set (by ``whole_page``) when a view's widget changes more than the view: the view runs as a
+#: fragment (``shell._view``), and this makes its next run the whole page's.
+WHOLE_PAGE = "_rerun_whole_page"
+
+
+def whole_page() -> None:
+    """In a view widget's callback: the change reaches beyond the view, so rerun the whole page."""
+    st.session_state[WHOLE_PAGE] = True
 
 
 #: What seed-compatible mode fixes, as ``ContextManager.seed_compatible`` sets it.
@@ -55,10 +65,16 @@ def on_request(label: str, key: str) -> Any:
 
 
 def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:
-    """Place ``fig`` (enlarged for a projector in presentation mode) under a stable ``key``."""
+    """Place ``fig`` (enlarged for a projector in presentation mode) under a stable ``key``.
+
+    Drawn as built (``theme=None``), stamped with its revision: the browser then draws each
+    chart once. With Streamlit's own chart theme, or without the stamp, the page restyles the
+    figure after its first draw and plotly draws it a second time (100-160 ms per chart on two
+    cores, on every first visit of a view).
+    """
     if ctx.presentation:
         fig = for_projector(fig)
-    st.plotly_chart(fig, key=key, config={"displaylogo": False}, width="stretch")
+    st.plotly_chart(stamp_revision(fig), key=key, config={"displaylogo": False}, width="stretch", theme=None)
 
 
 def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import streamlit as st
 
 from contextlab.errors import InvalidInputError
@@ -10,6 +13,7 @@ from contextlab.types import ContextResult, Document
 
 from .context import LabContext
 from .downloads import BuildSnapshot, latest_build
+from .parts import WHOLE_PAGE
 from .engine import build_cached, warm_up_figures
 from .inputs import DocumentsInput
 from .loading import score_if_needed
@@ -60,8 +64,8 @@ def _page_mode() -> bool:
     return present
 
 
-def _title_and_view() -> str:
-    """Draw the title, the presentation switch and the view switch; return the picked view."""
+def _title() -> str:
+    """Draw the title and the presentation switch; return the view to show (a valid one)."""
     head, toggle = st.columns([4, 1], vertical_alignment="center")
     with head:
         st.title("contextlab", anchor=False)
@@ -69,12 +73,33 @@ def _title_and_view() -> str:
         st.toggle("Presentation", key="present", width="content",
                   help="Wide layout, larger type, sidebar closed (scenario, sample and budget stay "
                        "above the view): for a projector.")
-    if st.session_state.get("view") not in VIEWS:
-        st.session_state["view"] = DEFAULT_VIEW
-    return st.segmented_control(
+    # Re-stored every run: the switch is drawn only beside a build, and Streamlit forgets the
+    # value of a widget a run does not draw (no documents yet must not reset the view).
+    view = st.session_state.get("view")
+    st.session_state["view"] = view if view in VIEWS else DEFAULT_VIEW
+    return st.session_state["view"]
+
+
+@st.fragment
+def _view(ctx: LabContext, url: Callable[[str], dict[str, str]]) -> None:
+    """Draw the view switch and the picked view, the URL kept in step.
+
+    A fragment: picking another view, or using a widget inside one, reruns only this part, so
+    the sidebar and the build are neither run nor sent again (on a first visit that is a
+    third of the wait). A view whose change reaches further (a scenario, the sidebar's
+    settings) sets ``WHOLE_PAGE`` in its callback, and the whole page runs instead.
+    """
+    if st.session_state.pop(WHOLE_PAGE, False):
+        st.rerun(scope="app")
+    view = st.segmented_control(
         "View", list(VIEWS), key="view", required=True, width="stretch",
         format_func=lambda v: VIEWS[v][0], label_visibility="collapsed",
     )
+    sync_url(url(view))
+    try:
+        VIEWS[view][1](ctx)
+    except InvalidInputError as exc:
+        error(exc)
 
 
 def _documents(brought: DocumentsInput, config: LabConfig) -> list[Document]:
@@ -109,6 +134,10 @@ def _build(documents: list[Document], config: LabConfig) -> ContextResult | None
         return None
 
 
+def _url(config: LabConfig, view: str, **where: object) -> dict[str, str]:
+    return url_params(config, view=view, default_view=DEFAULT_VIEW, **where)  # type: ignore[arg-type]
+
+
 def main() -> None:
     """Draw the lab."""
     holder = latest_build()
@@ -116,7 +145,7 @@ def main() -> None:
     warnings = apply_url_once(list(VIEWS))
     present = _page_mode()
     drop_scenario_if_left()
-    view = _title_and_view()
+    view = _title()
     if present:
         presenter_bar()
     brought, config = sidebar(present=present)
@@ -125,14 +154,14 @@ def main() -> None:
     documents = _documents(brought, config)
     source = st.session_state.get("doc_source", "sample")
     scenario = picked_scenario()
-    sync_url(url_params(config, view=view, default_view=DEFAULT_VIEW, present=present,
-                        sample=brought.sample, source=source, scenario=scenario.key if scenario else None,
-                        question=question_origin(documents)))
+    url = partial(_url, config, present=present, sample=brought.sample, source=source,
+                  scenario=scenario.key if scenario else None, question=question_origin(documents))
     with st.sidebar, st.expander("Share and export", expanded=False):
         share_panel(config, source=source, sample=brought.sample)
     result = _build(documents, config) if documents else None
     holder.finished(BuildSnapshot(config, tuple(documents), result))
     if result is None:
+        sync_url(url(view))
         if not documents:
             _nothing_to_build(brought)
         return
@@ -145,8 +174,5 @@ def main() -> None:
     )
     if scenario is not None:
         scenario_story(scenario, ctx)
-    try:
-        VIEWS[view][1](ctx)
-    except InvalidInputError as exc:
-        error(exc)
+    _view(ctx, url)
     warm_up_figures()  # after the view is drawn: prepares the other views while this one is read

@@ -39,7 +39,7 @@ from contextlab.positional import curve_models
 from ..context import LabContext
 from ..questions import gold_keys, remember_origin
 from ..engine import TOKENIZER_NAMES
-from ..parts import explain, show_chart
+from ..parts import explain, show_chart, whole_page
 from ..state import TABLE_ANSWER, seed_config
 from ..text import caption, error, info, md_line, plain, warning
 from .model_answers import answer_with_model, answers_table, run_and_keep
@@ -161,6 +161,7 @@ def open_question(query_id: str, config_label: str) -> None:
     st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs))
     remember_origin(evalset.name, query_id, result.top_k, docs)  # a link can then name the question
     st.session_state["view"] = OPEN_IN_VIEW
+    whole_page()  # new documents and settings: the sidebar and the build change
 
 
 def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from contextlab.types import DocTrace
 from ..context import LabContext
 from ..engine import MIN_DOCS_TO_REORDER
 from ..scenarios import SCENARIO_KEY, apply_scenario
-from ..parts import on_request, show_chart, show_table
+from ..parts import on_request, show_chart, show_table, whole_page
 from ..text import md, md_line, plain
 from .measured_curve import measured_curve_section
 
@@ -179,6 +179,7 @@ def _open_helping_case() -> None:
     st.session_state[SCENARIO_KEY] = HELPS_SCENARIO
     apply_scenario(SCENARIO_KEY)
     st.session_state["view"] = "learn"
+    whole_page()  # a scenario: new documents and settings
 
 
 def _teach_when_it_cannot_help(curve: list[float], model: str) -> None:
