@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -64,17 +65,28 @@ def on_request(label: str, key: str) -> Any:
     return section if section.open else None
 
 
-def show_chart(fig: go.Figure, ctx: LabContext, key: str) -> None:
-    """Place ``fig`` (enlarged for a projector in presentation mode) under a stable ``key``.
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _figure(name: str, _builder: Callable[..., go.Figure], presentation: bool, args: tuple, kwargs: dict) -> go.Figure:
+    """Return ``builder(*args, **kwargs)`` as drawn (enlarged for a projector if asked), built once per process.
+
+    Plotly checks every property as a figure is built: 20-120 ms per figure on two cores, paid
+    again on every visit of a view. The figure is shared, so nothing may change it afterwards
+    (``st.plotly_chart`` serialises a copy). ``name`` (the builder's) stands for the builder in the key.
+    """
+    fig = _builder(*args, **kwargs)
+    return stamp_revision(for_projector(fig) if presentation else fig)
+
+
+def show_chart(ctx: LabContext, key: str, builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> None:
+    """Place the figure ``builder(*args, **kwargs)`` under a stable ``key`` (built once for the same arguments).
 
     Drawn as built (``theme=None``), stamped with its revision: the browser then draws each
     chart once. With Streamlit's own chart theme, or without the stamp, the page restyles the
     figure after its first draw and plotly draws it a second time (100-160 ms per chart on two
     cores, on every first visit of a view).
     """
-    if ctx.presentation:
-        fig = for_projector(fig)
-    st.plotly_chart(stamp_revision(fig), key=key, config={"displaylogo": False}, width="stretch", theme=None)
+    fig = _figure(f"{builder.__module__}.{builder.__qualname__}", builder, ctx.presentation, args, kwargs)
+    st.plotly_chart(fig, key=key, config={"displaylogo": False}, width="stretch", theme=None)
 
 
 def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> None:

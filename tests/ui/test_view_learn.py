@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from contextlab.positional import CITATION, INTERPOLATION_METHOD, load_position_curves
 from contextlab.lab.teaching import parse_order, step_sentence, strongest_count
 from contextlab import positional
+from contextlab.ui.views.learn import SECTION_KEY, SECTIONS
 
 from .conftest import chart, open_view, run, table, texts, traces
 
@@ -14,28 +17,53 @@ from .conftest import chart, open_view, run, table, texts, traces
 pytestmark = pytest.mark.integration
 
 
-def _learn(**kwargs):
-    return open_view("learn", **kwargs)
+def _learn(section: int = 1, **kwargs):
+    """Open Learn with its section ``section`` (1-3) open, as a click on its tab does."""
+    at = open_view("learn", **kwargs)
+    if section == 1:
+        return at
+    at.session_state[SECTION_KEY] = SECTIONS[section - 1]
+    return run(at)
 
 
 def _in_block(at) -> int:
-    return int(at.slider(key="learn_step").max)
+    """Return how many documents the block holds, as section 2's stepper or section 3's heading says."""
+    if at.slider:
+        return int(at.slider(key="learn_step").max)
+    return int(re.search(r"All strategies on your (\d+) documents", texts(at)).group(1))
 
 
 def _bars(at) -> dict:
     return traces(chart(at, "learn_step_chart"), type="bar")[0]
 
 
-def test_view_learn_first_visit_draws_two_charts_and_the_rest_on_request():
+def _chart_keys(at) -> list[str]:
+    ids = [e.proto.id for e in at.get("plotly_chart")]
+    return [k for k in ("learn_counts_chart", "learn_curves_chart", "learn_step_chart", "learn_score_chart")
+            if any(k in i for i in ids)]
+
+
+def test_view_learn_first_visit_draws_one_section_one_chart_and_the_rest_on_request():
     at = _learn()
-    keys = [e.proto.id for e in at.get("plotly_chart")]
-    assert [k for k in ("learn_counts_chart", "learn_step_chart") if any(k in i for i in keys)] == [
-        "learn_counts_chart", "learn_step_chart"]
-    assert not any("learn_curves_chart" in i or "learn_score_chart" in i for i in keys)
+    assert [t.label for t in at.tabs] == list(SECTIONS)
+    assert _chart_keys(at) == ["learn_counts_chart"]  # section 1 only; 2 and 3 when their tab opens
     at.session_state["learn_models_open"] = True  # what a click on the section does
+    assert _chart_keys(run(at)) == ["learn_counts_chart", "learn_curves_chart"]
+    at.session_state[SECTION_KEY] = SECTIONS[1]
+    assert _chart_keys(run(at)) == ["learn_step_chart"]
+    at.session_state[SECTION_KEY] = SECTIONS[2]
     at.session_state["learn_score_chart_open"] = True
+    assert _chart_keys(run(at)) == ["learn_score_chart"]
+
+
+def test_view_learn_model_picked_in_section_one_is_the_one_the_others_use():
+    at = _learn()
+    run(at.selectbox(key="learn_model").set_value("Claude-1.3"))
+    at.session_state[SECTION_KEY] = SECTIONS[2]
     at = run(at)
-    assert chart(at, "learn_curves_chart")["data"] and chart(at, "learn_score_chart")["data"]
+    assert "under Claude-1.3" in texts(at)
+    at.session_state[SECTION_KEY] = SECTIONS[0]
+    assert run(at).selectbox(key="learn_model").value == "Claude-1.3"
 
 
 def test_view_learn_curves_come_from_the_data_with_citation():
@@ -76,7 +104,7 @@ def test_view_learn_sentence_quotes_the_selected_curve():
 
 
 def test_view_learn_stepper_next_places_one_more_document_from_the_other_end():
-    at = _learn()
+    at = _learn(2)
     n = _in_block(at)
     run(at.slider(key="learn_step").set_value(1))
     bars = _bars(at)
@@ -95,7 +123,7 @@ def test_view_learn_step_sentence_says_when_the_back_gains_little():
 
 
 def test_view_learn_marks_and_tracks_the_answer_document():
-    at = _learn(sample="support_faq")
+    at = _learn(2, sample="support_faq")
     said = texts(at)
     assert "★ The document that holds the answer" in said and "help-center/billing/refunds.md" in said
     stepper = table(at, "accuracy here (%)")
@@ -105,7 +133,7 @@ def test_view_learn_marks_and_tracks_the_answer_document():
 
 
 def test_view_learn_stepper_fills_every_slot_and_stops():
-    at = _learn()
+    at = _learn(2)
     n = _in_block(at)
     run(at.slider(key="learn_step").set_value(n))
     assert all(_bars(at)["text"])
@@ -120,7 +148,7 @@ def _score(at, label: str) -> float:
 
 @pytest.mark.slow
 def test_view_learn_score_reversed_is_below_lost_in_the_middle():
-    at = _learn()
+    at = _learn(3)
     run(at.selectbox(key="learn_strategy").set_value("lost_in_the_middle"))
     ours = _score(at, "Score")
     run(at.selectbox(key="learn_strategy").set_value("reversed"))
@@ -128,7 +156,7 @@ def test_view_learn_score_reversed_is_below_lost_in_the_middle():
 
 
 def test_view_learn_custom_order_is_scored_and_checked():
-    at = _learn()
+    at = _learn(3)
     run(at.selectbox(key="learn_strategy").set_value("custom"))
     n = _in_block(at)
     run(at.text_input(key="learn_custom_order").input(" ".join(map(str, range(n, 0, -1)))))
@@ -138,7 +166,7 @@ def test_view_learn_custom_order_is_scored_and_checked():
 
 
 def test_view_learn_states_the_interpolation_method():
-    assert INTERPOLATION_METHOD in texts(_learn())
+    assert INTERPOLATION_METHOD in texts(_learn(3))
 
 
 def test_parse_order_reads_a_permutation():
@@ -165,24 +193,22 @@ def test_view_learn_switching_to_a_model_without_30_documents_keeps_working():
 
 
 def test_view_learn_lists_every_strategy_best_first_with_its_score():
-    scores = table(_learn(), "of the way from worst to best")
+    scores = table(_learn(3), "of the way from worst to best")
     assert len(scores) == 5 and list(scores["score"]) == sorted(scores["score"], reverse=True)
     assert scores["of the way from worst to best"].between(0, 1).all()
 
 
 def test_view_learn_with_no_document_in_the_block_says_so_under_both_document_sections():
-    at = _learn(empty=True)
-    headings = [h.value for h in at.subheader]
-    assert "2 · What the reorder does with your documents" in headings
-    assert "3 · Score any ordering" in headings
-    said = [i.value for i in at.info]
-    assert said.count("No document is in the block yet; load documents or raise the budget.") == 2
-    assert not at.slider  # neither the stepper nor the ordering controls are drawn
+    for section in (2, 3):
+        at = _learn(section, empty=True)
+        said = [i.value for i in at.info]
+        assert said.count("No document is in the block yet; load documents or raise the budget.") == 1
+        assert not at.slider  # neither the stepper nor the ordering controls are drawn
 
 
 def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are_interpolated():
     # scenario 3's sample in relevance order: the answer is rank 13 in the trace, and Learn says 13 too
-    at = _learn(sample="clinical_abstracts", budget=2400)
+    at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
     assert "is rank 13: the reorder puts it at pos" in said
     bars = _bars(at)
@@ -191,7 +217,7 @@ def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are
 
 
 def test_view_learn_explains_when_a_reorder_cannot_help_and_opens_a_case_where_it_does():
-    at = _learn(sample="support_faq")
+    at = _learn(2, sample="support_faq")
     said = texts(at)
     assert "Here a reorder cannot beat relevance order: the most relevant document is first" in said
     assert at.button(key="learn_open_helping").label.startswith("Show a case where it helps")

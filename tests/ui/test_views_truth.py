@@ -117,10 +117,14 @@ def test_views_no_table_shows_a_none_cell(source):
             "Annual plans are refunded pro rata within six months."))
     at.session_state["budget_tokenizers_open"] = True  # these tables are in sections drawn when opened
     at.session_state["placement_strategies_open"] = True
+    at.session_state["learn_section"] = "2 · What the reorder does with your documents"  # its stepper table
     for view in _TABLE_VIEWS:
         at = switch_view(at, view)
         assert at.dataframe, f"{view} shows no table to check"
         assert _blank_cells(at) == [], view
+    at.session_state["learn_section"] = "3 · Score any ordering"  # its strategies table
+    at = switch_view(at, "learn")
+    assert at.dataframe and _blank_cells(at) == [], "learn, section 3"
 
 
 def test_views_presentation_mode_shows_tables_in_the_pages_type_not_the_grid():

@@ -42,7 +42,7 @@ def render(ctx: LabContext) -> None:
         st.warning(f"The block uses {result.tokens_used} tokens, more than the budget of "
                    f"{result.tokens_budget}: headers were not counted when documents were picked.")
     order, label = budget_walk(result, config)
-    show_chart(charts.budget_chart(result, order, walk_label=label), ctx, "budget_chart")
+    show_chart(ctx, "budget_chart", charts.budget_chart, result, order, walk_label=label)
     _shortened(ctx)
     # Drawn when opened: a second chart on the first visit costs the reader a quarter second.
     section = on_request("Estimated vs exact tokens: the seed's words × 1.3 against cl100k_base",
@@ -89,7 +89,7 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
     left, right = st.columns([3, 2]) if not ctx.presentation else (st.container(), st.container())
     labels = [charts.doc_label(t, 30) for t in candidates]
     with left:
-        show_chart(charts.tokenizer_comparison(labels, heuristic, exact), ctx, "tokenizer_chart")
+        show_chart(ctx, "tokenizer_chart", charts.tokenizer_comparison, labels, heuristic, exact)
     with right:
         frame = pd.DataFrame({"doc": [plain(x) for x in labels], "heuristic": heuristic, "exact": exact,
                               "difference": [h - e for h, e in zip(heuristic, exact)]})

@@ -189,7 +189,7 @@ def _strategies_body(ctx: LabContext) -> None:
                   value=default_n, key="cmp_strategy_n",
                   help="Starts at the number of documents in A's block.")
     orders = {key: positional.ordering_positions(key, n) for key in positional.ORDERINGS}
-    show_chart(charts.strategy_positions_figure(orders, STRATEGY_LABELS), ctx, "cmp_strategy_chart")
+    show_chart(ctx, "cmp_strategy_chart", charts.strategy_positions_figure, orders, STRATEGY_LABELS)
 
     rows = []
     for key in orders:
@@ -225,11 +225,9 @@ def _strategies_body(ctx: LabContext) -> None:
     ranked = (relevances + [0.0] * n)[:n]
     scores = positional.compare_orderings(ranked, model, n)
     report = positional.ordering_report(ranked, model, n)
-    show_chart(
-        charts.ordering_scores_figure(
-            scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
-            title=f"Where {model} would read your top {n} documents' relevance"),
-        ctx, "cmp_strategy_scores")
+    show_chart(ctx, "cmp_strategy_scores", charts.ordering_scores_figure,
+               scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
+               title=f"Where {model} would read your top {n} documents' relevance")
     st.caption(score_range_note(report.worst_score, report.best_score, n))
 
 
@@ -271,11 +269,11 @@ def render(ctx: LabContext) -> None:
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
     st.text(plain("\n".join("• " + _ENGINE_DOC.sub(r"(D\1", line) for line in shown)))
 
-    show_chart(charts.compare_positions_figure(diff), ctx, "cmp_positions_chart")
+    show_chart(ctx, "cmp_positions_chart", charts.compare_positions_figure, diff)
     tokens = on_request("What each document costs in A and in B (chart)", "cmp_tokens_open")
     if tokens is not None:
         with tokens:
-            show_chart(charts.compare_tokens_figure(diff), ctx, "cmp_tokens_chart")
+            show_chart(ctx, "cmp_tokens_chart", charts.compare_tokens_figure, diff)
 
     show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
     frame = changes_frame(diff, show_unchanged=show_all)

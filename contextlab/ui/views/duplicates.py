@@ -223,10 +223,8 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
     heat = sorted(candidates[:HEATMAP_MAX_DOCS], key=lambda t: t.input_index)
     names = _MEASURES.get(measure, _WORDS)
     matrix = similarity_matrix_cached(tuple(ctx.documents[t.input_index].content for t in heat), measure)
-    show_chart(charts.similarity_heatmap(matrix, [charts.doc_label(t, 16) for t in heat], threshold,
-                                         full_labels=[charts.doc_label(t, 120) for t in heat],
-                                         measure_name=names[0]),
-               ctx, "dup_heatmap")
+    show_chart(ctx, "dup_heatmap", charts.similarity_heatmap, matrix, [charts.doc_label(t, 16) for t in heat],
+               threshold, full_labels=[charts.doc_label(t, 120) for t in heat], measure_name=names[0])
     if len(candidates) > HEATMAP_MAX_DOCS:
         st.caption(f"The {HEATMAP_MAX_DOCS} most relevant of {len(candidates)} documents.")
     hist = candidates[:HISTOGRAM_MAX_DOCS]
@@ -247,8 +245,7 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
     histogram = on_request("Every pair's similarity against the threshold (histogram)", "dup_histogram_open")
     if histogram is not None:
         with histogram:
-            show_chart(charts.similarity_histogram(nonzero, threshold, axis_title=names[1]), ctx,
-                       "dup_histogram")
+            show_chart(ctx, "dup_histogram", charts.similarity_histogram, nonzero, threshold, axis_title=names[1])
             st.caption(
                 f"{len(values) - len(nonzero):,} of {len(values):,} pairs "
                 + ("share no 5-word phrase" if measure == SEED_MEASURE else "have no word in common, in order")

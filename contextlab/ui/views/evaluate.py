@@ -212,8 +212,7 @@ def _pooled(result: EvalResult, by: str) -> str:
 
 
 def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]) -> None:
-    show_chart(tokens_accuracy_figure(summaries, pareto_front(summaries), model=result.model), ctx,
-               key="eval_pareto")
+    show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, pareto_front(summaries), model=result.model)
     keys = result.grid_keys
     if len(keys) >= 2:
         a, b, c = st.columns(3)
@@ -224,12 +223,12 @@ def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]
             shown.insert(0, "accuracy")
         metric = c.selectbox("showing", shown, key="eval_hmetric")
         xs, ys, cells = setting_table(summaries, x_key, y_key, metric)
-        show_chart(settings_heatmap_figure(xs, ys, cells, x_key, y_key, metric), ctx, key="eval_heatmap")
+        show_chart(ctx, "eval_heatmap", settings_heatmap_figure, xs, ys, cells, x_key, y_key, metric)
     else:
         caption("Vary two settings (e.g. budgets and placements) to see them as a heatmap.")
     by = "placement" if "placement" in keys else "config"
     pooled = _pooled(result, by)
-    show_chart(gold_zones_figure(gold_zone_shares(result.rows, by), by, pooled), ctx, key="eval_zones")
+    show_chart(ctx, "eval_zones", gold_zones_figure, gold_zone_shares(result.rows, by), by, pooled)
     caption(f"Each bar pools every question under {pooled}." if pooled else
             "Each bar is one configuration: nothing is pooled.")
 

@@ -28,7 +28,15 @@ from ..parts import on_request, show_chart, show_table, whole_page
 from ..text import md, md_line, plain
 from .measured_curve import measured_curve_section
 
-__all__ = ["render", "STRATEGY_LABELS"]
+__all__ = ["render", "STRATEGY_LABELS", "SECTIONS", "SECTION_KEY"]
+
+#: The view's three sections, in teaching order: one tab each.
+SECTIONS = ("1 · What the research measured", "2 · What the reorder does with your documents",
+            "3 · Score any ordering")
+#: Where the open section's name is kept (``st.session_state``).
+SECTION_KEY = "learn_section"
+#: Widgets of one section whose values outlive a visit to another section.
+_KEPT = ("learn_model", "learn_curve_n", "learn_step", "learn_strategy", "learn_custom_order")
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
@@ -43,12 +51,11 @@ def _ranked_in_block(ctx: LabContext) -> list[DocTrace]:
                   key=lambda t: (t.relevance_rank or 0, t.input_index))
 
 
-def _section_documents(ctx: LabContext, heading: str, intro: str) -> list[DocTrace]:
-    """Return the block's documents by relevance rank, after the section's heading and intro.
+def _section_documents(ctx: LabContext, intro: str) -> list[DocTrace]:
+    """Return the block's documents by relevance rank, after the section's intro (its tab names it).
 
     With no document in the block the section says so (and its caller draws nothing more).
     """
-    st.subheader(heading, anchor=False)
     st.write(intro)
     ranked = _ranked_in_block(ctx)
     if not ranked:
@@ -63,23 +70,21 @@ def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
 
 # -- 1. the measurements -------------------------------------------------------------------
 
-def _render_curves(ctx: LabContext, pos: Any) -> str:
-    """Draw the published curves; return the model the learner picked."""
+def _render_curves(ctx: LabContext, pos: Any, model: str) -> None:
+    """Draw the published curves for the model the learner picks (``model``: the one picked so far)."""
     data = pos.load_position_curves()
     models = data.models()
-    st.subheader("1 · What the research measured", anchor=False)
     st.write(
         "Researchers gave language models a question and a stack of documents, exactly one of "
         "which held the answer, and moved that document from first to last. Accuracy is highest "
         "when the answer is at the start or the end and sags in the middle — and how much it "
         "sags depends on how many documents the prompt holds."
     )
-    st.session_state.setdefault("learn_model", most_marked_model())
     model = st.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
     closed = data.closed_book(model)
-    show_chart(charts.curves_by_count_figure({n: data.curve(model, n) for n in counts}, model, closed),
-               ctx, "learn_counts_chart")
+    show_chart(ctx, "learn_counts_chart", charts.curves_by_count_figure,
+               {n: data.curve(model, n) for n in counts}, model, closed)
     dips = {n: curve_dip(data.curve(model, n)) for n in counts}
     strongest = strongest_count(model)
     st.caption(md_line(
@@ -97,8 +102,8 @@ def _render_curves(ctx: LabContext, pos: Any) -> str:
     every_model = on_request("Every model's curve at this count (chart)", "learn_models_open")
     if every_model is not None:
         with every_model:
-            show_chart(charts.position_curves_figure(curves, n, references=references, highlight=model),
-                       ctx, "learn_curves_chart")
+            show_chart(ctx, "learn_curves_chart", charts.position_curves_figure, curves, n,
+                       references=references, highlight=model)
     points = data.curve(model, n)
     first, last = points[0], points[-1]
     low = min(points, key=lambda p: p[1])
@@ -116,7 +121,6 @@ def _render_curves(ctx: LabContext, pos: Any) -> str:
                + md_line("— accuracy on multi-document question answering, by position of the "
                          "document holding the answer."))
     measured_curve_section(ctx, "learn")
-    return model
 
 
 # -- 2. the reorder, step by step ------------------------------------------------------------
@@ -131,7 +135,7 @@ def _step_reset() -> None:
 
 def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
     ranked = _section_documents(
-        ctx, "2 · What the reorder does with your documents",
+        ctx,
         "contextlab places the most relevant document first, the second most relevant last, "
         "the third second, the fourth second to last, and so on — so the block fills from both "
         "ends and the least relevant documents meet in the middle, where the model reads worst.")
@@ -155,8 +159,8 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
     labels = [_label(t, ctx.answer) for t in ranked]
     ranks = [t.relevance_rank or k + 1 for k, t in enumerate(ranked)]  # the engine's ranks, as elsewhere
     answer_ranks = {k for k, t in enumerate(ranked) if t.input_index in ctx.answer}
-    show_chart(charts.reorder_step_figure(order, step, labels, curve, answer_ranks, rank_names=ranks,
-                                          curve_name=curve_name(model, n)), ctx, "learn_step_chart")
+    show_chart(ctx, "learn_step_chart", charts.reorder_step_figure, order, step, labels, curve, answer_ranks,
+               rank_names=ranks, curve_name=curve_name(model, n))
     st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
     for k in sorted(answer_ranks):
         slot = order.index(k) + 1
@@ -179,6 +183,7 @@ def _open_helping_case() -> None:
     st.session_state[SCENARIO_KEY] = HELPS_SCENARIO
     apply_scenario(SCENARIO_KEY)
     st.session_state["view"] = "learn"
+    st.session_state[SECTION_KEY] = SECTIONS[1]  # the step-by-step reorder, where it helps
     whole_page()  # a scenario: new documents and settings
 
 
@@ -196,7 +201,7 @@ def _teach_when_it_cannot_help(curve: list[float], model: str) -> None:
 
 def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
     ranked = _section_documents(
-        ctx, "3 · Score any ordering",
+        ctx,
         "How much of your documents' relevance lands where the model reads well? 100% would "
         "mean every bit of relevance sits at the model's best-read position; the score drops "
         "as relevant documents slide into the middle.")
@@ -230,11 +235,9 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
                       "learn_score_chart_open")
     if rows is not None:
         with rows:
-            show_chart(charts.ordering_rows_figure([r.position for r in report.rows],
-                                                   [r.relevance for r in report.rows],
-                                                   [r.accuracy for r in report.rows],
-                                                   [labels[r] for r in order]),
-                       ctx, "learn_score_chart")
+            show_chart(ctx, "learn_score_chart", charts.ordering_rows_figure, [r.position for r in report.rows],
+                       [r.relevance for r in report.rows], [r.accuracy for r in report.rows],
+                       [labels[r] for r in order])
 
     _strategies_table(ctx, pos.compare_orderings(relevances, model, n), report, model, n)
 
@@ -264,7 +267,7 @@ def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, mo
 
 
 def render(ctx: LabContext) -> None:
-    """Draw the Learn view for ``ctx``; returns nothing."""
+    """Draw the Learn view for ``ctx``: its three sections as tabs, only the open one drawn."""
     st.header("Learn: lost in the middle", anchor=False)
     st.write(
         "Language models do not read a long prompt evenly: they use what is at the start and "
@@ -272,8 +275,17 @@ def render(ctx: LabContext) -> None:
         "measurements, then what contextlab does about it with your documents."
     )
     pos = positional
-    model = _render_curves(ctx, pos)
-    st.divider()
-    _render_stepper(ctx, pos, model)
-    st.divider()
-    _render_score(ctx, pos, model)
+    # A section's widgets keep their values while another section is open (Streamlit forgets
+    # the value of a widget a run does not draw): the model picked in 1 is the one 2 and 3 use.
+    st.session_state.setdefault("learn_model", most_marked_model())
+    for key in _KEPT:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+    # Only the open section is drawn (switching reruns the view): a first visit lays out one
+    # chart and its widgets, not the whole page's (about a quarter second on two cores).
+    tabs = st.tabs(SECTIONS, key=SECTION_KEY, on_change="rerun")
+    model = st.session_state["learn_model"]
+    for tab, draw in zip(tabs, (_render_curves, _render_stepper, _render_score)):
+        if tab.open:
+            with tab:
+                draw(ctx, pos, model)

@@ -79,9 +79,9 @@ def measured_curve_section(ctx: LabContext, key: str) -> PositionData | None:
         n = curve_questions(text)
         references = {k: v for k, v in (("gold passage alone", data.oracle(model)),
                                         ("closed book", data.closed_book(model))) if v is not None}
-        show_chart(charts.position_curves_figure({f"{model} (your model, measured on {n or '?'} questions)":
-                                                  data.curve(model, count)}, count, references=references),
-                   ctx, f"{key}_measured_chart")
+        show_chart(ctx, f"{key}_measured_chart", charts.position_curves_figure,
+                   {f"{model} (your model, measured on {n or '?'} questions)": data.curve(model, count)}, count,
+                   references=references)
         st.markdown(md_line(_story(model, data, count, n)))
         if upload is None:
             caption("Watch the model miss the middle: the bundled model is a tiny base model (Gemma 3 270M); it "

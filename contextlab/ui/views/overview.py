@@ -46,7 +46,7 @@ def render(ctx: LabContext) -> None:
                 text=f"{result.tokens_used:,} of {result.tokens_budget:,} tokens ({result.tokenizer})")
     if not ctx.config.seed_compatible:
         _seed_comparison(ctx)
-    show_chart(charts.fate_sankey(result), ctx, "overview_sankey")
+    show_chart(ctx, "overview_sankey", charts.fate_sankey, result)
     st.subheader("Why each document ended where it did", anchor=False)
     st.caption("Documents are named D0, D1, … in the order they were given; pos is the place in "
                "the block ([n] in the final block); rank the relevance among the documents that "

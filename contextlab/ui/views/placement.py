@@ -54,8 +54,8 @@ def render(ctx: LabContext) -> None:
     models = sorted(positional.curve_models(), key=lambda m: (not m.startswith("GPT-3.5-Turbo"), m))
     model = st.selectbox("Accuracy measured on", models, key="placement_model")
     curve = positional.accuracy_curve(model, n) if n else None
-    show_chart(charts.placement_chart(result, curve, curve_label=model, middle=middle_zone(n),
-                                      answer=ctx.answer), ctx, "placement_chart")
+    show_chart(ctx, "placement_chart", charts.placement_chart, result, curve, curve_label=model,
+               middle=middle_zone(n), answer=ctx.answer)
     if ctx.config.placement == "relevance":
         st.caption("Lost-in-the-middle reorder is off: documents sit in relevance order (the grey line).")
     elif ctx.config.placement != "lost_in_the_middle":

@@ -205,7 +205,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
     docs_in = prompt.sections["documents"].items_out
     cols[3].metric("Documents in the window", f"{docs_in} of {len(ctx.documents)}",
                    help="With this view's documents budget (above), not the sidebar's.")
-    show_chart(charts.window_sections_figure(_sections(prompt), max_tokens), ctx, "win_sections_chart")
+    show_chart(ctx, "win_sections_chart", charts.window_sections_figure, _sections(prompt), max_tokens)
     st.caption("Top bar: each section's planned share. Bottom bar: what this prompt really "
                "uses. Unused shares are lent to sections that need more (documents first, then "
                "conversation); the buffer pays for the question and otherwise stays free as a "
