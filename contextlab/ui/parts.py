@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +13,8 @@ import streamlit as st
 
 from contextlab.charts import doc_label, for_projector, stamp_revision
 from contextlab.settings import SEED_MODE
-from contextlab.types import DocTrace
+from contextlab.lab.compare import ResultDiff
+from contextlab.types import ContextResult, DocTrace
 
 from .context import LabContext
 from .text import md_line, warning
@@ -65,7 +68,13 @@ def on_request(label: str, key: str) -> Any:
     return section if section.open else None
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+def _digest(value: object) -> bytes:
+    """Return a content digest of a build or a comparison: one C-speed pickle, not a walk of every field."""
+    return hashlib.blake2b(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), digest_size=16).digest()
+
+
+# Streamlit's own hasher walks a build field by field (a third of a slider step's script time).
+@st.cache_resource(show_spinner=False, max_entries=256, hash_funcs={ContextResult: _digest, ResultDiff: _digest})
 def _figure(name: str, _builder: Callable[..., go.Figure], presentation: bool, args: tuple, kwargs: dict) -> go.Figure:
     """Return ``builder(*args, **kwargs)`` as drawn (enlarged for a projector if asked), built once per process.
 
