@@ -267,7 +267,8 @@ class ContextManager:
             _trace_duplicate(trace[p.dropped_index], p, self.dedup_threshold, self.dedup_measure)
         n_placed = len(block.placed)
         for position, p in enumerate(block.placed, start=1):
-            _trace_placed(trace[p.index], p.fate, p.cost, p.remaining_before, position, n_placed)
+            _trace_placed(trace[p.index], p.fate, p.cost, p.remaining_before, position, n_placed,
+                          outcome.header_costs.get(p.index))
         for i, remaining in outcome.excluded_at.items():
             trace[i].fate = "excluded"
             trace[i].reason = _excluded_reason(tokens[i], outcome.header_costs.get(i), remaining,
@@ -282,10 +283,14 @@ class ContextManager:
 
 def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: int,
                      source: str | None) -> str:
-    """Return why the budget left a document out, naming its header when the header tipped it."""
+    """Return why the budget left a document out, in the two measures ``DocTrace`` names.
+
+    Its *block cost* (text tokens plus header line) when the header was priced; otherwise the
+    text alone was already more than the room left, and the reason says so.
+    """
     left = f"{max(remaining, 0)} of {budget} left"
-    if header is None or tokens > remaining:
-        return f"over budget: {tokens} text tokens, {left}"
+    if header is None:
+        return f"over budget: its {tokens} text tokens alone are more than the {left}"
     long_source = f"; its source is {len(source):,} characters" if source and len(source) > 200 else ""
     return (f"over budget: block cost {tokens + header} tokens ({tokens} text + {header} for its header "
             f"line{long_source}), {left}")
@@ -307,7 +312,8 @@ def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float, measure
                     f">= threshold {threshold:.2f}")
 
 
-def _trace_placed(t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int) -> None:
+def _trace_placed(t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int,
+                  header: int | None = None) -> None:
     """Mark ``t`` as placed at ``position`` of ``n_placed``, with what it cost.
 
     Reasons name the two token measures as ``DocTrace`` does: a document's *text tokens*
@@ -320,16 +326,19 @@ def _trace_placed(t: DocTrace, fate: str, cost: int, remaining: int, position: i
     if fate == "included":
         where = "an end of the block" if position in (1, n_placed) and n_placed > 1 else (
             "the middle" if 1 < position < n_placed else "the block")
-        header = cost - t.tokens
-        parts = f" ({t.tokens} text + {header} header)" if header > 0 else ""
+        head = cost - t.tokens
+        parts = f" ({t.tokens} text + {head} header)" if head > 0 else ""
         t.reason = (f"rank {t.relevance_rank}, fits: block cost {cost} tokens{parts}; "
                     f"placed {position} of {n_placed}, {where}")
-    elif fate == "truncated":
-        t.reason = (f"did not fit ({t.tokens} text tokens, {remaining} left): "
-                    f"cut to a block cost of {cost} tokens; placed {position} of {n_placed}")
+        return
+    # Whole, it would have cost its text plus its header line (when the budget counts headers).
+    whole = (f"block cost {t.tokens + header} tokens ({t.tokens} text + {header} header), {remaining} left"
+             if header else f"{t.tokens} text tokens, {remaining} left")
+    if fate == "truncated":
+        t.reason = f"did not fit ({whole}): cut to a block cost of {cost} tokens; placed {position} of {n_placed}"
     else:
-        t.reason = (f"did not fit ({t.tokens} text tokens, {remaining} left): "
-                    f"one-sentence synopsis, block cost {cost} tokens; placed {position} of {n_placed}")
+        t.reason = (f"did not fit ({whole}): one-sentence synopsis, block cost {cost} tokens; "
+                    f"placed {position} of {n_placed}")
 
 
 def validate_request(request: PromptRequest) -> None:

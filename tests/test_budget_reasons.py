@@ -17,11 +17,23 @@ def test_excluded_for_a_huge_source_the_reason_names_the_header():
     assert result.trace[1].fate == "included"
 
 
-def test_excluded_reason_adds_the_header_only_when_the_header_tipped_it():
+def test_excluded_reason_names_the_block_cost_or_says_the_text_alone_is_too_long():
     docs = [Document("Refunds take five days to reach the card you paid with, in most banks.",
                      score=0.9, source="a.md"),
             Document("word " * 400, score=0.5, source="long.md")]
     result = ContextManager().build(PromptRequest("refunds", docs, max_context_tokens=30))
     assert [t.reason for t in result.trace] == [
         "over budget: block cost 34 tokens (17 text + 17 for its header line), 30 of 30 left",
-        "over budget: 401 text tokens, 30 of 30 left"]
+        "over budget: its 401 text tokens alone are more than the 30 of 30 left"]
+
+
+def test_a_shortened_document_says_its_whole_block_cost_header_included():
+    # about 60 text tokens would fit in the 70 left, but not with the header line: it is cut
+    docs = [Document("alpha " * 60, score=0.9, source="a.md")]
+    result = ContextManager().build(PromptRequest("alpha", docs, max_context_tokens=70))
+    t = result.trace[0]
+    assert t.fate == "truncated" and t.tokens < 70
+    header = int(t.reason.split(f"({t.tokens} text + ")[1].split(" header")[0])
+    assert t.reason.startswith(
+        f"did not fit (block cost {t.tokens + header} tokens ({t.tokens} text + {header} header), 70 left)")
+    assert t.tokens + header > 70 >= t.block_tokens

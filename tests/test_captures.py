@@ -278,7 +278,8 @@ def test_captures_cli_lab_runs_opens_the_lab_on_the_file(tmp_path, monkeypatch):
     # The lab's own defaults (127.0.0.1, no usage statistics) come first; the user's options after them.
     assert calls == [[sys.executable, "-m", "streamlit", "run", str(app), "--server.address", "127.0.0.1",
                       "--server.headless", "true", "--browser.gatherUsageStats", "false",
-                      "--browser.serverAddress", "localhost", "--server.port", "8599"]]
+                      "--runner.postScriptGC", "false", "--browser.serverAddress", "localhost",
+                      "--server.port", "8599"]]
     assert os.environ[LAB_RUNS_ENV] == str(path.resolve())
 
 

@@ -104,7 +104,8 @@ def test_manager_default_cut_does_not_crowd_out_a_small_document_that_fits():
     assert [t.fate for t in result.trace] == ["included", "truncated", "included"]
     room = 256 - result.trace[0].block_tokens - result.trace[2].block_tokens
     assert result.trace[1].block_tokens <= room
-    assert result.trace[1].reason.startswith(f"did not fit (157 text tokens, {room} left")
+    assert result.trace[1].reason.startswith("did not fit (block cost ")
+    assert f"(157 text + " in result.trace[1].reason and f" header), {room} left)" in result.trace[1].reason
 
 
 def test_manager_seed_compatible_cut_still_crowds_out_the_small_document():

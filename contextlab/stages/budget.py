@@ -239,8 +239,9 @@ class BudgetOutcome:
     """The documents the budget placed (walk order) and, per excluded index, the room left then.
 
     ``walk``: the input indices in the order the budget walked them (relevance order by default,
-    block order in seed mode). ``header_costs``: per excluded index, what its header line and
-    separator were priced at, when they were (the content alone fitted at some point of the walk).
+    block order in seed mode). ``header_costs``: per excluded or shortened index, what its header
+    line and separator were priced at, when they were (the content alone fitted at some point of
+    the walk, or it was shortened to fit).
     """
 
     walk: list[int] = field(default_factory=list)
@@ -319,6 +320,8 @@ def apply_budget(walk: Sequence[int], docs: Sequence[Document], tokens: Sequence
             continue
         if d.fate != "included":
             doc = replace(doc, content=d.content, metadata={**doc.metadata, d.fate: True})
+            if d.index in charges.headers:
+                outcome.header_costs[index] = charges.headers[d.index]
         outcome.placed.append(PlacedDocument(index, doc, d.fate, d.cost, d.remaining_before))
     return outcome
 
