@@ -64,12 +64,17 @@ def _view_script(view: str, sample: str, budget: int, empty: bool, presentation:
 
 def open_view(view: str, *, sample: str = "support_faq", budget: int = 1024, empty: bool = False,
               presentation: bool = False, scenario: str | None = None, no_history: bool = False,
-              answer: bool = True) -> AppTest:
-    """Return one view drawn alone on a sample set (the answer document marked unless ``answer``=False)."""
+              answer: bool = True, state: dict | None = None) -> AppTest:
+    """Return one view drawn alone on a sample set (the answer document marked unless ``answer``=False).
+
+    ``state`` is put in the session before the first run (e.g. a section opened, as a click does).
+    """
     at = AppTest.from_function(
         _view_script, default_timeout=TIMEOUT,
         kwargs=dict(view=view, sample=sample, budget=budget, empty=empty, presentation=presentation,
                     scenario=scenario, no_history=no_history, answer=answer))
+    for name, value in (state or {}).items():
+        at.session_state[name] = value
     return run(at)
 
 

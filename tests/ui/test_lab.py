@@ -76,11 +76,15 @@ def test_lab_threshold_slider_changes_the_duplicates_found():
     run(at)
     after = len(table(at, "dropped"))
     assert after > before
-    assert not any(s["data"][0]["type"] == "bar" for s in specs(at)), "the histogram waits to be opened"
+    assert not specs(at), "the heatmap and the histogram wait to be opened"
     at.session_state["dup_histogram_open"] = True  # what a click on its expander does
+    at.session_state["dup_heatmap_open"] = True
     at = run(at)
     histogram = next(s for s in specs(at) if s["data"][0]["type"] == "bar")
     assert histogram["layout"]["shapes"][0]["x0"] == pytest.approx(0.3)
+    heatmap = next(s for s in specs(at) if s["data"][0]["type"] == "heatmap")
+    boxed = len(heatmap["layout"].get("shapes", []))
+    assert boxed >= after  # every pair at or above 0.3 is boxed: at least one per dropped document
     assert at.query_params["dedup_threshold"] == "0.3"
 
 

