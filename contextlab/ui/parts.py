@@ -1,4 +1,4 @@
-"""Small pieces every view draws the same way: a chart, an explanation, a headline delta."""
+"""Small pieces every view draws the same way: a chart, an explanation, a headline delta, a section on request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The lab's page: sidebar in, one build, one view out, and the URL kept in step."""
+"""The lab's page: sidebar in, one build, one view out (a fragment), and the URL kept in step."""
 
 from __future__ import annotations
 
