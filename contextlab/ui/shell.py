@@ -13,7 +13,7 @@ from contextlab.types import ContextResult, Document
 
 from .context import LabContext
 from .downloads import BuildSnapshot, latest_build
-from .parts import WHOLE_PAGE, on_request
+from .parts import WHOLE_PAGE
 from .engine import build_cached, warm_up_figures
 from .inputs import DocumentsInput
 from .loading import score_if_needed
@@ -156,11 +156,8 @@ def main() -> None:
     scenario = picked_scenario()
     url = partial(_url, config, present=present, sample=brought.sample, source=source,
                   scenario=scenario.key if scenario else None, question=question_origin(documents))
-    with st.sidebar:  # drawn when opened: a slider step then sends a dozen elements fewer
-        section = on_request("Share and export", "share_open")
-    if section is not None:
-        with section:
-            share_panel(config, source=source, sample=brought.sample)
+    with st.sidebar, st.expander("Share and export", expanded=False):
+        share_panel(config, source=source, sample=brought.sample)
     result = _build(documents, config) if documents else None
     holder.finished(BuildSnapshot(config, tuple(documents), result))
     if result is None:

@@ -183,10 +183,8 @@ def test_lab_browser_hostile_upload_names_and_contents_are_text(page):
 def test_lab_browser_hostile_configuration_import_is_text(page):
     page.goto(page.base_url)
     wait_for_app(page)
-    # the panel is drawn when opened: the click reruns the page, then the uploader is there
-    settle_ms(page, page.get_by_text("Share and export", exact=True).click)
+    page.get_by_text("Share and export", exact=True).click()
     uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text="Import a configuration")
-    uploader.wait_for(timeout=30_000)
     settle_ms(page, lambda: uploader.locator('input[type="file"]').set_input_files(
         {"name": "PWN**imp**.json", "mimeType": "application/json",
          "buffer": json.dumps({f"[PWNKEY]({EVIL}k)": 1}).encode()}))

@@ -287,17 +287,12 @@ def test_lab_bad_url_values_warn_and_the_lab_still_opens():
 def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
     at = open_lab(view="final", budget="650", dedup_threshold="0.7", min_doc_tokens="12",
                summarize_overflow="true")
-    at.session_state["share_open"] = True  # what a click on "Share and export" does
-    run(at)
     exported = downloads["contextlab-config.json"]
     block = at.code[0].value
     assert LabConfig.from_json(exported).max_context_tokens == 650
 
     fresh = open_lab(view="final")
     assert fresh.code[0].value != block
-    assert not any(u.key == "import_config" for u in fresh.file_uploader)  # the panel opens on a click
-    fresh.session_state["share_open"] = True
-    run(fresh)
     fresh.file_uploader(key="import_config").set_value(
         ("contextlab-config.json", exported.encode(), "application/json"))
     run(fresh)
@@ -308,8 +303,6 @@ def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
 
 def test_lab_import_of_a_bad_configuration_is_an_error_message():
     at = open_lab()
-    at.session_state["share_open"] = True  # what a click on "Share and export" does
-    run(at)
     at.file_uploader(key="import_config").set_value(("c.json", b'{"budget": -5}', "application/json"))
     run(at)
     assert any("max_context_tokens must be a whole number >= 0" in unescape(e.value) for e in at.error)
@@ -317,8 +310,6 @@ def test_lab_import_of_a_bad_configuration_is_an_error_message():
 
 def test_lab_code_snippet_rebuilds_the_block_outside_a_checkout(tmp_path, monkeypatch, capsys):
     at = open_lab(budget="512", tokenizer="heuristic", view="final")
-    at.session_state["share_open"] = True  # what a click on "Share and export" does
-    run(at)
     block = at.code[0].value
     snippet = next(c.value for c in at.code if "ContextManager" in c.value)
     assert "max_context_tokens=512" in snippet and "tokenizer='heuristic'" in snippet
