@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .lab_server import CLIPPED_TEXT_JS, ROOT, lab_page, wait_for_app
+from .lab_server import CLIPPED_TEXT_JS, ROOT, lab_page, settle_ms, wait_for_app, watch_runs
 
 pytestmark = pytest.mark.browser
 
@@ -158,3 +158,40 @@ def test_lab_browser_scenario_opens_its_story(page):
     assert "What changes from A to B" in body
     assert "second most relevant document" in body
     page.screenshot(path=str(ARTIFACTS / "e2e_scenario.png"))
+
+
+def _frames_during(page, action) -> int:
+    """Return how many messages the server sends for the run ``action`` starts."""
+    frames: list[object] = []
+
+    def listener(payload: object) -> None:
+        frames.append(payload)
+
+    page.lab_socket.on("framereceived", listener)
+    settle_ms(page, action)
+    page.lab_socket.remove_listener("framereceived", listener)
+    return len(frames)
+
+
+def test_lab_browser_a_view_switch_reruns_only_the_view_and_the_url_follows(page):
+    # The view is a fragment: picking one reruns it alone, and the address bar still names it.
+    watch_runs(page)
+    _open(page, "?budget=700")
+    sidebar_budget = page.get_by_role("slider", name="Token budget")
+    sidebar_budget.focus()  # a sidebar setting reruns the whole page: there and back
+    whole_page = [_frames_during(page, lambda: sidebar_budget.press(key)) for key in ("ArrowRight", "ArrowLeft")]
+    view_only = _frames_during(page, page.get_by_role("radio", name="Final block").click)
+    assert view_only < min(whole_page) / 2, (view_only, whole_page)  # the sidebar is not sent again
+    budget = sidebar_budget.get_attribute("aria-valuetext").replace(",", "")
+    page.get_by_role("radio", name="Learn").click()
+    page.get_by_role("tab", name="2 · What the reorder does with your documents").wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert "view=learn" in page.url and f"max_context_tokens={budget}" in page.url
+    page.get_by_role("tab", name="2 · What the reorder does with your documents").click()
+    page.get_by_text("Documents placed").wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert sidebar_budget.get_attribute("aria-valuetext").replace(",", "") == budget  # the sidebar kept it
+    page.reload()
+    wait_for_app(page)
+    assert page.get_by_role("radio", name="Learn").get_attribute("aria-checked") == "true"
+    assert "1 · What the research measured" in page.locator("body").inner_text()
