@@ -17,6 +17,7 @@ from contextlab.lab.compare import ResultDiff
 from contextlab.types import ContextResult, DocTrace
 
 from .context import LabContext
+from .state import keep_values
 from .text import md_line, warning
 
 __all__ = ["WHOLE_PAGE", "whole_page", "show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
@@ -50,8 +51,7 @@ def seed_fixed_key(name: str, key: str, seed_mode: bool) -> str:
     """
     if not seed_mode:
         return key
-    if key in st.session_state:
-        st.session_state[key] = st.session_state[key]
+    keep_values(key)
     shown = f"{key}__seed_fixed"
     st.session_state[shown] = SEED_FIXED[name]
     return shown

@@ -18,7 +18,7 @@ from .loading import load_uploads, parse_pasted_cached, sample, sample_names
 from .runs import SOURCE as RUNS_SOURCE
 from .runs import SOURCE_LABEL as RUNS_LABEL
 from .runs import runs_documents, start_source
-from .state import CONFIG_KEYS, seed_once
+from .state import CONFIG_KEYS, keep_values, seed_once
 from .table import table_documents
 from .text import plain
 
@@ -58,8 +58,7 @@ def documents_panel(*, key: str = "doc_source", sample_here: bool = True) -> Doc
     seed_once(key, start_source("sample"))
     # Streamlit forgets a widget's value when it is not drawn; re-storing the pasted text
     # keeps it while the user looks at a sample and comes back.
-    if "paste_text" in st.session_state:
-        st.session_state["paste_text"] = st.session_state["paste_text"]
+    keep_values("paste_text")
     source = st.radio(
         "Documents", list(SOURCES), format_func=SOURCES.get, key=key, horizontal=True,
         on_change=_on_source_change, args=(key,),

@@ -14,7 +14,19 @@ import streamlit as st
 from contextlab.lab.config import LabConfig
 
 __all__ = ["CONFIG_KEYS", "B_KEY", "B_FIELDS", "TABLE_ANSWER", "b_key", "seed_once", "seed_config",
-           "reset_parameters", "apply_config_b"]
+           "reset_parameters", "apply_config_b", "keep_values"]
+
+
+def keep_values(*keys: str) -> None:
+    """Keep the values of widgets this run may not draw (a folded section, another tab or view).
+
+    Streamlit forgets a widget's value at the end of a run that does not draw it; written back
+    before the widget would be drawn, the value stays in the session. Keys not set are skipped.
+    """
+    state = st.session_state
+    for key in keys:
+        if key in state:
+            state[key] = state[key]
 
 # The budget's widget keeps the key it had before the field became ``max_context_tokens``.
 _KEY_NAMES = {"max_context_tokens": "budget"}

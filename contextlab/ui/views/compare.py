@@ -17,7 +17,7 @@ from contextlab.types import ContextResult
 
 from ..context import LabContext
 from ..engine import EXACT_TOKENIZER, PLACEMENTS, TOKENIZER_NAMES, build_cached, exact_block_tokens
-from ..state import B_FIELDS, B_KEY, apply_config_b, b_key
+from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, keep_values
 from ..parts import on_request, seed_fixed_key, show_chart, show_table
 from ..text import md, md_line, plain
 
@@ -65,11 +65,9 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = Fal
     if section is not None:
         with section:
             return _b_widgets(config_a, key)
-    # Folded: B's values stay in the session (re-stored, as Streamlit forgets undrawn widgets').
-    state = st.session_state
-    for name in B_FIELDS:
-        state[b_key(name, key)] = state[b_key(name, key)]
-    return config_a.with_changes(**{name: state[b_key(name, key)] for name in B_FIELDS})
+    # Folded: B's values stay in the session while its widgets are not drawn.
+    keep_values(*(b_key(name, key) for name in B_FIELDS))
+    return config_a.with_changes(**{name: st.session_state[b_key(name, key)] for name in B_FIELDS})
 
 
 def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:

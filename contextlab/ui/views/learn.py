@@ -24,6 +24,7 @@ from contextlab.types import DocTrace
 from ..context import LabContext
 from ..engine import MIN_DOCS_TO_REORDER
 from ..scenarios import SCENARIO_KEY, apply_scenario
+from ..state import keep_values
 from ..parts import on_request, show_chart, show_table, whole_page
 from ..text import md, md_line, plain
 from .measured_curve import measured_curve_section
@@ -278,9 +279,7 @@ def render(ctx: LabContext) -> None:
     # A section's widgets keep their values while another section is open (Streamlit forgets
     # the value of a widget a run does not draw): the model picked in 1 is the one 2 and 3 use.
     st.session_state.setdefault("learn_model", most_marked_model())
-    for key in _KEPT:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+    keep_values(*_KEPT)
     # Only the open section is drawn (switching reruns the view): a first visit lays out one
     # chart and its widgets, not the whole page's (about a quarter second on two cores).
     tabs = st.tabs(SECTIONS, key=SECTION_KEY, on_change="rerun")
