@@ -81,7 +81,7 @@ def _title() -> str:
 
 
 @st.fragment
-def _view(ctx: LabContext, url: Callable[[str], dict[str, str]]) -> None:
+def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
     """Draw the view switch and the picked view, the URL kept in step.
 
     A fragment: picking another view, or using a widget inside one, reruns only this part, so
@@ -95,7 +95,7 @@ def _view(ctx: LabContext, url: Callable[[str], dict[str, str]]) -> None:
         "View", list(VIEWS), key="view", required=True, width="stretch",
         format_func=lambda v: VIEWS[v][0], label_visibility="collapsed",
     )
-    sync_url(url(view))
+    sync_url(url(view=view))
     try:
         VIEWS[view][1](ctx)
     except InvalidInputError as exc:
@@ -134,10 +134,6 @@ def _build(documents: list[Document], config: LabConfig) -> ContextResult | None
         return None
 
 
-def _url(config: LabConfig, view: str, **where: object) -> dict[str, str]:
-    return url_params(config, view=view, default_view=DEFAULT_VIEW, **where)  # type: ignore[arg-type]
-
-
 def main() -> None:
     """Draw the lab."""
     holder = latest_build()
@@ -154,14 +150,14 @@ def main() -> None:
     documents = _documents(brought, config)
     source = st.session_state.get("doc_source", "sample")
     scenario = picked_scenario()
-    url = partial(_url, config, present=present, sample=brought.sample, source=source,
-                  scenario=scenario.key if scenario else None, question=question_origin(documents))
+    url = partial(url_params, config, default_view=DEFAULT_VIEW, present=present, sample=brought.sample,
+                  source=source, scenario=scenario.key if scenario else None, question=question_origin(documents))
     with st.sidebar, st.expander("Share and export", expanded=False):
         share_panel(config, source=source, sample=brought.sample)
     result = _build(documents, config) if documents else None
     holder.finished(BuildSnapshot(config, tuple(documents), result))
     if result is None:
-        sync_url(url(view))
+        sync_url(url(view=view))
         if not documents:
             _nothing_to_build(brought)
         return
