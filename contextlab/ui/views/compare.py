@@ -35,14 +35,13 @@ def _preset_seed(config_a: LabConfig, key: str) -> None:
     apply_config_b(config_a.with_changes(seed_compatible=not config_a.seed_compatible), key)
 
 
-def config_b_editor(config_a: LabConfig, *, key: str = B_KEY, folded: bool = False) -> LabConfig:
+def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
     """Return configuration B as edited in the widgets here (first seeded as A, seed switch flipped).
 
     Every widget's key starts with ``key`` (``cmp_b_budget``, ...); the preset buttons write
     to those keys in callbacks. The settings open on request (``{key}_settings_open``): the
     preset buttons, B's one-line description and the table of what differs say what B is,
-    and nine widgets less make a first visit about 90 ms faster on two cores. ``folded`` is
-    kept for callers; B's settings are always folded at first.
+    and nine widgets less make a first visit about 90 ms faster on two cores.
     """
     # First open: B is the seed-vs-default preset, so the view starts on a real difference.
     first_b = config_a.with_changes(seed_compatible=not config_a.seed_compatible)
@@ -255,7 +254,7 @@ def render(ctx: LabContext) -> None:
     col_a.text(_describe(ctx.config))
     col_b.markdown("**B** · the settings below")
     b_description = col_b.empty()
-    config_b = config_b_editor(ctx.config, folded=ctx.presentation)
+    config_b = config_b_editor(ctx.config)
     b_description.text(_describe(config_b))
     _render_config_diff(ctx, ctx.config, config_b)
 
