@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import EndpointError
 from .client import _api_key, check_endpoint_url, scrub
+from .http import HTTPFailure, post_json
 
 __all__ = ["EndpointTokenizer", "endpoint_tokenizer", "prompt_counter", "server_root"]
 
@@ -45,30 +46,23 @@ class EndpointTokenizer:
         self.timeout = timeout
         self._memo: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
-        self._http: Any = None
         self.requests = 0
 
-    def _client(self) -> Any:
-        if self._http is None:
-            import httpx  # installed with openai
-
-            key, _ = _api_key()
-            headers = {"Authorization": f"Bearer {key}"} if key else {}
-            self._http = httpx.Client(base_url=self.root, timeout=self.timeout, headers=headers)
-        return self._http
+    def _headers(self) -> dict[str, str]:
+        key, _ = _api_key()
+        return {"Authorization": f"Bearer {key}"} if key else {}
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        import httpx
-
         try:
-            reply = self._client().post(path, json=body)
-        except httpx.HTTPError as exc:
-            raise EndpointError(scrub(f"cannot reach {self.root}{path} to count tokens ({type(exc).__name__}); "
-                                      "is the server running?")) from None
-        if reply.status_code != 200:
-            raise EndpointError(f"{self.root}{path} answered HTTP {reply.status_code}; it cannot count tokens")
+            reply = post_json(self.root + path, body, headers=self._headers(), deadline=self.timeout)
+        except HTTPFailure as exc:
+            if exc.status is not None:
+                raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot count tokens")) from None
+            raise EndpointError(scrub(f"cannot reach {self.root}{path} to count tokens: {exc.reason}")) from None
         self.requests += 1
-        return reply.json()
+        if not isinstance(reply.body, dict):
+            raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot count tokens")
+        return reply.body
 
     def encode(self, text: str) -> list[int]:
         """Return the token ids of ``text`` (no special tokens added)."""
