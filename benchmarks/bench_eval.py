@@ -1,11 +1,11 @@
-"""Time `contextlab.evaluate` on the bundled NaturalQuestions-Open set against the naive loop.
+"""Time `contextlab.evaluation` on the bundled NaturalQuestions-Open set against the naive loop.
 
     python benchmarks/bench_eval.py                 # 300 questions x 12 configurations
     python benchmarks/bench_eval.py --limit 2655    # every question
     python benchmarks/bench_eval.py --workers 2     # also: `contextlab eval` serial vs 2 Dask workers
 
 The grid is 12 configurations: budget 256, 512, 1024, 2048 x placement lost_in_the_middle,
-relevance, reversed. The naive loop does what a script without contextlab.evaluate would: for
+relevance, reversed. The naive loop does what a script without contextlab.evaluation would: for
 every question and configuration, retrieve the top 20 again and build with a fresh
 ContextManager (no BuildCache). ``run_evaluation`` retrieves once per question and shares one
 BuildCache (token counts, dedup outcomes) across configurations. Both must produce the same
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from contextlab.evaluate import (  # noqa: E402
+from contextlab.evaluation import (  # noqa: E402
     DEFAULT_MODEL,
     expand_grid,
     load_bundled_set,

@@ -7,10 +7,15 @@ loads streamlit or plotly (those are the lab's, under ``contextlab.ui``). Lab su
 
 from __future__ import annotations
 
-from .errors import BudgetError, ContextLabError, InvalidInputError, LoadError, StoreError
+from .errors import (
+    BudgetError,
+    ContextLabError,
+    InvalidInputError,
+    LoadError,
+    StoreError,
+)
 from .loaders import load_bytes, load_file, parse_pasted
 from .manager import ContextManager
-from .memory import fit_history, format_memory
 from .retrieval import (
     ContextConfig,
     MemoryBackend,
@@ -22,8 +27,21 @@ from .retrieval import (
     score_documents,
 )
 from .tokenizers import Tokenizer, get_tokenizer
-from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest
-from .window import AssembledPrompt, HybridRanking, WindowBudget, assemble_prompt
+from .types import (
+    ContextResult,
+    DocTrace,
+    Document,
+    DuplicatePair,
+    Message,
+    PromptRequest,
+)
+from .window.assembly import (
+    AssembledPrompt,
+    HybridRanking,
+    WindowBudget,
+    assemble_prompt,
+)
+from .window.memory import fit_history, format_memory
 
 __all__ = [
     # the engine

@@ -13,8 +13,10 @@ from functools import partial
 from time import perf_counter
 
 from .build_cache import BuildCache
+from .curves.published import position_curve as published_position_curve
 from .errors import InvalidInputError
 from .settings import (
+    DEFAULT_CURVE_MODEL,
     DEFAULT_DEDUP_THRESHOLD,
     DEFAULT_MIN_DOC_TOKENS,
     DEFAULT_TOKENIZER,
@@ -22,20 +24,38 @@ from .settings import (
     EngineSettings,
     placement_for,
 )
-from .stages.budget import (SUMMARY_PREFIX, BudgetOutcome, BudgetRules, FittedBlock, apply_budget,
-                            measure_and_drop)
+from .stages.budget import (
+    BudgetOutcome,
+    BudgetRules,
+    FittedBlock,
+    apply_budget,
+    measure_and_drop,
+)
 from .stages.dedup import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, find_duplicates
 from .stages.filtering import filter_short_documents
-from .stages.format import DEFAULT_SCORE_LABEL, format_block, score_range_note, source_header
+from .stages.format import (
+    DEFAULT_SCORE_LABEL,
+    format_block,
+    score_range_note,
+    source_header,
+)
 from .stages.messages import format_memory
 from .stages.rank import rank_by_score
-from .stages.reorder import PLACEMENTS, PositionCurve, place
+from .stages.reorder import PositionCurve, place
 from .stages.summarize import Summarizer, extractive_synopsis
 from .tokenizers import Tokenizer, count_many, resolve_tokenizer
-from .types import ContextResult, DocTrace, Document, DuplicatePair, Message, PromptRequest, document_list
+from .types import (
+    ContextResult,
+    DocTrace,
+    Document,
+    DuplicatePair,
+    Message,
+    PromptRequest,
+    document_list,
+)
 from .validation import fraction, one_of, text, whole_number
 
-__all__ = ["ContextManager", "BuildCache", "validate_request", "SUMMARY_PREFIX", "PLACEMENTS"]
+__all__ = ["ContextManager", "validate_request"]
 
 
 @dataclass
@@ -116,7 +136,7 @@ class ContextManager:
             position_curve = PositionCurve.from_accuracies(position_curve)
         if self.placement == "curve" and position_curve is None:
             raise InvalidInputError("placement 'curve' needs position_curve: the accuracy the model reads each "
-                                    "position with (contextlab.positional.position_curve makes one)",
+                                    "position with (contextlab.curves.published.position_curve makes one)",
                                     field="position_curve")
         #: What placement "curve" follows: how well the model reads each depth (None otherwise needed).
         self.position_curve: PositionCurve | None = position_curve
@@ -138,13 +158,16 @@ class ContextManager:
                       position_curve: PositionCurve | Sequence[float] | None = None) -> ContextManager:
         """Return the manager ``settings`` describe (seed-compatible when they say so).
 
-        ``position_curve`` is what placement "curve" follows (``positional.manager_for`` supplies
-        the published one by default).
+        ``position_curve`` is what placement "curve" follows: one you measured, or by default the
+        published curve of ``settings.DEFAULT_CURVE_MODEL``; other placements need none. This is the
+        one place a manager is made from settings (the lab, grids, captured runs, integrations).
         """
         if not isinstance(settings, EngineSettings):
             raise InvalidInputError(
                 f"from_settings() takes EngineSettings (or a LabConfig), got {type(settings).__name__}"
             )
+        if settings.placement == "curve" and position_curve is None:
+            position_curve = published_position_curve(DEFAULT_CURVE_MODEL)
         kwargs = {**settings.manager_kwargs(), "position_curve": position_curve}
         return cls.seed_compatible(**kwargs) if settings.seed_compatible else cls(**kwargs)
 

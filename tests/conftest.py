@@ -60,7 +60,7 @@ DASK_GRID = ["max_context_tokens=256,1024", "placement=lost_in_the_middle,revers
 @pytest.fixture(scope="session")
 def bundled_run300():
     """Return the bundled set's first 300 questions at budgets 256 and 1024: one run (~25 s) the suite shares."""
-    from contextlab.evaluate import run_evaluation
+    from contextlab.evaluation import run_evaluation
 
     return run_evaluation(grid=["max_context_tokens=256,1024"], limit=300)
 
@@ -69,6 +69,6 @@ def bundled_run300():
 def dask_run40():
     """Return 40 questions of ``DASK_GRID`` run on a local 2-worker Dask cluster: the suite's one cluster."""
     pytest.importorskip("distributed")
-    from contextlab.evaluate import run_evaluation
+    from contextlab.evaluation import run_evaluation
 
     return run_evaluation(grid=DASK_GRID, limit=40, workers=2, chunk_size=5)

@@ -9,8 +9,15 @@ from datetime import datetime, timezone
 
 import pytest
 
-from contextlab import ContextManager, Document, InvalidInputError, LoadError, PromptRequest
-from contextlab.captures import (
+from contextlab import (
+    ContextManager,
+    Document,
+    InvalidInputError,
+    LoadError,
+    PromptRequest,
+)
+from contextlab.lab.config import LabConfig
+from contextlab.runs.captures import (
     CAPTURE_VERSION,
     append_run,
     capture_record,
@@ -18,7 +25,6 @@ from contextlab.captures import (
     read_run,
     runs_from_bytes,
 )
-from contextlab.lab.config import LabConfig
 from contextlab.settings import EngineSettings
 
 DOCS = [
@@ -60,7 +66,7 @@ def test_captures_round_trip_a_run(tmp_path):
 
 
 def test_captures_file_with_gold_is_an_evaluation_set(tmp_path):
-    from contextlab.evaluate import load_eval_set
+    from contextlab.evaluation import load_eval_set
 
     path = tmp_path / "runs.jsonl"
     append_run(path, _record(gold_sources=["a.md"], answers=["prorated"]))
@@ -263,7 +269,7 @@ def test_captures_cli_build_run_errors_are_one_line(tmp_path, capsys):
 
 def test_captures_cli_lab_runs_opens_the_lab_on_the_file(tmp_path, monkeypatch):
     from contextlab import cli
-    from contextlab.captures import LAB_RUNS_ENV
+    from contextlab.runs.captures import LAB_RUNS_ENV
 
     path = _two_runs(tmp_path)
     app = tmp_path / "streamlit_app.py"

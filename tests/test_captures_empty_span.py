@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from contextlab.captures import iter_runs
+from contextlab.runs.captures import iter_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 _SPAN = {"name": "retrieve", "context": {"trace_id": "0x1", "span_id": "0x2"},

@@ -142,14 +142,15 @@ def test_config_link_whose_older_switch_contradicts_its_placement_is_reported():
 
 
 def test_config_curve_placement_builds_wherever_settings_are_read():
-    # One place (positional.manager_for) supplies the published curve "curve" follows by default.
+    # One place (ContextManager.from_settings) supplies the published curve "curve" follows by default.
+    from contextlab.curves.published import position_curve
     from contextlab.integrations._common import ContextLabStep
-    from contextlab.positional import manager_for, position_curve
+    from contextlab.manager import ContextManager
     from contextlab.settings import DEFAULT_CURVE_MODEL, EngineSettings
 
     published = position_curve(DEFAULT_CURVE_MODEL)
     assert DEFAULT_CURVE_MODEL == "GPT-3.5-Turbo"
-    assert manager_for(EngineSettings(placement="curve")).position_curve == published
+    assert ContextManager.from_settings(EngineSettings(placement="curve")).position_curve == published
     assert LabConfig(placement="curve").make_manager().position_curve == published
     assert ContextLabStep("test", placement="curve").manager.position_curve == published
-    assert manager_for(EngineSettings()).position_curve is None
+    assert ContextManager.from_settings(EngineSettings()).position_curve is None

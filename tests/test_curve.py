@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from contextlab import ContextManager, Document, PromptRequest
+from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation.curve import (
     CurvePlan,
@@ -22,9 +23,7 @@ from contextlab.evaluation.curve import (
 )
 from contextlab.evaluation.run import run_evaluation
 from contextlab.lab.config import LabConfig
-from contextlab.positional import accuracy_at, position_curve
 from contextlab.stages.reorder import PositionCurve, curve_ordering
-
 
 # -- the experiment's prompts -----------------------------------------------------------------
 

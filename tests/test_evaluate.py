@@ -1,4 +1,4 @@
-"""contextlab.evaluate on small hand-made sets: loading, grids, metrics, aggregates, output."""
+"""contextlab.evaluation on small hand-made sets: loading, grids, metrics, aggregates, output."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextlab import ContextManager, Document, PromptRequest
+from contextlab.curves.published import load_position_curves
 from contextlab.errors import InvalidInputError, LoadError
-from contextlab.evaluate import (
+from contextlab.evaluation import (
     METRIC_COLUMNS,
     EvalQuestion,
     bootstrap_interval,
@@ -30,7 +31,6 @@ from contextlab.evaluate import (
     run_evaluation,
     write_results,
 )
-from contextlab.positional import load_position_curves
 
 # Unrelated texts of about the same length: distinct enough that no two are near copies.
 _FILLERS = (
@@ -182,7 +182,7 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
 
 
 def test_load_eval_bytes_reads_plain_and_gzipped_uploads():
-    from contextlab.evaluate import load_eval_bytes
+    from contextlab.evaluation import load_eval_bytes
 
     line = json.dumps({"query": "q", "documents": ["the answer is here"], "answers": ["answer"]}) + "\n"
     plain = load_eval_bytes(line.encode(), "up.jsonl")
@@ -292,7 +292,7 @@ def test_write_results_writes_csv_and_summary(tmp_path):
 
 
 def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
-    from contextlab.evaluate import evaluate_to_files
+    from contextlab.evaluation import evaluate_to_files
 
     result = _small_run(tmp_path)
     write_results(result, tmp_path / "kept.csv", tmp_path / "kept.json")
@@ -361,7 +361,7 @@ def test_run_evaluation_rejects_unknown_model_and_both_backends(tmp_path):
 
 @pytest.mark.slow
 def test_import_contextlab_does_not_import_dask():
-    code = ("import sys, contextlab, contextlab.evaluate; "
+    code = ("import sys, contextlab, contextlab.evaluation; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from contextlab.evaluate import METRIC_COLUMNS, load_bundled_set, run_evaluation
+from contextlab.evaluation import METRIC_COLUMNS, load_bundled_set
 from contextlab.evaluation.sets import _bundled_passages, bundled_set_path
 
 pytestmark = pytest.mark.slow

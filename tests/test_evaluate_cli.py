@@ -10,7 +10,7 @@ import pytest
 
 from contextlab.cli import main
 from contextlab.errors import InvalidInputError
-from contextlab.evaluate import METRIC_COLUMNS, results_csv
+from contextlab.evaluation import METRIC_COLUMNS, results_csv
 
 
 def _rows(path) -> list[dict[str, str]]:

@@ -1,4 +1,4 @@
-"""contextlab.evaluate on Dask: a 2-worker local cluster gives the serial rows; a dead scheduler is one line."""
+"""contextlab.evaluation on Dask: a 2-worker local cluster gives the serial rows; a dead scheduler is one line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from contextlab.errors import InvalidInputError  # noqa: E402
-from contextlab.evaluate import run_evaluation  # noqa: E402
+from contextlab.evaluation import run_evaluation  # noqa: E402
 from contextlab.evaluation.cluster import dask_client  # noqa: E402
 from tests.conftest import DASK_GRID  # noqa: E402
 

@@ -12,8 +12,9 @@ import pytest
 
 import contextlab
 from contextlab import ContextManager, Document, PromptRequest
+from contextlab.curves.reading import read_curve
 from contextlab.errors import InvalidInputError
-from contextlab.evaluate import (
+from contextlab.evaluation import (
     EvalQuestion,
     evaluate_to_files,
     expand_grid,
@@ -29,8 +30,7 @@ from contextlab.evaluate import (
 )
 from contextlab.evaluation.aggregate import Aggregator
 from contextlab.evaluation.compare import compare_runs, compare_table
-from contextlab.evaluation.curves import read_curve
-from contextlab.evaluation.stats import wilson_interval
+from contextlab.intervals import wilson_interval
 
 MODEL = "GPT-3.5-Turbo"
 FILLER = "Filler text about an unrelated subject that says nothing of use here at all, number {}."

@@ -14,7 +14,7 @@ from contextlab.charts.evaluate import (  # noqa: E402
     settings_heatmap_figure,
     tokens_accuracy_figure,
 )
-from contextlab.evaluate import (  # noqa: E402
+from contextlab.evaluation import (  # noqa: E402
     ZONES,
     disagreements,
     gold_zone_shares,

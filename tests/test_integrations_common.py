@@ -23,8 +23,8 @@ FRAMEWORKS = ("langchain", "langchain_core", "langchain_classic", "llama_index",
 
 
 def test_integrations_import_contextlab_loads_no_framework():
-    code = ("import sys, contextlab, contextlab.captures, contextlab.integrations, "
-            "contextlab.integrations._common, contextlab.integrations.openinference; "
+    code = ("import sys, contextlab, contextlab.runs.captures, contextlab.integrations, "
+            "contextlab.integrations._common, contextlab.runs.openinference; "
             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({FRAMEWORKS!r})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

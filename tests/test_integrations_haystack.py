@@ -15,8 +15,8 @@ from haystack.components.retrievers.in_memory import InMemoryBM25Retriever  # no
 from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
 
 from contextlab import ContextManager, Document, InvalidInputError, PromptRequest  # noqa: E402
-from contextlab.captures import iter_runs  # noqa: E402
 from contextlab.integrations.haystack import ContextLabBuilder  # noqa: E402
+from contextlab.runs.captures import iter_runs  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -11,10 +11,10 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from contextlab import ContextManager, Document, InvalidInputError, PromptRequest
-from contextlab.captures import iter_runs
-from contextlab.lab.config import LabConfig
 from contextlab.integrations.langchain import ContextLabCompressor
+from contextlab.lab.config import LabConfig
 from contextlab.retrieval import score_documents
+from contextlab.runs.captures import iter_runs
 
 pytestmark = pytest.mark.integration
 

@@ -8,9 +8,9 @@ from llama_index.core.llms import MockLLM
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
 from contextlab import Document, InvalidInputError
-from contextlab.captures import iter_runs
 from contextlab.integrations.llama_index import ContextLabPostprocessor
 from contextlab.retrieval import score_documents
+from contextlab.runs.captures import iter_runs
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from contextlab.captures import iter_runs, read_run, runs_from_bytes
+from contextlab.runs.captures import iter_runs, read_run, runs_from_bytes
 
 pytestmark = pytest.mark.integration
 

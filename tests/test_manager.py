@@ -7,8 +7,10 @@ import math
 import pytest
 
 from contextlab import ContextManager, Document, Message, PromptRequest
+from contextlab.build_cache import BuildCache
 from contextlab.errors import InvalidInputError
-from contextlab.manager import PLACEMENTS, SUMMARY_PREFIX, BuildCache
+from contextlab.stages.budget import SUMMARY_PREFIX
+from contextlab.stages.reorder import PLACEMENTS
 from tests.seed_reference import SeedContextManager
 
 

@@ -1,4 +1,4 @@
-"""Tests for contextlab.memory: format_memory and fit_history."""
+"""Tests for contextlab.window.memory: format_memory and fit_history."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextlab.errors import InvalidInputError
-from contextlab.memory import (
+from contextlab.tokenizers import get_tokenizer
+from contextlab.types import Message
+from contextlab.window.memory import (
     HistoryFit,
     extractive_summary,
     fit_history,
@@ -15,8 +17,6 @@ from contextlab.memory import (
     role_label,
     summary_header,
 )
-from contextlab.tokenizers import get_tokenizer
-from contextlab.types import Message
 
 HEURISTIC = get_tokenizer("heuristic")
 

@@ -9,10 +9,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contextlab import ContextManager, Document, PromptRequest
-from contextlab.manager import BuildCache
+from contextlab.build_cache import BuildCache
 from contextlab.stages.budget import MIN_PARTIAL_TOKENS
 from contextlab.stages.dedup import MEASURES, SEED_MEASURE, find_duplicates
-from contextlab.stages.reorder import PLACEMENTS, PositionCurve, place, reorder_lost_in_the_middle
+from contextlab.stages.reorder import (
+    PLACEMENTS,
+    PositionCurve,
+    place,
+    reorder_lost_in_the_middle,
+)
 from tests.seed_reference import SeedContextManager
 
 VOCAB = ["the", "refund", "plan", "annual", "days", "Paris", "capital", "of", "30", "é"]

@@ -1,4 +1,4 @@
-"""Tests for contextlab.ranking: seed 002's hybrid score (relevance, recency, importance)."""
+"""Tests for contextlab.window.ranking: seed 002's hybrid score (relevance, recency, importance)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextlab.errors import InvalidInputError
-from contextlab.ranking import HYBRID_SCORE_LABEL, HybridRanking
 from contextlab.types import Document
+from contextlab.window.ranking import HYBRID_SCORE_LABEL, HybridRanking
 
 HOUR = 3600.0
 NOW = 1_700_000_000.0

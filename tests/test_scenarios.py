@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from contextlab import PromptRequest
+from contextlab.curves.published import accuracy_at, curve_models
+from contextlab.errors import InvalidInputError
 from contextlab.lab.compare import diff_results
 from contextlab.lab.config import LabConfig
-from contextlab.errors import InvalidInputError
-from contextlab.positional import accuracy_at, curve_models
 from contextlab.lab.samples import sample_set_names
 from contextlab.lab.scenarios import SCENARIOS, Scenario, get_scenario, scenario_keys
 from contextlab.types import ContextResult, DocTrace

@@ -17,8 +17,8 @@ from contextlab.evaluation.stats import (
     paired_rate_interval,
     questions_needed,
     recommend,
-    wilson_interval,
 )
+from contextlab.intervals import format_interval, wilson_interval
 
 
 @pytest.mark.parametrize("successes, n, low, high", [
@@ -155,3 +155,12 @@ def test_recommend_with_one_configuration_says_it_is_the_only_one():
     out = recommend([_summary("only", 512, 0.5, 480)], {"only": [1, 0]}, "gold_in_block", yes_no=True)
     assert out["text"] == ("On gold in block (no model answered): take only: 480 tokens on average, gold in block "
                            "50.0%, the only configuration run (2 questions).")
+
+
+@pytest.mark.parametrize("args, kwargs, expected", [
+    ((13.333, 5.31, 29.7), {}, "13.3 [5.3, 29.7]"),
+    ((6.7, -8.1, 21.4), {"signed": True}, "+6.7 [-8.1, +21.4]"),
+    ((0.5, 0.25, 0.75), {"digits": 2, "width": 5}, " 0.50 [ 0.25,  0.75]"),
+])
+def test_format_interval_writes_value_and_bounds(args, kwargs, expected):
+    assert format_interval(*args, **kwargs) == expected

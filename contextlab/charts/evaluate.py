@@ -1,6 +1,6 @@
 """Figures of an evaluation run: tokens vs expected accuracy, two settings as a heatmap, gold zones.
 
-Pure functions: summaries or shares in (from ``contextlab.evaluate``), ``go.Figure`` out. Every
+Pure functions: summaries or shares in (from ``contextlab.evaluation``), ``go.Figure`` out. Every
 configuration label and setting value is user-influenced text and goes through ``label``.
 """
 

@@ -50,7 +50,7 @@ SECTION_COLORS: dict[str, str] = {
     "buffer": "#dee2e6",
 }
 
-#: How each placement strategy of ``contextlab.positional.ORDERINGS`` is named in the lab.
+#: How each placement strategy of ``contextlab.curves.published.ORDERINGS`` is named in the lab.
 STRATEGY_LABELS: dict[str, str] = {
     "lost_in_the_middle": "contextlab (lost in the middle)",
     "relevance": "Relevance order (no reordering)",

@@ -11,8 +11,14 @@ from ..errors import ContextLabError
 from ..lab.config import LabConfig
 from ..safe_text import json_terminal_safe, terminal_safe_lines
 from ..types import Document
-from .common import (add_budget_options, add_engine_options, config_of, engine_overrides,
-                     scored, summary)
+from .common import (
+    add_budget_options,
+    add_engine_options,
+    config_of,
+    engine_overrides,
+    scored,
+    summary,
+)
 from .flags import note
 from .inputs import add_input_options, positive_int, read_documents
 
@@ -51,7 +57,7 @@ def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
     overrides them (even one whose value equals its default). Documents without a score are
     scored against the (run's) query.
     """
-    from ..captures import read_run
+    from ..runs.captures import read_run
 
     if args.file == "-":
         raise ContextLabError("--run reads a capture file or span export by name, not stdin")

@@ -27,7 +27,12 @@ def cmd_compare(paths: list[str], args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..evaluate import DEFAULT_MODEL, ProgressBar, evaluate_to_files, summary_table
+    from ..evaluation import (
+        DEFAULT_MODEL,
+        ProgressBar,
+        evaluate_to_files,
+        summary_table,
+    )
 
     sets = list(args.evalset or [])
     if sets and sets[0] == "compare":
@@ -57,7 +62,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def add_eval(sub: Any) -> None:
-    from ..evaluate import DEFAULT_MODEL, DEFAULT_TOP_K, GRID_KEYS
+    from ..evaluation import DEFAULT_MODEL, DEFAULT_TOP_K, GRID_KEYS
 
     p = sub.add_parser(
         "eval", help="measure configurations on labelled questions (bundled NaturalQuestions set)",

@@ -37,7 +37,7 @@ def cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
         )
     require("streamlit", "the lab")
     if args.runs is not None:
-        from ..captures import LAB_RUNS_ENV, iter_runs
+        from ..runs.captures import LAB_RUNS_ENV, iter_runs
 
         path = Path(args.runs).resolve()
         next(iter_runs(path))  # a foreign or malformed file is one line here, not in the browser

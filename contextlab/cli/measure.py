@@ -39,9 +39,9 @@ def _curve(args: argparse.Namespace) -> Any:
 
 def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
-    from ..evaluate import DEFAULT_MODEL, summary_table
-    from ..evaluation.measured import apply_curve, plan_measured, with_curve
+    from ..evaluation import DEFAULT_MODEL, summary_table
     from ..evaluation.curve import curve_file_questions
+    from ..evaluation.measured import apply_curve, plan_measured, with_curve
     from ..evaluation.output import write_results
     from ..evaluation.run import plan_run
     from ..evaluation.sets import load_eval_set

@@ -1,9 +1,110 @@
-"""Evaluation on labelled questions: sets, per-question metrics, grids, serial or Dask runs.
+"""Evaluation on labelled questions: which settings keep the answer where the model reads it on labelled questions: which settings keep the answer where the model reads it.
 
-The public face is ``contextlab.evaluate``; this package holds its parts (``sets``, ``grid``,
-``metrics``, ``run``, ``cluster``, ``output``).
+The same functions the ``contextlab eval`` command and the lab's Evaluate view call::
+
+    from contextlab.evaluation import run_evaluation, write_results
+
+    result = run_evaluation(grid=["budget=256,1024", "placement=lost_in_the_middle,relevance"],
+                            limit=300)           # the bundled NaturalQuestions-Open set
+    for row in result.summaries():
+        print(row["config"], row["gold_in_block"], row["expected_accuracy"])
+    write_results(result, "results.csv", "summary.json")
+
+``expected_accuracy`` is an estimate from the curves Liu et al. published ("Lost in the
+Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_NOTE``.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .aggregate import Aggregator, aggregate, bootstrap_interval
+from .analysis import (
+    ZONES,
+    disagreements,
+    find_configuration,
+    gold_zone_shares,
+    pareto_front,
+    setting_table,
+    sort_by_difference,
+)
+from .grid import GRID_KEYS, Configuration, expand_grid, grid_keys, parse_grid
+from .metrics import (
+    DEFAULT_MODEL,
+    EXPECTED_ACCURACY_NOTE,
+    METRIC_COLUMNS,
+    RATE_METRICS,
+    SUMMARY_METRICS,
+    PreparedQuestion,
+    gold_zone,
+    prepare_question,
+    question_metrics,
+)
+from .output import (
+    ProgressBar,
+    evaluate_to_files,
+    gains_lines,
+    results_csv,
+    summary_table,
+    write_results,
+)
+from .run import DEFAULT_TOP_K, EvalResult, evaluate_chunk, run_evaluation
+from .sets import (
+    BUNDLED_SET,
+    BundledCorpus,
+    EvalQuestion,
+    EvalSet,
+    StoreRetriever,
+    bundled_set_path,
+    load_bundled_set,
+    load_eval_bytes,
+    load_eval_set,
+    normalize_answer,
+    parse_eval_records,
+)
+
+__all__ = [
+    "BUNDLED_SET",
+    "DEFAULT_MODEL",
+    "DEFAULT_TOP_K",
+    "EXPECTED_ACCURACY_NOTE",
+    "GRID_KEYS",
+    "METRIC_COLUMNS",
+    "RATE_METRICS",
+    "SUMMARY_METRICS",
+    "ZONES",
+    "BundledCorpus",
+    "Configuration",
+    "EvalQuestion",
+    "EvalResult",
+    "EvalSet",
+    "PreparedQuestion",
+    "ProgressBar",
+    "StoreRetriever",
+    "Aggregator",
+    "aggregate",
+    "bootstrap_interval",
+    "bundled_set_path",
+    "disagreements",
+    "evaluate_chunk",
+    "evaluate_to_files",
+    "expand_grid",
+    "gains_lines",
+    "find_configuration",
+    "gold_zone",
+    "gold_zone_shares",
+    "grid_keys",
+    "load_bundled_set",
+    "load_eval_bytes",
+    "load_eval_set",
+    "normalize_answer",
+    "parse_eval_records",
+    "parse_grid",
+    "pareto_front",
+    "prepare_question",
+    "question_metrics",
+    "results_csv",
+    "run_evaluation",
+    "setting_table",
+    "sort_by_difference",
+    "summary_table",
+    "write_results",
+]

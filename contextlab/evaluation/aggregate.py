@@ -20,15 +20,22 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
-from .curves import CURVE_QUESTIONS
+from ..intervals import Z_95, wilson_interval
 from .metrics import RATE_METRICS, SUMMARY_METRICS
-from .stats import BOOTSTRAP_SAMPLES, budget_gains, combine_intervals, paired_comparison, recommend, wilson_interval
+from .stats import (
+    BOOTSTRAP_SAMPLES,
+    budget_gains,
+    combine_intervals,
+    paired_comparison,
+    recommend,
+)
 
 __all__ = ["Aggregator", "BOOTSTRAP_MAX_QUESTIONS", "PAIRED_METRICS", "aggregate", "bootstrap_interval",
            "recommendation_metric", "INTERVALS"]
 
-#: Above this many questions an interval is the normal approximation (mean ± 1.96 standard
+#: Above this many questions an interval is the normal approximation (mean ± Z_95 standard
 #: errors), which the bootstrap of a mean equals at that size; paired differences need the
 #: per-question values, kept up to this many questions.
 BOOTSTRAP_MAX_QUESTIONS = 100_000
@@ -91,7 +98,7 @@ def _normal_interval(n: int, total: float, squares: float) -> tuple[float, float
         return (math.nan, math.nan, math.nan)
     mean = total / n
     variance = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
-    half = 1.96 * math.sqrt(variance / n)
+    half = Z_95 * math.sqrt(variance / n)
     return (mean, mean - half, mean + half)
 
 

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..manager import BuildCache
+from ..build_cache import BuildCache
 from ..types import ContextResult, PromptRequest
 from .grid import Configuration
 from .metrics import prepare_question, question_metrics

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text
+from ..curves.published import PositionData, parse_position_csv
 from ..errors import InvalidInputError
+from ..intervals import wilson_interval
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
 from ..models.scoring import answer_is_correct, normalize_answer
-from ..positional import PositionData, parse_position_csv
 from ..types import Document
 from ..validation import whole_number
 from .sets import BundledCorpus, EvalQuestion, load_bundled_set
-from .stats import wilson_interval
 
 __all__ = ["CurveCase", "CurvePlan", "CurveResult", "plan_curve", "run_curve", "curve_csv", "write_curve",
            "load_curve_file", "curve_file_questions", "solved_examples", "solved_questions", "parse_positions"]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..positional import manager_for
 from ..settings import ALIASES, EngineSettings
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
@@ -39,7 +38,7 @@ class Configuration:
 
     def make_manager(self) -> ContextManager:
         """Return the ``ContextManager`` this configuration describes (its curve for placement "curve")."""
-        return manager_for(self.config, self.position_curve)
+        return ContextManager.from_settings(self.config, position_curve=self.position_curve)
 
 
 def grid_keys() -> list[str]:

@@ -16,19 +16,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..manager import BuildCache, ContextManager
+from ..build_cache import BuildCache
+from ..curves.published import PositionData, accuracy_at, position_curve
+from ..intervals import wilson_interval
+from ..manager import ContextManager
 from ..models.batch import CallPlan, answer_prompts, plan_calls
 from ..models.cache import ResponseCache
 from ..models.client import ModelClient
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
 from ..models.tokenizer import endpoint_tokenizer, prompt_counter
-from ..positional import PositionData, accuracy_at, position_curve
 from ..types import Document, PromptRequest
 from .curve import solved_questions
 from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
-from .stats import wilson_interval
 
 __all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve"]
 

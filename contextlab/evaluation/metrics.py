@@ -2,7 +2,7 @@
 
 No LLM is involved: the gold document's fate in the block is read from the build's trace, and
 ``expected_accuracy`` is the accuracy Liu et al. (2024, TACL) *published* for a model when the
-answer sits at that relative position (``contextlab.positional``): an estimate from the
+answer sits at that relative position (``contextlab.curves.published``): an estimate from the
 published curve, not a measurement of your model.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..positional import CITATION
+from ..curves.published import CITATION
+from ..curves.reading import read_curve
 from ..types import ContextResult, Document
-from .curves import read_curve
 from .sets import EvalQuestion, normalize_answer
 
 __all__ = [

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..positional import CITATION, CITATION_URL
+from ..curves.published import CITATION, CITATION_URL
 from .aggregate import INTERVALS
 from .metrics import EXPECTED_ACCURACY_NOTE
 

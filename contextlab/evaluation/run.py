@@ -12,17 +12,23 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..curves.published import load_position_curves
 from ..errors import InvalidInputError
-from ..positional import load_position_curves
 from ..settings import EngineSettings
 from ..validation import whole_number
+from .aggregate import Aggregator
+from .analysis import find_configuration
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk, new_cache
 from .grid import Configuration, expand_grid, parse_grid
-from .aggregate import Aggregator
 from .metrics import DEFAULT_MODEL, METRIC_COLUMNS
-from .analysis import find_configuration
 from .report import file_sha256, summary_document, utc_now
-from .sets import BundledCorpus, EvalQuestion, EvalSet, bundled_set_path, load_bundled_set
+from .sets import (
+    BundledCorpus,
+    EvalQuestion,
+    EvalSet,
+    bundled_set_path,
+    load_bundled_set,
+)
 
 __all__ = ["EvalResult", "Progress", "RunPlan", "plan_run", "run_evaluation", "evaluate_chunk",
            "default_chunk_size", "DEFAULT_TOP_K", "CONNECT_TIMEOUT_S"]

@@ -3,8 +3,6 @@
 Pure functions over numbers and sequences (numpy only), shared by the aggregates, the
 ``eval compare`` command and the lab:
 
-- ``wilson_interval``: a rate's 95% interval that stays honest on small sets (never zero width
-  unless n is 0);
 - ``paired_bootstrap``: the mean paired difference of two configurations over the same questions
   and its percentile-bootstrap interval;
 - ``mcnemar_exact``: McNemar's exact (binomial) p-value for two yes/no metrics on the same questions.
@@ -17,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..intervals import Z_95
 
 __all__ = [
     "ALPHA",
@@ -32,34 +31,14 @@ __all__ = [
     "paired_rate_interval",
     "questions_needed",
     "recommend",
-    "wilson_interval",
 ]
-
-
-def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Return ``(low, high)``: the Wilson score interval of the rate ``successes / n`` (fractions).
-
-    Right where the normal approximation is not: at 10 of 10 it is [0.722, 1.0], not [1.0, 1.0].
-    ``n`` 0 gives ``(nan, nan)``. ``successes`` may be fractional (a mean of 0/1 values times n).
-    """
-    if n <= 0:
-        return (math.nan, math.nan)
-    if not 0 <= successes <= n:
-        raise InvalidInputError(f"successes must be between 0 and n={n}, got {successes!r}")
-    p = successes / n
-    z2 = z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    # Clamp the rounding noise at the ends (p = 0 or 1 gives exactly 0 or 1 in exact arithmetic).
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 # -- paired comparisons ----------------------------------------------------------------------
 
 #: Resamples of every bootstrap here (seeded, so a run gives the same intervals every time).
 BOOTSTRAP_SAMPLES = 1000
-#: z of a two-sided 95% interval, and of 80% power (for "about M questions would be needed").
-Z_95 = 1.96
+#: z of 80% power (for "about M questions would be needed"); Z_95 is the 95% interval's.
 Z_POWER_80 = 0.8416
 #: Significance level below which a difference is called credible.
 ALPHA = 0.05

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..captures import append_run, capture_record
 from ..errors import InvalidInputError
-from ..positional import manager_for
+from ..manager import ContextManager
 from ..retrieval import needs_scoring, score_unscored
+from ..runs.captures import append_run, capture_record
 from ..settings import ALIASES, LEGACY_REORDER, EngineSettings, canonical_names
 from ..settings import SETTING_NAMES as _ENGINE_NAMES
 from ..types import ContextResult, Document, PromptRequest
@@ -167,7 +167,7 @@ class ContextLabStep:
                  capture_to: str | os.PathLike[str] | None = None, **settings: Any) -> None:
         self.framework = framework
         self.config = engine_config(config, **settings)
-        self.manager = manager_for(self.config)
+        self.manager = ContextManager.from_settings(self.config)
         self.capture_to = _capture_path(capture_to)
 
     def settings(self) -> dict[str, Any]:

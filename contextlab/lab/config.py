@@ -13,17 +13,23 @@ import json
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from ..build_cache import BuildCache
 from ..errors import InvalidInputError
-from ..manager import BuildCache, ContextManager
-from ..positional import manager_for
-from ..settings import (ALIASES, EXPORT_MARKER, LEGACY_REORDER, EngineSettings,
-                        accepts_aliases, placement_for)
+from ..manager import ContextManager
+from ..settings import (
+    ALIASES,
+    EXPORT_MARKER,
+    LEGACY_REORDER,
+    EngineSettings,
+    accepts_aliases,
+    placement_for,
+)
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import text
 
 if TYPE_CHECKING:
-    from ..captures import CapturedRun
+    from ..runs.captures import CapturedRun
 
 __all__ = ["LabConfig", "PLACEMENTS"]
 
@@ -58,9 +64,9 @@ class LabConfig(EngineSettings):
         """Return the ``ContextManager`` this configuration describes.
 
         Placement "curve" follows ``position_curve`` (a measured curve the caller loaded), by
-        default the published one (``positional.manager_for``).
+        default the published one (``ContextManager.from_settings``).
         """
-        return manager_for(self, position_curve)
+        return ContextManager.from_settings(self, position_curve=position_curve)
 
     def build(self, documents: list[Document], *, cache: BuildCache | None = None) -> ContextResult:
         """Return this configuration's build of ``documents`` (its query and budget)."""

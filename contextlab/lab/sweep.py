@@ -108,7 +108,7 @@ def run_sweep(
     Every setting but the threshold and the budget comes from ``config``; ``progress`` is
     called with the number of builds done after each one.
     """
-    from ..manager import BuildCache
+    from ..build_cache import BuildCache
 
     cache = BuildCache()
     rows: list[dict[str, Any]] = []

@@ -1,6 +1,6 @@
 """What the lab's teaching views say about a curve: measured or interpolated, and when a reorder helps.
 
-Pure functions over the published position curves (``contextlab.positional``): the views print
+Pure functions over the published position curves (``contextlab.curves.published``): the views print
 their sentences, tests check them without a browser.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import positional
+from ..curves.published import load_position_curves
 from ..errors import InvalidInputError
 
 __all__ = ["is_measured", "curve_name", "accuracy_phrase", "reorder_cannot_help", "HELPS_SCENARIO", "curve_dip",
@@ -21,7 +21,7 @@ HELPS_SCENARIO = "lost_in_the_middle"
 
 def is_measured(model: str, n_docs: int) -> bool:
     """Return True when ``model``'s curve was published for exactly ``n_docs`` documents."""
-    return n_docs in positional.load_position_curves().doc_counts(model)
+    return n_docs in load_position_curves().doc_counts(model)
 
 
 def curve_name(model: str, n_docs: int) -> str:
@@ -61,13 +61,13 @@ def curve_dip(points: list[tuple[int, float]]) -> float:
 
 def strongest_count(model: str) -> int:
     """Return the measured document count at which ``model``'s middle dips furthest."""
-    data = positional.load_position_curves()
+    data = load_position_curves()
     return max(data.doc_counts(model), key=lambda n: curve_dip(data.curve(model, n)))
 
 
 def most_marked_model() -> str:
     """Return the model whose middle dips furthest below its better end (the clearest example)."""
-    data = positional.load_position_curves()
+    data = load_position_curves()
 
     def dip(model: str) -> float:
         counts = data.doc_counts(model)
@@ -155,5 +155,5 @@ def middle_zone(n: int) -> tuple[int, int] | None:
 
 def dip_by_count(model: str) -> dict[int, float]:
     """Return, per measured document count, how far ``model``'s middle dips below its better end."""
-    data = positional.load_position_curves()
+    data = load_position_curves()
     return {n: curve_dip(data.curve(model, n)) for n in data.doc_counts(model)}

@@ -1,6 +1,6 @@
 """Conversation lines: seed 000's ``format_memory`` and the role labels every history shares.
 
-The engine's ``ContextManager.format_memory`` and seed 002's history fitting (``memory.py``)
+The engine's ``ContextManager.format_memory`` and seed 002's history fitting (``window/memory.py``)
 both read messages through here, so the labels are the same everywhere.
 """
 

@@ -153,7 +153,7 @@ class PositionCurve:
     (position p of n is at (p - 1) / (n - 1)); accuracy is in any unit, higher is better. Between
     points it is linear, outside them flat. The engine takes the curve as data; where it comes
     from (a published study, or your model measured with ``contextlab curve``) is the caller's
-    choice (``contextlab.positional.position_curve`` makes one).
+    choice (``contextlab.curves.published.position_curve`` makes one).
     """
 
     points: tuple[tuple[float, float], ...]

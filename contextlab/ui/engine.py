@@ -18,7 +18,6 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.lab.config import LabConfig
-from contextlab.manager import PLACEMENTS
 from contextlab.stages.budget import TRUNCATION_MARKER
 from contextlab.stages.dedup import (
     DEFAULT_MEASURE,
@@ -30,12 +29,22 @@ from contextlab.stages.dedup import (
     similarity_matrix,
     word_diff,
 )
-from contextlab.stages.reorder import MIN_DOCS_TO_REORDER, place
+from contextlab.stages.reorder import (
+    MIN_DOCS_TO_REORDER,
+    ORDERINGS,
+    PLACEMENTS,
+    most_relevant_position,
+    ordering_positions,
+    place,
+)
 from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, count_many, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
+    "ORDERINGS",
     "PLACEMENTS",
+    "most_relevant_position",
+    "ordering_positions",
     "TOKENIZER_NAMES",
     "EXACT_TOKENIZER",
     "build_cached",
@@ -148,7 +157,8 @@ def kept_words(shortened: str) -> int:
 
 def _draw_every_figure_once() -> None:
     """Build each of the lab's figures once on a tiny build (the results are thrown away)."""
-    from contextlab import charts, positional
+    from contextlab import charts
+    from contextlab.curves import published
     from contextlab.lab.compare import diff_results
     from contextlab.manager import ContextManager
 
@@ -158,7 +168,7 @@ def _draw_every_figure_once() -> None:
     result = ContextManager(tokenizer="heuristic").build(
         PromptRequest(query="refund", documents=docs, max_context_tokens=150))
     labels = [charts.doc_label(t) for t in result.trace]
-    curve = positional.accuracy_curve(positional.curve_models()[0], 6)
+    curve = published.accuracy_curve(published.curve_models()[0], 6)
     figures = [
         charts.fate_sankey(result), charts.budget_chart(result),
         charts.placement_chart(result, curve, middle=(3, 4), answer=[0]),

@@ -11,7 +11,12 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.evaluate import BUNDLED_SET, EvalQuestion, load_bundled_set, prepare_question
+from contextlab.evaluation import (
+    BUNDLED_SET,
+    EvalQuestion,
+    load_bundled_set,
+    prepare_question,
+)
 from contextlab.types import Document
 
 from .engine import documents_hash

@@ -13,11 +13,18 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+
 import streamlit as st
 
-from contextlab.captures import LAB_RUNS_ENV, CapturedRun, iter_runs, read_run, runs_from_bytes
 from contextlab.errors import ContextLabError
 from contextlab.lab.config import LabConfig
+from contextlab.runs.captures import (
+    LAB_RUNS_ENV,
+    CapturedRun,
+    iter_runs,
+    read_run,
+    runs_from_bytes,
+)
 
 from .inputs import DocumentsInput
 from .state import seed_config

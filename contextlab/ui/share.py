@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.errors import ContextLabError
-from contextlab.evaluate import DEFAULT_TOP_K
+from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys
 from contextlab.settings import ALIASES, LEGACY_REORDER

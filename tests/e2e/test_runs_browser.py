@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from contextlab.captures import LAB_RUNS_ENV, iter_runs
 from contextlab.lab.samples import load_sample_set
+from contextlab.runs.captures import LAB_RUNS_ENV, iter_runs
 from contextlab.ui.views import DEFAULT_VIEW, VIEWS
 
 from .lab_server import ROOT, lab_page, screenshot_dir, wait_for_app
@@ -53,7 +53,9 @@ def _openinference_export(path: Path) -> None:
     from openinference.instrumentation.langchain import LangChainInstrumentor
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+        InMemorySpanExporter,
+    )
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()

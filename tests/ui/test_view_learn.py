@@ -6,9 +6,12 @@ import re
 
 import pytest
 
-from contextlab.positional import CITATION, INTERPOLATION_METHOD, load_position_curves
+from contextlab.curves.published import (
+    CITATION,
+    INTERPOLATION_METHOD,
+    load_position_curves,
+)
 from contextlab.lab.teaching import parse_order, step_sentence, strongest_count
-from contextlab import positional
 from contextlab.ui.views.learn import SECTION_KEY, SECTIONS
 
 from .conftest import chart, open_view, run, table, texts, traces

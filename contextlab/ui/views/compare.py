@@ -7,18 +7,28 @@ import re
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts, positional
+from contextlab import charts
+from contextlab.curves import published, scores
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
+from contextlab.lab.config import LabConfig
 from contextlab.lab.counts import block_counts
 from contextlab.lab.teaching import most_marked_model, score_range_note
-from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult
 
 from ..context import LabContext
-from ..engine import EXACT_TOKENIZER, PLACEMENTS, TOKENIZER_NAMES, build_cached, exact_block_tokens
-from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, keep_values
+from ..engine import (
+    EXACT_TOKENIZER,
+    ORDERINGS,
+    PLACEMENTS,
+    TOKENIZER_NAMES,
+    build_cached,
+    exact_block_tokens,
+    most_relevant_position,
+    ordering_positions,
+)
 from ..parts import on_request, seed_fixed_key, show_chart, show_table
+from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, keep_values
 from ..text import md, md_line, plain
 
 __all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
@@ -195,26 +205,26 @@ def _strategies_body(ctx: LabContext) -> None:
     n = st.slider("Number of documents in the block", min_value=2, max_value=max(30, default_n),
                   value=default_n, key="cmp_strategy_n",
                   help="Starts at the number of documents in A's block.")
-    orders = {key: positional.ordering_positions(key, n) for key in positional.ORDERINGS}
+    orders = {key: ordering_positions(key, n) for key in ORDERINGS}
     show_chart(ctx, "cmp_strategy_chart", charts.strategy_positions_figure, orders, STRATEGY_LABELS)
 
     rows = []
     for key in orders:
-        pos = positional.most_relevant_position(key, n)
+        pos = most_relevant_position(key, n)
         rows.append({"strategy": STRATEGY_LABELS.get(key, key),
                      "most relevant document at position": pos,
                      "at the start": pos == 1, "at the end": pos == n})
     show_table(ctx, pd.DataFrame(rows), hide_index=True, width="stretch")
 
     counts = range(2, max(30, n) + 1)
-    last_at = [k for k in counts if positional.most_relevant_position("langchain", k) == k]
+    last_at = [k for k in counts if most_relevant_position("langchain", k) == k]
     if last_at:
         evens = [k for k in counts if k % 2 == 0]
         rule = ("even" if last_at == evens
                 else "one of " + ", ".join(map(str, last_at)))
-        here = positional.most_relevant_position("langchain", n)
+        here = most_relevant_position("langchain", n)
         other = n + 1
-        there = positional.most_relevant_position("langchain", other)
+        there = most_relevant_position("langchain", other)
         st.warning(
             f"LangChain's LongContextReorder (and LlamaIndex's, identical for distinct scores) "
             f"puts the most relevant document **last** whenever the number of documents is "
@@ -226,12 +236,12 @@ def _strategies_body(ctx: LabContext) -> None:
     relevances = _candidate_relevances(ctx.result)
     if not relevances:
         return
-    models = positional.curve_models()
+    models = published.curve_models()
     st.session_state.setdefault("cmp_strategy_model", most_marked_model())
     model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
     ranked = (relevances + [0.0] * n)[:n]
-    scores = positional.compare_orderings(ranked, model, n)
-    report = positional.ordering_report(ranked, model, n)
+    scores = scores.compare_orderings(ranked, model, n)
+    report = scores.ordering_report(ranked, model, n)
     show_chart(ctx, "cmp_strategy_scores", charts.ordering_scores_figure,
                scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
                title=f"Where {model} would read your top {n} documents' relevance")

@@ -1,6 +1,6 @@
 """Evaluate view: a grid of settings measured on labelled questions, and the questions behind a number.
 
-The view gathers the set and the grid, calls ``contextlab.evaluate.run_evaluation`` once (on
+The view gathers the set and the grid, calls ``contextlab.evaluation.run_evaluation`` once (on
 "Run"), and draws the result; picking a question opens its retrieved documents in the other views.
 """
 
@@ -13,9 +13,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from contextlab.charts.evaluate import gold_zones_figure, settings_heatmap_figure, tokens_accuracy_figure
+from contextlab.charts.evaluate import (
+    gold_zones_figure,
+    settings_heatmap_figure,
+    tokens_accuracy_figure,
+)
+from contextlab.curves.published import curve_models
 from contextlab.errors import ContextLabError
-from contextlab.evaluate import (
+from contextlab.evaluation import (
     BUNDLED_SET,
     DEFAULT_MODEL,
     DEFAULT_TOP_K,
@@ -34,12 +39,11 @@ from contextlab.evaluate import (
     sort_by_difference,
 )
 from contextlab.lab.config import PLACEMENTS, LabConfig
-from contextlab.positional import curve_models
 
 from ..context import LabContext
-from ..questions import gold_keys, remember_origin
 from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart, whole_page
+from ..questions import gold_keys, remember_origin
 from ..state import TABLE_ANSWER, seed_config
 from ..text import caption, error, info, md_line, plain, warning
 from .model_answers import answer_with_model, answers_table, run_and_keep

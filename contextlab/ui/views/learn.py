@@ -7,7 +7,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts, positional
+from contextlab import charts
+from contextlab.curves import published, scores
 from contextlab.lab.teaching import (
     HELPS_SCENARIO,
     curve_dip,
@@ -22,10 +23,10 @@ from contextlab.lab.teaching import (
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..engine import MIN_DOCS_TO_REORDER
+from ..engine import MIN_DOCS_TO_REORDER, ordering_positions
+from ..parts import on_request, show_chart, show_table, whole_page
 from ..scenarios import SCENARIO_KEY, apply_scenario
 from ..state import keep_values
-from ..parts import on_request, show_chart, show_table, whole_page
 from ..text import md, md_line, plain
 from .measured_curve import measured_curve_section
 
@@ -71,9 +72,9 @@ def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
 
 # -- 1. the measurements -------------------------------------------------------------------
 
-def _render_curves(ctx: LabContext, pos: Any, model: str) -> None:
+def _render_curves(ctx: LabContext, model: str) -> None:
     """Draw the published curves for the model the learner picks (``model``: the one picked so far)."""
-    data = pos.load_position_curves()
+    data = published.load_position_curves()
     models = data.models()
     st.write(
         "Researchers gave language models a question and a stack of documents, exactly one of "
@@ -118,7 +119,7 @@ def _render_curves(ctx: LabContext, pos: Any, model: str) -> None:
                      f"a buried answer is worse than none.")
     st.info(md_line(sentence))
     # The paper's address is the lab's own text: a real link, between escaped parts.
-    st.caption(md_line(f"Source: {data.citation}") + f" [{pos.CITATION_URL}]({pos.CITATION_URL}) "
+    st.caption(md_line(f"Source: {data.citation}") + f" [{published.CITATION_URL}]({published.CITATION_URL}) "
                + md_line("— accuracy on multi-document question answering, by position of the "
                          "document holding the answer."))
     measured_curve_section(ctx, "learn")
@@ -134,7 +135,7 @@ def _step_reset() -> None:
     st.session_state["learn_step"] = 0
 
 
-def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
+def _render_stepper(ctx: LabContext, model: str) -> None:
     ranked = _section_documents(
         ctx,
         "contextlab places the most relevant document first, the second most relevant last, "
@@ -146,7 +147,7 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
     if n < MIN_DOCS_TO_REORDER:
         st.info(f"With {n} document(s) the order is kept as it is: reordering starts at "
                 f"{MIN_DOCS_TO_REORDER} documents.")
-    order = pos.ordering_positions("lost_in_the_middle", n)
+    order = ordering_positions("lost_in_the_middle", n)
     st.session_state.setdefault("learn_step", min(2, n))
     if st.session_state["learn_step"] > n:
         st.session_state["learn_step"] = n
@@ -156,7 +157,7 @@ def _render_stepper(ctx: LabContext, pos: Any, model: str) -> None:
               disabled=step >= n, width="stretch")
     c3.button("Start over", key="learn_step_reset", on_click=_step_reset, width="stretch")
 
-    curve = pos.accuracy_curve(model, n)
+    curve = published.accuracy_curve(model, n)
     labels = [_label(t, ctx.answer) for t in ranked]
     ranks = [t.relevance_rank or k + 1 for k, t in enumerate(ranked)]  # the engine's ranks, as elsewhere
     answer_ranks = {k for k, t in enumerate(ranked) if t.input_index in ctx.answer}
@@ -200,7 +201,7 @@ def _teach_when_it_cannot_help(curve: list[float], model: str) -> None:
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
 
-def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
+def _render_score(ctx: LabContext, model: str) -> None:
     ranked = _section_documents(
         ctx,
         "How much of your documents' relevance lands where the model reads well? 100% would "
@@ -225,9 +226,9 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
             return
     else:
         # "curve" follows the curve being taught: the best-read positions of this model
-        order = pos.ordering_positions(strategy, n, pos.position_curve(model) if strategy == "curve" else None)
+        order = ordering_positions(strategy, n, published.position_curve(model) if strategy == "curve" else None)
     placed = [relevances[r] for r in order]
-    report = pos.ordering_report(placed, model, n)
+    report = scores.ordering_report(placed, model, n)
     c1, c2, c3 = st.columns(3)
     c1.metric("Score", f"{report.score:.1%}")
     c2.metric("Best possible", f"{report.best_score:.1%}")
@@ -240,7 +241,7 @@ def _render_score(ctx: LabContext, pos: Any, model: str) -> None:
                        [r.relevance for r in report.rows], [r.accuracy for r in report.rows],
                        [labels[r] for r in order])
 
-    _strategies_table(ctx, pos.compare_orderings(relevances, model, n), report, model, n)
+    _strategies_table(ctx, scores.compare_orderings(relevances, model, n), report, model, n)
 
 
 def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, model: str, n: int) -> None:
@@ -263,7 +264,7 @@ def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, mo
             "**Score** = Σ (relevance of the document at position *i* × accuracy at *i*) ÷ "
             "(Σ relevance × the best accuracy on the curve). Relevance is each document's "
             "retrieval score; accuracy is the chosen model's published curve.\n\n"
-            f"**Other document counts.** {positional.INTERPOLATION_METHOD}"
+            f"**Other document counts.** {published.INTERPOLATION_METHOD}"
         )
 
 
@@ -275,7 +276,6 @@ def render(ctx: LabContext) -> None:
         "the end far better than what is buried in the middle. This page shows the published "
         "measurements, then what contextlab does about it with your documents."
     )
-    pos = positional
     # A section's widgets keep their values while another section is open (Streamlit forgets
     # the value of a widget a run does not draw): the model picked in 1 is the one 2 and 3 use.
     st.session_state.setdefault("learn_model", most_marked_model())
@@ -287,4 +287,4 @@ def render(ctx: LabContext) -> None:
     for tab, draw in zip(tabs, (_render_curves, _render_stepper, _render_score)):
         if tab.open:
             with tab:
-                draw(ctx, pos, model)
+                draw(ctx, model)

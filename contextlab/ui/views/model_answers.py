@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from contextlab.errors import ContextLabError
-from contextlab.evaluate import EvalResult, EvalSet
+from contextlab.evaluation import EvalResult, EvalSet
 from contextlab.evaluation.measured import MeasureSettings, plan_measured
 from contextlab.lab.config import LabConfig
 from contextlab.models import APIS, api_key_source

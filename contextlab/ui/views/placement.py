@@ -7,13 +7,28 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts, positional
+from contextlab import charts
+from contextlab.curves import published, scores
 from contextlab.lab.counts import relevance_position
-from contextlab.lab.teaching import accuracy_phrase, dip_by_count, middle_zone, reorder_cannot_help
+from contextlab.lab.teaching import (
+    accuracy_phrase,
+    dip_by_count,
+    middle_zone,
+    reorder_cannot_help,
+)
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..parts import NO_CHANGE, by_index, explain, on_request, score_delta, show_chart, show_table, stale_notes
+from ..parts import (
+    NO_CHANGE,
+    by_index,
+    explain,
+    on_request,
+    score_delta,
+    show_chart,
+    show_table,
+    stale_notes,
+)
 from ..text import md_line
 from .measured_curve import measured_curve_section
 
@@ -51,9 +66,9 @@ def render(ctx: LabContext) -> None:
         "middle (Liu et al., *Lost in the Middle*). The top panel is their measured answer accuracy "
         "by position; below, this block's documents: the most relevant should sit where the curve is high."
     )
-    models = sorted(positional.curve_models(), key=lambda m: (not m.startswith("GPT-3.5-Turbo"), m))
+    models = sorted(published.curve_models(), key=lambda m: (not m.startswith("GPT-3.5-Turbo"), m))
     model = st.selectbox("Accuracy measured on", models, key="placement_model")
-    curve = positional.accuracy_curve(model, n) if n else None
+    curve = published.accuracy_curve(model, n) if n else None
     show_chart(ctx, "placement_chart", charts.placement_chart, result, curve, curve_label=model,
                middle=middle_zone(n), answer=ctx.answer)
     if ctx.config.placement == "relevance":
@@ -67,15 +82,15 @@ def render(ctx: LabContext) -> None:
         _headline(ctx, placed, curve, model)
         _count_note(model, n, curve)
         _strategies(ctx, placed, model)
-    st.caption("Curve: " + md_line(positional.CITATION))
+    st.caption("Curve: " + md_line(published.CITATION))
     measured_curve_section(ctx, "placement")
 
 
 def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], model: str) -> None:
     n = len(placed)
     relevances = [max(t.score, 0.0) for t in placed]
-    report = positional.ordering_report(relevances, model)
-    scores = positional.compare_orderings(sorted(relevances, reverse=True), model)
+    report = scores.ordering_report(relevances, model)
+    scores = scores.compare_orderings(sorted(relevances, reverse=True), model)
     best = min(placed, key=lambda t: t.relevance_rank or 0)
     trace = by_index(ctx)
     answers = [trace[i] for i in ctx.answer if i in trace]
@@ -123,7 +138,7 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
     if section is None:
         return
     relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
-    scores = positional.compare_orderings(relevances, model)
+    scores = scores.compare_orderings(relevances, model)
     with section:
         show_table(
             ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
@@ -131,4 +146,4 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
             key="placement_strategies", hide_index=True, width="stretch",
             column_config={"placement score": st.column_config.NumberColumn(format="%.3f")},
         )
-        st.caption(md_line(positional.INTERPOLATION_METHOD))
+        st.caption(md_line(published.INTERPOLATION_METHOD))

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .errors import InvalidInputError
-from .types import Document, document_list
-from .validation import finite_number
+from ..errors import InvalidInputError
+from ..types import Document, document_list
+from ..validation import finite_number
 
 __all__ = ["HybridRanking", "check_documents", "check_now", "HYBRID_SCORE_LABEL"]
 

@@ -7,7 +7,7 @@ string). Attributes come flat (the SDK's ``span.to_json()``), as OTLP JSON key/v
 nested (``{"retrieval": {"documents": [...]}}``), or as the columns of a spans dataframe
 (Phoenix's ``get_spans_dataframe()`` written as JSON records: ``attributes.input.value``,
 ``span_kind``, ``context.span_id``); all read the same.
-``contextlab.captures.iter_runs`` is the entry point; this module knows the span shapes.
+``contextlab.runs.captures.iter_runs`` is the entry point; this module knows the span shapes.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The window's first two phases: the checked call, and what each section needs.
 
-``assemble_prompt`` (``window.py``) checks its arguments into a ``Call`` (documents hybrid-scored,
+``assemble_prompt`` (``assembly.py``) checks its arguments into a ``Call`` (documents hybrid-scored,
 a last turn repeating the query dropped), then measures each section's need with no limit into
 a ``Plan``, which the later phases (lending, build and fit, accounting) fill in.
 """
@@ -13,10 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import BudgetError, InvalidInputError
-from .manager import ContextManager
-from .memory import Summarizer, coerce_messages, format_message
-from .prompt_layout import (
+from ..errors import BudgetError, InvalidInputError
+from ..manager import ContextManager
+from ..settings import DEFAULT_TOKENIZER
+from ..stages.budget import fit_text
+from ..stages.format import DEFAULT_SCORE_LABEL
+from ..tokenizers import Tokenizer, resolve_tokenizer
+from ..types import ContextResult, Document, Message, PromptRequest
+from ..validation import text
+from .layout import (
     CONVERSATION_HEADER,
     DOCUMENTS_HEADER,
     MESSAGE_OVERHEAD_TOKENS,
@@ -29,13 +34,8 @@ from .prompt_layout import (
     WindowBudget,
     count_message_tokens,
 )
+from .memory import Summarizer, coerce_messages, format_message
 from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
-from .settings import DEFAULT_TOKENIZER
-from .stages.budget import fit_text
-from .stages.format import DEFAULT_SCORE_LABEL
-from .tokenizers import Tokenizer, resolve_tokenizer
-from .types import ContextResult, Document, Message, PromptRequest
-from .validation import text
 
 __all__ = ["Call", "Plan", "HISTORY_OVERHEAD", "SummaryMemo", "build_documents", "check_call",
            "fit_system_prompt", "measure_needs", "section_cost", "system_cost"]

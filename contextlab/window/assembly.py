@@ -4,7 +4,7 @@
 conversation, the query last, room left for the answer — and explains every token. ``WindowBudget``
 splits ``max_tokens`` into shares; the prompt never exceeds ``max_tokens - output_reserve``, counted
 with the real tokenizer on the final text and on the chat messages. Documents go through a
-``ContextManager`` over copies scored by ``HybridRanking`` (contextlab.ranking), with their share of
+``ContextManager`` over copies scored by ``HybridRanking`` (contextlab.window.ranking), with their share of
 the window as their budget; the conversation through ``memory.fit_history`` (older turns summarized,
 never silently dropped). Phases: check, needs, lending, build and fit, accounting.
 
@@ -25,8 +25,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .memory import HistoryFit, Summarizer, fit_history
-from .prompt_layout import (
+from ..stages.budget import fit_text
+from ..tokenizers import Tokenizer
+from ..types import ContextResult, Document, Message
+from .layout import (
     MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,
     SECTION_NAMES,
@@ -37,11 +39,8 @@ from .prompt_layout import (
     WindowBudget,
     count_message_tokens,
 )
-from .ranking import HybridRanking
-from .stages.budget import fit_text
-from .tokenizers import Tokenizer
-from .types import ContextResult, Document, Message
-from .window_needs import (
+from .memory import HistoryFit, Summarizer, fit_history
+from .needs import (
     HISTORY_OVERHEAD,
     Call,
     Plan,
@@ -50,11 +49,12 @@ from .window_needs import (
     fit_system_prompt,
     measure_needs,
 )
+from .ranking import HybridRanking
 
 if TYPE_CHECKING:
-    from .manager import ContextManager
+    from ..manager import ContextManager
 
-# The window's value types live in contextlab.prompt_layout; they are re-exported here, where
+# The window's value types live in contextlab.window.layout; they are re-exported here, where
 # the README and older code import them from.
 __all__ = ["AssembledPrompt", "HybridRanking", "PromptLayout", "SectionAccount", "WindowBudget",
            "assemble_prompt", "count_message_tokens", "MESSAGE_OVERHEAD_TOKENS", "REPLY_PRIMING_TOKENS",

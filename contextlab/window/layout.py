@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
+from ..tokenizers import Tokenizer, resolve_tokenizer
+from ..types import ContextResult, Document
+from ..validation import fraction, whole_number
 from .memory import HistoryFit
-from .tokenizers import Tokenizer, resolve_tokenizer
-from .types import ContextResult, Document
-from .validation import fraction, whole_number
 
 __all__ = ["AssembledPrompt", "PromptLayout", "SectionAccount", "WindowBudget", "count_message_tokens",
            "CONVERSATION_HEADER", "DOCUMENTS_HEADER", "MESSAGE_OVERHEAD_TOKENS", "QUERY_PREFIX",

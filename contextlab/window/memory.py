@@ -13,12 +13,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .errors import InvalidInputError
-from .stages.budget import TRUNCATION_MARKER, fit_text
-from .stages.messages import coerce_messages, format_memory, format_message, role_label
-from .tokenizers import Tokenizer, resolve_tokenizer
-from .types import Message
-from .validation import whole_number
+from ..errors import InvalidInputError
+from ..stages.budget import TRUNCATION_MARKER, fit_text
+from ..stages.messages import coerce_messages, format_memory, format_message, role_label
+from ..tokenizers import Tokenizer, resolve_tokenizer
+from ..types import Message
+from ..validation import whole_number
 
 __all__ = [
     "HistoryFit",

@@ -29,16 +29,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import InvalidInputError, LoadError
-from .integrations.openinference import (
+from ..errors import InvalidInputError, LoadError
+from ..loaders import read_limited
+from ..types import Document
+from .openinference import (
     dataframe_span,
     is_dataframe_span,
     otlp_spans,
     retriever_run_fields,
 )
-from .loaders import read_limited
-from .captured_run import CapturedRun, run_from_record, value_kind
-from .types import Document
+from .run import CapturedRun, run_from_record, value_kind
 
 __all__ = [
     "CapturedRun",

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
-from ..positional import PositionData, accuracy_at, load_position_curves
-from .stats import wilson_interval
+from ..intervals import wilson_interval
+from .published import PositionData, accuracy_at, load_position_curves
 
 __all__ = ["CURVE_QUESTIONS", "CurveReading", "read_curve", "curve_bounds"]
 

@@ -1,6 +1,6 @@
 """One captured run: the query, its documents and what was built, read from a capture line.
 
-``CapturedRun`` is what ``contextlab.captures`` yields for each line of a capture file and each
+``CapturedRun`` is what ``contextlab.runs.captures`` yields for each line of a capture file and each
 RETRIEVER span of a trace; ``run_from_record`` checks one capture line's fields into one.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidInputError, LoadError
-from .positional import manager_for
-from .settings import EngineSettings
-from .types import ContextResult, Document, PromptRequest, document_list
+from ..errors import InvalidInputError, LoadError
+from ..manager import ContextManager
+from ..settings import EngineSettings
+from ..types import ContextResult, Document, PromptRequest, document_list
 
 __all__ = ["CapturedRun", "run_from_record", "value_kind"]
 
@@ -70,7 +70,7 @@ class CapturedRun:
 
     def scored_documents(self) -> list[Document]:
         """Return the documents, those without a score scored against the query as the engine does."""
-        from .retrieval import needs_scoring, score_documents
+        from ..retrieval import needs_scoring, score_documents
 
         if not needs_scoring(self.documents):
             return list(self.documents)
@@ -85,7 +85,7 @@ class CapturedRun:
         cfg = config if config is not None else self.config()
         request = PromptRequest(query=self.query, documents=self.scored_documents(),
                                 max_context_tokens=cfg.max_context_tokens)
-        return manager_for(cfg).build(request)
+        return ContextManager.from_settings(cfg).build(request)
 
 
 def run_from_record(rec: dict[str, Any], name: str, where: str, number: int) -> CapturedRun:

@@ -1,4 +1,4 @@
-"""Tests for contextlab.positional: the published curves, interpolation, orderings and scores."""
+"""Tests for contextlab.curves.published and .scores: the published curves, interpolation, scores."""
 
 from __future__ import annotations
 
@@ -9,19 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextlab import positional
-from contextlab.errors import InvalidInputError
-from contextlab.positional import (
+import contextlab
+from contextlab.curves.published import (
     CITATION,
     accuracy_at,
     accuracy_curve,
-    compare_orderings,
     load_position_curves,
-    ordering_report,
-    ordering_score,
 )
+from contextlab.curves.scores import compare_orderings, ordering_report, ordering_score
+from contextlab.errors import InvalidInputError
 
-CSV_PATH = Path(positional.__file__).parent / "data" / "lost_in_the_middle_liu2024.csv"
+CSV_PATH = Path(contextlab.__file__).parent / "data" / "lost_in_the_middle_liu2024.csv"
 DATA = load_position_curves()
 MODELS = DATA.models()
 
@@ -140,19 +138,6 @@ def test_ordering_score_bad_model_names_known_models():
         ordering_score([1.0, 0.5], "llama")
     with pytest.raises(ValueError):  # InvalidInputError is a ValueError
         DATA.doc_counts("nope")
-
-
-# -- orderings (they live in contextlab.stages.reorder; tests/test_reorder.py tests them) -------------
-
-
-def test_positional_reexports_the_placement_strategies():
-    from contextlab.stages import reorder
-
-    for name in ("ORDERINGS", "langchain_long_context_reorder", "llamaindex_long_context_reorder",
-                 "lost_in_the_middle_ordering", "most_relevant_position", "ordering_positions",
-                 "relevance_ordering", "reversed_ordering"):
-        assert getattr(positional, name) is getattr(reorder, name)
-        assert name in positional.__all__
 
 
 # -- scoring -------------------------------------------------------------------------------------

@@ -1,0 +1,6 @@
+"""Position curves: how well a model reads each position of its prompt, published or measured.
+
+``published`` holds Liu et al.'s curves (read at any document count and position), ``reading``
+reads one for a block with the uncertainty its questions give, and ``scores`` scores an ordering
+under a curve. Placement "curve" (``stages.reorder``) follows the ``PositionCurve`` these give.
+"""
