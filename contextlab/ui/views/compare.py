@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves import published, scores
+from contextlab.curves import published
+from contextlab.curves.scores import compare_orderings, ordering_report
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
 from contextlab.lab.config import LabConfig
@@ -240,8 +241,8 @@ def _strategies_body(ctx: LabContext) -> None:
     st.session_state.setdefault("cmp_strategy_model", most_marked_model())
     model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
     ranked = (relevances + [0.0] * n)[:n]
-    scores = scores.compare_orderings(ranked, model, n)
-    report = scores.ordering_report(ranked, model, n)
+    scores = compare_orderings(ranked, model, n)
+    report = ordering_report(ranked, model, n)
     show_chart(ctx, "cmp_strategy_scores", charts.ordering_scores_figure,
                scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
                title=f"Where {model} would read your top {n} documents' relevance")

@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves import published, scores
+from contextlab.curves import published
+from contextlab.curves.scores import compare_orderings, ordering_report
 from contextlab.lab.teaching import (
     HELPS_SCENARIO,
     curve_dip,
@@ -228,7 +229,7 @@ def _render_score(ctx: LabContext, model: str) -> None:
         # "curve" follows the curve being taught: the best-read positions of this model
         order = ordering_positions(strategy, n, published.position_curve(model) if strategy == "curve" else None)
     placed = [relevances[r] for r in order]
-    report = scores.ordering_report(placed, model, n)
+    report = ordering_report(placed, model, n)
     c1, c2, c3 = st.columns(3)
     c1.metric("Score", f"{report.score:.1%}")
     c2.metric("Best possible", f"{report.best_score:.1%}")
@@ -241,7 +242,7 @@ def _render_score(ctx: LabContext, model: str) -> None:
                        [r.relevance for r in report.rows], [r.accuracy for r in report.rows],
                        [labels[r] for r in order])
 
-    _strategies_table(ctx, scores.compare_orderings(relevances, model, n), report, model, n)
+    _strategies_table(ctx, compare_orderings(relevances, model, n), report, model, n)
 
 
 def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, model: str, n: int) -> None:

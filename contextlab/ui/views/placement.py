@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves import published, scores
+from contextlab.curves import published
+from contextlab.curves.scores import compare_orderings, ordering_report
 from contextlab.lab.counts import relevance_position
 from contextlab.lab.teaching import (
     accuracy_phrase,
@@ -89,8 +90,8 @@ def render(ctx: LabContext) -> None:
 def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], model: str) -> None:
     n = len(placed)
     relevances = [max(t.score, 0.0) for t in placed]
-    report = scores.ordering_report(relevances, model)
-    scores = scores.compare_orderings(sorted(relevances, reverse=True), model)
+    report = ordering_report(relevances, model)
+    scores = compare_orderings(sorted(relevances, reverse=True), model)
     best = min(placed, key=lambda t: t.relevance_rank or 0)
     trace = by_index(ctx)
     answers = [trace[i] for i in ctx.answer if i in trace]
@@ -138,7 +139,7 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
     if section is None:
         return
     relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
-    scores = scores.compare_orderings(relevances, model)
+    scores = compare_orderings(relevances, model)
     with section:
         show_table(
             ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
