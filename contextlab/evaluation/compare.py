@@ -12,11 +12,15 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError, LoadError
+from ..safe_text import terminal_safe
+from ..validation import is_finite_number, message_value
+from .report import file_sha256
 from .stats import paired_comparison
 
 __all__ = ["COMPARED_METRICS", "load_run", "compare_runs", "compare_table"]
@@ -32,51 +36,155 @@ COMPARED_METRICS: dict[str, tuple[str, bool, float]] = {
 }
 
 
-def _number(text: str | None) -> float | None:
+#: The largest summary and results CSV ``eval compare`` reads (a run's files are far smaller).
+MAX_SUMMARY_BYTES = 32 * 1024 * 1024
+MAX_RESULTS_BYTES = 512 * 1024 * 1024
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _number(text: str | None, where: str, column: str, yes_no: bool) -> float | None:
+    """Return a results cell as a number (None when empty), or raise naming the file, row and column."""
     if text is None or text == "":
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        return None
+        value = math.nan
+    if not math.isfinite(value) or (yes_no and value not in (0.0, 1.0)):
+        wanted = "0 or 1" if yes_no else "a finite number"
+        raise LoadError(f"{where}: {column} is {message_value(text)}, not {wanted}; "
+                        "give the results CSV of a contextlab eval run")
+    return value
 
 
 def _read_rows(csv_path: Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """Return ``{config: {query_id: row}}`` from a results CSV, numbers parsed."""
+    """Return ``{config: {query_id: row}}`` from a results CSV, numbers parsed and checked."""
     rows: dict[str, dict[str, dict[str, Any]]] = {}
     try:
         with csv_path.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh):
+            reader = csv.DictReader(fh)
+            missing = [c for c in ("config", "query_id") if c not in (reader.fieldnames or [])]
+            if missing:
+                raise LoadError(f"{csv_path}: no {' and no '.join(missing)} column; "
+                                "give the results CSV of a contextlab eval run")
+            for row in reader:
+                where = f"{csv_path} line {reader.line_num}"
                 parsed: dict[str, Any] = {"query": row.get("query")}
-                for column, _, _ in COMPARED_METRICS.values():
-                    parsed[column] = _number(row.get(column))
-                rows.setdefault(row["config"], {})[row["query_id"]] = parsed
-    except (OSError, UnicodeDecodeError, KeyError, csv.Error) as exc:
+                for column, yes_no, _ in COMPARED_METRICS.values():
+                    parsed[column] = _number(row.get(column), where, column, yes_no)
+                rows.setdefault(row["config"] or "", {})[row["query_id"] or ""] = parsed
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise LoadError(f"{csv_path}: cannot be read as a contextlab results CSV ({exc})") from None
     return rows
+
+
+def _read_json(path: Path) -> Any:
+    """Return the JSON in ``path`` (at most ``MAX_SUMMARY_BYTES``; NaN and Infinity refused)."""
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_SUMMARY_BYTES + 1)
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_SUMMARY_BYTES:
+        raise LoadError(f"{path}: larger than {MAX_SUMMARY_BYTES:,} bytes; not the summary of a contextlab eval run")
+    try:
+        return json.loads(raw.decode("utf-8-sig"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{path}: cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise LoadError(f"{path}: not JSON ({exc.msg}); give the --summary file of a contextlab eval run") from None
+    except (ValueError, RecursionError) as exc:
+        raise LoadError(f"{path}: not a summary of a contextlab eval run ({exc})") from None
+
+
+def _check_config(entry: Any, i: int, path: Path) -> dict[str, Any]:
+    """Return ``configs[i]`` when it has a label and numbers (or nulls) where ``eval compare`` reads them."""
+    where = f"{path}: configs[{i}]"
+    if not isinstance(entry, dict):
+        raise LoadError(f"{where} is {type(entry).__name__} {message_value(entry)}, not an object")
+    label = entry.get("config")
+    if not isinstance(label, str) or not label:
+        raise LoadError(f"{where}.config is {message_value(label)}, not a configuration's label")
+    for metric in COMPARED_METRICS:
+        for key in (metric, f"{metric}_low", f"{metric}_high"):
+            value = entry.get(key)
+            if value is not None and not is_finite_number(value):
+                raise LoadError(f"{where}.{key} is {message_value(value)}, not a number")
+    return entry
+
+
+def _check_summary(summary: Any, path: Path) -> dict[str, Any]:
+    """Return ``summary`` when it is a contextlab eval summary with the types ``eval compare`` reads."""
+    if not isinstance(summary, dict) or "contextlab_eval" not in summary or "configs" not in summary:
+        raise LoadError(f"{path}: not the summary of a contextlab eval run (no 'contextlab_eval' and 'configs')")
+    configs = summary["configs"]
+    if not isinstance(configs, list) or not configs:
+        raise LoadError(f"{path}: configs is {message_value(configs)}, not a list of configurations")
+    checked = [_check_config(entry, i, path) for i, entry in enumerate(configs)]
+    labels = [c["config"] for c in checked]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise LoadError(f"{path}: configuration {message_value(twice[0])} appears more than once in configs")
+    for key in ("evalset", "evalset_sha256", "model", "created"):
+        if summary.get(key) is not None and not isinstance(summary[key], str):
+            raise LoadError(f"{path}: {key} is {message_value(summary[key])}, not text")
+    questions = summary.get("questions")
+    if questions is not None and (isinstance(questions, bool) or not isinstance(questions, int) or questions < 0):
+        raise LoadError(f"{path}: questions is {message_value(questions)}, not a count")
+    record = summary.get("results_csv")
+    if record is not None and not (isinstance(record, dict) and isinstance(record.get("path"), str)
+                                   and isinstance(record.get("sha256"), (str, type(None)))):
+        raise LoadError(f"{path}: results_csv is {message_value(record)}, not {{path, sha256}}")
+    answered = summary.get("answered_by")
+    if answered is not None and not isinstance(answered, dict):
+        raise LoadError(f"{path}: answered_by is {message_value(answered)}, not an object")
+    return summary
+
+
+def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | None, str | None]:
+    """Return the results CSV a summary names, inside the summary's own folder, or None and why not.
+
+    A path that leads outside the summary's folder (absolute, ``..``, or a link out) is refused:
+    a summary is data, and must not make ``eval compare`` open any other file.
+    """
+    if not record or not record.get("path"):
+        return None, "the summary names no results CSV"
+    folder = path.parent.resolve()
+    named = Path(record["path"])
+    target = (folder / named).resolve()
+    if named.is_absolute() or not target.is_relative_to(folder) or target == folder:
+        raise LoadError(f"{path}: results_csv.path {message_value(record['path'])} leads outside the summary's "
+                        f"folder; eval compare reads only the results CSV beside its summary")
+    if not target.is_file():
+        return None, f"{target} is not there"
+    if target.stat().st_size > MAX_RESULTS_BYTES:
+        raise LoadError(f"{target}: larger than {MAX_RESULTS_BYTES:,} bytes; eval compare reads results CSVs "
+                        "up to that size")
+    recorded = record.get("sha256")
+    if not isinstance(recorded, str) or not _SHA256.fullmatch(recorded):
+        return None, f"the summary records no SHA-256 for {target.name}, so its rows cannot be trusted to be the run's"
+    if file_sha256(target) != recorded:
+        return None, (f"{target.name} differs from the SHA-256 its summary recorded (changed after the run), "
+                      "so its rows are not used")
+    return target, None
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
     """Return a run: its summary (``summary``), its rows by configuration (``rows``, or None) and why not.
 
-    The rows are read when the summary names a results CSV that exists next to it.
+    The summary is checked (the fields ``eval compare`` reads have their types); the rows are
+    read when the summary names a results CSV beside it (inside its folder) whose SHA-256 is
+    the one the summary recorded; otherwise ``why`` says why not.
     """
     path = Path(path).expanduser()
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LoadError(f"{path}: cannot be read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise LoadError(f"{path}: not JSON ({exc.msg}); give the --summary file of a contextlab eval run") from None
-    if not isinstance(summary, dict) or "contextlab_eval" not in summary or "configs" not in summary:
-        raise LoadError(f"{path}: not the summary of a contextlab eval run (no 'contextlab_eval' and 'configs')")
-    record = summary.get("results_csv") or {}
-    csv_path = (path.parent / record["path"]) if record.get("path") else None
-    if csv_path is None:
-        return {"path": str(path), "summary": summary, "rows": None, "why": "the summary names no results CSV"}
-    if not csv_path.is_file():
-        return {"path": str(path), "summary": summary, "rows": None, "why": f"{csv_path} is not there"}
-    return {"path": str(path), "summary": summary, "rows": _read_rows(csv_path), "why": None}
+    summary = _check_summary(_read_json(path), path)
+    csv_path, why = _results_file(path, summary.get("results_csv"))
+    rows = _read_rows(csv_path) if csv_path is not None else None
+    return {"path": str(path), "summary": summary, "rows": rows, "why": why}
 
 
 #: Summary metrics written in percent whose rows are 0/1: an unpaired difference is put in row units.
@@ -157,25 +265,34 @@ def _cell(c: Mapping[str, Any], scale: float) -> str:
     return text + ("" if c.get("paired") else " (unpaired)")
 
 
+def _run_line(side: str, run: Mapping[str, Any]) -> str:
+    """Return ``A: path (set, N questions, created)``: one line whatever the summary's strings hold."""
+    return terminal_safe(f"{side}: {run['path']} ({run['evalset']}, {run['questions']} questions, {run['created']})")
+
+
 def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold_in_block", "accuracy",
                                                                            "expected_accuracy", "tokens_used")) -> str:
-    """Return the comparison as aligned text: one line per configuration, B - A per metric with its interval."""
+    """Return the comparison as aligned text: one line per configuration, B - A per metric with its interval.
+
+    Every string that comes from the summaries (paths, set names, labels) is one line
+    (``terminal_safe``), so no label can print a line of its own.
+    """
     a, b = comparison["a"], comparison["b"]
-    lines = [f"A: {a['path']} ({a['evalset']}, {a['questions']} questions, {a['created']})",
-             f"B: {b['path']} ({b['evalset']}, {b['questions']} questions, {b['created']})"]
+    lines = [_run_line("A", a), _run_line("B", b)]
     if comparison["matched_questions"] is None:
-        why = a["why_no_rows"] or b["why_no_rows"]
-        lines.append(f"Unpaired: {why}; differences of the means, intervals unpaired.")
+        side, why = ("A", a["why_no_rows"]) if a["why_no_rows"] else ("B", b["why_no_rows"])
+        lines.append(terminal_safe(f"Unpaired: {side}: {why}; differences of the means, intervals unpaired."))
     else:
         lines.append(f"Paired over {comparison['matched_questions']} questions found in both runs (same id and text).")
     shown = [m for m in metrics if any(m in c["metrics"] for c in comparison["configs"])]
-    width = max(len(c["config"]) for c in comparison["configs"])
+    labels = [terminal_safe(c["config"]) for c in comparison["configs"]]
+    width = max(len(label) for label in labels)
     head = f"{'config':<{width}}  " + "  ".join(f"{'B - A ' + m.replace('_', ' '):>34}" for m in shown)
     lines += [head, "-" * len(head)]
-    for c in comparison["configs"]:
+    for label, c in zip(labels, comparison["configs"]):
         cells = [(_cell(c["metrics"][m], COMPARED_METRICS[m][2]) if m in c["metrics"] else "-") for m in shown]
-        lines.append(f"{c['config']:<{width}}  " + "  ".join(f"{x:>34}" for x in cells))
-    for side, labels in (("A", comparison["only_in_a"]), ("B", comparison["only_in_b"])):
-        if labels:
-            lines.append(f"Only in {side}: {', '.join(labels)}")
+        lines.append(f"{label:<{width}}  " + "  ".join(f"{x:>34}" for x in cells))
+    for side, only in (("A", comparison["only_in_a"]), ("B", comparison["only_in_b"])):
+        if only:
+            lines.append(f"Only in {side}: {', '.join(terminal_safe(x) for x in only)}")
     return "\n".join(lines)
