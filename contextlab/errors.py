@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError", "EndpointError",
-           "ClusterError"]
+           "CacheError", "ClusterError", "RunInterrupted"]
 
 
 class ContextLabError(Exception):
@@ -42,11 +42,31 @@ class EndpointError(ContextLabError):
     """A model endpoint cannot be used: unreachable, the model unknown, the key refused, or a failed call.
 
     The message is one line that says what happened and what to do; it never holds an API key.
+    ``status`` is the HTTP status the endpoint answered (None when none came back).
+    """
+
+    def __init__(self, *args: object, status: int | None = None) -> None:
+        super().__init__(*args)
+        self.status = status
+
+
+class CacheError(ContextLabError):
+    """The response cache file cannot be used (another program's file, or a write failed: a full disk).
+
+    The message names the file, says what was kept, and what to do.
     """
 
 
 class ClusterError(ContextLabError):
     """The Dask cluster a run used went away mid-run: its scheduler, or its last worker."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a batch of calls: what was queued was cancelled, every answer received is in the cache.
+
+    A ``KeyboardInterrupt`` (so nothing that catches ``Exception`` swallows it) whose message is
+    the one line to print: how many calls were answered and kept, and that a rerun resumes.
+    """
 
 
 def _rebuild(cls: type[InvalidInputError], args: tuple, field: str | None) -> InvalidInputError:

@@ -9,7 +9,7 @@ from typing import Any
 from ..safe_text import terminal_safe_lines
 from .flags import note
 from .inputs import int_at_least, positive_int
-from .model import add_model_options, confirm_calls, measure_settings
+from .model import add_model_options, confirm_calls, interrupted, measure_settings
 
 __all__ = ["add_curve"]
 
@@ -25,8 +25,9 @@ def _table(points: list[dict[str, Any]], label: str) -> str:
     return "\n".join(lines)
 
 
-def cmd_curve(args: argparse.Namespace) -> int:
-    from ..evaluation.curve import plan_curve, run_curve, write_curve
+def _measured(args: argparse.Namespace) -> Any:
+    """Return the curve's ``CurveResult`` (None when the user did not let it send), notes said on the way."""
+    from ..evaluation.curve import plan_curve, run_curve
     from ..models import CallProgressBar, endpoint_tokenizer, plan_calls, prompt_counter
 
     settings = measure_settings(args, args.model)
@@ -34,16 +35,36 @@ def cmd_curve(args: argparse.Namespace) -> int:
                       closed_book=not args.no_closed_book)
     client = settings.client()
     cache = settings.open_cache()
-    tokenizer = endpoint_tokenizer(client.endpoint, client.model, store=cache)
+    if cache is not None and cache.note:
+        note(cache.note)
+    # The prompts are the paper's lists, not budgeted blocks: the endpoint's counts only price them.
+    tokenizer, _ = endpoint_tokenizer(client.endpoint, client.model, store=cache)
     cost = plan_calls(client, plan.prompts, cache, prompt_counter(tokenizer), tokens_exact=tokenizer is not None)
+    if cost.calls:
+        client.resolve_model()  # down, not its API, or no such model: one line before asking to send
     if not confirm_calls(cost, client.endpoint, args.yes):
-        return 1
+        return None
     result = run_curve(plan, client, cache=cache, concurrency=args.concurrency,
                        progress=CallProgressBar(sys.stderr))
-    label = args.name or result.model
+    for line in result.notes:
+        note(line)
+    return result
+
+
+def cmd_curve(args: argparse.Namespace) -> int:
+    from ..evaluation.curve import write_curve
+    from ..models.replies import safe_line
+
+    try:
+        result = _measured(args)
+    except KeyboardInterrupt as stop:
+        return interrupted(stop)
+    if result is None:
+        return 1
+    label = safe_line(args.name) if args.name else result.model
     write_curve(result, args.out, label)
     print(terminal_safe_lines(_table(result.points(), label)))
-    note(f"wrote the curve of {label} ({len(plan.questions)} questions) to {args.out}; "
+    note(f"wrote the curve of {label} ({len(result.plan.questions)} questions) to {args.out}; "
          f"use it with: contextlab eval --curve {args.out}")
     return 0
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..safe_text import terminal_safe_lines
 from .flags import note
-from .model import confirm_calls, measure_settings
+from .model import confirm_calls, interrupted, measure_settings
 
 __all__ = ["cmd_eval_measured", "add_measure_options"]
 
@@ -37,15 +37,33 @@ def _curve(args: argparse.Namespace) -> Any:
     return load_curve_file(args.curve)
 
 
+def _answered(args: argparse.Namespace, loaded: Any, curves: Any, n_curve: int | None,
+              options: dict[str, Any]) -> Any:
+    """Return the measured run's result (None when the user did not let it send), notes said on the way."""
+    from ..evaluation.measured import plan_measured
+    from ..models import CallProgressBar
+
+    run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves,
+                        curve_questions=n_curve, **options)
+    for line in run.notes:
+        note(line)
+    said = len(run.notes)
+    if not confirm_calls(run.cost(), run.client.endpoint, args.yes):
+        return None
+    result = run.run(progress=CallProgressBar(sys.stderr))
+    for line in run.notes[said:]:
+        note(line)
+    return result
+
+
 def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
     from ..evaluation import DEFAULT_MODEL, summary_table
     from ..evaluation.curve import curve_file_questions
-    from ..evaluation.measured import apply_curve, plan_measured, with_curve
+    from ..evaluation.measured import apply_curve, with_curve
     from ..evaluation.output import write_results
     from ..evaluation.run import plan_run
     from ..evaluation.sets import load_eval_set
-    from ..models import CallProgressBar
 
     if args.workers is not None or args.scheduler is not None:
         note("a run with --endpoint or --curve runs here, not on Dask: leave out --workers/--scheduler")
@@ -64,18 +82,15 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
         plan = with_curve(plan_run(loaded, args.grid, **options), curves)
         rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves, n_curve)
         result = plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
-        result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
     else:
-        run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves,
-                            curve_questions=n_curve, **options)
-        if not run.budget_tokens.startswith("endpoint:"):
-            note(f"{args.endpoint} cannot count tokens (/tokenize): budgets are in cl100k_base tokens, "
-                 "approximate for this model")
-        if not confirm_calls(run.cost(), run.client.endpoint, args.yes):
+        try:
+            result = _answered(args, loaded, curves, n_curve, options)
+        except KeyboardInterrupt as stop:
+            return interrupted(stop)
+        if result is None:
             return 1
-        result = run.run(progress=CallProgressBar(sys.stderr))
-        if curves is not None:
-            result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
+    if curves is not None:
+        result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
     write_results(result, args.out, args.summary)
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""

@@ -16,7 +16,7 @@ from typing import Any
 from .flags import note
 from .inputs import int_at_least
 
-__all__ = ["add_model", "add_model_options", "measure_settings", "confirm_calls"]
+__all__ = ["add_model", "add_model_options", "measure_settings", "confirm_calls", "interrupted"]
 
 #: Requests in flight at once: a few per core of a local server, more for a hosted one.
 concurrency = int_at_least(1, 256)
@@ -71,6 +71,15 @@ def confirm_calls(cost: Any, endpoint: str, yes: bool) -> bool:
     except EOFError:
         reply = ""
     return reply.strip().lower() in ("y", "yes")
+
+
+def interrupted(stop: KeyboardInterrupt) -> int:
+    """Say in one line what Ctrl-C stopped (calls sent, answered and kept; a rerun resumes); return 130."""
+    from ..errors import RunInterrupted
+
+    note(str(stop) if isinstance(stop, RunInterrupted) else
+         "interrupted before any call was sent; nothing was written")
+    return 130
 
 
 def cmd_model_serve(args: argparse.Namespace) -> int:

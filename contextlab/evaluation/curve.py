@@ -23,6 +23,7 @@ from ..curves.published import PositionData, parse_position_csv
 from ..errors import InvalidInputError
 from ..intervals import wilson_interval
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
+from ..models.replies import safe_line
 from ..models.scoring import answer_is_correct, normalize_answer
 from ..types import Document
 from ..validation import whole_number
@@ -169,6 +170,8 @@ class CurveResult:
     model: str
     rows: list[dict[str, Any]]
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Lines to show the user about the answers (how many were cut).
+    notes: list[str] = field(default_factory=list)
 
     def points(self) -> list[dict[str, Any]]:
         """Return one accuracy row per condition: kind, total_docs, position, accuracy %, N, interval."""
@@ -188,7 +191,7 @@ class CurveResult:
 def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: int = 4,
               progress: Any = None) -> CurveResult:
     """Return the answers of ``client`` (a ``ModelClient``) to every case of ``plan``, scored."""
-    from ..models.batch import answer_prompts
+    from ..models.batch import answer_notes, answer_prompts
 
     answers = answer_prompts(client, plan.prompts, cache=cache, concurrency=concurrency, progress=progress)
     gold = {q.query_id: q.answers for q in plan.questions}
@@ -199,13 +202,18 @@ def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: i
                      "correct": answer_is_correct(reply.answer, gold[case.query_id]),
                      "latency_ms": reply.latency_ms, "prompt_tokens": reply.prompt_tokens,
                      "completion_tokens": reply.completion_tokens})
-    model = client.resolve_model() if any(not a.cached for a in answers) else (client.model or "model")
-    return CurveResult(plan, model, rows, meta={**client.describe(), "shots": plan.shots})
+    model = (client.served_model if any(not a.cached for a in answers) else None) or client.model or "model"
+    return CurveResult(plan, safe_line(model), rows, meta={**client.describe(), "shots": plan.shots},
+                       notes=answer_notes(answers, client))
 
 
 def curve_csv(result: CurveResult, name: str | None = None) -> str:
-    """Return the curve as CSV in the bundled curves' format, with N and the intervals per row."""
-    label = name or result.model
+    """Return the curve as CSV in the bundled curves' format, with N and the intervals per row.
+
+    The label (``name``, else the model id the server gave) is made one safe line first, so the
+    file's comment cannot break into lines that ``--curve`` would then refuse.
+    """
+    label = safe_line(name or result.model)
     buffer = io.StringIO()
     meta = result.meta
     buffer.write(f"# Position curve of {label}, measured by `contextlab curve` on the first "

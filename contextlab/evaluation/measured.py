@@ -20,7 +20,7 @@ from ..build_cache import BuildCache
 from ..curves.published import PositionData, accuracy_at, position_curve
 from ..intervals import wilson_interval
 from ..manager import ContextManager
-from ..models.batch import CallPlan, answer_prompts, plan_calls
+from ..models.batch import CallPlan, answer_notes, answer_prompts, plan_calls
 from ..models.cache import ResponseCache
 from ..models.client import ModelClient
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
@@ -136,29 +136,36 @@ class MeasuredRun:
     #: How block budgets were counted: the model's own tokens, or cl100k_base (approximate).
     budget_tokens: str
     shots: list[Shot] = field(default_factory=list)
+    #: The endpoint's tokenizer (None: cl100k_base counts the budgets).
+    tokenizer: Any = None
+    #: Lines to show the user: why budgets are approximate, a read-only cache; after ``run``, answers cut.
+    notes: list[str] = field(default_factory=list)
 
     def cost(self) -> CallPlan:
-        """Return how many calls and prompt tokens the run will send (cached answers excluded)."""
-        exact = self.budget_tokens.startswith("endpoint:")
-        counter = self._prompt_counter()
-        return plan_calls(self.client, self.prompts, self.cache, counter, tokens_exact=exact)
+        """Return how many calls and prompt tokens the run will send (cached answers excluded).
 
-    def _prompt_counter(self) -> Any:
-        tokenizer = endpoint_tokenizer(self.client.endpoint, self.client.model, store=self.cache) \
-            if self.budget_tokens.startswith("endpoint:") else None
-        return prompt_counter(tokenizer)
+        With calls to make, the endpoint is asked for its models first, so a server that is down,
+        a URL that is not its API, or a model it lacks is one line before anyone is asked to send
+        anything; a run answered wholly from the cache needs no server.
+        """
+        cost = plan_calls(self.client, self.prompts, self.cache, prompt_counter(self.tokenizer),
+                          tokens_exact=self.tokenizer is not None)
+        if cost.calls:
+            self.client.resolve_model()
+        return cost
 
     def run(self, progress: Any = None) -> EvalResult:
         """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
         answers = answer_prompts(self.client, self.prompts, cache=self.cache,
                                  concurrency=self.settings.concurrency, progress=progress)
+        self.notes += answer_notes(answers, self.client)
         gold = {q.query_id: q.answers for q in self.plan.evalset.questions}
         rows = []
         for row, reply in zip(self.rows, answers):
             rows.append({**row, "answer": reply.answer, "correct": answer_is_correct(reply.answer, gold[row["query_id"]])
                          if gold[row["query_id"]] else None, "latency_ms": reply.latency_ms,
                          "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
-        served = self.client.resolve_model() if any(not a.cached for a in answers) else self.client.model_label
+        served = self.client.served_model if any(not a.cached for a in answers) else self.client.model_label
         result = self.plan.result(rows, questions={q.query_id: q.query for q in self.plan.evalset.questions},
                                   endpoint=self.client.endpoint, answer_model=served or None,
                                   extra_columns=MEASURED_COLUMNS)
@@ -180,8 +187,12 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
     plan = plan_run(evalset, grid, **options)
     client = measure.client()
     cache = measure.open_cache()
-    tokenizer = endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens else None
+    tokenizer, why = endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens \
+        else (None, None)
     budget_tokens = tokenizer.name if tokenizer is not None else "cl100k_base (approximate for this model)"
+    notes = [cache.note] if cache is not None and cache.note else []
+    if why is not None:
+        notes.append(f"{why}: budgets are in cl100k_base tokens, approximate for this model")
     plan = with_curve(plan, curves)
     managers = _managers(plan, tokenizer)
     run_ids = {q.query_id for q in plan.evalset.questions}
@@ -205,4 +216,5 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
                 apply_curve(rows[-1:], curves, curve_questions)
             blocks.append(result.context_block)
             prompts.append(measure.template.render(q.query, result.context_block, shot_list))
-    return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [])
+    return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [],
+                       tokenizer=tokenizer, notes=notes)

@@ -1,7 +1,8 @@
 """A model in the loop: measured answers from any OpenAI-compatible endpoint, or the bundled one.
 
-- ``ModelClient``: one model behind an OpenAI-compatible endpoint (the optional ``openai`` extra);
-  the API key only from ``CONTEXTLAB_API_KEY`` (else ``OPENAI_API_KEY``).
+- ``ModelClient``: one model behind an OpenAI-compatible endpoint, over the standard library's HTTP
+  (a deadline per call, a cap on each reply, no redirects; replies checked at the door); the API
+  key only from ``CONTEXTLAB_API_KEY`` (else ``OPENAI_API_KEY``), never written or shown.
 - ``QATemplate`` / ``Shot``: the QA prompt of Liu et al. (2024), with solved examples in front.
 - ``answer_is_correct``: the paper's scoring (a SQuAD-normalised gold answer in the answer).
 - ``ResponseCache``: every response in SQLite, keyed by endpoint, model, sampling and prompt.
@@ -9,23 +10,15 @@
 - ``EndpointTokenizer``: the endpoint's ``/tokenize`` as a tokenizer, so budgets are the model's.
 - ``LocalModelServer``: Gemma 3 270M on llama.cpp in process, on 127.0.0.1 (``contextlab[model]``).
 
-Nothing here imports ``openai`` or ``xllamacpp`` until a request is made or a server started.
+Only ``LocalModelServer`` needs an extra (``xllamacpp``, imported when a server starts).
 """
 
 from __future__ import annotations
 
 from .batch import CallPlan, CallProgressBar, CallStats, answer_prompts, plan_calls, request_key
 from .cache import CachedResponse, ResponseCache, cache_key, default_cache_path
-from .client import (
-    API_KEY_VARIABLES,
-    APIS,
-    ModelAnswer,
-    ModelClient,
-    Sampling,
-    api_key_source,
-    check_endpoint_url,
-    default_sampling,
-)
+from .client import APIS, ModelAnswer, ModelClient, Sampling, check_endpoint_url, default_sampling
+from .keys import API_KEY_VARIABLES, api_key_source
 from .prompts import CLOSED_BOOK_INSTRUCTION, DEFAULT_TEMPLATE, QA_INSTRUCTION, QATemplate, Shot, paper_documents
 from .scoring import answer_is_correct, first_line, normalize_answer
 from .server import BUNDLED_MODEL, GEMMA_TERMS_URL, LocalModelServer, bundled_model_path, free_port

@@ -7,18 +7,21 @@ arrives; ``CallProgressBar`` draws calls, tokens and the time left.
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from ..errors import RunInterrupted
 from ..progress import ProgressBar
 from ..validation import whole_number
 from .cache import CachedResponse, ResponseCache, cache_key
 from .client import ModelAnswer, ModelClient
+from .replies import answer_char_limit
 
-__all__ = ["CallPlan", "CallStats", "CallProgressBar", "plan_calls", "answer_prompts", "request_key"]
+__all__ = ["CallPlan", "CallStats", "CallProgressBar", "plan_calls", "answer_prompts", "answer_notes", "request_key"]
 
 
 def request_key(client: ModelClient, prompt: str) -> str:
@@ -65,6 +68,8 @@ class CallStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     started: float = 0.0
+    #: Answers contextlab cut (longer than their max_tokens allow).
+    cut: int = 0
 
     @property
     def elapsed_s(self) -> float:
@@ -92,9 +97,10 @@ def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: Respon
     """Return the model's answer to each prompt, in order: cached ones first, the rest sent.
 
     At most ``concurrency`` requests are in flight. Each answer is stored in ``cache`` as it
-    arrives, so when a call fails (its ``EndpointError`` is raised once the calls in flight
-    end) or the process is killed, a rerun sends only what is still missing. ``progress`` is
-    called from the calling thread only.
+    arrives, so when a call fails (its ``EndpointError`` is raised at once and nothing more is
+    sent) or the process is killed, a rerun sends only what is still missing. Ctrl-C cancels
+    every call not yet sent and raises ``RunInterrupted`` saying how many were answered and
+    kept. ``progress`` is called from the calling thread only.
     """
     whole_number("concurrency", concurrency, minimum=1)
     keys = {p: request_key(client, p) for p in dict.fromkeys(prompts)}
@@ -109,34 +115,99 @@ def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: Respon
     todo = [p for p in keys if p not in answers]
     if progress is not None:
         progress(stats)
-
-    def one(prompt: str) -> ModelAnswer:
-        reply = client.complete(prompt)
-        if cache is not None:  # stored the moment it arrives: a kill after this loses nothing
-            cache.put(keys[prompt], client.endpoint, client.model_label,
-                      CachedResponse(reply.text, reply.prompt_tokens, reply.completion_tokens,
-                                     reply.latency_ms, reply.finish_reason))
-        return reply
-
     if todo:
         client.resolve_model()  # one clear line now if the endpoint is down, not one per call
-        # Progress is reported from this thread only (a UI's widgets belong to the caller's thread).
-        with ThreadPoolExecutor(max_workers=min(concurrency, len(todo))) as pool:
-            futures = {pool.submit(one, p): p for p in todo}
-            for future in as_completed(futures):
-                if future.exception() is not None:
-                    for other in futures:
-                        other.cancel()
-                    raise future.exception()  # type: ignore[misc]
-                reply = future.result()
-                answers[futures[future]] = reply
-                stats.done += 1
-                stats.calls += 1
-                stats.prompt_tokens += reply.prompt_tokens or 0
-                stats.completion_tokens += reply.completion_tokens or 0
-                if progress is not None:
-                    progress(stats)
+        answers.update(_send_all(client, todo, keys, cache, concurrency, stats, progress))
     return [answers[p] for p in prompts]
+
+
+class _Calls:
+    """The calls of a batch in flight: a queue of prompts, worker threads, and what came back.
+
+    The workers are daemon threads: Ctrl-C must not wait for a call in flight to finish (a
+    server may take minutes), and one that is answered afterwards is still kept in the cache.
+    """
+
+    def __init__(self, client: ModelClient, todo: list[str], keys: Mapping[str, str],
+                 cache: ResponseCache | None) -> None:
+        self.client, self.keys, self.cache = client, keys, cache
+        self.waiting: queue.SimpleQueue[str] = queue.SimpleQueue()
+        for prompt in todo:
+            self.waiting.put(prompt)
+        self.back: queue.SimpleQueue[tuple[str, ModelAnswer | None, BaseException | None]] = queue.SimpleQueue()
+        self.stop = threading.Event()
+        self.sent = 0
+        self._lock = threading.Lock()
+
+    def work(self) -> None:
+        """Answer prompts from the queue until it is empty or the batch stops; returns nothing."""
+        while not self.stop.is_set():
+            try:
+                prompt = self.waiting.get_nowait()
+            except queue.Empty:
+                return
+            with self._lock:
+                self.sent += 1
+            try:
+                reply = self.client.complete(prompt, cancel=self.stop)
+                if self.cache is not None:  # stored the moment it arrives: a kill after this loses nothing
+                    self.cache.put(self.keys[prompt], self.client.endpoint, self.client.model_label,
+                                   CachedResponse(reply.text, reply.prompt_tokens, reply.completion_tokens,
+                                                  reply.latency_ms, reply.finish_reason))
+            except BaseException as exc:  # handed to the calling thread, which raises it
+                self.back.put((prompt, None, exc))
+                return
+            self.back.put((prompt, reply, None))
+
+    def interrupted(self, answered: int, total: int) -> RunInterrupted:
+        """Return the ``RunInterrupted`` that says what was sent, answered and kept."""
+        self.stop.set()
+        in_flight = max(0, self.sent - answered)
+        kept = ("kept in the cache" if self.cache is not None and not self.cache.read_only
+                else "not kept (no cache to keep them)")
+        return RunInterrupted(f"interrupted: {self.sent} of {total} calls sent, {answered} answered and {kept}, "
+                              f"{in_flight} in flight dropped, {total - self.sent} not sent; rerun to resume "
+                              "(only the calls not in the cache are sent again)")
+
+
+def _send_all(client: ModelClient, todo: list[str], keys: Mapping[str, str], cache: ResponseCache | None,
+              concurrency: int, stats: CallStats, progress: Progress | None) -> dict[str, ModelAnswer]:
+    """Return the answers to ``todo``, sent by at most ``concurrency`` worker threads."""
+    calls = _Calls(client, todo, keys, cache)
+    for _ in range(min(concurrency, len(todo))):
+        threading.Thread(target=calls.work, daemon=True, name="contextlab-call").start()
+    answers: dict[str, ModelAnswer] = {}
+    try:
+        while len(answers) < len(todo):
+            try:
+                prompt, reply, exc = calls.back.get(timeout=0.2)  # short waits: Ctrl-C is seen at once
+            except queue.Empty:
+                continue
+            if exc is not None:
+                calls.stop.set()
+                raise exc
+            assert reply is not None
+            answers[prompt] = reply
+            stats.done += 1
+            stats.calls += 1
+            stats.cut += reply.cut
+            stats.prompt_tokens += reply.prompt_tokens or 0
+            stats.completion_tokens += reply.completion_tokens or 0
+            if progress is not None:
+                progress(stats)
+    except KeyboardInterrupt:
+        raise calls.interrupted(len(answers), len(todo)) from None
+    return answers
+
+
+def answer_notes(answers: Sequence[ModelAnswer], client: ModelClient) -> list[str]:
+    """Return the lines a batch's answers call for: how many were cut, and where."""
+    cut = sum(1 for a in answers if a.cut)
+    if not cut:
+        return []
+    assert client.sampling is not None
+    return [f"{cut} answers from {client.endpoint} were longer than max_tokens={client.sampling.max_tokens} "
+            f"allows and were cut at {answer_char_limit(client.sampling.max_tokens):,} characters"]
 
 
 class CallProgressBar:

@@ -2,8 +2,12 @@
 
 llama.cpp's server and vLLM both count text at ``POST /tokenize`` beside their ``/v1`` routes.
 ``EndpointTokenizer`` implements the engine's ``Tokenizer`` protocol over it, with a memo so each
-text is sent once; ``endpoint_tokenizer`` returns one only when the endpoint really counts, so
-a caller falls back to cl100k_base (and says the budget is approximate) otherwise.
+text is sent once. Every reply is checked before it is used or kept: a token list of whole
+numbers, no more tokens than the text has bytes (a count that cannot be true for the text's
+length is refused), a cut no longer than the text. ``endpoint_tokenizer`` returns one only when
+the endpoint really counts; otherwise it says why, and a caller falls back to cl100k_base (and
+says the budget is approximate). An endpoint that cannot be reached at all is an error, unless
+the cache remembers how it counted.
 """
 
 from __future__ import annotations
@@ -15,18 +19,34 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import EndpointError
-from .client import _api_key, check_endpoint_url, scrub
+from .client import check_endpoint_url, unreachable
 from .http import HTTPFailure, post_json
+from .keys import auth_headers, scrub
 
 __all__ = ["EndpointTokenizer", "endpoint_tokenizer", "prompt_counter", "server_root"]
 
 _MEMO_SIZE = 50_000
+_PROBE = "Hello world"
+# Whatever a server adds despite add_special=False (a BOS, an EOS) on top of one token per byte.
+_SPECIAL_SLACK = 2
+# Failures that mean nothing answered at all (as opposed to a server that answered badly).
+_UNREACHED = ("refused", "dns", "tls", "timeout", "connection")
 
 
 def server_root(endpoint: str) -> str:
     """Return the server's root URL: ``endpoint`` without a trailing ``/v1``."""
     url = check_endpoint_url(endpoint)
     return url[:-3] if url.endswith("/v1") else url
+
+
+def _most_tokens(text: str) -> int:
+    """Return the most tokens ``text`` can be: one per UTF-8 byte, plus a server's special tokens."""
+    return len(text.encode("utf-8")) + _SPECIAL_SLACK
+
+
+def _plausible(text: str, count: int) -> bool:
+    least = 1 if text.strip() else 0
+    return least <= count <= _most_tokens(text)
 
 
 class EndpointTokenizer:
@@ -38,6 +58,7 @@ class EndpointTokenizer:
 
     def __init__(self, endpoint: str, model: str | None = None, *, timeout: float = 30.0,
                  store: Any = None) -> None:
+        self.endpoint = check_endpoint_url(endpoint)
         self.root = server_root(endpoint)
         #: A ``ResponseCache`` that keeps counts and cuts across runs (so a rerun needs no server).
         self.store = store
@@ -48,37 +69,51 @@ class EndpointTokenizer:
         self._lock = threading.Lock()
         self.requests = 0
 
-    def _headers(self) -> dict[str, str]:
-        key, _ = _api_key()
-        return {"Authorization": f"Bearer {key}"} if key else {}
-
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, path: str, body: dict[str, Any], text: str) -> dict[str, Any]:
         try:
-            reply = post_json(self.root + path, body, headers=self._headers(), deadline=self.timeout)
+            reply = post_json(self.root + path, body, headers=auth_headers(), deadline=self.timeout,
+                              max_bytes=64 * 1024 + 32 * len(text.encode("utf-8")))
         except HTTPFailure as exc:
-            if exc.status is not None:
-                raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot count tokens")) from None
-            raise EndpointError(scrub(f"cannot reach {self.root}{path} to count tokens: {exc.reason}")) from None
+            if exc.status is None and exc.kind in _UNREACHED:
+                raise EndpointError(scrub(unreachable(self.endpoint, f"{exc.reason}, on POST {path}"))) from None
+            raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot count tokens"),
+                                status=exc.status or 0) from None
         self.requests += 1
         if not isinstance(reply.body, dict):
-            raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot count tokens")
+            raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot count tokens",
+                                status=0)
         return reply.body
 
     def encode(self, text: str) -> list[int]:
-        """Return the token ids of ``text`` (no special tokens added)."""
+        """Return the token ids of ``text`` (no special tokens added), checked to be possible for it."""
         body: dict[str, Any] = {"content": text, "add_special": False}
         if self.model:
             body["model"] = self.model
-        tokens = self._post("/tokenize", body).get("tokens")
+        tokens = self._post("/tokenize", body, text).get("tokens")
         if not isinstance(tokens, list):
-            raise EndpointError(f"{self.root}/tokenize gave no token list; it cannot count tokens")
-        return [t if isinstance(t, int) else t.get("id") for t in tokens]
+            raise EndpointError(f"{self.root}/tokenize gave no token list; it cannot count tokens", status=0)
+        ids = [t.get("id") if isinstance(t, dict) else t for t in tokens]
+        if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in ids):
+            raise EndpointError(f"{self.root}/tokenize gave token ids that are not whole numbers; "
+                                "it cannot count tokens", status=0)
+        if not _plausible(text, len(ids)):
+            raise EndpointError(f"{self.root}/tokenize counted {len(ids):,} tokens in a text of "
+                                f"{len(text.encode('utf-8')):,} bytes, which cannot be true; its counts are not "
+                                "used", status=0)
+        return ids
 
     def _stored(self, kind: str, text: str, extra: str = "") -> tuple[str, str | None]:
         if self.store is None:
             return "", None
         key = "tok:" + hashlib.sha256(f"{kind}\0{self.root}\0{self.model or ''}\0{extra}\0{text}".encode()).hexdigest()
         return key, self.store.memo_get(key)
+
+    def _remembered_count(self, text: str) -> tuple[str, int | None]:
+        """Return the store's key for ``text``'s count and the count it holds, if one that can be true."""
+        key, stored = self._stored("count", text)
+        if stored is None or not stored.isdigit() or not _plausible(text, int(stored)):
+            return key, None  # an impossible count kept by an older version is counted again
+        return key, int(stored)
 
     def count(self, text: str) -> int:
         """Return the number of the model's tokens in ``text`` (memoised, and kept in ``store``)."""
@@ -87,10 +122,8 @@ class EndpointTokenizer:
             if known is not None:
                 self._memo.move_to_end(text)
                 return known
-        key, stored = self._stored("count", text)
-        if stored is not None:
-            value = int(stored)
-        else:
+        key, value = self._remembered_count(text)
+        if value is None:
             value = len(self.encode(text)) if text else 0
             if key:
                 self.store.memo_put(key, str(value))
@@ -105,11 +138,16 @@ class EndpointTokenizer:
         if max_tokens <= 0:
             return ""
         key, stored = self._stored("cut", text, str(max_tokens))
-        if stored is not None:
+        if stored is not None and len(stored) <= len(text):
             return stored
         ids = self.encode(text)
-        cut = text if len(ids) <= max_tokens else str(
-            self._post("/detokenize", {"tokens": ids[:max_tokens]}).get("content", ""))
+        if len(ids) <= max_tokens:
+            cut = text
+        else:
+            cut = self._post("/detokenize", {"tokens": ids[:max_tokens]}, text).get("content")
+            if not isinstance(cut, str) or len(cut) > len(text) + 1:
+                raise EndpointError(f"{self.root}/detokenize gave back no text, or more than it was given; "
+                                    "it cannot cut text to a budget", status=0)
         if key:
             self.store.memo_put(key, cut)
         return cut
@@ -118,18 +156,33 @@ class EndpointTokenizer:
         return f"EndpointTokenizer({self.root!r})"
 
 
-def endpoint_tokenizer(endpoint: str, model: str | None = None, *, store: Any = None) -> EndpointTokenizer | None:
-    """Return an ``EndpointTokenizer`` when the endpoint counts tokens, else None (OpenAI, Ollama).
+def _refusal_key(tokenizer: EndpointTokenizer) -> str:
+    return "tok:refused:" + hashlib.sha256(f"{tokenizer.root}\0{tokenizer.model or ''}".encode()).hexdigest()
 
-    With a ``store`` that remembers the endpoint counting, the answer holds with the endpoint down.
+
+def endpoint_tokenizer(endpoint: str, model: str | None = None, *,
+                       store: Any = None) -> tuple[EndpointTokenizer | None, str | None]:
+    """Return ``(tokenizer, None)`` when the endpoint counts tokens, else ``(None, why not)`` (OpenAI, Ollama).
+
+    ``why not`` is one line (``/tokenize answered HTTP 404``, or a count that cannot be true).
+    With a ``store`` that remembers the endpoint's counts, the answer holds with the endpoint
+    down. An endpoint that cannot be reached, whose way of counting nothing remembers, raises
+    ``EndpointError`` naming it (the real cause, not a counting problem).
     """
     tokenizer = EndpointTokenizer(endpoint, model, store=store)
     try:
-        if tokenizer.count("Hello world") < 1:
-            return None
-    except EndpointError:
-        return None
-    return tokenizer
+        tokenizer.count(_PROBE)
+    except EndpointError as exc:
+        if exc.status is None:  # nothing answered
+            refused = store.memo_get(_refusal_key(tokenizer)) if store is not None else None
+            if refused is None:
+                raise
+            return None, refused
+        why = str(exc)
+        if store is not None:  # kept only to say why when the endpoint is down; a rerun asks again
+            store.memo_put(_refusal_key(tokenizer), why)
+        return None, why
+    return tokenizer, None
 
 
 def prompt_counter(tokenizer: EndpointTokenizer | None) -> Callable[[str], int]:
