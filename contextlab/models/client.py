@@ -22,7 +22,13 @@ from urllib.parse import urlsplit
 from ..errors import EndpointError, InvalidInputError
 from ..validation import finite_number, one_of, whole_number
 from .http import HTTPFailure, post_json
-from .keys import API_KEY_VARIABLES, api_key_source, auth_headers, refuse_key_in_url, scrub
+from .keys import (
+    API_KEY_VARIABLES,
+    api_key_source,
+    auth_headers,
+    refuse_key_in_url,
+    scrub,
+)
 from .replies import BadReply, answer_char_limit, completion, model_ids, safe_line
 from .scoring import first_line
 
@@ -190,6 +196,8 @@ class ModelClient:
                        "is it overloaded? lower concurrency or raise the timeout")
         elif exc.status is None and exc.kind not in ("too_large", "not_json"):
             message = unreachable(self.endpoint, exc.reason + after)
+        elif exc.kind == "not_json":
+            message = f"the endpoint {self.endpoint} {exc.reason} ({call}); is it an OpenAI-compatible API?"
         else:
             message = f"the endpoint {self.endpoint} {exc.reason} ({call}{after})"
         return EndpointError(scrub(message), status=exc.status)

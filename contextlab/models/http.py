@@ -205,7 +205,7 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
         if watchdog.expired and exc.kind != "too_large":
             raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
         raise
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
     except ConnectionRefusedError:
         raise HTTPFailure("connection refused", transient=True, kind="refused") from None
@@ -220,12 +220,14 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
     finally:
         watchdog.stop()
         connection.close()
+    if watchdog.expired:  # the watchdog's shutdown reads as an early end of the body: it is a timeout
+        raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout")
     if not 200 <= reply.status < 300:
         raise _status_failure(url, reply, raw)
     try:
         return HTTPReply(reply.status, json.loads(raw.decode("utf-8")))
     except (UnicodeDecodeError, ValueError, RecursionError):
         start = raw.lstrip()[:1]
-        kind = "HTML" if start == b"<" else "empty" if not start else "not JSON"
-        raise HTTPFailure(f"sent a reply that is {kind}; is this an OpenAI-compatible endpoint?",
-                          kind="not_json") from None
+        said = "an HTML page, not JSON" if start == b"<" else "an empty reply" if not start else \
+            "a reply that is not JSON"
+        raise HTTPFailure(f"sent {said}", kind="not_json") from None

@@ -1,0 +1,188 @@
+"""A FAKE OpenAI-compatible server that injects faults: it never stands in for a model's work.
+
+Each test tells it what to do wrong on a route (``server.on("POST", "/v1/completions", action)``):
+send a malformed or huge body, trickle bytes, redirect elsewhere, echo the ``Authorization``
+header back, hang up. Every request is recorded (method, path, headers), so a test can check
+what was sent and where. Answers that stand for a model's work come from the bundled model
+(tests/test_models_server.py), never from here.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["FaultServer", "fault_server", "send_json", "send_raw", "trickle", "trickle_headers", "redirect",
+           "echo_authorization", "huge_completion", "hang_up"]
+
+Action = Callable[["_Handler"], None]
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _serve(self) -> None:
+        server: FaultServer = self.server  # type: ignore[assignment]
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        with server.lock:
+            server.requests.append((self.command, self.path, dict(self.headers), body))
+        action = server.routes.get((self.command, self.path))
+        if action is None:
+            send_json({"error": {"message": "not found"}}, status=404)(self)
+            return
+        try:
+            action(self)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a deadline passed): what the fault was for
+
+    do_GET = do_POST = _serve
+
+
+class FaultServer(http.server.ThreadingHTTPServer):
+    """The fake: routes (method, path) -> action; ``requests`` holds every request received."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self) -> None:
+        self.routes: dict[tuple[str, str], Action] = {}
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.on("GET", "/v1/models", send_json({"object": "list", "data": [{"id": "m", "object": "model"}]}))
+
+    @property
+    def url(self) -> str:
+        """Return the base URL a client is given (``http://127.0.0.1:PORT/v1``)."""
+        return f"http://127.0.0.1:{self.server_port}/v1"
+
+    def on(self, method: str, path: str, action: Action) -> FaultServer:
+        """Make ``method path`` do ``action``; return the server (calls chain)."""
+        self.routes[(method, path)] = action
+        return self
+
+    def paths(self) -> list[str]:
+        """Return ``"METHOD /path"`` of every request received, in order."""
+        with self.lock:
+            return [f"{m} {p}" for m, p, _, _ in self.requests]
+
+
+@contextmanager
+def fault_server() -> Iterator[FaultServer]:
+    """Yield a running ``FaultServer`` on 127.0.0.1; stop it afterwards (trickles end at once)."""
+    server = FaultServer()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+
+
+def send_raw(body: bytes, *, status: int = 200, content_type: str = "application/json",
+             headers: dict[str, str] | None = None) -> Action:
+    """Return an action that answers ``status`` with ``body`` as is."""
+    def act(h: _Handler) -> None:
+        h.send_response(status)
+        h.send_header("Content-Type", content_type)
+        h.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            h.send_header(name, value)
+        h.end_headers()
+        h.wfile.write(body)
+    return act
+
+
+def send_json(value: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> Action:
+    """Return an action that answers ``status`` with ``value`` as JSON."""
+    return send_raw(json.dumps(value).encode("utf-8"), status=status, headers=headers)
+
+
+def trickle(body: bytes, *, every: float = 0.5) -> Action:
+    """Return an action that sends its headers at once, then ``body`` one byte every ``every`` seconds."""
+    def act(h: _Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.flush()
+        for i in range(len(body)):
+            if h.server.stopping.wait(every):  # type: ignore[attr-defined]
+                return
+            h.wfile.write(body[i:i + 1])
+            h.wfile.flush()
+    return act
+
+
+def trickle_headers(*, every: float = 0.5) -> Action:
+    """Return an action that sends its status line and headers one byte every ``every`` seconds, forever."""
+    def act(h: _Handler) -> None:
+        head = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Slow-%d: %s\r\n" % (i, b"y" * 40) for i in range(90))
+        for i in range(len(head)):
+            if h.server.stopping.wait(every):  # type: ignore[attr-defined]
+                return
+            h.wfile.write(head[i:i + 1])
+            h.wfile.flush()
+    return act
+
+
+def redirect(location: str, *, status: int = 307) -> Action:
+    """Return an action that answers with a redirect to ``location``."""
+    def act(h: _Handler) -> None:
+        h.send_response(status)
+        h.send_header("Location", location)
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+    return act
+
+
+def completion_body(text: Any, api: str = "completions", **extra: Any) -> dict[str, Any]:
+    """Return a completion reply whose text is ``text`` (for faults: an echoed header, a huge text)."""
+    choice = {"index": 0, "finish_reason": "stop",
+              **({"message": {"role": "assistant", "content": text}} if api == "chat" else {"text": text})}
+    return {"object": "text_completion", "choices": [choice], **extra}
+
+
+def echo_authorization(api: str = "completions") -> Action:
+    """Return an action whose completion text is the request's ``Authorization`` header (a hostile server)."""
+    def act(h: _Handler) -> None:
+        send_json(completion_body(f"The header was: {h.headers.get('Authorization', '')}", api))(h)
+    return act
+
+
+def huge_completion(n_bytes: int) -> Action:
+    """Return an action whose completion text is ``n_bytes`` of "a", streamed without a length."""
+    def act(h: _Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.wfile.write(b'{"choices": [{"index": 0, "finish_reason": "length", "text": "')
+        block = b"a" * 65536
+        sent = 0
+        while sent < n_bytes and not h.server.stopping.is_set():  # type: ignore[attr-defined]
+            h.wfile.write(block)
+            sent += len(block)
+        h.wfile.write(b'"}]}')
+        h.close_connection = True
+    return act
+
+
+def hang_up() -> Action:
+    """Return an action that closes the connection without a reply."""
+    def act(h: _Handler) -> None:
+        h.connection.shutdown(socket.SHUT_RDWR)
+        h.close_connection = True
+    return act

@@ -1,0 +1,347 @@
+"""A broken or hostile endpoint gets one clear line naming it; nothing bad is kept, nothing leaks, time is bounded.
+
+Every test here injects a fault through the fake server of tests/fault_server.py (a malformed,
+huge, trickled or redirected reply, a server that echoes the key, lists a model id with a newline,
+or serves its API under /v1): a real server cannot be made to misbehave on demand. No answer
+here stands for a model's work; the bundled model's answers are tested in test_models_server.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from contextlab.errors import EndpointError, InvalidInputError
+from contextlab.models import (
+    ModelClient,
+    ResponseCache,
+    answer_prompts,
+    check_endpoint_url,
+    endpoint_tokenizer,
+)
+from contextlab.models.batch import answer_notes
+from tests.fault_server import (
+    completion_body,
+    echo_authorization,
+    fault_server,
+    hang_up,
+    huge_completion,
+    redirect,
+    send_json,
+    send_raw,
+    trickle,
+    trickle_headers,
+)
+
+SECRET = "sk-contextlab-test-SECRET-faults-0123456789"
+CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
+
+
+@pytest.fixture
+def server():
+    with fault_server() as running:
+        yield running
+
+
+def _client(server, **options) -> ModelClient:
+    return ModelClient(server.url, "m", api=options.pop("api", "completions"), max_retries=options.pop("max_retries", 0),
+                       timeout=options.pop("timeout", 10), **options)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+# -- 1. malformed replies ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("api", "reply", "said"), [
+    ("completions", {"object": "text_completion"}, "the reply has no choices, not a list of at least one choice"),
+    ("completions", {"choices": []}, "the reply has choices [], not a list of at least one choice"),
+    ("completions", {"choices": [None]}, "choices[0] is None, not an object"),
+    ("completions", {"choices": [{"text": {"answer": "Paris"}}]}, "choices[0].text is dict {'answer': 'Paris'}, not text"),
+    ("chat", {"choices": [{"message": {"content": ["Paris"]}}]}, "choices[0].message.content is list ['Paris'], not text"),
+    ("chat", {"choices": [{"message": "Paris"}]}, "choices[0].message is str 'Paris', not an object"),
+    ("completions", [1, 2], "the reply is list [1, 2], not a completion object"),
+    ("completions", {"choices": [{"text": "Paris"}], "usage": {"prompt_tokens": -4}},
+     "usage.prompt_tokens is -4, not a token count this request can have (0 to 8,198)"),
+    ("completions", {"choices": [{"text": "Paris"}], "usage": {"completion_tokens": 10 ** 12}},
+     "usage.completion_tokens is 1000000000000, not a token count this request can have (0 to 80)"),
+    ("completions", {"choices": [{"text": "Paris"}], "usage": {"prompt_tokens": "12"}},
+     "usage.prompt_tokens is '12', not a token count this request can have (0 to 8,198)"),
+    ("completions", {"choices": [{"text": "Paris"}], "usage": {"prompt_tokens": True}},
+     "usage.prompt_tokens is True, not a token count this request can have (0 to 8,198)"),
+])
+def test_endpoint_faults_malformed_completion_is_one_line_and_never_cached(server, tmp_path, api, reply, said):
+    """Injects a fault: a completion reply of the wrong shape, or with nonsense usage counts."""
+    path = "/v1/chat/completions" if api == "chat" else "/v1/completions"
+    server.on("POST", path, send_json(reply))
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with pytest.raises(EndpointError) as err:
+        answer_prompts(_client(server, api=api), ["prompt"], cache=cache)
+    assert str(err.value) == (f"the endpoint {server.url} sent a broken reply to POST {path[3:]}: {said}; "
+                              "nothing was kept")
+    assert len(cache) == 0
+
+
+@pytest.mark.parametrize(("body", "content_type", "said"), [
+    (b'{"choices": [{"text": "Paris', "application/json", "sent a reply that is not JSON"),
+    (b"<html><body>502 Bad Gateway</body></html>", "text/html", "sent an HTML page, not JSON"),
+    (b"", "application/json", "sent an empty reply"),
+])
+def test_endpoint_faults_body_that_is_not_json_names_the_endpoint(server, body, content_type, said):
+    """Injects a fault: a body cut mid-string, an HTML page, an empty body."""
+    server.on("POST", "/v1/completions", send_raw(body, content_type=content_type))
+    with pytest.raises(EndpointError) as err:
+        _client(server).complete("prompt")
+    assert str(err.value) == f"the endpoint {server.url} {said} (POST /completions); is it an OpenAI-compatible API?"
+
+
+@pytest.mark.parametrize(("reply", "why"), [
+    (send_raw(b"<html>no</html>", content_type="text/html"), "/tokenize sent an HTML page, not JSON; it cannot"),
+    (send_json([1, 2, 3]), "/tokenize did not answer with a JSON object"),
+    (send_json({"tokens": ["a", "b"]}), "/tokenize gave token ids that are not whole numbers"),
+    (send_json({"tokens": list(range(200_000))}), "/tokenize sent a reply larger than 64 KB; refused"),
+    (send_json({"tokens": list(range(500))}), "/tokenize counted 500 tokens in a text of 11 bytes, which cannot be true"),
+    (send_json({"error": "no"}, status=500), "/tokenize answered HTTP 500 (no); it cannot count tokens"),
+])
+def test_endpoint_faults_broken_tokenize_falls_back_with_a_note_and_caches_no_count(server, tmp_path, reply, why):
+    """Injects a fault: /tokenize answers HTML, a list, names, too much, an impossible count, or 500."""
+    server.on("POST", "/tokenize", reply)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    tokenizer, note = endpoint_tokenizer(server.url, store=cache)
+    assert tokenizer is None
+    assert note.startswith(f"http://127.0.0.1:{server.server_port}{why}")
+    assert "\n" not in note
+    counts = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT COUNT(*) FROM memo").fetchone()[0]
+    assert counts == 1  # the reason only (said again if the endpoint is down next time), never a count
+
+
+def test_endpoint_faults_tokenize_that_lies_mid_run_stops_and_keeps_no_count(server, tmp_path):
+    """Injects a fault: /tokenize counts the probe right, then claims 2,000,000 tokens for a short text."""
+    server.on("POST", "/tokenize", send_json({"tokens": [1, 2]}))
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    tokenizer, note = endpoint_tokenizer(server.url, store=cache)
+    assert note is None and tokenizer.count("Hello world") == 2
+    server.on("POST", "/tokenize", send_json({"tokens": [7] * 2_000}))
+    with pytest.raises(EndpointError, match=r"/tokenize counted 2,000 tokens in a text of 25 bytes, which cannot be "
+                                            r"true; its counts are not used"):
+        tokenizer.count("a question and no answer.")
+    stored = [v for (v,) in sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT value FROM memo")]
+    assert stored == ["2"]
+
+
+def test_endpoint_faults_tokenize_count_kept_by_an_older_version_is_counted_again(server, tmp_path):
+    """Injects a fault: the cache holds an impossible count (a broken server's, kept before this check)."""
+    from contextlab.models import EndpointTokenizer
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    planted = EndpointTokenizer(server.url, store=cache)
+    key, _ = planted._stored("count", "Hello world")
+    cache.memo_put(key, "2000000")
+    server.on("POST", "/tokenize", send_json({"tokens": [1, 2]}))
+    assert EndpointTokenizer(server.url, store=cache).count("Hello world") == 2
+    assert cache.memo_get(key) == "2"
+
+
+# -- 2. bounded time and memory ---------------------------------------------------------------
+
+
+def test_endpoint_faults_huge_reply_is_refused_after_reading_at_most_the_cap(server):
+    """Injects a fault: a 50 MB answer to max_tokens=32."""
+    server.on("POST", "/v1/completions", huge_completion(50 * 1024 * 1024))
+    with pytest.raises(EndpointError) as err:
+        _client(server).complete("prompt")
+    assert str(err.value) == (f"the endpoint {server.url} sent a reply larger than 1 MB; refused "
+                              "(POST /completions)")
+
+
+def test_endpoint_faults_long_answer_is_cut_and_said_so(server, tmp_path):
+    """Injects a fault: a 300,000-character answer (in a reply under the cap) to max_tokens=32."""
+    server.on("POST", "/v1/completions", send_json(completion_body("word " * 60_000)))
+    client = _client(server)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    [reply] = answer_prompts(client, ["prompt"], cache=cache)
+    assert (len(reply.text), reply.finish_reason, reply.cut) == (4096, "cut", True)
+    assert answer_notes([reply], client) == [f"1 answers from {server.url} were longer than max_tokens=32 allows "
+                                             "and were cut at 4,096 characters"]
+    kept = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT length(text), finish_reason FROM responses")
+    assert kept.fetchall() == [(4096, "cut")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", [trickle(json.dumps(completion_body("Paris")).encode(), every=1.0),
+                                   trickle_headers(every=1.0)], ids=["body", "headers"])
+def test_endpoint_faults_trickle_ends_at_the_deadline_then_the_retry_policy(server, fault):
+    """Injects a fault: a server that trickles one byte a second (in the body, or in its headers)."""
+    server.on("POST", "/v1/completions", fault)
+    client = _client(server, timeout=2, max_retries=1)
+    start = time.monotonic()
+    with pytest.raises(EndpointError) as err:
+        client.complete("prompt")
+    elapsed = time.monotonic() - start
+    assert str(err.value) == (f"the endpoint {server.url} did not answer POST /completions within 2 s after 1 "
+                              "retries; is it overloaded? lower concurrency or raise the timeout")
+    assert server.paths().count("POST /v1/completions") == 2
+    # two deadlines of 2 s and one backoff of 0.5 s; generous for a loaded machine
+    assert elapsed < 12
+
+
+@pytest.mark.slow
+def test_endpoint_faults_dropped_connection_is_retried_then_one_line(server):
+    """Injects a fault: the server hangs up without a reply, every time."""
+    server.on("POST", "/v1/completions", hang_up())
+    with pytest.raises(EndpointError) as err:
+        _client(server, max_retries=2).complete("prompt")
+    assert str(err.value).startswith(f"cannot reach the endpoint {server.url} (the connection failed "
+                                     "(RemoteDisconnected) after 2 retries)")
+    assert server.paths().count("POST /v1/completions") == 3
+
+
+# -- 4. the key appears nowhere -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    (f"http://127.0.0.1:9/{SECRET}/v1", "endpoint must not hold the API key from CONTEXTLAB_API_KEY"),
+    ("http://127.0.0.1:9/sk-proj-0123456789abcdefXYZ/v1", "endpoint must not hold an API key in its path"),
+    (f"http://127.0.0.1:9/v1?key={SECRET}", "endpoint must not carry a query string"),
+    ("http://127.0.0.1:9/v1?", "endpoint must not carry a query string"),
+    (f"http://127.0.0.1:9/v1#{SECRET}", "endpoint must not carry a fragment"),
+    (f"http://me:{SECRET}@127.0.0.1:9/v1", "endpoint must not carry a user name or password"),
+])
+def test_endpoint_faults_endpoint_holding_a_key_is_refused_without_repeating_it(monkeypatch, url, said):
+    """Injects a fault: a key pasted into the endpoint's path, query, fragment or user part."""
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
+    with pytest.raises(InvalidInputError) as err:
+        check_endpoint_url(url)
+    assert str(err.value).startswith(said) and SECRET not in str(err.value) and "sk-proj" not in str(err.value)
+    assert err.value.field == "endpoint"
+
+
+def test_endpoint_faults_cli_endpoint_holding_the_key_is_one_line_and_writes_nothing(tmp_path):
+    """Injects a fault: `eval --endpoint` with the key in the URL's path."""
+    done = run_cli("eval", "--endpoint", f"http://127.0.0.1:9/{SECRET}/v1", "--limit", "1", "--yes",
+                   "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "r.csv"),
+                   env={"CONTEXTLAB_API_KEY": SECRET})
+    assert done.returncode == 1
+    assert done.stderr == ("contextlab: error: --endpoint must not hold the API key from CONTEXTLAB_API_KEY; put the "
+                           "key in CONTEXTLAB_API_KEY and give the plain base URL, such as http://127.0.0.1:8080/v1\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_endpoint_faults_server_echoing_the_key_gets_it_scrubbed_from_every_file(server, tmp_path):
+    """Injects a fault: a hostile server whose answer is the Authorization header it received."""
+    server.on("POST", "/v1/completions", echo_authorization())
+    out, summary, cache = tmp_path / "r.csv", tmp_path / "s.json", tmp_path / "c.sqlite"
+    done = run_cli("eval", "--endpoint", server.url, "--model", "m", "--api", "completions", "--limit", "1",
+                   "--top-k", "2", "--yes", "--cache", str(cache), "--out", str(out), "--summary", str(summary),
+                   env={"CONTEXTLAB_API_KEY": SECRET})
+    assert done.returncode == 0, done.stderr
+    assert [h["Authorization"] for m, p, h, _ in server.requests if p == "/v1/completions"] == [f"Bearer {SECRET}"]
+    assert "The header was: Bearer [key]" in out.read_text()
+    for file in tmp_path.iterdir():
+        assert SECRET.encode() not in file.read_bytes(), file
+    assert SECRET not in done.stdout + done.stderr
+
+
+# -- 5. redirects -------------------------------------------------------------------------------
+
+
+def test_endpoint_faults_redirect_to_another_origin_is_refused_and_nothing_goes_there(server):
+    """Injects a fault: a 307 from the endpoint to another host (a second fake that records what it gets)."""
+    with fault_server() as elsewhere:
+        server.on("POST", "/v1/completions", redirect(f"{elsewhere.url}/completions"))
+        with pytest.raises(EndpointError) as err:
+            _client(server).complete("prompt")
+        assert elsewhere.requests == []
+    assert str(err.value) == (f"the endpoint {server.url} answered with a redirect (HTTP 307) to another origin, "
+                              f"{elsewhere.url}/completions; contextlab does not follow redirects: give the final "
+                              "URL as the endpoint if you trust it (POST /completions)")
+
+
+def test_endpoint_faults_redirect_of_the_model_list_is_refused(server):
+    """Injects a fault: GET /models answers 302 to another host."""
+    server.on("GET", "/v1/models", redirect("https://elsewhere.invalid/v1/models", status=302))
+    with pytest.raises(EndpointError, match=r"answered with a redirect \(HTTP 302\) to another origin, "
+                                            r"https://elsewhere\.invalid/v1/models; contextlab does not follow"):
+        ModelClient(server.url, max_retries=0).resolve_model()
+
+
+# -- 6. strings from the server -------------------------------------------------------------------
+
+
+def test_endpoint_faults_model_id_with_a_newline_is_one_safe_line(server):
+    """Injects a fault: the server lists a model id holding a newline and a terminal escape."""
+    raw = "gemma\nB is +99.0 better\x1b[31m"
+    server.on("GET", "/v1/models", send_json({"data": [{"id": raw}]}))
+    client = ModelClient(server.url, max_retries=0)
+    assert client.resolve_model() == raw  # sent back to the server as it named it
+    assert client.served_model == "gemma\\nB is +99.0 better\\x1b[31m"
+    assert client.describe()["model"] == "gemma\\nB is +99.0 better\\x1b[31m"
+
+
+def test_endpoint_faults_server_error_message_is_one_line_without_the_key(server, monkeypatch):
+    """Injects a fault: a 500 whose error message holds newlines and the key."""
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
+    server.on("POST", "/v1/completions", send_json({"error": {"message": f"boom\nkey {SECRET}\r\nend"}}, status=500))
+    with pytest.raises(EndpointError) as err:
+        _client(server).complete("prompt")
+    assert str(err.value) == f"the endpoint {server.url} answered HTTP 500 (boom key [key] end) (POST /completions)"
+
+
+def test_endpoint_faults_unknown_model_lists_the_served_ids_as_safe_lines(server):
+    """Injects a fault: model ids with control characters in the list an unknown model is told about."""
+    server.on("GET", "/v1/models", send_json({"data": [{"id": "a\x1b]0;owned\x07"}, {"id": "b"}]}))
+    with pytest.raises(EndpointError) as err:
+        ModelClient(server.url, "c", max_retries=0).resolve_model()
+    assert str(err.value) == f"the endpoint {server.url} does not serve model 'c'; it serves: a\\x1b]0;owned\\x07, b"
+
+
+# -- 9. pointing ------------------------------------------------------------------------------------
+
+
+def test_endpoint_faults_root_url_whose_api_is_under_v1_says_which_url_to_give(server):
+    """Injects a fault: the user gives the server's root; its OpenAI API lives under /v1 (llama.cpp's layout)."""
+    root = server.url[:-3]
+    with pytest.raises(EndpointError) as err:
+        ModelClient(root, api="completions", max_retries=0).resolve_model()
+    assert str(err.value) == (f"the endpoint {root} is the server's root, not its OpenAI API; the API is at "
+                              f"{server.url}: give that URL as the endpoint")
+
+
+def test_endpoint_faults_unreachable_endpoint_is_one_line_with_the_real_cause(tmp_path):
+    """Injects a fault: nothing listens at the endpoint's port."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = run_cli("eval", "--endpoint", f"http://127.0.0.1:{port}/v1", "--limit", "1", "--yes",
+                   "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "r.csv"))
+    assert done.returncode == 1
+    assert done.stderr == (f"contextlab: error: cannot reach the endpoint http://127.0.0.1:{port}/v1 (connection "
+                           "refused); is the server running? `contextlab model serve` starts the bundled model\n")
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_endpoint_faults_cli_broken_reply_is_one_line_and_no_results_file(server, tmp_path):
+    """Injects a fault: every completion comes back without choices; `eval` says so once, writes nothing."""
+    server.on("POST", "/v1/completions", send_json({"id": "x"}))
+    done = run_cli("eval", "--endpoint", server.url, "--api", "completions", "--limit", "1", "--top-k", "2",
+                   "--yes", "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "r.csv"),
+                   "--summary", str(tmp_path / "s.json"))
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert lines[-1] == (f"contextlab: error: the endpoint {server.url} sent a broken reply to POST /completions: "
+                         "the reply has no choices, not a list of at least one choice; nothing was kept")
+    assert not any(line.startswith("Traceback") for line in lines)
+    assert not (tmp_path / "r.csv").exists() and not (tmp_path / "s.json").exists()
+    assert sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT COUNT(*) FROM responses").fetchone() == (0,)
+    assert json.loads(json.dumps(server.paths()))[0] == "POST /tokenize"
