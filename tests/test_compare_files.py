@@ -17,7 +17,7 @@ import pytest
 
 from contextlab.cli import main
 from contextlab.errors import LoadError
-from contextlab.evaluate import load_eval_set, run_evaluation, write_results
+from contextlab.evaluation import load_eval_set, run_evaluation, write_results
 from contextlab.evaluation.compare import compare_runs, compare_table, load_run
 
 ANSWER = "The keeper of Skerry Point light in the long winter of that year was a man called Tobias Wren."
