@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 
 from contextlab import ContextManager, Document, PromptRequest
+from contextlab.curves.curve_file import load_curve_file
 from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation.curve import (
     CurvePlan,
     CurveResult,
     curve_csv,
-    load_curve_file,
     parse_positions,
     plan_curve,
     solved_examples,

@@ -23,7 +23,7 @@ pytest.importorskip("xllamacpp")
 pytest.importorskip("openai")
 
 from contextlab.errors import EndpointError  # noqa: E402
-from contextlab.evaluation.curve import load_curve_file  # noqa: E402
+from contextlab.curves.curve_file import load_curve_file  # noqa: E402
 from contextlab.evaluation.sets import load_bundled_set  # noqa: E402
 from contextlab.models import (  # noqa: E402
     BUNDLED_MODEL,

@@ -75,7 +75,7 @@ def test_models_view_answers_with_the_bundled_model():
 def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(view):
     from importlib import resources
 
-    from contextlab.evaluation.curve import load_curve_file
+    from contextlab.curves.curve_file import load_curve_file
     from tests.ui.conftest import chart
 
     at = open_lab(view=view)

@@ -32,7 +32,7 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
 def _curve(args: argparse.Namespace) -> Any:
     if not args.curve:
         return None
-    from ..evaluation.curve import load_curve_file
+    from ..curves.curve_file import load_curve_file
 
     return load_curve_file(args.curve)
 
@@ -59,7 +59,6 @@ def _answered(args: argparse.Namespace, loaded: Any, curves: Any, n_curve: int |
 def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
     from ..evaluation import DEFAULT_MODEL, summary_table
-    from ..evaluation.curve import curve_file_questions
     from ..evaluation.measured import apply_curve, with_curve
     from ..evaluation.output import write_results
     from ..evaluation.run import plan_run
@@ -72,7 +71,7 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     for set_note in loaded.notes if loaded is not None else []:
         note(set_note)
     curves = _curve(args)
-    n_curve = curve_file_questions(args.curve) if curves is not None else None
+    n_curve = curves.questions if curves is not None else None
     options = {"top_k": args.top_k, "limit": args.limit, "baseline": args.baseline, "blocks": args.blocks}
     if curves is not None:
         options["model"] = DEFAULT_MODEL  # the published one only names the run; rows read `curves`

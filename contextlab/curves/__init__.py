@@ -1,6 +1,8 @@
 """Position curves: how well a model reads each position of its prompt, published or measured.
 
-``published`` holds Liu et al.'s curves (read at any document count and position), ``reading``
-reads one for a block with the uncertainty its questions give, and ``scores`` scores an ordering
-under a curve. Placement "curve" (``stages.reorder``) follows the ``PositionCurve`` these give.
+``curve_file`` reads and checks a curve file (the format every curve is kept in: the published
+one, a measured one, an upload), ``published`` holds Liu et al.'s curves (read at any document
+count and position), ``reading`` reads one for a block with the uncertainty its questions give,
+and ``scores`` scores an ordering under a curve. Placement "curve" (``stages.reorder``) follows
+the ``PositionCurve`` these give.
 """

@@ -11,18 +11,16 @@ Accuracies are percentages (0-100), as in the paper.
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
-from types import MappingProxyType
 from typing import Any
 
 from ..errors import InvalidInputError
 from ..stages.reorder import PositionCurve
 from ..validation import is_finite_number, whole_number
+from .curve_file import PositionData, parse_position_csv
 
 __all__ = [
     "check_doc_count",
@@ -31,12 +29,10 @@ __all__ = [
     "DATA_FILE",
     "INTERPOLATION_METHOD",
     "PositionCurve",
-    "PositionData",
     "accuracy_at",
     "accuracy_curve",
     "curve_models",
     "load_position_curves",
-    "parse_position_csv",
     "position_curve",
 ]
 
@@ -66,96 +62,11 @@ INTERPOLATION_METHOD = (
 # -- the data ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PositionData:
-    """The published accuracies: per model, per document count, (position, accuracy %) points."""
-
-    curves: Mapping[str, Mapping[int, tuple[tuple[int, float], ...]]]
-    closed_book_accuracy: Mapping[str, float] = field(default_factory=dict)
-    oracle_accuracy: Mapping[str, float] = field(default_factory=dict)
-    citation: str = CITATION
-
-    def models(self) -> list[str]:
-        """Return the model names with measured position curves, in the order of the CSV."""
-        return list(self.curves)
-
-    def resolve_model(self, model: str) -> str:
-        """Return the canonical spelling of ``model`` (case-insensitive), or raise naming the known ones."""
-        if model in self.curves:
-            return model
-        if isinstance(model, str):
-            folded = {name.casefold(): name for name in self.curves}
-            if model.strip().casefold() in folded:
-                return folded[model.strip().casefold()]
-        raise InvalidInputError(
-            f"unknown model {model!r}; choose one of: {', '.join(self.models())}"
-        )
-
-    def doc_counts(self, model: str) -> list[int]:
-        """Return the document counts measured for ``model``, ascending (e.g. ``[10, 20, 30]``)."""
-        return sorted(self.curves[self.resolve_model(model)])
-
-    def curve(self, model: str, total_docs: int) -> list[tuple[int, float]]:
-        """Return the measured ``(position, accuracy %)`` points of ``model`` at ``total_docs`` documents."""
-        name = self.resolve_model(model)
-        if total_docs not in self.curves[name]:
-            raise InvalidInputError(
-                f"{name} was measured with {', '.join(map(str, self.doc_counts(name)))} documents, "
-                f"not {total_docs!r}; use accuracy_at() to interpolate other counts"
-            )
-        return list(self.curves[name][total_docs])
-
-    def closed_book(self, model: str) -> float | None:
-        """Return ``model``'s closed-book accuracy % (no documents given), or None if unmeasured."""
-        return self.closed_book_accuracy.get(self.resolve_model(model))
-
-    def oracle(self, model: str) -> float | None:
-        """Return ``model``'s oracle accuracy % (only the answer document given), or None."""
-        return self.oracle_accuracy.get(self.resolve_model(model))
-
-
-def parse_position_csv(text: str, *, name: str = DATA_FILE) -> PositionData:
-    """Return the ``PositionData`` in CSV ``text`` of the bundled format (a measured curve too).
-
-    Columns ``model,total_docs,position,accuracy,kind``; others (a measured curve's ``questions``
-    and interval) are ignored; ``#`` lines are comments. ``name`` is the file errors mention.
-    """
-    return _parse_csv(text, name)
-
-
-def _parse_csv(text: str, name: str = DATA_FILE) -> PositionData:
-    """Return the ``PositionData`` in the CSV ``text`` (``#`` lines are comments)."""
-    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    curves: dict[str, dict[int, list[tuple[int, float]]]] = {}
-    closed: dict[str, float] = {}
-    oracle: dict[str, float] = {}
-    for row in csv.DictReader(io.StringIO("\n".join(lines))):
-        model, kind, accuracy = row["model"], row["kind"], float(row["accuracy"])
-        if kind == "position":
-            curves.setdefault(model, {}).setdefault(int(row["total_docs"]), []).append(
-                (int(row["position"]), accuracy)
-            )
-        elif kind == "closed_book":
-            closed[model] = accuracy
-        elif kind == "oracle":
-            oracle[model] = accuracy
-        else:
-            raise InvalidInputError(f"{name}: unknown row kind {kind!r}; expected position, "
-                                    "closed_book or oracle")
-    # Read-only views: the parsed data is cached and shared by every caller.
-    frozen = MappingProxyType({
-        m: MappingProxyType({n: tuple(sorted(pts)) for n, pts in by_n.items()})
-        for m, by_n in curves.items()
-    })
-    return PositionData(curves=frozen, closed_book_accuracy=MappingProxyType(closed),
-                        oracle_accuracy=MappingProxyType(oracle))
-
-
 @lru_cache(maxsize=1)
 def load_position_curves() -> PositionData:
     """Return the curves of Liu et al. (2024) from the CSV shipped in the package (read once)."""
     text = resources.files("contextlab").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
-    return _parse_csv(text)
+    return replace(parse_position_csv(text, name=DATA_FILE), citation=CITATION)
 
 
 def curve_models(data: PositionData | None = None) -> list[str]:

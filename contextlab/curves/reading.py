@@ -19,7 +19,8 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from ..intervals import wilson_interval
-from .published import PositionData, accuracy_at, load_position_curves
+from .curve_file import PositionData
+from .published import accuracy_at, load_position_curves
 
 __all__ = ["CURVE_QUESTIONS", "CurveReading", "read_curve", "curve_bounds"]
 

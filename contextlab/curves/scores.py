@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import InvalidInputError
 from ..stages.reorder import ORDERINGS
 from ..validation import is_finite_number
-from .published import PositionData, accuracy_at, check_doc_count, load_position_curves
+from .curve_file import PositionData
+from .published import accuracy_at, check_doc_count, load_position_curves
 
 __all__ = ["OrderingReport", "PositionRow", "compare_orderings", "ordering_report", "ordering_score"]
 

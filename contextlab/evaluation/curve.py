@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text
-from ..curves.published import PositionData, parse_position_csv
 from ..errors import InvalidInputError
 from ..intervals import wilson_interval
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
@@ -30,7 +29,7 @@ from ..validation import whole_number
 from .sets import BundledCorpus, EvalQuestion, load_bundled_set
 
 __all__ = ["CurveCase", "CurvePlan", "CurveResult", "plan_curve", "run_curve", "curve_csv", "write_curve",
-           "load_curve_file", "curve_file_questions", "solved_examples", "solved_questions", "parse_positions"]
+           "solved_examples", "solved_questions", "parse_positions"]
 
 # Distractors are looked for among this many BM25 hits beyond K - 1 (some hold an answer).
 _SEARCH_MARGIN = 15
@@ -240,31 +239,3 @@ def write_curve(result: CurveResult, out: str | Path, name: str | None = None) -
         raise InvalidInputError(f"out {str(path)!r}: give a file name in an existing folder", field="out")
     write_text(path, curve_csv(result, name))
     return path
-
-
-def curve_file_questions(path: str | Path) -> int | None:
-    """Return N, the fewest questions a point of a curve file was measured on (``questions``), or None."""
-    text = Path(path).expanduser().read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    counts = [row.get("questions") for row in csv.DictReader(io.StringIO("\n".join(lines)))]
-    known = [int(c) for c in counts if c not in (None, "") and str(c).isdigit()]
-    return min(known) if known else None
-
-
-def load_curve_file(path: str | Path) -> PositionData:
-    """Return the curves in a CSV of the bundled format (a measured curve, or the published file)."""
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise InvalidInputError(f"curve file {str(file)!r} does not exist; `contextlab curve` writes one",
-                                field="curve")
-    try:
-        data = parse_position_csv(file.read_text(encoding="utf-8"), name=file.name)
-    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
-        if isinstance(exc, InvalidInputError):
-            raise
-        raise InvalidInputError(f"curve file {file.name!r} is not in the curves' format "
-                                f"(model,total_docs,position,accuracy,kind): {exc}", field="curve") from None
-    if not data.models():
-        raise InvalidInputError(f"curve file {file.name!r} has no position rows; `contextlab curve` writes them",
-                                field="curve")
-    return data

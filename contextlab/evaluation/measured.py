@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..build_cache import BuildCache
-from ..curves.published import PositionData, accuracy_at, position_curve
+from ..curves.curve_file import PositionData
+from ..curves.published import accuracy_at, position_curve
 from ..intervals import wilson_interval
 from ..manager import ContextManager
 from ..models.batch import CallPlan, answer_notes, answer_prompts, plan_calls
@@ -181,7 +182,7 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
 
     Nothing is sent to the model but token counts (when the endpoint counts, and they are not
     remembered in the cache); ``MeasuredRun.cost()`` then says what answering will send.
-    ``curves`` (a measured curve, ``load_curve_file``) gives ``expected_accuracy`` and what
+    ``curves`` (a measured curve, ``curves.curve_file.load_curve_file``) gives ``expected_accuracy`` and what
     placement "curve" follows.
     """
     plan = plan_run(evalset, grid, **options)

@@ -14,7 +14,7 @@ from importlib import resources
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves.published import PositionData, parse_position_csv
+from contextlab.curves.curve_file import PositionData, parse_position_csv
 
 from ..context import LabContext
 from ..parts import on_request, show_chart
