@@ -154,3 +154,14 @@ def test_curve_files_published_and_bundled_files_pass_the_checks():
     assert load_position_curves().doc_counts("GPT-3.5-Turbo (16K)") == [10, 20, 30]
     bundled = load_curve_file(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
     assert bundled.questions == 30 and bundled.doc_counts(bundled.models()[0]) == [5]
+
+
+def test_curve_files_lab_upload_text_goes_through_the_same_checks():
+    """Injects a fault: an upload's text with a duplicate point, then one with no position rows."""
+    from contextlab.ui.views.measured_curve import read_curve_text
+
+    twice = "\ufeff" + HEADER + "\n" + GOOD[0] + "\n" + GOOD[0] + "\n"
+    with pytest.raises(LoadError, match=r"^up\.csv line 3: Tiny's position 1 of 3 is given twice \(first on line 2\)"):
+        read_curve_text(twice, "up.csv")
+    with pytest.raises(LoadError, match=r"^up\.csv has no position rows; `contextlab curve` writes them$"):
+        read_curve_text(HEADER + "\n" + GOOD[2] + "\n", "up.csv")

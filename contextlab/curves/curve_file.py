@@ -26,7 +26,7 @@ from ..safe_text import UNSAFE_CHARS
 from ..validation import message_value
 
 __all__ = ["MAX_CURVE_BYTES", "MAX_CURVE_ROWS", "MAX_TOTAL_DOCS", "KINDS", "PositionData", "load_curve_file",
-           "parse_position_csv"]
+           "parse_curve_file", "parse_position_csv"]
 
 #: The largest curve file read (a curve has a few dozen rows; the published file is 4 KB).
 MAX_CURVE_BYTES = 1024 * 1024
@@ -196,6 +196,18 @@ def parse_position_csv(text: str, *, name: str = "curve file") -> PositionData:
                         oracle_accuracy=MappingProxyType(singles["oracle"]), questions=min(counts) if counts else None)
 
 
+def parse_curve_file(text: str, *, name: str) -> PositionData:
+    """Return the curves in the text of a curve file named ``name``: checked, with a position curve at least.
+
+    What ``load_curve_file`` and the lab's uploads read; a file with no position rows (only
+    closed-book or gold-only accuracy) is refused: nothing could be placed by it.
+    """
+    data = parse_position_csv(text, name=name)
+    if not data.models():
+        raise LoadError(f"{name} has no position rows; `contextlab curve` writes them", field="curve")
+    return data
+
+
 def load_curve_file(path: str | Path) -> PositionData:
     """Return the curves in a curve file (a measured curve, or the published file), checked at the door.
 
@@ -212,12 +224,8 @@ def load_curve_file(path: str | Path) -> PositionData:
         if len(raw) > MAX_CURVE_BYTES:
             raise LoadError(f"curve file {file.name!r} is larger than {MAX_CURVE_BYTES // 1024:,} KB; a curve "
                             "file has a few dozen rows", field="curve")
-        data = parse_position_csv(raw.decode("utf-8"), name=f"curve file {file.name!r}")
+        return parse_curve_file(raw.decode("utf-8"), name=f"curve file {file.name!r}")
     except UnicodeDecodeError:
         raise LoadError(f"curve file {file.name!r} is not UTF-8 text", field="curve") from None
     except OSError as exc:
         raise LoadError(f"curve file {file.name!r} cannot be read ({exc.strerror or exc})", field="curve") from None
-    if not data.models():
-        raise LoadError(f"curve file {file.name!r} has no position rows; `contextlab curve` writes them",
-                        field="curve")
-    return data

@@ -7,37 +7,26 @@ and says how to measure your own (``contextlab curve``). The file is the bundled
 
 from __future__ import annotations
 
-import csv
-import io
 from importlib import resources
 
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves.curve_file import PositionData, parse_position_csv
+from contextlab.curves.curve_file import PositionData, parse_curve_file
 
 from ..context import LabContext
 from ..parts import on_request, show_chart
 from ..text import caption, error, md_line
 
-__all__ = ["BUNDLED_CURVE_FILE", "measured_curve_section", "read_curve_text", "curve_questions"]
+__all__ = ["BUNDLED_CURVE_FILE", "measured_curve_section", "read_curve_text"]
 
 #: The bundled model's curve, measured by ``contextlab curve`` (package data beside the published one).
 BUNDLED_CURVE_FILE = "gemma3_270m_measured.csv"
 
 
 def read_curve_text(text: str, name: str) -> PositionData:
-    """Return the curves in a curve file's text (the bundled format)."""
-    return parse_position_csv(text, name=name)
-
-
-def curve_questions(text: str) -> int | None:
-    """Return N, the questions each point was measured on (the ``questions`` column), if the file says."""
-    rows = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    counts = {row.get("questions") for row in csv.DictReader(io.StringIO("\n".join(rows)))}
-    counts.discard(None)
-    counts.discard("")
-    return int(min(counts, key=int)) if counts else None
+    """Return the curves in a curve file's text (the bundled format), checked (``parse_curve_file``)."""
+    return parse_curve_file(text, name=name)
 
 
 def _bundled_text() -> str:
@@ -76,7 +65,7 @@ def measured_curve_section(ctx: LabContext, key: str) -> PositionData | None:
             return None
         model = data.models()[0]
         count = data.doc_counts(model)[0]
-        n = curve_questions(text)
+        n = data.questions
         references = {k: v for k, v in (("gold passage alone", data.oracle(model)),
                                         ("closed book", data.closed_book(model))) if v is not None}
         show_chart(ctx, f"{key}_measured_chart", charts.position_curves_figure,
