@@ -92,10 +92,8 @@ _COLUMNS = {"responses": ["key", "endpoint", "model", "text", "prompt_tokens", "
 
 def _connect(path: str, read_only: bool) -> sqlite3.Connection:
     """Return a connection to ``path``; read-only ones open without writing a byte (or a -wal file)."""
-    if not read_only:
-        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL" if path != ":memory:" else "PRAGMA journal_mode=MEMORY")
-        return db
+    if not read_only:  # journal mode and tables come after the schema check: another's file stays as it was
+        return sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     uri = f"file:{quote(path)}?mode=ro"
     try:
         db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
@@ -166,6 +164,7 @@ class ResponseCache:
             self._db = _connect(self.path, self.read_only)
             _check_schema(self._db, self.path)
             if not self.read_only:
+                self._db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
                 self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise InvalidInputError(f"cache {self.path!r} is not a contextlab response cache ({exc}); "
