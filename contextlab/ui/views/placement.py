@@ -90,7 +90,7 @@ def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], m
     n = len(placed)
     relevances = [max(t.score, 0.0) for t in placed]
     report = scores.ordering_report(relevances, model)
-    scores = scores.compare_orderings(sorted(relevances, reverse=True), model)
+    by_strategy = scores.compare_orderings(sorted(relevances, reverse=True), model)
     best = min(placed, key=lambda t: t.relevance_rank or 0)
     trace = by_index(ctx)
     answers = [trace[i] for i in ctx.answer if i in trace]
@@ -103,7 +103,7 @@ def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], m
         cols[0].metric("Most relevant document", f"pos {best.position} of {n}",
                        help=md_line(charts.doc_label(best, 80)))
     cols[1].metric("Placement score of this block", f"{report.score:.3f}",
-                   **score_delta(report.score - scores["relevance"], "relevance order"),
+                   **score_delta(report.score - by_strategy["relevance"], "relevance order"),
                    help="Share of relevance (score) placed where the model reads well: "
                         "sum(score × accuracy) / (sum(score) × best accuracy).")
     cols[2].metric("Best possible", f"{report.best_score:.3f}",
@@ -111,7 +111,7 @@ def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], m
     if answers:
         st.info(md_line(" ".join(answer_sentence(a, n, curve, model, relevance_position(ctx.result, a))
                                  for a in answers)))
-    if report.score - scores["relevance"] < NO_CHANGE:
+    if report.score - by_strategy["relevance"] < NO_CHANGE:
         why = reorder_cannot_help(curve, model) or (
             f"Here this placement does not beat relevance order: the positions it moves these documents "
             f"to are read no better by {model} than the ones relevance order gives them, so the most "
@@ -138,11 +138,11 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
     if section is None:
         return
     relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
-    scores = scores.compare_orderings(relevances, model)
+    by_strategy = scores.compare_orderings(relevances, model)
     with section:
         show_table(
-            ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
-                          "placement score": list(scores.values())}),
+            ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in by_strategy],
+                          "placement score": list(by_strategy.values())}),
             key="placement_strategies", hide_index=True, width="stretch",
             column_config={"placement score": st.column_config.NumberColumn(format="%.3f")},
         )
