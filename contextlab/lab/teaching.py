@@ -7,11 +7,13 @@ their sentences, tests check them without a browser.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..curves.published import load_position_curves
 from ..errors import InvalidInputError
 
-__all__ = ["is_measured", "curve_name", "accuracy_phrase", "reorder_cannot_help", "HELPS_SCENARIO", "curve_dip",
+__all__ = ["is_measured", "curve_name", "accuracy_phrase", "ReorderVerdict", "reorder_verdict", "SAME_ACCURACY",
+           "score_text", "score_change_text", "HELPS_SCENARIO", "curve_dip",
            "strongest_count", "most_marked_model", "parse_order", "step_sentence", "score_range_note", "middle_zone",
            "dip_by_count"]
 
@@ -38,20 +40,74 @@ def accuracy_phrase(model: str, n_docs: int, value: float) -> str:
     return f"{model} reads {value:.1f}% (interpolated from the published points for {n_docs} documents)"
 
 
-def reorder_cannot_help(curve: Sequence[float], model: str) -> str | None:
-    """Return why lost-in-the-middle cannot beat relevance order under ``curve``, or None if it can.
+#: A difference smaller than this, in accuracy points, is no difference: the curves give one decimal.
+SAME_ACCURACY = 0.1
 
-    The reorder keeps the most relevant document first, as relevance order does, and moves
-    the second most relevant to the last position; when the curve reads its last position
-    below its second, that move loses, and the documents deeper down gain little.
+
+@dataclass(frozen=True)
+class ReorderVerdict:
+    """What a reorder does for one document, read off the curve in use: where it was, where it goes."""
+
+    before: int  # the document's position in relevance order (1 = first)
+    after: int  # its position under the reorder
+    gain: float  # accuracy points at ``after`` minus at ``before``, rounded to the curve's one decimal
+    text: str
+
+    @property
+    def helps(self) -> bool:
+        """True when the reorder moves the document to a position the curve reads better."""
+        return self.gain >= SAME_ACCURACY
+
+
+_PAYS_OFF = ("A reorder pays off when the answer sits deep in the ranking, where relevance order would "
+             "bury it in the middle.")
+
+
+def reorder_verdict(curve: Sequence[float], before: int, after: int, model: str, *,
+                    what: str = "the answer", reorder: str = "the reorder", would: bool = False) -> ReorderVerdict:
+    """Return whether ``reorder`` helps the document it moves from pos ``before`` to pos ``after``.
+
+    Both positions are read off ``curve`` (accuracy in %, position 1 first), the curve the page
+    shows: the verdict follows from where this block's answer (or most relevant document) sits
+    in relevance order and after the reorder, never from the curve's shape alone. ``would``
+    words it for a reorder that is not applied (the block is in relevance order).
     """
-    n = len(curve)
-    if n < 4 or curve[-1] >= curve[1]:
-        return None
-    return (f"Here a reorder cannot beat relevance order: the most relevant document is first either "
-            f"way, and the reorder moves the second most relevant to pos {n}, which {model} reads at "
-            f"{curve[-1]:.1f}% — below pos 2's {curve[1]:.1f}%. The reorder pays off when the answer sits "
-            f"deep in the ranking, where relevance order would bury it in the middle.")
+    if not (1 <= before <= len(curve) and 1 <= after <= len(curve)):
+        raise InvalidInputError(f"positions must lie within the curve's 1..{len(curve)}; got {before} and {after}")
+    was, now = curve[before - 1], curve[after - 1]
+    gain = round(now - was, 1)
+    move, leave, help_, can, neither = (
+        ("would move", "would leave", "would help", "could", "would neither help nor hurt") if would
+        else ("moves", "leaves", "helps", "can", "neither helps nor hurts"))
+    if before == after:
+        text = (f"{_upper(reorder)} {leave} {what} where relevance order puts it, at pos {after} ({now:.1f}%): "
+                f"here it {can} neither help nor hurt. {_PAYS_OFF}")
+    elif gain >= SAME_ACCURACY:
+        text = (f"Here {reorder} {help_}: it {move} {what} from pos {before} in relevance order ({was:.1f}%) "
+                f"to pos {after} ({now:.1f}%), which {model} reads {gain:.1f} points better.")
+    elif gain <= -SAME_ACCURACY:
+        text = (f"Here a reorder cannot beat relevance order: {reorder} {move} {what} from pos {before} "
+                f"({was:.1f}%) to pos {after} ({now:.1f}%), which {model} reads {-gain:.1f} points worse. "
+                f"{_PAYS_OFF}")
+    else:
+        text = (f"{_upper(reorder)} {move} {what} from pos {before} to pos {after}, which {model} reads about "
+                f"the same ({was:.1f}% and {now:.1f}%): here it {neither}. {_PAYS_OFF}")
+    return ReorderVerdict(before, after, gain, text)
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def score_text(score: float) -> str:
+    """Return a placement score (a share, 0-1) as the lab writes it everywhere: ``86.1%``."""
+    return f"{score:.1%}"
+
+
+def score_change_text(difference: float) -> str:
+    """Return a difference of two placement scores in points of that percentage: ``+1.2 points``."""
+    points = round(difference * 100, 1)
+    return f"{points:+.1f} points" if points else "0.0 points"
 
 
 def curve_dip(points: list[tuple[int, float]]) -> float:
@@ -136,8 +192,8 @@ _SMALL_SPREAD = 0.01
 
 def score_range_note(worst: float, best: float, n: int) -> str:
     """Return one sentence on how much ordering can change the score of these ``n`` documents."""
-    note = (f"The worst possible placement of these {n} documents scores {worst:.1%}, "
-            f"the best {best:.1%}.")
+    note = (f"The worst possible placement of these {n} documents scores {score_text(worst)}, "
+            f"the best {score_text(best)}.")
     if best - worst < _SMALL_SPREAD:
         note += (" The spread is small: the documents are about equally relevant, so their "
                  "order matters little here.")

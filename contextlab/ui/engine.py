@@ -21,6 +21,7 @@ from contextlab.lab.config import LabConfig
 from contextlab.stages.budget import TRUNCATION_MARKER
 from contextlab.stages.dedup import (
     DEFAULT_MEASURE,
+    NEAR_MISS_MARGIN,
     SEED_MEASURE,
     WordDiff,
     near_misses,
@@ -59,6 +60,7 @@ __all__ = [
     "word_diff",
     "WordDiff",
     "near_misses_cached",
+    "NEAR_MISS_MARGIN",
     "dedup_measure",
     "SEED_MEASURE",
     "token_counts_cached",

@@ -11,6 +11,7 @@ import streamlit as st
 
 from contextlab.charts import STRATEGY_LABELS
 from contextlab.lab.config import LabConfig
+from contextlab.lab.thresholds import SLIDER_STEP, threshold_decimals
 
 from .engine import PLACEMENTS, TOKENIZER_NAMES
 from .loading import sample, sample_names
@@ -65,9 +66,12 @@ def _reset() -> None:
 
 def _engine_widgets(seed_mode: bool) -> None:
     keys = CONFIG_KEYS
-    st.slider("Duplicate threshold", 0.01, 1.0, key=keys["dedup_threshold"], step=0.01,
-              help="Two documents sharing at least this share of their 5-word phrases are duplicates; "
-                   "the more relevant one is kept. 1.0 removes only identical phrase sets.")
+    # The slider writes the value the build uses: a linked 0.776 reads 0.776, not a rounded 0.78.
+    decimals = threshold_decimals(float(st.session_state.get(keys["dedup_threshold"], 0.85)))
+    st.slider("Duplicate threshold", 0.01, 1.0, key=keys["dedup_threshold"], step=SLIDER_STEP,
+              format=f"%.{decimals}f",
+              help="Two documents at least this similar are duplicates (the Duplicates view says how "
+                   "similarity is measured); the more relevant one is kept. 1.0 removes only copies.")
     min_tokens = st.session_state[keys["min_doc_tokens"]]
     st.slider("Minimum document tokens", 0, max(200, min_tokens), key=keys["min_doc_tokens"],
               help="Shorter documents are filtered out before anything else.")

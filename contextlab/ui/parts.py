@@ -14,6 +14,7 @@ import streamlit as st
 from contextlab.charts import doc_label, for_projector, stamp_revision
 from contextlab.settings import SEED_MODE
 from contextlab.lab.compare import ResultDiff
+from contextlab.lab.teaching import score_change_text, score_text
 from contextlab.types import ContextResult, DocTrace
 
 from .context import LabContext
@@ -110,8 +111,12 @@ def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> N
     # A static table renders its cells as Markdown: text cells are escaped (``md_line``), so a
     # source like ``**x**`` or ``[a](https://…)`` shows as typed, never bold or a link.
     shown = frame.copy()
+    percent = {name for name, config in (dataframe_args.get("column_config") or {}).items()
+               if isinstance(config, dict) and (config.get("type_config") or {}).get("format") == "percent"}
     for column in shown.columns:
-        if pd.api.types.is_float_dtype(shown[column]):
+        if column in percent:  # a share shown as a percentage in the grid reads the same here
+            shown[column] = [("" if pd.isna(v) else score_text(v)) for v in shown[column]]
+        elif pd.api.types.is_float_dtype(shown[column]):
             shown[column] = [("" if pd.isna(v) else f"{v:.3f}") for v in shown[column]]
         elif not pd.api.types.is_numeric_dtype(shown[column]):
             shown[column] = [md_line(v) for v in shown[column]]
@@ -149,6 +154,6 @@ def by_index(ctx: LabContext) -> dict[int, DocTrace]:
 def score_delta(difference: float, versus: str) -> dict[str, object]:
     """Return ``st.metric`` delta arguments: "no change" in grey, or a signed, coloured delta."""
     if abs(difference) < NO_CHANGE:
-        shown = f"{difference:+.3f}" if round(difference, 3) else "0.000"
-        return dict(delta=f"no change vs {versus} ({shown})", delta_color="off", delta_arrow="off")
-    return dict(delta=f"{difference:+.3f} vs {versus}", delta_color="normal")
+        return dict(delta=f"no change vs {versus} ({score_change_text(difference)})", delta_color="off",
+                    delta_arrow="off")
+    return dict(delta=f"{score_change_text(difference)} vs {versus}", delta_color="normal")

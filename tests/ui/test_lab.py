@@ -36,6 +36,9 @@ def test_lab_opens_alive_on_the_default_sample():
     assert metric(at, "Documents in") == "29"
     assert metric(at, "Duplicates removed") == "4"
     assert metric(at, "Tokens used") == "971"
+    # the headline row adds up to the input, the too-short documents included (7 + 15 + 4 + 3)
+    row = [int(metric(at, m)) for m in ("In the block", "Left out for budget", "Duplicates removed", "Too short")]
+    assert row == [7, 15, 4, 3] and sum(row) == 29
     sankey = specs(at)[0]["data"][0]
     assert sankey["type"] == "sankey"
     assert sankey["node"]["label"][0] == f"Input: {len(sample.documents)}"

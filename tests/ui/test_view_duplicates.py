@@ -45,7 +45,7 @@ def test_view_duplicates_marks_the_words_that_differ_and_lists_near_misses():
     bodies = " ".join(h.proto.body for h in at.html)
     assert "<mark" in bodies and "monthly</mark>" in bodies and "support</mark>" in bodies
     box = at.selectbox(key="dup_pair_choice")
-    miss = next(k for k in range(len(box.options)) if "(near miss, 0.83)" in box.format_func(k))
+    miss = next(k for k in range(len(box.options)) if "(near miss, 0.833)" in box.format_func(k))
     at = run(box.set_value(miss))
     assert "5 word edits" in texts(at)
     assert "Also kept: " in " ".join(h.proto.body for h in at.html)
@@ -84,3 +84,23 @@ def test_view_duplicates_seed_mode_explains_shingles():
     at = open_lab(view="duplicates", seed_compatible="true")
     said = texts(at)
     assert "5-word phrases" in said and "seed-compatible mode" in said
+
+
+def test_view_duplicates_near_miss_hint_never_rounds_a_threshold_up():
+    # the first near miss scores 0.776: at 0.78 it is kept (4 dropped), at 0.77 it goes (5 dropped)
+    at = open_lab(dedup_threshold="0.78", view="duplicates")
+    said = texts(at)
+    assert ("At a threshold of 0.77 the less relevant of the first pair (0.776) goes too: 5 duplicates "
+            "instead of 4.") in said
+    assert "threshold of 0.78 the less relevant" not in said
+    assert table(at, "also kept")["similarity"].iloc[0] == 0.776  # cut to three places, never rounded up
+
+
+def test_view_duplicates_a_linked_threshold_shows_what_it_builds():
+    at = open_lab(dedup_threshold="0.776", view="duplicates")
+    slider = at.slider(key="cfg_dedup_threshold")
+    assert slider.value == 0.776 and slider.proto.format == "%.3f"
+    said = texts(at)
+    assert "at or above the threshold, now 0.776)" in said and "now 0.78)" not in said
+    assert len(table(at, "dropped")) == 5  # 0.776 catches the pair at 0.776: the build used 0.776
+    assert open_lab(view="duplicates").slider(key="cfg_dedup_threshold").proto.format == "%.2f"

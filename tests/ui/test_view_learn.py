@@ -128,7 +128,7 @@ def test_view_learn_step_sentence_says_when_the_back_gains_little():
 def test_view_learn_marks_and_tracks_the_answer_document():
     at = _learn(2, sample="support_faq")
     said = texts(at)
-    assert "★ The document that holds the answer" in said and "help-center/billing/refunds.md" in said
+    assert "the answer (★ D6 · help-center/billing/refunds.md, rank 1)" in said
     stepper = table(at, "accuracy here (%)")
     assert not stepper.isna().any().any(), "no None cells"
     bars = _bars(at)
@@ -153,9 +153,9 @@ def _score(at, label: str) -> float:
 def test_view_learn_score_reversed_is_below_lost_in_the_middle():
     at = _learn(3)
     run(at.selectbox(key="learn_strategy").set_value("lost_in_the_middle"))
-    ours = _score(at, "Score")
+    ours = _score(at, "Placement score")
     run(at.selectbox(key="learn_strategy").set_value("reversed"))
-    assert _score(at, "Score") < ours <= _score(at, "Best possible")
+    assert _score(at, "Placement score") < ours <= _score(at, "Best possible")
 
 
 def test_view_learn_custom_order_is_scored_and_checked():
@@ -163,7 +163,7 @@ def test_view_learn_custom_order_is_scored_and_checked():
     run(at.selectbox(key="learn_strategy").set_value("custom"))
     n = _in_block(at)
     run(at.text_input(key="learn_custom_order").input(" ".join(map(str, range(n, 0, -1)))))
-    assert _score(at, "Score") >= _score(at, "Worst possible")
+    assert _score(at, "Placement score") >= _score(at, "Worst possible")
     run(at.text_input(key="learn_custom_order").input("1 1"))
     assert "exactly once" in texts(at)
 
@@ -213,7 +213,7 @@ def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are
     # scenario 3's sample in relevance order: the answer is rank 13 in the trace, and Learn says 13 too
     at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
-    assert "is rank 13: the reorder puts it at pos" in said
+    assert "★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) from pos 9 in relevance order" in said
     bars = _bars(at)
     assert all(t == "" or t.startswith("rank ") for t in bars["text"])
     assert "(interpolated from the published points)" in said or "measured accuracy" in said
@@ -222,5 +222,17 @@ def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are
 def test_view_learn_explains_when_a_reorder_cannot_help_and_opens_a_case_where_it_does():
     at = _learn(2, sample="support_faq")
     said = texts(at)
-    assert "Here a reorder cannot beat relevance order: the most relevant document is first" in said
+    assert ("The reorder leaves the answer (★ D6 · help-center/billing/refunds.md, rank 1) where relevance order "
+            "puts it, at pos 1 (76.8%): here it can neither help nor hurt.") in said
     assert at.button(key="learn_open_helping").label.startswith("Show a case where it helps")
+
+
+def test_view_learn_never_says_cannot_help_beside_an_answer_the_reorder_moves_somewhere_better():
+    # the case "Show a case where it helps" opens: the curve's last point reads below its second, but
+    # the answer moves from pos 9 (54.8%) to pos 5 (58.1%), so the page says the reorder helps, only that
+    at = _learn(2, sample="clinical_abstracts", budget=2400)
+    said = texts(at)
+    assert ("Here the reorder helps: it moves the answer (★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) "
+            "from pos 9 in relevance order (54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better.") in said
+    assert "cannot beat relevance order" not in said
+    assert not [b for b in at.button if b.key == "learn_open_helping"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from contextlab.lab.samples import load_sample_set
 from contextlab.ui.parts import score_delta
 
-from .conftest import metric_element, open_lab, open_view, run, switch_view, table, texts
+from .conftest import metric, metric_element, open_lab, open_view, run, switch_view, table, texts
 
 # The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
 pytestmark = pytest.mark.integration
@@ -17,12 +19,12 @@ pytestmark = pytest.mark.integration
 def test_views_score_delta_calls_a_negligible_difference_no_change(difference):
     delta = score_delta(difference, "relevance order")
     assert delta["delta"].startswith("no change") and delta["delta_color"] == "off"
-    assert "+0.000" not in delta["delta"] and "-0.000" not in delta["delta"]
+    assert "+0.000" not in delta["delta"] and "-0.000" not in delta["delta"] and delta["delta"].endswith(" points)")
 
 
 def test_views_score_delta_colours_a_real_difference():
     delta = score_delta(-0.02, "relevance order")
-    assert delta["delta"] == "-0.020 vs relevance order" and delta["delta_color"] == "normal"
+    assert delta["delta"] == "-2.0 points vs relevance order" and delta["delta_color"] == "normal"
 
 
 def test_views_placement_on_the_default_sample_says_no_change_and_tracks_the_answer():
@@ -158,7 +160,28 @@ def test_views_the_copies_scenario_opens_on_a_pair_of_the_refund_policy():
 
 
 def test_views_placement_explains_on_the_page_why_the_reorder_does_not_help_here():
-    # default sample: the reorder scores no better than relevance order, and the page says why
+    # default sample: the answer is rank 1, at pos 1 either way, and the page says so once
     said = texts(open_view("placement"))
-    assert "Here a reorder cannot beat relevance order: the most relevant document is first either way" in said
-    assert "the Learn view opens such a case" in said
+    assert ("The reorder leaves it where relevance order puts it, at pos 1 (76.8%): here it can neither help "
+            "nor hurt. A reorder pays off when the answer sits deep in the ranking") in said
+    assert said.count("pays off when") == 1 and "The Learn view opens such a case." in said
+
+
+def test_views_placement_never_says_a_reorder_cannot_help_while_it_moves_the_answer_somewhere_better():
+    # the middle scenario in relevance order: the answer at pos 9 (54.8%) would move to pos 5 (58.1%)
+    said = texts(open_lab(scenario="lost_in_the_middle"))
+    assert ("Here the lost-in-the-middle reorder would help: it would move it from pos 9 in relevance order "
+            "(54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better.") in said
+    assert "cannot beat relevance order" not in said and "Learn view opens such a case" not in said
+    reordered = texts(open_lab(scenario="lost_in_the_middle", placement="lost_in_the_middle"))
+    assert "Here the reorder helps: it moves it from pos 9 in relevance order (54.8%) to pos 5 (58.1%)" in reordered
+    assert "cannot beat relevance order" not in reordered
+
+
+def test_views_placement_scores_read_as_percentages_like_learns():
+    at = open_view("placement", state={"placement_strategies_open": True})
+    shown = [metric(at, "Placement score of this block"), metric(at, "Best possible")]
+    assert shown == ["86.1%", "86.2%"]
+    assert list(table(at, "placement score")["placement score"]) == ["86.1%", "86.1%", "84.9%", "86.1%", "86.1%"]
+    learn = open_view("learn", state={"learn_section": "3 · Score any ordering"})
+    assert all(re.fullmatch(r"\d+\.\d%", m.value) for m in learn.metric)

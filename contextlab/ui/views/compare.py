@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves import published
-from contextlab.curves.scores import compare_orderings, ordering_report
+from contextlab.curves import published, scores
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
 from contextlab.lab.config import LabConfig
@@ -241,10 +240,10 @@ def _strategies_body(ctx: LabContext) -> None:
     st.session_state.setdefault("cmp_strategy_model", most_marked_model())
     model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
     ranked = (relevances + [0.0] * n)[:n]
-    scores = compare_orderings(ranked, model, n)
-    report = ordering_report(ranked, model, n)
+    by_strategy = scores.compare_orderings(ranked, model, n)
+    report = scores.ordering_report(ranked, model, n)
     show_chart(ctx, "cmp_strategy_scores", charts.ordering_scores_figure,
-               scores, (report.worst_score, report.best_score), STRATEGY_LABELS,
+               by_strategy, (report.worst_score, report.best_score), STRATEGY_LABELS,
                title=f"Where {model} would read your top {n} documents' relevance")
     st.caption(score_range_note(report.worst_score, report.best_score, n))
 

@@ -11,11 +11,15 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
+from contextlab.lab.counts import block_counts
+from contextlab.lab.thresholds import catching_threshold, similarity_floor, similarity_text, threshold_text
 from contextlab.types import DuplicatePair
 
 from ..context import LabContext
 from ..engine import (
+    NEAR_MISS_MARGIN,
     SEED_MEASURE,
+    build_cached,
     dedup_measure,
     near_misses_cached,
     pair_similarities_cached,
@@ -103,22 +107,35 @@ def _near_miss_table(ctx: LabContext, misses: Sequence[_NearMiss]) -> None:
     threshold = ctx.config.dedup_threshold
     st.markdown("**Just missed the threshold**")
     if not misses:
-        st.caption(f"No two kept documents score between {max(threshold - 0.15, 0):.2f} and "
-                   f"{threshold:.2f}: lowering the threshold that far would remove nothing more.")
+        st.caption(f"No two kept documents score between {threshold_text(max(threshold - NEAR_MISS_MARGIN, 0))} "
+                   f"and {threshold_text(threshold)}: lowering the threshold that far would remove nothing more.")
         return
     trace = by_index(ctx)
     frame = pd.DataFrame([
         {"kept": plain(charts.doc_label(trace[m.kept_index], 48)),
          "also kept": plain(charts.doc_label(trace[m.dropped_index], 48)),
-         "similarity": m.similarity}
+         "similarity": similarity_floor(m.similarity)}
         for m in misses
     ])
     show_table(ctx, frame, key="dup_near_misses", hide_index=True, width="stretch",
                column_config={"similarity": st.column_config.ProgressColumn(
-                   format="%.2f", min_value=0.0, max_value=1.0)})
-    st.caption(f"Kept pairs within 0.15 below the threshold, most similar first: at a threshold of "
-               f"{misses[0].similarity:.2f} the less relevant of the first pair would go too. "
-               "Pick one below to see the words that differ.")
+                   format="%.3f", min_value=0.0, max_value=1.0)})
+    st.caption(f"Kept pairs within {NEAR_MISS_MARGIN} below the threshold, most similar first. "
+               + _lower_threshold_note(ctx, misses[0]) + " Pick one below to see the words that differ.")
+
+
+def _lower_threshold_note(ctx: LabContext, miss: _NearMiss) -> str:
+    """Return what the highest slider step that catches the first near miss does, built to check it."""
+    lower = catching_threshold(miss.similarity)
+    now = block_counts(ctx.result).duplicates
+    built = build_cached(ctx.documents, ctx.config.with_changes(dedup_threshold=lower))
+    then = block_counts(built).duplicates
+    gone = next(t for t in built.trace if t.input_index == miss.dropped_index).fate == "duplicate"
+    pair = f"the first pair ({similarity_text(miss.similarity)})"
+    if gone:
+        return (f"At a threshold of {threshold_text(lower)} the less relevant of {pair} goes too: "
+                f"{then} duplicates instead of {now}.")
+    return f"At a threshold of {threshold_text(lower)} {then} duplicates instead of {now}; {pair} is still kept."
 
 
 def _pair_box(title: str, body: str) -> str:
@@ -148,7 +165,7 @@ def render(ctx: LabContext) -> None:
     measure = dedup_measure(config)
     explain(
         f"Two documents are duplicates when {_MEASURES.get(measure, _WORDS)[2]} (exact copies, "
-        f"or near copies at or above the threshold, now {config.dedup_threshold:.2f}). The more "
+        f"or near copies at or above the threshold, now {threshold_text(config.dedup_threshold)}). The more "
         "relevant one is kept, so the model does not read the same thing twice."
     )
     pairs = ctx.result.duplicate_pairs
@@ -156,7 +173,7 @@ def render(ctx: LabContext) -> None:
     if pairs:
         _pairs_table(ctx, pairs)
     else:
-        st.info(f"No duplicates at threshold {config.dedup_threshold:.2f}. Lower it in the sidebar to "
+        st.info(f"No duplicates at threshold {threshold_text(config.dedup_threshold)}. Lower it in the sidebar to "
                 "see which documents would be merged.")
     _near_miss_table(ctx, misses)
     if pairs or misses:
@@ -169,12 +186,12 @@ def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
     frame = pd.DataFrame([
         {"kept": plain(charts.doc_label(trace[p.kept_index], 48)),
          "dropped": plain(charts.doc_label(trace[p.dropped_index], 48)),
-         "similarity": p.similarity, "kind": p.kind}
+         "similarity": similarity_floor(p.similarity), "kind": p.kind}
         for p in pairs
     ])
     show_table(ctx, frame, key="dup_pairs", hide_index=True, width="stretch",
                  column_config={"similarity": st.column_config.ProgressColumn(
-                     format="%.2f", min_value=0.0, max_value=1.0)})
+                     format="%.3f", min_value=0.0, max_value=1.0)})
 
 
 def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMiss], measure: str) -> None:
@@ -183,7 +200,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     def title(k: int) -> str:
         p = pairs[k]
         return (f"{charts.doc_label(trace[p.kept_index], 24)} ↔ {charts.doc_label(trace[p.dropped_index], 24)}"
-                f" ({p.kind}, {p.similarity:.2f})")
+                f" ({p.kind}, {similarity_text(p.similarity)})")
 
     # Open on a pair of the answer's copies when there is one (the story a scenario tells).
     answer = set(ctx.answer)

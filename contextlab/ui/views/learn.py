@@ -16,7 +16,8 @@ from contextlab.lab.teaching import (
     curve_name,
     most_marked_model,
     parse_order,
-    reorder_cannot_help,
+    reorder_verdict,
+    score_text,
     score_range_note,
     step_sentence,
     strongest_count,
@@ -165,12 +166,7 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
     show_chart(ctx, "learn_step_chart", charts.reorder_step_figure, order, step, labels, curve, answer_ranks,
                rank_names=ranks, curve_name=curve_name(model, n))
     st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
-    for k in sorted(answer_ranks):
-        slot = order.index(k) + 1
-        st.text(plain(f"★ The document that holds the answer ({labels[k]}) is rank {ranks[k]}: the "
-                      f"reorder puts it at pos {slot} ({curve[slot - 1]:.1f}%); relevance order "
-                      f"would put it at pos {k + 1} ({curve[k]:.1f}%)."))
-    _teach_when_it_cannot_help(curve, model)
+    _verdicts(ctx, ranked, order, curve, model, sorted(answer_ranks), labels)
     table = pd.DataFrame([
         {"pos": p + 1,
          "document": plain(labels[order[p]]) if order[p] < step else "",
@@ -190,14 +186,24 @@ def _open_helping_case() -> None:
     whole_page()  # a scenario: new documents and settings
 
 
-def _teach_when_it_cannot_help(curve: list[float], model: str) -> None:
-    """Say on the page when the reorder cannot help these documents, and open a case where it does."""
-    why = reorder_cannot_help(curve, model)
-    if why is None:
-        return
-    st.info(md_line(why))
-    st.button("Show a case where it helps: an answer deep in the ranking", key="learn_open_helping",
-              on_click=_open_helping_case)
+def _verdicts(ctx: LabContext, ranked: list[DocTrace], order: list[int], curve: list[float], model: str,
+              answer_ranks: list[int], labels: list[str]) -> None:
+    """Say what the reorder does for the answer (or the most relevant document), and open a case where it helps.
+
+    Each verdict reads the curve shown at the document's position in relevance order and under the
+    reorder, so the page never says the reorder cannot help while it moves the answer somewhere better.
+    """
+    ranks = answer_ranks or [0]
+    helps = False
+    for k in ranks:
+        what = (f"the answer (★ {labels[k].removesuffix(' ★ answer')}, rank {ranked[k].relevance_rank or k + 1})"
+                if answer_ranks else f"the most relevant document ({labels[k]})")
+        verdict = reorder_verdict(curve, k + 1, order.index(k) + 1, model, what=what)
+        helps = helps or verdict.helps
+        st.info(md_line(verdict.text))
+    if not helps:
+        st.button("Show a case where it helps: an answer deep in the ranking", key="learn_open_helping",
+                  on_click=_open_helping_case)
 
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
@@ -231,9 +237,9 @@ def _render_score(ctx: LabContext, model: str) -> None:
     placed = [relevances[r] for r in order]
     report = ordering_report(placed, model, n)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Score", f"{report.score:.1%}")
-    c2.metric("Best possible", f"{report.best_score:.1%}")
-    c3.metric("Worst possible", f"{report.worst_score:.1%}")
+    c1.metric("Placement score", score_text(report.score))
+    c2.metric("Best possible", score_text(report.best_score))
+    c3.metric("Worst possible", score_text(report.worst_score))
     rows = on_request("Where each document's relevance lands, position by position (chart)",
                       "learn_score_chart_open")
     if rows is not None:

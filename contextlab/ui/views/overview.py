@@ -32,13 +32,16 @@ def render(ctx: LabContext) -> None:
         "duplicates dropped, the rest ranked by relevance and packed into the token budget. "
         "Follow each document from left to right, then read why in the table."
     )
-    cols = st.columns(5)
-    cols[0].metric("Documents in", counts.total)
+    # The row adds up: in the block + left out + duplicates + too short = documents in.
+    cols = st.columns(6)
+    cols[0].metric("Documents in", counts.total, help="In the block + left out for budget + duplicates + too short.")
     cols[1].metric("In the block", counts.in_block,
                    help=f"{counts.whole} whole, {counts.shortened} shortened (cut to fit or summarized).")
     cols[2].metric("Left out for budget", counts.left_out, help="Did not fit the token budget.")
     cols[3].metric("Duplicates removed", counts.duplicates)
-    cols[4].metric("Tokens used", f"{result.tokens_used:,}",
+    cols[4].metric("Too short", counts.filtered, help=f"Fewer than {ctx.config.min_doc_tokens} text tokens: "
+                   "filtered out before anything else.")
+    cols[5].metric("Tokens used", f"{result.tokens_used:,}",
                    delta=f"{result.utilization_pct:.1f}% of {result.tokens_budget:,}", delta_color="off",
                    delta_arrow="off")
     st.caption(counts.sentence() + ".")

@@ -8,20 +8,21 @@ import pandas as pd
 import streamlit as st
 
 from contextlab import charts
-from contextlab.curves import published
-from contextlab.curves.scores import compare_orderings, ordering_report
+from contextlab.curves import published, scores
 from contextlab.lab.counts import relevance_position
 from contextlab.lab.teaching import (
     accuracy_phrase,
     dip_by_count,
+    ReorderVerdict,
     middle_zone,
-    reorder_cannot_help,
+    reorder_verdict,
+    score_text,
 )
 from contextlab.types import DocTrace
 
 from ..context import LabContext
+from ..engine import ordering_positions
 from ..parts import (
-    NO_CHANGE,
     by_index,
     explain,
     on_request,
@@ -33,28 +34,36 @@ from ..parts import (
 from ..text import md_line
 from .measured_curve import measured_curve_section
 
-__all__ = ["render", "answer_sentence"]
+__all__ = ["render", "answer_sentence", "placement_verdict"]
 
 
-def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str,
-                    relevance_pos: int | None = None) -> str:
-    """Return where the answer document sits, what the curve says there, and in relevance order.
-
-    ``relevance_pos`` is where relevance order would put it (``lab.counts.relevance_position``):
-    its rank counts the duplicates and left-out documents above it, its position does not.
-    """
+def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str) -> str:
+    """Return where the answer document sits in the block and what the curve reads there."""
     name = charts.doc_label(entry, 60)
     if entry.position is None:
         return (f"The document that holds the answer ({name}) is not in the block: "
                 f"{charts.FATE_LABELS[entry.fate].lower()}. No placement can help it.")
     here = curve[entry.position - 1]
-    text = (f"The document that holds the answer ({name}, rank {entry.relevance_rank}) is at pos "
-            f"{entry.position} of {n}, where {accuracy_phrase(model, n, here)}")
-    if relevance_pos is not None and relevance_pos != entry.position:
-        text += f"; in relevance order it would be at pos {relevance_pos} ({curve[relevance_pos - 1]:.1f}%)"
-    elif relevance_pos == entry.position:
-        text += "; relevance order puts it in the same place"
-    return text + "."
+    return (f"The document that holds the answer ({name}, rank {entry.relevance_rank}) is at pos "
+            f"{entry.position} of {n}, where {accuracy_phrase(model, n, here)}.")
+
+
+def placement_verdict(ctx: LabContext, entry: DocTrace, n: int, curve: Sequence[float], model: str,
+                      what: str) -> ReorderVerdict | None:
+    """Return what the placement does for ``entry``: from relevance order to its position, read off ``curve``.
+
+    In relevance order (placement "relevance") it says what the lost-in-the-middle reorder would do.
+    """
+    relevance_pos = relevance_position(ctx.result, entry)
+    if relevance_pos is None or entry.position is None:
+        return None
+    placement = ctx.config.placement
+    if placement == "relevance":
+        after = ordering_positions("lost_in_the_middle", n).index(relevance_pos - 1) + 1
+        return reorder_verdict(curve, relevance_pos, after, model, what=what,
+                               reorder="the lost-in-the-middle reorder", would=True)
+    name = "the reorder" if placement == "lost_in_the_middle" else "this placement"
+    return reorder_verdict(curve, relevance_pos, entry.position, model, what=what, reorder=name)
 
 
 def render(ctx: LabContext) -> None:
@@ -90,8 +99,8 @@ def render(ctx: LabContext) -> None:
 def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], model: str) -> None:
     n = len(placed)
     relevances = [max(t.score, 0.0) for t in placed]
-    report = ordering_report(relevances, model)
-    scores = compare_orderings(sorted(relevances, reverse=True), model)
+    report = scores.ordering_report(relevances, model)
+    by_strategy = scores.compare_orderings(sorted(relevances, reverse=True), model)
     best = min(placed, key=lambda t: t.relevance_rank or 0)
     trace = by_index(ctx)
     answers = [trace[i] for i in ctx.answer if i in trace]
@@ -103,21 +112,29 @@ def _headline(ctx: LabContext, placed: list[DocTrace], curve: Sequence[float], m
     else:
         cols[0].metric("Most relevant document", f"pos {best.position} of {n}",
                        help=md_line(charts.doc_label(best, 80)))
-    cols[1].metric("Placement score of this block", f"{report.score:.3f}",
-                   **score_delta(report.score - scores["relevance"], "relevance order"),
+    cols[1].metric("Placement score of this block", score_text(report.score),
+                   **score_delta(report.score - by_strategy["relevance"], "relevance order"),
                    help="Share of relevance (score) placed where the model reads well: "
                         "sum(score × accuracy) / (sum(score) × best accuracy).")
-    cols[2].metric("Best possible", f"{report.best_score:.3f}",
+    cols[2].metric("Best possible", score_text(report.best_score),
                    help="The same documents with the most relevant at the most accurate positions.")
-    if answers:
-        st.info(md_line(" ".join(answer_sentence(a, n, curve, model, relevance_position(ctx.result, a))
-                                 for a in answers)))
-    if report.score - scores["relevance"] < NO_CHANGE:
-        why = reorder_cannot_help(curve, model) or (
-            f"Here this placement does not beat relevance order: the positions it moves these documents "
-            f"to are read no better by {model} than the ones relevance order gives them, so the most "
-            f"relevant text gains nothing.")
-        explain(why + " A reorder pays off when the answer sits deep in the ranking; the Learn view opens such a case.")
+    _verdicts(ctx, answers or [best], n, curve, model, answered=bool(answers))
+
+
+def _verdicts(ctx: LabContext, entries: list[DocTrace], n: int, curve: Sequence[float], model: str,
+              *, answered: bool) -> None:
+    """Say where the answer (or the most relevant document) sits and what the placement does for it."""
+    lines, helps = [], False
+    for entry in entries:
+        if answered:
+            lines.append(answer_sentence(entry, n, curve, model))
+        what = "it" if answered else f"the most relevant document ({charts.doc_label(entry, 60)})"
+        verdict = placement_verdict(ctx, entry, n, curve, model, what)
+        if verdict is not None:
+            lines.append(verdict.text)
+            helps = helps or verdict.helps
+    if lines:
+        st.info(md_line(" ".join(lines) + ("" if helps else " The Learn view opens such a case.")))
 
 
 def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
@@ -139,12 +156,11 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], model: str) -> None:
     if section is None:
         return
     relevances = sorted((max(t.score, 0.0) for t in placed), reverse=True)
-    scores = compare_orderings(relevances, model)
+    by_strategy = scores.compare_orderings(relevances, model)
     with section:
         show_table(
-            ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in scores],
-                          "placement score": list(scores.values())}),
+            ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in by_strategy],
+                          "placement score": [score_text(v) for v in by_strategy.values()]}),
             key="placement_strategies", hide_index=True, width="stretch",
-            column_config={"placement score": st.column_config.NumberColumn(format="%.3f")},
         )
         st.caption(md_line(published.INTERPOLATION_METHOD))
