@@ -5,8 +5,9 @@ query). ``ContextManager``, ``PromptRequest``, ``LabConfig``, the CLI, evaluatio
 framework integrations and capture files all read their defaults and names from here.
 
 One name per setting, the library's: ``max_context_tokens`` (the document budget),
-``dedup_threshold``, ``min_doc_tokens``, ``placement``, ``summarize_overflow``, ``tokenizer``,
-``seed_compatible``, ``budget_before_reorder``, ``budget_includes_headers``. Older names are
+``dedup_threshold``, ``min_doc_tokens``, ``placement``, ``summarize_overflow``,
+``seed_compatible``, ``tokenizer``, ``budget_before_reorder``, ``budget_includes_headers``,
+``dedup_measure``, ``score_label``, ``max_memory_messages``. Older names are
 aliases (``ALIASES``): accepted with a ``DeprecationWarning`` in code, silently when read from
 files and links written by earlier versions; new files are written with the library's names.
 
@@ -24,6 +25,8 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .errors import InvalidInputError
+from .stages.dedup.outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
+from .stages.format import DEFAULT_SCORE_LABEL, score_label_text
 from .stages.reorder import PLACEMENTS
 from .tokenizers import TOKENIZER_NAMES
 from .types import DEFAULT_MAX_CONTEXT_TOKENS
@@ -34,6 +37,7 @@ __all__ = [
     "DEFAULT_CURVE_MODEL",
     "DEFAULT_DEDUP_THRESHOLD",
     "DEFAULT_MAX_CONTEXT_TOKENS",
+    "DEFAULT_MAX_MEMORY_MESSAGES",
     "DEFAULT_MIN_DOC_TOKENS",
     "DEFAULT_PLACEMENT",
     "DEFAULT_TOKENIZER",
@@ -53,11 +57,15 @@ DEFAULT_DEDUP_THRESHOLD = 0.85
 DEFAULT_MIN_DOC_TOKENS = 5
 DEFAULT_PLACEMENT = "lost_in_the_middle"
 DEFAULT_TOKENIZER = "cl100k_base"
+#: How many turns ``ContextManager.format_memory`` keeps when not told (seed 000's default).
+DEFAULT_MAX_MEMORY_MESSAGES = 10
 #: Whose published position curve placement "curve" follows when no measured curve is given.
 DEFAULT_CURVE_MODEL = "GPT-3.5-Turbo"
-#: What seed-compatible mode fixes (``ContextManager.seed_compatible``): seed 000's budget rules.
+#: What seed-compatible mode fixes (``ContextManager.seed_compatible``): seed 000's budget rules
+#: and its near-duplicate measure (shingle Jaccard).
 SEED_MODE: Mapping[str, Any] = MappingProxyType(
-    {"tokenizer": "heuristic", "budget_before_reorder": False, "budget_includes_headers": False}
+    {"tokenizer": "heuristic", "budget_before_reorder": False, "budget_includes_headers": False,
+     "dedup_measure": SEED_MEASURE}
 )
 #: The older switch between lost-in-the-middle (True) and relevance order (False).
 LEGACY_REORDER = "use_lost_in_middle"
@@ -140,10 +148,17 @@ class EngineSettings:
     min_doc_tokens: int = DEFAULT_MIN_DOC_TOKENS
     placement: str = DEFAULT_PLACEMENT
     summarize_overflow: bool = False
-    tokenizer: str = DEFAULT_TOKENIZER
     seed_compatible: bool = False
+    tokenizer: str = DEFAULT_TOKENIZER
     budget_before_reorder: bool = True
     budget_includes_headers: bool = True
+    #: How near duplicates are measured (``stages.dedup.MEASURES``); seed-compatible mode uses
+    #: seed 000's shingle Jaccard whatever this says.
+    dedup_measure: str = DEFAULT_MEASURE
+    #: The word before a score in a header: ``(relevance: 0.87)``.
+    score_label: str = DEFAULT_SCORE_LABEL
+    #: How many turns ``format_memory`` keeps when not told.
+    max_memory_messages: int = DEFAULT_MAX_MEMORY_MESSAGES
 
     def __post_init__(self) -> None:
         self.validate()
@@ -155,6 +170,9 @@ class EngineSettings:
         whole_number("min_doc_tokens", self.min_doc_tokens, minimum=0)
         one_of("placement", self.placement, PLACEMENTS)
         one_of("tokenizer", self.tokenizer, TOKENIZER_NAMES)
+        one_of("dedup_measure", self.dedup_measure, MEASURES)
+        score_label_text(self.score_label)
+        whole_number("max_memory_messages", self.max_memory_messages, minimum=0)
         for name in _BOOLEANS:
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be true or false, got {getattr(self, name)!r}",
@@ -187,6 +205,8 @@ class EngineSettings:
             "min_doc_tokens": self.min_doc_tokens,
             "placement": self.placement,
             "summarize_overflow": self.summarize_overflow,
+            "score_label": self.score_label,
+            "max_memory_messages": self.max_memory_messages,
         }
         if not self.seed_compatible:
             kwargs.update((name, getattr(self, name)) for name in SEED_MODE)

@@ -154,3 +154,30 @@ def test_config_curve_placement_builds_wherever_settings_are_read():
     assert LabConfig(placement="curve").make_manager().position_curve == published
     assert ContextLabStep("test", placement="curve").manager.position_curve == published
     assert ContextManager.from_settings(EngineSettings()).position_curve is None
+
+
+def test_config_settings_own_measure_score_label_and_memory_and_reach_the_manager():
+    from contextlab.manager import ContextManager
+    from contextlab.settings import EngineSettings
+
+    settings = EngineSettings(dedup_measure="shingle_jaccard", score_label="bm25", max_memory_messages=3)
+    manager = ContextManager.from_settings(settings)
+    assert (manager.dedup_measure, manager.score_label, manager.max_memory_messages) == ("shingle_jaccard", "bm25", 3)
+    default = ContextManager.from_settings(EngineSettings())
+    assert (default.dedup_measure, default.score_label, default.max_memory_messages) == ("word_edit", "relevance", 10)
+    # Seed-compatible mode fixes seed 000's measure, as it fixes its tokenizer; the label and memory stay.
+    seed = ContextManager.from_settings(EngineSettings(seed_compatible=True, score_label="bm25", max_memory_messages=3))
+    assert (seed.dedup_measure, seed.score_label, seed.max_memory_messages) == ("shingle_jaccard", "bm25", 3)
+    assert "(bm25: 0.50)" in manager.build(PromptRequest("q", [Document("refunds take five to ten working days", 0.5)])).context_block
+
+
+@pytest.mark.parametrize(("data", "match"), [
+    ({"dedup_measure": "cosine"}, "unknown dedup_measure 'cosine'; choose one of: word_edit, shingle_jaccard"),
+    ({"score_label": " "}, "score_label must name the score"),
+    ({"max_memory_messages": -1}, "max_memory_messages must be a whole number >= 0"),
+])
+def test_config_bad_measure_score_label_or_memory_raises(data, match):
+    from contextlab.settings import EngineSettings
+
+    with pytest.raises(ValueError, match=match):
+        EngineSettings.from_dict(data)
