@@ -18,6 +18,7 @@ from .errors import InvalidInputError
 from .settings import (
     DEFAULT_CURVE_MODEL,
     DEFAULT_DEDUP_THRESHOLD,
+    DEFAULT_MAX_MEMORY_MESSAGES,
     DEFAULT_MIN_DOC_TOKENS,
     DEFAULT_TOKENIZER,
     SEED_MODE,
@@ -36,6 +37,7 @@ from .stages.filtering import filter_short_documents
 from .stages.format import (
     DEFAULT_SCORE_LABEL,
     format_block,
+    score_label_text,
     score_range_note,
     source_header,
 )
@@ -103,7 +105,7 @@ class ContextManager:
         min_doc_tokens: int = DEFAULT_MIN_DOC_TOKENS,
         use_lost_in_middle: bool | None = None,
         summarize_overflow: bool = False,
-        max_memory_messages: int = 10,
+        max_memory_messages: int = DEFAULT_MAX_MEMORY_MESSAGES,
         *,
         tokenizer: str | Tokenizer = DEFAULT_TOKENIZER,
         budget_before_reorder: bool = True,
@@ -140,16 +142,14 @@ class ContextManager:
                                     field="position_curve")
         #: What placement "curve" follows: how well the model reads each depth (None otherwise needed).
         self.position_curve: PositionCurve | None = position_curve
-        if not text("score_label", score_label).strip():
-            raise InvalidInputError(f"score_label must name the score, e.g. 'relevance'; got {score_label!r}")
         #: The word before a score in a header: ``(relevance: 0.87)``.
-        self.score_label: str = score_label
+        self.score_label: str = score_label_text(score_label)
         self._seed_memory_labels = False
 
     @classmethod
     def seed_compatible(cls, **overrides) -> ContextManager:
         """Return a manager that reproduces seed 000 exactly (heuristic tokens, reorder then budget)."""
-        manager = cls(**{**SEED_MODE, "dedup_measure": SEED_MEASURE, **overrides})
+        manager = cls(**{**SEED_MODE, **overrides})
         manager._seed_memory_labels = True
         return manager
 

@@ -27,17 +27,11 @@ def test_config_every_placement_round_trips_and_reaches_the_manager(placement):
     assert config.make_manager().placement == placement
 
 
-@pytest.mark.parametrize(("flag", "placement"), [(False, "relevance"), (True, "lost_in_the_middle")])
-def test_config_reads_the_older_use_lost_in_middle_switch(flag, placement):
-    assert LabConfig.from_dict({"use_lost_in_middle": flag}).placement == placement
-    config, warnings = LabConfig.from_query_params({"use_lost_in_middle": str(flag).lower()})
-    assert (config.placement, warnings) == (placement, [])
-    assert LabConfig(placement=placement).use_lost_in_middle is flag
-
-
-def test_config_bad_older_switch_in_a_link_is_a_warning():
-    config, warnings = LabConfig.from_query_params({"use_lost_in_middle": "maybe"})
-    assert config == LabConfig() and "use_lost_in_middle" in warnings[0]
+def test_config_seed_switch_is_not_a_setting_of_files_or_links():
+    # use_lost_in_middle is a keyword of ContextManager (seed 000's API), not a name files or links use.
+    with pytest.raises(ValueError, match="unknown configuration field.*use_lost_in_middle"):
+        LabConfig.from_dict({"use_lost_in_middle": False})
+    assert LabConfig.from_query_params({"use_lost_in_middle": "false"}) == (LabConfig(), [])
 
 
 def test_config_build_uses_its_query_and_budget():
@@ -59,11 +53,10 @@ def test_config_bad_query_params_fall_back_with_warning():
     ("data", "match"),
     [
         ({"max_context_tokens": -5}, "max_context_tokens must be a whole number >= 0"),
-        ({"budget": -5}, "max_context_tokens must be a whole number >= 0"),  # an older export
+        ({"budget": 300}, r"unknown configuration field\(s\): budget; known fields are: max_context_tokens"),
         ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
         ({"tokenizer": "bpe"}, "unknown tokenizer 'bpe'"),
         ({"placement": "middle"}, "unknown placement 'middle'; choose one of: lost_in_the_middle"),
-        ({"use_lost_in_middle": "no"}, "use_lost_in_middle must be True or False"),
         ({"colour": "red"}, "unknown configuration field"),
         ([1, 2], "must be a JSON object"),
     ],
@@ -92,27 +85,36 @@ def test_config_code_snippet_reproduces_result(placement):
     assert ("placement=" in snippet) is (placement != "lost_in_the_middle")
 
 
-def test_config_reads_links_and_exports_of_earlier_versions():
-    # Earlier versions wrote the budget as ``budget``; their links and files still open, silently.
-    assert LabConfig.from_query_params({"budget": "300"}) == (LabConfig(max_context_tokens=300), [])
-    assert LabConfig.from_dict({"contextlab_config": 1, "budget": 300}) == LabConfig(max_context_tokens=300)
-    config, warnings = LabConfig.from_query_params({"budget": "lots"})
-    assert config == LabConfig() and warnings[0].startswith("ignored URL parameter budget='lots'")
-    # New links and files use the library's name.
+def test_config_has_no_alias_for_older_names():
+    # A 0.x package: the budget is max_context_tokens in code, files and links, and nowhere ``budget``.
+    with pytest.raises(TypeError, match="budget"):
+        LabConfig(budget=300)
+    with pytest.raises(TypeError, match="budget"):
+        LabConfig().with_changes(budget=300)
+    assert not hasattr(LabConfig(), "budget")
+    assert LabConfig.from_query_params({"budget": "300"}) == (LabConfig(), [])
     assert LabConfig(max_context_tokens=300).to_query_params() == {"max_context_tokens": "300"}
     assert '"max_context_tokens": 300' in LabConfig(max_context_tokens=300).to_json()
 
 
-def test_config_budget_keyword_and_attribute_are_deprecated_aliases():
-    with pytest.warns(DeprecationWarning, match="LabConfig: 'budget' is deprecated; use 'max_context_tokens'"):
-        config = LabConfig(budget=300)
-    with pytest.warns(DeprecationWarning, match="'budget' is deprecated"):
-        assert config.budget == 300
-    with pytest.warns(DeprecationWarning):
-        assert config.with_changes(budget=500).max_context_tokens == 500
-    with pytest.raises(ValueError, match=r"^max_context_tokens is given twice, also as its older name budget "
-                                         r"\(LabConfig\); give max_context_tokens alone$"):
-        LabConfig(budget=300, max_context_tokens=400)
+@pytest.mark.parametrize(("link", "expected"), [
+    ("max_context_tokens=700&dedup_threshold=0.6&tokenizer=heuristic&view=budget",
+     LabConfig(max_context_tokens=700, dedup_threshold=0.6, tokenizer="heuristic")),
+    ("seed_compatible=true&max_context_tokens=700", LabConfig(seed_compatible=True, max_context_tokens=700)),
+    ("summarize_overflow=true&max_context_tokens=1500&dedup_threshold=0.3&sample=support_faq",
+     LabConfig(summarize_overflow=True, max_context_tokens=1500, dedup_threshold=0.3)),
+    ("placement=curve&min_doc_tokens=0&budget_before_reorder=false&budget_includes_headers=false&query=why+refunds",
+     LabConfig(placement="curve", min_doc_tokens=0, budget_before_reorder=False, budget_includes_headers=False,
+               query="why refunds")),
+    ("scenario=faq_copies&dedup_threshold=0.95&present=1", LabConfig(dedup_threshold=0.95)),
+])
+def test_config_share_links_this_version_wrote_keep_loading(link, expected):
+    # Links as this version's lab writes them (ui.share.url_params: the library's names, defaults left out).
+    from urllib.parse import parse_qs
+
+    assert LabConfig.from_query_params(parse_qs(link)) == (expected, [])
+    assert {k: v for k, v in expected.to_query_params().items()} == \
+        {k: v[-1] for k, v in parse_qs(link).items() if k in LabConfig.__dataclass_fields__}
 
 
 def test_config_default_budget_is_the_engines():
@@ -131,16 +133,6 @@ def test_config_every_default_budget_is_the_settings_one():
     assert ContextManager().tokenizer.name == EngineSettings().tokenizer == ContextConfig().tokenizer == "cl100k_base"
 
 
-def test_config_link_whose_older_switch_contradicts_its_placement_is_reported():
-    config, warnings = LabConfig.from_query_params({"use_lost_in_middle": "false", "placement": "reversed"})
-    assert config.placement == "reversed"
-    assert warnings == ["ignored URL parameter use_lost_in_middle='false': placement='reversed' contradicts "
-                        "use_lost_in_middle=False (which means placement='relevance'); give placement alone "
-                        "(use_lost_in_middle is the older switch)"]
-    assert LabConfig.from_query_params({"use_lost_in_middle": "false", "placement": "relevance"}) == (
-        LabConfig(placement="relevance"), [])
-
-
 def test_config_curve_placement_builds_wherever_settings_are_read():
     # One place (ContextManager.from_settings) supplies the published curve "curve" follows by default.
     from contextlab.curves.published import position_curve
@@ -154,3 +146,30 @@ def test_config_curve_placement_builds_wherever_settings_are_read():
     assert LabConfig(placement="curve").make_manager().position_curve == published
     assert ContextLabStep("test", placement="curve").manager.position_curve == published
     assert ContextManager.from_settings(EngineSettings()).position_curve is None
+
+
+def test_config_settings_own_measure_score_label_and_memory_and_reach_the_manager():
+    from contextlab.manager import ContextManager
+    from contextlab.settings import EngineSettings
+
+    settings = EngineSettings(dedup_measure="shingle_jaccard", score_label="bm25", max_memory_messages=3)
+    manager = ContextManager.from_settings(settings)
+    assert (manager.dedup_measure, manager.score_label, manager.max_memory_messages) == ("shingle_jaccard", "bm25", 3)
+    default = ContextManager.from_settings(EngineSettings())
+    assert (default.dedup_measure, default.score_label, default.max_memory_messages) == ("word_edit", "relevance", 10)
+    # Seed-compatible mode fixes seed 000's measure, as it fixes its tokenizer; the label and memory stay.
+    seed = ContextManager.from_settings(EngineSettings(seed_compatible=True, score_label="bm25", max_memory_messages=3))
+    assert (seed.dedup_measure, seed.score_label, seed.max_memory_messages) == ("shingle_jaccard", "bm25", 3)
+    assert "(bm25: 0.50)" in manager.build(PromptRequest("q", [Document("refunds take five to ten working days", 0.5)])).context_block
+
+
+@pytest.mark.parametrize(("data", "match"), [
+    ({"dedup_measure": "cosine"}, "unknown dedup_measure 'cosine'; choose one of: word_edit, shingle_jaccard"),
+    ({"score_label": " "}, "score_label must name the score"),
+    ({"max_memory_messages": -1}, "max_memory_messages must be a whole number >= 0"),
+])
+def test_config_bad_measure_score_label_or_memory_raises(data, match):
+    from contextlab.settings import EngineSettings
+
+    with pytest.raises(ValueError, match=match):
+        EngineSettings.from_dict(data)

@@ -92,10 +92,11 @@ def test_parse_grid_unknown_key_lists_valid_keys():
     assert "budgte" in message and all(k in message for k in grid_keys())
 
 
-def test_parse_grid_budget_key_is_a_deprecated_alias():
-    with pytest.warns(DeprecationWarning, match="grid key 'budget' is deprecated; use 'max_context_tokens'"):
-        grid = parse_grid(["budget=256,512"])
-    assert grid == {"max_context_tokens": [256, 512]}
+def test_parse_grid_takes_the_librarys_names_only():
+    # The library has no alias; the command line spells its short keys (``budget``) in cli/flags.py.
+    with pytest.raises(InvalidInputError, match="unknown grid key 'budget'; valid keys: max_context_tokens"):
+        parse_grid(["budget=256,512"])
+    grid = parse_grid(["max_context_tokens=256,512"])
     assert [c.label for c in expand_grid(grid)] == ["max_context_tokens=256", "max_context_tokens=512"]
 
 

@@ -137,7 +137,7 @@ def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_i
 
 
 @pytest.mark.parametrize("argv, match, exit_code", [
-    (["--limit", "2", "--baseline", "budget=999"], "--baseline 'budget=999' matches no configuration", 1),
+    (["--limit", "2", "--baseline", "budget=999"], "--baseline 'max_context_tokens=999' matches no configuration", 1),
     (["compare", "only.json"], "eval compare takes two summary files", 2),
     (["a.jsonl", "b.jsonl"], "give one evaluation set, not 2", 2),
     (["compare", "nope.json", "nope.json"], "nope.json: cannot be read", 1),

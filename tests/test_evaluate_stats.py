@@ -172,7 +172,7 @@ def _user_set(tmp_path, n: int = 10) -> str:
 
 
 def test_ten_question_set_never_prints_a_zero_width_interval(tmp_path):
-    result = run_evaluation(load_eval_set(_user_set(tmp_path)), ["budget=200,400"])
+    result = run_evaluation(load_eval_set(_user_set(tmp_path)), ["max_context_tokens=200,400"])
     for s in result.summaries():
         assert s["gold_in_block"] == 1.0
         for metric in ("gold_in_block", "answer_in_block", "gold_recall", "expected_accuracy"):
@@ -190,7 +190,7 @@ def test_summary_carries_provenance_paired_differences_and_a_recommendation(tmp_
     monkeypatch.setenv("CONTEXTLAB_API_KEY", "sk-do-not-write-me")
     evalset = _user_set(tmp_path)
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    evaluate_to_files(evalset, out, summary, grid=["budget=5,400"], baseline="budget=400", blocks=True)
+    evaluate_to_files(evalset, out, summary, grid=["max_context_tokens=5,400"], baseline="max_context_tokens=400", blocks=True)
     text = summary.read_text(encoding="utf-8")
     data = json.loads(text)
     assert "sk-do-not-write-me" not in text
@@ -216,13 +216,13 @@ def test_baseline_is_a_label_or_settings_naming_one():
     configs = expand_grid(parse_grid({"max_context_tokens": [256, 512], "placement": ["relevance", "reversed"]}))
     assert find_configuration(configs, "max_context_tokens=512 placement=reversed").label == \
         "max_context_tokens=512 placement=reversed"
-    assert find_configuration(configs, "placement=reversed budget=256").label == \
+    assert find_configuration(configs, "placement=reversed max_context_tokens=256").label == \
         "max_context_tokens=256 placement=reversed"
-    with pytest.raises(InvalidInputError, match="baseline 'budget=512' matches 2 configurations") as err:
-        find_configuration(configs, "budget=512")
+    with pytest.raises(InvalidInputError, match="baseline 'max_context_tokens=512' matches 2 configurations") as err:
+        find_configuration(configs, "max_context_tokens=512")
     assert err.value.field == "baseline"
     with pytest.raises(InvalidInputError, match="matches no configuration"):
-        find_configuration(configs, "budget=999")
+        find_configuration(configs, "max_context_tokens=999")
 
 
 def test_sort_by_difference_puts_the_largest_first_and_undefined_last():
@@ -236,7 +236,7 @@ def test_sort_by_difference_puts_the_largest_first_and_undefined_last():
 
 
 def test_eval_compare_of_a_run_against_itself_shows_zero_differences(tmp_path):
-    result = run_evaluation(load_eval_set(_user_set(tmp_path)), ["budget=40,400"])
+    result = run_evaluation(load_eval_set(_user_set(tmp_path)), ["max_context_tokens=40,400"])
     write_results(result, tmp_path / "r.csv", tmp_path / "s.json")
     same = compare_runs(tmp_path / "s.json", tmp_path / "s.json")
     assert same["matched_questions"] == 10 and [c["config"] for c in same["configs"]] == \
@@ -277,7 +277,7 @@ def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path
                               *({"content": _filler(i), "source": f"doc-{i}", "score": 0.5} for i in range(24))]}]
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(records[0]) + "\n", encoding="utf-8")
-    result = run_evaluation(load_eval_set(str(path)), ["budget=100,8000"], top_k=30)
+    result = run_evaluation(load_eval_set(str(path)), ["max_context_tokens=100,8000"], top_k=30)
     assert [s["outside_curves"] for s in result.summaries()] == [0, 1]
     assert "1 rows read outside every curve: their blocks hold more documents than any published curve " \
            "(GPT-3.5-Turbo)" in summary_table(result)

@@ -55,17 +55,12 @@ def test_integrations_engine_config_from_the_labs_export(form):
         (321, 0.7, "reversed", 1)
 
 
-def test_integrations_engine_config_reads_an_older_export():
-    cfg = engine_config({"budget": 90, "use_lost_in_middle": False})
-    assert cfg.placement == "relevance" and cfg.max_context_tokens == 90
-
-
-def test_integrations_budget_keyword_is_a_deprecated_alias():
-    with pytest.warns(DeprecationWarning, match="'budget' is deprecated; use 'max_context_tokens'"):
-        cfg = engine_config(budget=10)
-    assert cfg.max_context_tokens == 10
-    with pytest.warns(DeprecationWarning, match="'budget' is deprecated"):
-        assert cfg.budget == 10
+def test_integrations_engine_config_takes_no_older_name():
+    # The seed's use_lost_in_middle is a keyword (as ContextManager takes it); no file name, no alias.
+    with pytest.raises(InvalidInputError, match="unknown setting.*budget"):
+        engine_config(budget=10)
+    with pytest.raises(InvalidInputError, match=r"unknown configuration field\(s\): budget, use_lost_in_middle"):
+        engine_config({"budget": 90, "use_lost_in_middle": False})
 
 
 @pytest.mark.parametrize("config, settings, match", [

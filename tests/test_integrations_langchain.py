@@ -91,11 +91,12 @@ def test_langchain_compressor_returns_the_cut_text_of_a_truncated_document():
 
 
 def test_langchain_compressor_takes_the_labs_json_and_keyword_overrides():
-    exported = LabConfig(budget=300, dedup_threshold=0.6, placement="relevance").to_json()
+    exported = LabConfig(max_context_tokens=300, dedup_threshold=0.6, placement="relevance").to_json()
     compressor = ContextLabCompressor(config=exported, min_doc_tokens=2)
     cfg = compressor.step.config
-    assert (cfg.budget, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == (300, 0.6, "relevance", 2)
-    assert ContextLabCompressor(config={"budget": 50}).step.config.budget == 50
+    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == \
+        (300, 0.6, "relevance", 2)
+    assert ContextLabCompressor(config={"max_context_tokens": 50}).step.config.max_context_tokens == 50
 
 
 def test_langchain_compressor_captures_each_run(store, tmp_path):

@@ -98,7 +98,7 @@ def test_llama_index_postprocessor_captures_the_run(tmp_path):
     assert sorted(d.metadata["id"] for d in run.documents) == sorted(TEXTS)
     assert all(d.metadata["score_source"] == "bm25" for d in run.documents)
     assert len(run.result["included_docs"]) == len(response.source_nodes)
-    assert run.config().budget == 150
+    assert run.config().max_context_tokens == 150
 
 
 def test_llama_index_postprocessor_rejects_a_nan_score():

@@ -114,16 +114,16 @@ def test_knee_index_is_where_the_curve_bends_most():
 
 
 def _summary(label, budget, rate, tokens):
-    return {"config": label, "budget": budget, "gold_in_block": rate, "tokens_used": tokens}
+    return {"config": label, "max_context_tokens": budget, "gold_in_block": rate, "tokens_used": tokens}
 
 
 def test_budget_gains_per_100_tokens_and_knee():
     summaries = [_summary("a", 256, 0.50, 250), _summary("b", 512, 0.80, 500), _summary("c", 1024, 0.90, 1000),
                  _summary("d", 2048, 0.95, 2000)]
-    (curve,) = budget_gains(summaries, ["budget"])
+    (curve,) = budget_gains(summaries, ["max_context_tokens"])
     # (0.80 - 0.50) * 100 points / 250 tokens * 100 = 12.0; then 10 / 500 * 100 = 2.0; 5 / 1000 * 100 = 0.5
     assert [s["gain_per_100"] for s in curve["steps"]] == pytest.approx([12.0, 2.0, 0.5])
-    assert curve["knee"] == 512 and curve["key"] == "budget" and curve["settings"] == {}
+    assert curve["knee"] == 512 and curve["key"] == "max_context_tokens" and curve["settings"] == {}
     assert budget_gains(summaries, ["placement"]) == []
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..safe_text import terminal_safe_lines
-from .flags import error_line, library_grid, note
+from .flags import error_line, library_grid, library_settings, note
 from .inputs import positive_int, top_k, workers
 from .measure import add_measure_options
 
@@ -44,7 +44,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out is None:
         error_line("the following arguments are required: --out/-o", prog="contextlab eval")
         return 2
-    args.grid = library_grid(args.grid)  # --grid budget=... is the command line's spelling
+    # --grid budget=... and --baseline budget=... are the command line's spellings of the fields
+    args.grid, args.baseline = library_grid(args.grid), library_settings(args.baseline)
     if args.endpoint or args.curve:  # a model answers, or your own curve estimates (cli/measure.py)
         from .measure import cmd_eval_measured
 

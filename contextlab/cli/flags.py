@@ -12,7 +12,7 @@ import sys
 
 from ..safe_text import terminal_safe
 
-__all__ = ["FLAGS", "GRID_KEYS", "flag_for", "library_grid", "describe", "note", "error_line"]
+__all__ = ["FLAGS", "GRID_KEYS", "flag_for", "library_grid", "library_settings", "describe", "note", "error_line"]
 
 #: Library field name -> the flag that sets it. One table for every command.
 FLAGS: dict[str, str] = {
@@ -65,6 +65,17 @@ def library_grid(specs: list[str] | None) -> list[str] | None:
         key, eq, values = spec.partition("=")
         out.append(f"{GRID_KEYS.get(key.strip(), key.strip())}{eq}{values}" if eq else spec)
     return out
+
+
+def library_settings(spec: str | None) -> str | None:
+    """Return ``--baseline`` spec ``KEY=V KEY=V`` (or a label) with the command line's keys as fields."""
+    if spec is None:
+        return None
+    parts = []
+    for part in spec.split():
+        key, eq, value = part.partition("=")
+        parts.append(f"{GRID_KEYS.get(key, key)}{eq}{value}" if eq else part)
+    return " ".join(parts)
 
 
 def flag_for(field: str) -> str:

@@ -48,8 +48,6 @@ _BOUNDED = frozenset({"gold_recall"})
 # Measured accuracy is written in percent, as expected_accuracy is (and as the model's own
 # summary says it); the other rates stay fractions. Paired differences stay in row units (0/1).
 _PERCENT = frozenset({"accuracy"})
-# The budget's grid key: the library's name, or the older one.
-_BUDGET_KEYS = ("max_context_tokens", "budget")
 #: The metrics compared with the baseline, question by question.
 PAIRED_METRICS: tuple[str, ...] = ("accuracy", "gold_in_block", "gold_recall", "answer_in_block",
                                    "expected_accuracy", "tokens_used")
@@ -252,9 +250,8 @@ class Aggregator:
         else:
             advice = {"metric": metric, "config": None, "text": "No recommendation: paired comparisons need the "
                       f"per-question values, kept up to {self.max_bootstrap:,} questions."}
-        key = next((k for k in _BUDGET_KEYS if k in self.grid_keys), _BUDGET_KEYS[0])
         return {"baseline": self.baseline_label(baseline), "configs": summaries, "recommendation": advice,
-                "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block", key=key)}
+                "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block")}
 
 
 def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0,

@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
-from ..settings import ALIASES
 from .metrics import SUMMARY_METRICS, gold_zone
 
 if TYPE_CHECKING:
@@ -107,9 +106,8 @@ def _setting_text(value: Any) -> str:
 def find_configuration(configs: Sequence[Configuration], spec: str) -> Configuration:
     """Return the configuration ``spec`` names: its label, or ``KEY=V`` settings that match exactly one.
 
-    ``"max_context_tokens=512"`` (or the older ``budget=512``) picks the one configuration with
-    that budget (the other grid keys must then have one value, or be named too:
-    ``"budget=512 placement=relevance"``).
+    ``"max_context_tokens=512"`` picks the one configuration with that budget (the other grid
+    keys must then have one value, or be named too: ``"max_context_tokens=512 placement=relevance"``).
     """
     text = " ".join(str(spec).split())
     for config in configs:
@@ -121,7 +119,7 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
         if not sep or not key:
             raise InvalidInputError(f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
                                     f"configurations: {', '.join(c.label for c in configs)}", field="baseline")
-        wanted[ALIASES.get(key, key)] = value
+        wanted[key] = value
     matches = [c for c in configs
                if all(k in c.settings and _setting_text(c.settings[k]) == v for k, v in wanted.items())]
     if len(matches) != 1:

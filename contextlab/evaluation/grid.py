@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..settings import ALIASES, EngineSettings
+from ..settings import EngineSettings
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
 
-#: The engine settings a grid may vary (``EngineSettings`` fields), in column order. The older
-#: key ``budget`` still works, with a DeprecationWarning (the CLI spells its own keys).
+#: The engine settings a grid may vary (``EngineSettings`` fields), in column order (the CLI
+#: spells its own keys and turns them into these).
 GRID_KEYS: tuple[str, ...] = ("max_context_tokens", "dedup_threshold", "min_doc_tokens", "placement",
                               "seed_compatible", "tokenizer")
 # A grid this large is a typo (a range with a tiny step), not an evaluation plan.
@@ -49,15 +48,6 @@ def grid_keys() -> list[str]:
 
 def _default(key: str) -> Any:
     return EngineSettings.__dataclass_fields__[key].default
-
-
-def _grid_key(key: str) -> str:
-    """Return the library's name for grid key ``key`` (an older name warns)."""
-    if key in ALIASES:
-        warnings.warn(f"grid key {key!r} is deprecated; use {ALIASES[key]!r}", DeprecationWarning,
-                      stacklevel=3)
-        return ALIASES[key]
-    return key
 
 
 def _parse_value(key: str, raw: str) -> Any:
@@ -120,7 +110,6 @@ def parse_grid(specs: Sequence[str] | Mapping[str, Sequence[Any]] | None) -> dic
             items.append((key, [p for p in rest.split(",") if p.strip()]))
     grid: dict[str, list[Any]] = {}
     for key, raw_values in items:
-        key = _grid_key(key)
         if key not in valid:
             raise InvalidInputError(f"unknown grid key {key!r}; valid keys: {', '.join(valid)}")
         if key in grid:

@@ -256,7 +256,7 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
 
 
 def budget_gains(summaries: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], metric: str = "gold_in_block",
-                 *, key: str = "budget", cost: str = "tokens_used", rate: bool = True) -> list[dict[str, Any]]:
+                 *, key: str = "max_context_tokens", cost: str = "tokens_used", rate: bool = True) -> list[dict[str, Any]]:
     """Return, per group of configurations differing only in ``key``, what each extra 100 tokens gains.
 
     Each group: ``settings`` (its other grid values), ``key``, ``steps`` (between neighbouring budgets:

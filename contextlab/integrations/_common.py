@@ -20,7 +20,7 @@ from ..errors import InvalidInputError
 from ..manager import ContextManager
 from ..retrieval import needs_scoring, score_unscored
 from ..runs.captures import append_run, capture_record
-from ..settings import ALIASES, LEGACY_REORDER, EngineSettings, canonical_names
+from ..settings import LEGACY_REORDER, EngineSettings, placement_for
 from ..settings import SETTING_NAMES as _ENGINE_NAMES
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import whole_number
@@ -44,8 +44,8 @@ SOURCE_KEYS: tuple[str, ...] = ("source", "file_path", "file_name", "url")
 #: Metadata keys retrievers and rerankers leave a score under, read (in this order) when the
 #: framework's own score field is empty.
 SCORE_KEYS: tuple[str, ...] = ("relevance_score", "score", "similarity_score")
-#: Keyword settings a component accepts: the engine's settings (``contextlab.settings``) and the
-#: older ``use_lost_in_middle`` switch. ``budget=`` still works, with a DeprecationWarning.
+#: Keyword settings a component accepts: the engine's settings (``contextlab.settings``) and seed
+#: 000's ``use_lost_in_middle`` switch, as ``ContextManager`` takes it.
 SETTING_NAMES: tuple[str, ...] = (*_ENGINE_NAMES, LEGACY_REORDER)
 
 
@@ -55,7 +55,7 @@ def engine_config(config: EngineSettings | str | bytes | Mapping[str, Any] | Non
 
     Keyword settings override the matching fields of ``config``; an unknown name is an error
     listing the known ones. A configuration's query is not used: the pipeline brings its own.
-    Exports written by earlier versions (``budget``, ``use_lost_in_middle``) still load.
+    ``use_lost_in_middle`` (a keyword, as ``ContextManager`` takes it) names a placement.
     """
     if config is None:
         base = EngineSettings()
@@ -69,12 +69,14 @@ def engine_config(config: EngineSettings | str | bytes | Mapping[str, Any] | Non
         raise InvalidInputError(
             "config must be EngineSettings, a LabConfig, its JSON export (text) or a dict, "
             f"got {type(config).__name__}", field="config")
-    unknown = sorted(set(settings) - set(SETTING_NAMES) - set(ALIASES))
+    unknown = sorted(set(settings) - set(SETTING_NAMES))
     if unknown:
         raise InvalidInputError(
             f"unknown setting(s): {', '.join(unknown)}; the settings are: {', '.join(SETTING_NAMES)}"
         )
-    changes = canonical_names(settings, where="settings")
+    changes = dict(settings)
+    if LEGACY_REORDER in changes:
+        changes["placement"] = placement_for(changes.get("placement"), changes.pop(LEGACY_REORDER))
     if "max_context_tokens" in changes:
         whole_number("max_context_tokens", changes["max_context_tokens"])
     return base.with_changes(**changes) if changes else base

@@ -3,8 +3,7 @@
 ``LabConfig`` is ``contextlab.settings.EngineSettings`` (every engine setting, its library
 name and default) with the query added. It round-trips through a dict (JSON export/import),
 through URL query parameters (shareable links), and renders a Python snippet that rebuilds the
-same result with the library. Exports and links written by earlier versions (``budget``,
-``use_lost_in_middle``) keep loading; new ones are written with the library's names.
+same result with the library. Exports and links use the library's names and no other.
 """
 
 from __future__ import annotations
@@ -16,14 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..build_cache import BuildCache
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..settings import (
-    ALIASES,
-    EXPORT_MARKER,
-    LEGACY_REORDER,
-    EngineSettings,
-    accepts_aliases,
-    placement_for,
-)
+from ..settings import EXPORT_MARKER, EngineSettings
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import text
@@ -37,7 +29,6 @@ _BOOL_TRUE = {"1", "true", "yes", "on"}
 _BOOL_FALSE = {"0", "false", "no", "off"}
 
 
-@accepts_aliases
 @dataclass(frozen=True)
 class LabConfig(EngineSettings):
     """Every parameter of one context build: the engine's settings and the query."""
@@ -101,19 +92,6 @@ class LabConfig(EngineSettings):
         warnings: list[str] = []
         known = {f.name: f for f in fields(cls)}
         params = {k: (v[-1] if v else "") if isinstance(v, list) else v for k, v in params.items()}
-        if LEGACY_REORDER in params:
-            raw = params.pop(LEGACY_REORDER)
-            try:  # the one rule (settings.placement_for): a contradiction is reported, not guessed
-                placement, flag = params.get("placement"), _parse_param(raw, True)
-                if placement is None or placement in PLACEMENTS:  # a bad placement gets its own warning
-                    params["placement"] = placement_for(placement, flag)
-            except ValueError as exc:  # InvalidInputError included
-                warnings.append(f"ignored URL parameter {LEGACY_REORDER}={raw!r}: {exc}")
-        given = {}  # the name each value had in the link (links made by earlier versions use aliases)
-        for old, new in ALIASES.items():
-            if old in params and new not in params:
-                params[new] = params.pop(old)
-                given[new] = old
         for name, raw in params.items():
             if name not in known:
                 continue
@@ -122,7 +100,7 @@ class LabConfig(EngineSettings):
                 value = _parse_param(raw, default)
                 cls(**{name: value})  # validate this one field in isolation
             except (InvalidInputError, ValueError) as exc:
-                warnings.append(f"ignored URL parameter {given.get(name, name)}={raw!r}: {exc}")
+                warnings.append(f"ignored URL parameter {name}={raw!r}: {exc}")
                 continue
             values[name] = value
         return cls(**values), warnings

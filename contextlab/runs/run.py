@@ -62,7 +62,6 @@ class CapturedRun:
     def config(self) -> EngineSettings:
         """Return the engine settings of this run: its recorded ones (or the defaults).
 
-        Captures written by earlier versions (``budget``, ``use_lost_in_middle``) still load.
         The run's query is ``query``; ``LabConfig.from_run(run)`` gives both as the lab's config.
         """
         data = {k: v for k, v in (self.settings or {}).items() if k != "query"}

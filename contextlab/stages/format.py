@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..errors import InvalidInputError
 from ..safe_text import UNSAFE_CHARS, terminal_safe
 from ..types import Document
+from ..validation import text
 
 __all__ = [
     "DEFAULT_SCORE_LABEL",
@@ -21,6 +23,7 @@ __all__ = [
     "citation_label",
     "format_block",
     "one_line",
+    "score_label_text",
     "score_range_note",
     "source_header",
 ]
@@ -29,6 +32,16 @@ __all__ = [
 SEPARATOR = "\n\n"
 #: The word before a document's score in its header: ``(relevance: 0.87)``.
 DEFAULT_SCORE_LABEL = "relevance"
+
+
+
+def score_label_text(value: object) -> str:
+    """Return ``value`` when it can stand before a score in a header (text that is not blank)."""
+    if not text("score_label", value).strip():
+        raise InvalidInputError(f"score_label must name the score, e.g. 'relevance'; got {value!r}",
+                                field="score_label")
+    return value
+
 
 #: What a header value may not contain: the one rule of ``contextlab.safe_text``.
 UNSAFE_HEADER_CHARS = UNSAFE_CHARS

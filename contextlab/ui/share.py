@@ -14,7 +14,6 @@ from contextlab.errors import ContextLabError
 from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys
-from contextlab.settings import ALIASES, LEGACY_REORDER
 
 from . import text as safe
 from .downloads import download_newest
@@ -81,13 +80,9 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
 
 
 def _named_fields(params: dict[str, str], warnings: list[str]) -> set[str]:
-    """Return the ``LabConfig`` fields a link sets with a usable value (older names included)."""
-    fields_ = set(LabConfig.__dataclass_fields__)
-    given = {ALIASES.get(k, k) for k in params if not any(w.startswith(f"ignored URL parameter {k}=")
-                                                          for w in warnings)}
-    if LEGACY_REORDER in params and "placement" not in params:
-        given.add("placement")
-    return given & fields_
+    """Return the ``LabConfig`` fields a link sets with a usable value."""
+    given = {k for k in params if not any(w.startswith(f"ignored URL parameter {k}=") for w in warnings)}
+    return given & set(LabConfig.__dataclass_fields__)
 
 
 def _all_params(config: LabConfig) -> dict[str, str]:

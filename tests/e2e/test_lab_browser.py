@@ -54,7 +54,7 @@ def test_lab_browser_overview_draws_the_sankey_and_trace(page):
 
 
 def test_lab_browser_url_reproduces_parameters_and_the_budget_slider_steps_to_common_budgets(page):
-    _open(page, "?view=budget&budget=700")
+    _open(page, "?view=budget&max_context_tokens=700")
     assert "budget 700" in page.locator('[data-testid="stPlotlyChart"]').first.inner_text()
     slider = page.get_by_role("slider", name="Token budget")
     slider.focus()
@@ -176,7 +176,7 @@ def _frames_during(page, action) -> int:
 def test_lab_browser_a_view_switch_reruns_only_the_view_and_the_url_follows(page):
     # The view is a fragment: picking one reruns it alone, and the address bar still names it.
     watch_runs(page)
-    _open(page, "?budget=700")
+    _open(page, "?max_context_tokens=700")
     sidebar_budget = page.get_by_role("slider", name="Token budget")
     sidebar_budget.focus()  # a sidebar setting reruns the whole page: there and back
     whole_page = [_frames_during(page, lambda: sidebar_budget.press(key)) for key in ("ArrowRight", "ArrowLeft")]

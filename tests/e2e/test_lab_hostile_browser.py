@@ -128,7 +128,7 @@ def _open_sections(page) -> int:
 
 def test_lab_browser_hostile_url_values_are_text(page):
     page.goto(f"{page.base_url}/?sample={quote('[PWNURL](' + EVIL + ')')}&view={quote('**PWNVIEW**')}"
-              f"&budget={quote('$PWNMATH$')}")
+              f"&max_context_tokens={quote('$PWNMATH$')}")
     wait_for_app(page)
     warnings = _read(page.locator('[data-testid="stAlertContentWarning"]'))
     assert any(f"[PWNURL]({EVIL})" in w for w in warnings) and any("**PWNVIEW**" in w for w in warnings)
@@ -193,7 +193,7 @@ def test_lab_browser_hostile_configuration_import_is_text(page):
     _clean(page, "configuration import error")
     settle_ms(page, lambda: uploader.locator('input[type="file"]').set_input_files(
         {"name": f"PWN[ok]({EVIL}o).json", "mimeType": "application/json",
-         "buffer": json.dumps({"budget": 700}).encode()}))
+         "buffer": json.dumps({"max_context_tokens": 700}).encode()}))
     # replacing the file may take two runs (the old file goes, the new one comes): wait for it
     page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="PWN").first.wait_for(timeout=30_000)
     wait_for_app(page)

@@ -105,7 +105,7 @@ def test_lab_seed_compatible_switch_reproduces_the_seed():
 
 
 def test_lab_reset_restores_default_parameters():
-    at = open_lab(budget="300", dedup_threshold="0.5")
+    at = open_lab(max_context_tokens="300", dedup_threshold="0.5")
     at.button(key="reset_parameters").click()
     run(at)
     # the defaults, at the budget the sample set opens at (support_faq states 1024)
@@ -265,14 +265,14 @@ def test_lab_other_errors_are_not_swallowed(monkeypatch, raised):
 
 
 def test_lab_url_parameters_open_the_same_view():
-    at = open_lab(view="budget", budget="700", dedup_threshold="0.6", tokenizer="heuristic",
-               use_lost_in_middle="false", sample="clinical_abstracts")
+    at = open_lab(view="budget", max_context_tokens="700", dedup_threshold="0.6", tokenizer="heuristic",
+               placement="relevance", sample="clinical_abstracts")
     assert at.segmented_control(key="view").value == "budget"
     assert at.select_slider(key="budget_step").value == 700  # any budget, not only the common ones
     assert at.number_input(key="budget_exact").value == 700
     assert at.slider(key="cfg_dedup_threshold").value == 0.6
     assert at.radio(key="cfg_tokenizer").value == "heuristic"
-    assert at.selectbox(key="cfg_placement").value == "relevance"  # the older switch still reads
+    assert at.selectbox(key="cfg_placement").value == "relevance"
     assert at.selectbox(key="sample_name").value == "clinical_abstracts"
     budget_line = specs(at)[0]["layout"]["shapes"][0]
     assert budget_line["y0"] == 700
@@ -281,9 +281,9 @@ def test_lab_url_parameters_open_the_same_view():
 
 
 def test_lab_bad_url_values_warn_and_the_lab_still_opens():
-    at = open_lab(budget="lots", view="nowhere", sample="nope")
+    at = open_lab(max_context_tokens="lots", view="nowhere", sample="nope")
     warnings = " ".join(unescape(w.value) for w in at.warning)
-    assert "budget='lots'" in warnings and "view='nowhere'" in warnings and "sample='nope'" in warnings
+    assert "max_context_tokens='lots'" in warnings and "view='nowhere'" in warnings and "sample='nope'" in warnings
     assert at.select_slider(key="budget_step").value == 1024  # what support_faq opens at
     assert at.segmented_control(key="view").value == "overview"
     run(at)  # the next interaction: the link's warnings have been read
@@ -291,7 +291,7 @@ def test_lab_bad_url_values_warn_and_the_lab_still_opens():
 
 
 def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
-    at = open_lab(view="final", budget="650", dedup_threshold="0.7", min_doc_tokens="12",
+    at = open_lab(view="final", max_context_tokens="650", dedup_threshold="0.7", min_doc_tokens="12",
                summarize_overflow="true")
     exported = downloads["contextlab-config.json"]
     block = at.code[0].value
@@ -309,13 +309,13 @@ def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
 
 def test_lab_import_of_a_bad_configuration_is_an_error_message():
     at = open_lab()
-    at.file_uploader(key="import_config").set_value(("c.json", b'{"budget": -5}', "application/json"))
+    at.file_uploader(key="import_config").set_value(("c.json", b'{"max_context_tokens": -5}', "application/json"))
     run(at)
     assert any("max_context_tokens must be a whole number >= 0" in unescape(e.value) for e in at.error)
 
 
 def test_lab_code_snippet_rebuilds_the_block_outside_a_checkout(tmp_path, monkeypatch, capsys):
-    at = open_lab(budget="512", tokenizer="heuristic", view="final")
+    at = open_lab(max_context_tokens="512", tokenizer="heuristic", view="final")
     block = at.code[0].value
     snippet = next(c.value for c in at.code if "ContextManager" in c.value)
     assert "max_context_tokens=512" in snippet and "tokenizer='heuristic'" in snippet
@@ -362,10 +362,10 @@ def test_lab_presentation_toggle_goes_into_the_url():
 
 @pytest.mark.parametrize("view", ALL_VIEWS)
 @pytest.mark.parametrize("params", [
-    {"budget": "0"},
+    {"max_context_tokens": "0"},
     {"min_doc_tokens": "10000"},
-    {"seed_compatible": "true", "budget": "700"},
-    {"summarize_overflow": "true", "budget": "1500", "dedup_threshold": "0.3"},
+    {"seed_compatible": "true", "max_context_tokens": "700"},
+    {"summarize_overflow": "true", "max_context_tokens": "1500", "dedup_threshold": "0.3"},
 ], ids=["zero-budget", "all-filtered", "seed", "summarize"])
 def test_lab_every_view_survives_extreme_parameters(view, params):
     at = open_lab(view=view, **params)
