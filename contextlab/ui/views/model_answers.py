@@ -20,7 +20,7 @@ from contextlab.evaluation.measured import MeasureSettings, plan_measured
 from contextlab.lab.config import LabConfig
 from contextlab.models import APIS, api_key_source
 
-from ..text import caption, error, info, md_line, plain
+from ..text import caption, error, info, md_line, plain, warning
 
 __all__ = ["answer_with_model", "answers_table"]
 
@@ -68,6 +68,8 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
         run, cost = planned
         info(f"This run sends {cost.describe()} to {run.client.endpoint}; budgets counted in "
              f"{run.budget_tokens}.")
+        for line in run.notes:  # why budgets are approximate; a cache that keeps nothing new
+            warning(line)
         if st.button(f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send",
                      type="primary"):
             def work(bar: Any) -> EvalResult:
@@ -83,6 +85,7 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
             if not run_and_keep(evalset, "Asking the model…", work):
                 return
             st.session_state["model_blocks"] = run.blocks
+            st.session_state["model_notes"] = list(run.notes)  # now with the answers that were cut
             del st.session_state["model_run"]
             st.rerun()
 
@@ -109,6 +112,8 @@ def answers_table(result: EvalResult) -> None:
         return
     blocks: list[str] = st.session_state.get("model_blocks") or []
     st.markdown(md_line(f"**The model's answers** ({result.answer_model or 'model'} at {result.endpoint})"))
+    for line in st.session_state.get("model_notes") or []:
+        warning(line)
     frame = pd.DataFrame([{"config": plain(r["config"]), "question": plain(result.questions.get(r["query_id"], "")),
                            "answer": plain(r["answer"]), "correct": bool(r["correct"]) if r["correct"] is not None
                            else None, "gold at": r["gold_position"], "latency ms": r["latency_ms"]}
