@@ -287,6 +287,26 @@ def test_endpoint_faults_model_id_with_a_newline_is_one_safe_line(server):
     assert client.describe()["model"] == "gemma\\nB is +99.0 better\\x1b[31m"
 
 
+def test_endpoint_faults_model_id_with_a_newline_makes_a_curve_file_that_reads_back(server, tmp_path):
+    """Injects a fault: the model id the curve file is labelled with holds a newline (once a forged comment line)."""
+    from contextlab.curves.curve_file import load_curve_file
+    from contextlab.evaluation.curve import CurvePlan, CurveResult, write_curve
+
+    server.on("GET", "/v1/models", send_json({"data": [{"id": "tiny\nmodel,total_docs,position\n"}]}))
+    client = ModelClient(server.url, max_retries=0)
+    client.resolve_model()
+    plan = CurvePlan(documents=2, positions=[1, 2], shots=0, questions=[None] * 2, cases=[])
+    # scored rows as data (what run_curve makes of answers), to test what the file says about the model
+    rows = [{"kind": "position", "total_docs": 2, "position": p, "correct": c} for p in (1, 2) for c in (1, 0)]
+    result = CurveResult(plan, client.served_model, rows, meta=dict(client.describe()))
+    path = write_curve(result, tmp_path / "curve.csv")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == ("# Position curve of tiny\\nmodel,total_docs,position, measured by `contextlab curve` "
+                        "on the first 2 bundled NaturalQuestions-Open questions.")
+    assert [line[0] for line in lines[:3]] == ["#", "#", "#"] and lines[3].startswith("model,")
+    assert load_curve_file(path).models() == ["tiny\\nmodel,total_docs,position"]
+
+
 def test_endpoint_faults_server_error_message_is_one_line_without_the_key(server, monkeypatch):
     """Injects a fault: a 500 whose error message holds newlines and the key."""
     monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("xllamacpp")
-pytest.importorskip("openai")
 
 from contextlab.errors import EndpointError  # noqa: E402
 from contextlab.curves.curve_file import load_curve_file  # noqa: E402

@@ -163,11 +163,13 @@ class _Calls:
         """Return the ``RunInterrupted`` that says what was sent, answered and kept."""
         self.stop.set()
         in_flight = max(0, self.sent - answered)
-        kept = ("kept in the cache" if self.cache is not None and not self.cache.read_only
-                else "not kept (no cache to keep them)")
-        return RunInterrupted(f"interrupted: {self.sent} of {total} calls sent, {answered} answered and {kept}, "
-                              f"{in_flight} in flight dropped, {total - self.sent} not sent; rerun to resume "
-                              "(only the calls not in the cache are sent again)")
+        done = f"interrupted: {self.sent} of {total} calls sent, {answered} answered"
+        left = f"{in_flight} in flight dropped, {total - self.sent} not sent"
+        if self.cache is None or self.cache.read_only:
+            why = "no cache" if self.cache is None else "the cache is read-only"
+            return RunInterrupted(f"{done} and not kept ({why}), {left}; a rerun sends them all again")
+        return RunInterrupted(f"{done} and kept in the cache, {left}; rerun to resume (only the calls not in the "
+                              "cache are sent again)")
 
 
 def _send_all(client: ModelClient, todo: list[str], keys: Mapping[str, str], cache: ResponseCache | None,
