@@ -244,6 +244,9 @@ def test_endpoint_faults_server_echoing_the_key_gets_it_scrubbed_from_every_file
                    "--top-k", "2", "--yes", "--cache", str(cache), "--out", str(out), "--summary", str(summary),
                    env={"CONTEXTLAB_API_KEY": SECRET})
     assert done.returncode == 0, done.stderr
+    # no /tokenize on this server: the budgets fall back to cl100k_base, and the run says why
+    assert (f"contextlab: note: http://127.0.0.1:{server.server_port}/tokenize answered HTTP 404 (not found); it "
+            "cannot count tokens: budgets are in cl100k_base tokens, approximate for this model") in done.stderr
     assert [h["Authorization"] for m, p, h, _ in server.requests if p == "/v1/completions"] == [f"Bearer {SECRET}"]
     assert "The header was: Bearer [key]" in out.read_text()
     for file in tmp_path.iterdir():
