@@ -176,7 +176,7 @@ class ModelClient:
         return {"api": self.api, **self.sampling.as_dict()}
 
     # -- calls -------------------------------------------------------------------------------
-    def _failure(self, call: str, exc: HTTPFailure, tries: int) -> EndpointError:
+    def _failure(self, call: str, exc: HTTPFailure, tries: int, deadline: float) -> EndpointError:
         """Return the one-line ``EndpointError`` for a failed call (the key scrubbed)."""
         after = f" after {tries - 1} retries" if tries > 1 else ""
         if exc.status in (401, 403):
@@ -192,7 +192,7 @@ class ModelClient:
             message = (f"the endpoint {self.endpoint} kept refusing with HTTP 429 (rate limit){after}; "
                        "lower concurrency or try later")
         elif exc.kind == "timeout":
-            message = (f"the endpoint {self.endpoint} did not answer {call} within {self.timeout:g} s{after}; "
+            message = (f"the endpoint {self.endpoint} did not answer {call} within {deadline:g} s{after}; "
                        "is it overloaded? lower concurrency or raise the timeout")
         elif exc.status is None and exc.kind not in ("too_large", "not_json"):
             message = unreachable(self.endpoint, exc.reason + after)
@@ -206,8 +206,8 @@ class ModelClient:
               deadline: float | None = None, retry_refused: bool = True,
               cancel: threading.Event | None = None) -> Any:
         """Return the JSON reply of one call, tried again on transient failures, or raise ``EndpointError``."""
-        call = f"{method} {path}"
-        options: dict[str, Any] = {"deadline": deadline or self.timeout, "method": method, "headers": auth_headers()}
+        call, deadline = f"{method} {path}", deadline or self.timeout
+        options: dict[str, Any] = {"deadline": deadline, "method": method, "headers": auth_headers()}
         if max_bytes is not None:
             options["max_bytes"] = max_bytes
         for attempt in range(self.max_retries + 1):
@@ -216,12 +216,12 @@ class ModelClient:
             except HTTPFailure as exc:
                 retry = exc.transient and (retry_refused or exc.kind != "refused") and attempt < self.max_retries
                 if not retry or (cancel is not None and cancel.is_set()):
-                    raise self._failure(call, exc, attempt + 1) from None
+                    raise self._failure(call, exc, attempt + 1, deadline) from None
                 wait = exc.retry_after if exc.retry_after is not None else \
                     min(_BACKOFF_MOST, _BACKOFF_FIRST * 2 ** attempt)
                 if cancel is not None:
                     if cancel.wait(wait):
-                        raise self._failure(call, exc, attempt + 1) from None
+                        raise self._failure(call, exc, attempt + 1, deadline) from None
                 else:
                     time.sleep(wait)
         raise AssertionError("unreachable: the loop returns or raises")
