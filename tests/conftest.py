@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,34 @@ def dask_run40():
     from contextlab.evaluation import run_evaluation
 
     return run_evaluation(grid=DASK_GRID, limit=40, workers=2, chunk_size=5)
+
+
+def _make_read_only(path: Path) -> None:
+    """Make ``path`` unwritable for this process: mode bits for a user, the immutable flag for root."""
+    if os.geteuid() != 0:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        return
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"running as root and chattr +i is not available here: {done.stderr.decode().strip()}")
+
+
+def _make_writable(path: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+    else:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@pytest.fixture
+def read_only():
+    """Return ``make(path)``, which makes a file or folder unwritable for this process until the test ends."""
+    made: list[Path] = []
+
+    def make(path: Path) -> Path:
+        _make_read_only(path)
+        made.append(path)
+        return path
+    yield make
+    for path in reversed(made):
+        _make_writable(path)

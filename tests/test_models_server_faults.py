@@ -19,9 +19,13 @@ import pytest
 pytest.importorskip("xllamacpp")
 
 from contextlab.errors import EndpointError  # noqa: E402
-from contextlab.models import EndpointTokenizer, LocalModelServer, ModelClient, ResponseCache  # noqa: E402
+from contextlab.models import (  # noqa: E402
+    EndpointTokenizer,
+    LocalModelServer,
+    ModelClient,
+    ResponseCache,
+)
 from tests.helpers import wait_until  # noqa: E402
-from tests.test_response_cache_faults import read_only  # noqa: E402, F401  (the fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 

@@ -8,9 +8,7 @@ The stored texts are plain strings written by the test (no model is asked anythi
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,36 +18,6 @@ from contextlab.models import ResponseCache
 from contextlab.models.cache import CachedResponse
 
 KEPT = CachedResponse("stored text", 12, 1, 30.5, "stop")
-
-
-def _make_read_only(path: Path) -> None:
-    """Make ``path`` unwritable for this process: mode bits for a user, the immutable flag for root."""
-    if os.geteuid() != 0:
-        path.chmod(0o555 if path.is_dir() else 0o444)
-        return
-    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"running as root and chattr +i is not available here: {done.stderr.decode().strip()}")
-
-
-def _make_writable(path: Path) -> None:
-    if os.geteuid() == 0:
-        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
-    else:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-
-
-@pytest.fixture
-def read_only():
-    made: list[Path] = []
-
-    def make(path: Path) -> Path:
-        _make_read_only(path)
-        made.append(path)
-        return path
-    yield make
-    for path in reversed(made):
-        _make_writable(path)
 
 
 def _filled(path: Path) -> Path:
