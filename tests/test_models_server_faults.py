@@ -74,9 +74,10 @@ def test_models_server_faults_sigint_cancels_the_queue_keeps_the_answers_and_say
     assert "Traceback" not in err and not (tmp_path / "c.csv").exists()
     kept = _answered(cache)
     assert answered <= kept < 9
-    resumed = run_cli(*args)
-    assert resumed.returncode == 0, resumed.stderr
-    assert f"this run sends {9 - kept} calls" in resumed.stderr
+    # a rerun would send only what is missing (asked without --yes, it says so and sends nothing)
+    resumed = run_cli(*[a for a in args if a != "--yes"])
+    assert resumed.returncode == 1, resumed.stderr
+    assert f"this run sends {9 - kept} calls" in resumed.stderr and f"{kept} answers come from the cache" in resumed.stderr
 
 
 def test_models_server_faults_url_without_v1_says_which_url_to_give(server, tmp_path):
