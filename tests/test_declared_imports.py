@@ -30,7 +30,6 @@ EXTRAS_OF_CODE: dict[str, tuple[str, ...]] = {
     "contextlab/integrations/llama_index.py": ("llama-index",),
     "contextlab/integrations/haystack.py": ("haystack",),
     "contextlab/evaluation/cluster.py": ("dask",),
-    "contextlab/models/client.py": ("openai", "model"),
     "contextlab/models/server.py": ("model",),
 }
 
