@@ -18,6 +18,8 @@ __all__ = [
     "DuplicatePair",
     "Fate",
     "FATES",
+    "IN_BLOCK_FATES",
+    "SHORTENED_FATES",
     "document_list",
 ]
 
@@ -26,8 +28,16 @@ __all__ = [
 DEFAULT_MAX_CONTEXT_TOKENS = 2048
 
 Fate = Literal["filtered", "duplicate", "included", "truncated", "excluded", "summarized"]
-#: Every fate a document can meet, in pipeline order (the lab draws them in this order).
+#: Every fate a document can meet, in pipeline order (the lab draws them in this order). Each input
+#: document meets exactly one, so their counts add up to the documents in. The words mean one
+#: thing each: "included" is in the block whole, "truncated" in the block cut to fit, "summarized"
+#: in the block as a one-sentence synopsis, "excluded" left out for the budget.
 FATES: tuple[str, ...] = ("filtered", "duplicate", "excluded", "truncated", "summarized", "included")
+#: The fates of a document *in the block* (``ContextResult.included_docs``); their count is what
+#: files and the lab call ``in_block``.
+IN_BLOCK_FATES: tuple[str, ...] = ("included", "truncated", "summarized")
+#: The fates of a document in the block but not whole (the lab's count ``shortened``).
+SHORTENED_FATES: tuple[str, ...] = ("truncated", "summarized")
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 from contextlab.lab.config import LabConfig
 from contextlab.lab.sweep import SWEEP_COLUMNS, parse_range, run_sweep, sweep_grid, write_csv
 from contextlab.manager import ContextManager
-from contextlab.types import Document, PromptRequest
+from contextlab.types import FATES, Document, PromptRequest
 
 
 def documents() -> list[Document]:
@@ -50,11 +50,13 @@ def test_run_sweep_rows_match_single_builds():
     rows = run_sweep(docs, LabConfig(query="refunds", tokenizer="heuristic"), [0.7, 1.0], [60, 200])
     assert len(rows) == 4
     for row in rows:
-        result = ContextManager(dedup_threshold=row["threshold"], tokenizer="heuristic").build(
-            PromptRequest(query="refunds", documents=docs, max_context_tokens=row["budget"]))
-        assert row["included"] == len(result.included_docs)
+        result = ContextManager(dedup_threshold=row["dedup_threshold"], tokenizer="heuristic").build(
+            PromptRequest(query="refunds", documents=docs, max_context_tokens=row["max_context_tokens"]))
+        assert row["in_block"] == len(result.included_docs)
+        assert row["included"] == sum(1 for t in result.trace if t.fate == "included")
         assert row["tokens_used"] == result.tokens_used
-        assert row["duplicates"] == result.duplicates_removed
+        assert row["duplicate"] == result.duplicates_removed
+        assert sum(row[fate] for fate in FATES) == len(docs)
 
 
 def test_sweep_figure_builds_two_heatmaps_over_the_grid():
@@ -65,7 +67,7 @@ def test_sweep_figure_builds_two_heatmaps_over_the_grid():
     fig = sweep_figure(rows)
     assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
     assert list(fig.data[0].x) == ["60", "200", "400"] and list(fig.data[0].y) == ["0.7", "1"]
-    assert fig.data[0].z[0][2] == rows[2]["included"]
+    assert fig.data[0].z[0][2] == rows[2]["in_block"]
     assert fig.data[1].z[1][0] == rows[3]["utilization_pct"]
 
 

@@ -17,7 +17,8 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
     """Return heatmaps of documents included and budget used over dedup threshold x budget.
 
     ``rows`` are ``contextlab sweep`` rows (``contextlab.lab.sweep``): each has at least
-    threshold, budget, included, duplicates, truncated, excluded, tokens_used, utilization_pct.
+    dedup_threshold, max_context_tokens, in_block, duplicate, truncated, excluded, tokens_used,
+    utilization_pct.
     """
     if not rows:
         fig = go.Figure()
@@ -26,9 +27,9 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
         fig.update_layout(xaxis_visible=False, yaxis_visible=False)
         return fig
 
-    thresholds = sorted({float(r["threshold"]) for r in rows})
-    budgets = sorted({int(r["budget"]) for r in rows})
-    cell = {(float(r["threshold"]), int(r["budget"])): r for r in rows}
+    thresholds = sorted({float(r["dedup_threshold"]) for r in rows})
+    budgets = sorted({int(r["max_context_tokens"]) for r in rows})
+    cell = {(float(r["dedup_threshold"]), int(r["max_context_tokens"])): r for r in rows}
 
     def grid(key: str) -> list[list[Any]]:
         return [[cell[(t, b)][key] if (t, b) in cell else None for b in budgets] for t in thresholds]
@@ -36,8 +37,8 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
     hover = [
         [
             (
-                f"threshold {t:g}, budget {b}<br>included {r['included']}, duplicates "
-                f"{r['duplicates']}, truncated {r['truncated']}, excluded {r['excluded']}<br>"
+                f"threshold {t:g}, budget {b}<br>in the block {r['in_block']} ({r['truncated']} "
+                f"truncated), duplicates {r['duplicate']}, excluded {r['excluded']}<br>"
                 f"{r['tokens_used']} tokens ({r['utilization_pct']}% of budget)"
             ) if (r := cell.get((t, b))) is not None else ""
             for b in budgets
@@ -51,7 +52,7 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
         subplot_titles=("Documents in the block", "Budget used (%)"),
     )
     fig.add_trace(
-        go.Heatmap(z=grid("included"), x=x, y=y, text=hover, hoverinfo="text",
+        go.Heatmap(z=grid("in_block"), x=x, y=y, text=hover, hoverinfo="text",
                    colorscale="Blues", texttemplate="%{z}",
                    colorbar={"title": "docs", "x": 0.43}),
         row=1, col=1,

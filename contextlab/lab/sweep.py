@@ -1,8 +1,10 @@
 """A parameter sweep: the same documents built over a grid of dedup thresholds and budgets.
 
-``run_sweep`` returns one row per (threshold, budget) pair with what the build kept, cut and
-spent; ``contextlab sweep`` writes the rows as CSV and ``contextlab.charts`` draws them. Builds
-share one ``BuildCache``, so each text is tokenized once and each threshold deduplicates once.
+``run_sweep`` returns one row per (``dedup_threshold``, ``max_context_tokens``) pair with how
+many documents met each fate (``types.FATES``: they add up to the documents in), how many are
+in the block (``in_block``: included whole, truncated or summarized) and the tokens spent;
+``contextlab sweep`` writes the rows as CSV and ``contextlab.charts`` draws them. Builds share
+one ``BuildCache``, so each text is tokenized once and each threshold deduplicates once.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from ..errors import InvalidInputError
-from ..types import Document, PromptRequest
+from ..types import FATES, IN_BLOCK_FATES, Document, PromptRequest
 from ..validation import whole_number
 from .config import LabConfig
 
@@ -21,8 +23,7 @@ __all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "parse_range", "sweep_grid", "run_swee
 
 #: The columns of a sweep row (and of ``contextlab sweep``'s CSV), in order.
 SWEEP_COLUMNS: tuple[str, ...] = (
-    "threshold", "budget", "included", "duplicates", "truncated", "summarized", "excluded",
-    "filtered", "tokens_used", "utilization_pct",
+    "dedup_threshold", "max_context_tokens", *FATES, "in_block", "tokens_used", "utilization_pct",
 )
 #: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
 MAX_BUILDS = 10_000
@@ -71,7 +72,7 @@ def parse_range(spec: str, *, integer: bool = False, name: str = "value",
 
 
 def sweep_grid(thresholds: str, budgets: str, *, max_builds: int = MAX_BUILDS,
-               names: tuple[str, str, str] = ("threshold", "budget", "max_builds"),
+               names: tuple[str, str, str] = ("dedup_threshold", "max_context_tokens", "max_builds"),
                ) -> tuple[list[float], list[int]]:
     """Return the thresholds and budgets two range specs name, checked, at most ``max_builds`` pairs.
 
@@ -121,14 +122,10 @@ def run_sweep(
             )
             counts = result.fate_counts()
             rows.append({
-                "threshold": threshold,
-                "budget": budget,
-                "included": len(result.included_docs),
-                "duplicates": result.duplicates_removed,
-                "truncated": counts.get("truncated", 0),
-                "summarized": counts.get("summarized", 0),
-                "excluded": counts.get("excluded", 0),
-                "filtered": counts.get("filtered", 0),
+                "dedup_threshold": threshold,
+                "max_context_tokens": budget,
+                **counts,
+                "in_block": sum(counts[fate] for fate in IN_BLOCK_FATES),
                 "tokens_used": result.tokens_used,
                 "utilization_pct": result.utilization_pct,
             })
