@@ -42,6 +42,7 @@ __all__ = [
     "EngineSettings",
     "LEGACY_REORDER",
     "SEED_MODE",
+    "BLOCK_SETTINGS",
     "SETTING_NAMES",
     "placement_for",
 ]
@@ -204,3 +205,6 @@ class EngineSettings:
 
 #: The settings' names, in order (what integrations accept as keywords).
 SETTING_NAMES: tuple[str, ...] = EngineSettings.field_names()
+#: The settings that shape a context block, in order: every one but ``max_memory_messages``
+#: (only ``format_memory`` reads it). What a grid can vary and the command line's flags set.
+BLOCK_SETTINGS: tuple[str, ...] = tuple(n for n in SETTING_NAMES if n != "max_memory_messages")

@@ -171,10 +171,17 @@ def test_cli_build_options_reach_the_engine(run, tmp_path: Path, docs_file: Path
 
     assert build("--threshold", "0.7")["duplicates_removed"] == 1
     assert build("--threshold", "1.0")["duplicates_removed"] == 0
-    in_order = build("--no-reorder", "--threshold", "1.0")["included_docs"]
+    in_order = build("--placement", "relevance", "--threshold", "1.0")["included_docs"]
     assert [d["score"] for d in in_order] == sorted((d["score"] for d in in_order), reverse=True)
     assert {t["fate"] for t in build("--min-tokens", "1000")["trace"]} == {"filtered"}
     assert "summarized" in {t["fate"] for t in build("--summarize", "--budget", "60")["trace"]}
+    # every setting has its flag, the field's name; the short spellings are the same flag
+    assert build("--max-context-tokens", "60")["tokens_budget"] == build("--budget", "60")["tokens_budget"] == 60
+    assert build("--summarize-overflow", "--budget", "60")["trace"] == build("--summarize", "--budget", "60")["trace"]
+    assert "(score: 0." in build("--score-label", "score")["context_block"]
+    assert build("--dedup-measure", "shingle_jaccard", "--threshold", "0.7")["duplicates_removed"] == 1
+    no_headers = build("--no-budget-includes-headers", "--budget", "60", "--tokenizer", "heuristic")
+    assert no_headers["tokens_used"] > 60  # headers are not counted toward the budget any more
 
 
 def test_cli_build_scores_unscored_documents_against_the_query(run, tmp_path: Path):
@@ -183,7 +190,7 @@ def test_cli_build_scores_unscored_documents_against_the_query(run, tmp_path: Pa
                     "The stock market closed higher on Friday afternoon.\n\n"
                     "Cats sleep for up to sixteen hours every day.\n", encoding="utf-8")
     proc = run("build", str(path), "-q", "why do cats purr", "-f", "json", "--budget", "500",
-               "--no-reorder", cwd=tmp_path)
+               "--placement", "relevance", cwd=tmp_path)
     data = json.loads(proc.stdout)
     scores = {d["content"][:6]: d["score"] for d in data["included_docs"]}
     assert scores["Cats p"] == 0.462107 and scores["The st"] == 0.0 and 0 < scores["Cats s"] < 0.462107
@@ -198,7 +205,7 @@ def test_cli_build_keeps_given_scores_and_says_how_many_were_scored(run, tmp_pat
                     '{"text": "Refunds for gift cards are not possible at all."}\n'
                     '{"text": "Shipping is free over fifty dollars in most states.", "score": 0.25}\n',
                     encoding="utf-8")
-    proc = run("build", str(path), "-q", "refunds", "-f", "json", "--no-reorder", cwd=tmp_path)
+    proc = run("build", str(path), "-q", "refunds", "-f", "json", "--placement", "relevance", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     scores = {t["input_index"]: t["score"] for t in json.loads(proc.stdout)["trace"]}
     assert scores[0] == 0.5 and scores[2] == 0.25  # given scores are never overwritten
@@ -281,8 +288,8 @@ HUGE = "9" * 23
     (["eval", "--limit", "5", "--top-k", HUGE, "--out", "t.csv"], "--top-k/-k"),
     (["eval", "--limit", HUGE, "--out", "t.csv"], "--limit/-n"),
     (["eval", "--workers", "100000", "--out", "t.csv"], "--workers"),
-    (["build", "docs.json", "--budget", HUGE], "--budget/-b"),
-    (["build", "docs.json", "--min-tokens", HUGE], "--min-tokens"),
+    (["build", "docs.json", "--budget", HUGE], "--max-context-tokens/--budget/-b"),
+    (["build", "docs.json", "--min-tokens", HUGE], "--min-doc-tokens/--min-tokens"),
     (["build", "docs.json", "--max-bytes", "9" * 19], "--max-bytes"),
     (["sweep", "docs.json", "--max-builds", HUGE], "--max-builds"),
 ])
@@ -362,16 +369,18 @@ def test_cli_sweep_writes_csv_grid_to_stdout(run, tmp_path: Path, docs_file: Pat
     assert proc.stderr == ""  # no progress bar when stderr is not a terminal
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert list(rows[0]) == list(SWEEP_COLUMNS)
-    assert [(r["threshold"], r["budget"]) for r in rows] == [
+    assert list(rows[0]) == ["dedup_threshold", "max_context_tokens", "filtered", "duplicate", "excluded",
+                             "truncated", "summarized", "included", "in_block", "tokens_used", "utilization_pct"]
+    assert [(r["dedup_threshold"], r["max_context_tokens"]) for r in rows] == [
         (t, b) for t in ("0.5", "0.75", "1.0") for b in ("40", "80", "120")]
-    dups = {r["threshold"]: int(r["duplicates"]) for r in rows}
+    dups = {r["dedup_threshold"]: int(r["duplicate"]) for r in rows}
     assert dups["0.5"] == 1 and dups["1.0"] == 0
-    assert all(int(r["tokens_used"]) <= int(r["budget"]) for r in rows)
+    assert all(int(r["tokens_used"]) <= int(r["max_context_tokens"]) for r in rows)
 
 
 def test_cli_sweep_output_file_and_html(run, tmp_path: Path, docs_file: Path):
     proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.8,0.9",
-               "--budget", "100", "-o", "out.csv", "--html", "chart.html", cwd=tmp_path)
+               "--budget", "100", "--out", "out.csv", "--html", "chart.html", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     assert "wrote 2 rows to out.csv" in proc.stderr and "wrote chart to chart.html" in proc.stderr
@@ -382,7 +391,7 @@ def test_cli_sweep_output_file_and_html(run, tmp_path: Path, docs_file: Path):
 
 @pytest.mark.parametrize(("targets", "pattern"), [
     (["-o", "s.csv", "--html", "/nonexistent/x.html"], r"--html '/nonexistent/x\.html': folder '/nonexistent' does not exist"),
-    (["-o", "/nonexistent/s.csv", "--html", "c.html"], r"--output '/nonexistent/s\.csv': folder"),
+    (["-o", "/nonexistent/s.csv", "--html", "c.html"], r"--out '/nonexistent/s\.csv': folder"),
     (["-o", "s.csv", "--html", "."], r"--html '\.' is a folder"),
 ])
 def test_cli_sweep_checks_every_output_before_writing_any(run, tmp_path: Path, docs_file: Path,
@@ -411,13 +420,13 @@ def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
 
 
 @pytest.mark.parametrize("args,pattern", [
-    (["--threshold", "0.5:1.0"], r"--threshold '0\.5:1\.0': write a range as start:stop:step"),
+    (["--threshold", "0.5:1.0"], r"--dedup-threshold '0\.5:1\.0': write a range as start:stop:step"),
     (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside \(0, 1\]"),
-    (["--budget", "100:50:10"], r"--budget '100:50:10': stop is below start"),
+    (["--budget", "100:50:10"], r"--max-context-tokens '100:50:10': stop is below start"),
     (["--budget", "1:10:0"], r"the step must be > 0"),
     (["--budget", "a,b"], r"'a' is not a whole number"),
     (["--budget", "0:100000000:1"], r"use a larger step or raise the limit \(--max-builds N\)$"),
-    (["--max-builds", "1"], r"--threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 builds; "
+    (["--max-builds", "1"], r"--dedup-threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 builds; "
                             r"use a larger step or raise the limit \(--max-builds N\)$"),
     (["-t", "0.5,0.6", "-b", "1,2", "--max-builds", "3"], r"the grid has 4 builds.*\(--max-builds N\)$"),
 ])
@@ -699,8 +708,8 @@ def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
-        (("build", "docs.json", "--budget", "-5"), r"^contextlab build: error: argument --budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'"),
-        (("build", "docs.json", "--threshold", "1.5"), r"^contextlab build: error: argument --threshold/-t"),
+        (("build", "docs.json", "--budget", "-5"), r"^contextlab build: error: argument --max-context-tokens/--budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'"),
+        (("build", "docs.json", "--threshold", "1.5"), r"^contextlab build: error: argument --dedup-threshold/--threshold/-t"),
         (("build",), r"^contextlab build: error: the following arguments are required: FILE"),
         (("frobnicate",), r"^contextlab: error: argument COMMAND: invalid choice: 'frobnicate'"),
     ],

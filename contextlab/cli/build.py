@@ -11,14 +11,7 @@ from ..errors import ContextLabError
 from ..lab.config import LabConfig
 from ..safe_text import json_terminal_safe, terminal_safe_lines
 from ..types import Document
-from .common import (
-    add_budget_options,
-    add_engine_options,
-    config_of,
-    engine_overrides,
-    scored,
-    summary,
-)
+from .common import add_engine_options, config_of, engine_overrides, scored, summary
 from .flags import note
 from .inputs import add_input_options, positive_int, read_documents
 
@@ -83,7 +76,6 @@ def add_build(sub: Any) -> None:
     p.add_argument("file", metavar="FILE",
                    help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
     add_engine_options(p)
-    add_budget_options(p)
     p.add_argument("--format", "-f", choices=("text", "json"), default="text",
                    help="text: the block; json: the whole result with its per-document trace")
     p.add_argument("--run", type=positive_int, default=None, metavar="N",

@@ -8,24 +8,47 @@ import sys
 from typing import Any
 
 from ..errors import ContextLabError
-from ..lab.config import PLACEMENTS, LabConfig
+from ..lab.config import LabConfig
 from ..retrieval import fts_query, needs_scoring
 from ..retrieval.scoring import score_unscored
 from ..settings import (DEFAULT_DEDUP_THRESHOLD, DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_MIN_DOC_TOKENS,
-                        DEFAULT_PLACEMENT)
+                        DEFAULT_PLACEMENT, DEFAULT_TOKENIZER, EngineSettings)
+from ..stages.dedup import DEFAULT_MEASURE, MEASURES
+from ..stages.format import DEFAULT_SCORE_LABEL
+from ..stages.reorder import PLACEMENTS
 from ..tokenizers import TOKENIZER_NAMES
 from ..types import ContextResult, Document
-from .flags import note
+from .flags import RUN_OPTIONS, SETTING_FLAGS, note
 from .inputs import label, threshold, token_count
 
-__all__ = ["OneLineParser", "add_engine_options", "add_budget_options", "engine_overrides",
-           "config_of", "scored", "summary", "require"]
+__all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary",
+           "require"]
 
-#: The engine options. They default to None, so an option given on the command line is known as
-#: given even when its value equals the default (``--budget 2048``); the defaults themselves are
-#: the library's (``contextlab.settings``), filled in by ``LabConfig``.
-_ENGINE_OPTIONS: tuple[str, ...] = ("min_tokens", "placement", "no_reorder", "summarize", "seed_compatible",
-                                    "tokenizer", "budget", "threshold")
+_DEFAULTS = EngineSettings().to_dict()
+
+#: What each setting's flag says in ``--help`` (the defaults are the library's).
+_HELP: dict[str, str] = {
+    "max_context_tokens": f"token budget of the block (default {DEFAULT_MAX_CONTEXT_TOKENS})",
+    "dedup_threshold": f"near-duplicate similarity threshold in (0, 1] (default {DEFAULT_DEDUP_THRESHOLD})",
+    "min_doc_tokens": f"drop documents shorter than N tokens (default {DEFAULT_MIN_DOC_TOKENS})",
+    "placement": f"where documents go in the block (default {DEFAULT_PLACEMENT})",
+    "summarize_overflow": "give documents that do not fit a one-sentence synopsis while budget remains",
+    "seed_compatible": "reproduce seed 000 exactly: heuristic tokens, reorder before budget, headers not "
+                       "counted, shingle near-duplicates",
+    "tokenizer": f"token counter (default {DEFAULT_TOKENIZER}; heuristic with --seed-compatible)",
+    "budget_before_reorder": "pick documents by relevance until the budget is spent, then place them "
+                             "(default; --no-budget-before-reorder places first, as seed 000)",
+    "budget_includes_headers": "count headers and separators toward the budget (default; "
+                               "--no-budget-includes-headers counts text only, as seed 000)",
+    "dedup_measure": f"how near duplicates are measured (default {DEFAULT_MEASURE})",
+    "score_label": f"the word before a score in a header (default {DEFAULT_SCORE_LABEL!r})",
+}
+#: The settings that take one of a few names.
+_CHOICES: dict[str, tuple[str, ...]] = {"placement": PLACEMENTS, "tokenizer": TOKENIZER_NAMES,
+                                        "dedup_measure": MEASURES}
+#: The argument type of the settings that take a number.
+_TYPES: dict[str, Any] = {"max_context_tokens": token_count, "min_doc_tokens": token_count,
+                          "dedup_threshold": threshold}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -35,48 +58,34 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def add_engine_options(p: argparse.ArgumentParser) -> None:
-    """Add the engine's options (query, tokenizer, filtering, placement, summaries) to ``p``."""
-    p.add_argument("--query", "-q", default="",
+def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[str, str]] | None = None) -> None:
+    """Add the query and a flag per engine setting (``flags.SETTING_FLAGS``) to ``p``.
+
+    The flags default to None, so a setting given on the command line is known as given even
+    when its value equals the default (``--budget 2048``); the defaults themselves are the
+    library's, filled in by ``LabConfig``. ``ranges`` maps a setting to the range spec its flag
+    takes instead (``contextlab sweep``): ``(default, help)``.
+    """
+    p.add_argument(*RUN_OPTIONS["query"], default="",
                    help="the user's question; documents without a score are scored against it (BM25)")
-    p.add_argument("--tokenizer", choices=TOKENIZER_NAMES, default=None,
-                   help="token counter (default cl100k_base; heuristic with --seed-compatible)")
-    p.add_argument("--seed-compatible", action="store_true", default=None,
-                   help="reproduce seed 000 exactly: heuristic tokens, reorder before budget, "
-                        "headers not counted")
-    p.add_argument("--min-tokens", type=token_count, default=None, metavar="N",
-                   help=f"drop documents shorter than N tokens (default {DEFAULT_MIN_DOC_TOKENS})")
-    p.add_argument("--placement", choices=PLACEMENTS, default=None,
-                   help=f"where documents go in the block (default {DEFAULT_PLACEMENT})")
-    p.add_argument("--no-reorder", action="store_true", default=None,
-                   help="keep relevance order (the same as --placement relevance)")
-    p.add_argument("--summarize", action="store_true", default=None,
-                   help="give documents that do not fit a one-sentence synopsis while budget remains")
-
-
-def add_budget_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--budget`` and ``--threshold`` (single values) to ``p``."""
-    p.add_argument("--budget", "-b", type=token_count, default=None, metavar="N",
-                   help=f"token budget of the block (default {DEFAULT_MAX_CONTEXT_TOKENS})")
-    p.add_argument("--threshold", "-t", type=threshold, default=None, metavar="T",
-                   help=f"near-duplicate similarity threshold in (0, 1] (default {DEFAULT_DEDUP_THRESHOLD})")
+    for name, spellings in SETTING_FLAGS.items():
+        if ranges and name in ranges:
+            default, text = ranges[name]
+            p.add_argument(*spellings, dest=name, default=default, metavar="RANGE", help=text)
+        elif isinstance(_DEFAULTS[name], bool):
+            p.add_argument(*spellings, dest=name, action=argparse.BooleanOptionalAction, default=None,
+                           help=_HELP[name])
+        elif name in _CHOICES:
+            p.add_argument(*spellings, dest=name, choices=_CHOICES[name], default=None, help=_HELP[name])
+        else:
+            p.add_argument(*spellings, dest=name, type=_TYPES.get(name, str), default=None,
+                           metavar="T" if name == "dedup_threshold" else "N" if name in _TYPES else "TEXT",
+                           help=_HELP[name])
 
 
 def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Return the ``LabConfig`` values the command line gave explicitly (library names)."""
-    given = {name: getattr(args, name) for name in _ENGINE_OPTIONS
-             if getattr(args, name, None) is not None}
-    values: dict[str, Any] = {}
-    if given.get("no_reorder"):
-        values["placement"] = "relevance"
-    elif "placement" in given:
-        values["placement"] = given["placement"]
-    for flag, field in (("min_tokens", "min_doc_tokens"), ("summarize", "summarize_overflow"),
-                        ("seed_compatible", "seed_compatible"), ("tokenizer", "tokenizer"),
-                        ("budget", "max_context_tokens"), ("threshold", "dedup_threshold")):
-        if flag in given and (flag not in ("summarize", "seed_compatible") or given[flag]):
-            values[field] = given[flag]
-    return values
+    return {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name, None) is not None}
 
 
 def config_of(args: argparse.Namespace, **changes: Any) -> LabConfig:

@@ -1,4 +1,9 @@
-"""The one table from library field names to command-line flags, and how messages are printed.
+"""The one table from library field names to command-line flags and grid keys, and how messages are printed.
+
+Every engine setting's flag is derived from its ``EngineSettings`` field (``--max-context-tokens``);
+the short spellings users type (``--budget``) are documented spellings of the same flag. Every
+other option is a run option, listed here too, so every flag of every command is in one table
+(``tests/test_vocabulary.py`` holds the parsers to it).
 
 The library's errors name its fields (``max_context_tokens must be ...``) and carry the field in
 ``exc.field``; on the command line the user typed a flag, so the message names the flag instead.
@@ -11,49 +16,78 @@ import re
 import sys
 
 from ..safe_text import terminal_safe
+from ..settings import BLOCK_SETTINGS
 
-__all__ = ["FLAGS", "GRID_KEYS", "flag_for", "library_grid", "library_settings", "describe", "note", "error_line"]
+__all__ = ["SHORT_SPELLINGS", "SETTING_FLAGS", "RUN_OPTIONS", "FLAGS", "GRID_KEYS", "flag_for",
+           "library_grid", "library_settings", "describe", "note", "error_line"]
 
-#: Library field name -> the flag that sets it. One table for every command.
-FLAGS: dict[str, str] = {
-    "max_context_tokens": "--budget",
-    "budget": "--budget",
-    "dedup_threshold": "--threshold",
-    "min_doc_tokens": "--min-tokens",
-    "summarize_overflow": "--summarize",
-    "placement": "--placement",
-    "tokenizer": "--tokenizer",
-    "seed_compatible": "--seed-compatible",
-    "query": "--query",
-    "max_bytes": "--max-bytes",
-    "max_documents": "--max-documents",
-    "max_builds": "--max-builds",
-    "top_k": "--top-k",
-    "limit": "--limit",
-    "grid": "--grid",
-    "threshold": "--threshold",
-    "thresholds": "--threshold",
-    "budgets": "--budget",
-    "out": "--out",
-    "summary": "--summary",
-    "workers": "--workers",
-    "scheduler": "--scheduler",
-    "store": "--store",
-    "curve": "--curve",
-    "model": "--model",
-    "endpoint": "--endpoint",
-    "concurrency": "--concurrency",
-    "shots": "--shots",
-    "cache": "--cache",
-    "baseline": "--baseline",
-    "min_score": "--min-score",
+#: The short spellings users type, kept as documented spellings of the same flag (and, without
+#: the dashes, of the same grid key): ``--budget`` is ``--max-context-tokens``.
+SHORT_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "max_context_tokens": ("--budget", "-b"),
+    "dedup_threshold": ("--threshold", "-t"),
+    "min_doc_tokens": ("--min-tokens",),
+    "summarize_overflow": ("--summarize",),
 }
 
+#: Every engine setting the command line sets (``settings.BLOCK_SETTINGS``) -> its spellings, the
+#: flag (the field's name) first. Derived from ``EngineSettings``' fields: a new field is a new flag.
+SETTING_FLAGS: dict[str, tuple[str, ...]] = {
+    name: (f"--{name.replace('_', '-')}", *SHORT_SPELLINGS.get(name, ())) for name in BLOCK_SETTINGS
+}
 
-#: The command line's grid keys that are spelled as its flags -> the library's field names
-#: (``--grid budget=256,1024`` is ``max_context_tokens``; the library's names work too).
-GRID_KEYS: dict[str, str] = {"budget": "max_context_tokens", "threshold": "dedup_threshold",
-                             "min_tokens": "min_doc_tokens", "summarize": "summarize_overflow"}
+#: The options that are not engine settings (what a run reads, writes, asks and where) -> spellings.
+RUN_OPTIONS: dict[str, tuple[str, ...]] = {
+    "query": ("--query", "-q"),
+    "out": ("--out", "-o"),
+    "summary": ("--summary",),
+    "html": ("--html",),
+    "format": ("--format", "-f"),
+    "run": ("--run",),
+    "runs": ("--runs",),
+    "grid": ("--grid", "-g"),
+    "baseline": ("--baseline",),
+    "blocks": ("--blocks",),
+    "top_k": ("--top-k", "-k"),
+    "limit": ("--limit", "-n"),
+    "min_score": ("--min-score",),
+    "store": ("--store",),
+    "input_format": ("--input-format",),
+    "max_bytes": ("--max-bytes",),
+    "max_documents": ("--max-documents",),
+    "max_builds": ("--max-builds",),
+    "workers": ("--workers",),
+    "scheduler": ("--scheduler",),
+    "curve": ("--curve",),
+    "curve_model": ("--curve-model",),
+    "endpoint": ("--endpoint",),
+    "model": ("--model", "-m"),
+    "api": ("--api",),
+    "shots": ("--shots",),
+    "concurrency": ("--concurrency",),
+    "cache": ("--cache",),
+    "no_cache": ("--no-cache",),
+    "yes": ("--yes", "-y"),
+    "documents": ("--documents", "-K"),
+    "positions": ("--positions",),
+    "no_closed_book": ("--no-closed-book",),
+    "name": ("--name",),
+    "port": ("--port",),
+    "parallel": ("--parallel",),
+    "context": ("--context",),
+}
+
+#: Library field (or run option) name -> the flag that sets it. One table for every command.
+FLAGS: dict[str, str] = {name: spellings[0] for name, spellings in {**SETTING_FLAGS, **RUN_OPTIONS}.items()}
+
+#: Grid keys as the command line takes them (``--grid budget=256,1024``, ``--baseline budget=256``)
+#: -> the library's field: every grid key (``evaluation.grid.GRID_KEYS``, the settings that shape a
+#: block) by its name, and the short spellings without dashes.
+GRID_KEYS: dict[str, str] = {
+    **{key: key for key in BLOCK_SETTINGS},
+    **{short[2:].replace("-", "_"): name for name, shorts in SHORT_SPELLINGS.items()
+       for short in shorts if short.startswith("--")},
+}
 
 
 def library_grid(specs: list[str] | None) -> list[str] | None:

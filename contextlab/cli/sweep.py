@@ -17,30 +17,30 @@ __all__ = ["add_sweep"]
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    thresholds, budgets = sweep_grid(args.threshold, args.budget, max_builds=args.max_builds)
-    to_file = bool(args.output) and args.output != "-"
+    thresholds, budgets = sweep_grid(args.dedup_threshold, args.max_context_tokens, max_builds=args.max_builds)
+    to_file = bool(args.out) and args.out != "-"
     # Every target is checked before the grid runs, and written all or nothing after it.
     if to_file:
-        check_target(args.output, "--output")
+        check_target(args.out, "--out")
     if args.html:
         check_target(args.html, "--html")
         require("plotly", "sweep --html")
     documents = scored(read_documents(args.file, args), args)
     total = len(thresholds) * len(budgets)
     bar = ProgressBar(sys.stderr, label="builds")
-    base = argparse.Namespace(**{**vars(args), "budget": None, "threshold": None})
+    base = argparse.Namespace(**{**vars(args), "max_context_tokens": None, "dedup_threshold": None})
     rows = run_sweep(documents, config_of(base), thresholds, budgets,
                      progress=lambda done: bar(done, total))
     buffer = io.StringIO()
     write_csv(rows, buffer)
-    files = {args.output: buffer.getvalue()} if to_file else {}
+    files = {args.out: buffer.getvalue()} if to_file else {}
     if args.html:
         from ..charts.sweep import sweep_figure
 
         files[args.html] = sweep_figure(rows).to_html(include_plotlyjs=True, full_html=True)
     write_all(files)
     if to_file:
-        print(f"contextlab: wrote {len(rows)} rows to {args.output}", file=sys.stderr)
+        print(f"contextlab: wrote {len(rows)} rows to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(buffer.getvalue())
     if args.html:
@@ -55,18 +55,15 @@ def add_sweep(sub: Any) -> None:
                     "each: " + ", ".join(SWEEP_COLUMNS) + ".",
         epilog="ranges are start:stop:step (stop included), a,b,c, or one value; example: "
                "contextlab sweep docs.json -q 'refunds' --threshold 0.5:1.0:0.05 "
-               "--budget 500:4000:500 -o sweep.csv --html sweep.html",
+               "--budget 500:4000:500 --out sweep.csv --html sweep.html",
     )
     p.add_argument("file", metavar="FILE",
                    help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
-    add_engine_options(p)
-    p.add_argument("--threshold", "-t", default="0.5:1.0:0.05", metavar="RANGE",
-                   help="dedup thresholds (default 0.5:1.0:0.05)")
-    p.add_argument("--budget", "-b", default="500:4000:500", metavar="RANGE",
-                   help="token budgets (default 500:4000:500)")
+    add_engine_options(p, ranges={"dedup_threshold": ("0.5:1.0:0.05", "dedup thresholds (default 0.5:1.0:0.05)"),
+                                  "max_context_tokens": ("500:4000:500", "token budgets (default 500:4000:500)")})
     p.add_argument("--max-builds", type=positive_int, default=MAX_BUILDS, metavar="N",
                    help=f"refuse grids of more than N builds (default {MAX_BUILDS:,})")
-    p.add_argument("--output", "-o", default=None, metavar="CSV",
+    p.add_argument("--out", "-o", default=None, metavar="CSV",
                    help="write the CSV here instead of stdout")
     p.add_argument("--html", default=None, metavar="HTML",
                    help="also write an interactive plotly chart (needs plotly)")

@@ -5,19 +5,18 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..settings import EngineSettings
+from ..settings import BLOCK_SETTINGS, EngineSettings
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
 
-#: The engine settings a grid may vary (``EngineSettings`` fields), in column order (the CLI
-#: spells its own keys and turns them into these).
-GRID_KEYS: tuple[str, ...] = ("max_context_tokens", "dedup_threshold", "min_doc_tokens", "placement",
-                              "seed_compatible", "tokenizer")
+#: The engine settings a grid may vary, in column order: every setting that shapes a block
+#: (``settings.BLOCK_SETTINGS``). The command line spells its own keys and turns them into these.
+GRID_KEYS: tuple[str, ...] = BLOCK_SETTINGS
 # A grid this large is a typo (a range with a tiny step), not an evaluation plan.
 _MAX_CONFIGS = 1000
 _MAX_RANGE = 200
@@ -41,9 +40,8 @@ class Configuration:
 
 
 def grid_keys() -> list[str]:
-    """Return the grid keys this version's ``EngineSettings`` supports, in column order."""
-    known = {f.name for f in fields(EngineSettings)}
-    return [k for k in GRID_KEYS if k in known]
+    """Return the grid keys (``GRID_KEYS``), in column order."""
+    return list(GRID_KEYS)
 
 
 def _default(key: str) -> Any:
