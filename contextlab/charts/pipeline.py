@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from contextlab.types import ContextResult, DocTrace
+from contextlab.types import IN_BLOCK_FATES, SHORTENED_FATES, ContextResult, DocTrace
 
 from .style import (
     ANSWER_COLOR,
@@ -36,8 +36,6 @@ __all__ = [
     "tokenizer_comparison",
 ]
 
-_IN_BLOCK = ("included", "truncated", "summarized")
-
 
 # -- overview --------------------------------------------------------------------------------
 
@@ -52,7 +50,7 @@ def fate_sankey(result: ContextResult) -> go.Figure:
     total = len(result.trace)
     passed = total - counts["filtered"]
     unique = passed - counts["duplicate"]
-    in_block = counts["included"] + counts["truncated"] + counts["summarized"]
+    in_block = sum(counts[fate] for fate in IN_BLOCK_FATES)
     nodes = [
         (f"Input: {total}", "#546e7a"),
         (f"{FATE_LABELS['filtered']}: {counts['filtered']}", FATE_COLORS["filtered"]),
@@ -62,9 +60,8 @@ def fate_sankey(result: ContextResult) -> go.Figure:
         (f"In the block: {in_block}", FATE_COLORS["included"]),
         (f"{FATE_LABELS['excluded']}: {counts['excluded']}", FATE_COLORS["excluded"]),
     ]
-    shortened = ["included", "truncated", "summarized"]
     names = {"included": "Whole"}
-    nodes += [(f"{names.get(fate, FATE_LABELS[fate])}: {counts[fate]}", FATE_COLORS[fate]) for fate in shortened]
+    nodes += [(f"{names.get(fate, FATE_LABELS[fate])}: {counts[fate]}", FATE_COLORS[fate]) for fate in IN_BLOCK_FATES]
     links = [
         (0, 1, counts["filtered"], FATE_COLORS["filtered"]),
         (0, 2, passed, "#78909c"),
@@ -74,8 +71,8 @@ def fate_sankey(result: ContextResult) -> go.Figure:
         (4, 6, counts["excluded"], FATE_COLORS["excluded"]),
     ]
     # The block's split is drawn only when something was shortened (else "Whole" repeats it).
-    if counts["truncated"] + counts["summarized"]:
-        links += [(5, 7 + k, counts[fate], FATE_COLORS[fate]) for k, fate in enumerate(shortened)]
+    if sum(counts[fate] for fate in SHORTENED_FATES):
+        links += [(5, 7 + k, counts[fate], FATE_COLORS[fate]) for k, fate in enumerate(IN_BLOCK_FATES)]
     links = [link for link in links if link[2] > 0]
     used = sorted({n for s, t, _, _ in links for n in (s, t)}) or [0]
     remap = {old: new for new, old in enumerate(used)}
@@ -257,7 +254,7 @@ def budget_chart(result: ContextResult, walk: Sequence[int] | None = None, *,
     truncated or summarized one shows its kept part and, hatched, what was cut; documents left
     out float grey above the running total, showing how far over their text tokens go.
     """
-    considered = {t.input_index: t for t in result.trace if t.fate in (*_IN_BLOCK, "excluded")}
+    considered = {t.input_index: t for t in result.trace if t.fate in (*IN_BLOCK_FATES, "excluded")}
     if walk is None:
         walked = sorted(considered.values(), key=lambda t: (t.relevance_rank or 0, t.input_index))
     else:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from ..errors import InvalidInputError
-from ..types import ContextResult, DocTrace
+from ..types import SHORTENED_FATES, ContextResult, DocTrace
 from ..validation import one_of
 
 __all__ = ["Change", "DocChange", "ResultDiff", "diff_results", "config_differences", "CHANGES"]
@@ -155,9 +155,6 @@ class ResultDiff:
         ]
 
 
-_SHORTENED = ("truncated", "summarized")
-
-
 def _name(change: DocChange) -> str:
     return change.source or f"doc {change.input_index}"
 
@@ -191,7 +188,7 @@ def _classify(a: DocTrace, b: DocTrace) -> Change:
         return "resized"
     # A shortened document cut to another length is a real change; a whole document that
     # merely counts differently (another tokenizer, headers counted or not) is not.
-    if a.fate in _SHORTENED and _cost(a) != _cost(b):
+    if a.fate in SHORTENED_FATES and _cost(a) != _cost(b):
         return "resized"
     return "unchanged"
 

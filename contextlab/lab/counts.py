@@ -1,9 +1,11 @@
 """The lab's one way of counting a build: every input document in exactly one bucket.
 
 Overview's numbers, the Sankey, Budget and Compare all read ``block_counts``, so their counts
-agree and add up to the input the same way: filtered + duplicates + in the block + left out for
-the budget = documents in. A shortened (cut or summarised) document is *in the block*; the
-"shortened" count says how many of those were shortened, and is never added on top.
+agree and add up to the input the same way: filtered + duplicate + in the block + excluded (left
+out for the budget) = documents in. The names are the library's (``types.FATES``,
+``IN_BLOCK_FATES``, ``SHORTENED_FATES``), as in the sweep CSV: a shortened (truncated or
+summarized) document is *in the block*; ``shortened`` says how many of those were shortened and
+is never added on top; ``included`` is the fate of a document in the block whole.
 
 Token measures have two names, used the same way everywhere in the lab:
 **text tokens** (``DocTrace.tokens``) — the document's own text, counted by the build's tokenizer;
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..types import ContextResult, DocTrace
+from ..types import IN_BLOCK_FATES, SHORTENED_FATES, ContextResult, DocTrace
 
 __all__ = ["BlockCounts", "block_counts", "relevance_position", "TEXT_TOKENS", "BLOCK_COST"]
 
@@ -31,25 +33,25 @@ class BlockCounts:
 
     total: int
     filtered: int
-    duplicates: int
+    duplicate: int
     in_block: int
-    left_out: int  # excluded for the budget
-    shortened: int  # of ``in_block``: cut to fit or summarised
+    excluded: int  # left out for the budget
+    shortened: int  # of ``in_block``: truncated or summarized
 
     @property
-    def whole(self) -> int:
-        """Return how many documents are in the block whole (in the block minus shortened)."""
+    def included(self) -> int:
+        """Return how many documents are in the block whole (fate "included": in the block minus shortened)."""
         return self.in_block - self.shortened
 
     @property
     def unique(self) -> int:
         """Return how many documents passed the filter and were no duplicate (in the block + left out)."""
-        return self.in_block + self.left_out
+        return self.in_block + self.excluded
 
     def sentence(self) -> str:
         """Return the counts as one sentence that adds up: "20 in: 5 in the block (1 shortened), …"."""
         parts = [f"{self.in_block} in the block" + (f" ({self.shortened} shortened)" if self.shortened else ""),
-                 f"{self.left_out} left out for the budget", f"{self.duplicates} duplicates",
+                 f"{self.excluded} left out for the budget", f"{self.duplicate} duplicates",
                  f"{self.filtered} too short"]
         return f"{self.total} documents in: " + ", ".join(parts)
 
@@ -57,15 +59,14 @@ class BlockCounts:
 def block_counts(result: ContextResult) -> BlockCounts:
     """Return the build's counts, one bucket per input document (see the module docstring)."""
     fates = [t.fate for t in result.trace]
-    shortened = sum(1 for f in fates if f in ("truncated", "summarized"))
     # The six fates fall into the four buckets exactly once each, so they add up to ``total``.
     return BlockCounts(
         total=len(fates),
         filtered=fates.count("filtered"),
-        duplicates=fates.count("duplicate"),
-        in_block=fates.count("included") + shortened,
-        left_out=fates.count("excluded"),
-        shortened=shortened,
+        duplicate=fates.count("duplicate"),
+        in_block=sum(1 for f in fates if f in IN_BLOCK_FATES),
+        excluded=fates.count("excluded"),
+        shortened=sum(1 for f in fates if f in SHORTENED_FATES),
     )
 
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from contextlab import charts
 from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
+from contextlab.types import SHORTENED_FATES
 
 from ..context import LabContext
 from ..engine import budget_walk, kept_words, token_counts_cached
@@ -35,8 +36,8 @@ def render(ctx: LabContext) -> None:
     cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%",
                    delta_color="off", delta_arrow="off")
     cols[2].metric("In the block", counts.in_block,
-                   help=f"{counts.whole} whole, {counts.shortened} shortened (cut to fit or summarized).")
-    cols[3].metric("Left out for budget", counts.left_out)
+                   help=f"{counts.included} whole, {counts.shortened} shortened (cut to fit or summarized).")
+    cols[3].metric("Left out for budget", counts.excluded)
     st.caption(counts.sentence() + ".")
     if result.tokens_used > result.tokens_budget:
         st.warning(f"The block uses {result.tokens_used} tokens, more than the budget of "
@@ -54,7 +55,7 @@ def render(ctx: LabContext) -> None:
 
 def _shortened(ctx: LabContext) -> None:
     result = ctx.result
-    for t in (t for t in result.trace if t.fate in ("truncated", "summarized")):
+    for t in (t for t in result.trace if t.fate in SHORTENED_FATES):
         kept = result.included_docs[(t.position or 1) - 1].content
         original = ctx.documents[t.input_index].content
         title = f"{charts.FATE_LABELS[t.fate]}: {charts.doc_label(t, 60)} (pos {t.position})"

@@ -36,9 +36,9 @@ def render(ctx: LabContext) -> None:
     cols = st.columns(6)
     cols[0].metric("Documents in", counts.total, help="In the block + left out for budget + duplicates + too short.")
     cols[1].metric("In the block", counts.in_block,
-                   help=f"{counts.whole} whole, {counts.shortened} shortened (cut to fit or summarized).")
-    cols[2].metric("Left out for budget", counts.left_out, help="Did not fit the token budget.")
-    cols[3].metric("Duplicates removed", counts.duplicates)
+                   help=f"{counts.included} whole, {counts.shortened} shortened (cut to fit or summarized).")
+    cols[2].metric("Left out for budget", counts.excluded, help="Did not fit the token budget.")
+    cols[3].metric("Duplicates removed", counts.duplicate)
     cols[4].metric("Too short", counts.filtered, help=f"Fewer than {ctx.config.min_doc_tokens} text tokens: "
                    "filtered out before anything else.")
     cols[5].metric("Tokens used", f"{result.tokens_used:,}",
