@@ -177,7 +177,7 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
     result = run_evaluation(load_eval_set(path, store=str(db)), ["max_context_tokens=30,400"], top_k=2)
     by = {r["max_context_tokens"]: r for r in result.rows}
     assert by[400]["gold_retrieved"] and by[400]["gold_rank"] == 1 and by[400]["answer_in_block"]
-    assert by[30]["block_docs"] <= by[400]["block_docs"] <= 2
+    assert by[30]["in_block"] <= by[400]["in_block"] <= 2
     with pytest.raises(LoadError, match="does not exist"):
         load_eval_set(path, store=str(tmp_path / "missing.db"))
 
@@ -212,7 +212,7 @@ def test_question_metrics_reads_gold_position_from_the_trace():
     result = manager.build(PromptRequest(q.query, docs, max_context_tokens=4000))
     row = question_metrics(prep, result, "GPT-3.5-Turbo")
     # Rank 2 of 6 goes last under lost-in-the-middle.
-    assert row["gold_rank"] == 2 and row["gold_position"] == 6 and row["block_docs"] == 6
+    assert row["gold_rank"] == 2 and row["gold_position"] == 6 and row["in_block"] == 6
     assert row["gold_in_block"] and row["answer_in_block"] and row["gold_retrieved"]
     # Six documents lie between the gold-only point (88.3) and the 10-document curve, whose last
     # position reads 62.4: 88.3 + (62.4 - 88.3) * 5 / 9 = 73.911.
@@ -271,7 +271,7 @@ def test_run_evaluation_rows_cover_every_question_and_config(tmp_path):
     by = {(r["query_id"], r["config"]): r for r in result.rows}
     # Relevance order puts rank k at position k + 1; reversed puts it at the other end.
     big = by[("q2", "max_context_tokens=400 placement=relevance")]
-    assert big["gold_position"] == 3 and big["block_docs"] == 8
+    assert big["gold_position"] == 3 and big["in_block"] == 8
     assert by[("q2", "max_context_tokens=400 placement=reversed")]["gold_position"] == 6
     for k in range(6):
         small, large = by[(f"q{k}", "max_context_tokens=40 placement=relevance")], by[(f"q{k}", "max_context_tokens=400 placement=relevance")]

@@ -105,4 +105,4 @@ def test_bundled_expected_accuracy_is_closed_book_exactly_when_gold_is_out(run30
         if not r["gold_in_block"]:
             assert r["expected_accuracy"] == closed and r["gold_position"] is None
         else:
-            assert 1 <= r["gold_position"] <= r["block_docs"]
+            assert 1 <= r["gold_position"] <= r["in_block"]

@@ -96,7 +96,7 @@ def test_a_block_larger_than_every_curve_says_so():
     q = EvalQuestion("q", "lighthouse", answers=("Tobias Wren",), gold_sources=frozenset({"gold"}))
     result = ContextManager(placement="relevance").build(PromptRequest(q.query, docs, max_context_tokens=8000))
     row = question_metrics(prepare_question(q, docs), result, MODEL)
-    assert row["block_docs"] == 25
+    assert row["in_block"] == 25
     assert row["curve"] == "outside every curve: 25 documents, read on the 20-document curve"
     summary = Aggregator([]).add([{"config": "c", "query_id": "q", **row}]).summaries()[0]
     assert summary["outside_curves"] == 1

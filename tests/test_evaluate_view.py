@@ -48,13 +48,13 @@ def test_setting_table_averages_over_the_other_settings():
 def test_gold_zone_shares_and_disagreements_read_rows():
     rows = [
         {"config": "A", "query_id": "q1", "placement": "p", "gold_retrieved": True, "gold_in_block": True,
-         "gold_position": 1, "block_docs": 3, "tokens_used": 10},
+         "gold_position": 1, "in_block": 3, "tokens_used": 10},
         {"config": "B", "query_id": "q1", "placement": "r", "gold_retrieved": True, "gold_in_block": False,
-         "gold_position": None, "block_docs": 2, "tokens_used": 5},
+         "gold_position": None, "in_block": 2, "tokens_used": 5},
         {"config": "A", "query_id": "q2", "placement": "p", "gold_retrieved": True, "gold_in_block": True,
-         "gold_position": 2, "block_docs": 3, "tokens_used": 10},
+         "gold_position": 2, "in_block": 3, "tokens_used": 10},
         {"config": "B", "query_id": "q2", "placement": "r", "gold_retrieved": True, "gold_in_block": True,
-         "gold_position": 2, "block_docs": 2, "tokens_used": 5},
+         "gold_position": 2, "in_block": 2, "tokens_used": 5},
     ]
     shares = gold_zone_shares(rows, "placement")
     assert shares["p"] == {"first": 0.5, "middle": 0.5, "last": 0.0, "not in block": 0.0}

@@ -69,7 +69,7 @@ def add_eval(sub: Any) -> None:
         "eval", help="measure configurations on labelled questions (bundled NaturalQuestions set)",
         description="For every question of EVALSET and every configuration of the grid, build the "
                     "block and record where the gold document went: one CSV row each (gold_retrieved, "
-                    "gold_rank, gold_in_block, gold_position, block_docs, answer_in_block, tokens_used, "
+                    "gold_rank, gold_in_block, gold_position, in_block, answer_in_block, tokens_used, "
                     "duplicates_removed, expected_accuracy). expected_accuracy is an estimate from the "
                     "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
         epilog="example: contextlab eval --limit 300 --grid budget=256,1024 "

@@ -72,7 +72,7 @@ def gold_zone_shares(rows: Sequence[Mapping[str, Any]], by: str = "config") -> d
     for r in rows:
         if not r.get("gold_retrieved"):
             continue
-        zone = gold_zone(r["gold_position"], r["block_docs"])
+        zone = gold_zone(r["gold_position"], r["in_block"])
         counts.setdefault(r[by], dict.fromkeys(ZONES, 0))[zone] += 1
     return {k: {z: n / max(1, sum(c.values())) for z, n in c.items()} for k, c in counts.items()}
 

@@ -101,7 +101,7 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int
     for row in rows:
         if row.get("expected_accuracy") is None:
             continue
-        n, position = row["block_docs"], row["gold_position"]
+        n, position = row["in_block"], row["gold_position"]
         if position is None:
             value = curves.closed_book(model)
         elif n == 1 and curves.oracle(model) is not None:

@@ -34,7 +34,7 @@ __all__ = [
 #: The per-question columns, in ``results.csv`` order (after config, query_id and the grid keys).
 METRIC_COLUMNS: tuple[str, ...] = (
     "gold_retrieved", "gold_rank", "gold_in_block", "gold_recall", "gold_via_copy", "gold_position",
-    "block_docs", "answer_in_block", "tokens_used", "duplicates_removed", "expected_accuracy",
+    "in_block", "answer_in_block", "tokens_used", "duplicates_removed", "expected_accuracy",
     "curve", "curve_low", "curve_high", "gold_note",
 )
 #: Yes/no metrics: their mean is a rate (Wilson intervals; paired: McNemar's exact test).
@@ -42,7 +42,7 @@ RATE_METRICS: tuple[str, ...] = ("gold_retrieved", "gold_in_block", "gold_via_co
 #: The metrics the summary aggregates (with 95% intervals).
 SUMMARY_METRICS: tuple[str, ...] = (
     "gold_retrieved", "gold_in_block", "gold_recall", "gold_via_copy", "answer_in_block", "expected_accuracy",
-    "tokens_used", "block_docs", "gold_position", "duplicates_removed",
+    "tokens_used", "in_block", "gold_position", "duplicates_removed",
 )
 DEFAULT_MODEL = "GPT-3.5-Turbo"
 EXPECTED_ACCURACY_NOTE = (
@@ -144,14 +144,14 @@ def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) 
     95% interval there).
     """
     labelled = prep.question.has_gold or bool(prep.answers)
-    block_docs = len(result.included_docs)
+    in_block = len(result.included_docs)
     found, note = _gold_in_block(prep, result)
     direct = {t.input_index for t in result.trace if t.position is not None}
     gold_position = found[0] if found else None
     answer = None
     if prep.answers:
         answer = _holds_answer(normalized_block(result.context_block), prep.answers)
-    reading = read_curve(model, block_docs, gold_position) if labelled else None
+    reading = read_curve(model, in_block, gold_position) if labelled else None
     return {
         "gold_retrieved": bool(prep.gold) if labelled else None,
         "gold_rank": prep.gold_rank,
@@ -159,7 +159,7 @@ def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) 
         "gold_recall": round(len(found) / _gold_count(prep), 6) if labelled else None,
         "gold_via_copy": (bool(found) and not any(g in direct for g in prep.gold)) if labelled else None,
         "gold_position": gold_position,
-        "block_docs": block_docs,
+        "in_block": in_block,
         "answer_in_block": answer,
         "tokens_used": result.tokens_used,
         "duplicates_removed": result.duplicates_removed,
@@ -171,10 +171,10 @@ def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) 
     }
 
 
-def gold_zone(position: int | None, block_docs: int) -> str:
+def gold_zone(position: int | None, in_block: int) -> str:
     """Return where the gold document sits: "first", "middle", "last" or "not in block"."""
     if position is None:
         return "not in block"
     if position == 1:
         return "first"
-    return "last" if position == block_docs else "middle"
+    return "last" if position == in_block else "middle"
