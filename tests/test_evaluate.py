@@ -286,6 +286,7 @@ def test_write_results_writes_csv_and_summary(tmp_path):
     assert len(rows) == 24 and rows[0]["gold_in_block"] in ("0", "1")
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert "Lost in the Middle" in data["citation"] and len(data["configs"]) == 4
+    assert "configurations" not in data  # one name: configs, the list (its length is the count)
     best = next(c for c in data["configs"] if c["config"] == "max_context_tokens=400 placement=relevance")
     # Six of six: the Wilson interval [0.609657, 1.0], not [1.0, 1.0].
     assert rows[0]["query"] == "code word 0"

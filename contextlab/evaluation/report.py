@@ -68,7 +68,6 @@ def summary_document(result: Any, *, seed: int = 0, baseline: str | None = None)
         "evalset": result.evalset,
         "evalset_sha256": provenance.get("evalset_sha256"),
         "questions": result.n_questions,
-        "configurations": len(result.configs),
         "model": result.model,
         "answered_by": _answer_model(result),
         "top_k": result.top_k,
