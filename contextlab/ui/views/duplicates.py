@@ -127,9 +127,9 @@ def _near_miss_table(ctx: LabContext, misses: Sequence[_NearMiss]) -> None:
 def _lower_threshold_note(ctx: LabContext, miss: _NearMiss) -> str:
     """Return what the highest slider step that catches the first near miss does, built to check it."""
     lower = catching_threshold(miss.similarity)
-    now = block_counts(ctx.result).duplicates
+    now = block_counts(ctx.result).duplicate
     built = build_cached(ctx.documents, ctx.config.with_changes(dedup_threshold=lower))
-    then = block_counts(built).duplicates
+    then = block_counts(built).duplicate
     gone = next(t for t in built.trace if t.input_index == miss.dropped_index).fate == "duplicate"
     pair = f"the first pair ({similarity_text(miss.similarity)})"
     if gone:
