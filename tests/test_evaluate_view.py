@@ -101,7 +101,7 @@ def test_evaluate_view_runs_a_grid_and_opens_a_question():
     assert at.session_state["view"] == "placement"
     assert at.session_state["doc_source"] == "table"
     assert len(at.session_state["table_documents"]) == 20
-    assert at.session_state["cfg_budget"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
+    assert at.session_state["cfg_max_context_tokens"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
     evalset = at.session_state["eval_set"]
     assert at.session_state["cfg_query"] == next(q.query for q in evalset.questions if q.query_id == question)
 

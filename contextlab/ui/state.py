@@ -28,10 +28,8 @@ def keep_values(*keys: str) -> None:
         if key in state:
             state[key] = state[key]
 
-# The budget's widget keeps the key it had before the field became ``max_context_tokens``.
-_KEY_NAMES = {"max_context_tokens": "budget"}
-#: Session-state key of each ``LabConfig`` field's widget.
-CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{_KEY_NAMES.get(f.name, f.name)}" for f in fields(LabConfig)}
+#: Session-state key of each ``LabConfig`` field's widget: ``cfg_`` and the field's name.
+CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{f.name}" for f in fields(LabConfig)}
 #: The key prefix of Compare's configuration B widgets.
 B_KEY = "cmp_b"
 #: The parameters B can change; the query stays A's (both builds answer the same question).
@@ -40,8 +38,8 @@ B_FIELDS: tuple[str, ...] = (
     "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
 )
 def b_key(name: str, key: str = B_KEY) -> str:
-    """Return the session-state key of B's widget for setting ``name`` (the budget's keeps its older name)."""
-    return f"{key}_{_KEY_NAMES.get(name, name)}"
+    """Return the session-state key of B's widget for setting ``name``: ``key``, ``_`` and the field's name."""
+    return f"{key}_{name}"
 
 
 #: Session-state key of the table source's answer: ``(answer_source, answer_keys)`` of whatever

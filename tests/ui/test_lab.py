@@ -418,7 +418,7 @@ def test_lab_scenario_opens_its_sample_settings_and_view():
     at.selectbox(key="scenario").set_value("second_best_cut")
     run(at)
     assert at.session_state["sample_name"] == "eng_postmortems"
-    assert at.session_state["cfg_budget"] == 1000
+    assert at.session_state["cfg_max_context_tokens"] == 1000
     assert at.session_state["view"] == "compare"
     assert at.session_state["cmp_b_seed_compatible"] is True
     # the story is told in the main area, above the view, with the answer document placed
@@ -506,7 +506,7 @@ def test_lab_warns_beside_the_uploader_when_a_file_name_holds_bidi_controls():
 
 def test_lab_a_scenario_link_opens_the_scenario_and_round_trips():
     at = open_lab(scenario="second_best_cut")
-    assert at.session_state["cfg_budget"] == 1000
+    assert at.session_state["cfg_max_context_tokens"] == 1000
     assert at.session_state["view"] == "compare" and at.session_state["sample_name"] == "eng_postmortems"
     assert at.session_state["cmp_b_seed_compatible"] is True
     # the link names the scenario, its sample and view, and no setting the scenario sets itself
@@ -516,7 +516,7 @@ def test_lab_a_scenario_link_opens_the_scenario_and_round_trips():
     link = {k: v[0] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
     assert link["max_context_tokens"] == "900" and link["scenario"] == "second_best_cut"
     again = open_lab(**link)
-    assert again.session_state["cfg_budget"] == 900
+    assert again.session_state["cfg_max_context_tokens"] == 900
     assert again.session_state["cfg_query"] == at.session_state["cfg_query"]
     assert again.session_state["view"] == "compare"
 

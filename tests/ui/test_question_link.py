@@ -16,7 +16,7 @@ def test_question_link_reopens_the_bundled_questions_documents_and_marks_its_gol
     assert at.session_state["doc_source"] == "table"
     assert len(at.session_state["table_documents"]) == 20
     assert at.session_state["cfg_query"] == "who got the first nobel prize in physics"
-    assert at.session_state["cfg_budget"] == 512
+    assert at.session_state["cfg_max_context_tokens"] == 512
     assert not [w.value for w in at.warning if "cannot" in unescape(w.value)]
     # the gold passage nq-p0 is the answer document, wherever the build put it
     assert "The document that holds the answer" in texts(at)

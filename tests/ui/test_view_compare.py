@@ -22,7 +22,7 @@ def test_view_compare_opens_with_b_the_seed_compatible_flip_of_a():
     assert at.toggle(key="cmp_b_seed_compatible").value is True
     assert list(table(at, "setting")["setting"]) == ["seed_compatible"]
     assert "B is the same configuration as A" not in texts(at)
-    assert at.number_input(key="cmp_b_budget").value == 1000
+    assert at.number_input(key="cmp_b_max_context_tokens").value == 1000
 
 
 def test_view_compare_first_view_shows_the_second_best_document_lost():
@@ -48,7 +48,7 @@ def test_view_compare_changes_table_lists_only_changes_until_toggled():
 def test_view_compare_budget_change_in_b_changes_tokens():
     at = _compare()
     run(at.button(key="cmp_b_preset_reset").click())
-    run(at.number_input(key="cmp_b_budget").set_value(400))
+    run(at.number_input(key="cmp_b_max_context_tokens").set_value(400))
     tokens = next(m for m in at.metric if m.label == "Tokens, B (exact)")
     assert int(tokens.value.replace(",", "")) <= 400
     assert tokens.delta == "of its budget of 400"
@@ -126,12 +126,12 @@ def test_view_compare_folds_b_settings_until_asked_and_keeps_them(presentation):
     assert differing(at) == {"seed_compatible"}  # what B is, still said
     at.session_state["cmp_b_settings_open"] = True
     at = run(at)
-    run(at.number_input(key="cmp_b_budget").set_value(400))
+    run(at.number_input(key="cmp_b_max_context_tokens").set_value(400))
     at.session_state["cmp_b_settings_open"] = False  # folded again: B keeps its budget
     at = run(at)
     assert differing(at) == {"seed_compatible", "max_context_tokens"}
     at.session_state["cmp_b_settings_open"] = True
-    assert run(at).number_input(key="cmp_b_budget").value == 400
+    assert run(at).number_input(key="cmp_b_max_context_tokens").value == 400
 
 
 def test_view_compare_apply_config_b_sets_b_from_a_scenario():

@@ -48,7 +48,7 @@ def _preset_seed(config_a: LabConfig, key: str) -> None:
 def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
     """Return configuration B as edited in the widgets here (first seeded as A, seed switch flipped).
 
-    Every widget's key starts with ``key`` (``cmp_b_budget``, ...); the preset buttons write
+    Every widget's key starts with ``key`` (``cmp_b_max_context_tokens``, ...); the preset buttons write
     to those keys in callbacks. The settings open on request (``{key}_settings_open``): the
     preset buttons, B's one-line description and the table of what differs say what B is,
     and nine widgets less make a first visit about 90 ms faster on two cores.
@@ -82,7 +82,7 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
 def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     c1, c2, c3 = st.columns(3)
     budget = c1.number_input("Token budget", min_value=0, max_value=200_000, step=64,
-                             key=f"{key}_budget")
+                             key=b_key("max_context_tokens", key))
     threshold = c2.slider("Duplicate threshold", min_value=0.05, max_value=1.0, step=0.05,
                           key=f"{key}_dedup_threshold")
     min_tokens = c3.number_input("Minimum tokens per document", min_value=0, max_value=1000,
