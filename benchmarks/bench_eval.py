@@ -56,7 +56,7 @@ def naive_rows(evalset, grid: list[str]) -> list[dict]:
             docs = evalset.retriever.retrieve(q.query, TOP_K)
             prep = prepare_question(q, docs)
             result = config.make_manager().build(
-                PromptRequest(query=q.query, documents=prep.documents, max_context_tokens=config.config.budget))
+                PromptRequest(query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens))
             rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
                          **question_metrics(prep, result, DEFAULT_MODEL)})
     return rows

@@ -84,7 +84,7 @@ HISTORY = [Message("user", "hi there"), Message("assistant", "hello, how can I h
 
 def test_assemble_prompt_literal_layout():
     prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
-                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
     assert prompt.text == (
         "Be brief.\n\n"
         "Documents:\n"
@@ -110,7 +110,7 @@ def test_assemble_prompt_literal_layout():
 
 def test_assemble_prompt_account_per_section():
     prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
-                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
     acc = prompt.sections
     assert list(acc) == ["system", "documents", "conversation", "query", "buffer"]
     assert (acc["system"].budget, acc["documents"].budget, acc["conversation"].budget) == (50, 500, 250)
@@ -123,7 +123,7 @@ def test_assemble_prompt_account_per_section():
 
 
 def test_assemble_prompt_exposes_documents_result_with_input_indices():
-    prompt = assemble_prompt("", DOCS, [], "q", budget=WindowBudget(max_tokens=1000),
+    prompt = assemble_prompt("", DOCS, [], "q", window_budget=WindowBudget(max_tokens=1000),
                              manager=heuristic_manager(), now=NOW)
     result = prompt.documents_result
     assert result is not None
@@ -135,10 +135,10 @@ def test_assemble_prompt_exposes_documents_result_with_input_indices():
 def test_assemble_prompt_hybrid_ranking_changes_order_with_the_clock():
     docs = [Document("old document about alpha beta gamma", 0.9, "old", timestamp=NOW - 240 * HOUR),
             Document("fresh document about alpha beta gamma delta", 0.7, "fresh", timestamp=NOW)]
-    prompt = assemble_prompt("", docs, [], "q", budget=WindowBudget(max_tokens=1000),
+    prompt = assemble_prompt("", docs, [], "q", window_budget=WindowBudget(max_tokens=1000),
                              manager=heuristic_manager(), now=NOW)
     assert [d.source for d in prompt.ranked_documents] == ["fresh", "old"]
-    pure = assemble_prompt("", docs, [], "q", budget=WindowBudget(max_tokens=1000),
+    pure = assemble_prompt("", docs, [], "q", window_budget=WindowBudget(max_tokens=1000),
                            manager=heuristic_manager(), now=NOW,
                            ranking=HybridRanking(relevance=1, recency=0, importance=0))
     assert [d.source for d in pure.ranked_documents] == ["old", "fresh"]
@@ -146,14 +146,14 @@ def test_assemble_prompt_hybrid_ranking_changes_order_with_the_clock():
 
 def test_assemble_prompt_query_alone_too_long_raises_budget_error():
     with pytest.raises(BudgetError, match="the query alone needs .* tokens but the window leaves 85"):
-        assemble_prompt("sys", DOCS, HISTORY, "word " * 200, budget=WindowBudget(max_tokens=100),
+        assemble_prompt("sys", DOCS, HISTORY, "word " * 200, window_budget=WindowBudget(max_tokens=100),
                         manager=heuristic_manager())
 
 
 def test_assemble_prompt_long_query_is_never_truncated():
     query = " ".join(f"q{i}" for i in range(40))
     prompt = assemble_prompt("system rules here", DOCS, HISTORY, query,
-                             budget=WindowBudget(max_tokens=120), manager=heuristic_manager(), now=NOW)
+                             window_budget=WindowBudget(max_tokens=120), manager=heuristic_manager(), now=NOW)
     assert prompt.text.endswith("Question: " + query)
     assert prompt.messages[-1] == {"role": "user", "content": query}
     assert prompt.sections["query"].borrowed_from.get("documents", 0) > 0
@@ -162,7 +162,7 @@ def test_assemble_prompt_long_query_is_never_truncated():
 
 def test_assemble_prompt_unused_conversation_share_is_lent_to_documents():
     docs = [Document(" ".join(f"w{i}_{j}" for j in range(60)), 0.9 - i / 10, f"d{i}") for i in range(8)]
-    prompt = assemble_prompt("", docs, [], "q", budget=WindowBudget(max_tokens=600),
+    prompt = assemble_prompt("", docs, [], "q", window_budget=WindowBudget(max_tokens=600),
                              manager=heuristic_manager(), now=NOW)
     conv, documents = prompt.sections["conversation"], prompt.sections["documents"]
     assert conv.lent_to.get("documents", 0) > 0
@@ -175,7 +175,7 @@ def test_assemble_prompt_system_prompt_truncated_only_as_last_resort():
     system = " ".join(f"rule{i}" for i in range(100))  # 130 heuristic tokens, share is 30
     docs = [Document(" ".join(f"w{i}_{j}" for j in range(80)), 0.9, f"d{i}") for i in range(10)]
     history = [Message("user", " ".join(f"h{i}_{j}" for j in range(30))) for i in range(10)]
-    prompt = assemble_prompt(system, docs, history, "q", budget=WindowBudget(max_tokens=600),
+    prompt = assemble_prompt(system, docs, history, "q", window_budget=WindowBudget(max_tokens=600),
                              manager=heuristic_manager(), now=NOW)
     notes = prompt.sections["system"].notes
     assert any(n.startswith("system prompt truncated to its share") for n in notes)
@@ -185,7 +185,7 @@ def test_assemble_prompt_system_prompt_truncated_only_as_last_resort():
     assert prompt.sections["system"].borrowed_from["buffer"] > 0
     assert max(prompt.tokens_used, prompt.message_tokens) <= prompt.tokens_limit
 
-    roomy = assemble_prompt(system, docs[:1], [], "q", budget=WindowBudget(max_tokens=600),
+    roomy = assemble_prompt(system, docs[:1], [], "q", window_budget=WindowBudget(max_tokens=600),
                             manager=heuristic_manager(), now=NOW)
     assert roomy.text.startswith(system + "\n\n")
     assert roomy.sections["system"].borrowed > 0
@@ -195,7 +195,7 @@ def test_assemble_prompt_system_prompt_truncated_only_as_last_resort():
 def test_assemble_prompt_old_history_is_summarized_not_dropped():
     history = [Message("user" if i % 2 == 0 else "assistant", f"Turn {i} says something. More detail {i}.")
                for i in range(30)]
-    prompt = assemble_prompt("", [], history, "q", budget=WindowBudget(max_tokens=300),
+    prompt = assemble_prompt("", [], history, "q", window_budget=WindowBudget(max_tokens=300),
                              manager=heuristic_manager(), now=NOW)
     fit = prompt.history
     assert fit.summarized_indices and fit.kept_indices
@@ -205,7 +205,7 @@ def test_assemble_prompt_old_history_is_summarized_not_dropped():
 
 
 def test_assemble_prompt_empty_everything_is_just_the_query():
-    prompt = assemble_prompt("", [], [], "hello?", budget=WindowBudget(max_tokens=100),
+    prompt = assemble_prompt("", [], [], "hello?", window_budget=WindowBudget(max_tokens=100),
                              manager=heuristic_manager())
     assert prompt.text == "Question: hello?"
     assert prompt.messages == [{"role": "user", "content": "hello?"}]
@@ -222,7 +222,7 @@ def test_count_message_tokens_adds_overhead_per_message():
     [
         ({"system_prompt": None}, "system_prompt must be a string"),
         ({"query": 42}, "query must be a string"),
-        ({"budget": 32000}, "budget must be a WindowBudget"),
+        ({"window_budget": 32000}, "window_budget must be a WindowBudget"),
         ({"ranking": "recency"}, "ranking must be a HybridRanking"),
         ({"history": [("user", "hi")]}, r"history\[0\] must be a Message"),
         ({"documents": ["text"]}, r"documents\[0\] must be a Document"),
@@ -270,7 +270,7 @@ _windows = st.builds(
 )
 def test_assemble_prompt_property_within_budget_query_last_nothing_lost(system, docs, history, query, budget):
     try:
-        prompt = assemble_prompt(system, docs, history, query, budget=budget,
+        prompt = assemble_prompt(system, docs, history, query, window_budget=budget,
                                  manager=heuristic_manager(), now=NOW)
     except BudgetError:
         assume(False)
@@ -340,7 +340,7 @@ def test_readme_window_example_prints_documented_output():
         ]
         prompt = assemble_prompt("You are a support assistant. Cite sources as [n].", docs, history,
                                  "The backup codes are gone too. What now?",
-                                 budget=WindowBudget(max_tokens=180), ranking=HybridRanking(), now=now)
+                                 window_budget=WindowBudget(max_tokens=180), ranking=HybridRanking(), now=now)
         print(prompt.text)
         print(prompt.report())
         # --- end of README snippet ---
@@ -355,7 +355,7 @@ def test_assemble_prompt_pluggable_summarizer_is_called_once_per_prefix():
         return f"Earlier: {len(older)} turns about nothing."
 
     history = [Message("user", f"message number {i} with a few words") for i in range(20)]
-    prompt = assemble_prompt("", [], history, "q", budget=WindowBudget(max_tokens=200),
+    prompt = assemble_prompt("", [], history, "q", window_budget=WindowBudget(max_tokens=200),
                              manager=heuristic_manager(), now=NOW, summarizer=summarizer)
     n = len(prompt.history.summarized_indices)
     assert n > 0
@@ -366,7 +366,7 @@ def test_assemble_prompt_pluggable_summarizer_is_called_once_per_prefix():
 def test_assemble_prompt_question_repeated_as_last_turn_appears_once():
     history = HISTORY + [Message("user", "what is  alpha?")]  # same words, other spacing
     prompt = assemble_prompt("Be brief.", DOCS, history, "what is alpha?",
-                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
     assert prompt.text.count("what is alpha?") == 1
     assert prompt.text.endswith("Assistant: hello, how can I help?\n\nQuestion: what is alpha?")
     assert [m["content"] for m in prompt.messages].count("what is alpha?") == 1
@@ -383,7 +383,7 @@ def test_assemble_prompt_question_repeated_as_last_turn_appears_once():
 @pytest.mark.parametrize("last", [Message("assistant", "what is alpha?"), Message("user", "what is beta?")])
 def test_assemble_prompt_last_turn_that_is_not_the_question_is_kept(last):
     prompt = assemble_prompt("", [], HISTORY + [last], "what is alpha?",
-                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
     assert prompt.question_index is None
     assert prompt.history.kept_indices == [0, 1, 2]
     assert prompt.messages[-2] == {"role": last.role, "content": last.content}
@@ -391,7 +391,7 @@ def test_assemble_prompt_last_turn_that_is_not_the_question_is_kept(last):
 
 def test_assemble_prompt_documents_budget_is_what_the_manager_got():
     prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
-                             budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
     assert prompt.documents_result is not None
     assert prompt.documents_budget == prompt.documents_result.tokens_budget
     assert 0 < prompt.documents_budget < prompt.sections["documents"].limit
@@ -401,7 +401,7 @@ def test_assemble_prompt_documents_budget_is_what_the_manager_got():
     )
     assert prompt.report().splitlines()[0] == prompt.documents_budget_note
     assert prompt.to_dict()["documents_budget"] == prompt.documents_budget
-    empty = assemble_prompt("", [], [], "q", budget=WindowBudget(max_tokens=100), manager=heuristic_manager())
+    empty = assemble_prompt("", [], [], "q", window_budget=WindowBudget(max_tokens=100), manager=heuristic_manager())
     assert empty.documents_budget == 0
     assert empty.documents_budget_note.endswith("(50%), not max_context_tokens; no documents were given")
 
@@ -411,7 +411,7 @@ def test_assemble_prompt_cut_system_prompt_ends_with_the_truncation_marker():
 
     system = " ".join(f"rule{i}" for i in range(100))
     docs = [Document(" ".join(f"w{i}_{j}" for j in range(80)), 0.9, f"d{i}") for i in range(10)]
-    prompt = assemble_prompt(system, docs, [], "q", budget=WindowBudget(max_tokens=300),
+    prompt = assemble_prompt(system, docs, [], "q", window_budget=WindowBudget(max_tokens=300),
                              manager=heuristic_manager(), now=NOW)
     cut = prompt.messages[0]["content"]
     assert cut.endswith(TRUNCATION_MARKER) and system.startswith(cut[: -len(TRUNCATION_MARKER)])
@@ -421,12 +421,12 @@ def test_assemble_prompt_cut_system_prompt_ends_with_the_truncation_marker():
 
 def test_assemble_prompt_headers_name_the_hybrid_score_without_touching_the_callers_manager():
     manager = heuristic_manager()
-    prompt = assemble_prompt("", DOCS, [], "q", budget=WindowBudget(max_tokens=1000), manager=manager, now=NOW)
+    prompt = assemble_prompt("", DOCS, [], "q", window_budget=WindowBudget(max_tokens=1000), manager=manager, now=NOW)
     assert "--- Source [1] a --- (hybrid score: 0.70)" in prompt.text
     assert "(relevance:" not in prompt.text
     assert manager.score_label == "relevance"
     custom = ContextManager(tokenizer="heuristic", score_label="blend")
-    kept = assemble_prompt("", DOCS, [], "q", budget=WindowBudget(max_tokens=1000), manager=custom, now=NOW)
+    kept = assemble_prompt("", DOCS, [], "q", window_budget=WindowBudget(max_tokens=1000), manager=custom, now=NOW)
     assert "--- Source [1] a --- (blend: 0.70)" in kept.text
 
 
@@ -443,7 +443,7 @@ def test_assemble_prompt_slack_that_overshoots_is_offered_again_smaller():
                Message("user", "And the 2FA code? It never arrives."),
                Message("assistant", "Check your spam folder first.")]
     prompt = assemble_prompt("You are a support assistant. Cite sources as [n].", docs, history,
-                             "The backup codes are gone too. What now?", budget=WindowBudget(max_tokens=180),
+                             "The backup codes are gone too. What now?", window_budget=WindowBudget(max_tokens=180),
                              now=now)
     assert prompt.history.kept_indices == [2, 3]
     assert any(n.startswith("took ") for n in prompt.sections["conversation"].notes)

@@ -169,7 +169,7 @@ def _share_slack(builder: _SectionBuilder) -> None:
     """Give measured slack to sections that were cut, the system prompt first, while it still fits."""
     # Documents rarely fill their limit exactly (whole documents), so the measured total leaves
     # slack. What is left of the buffer stays free, except for the system prompt (as in lending).
-    plan, limit = builder.plan, builder.call.budget.limit
+    plan, limit = builder.plan, builder.call.window_budget.limit
     for name in SHARE_SECTIONS:
         free = limit - max(plan.totals) - (0 if name == "system" else plan.spare["buffer"])
         slack = min(free, plan.needs[name] - plan.limits[name])
@@ -192,7 +192,7 @@ def _share_slack(builder: _SectionBuilder) -> None:
 
 def _shrink_until_fits(builder: _SectionBuilder) -> None:
     """Shrink documents, then conversation, then system until both forms fit; last resort: drop them."""
-    plan, tok, limit = builder.plan, builder.call.tok, builder.call.budget.limit
+    plan, tok, limit = builder.plan, builder.call.tok, builder.call.window_budget.limit
     rounds = 0
     while max(plan.totals) > limit and rounds < _MAX_FIT_ROUNDS:
         rounds += 1
@@ -264,7 +264,7 @@ def assemble_prompt(
     history: Sequence[Message | Mapping[str, str]],
     query: str,
     *,
-    budget: WindowBudget | None = None,
+    window_budget: WindowBudget | None = None,
     manager: ContextManager | None = None,
     ranking: HybridRanking | None = None,
     now: float | None = None,
@@ -290,13 +290,13 @@ def assemble_prompt(
     messages, kept turns keep their roles, and the query is the last "user" message. A last
     history message from the user with the query's words is the question itself: it appears
     once, as the query, in both forms (``question_index`` says which it was).
-    ``budget`` defaults to ``WindowBudget()``, ``ranking`` to ``HybridRanking()``, ``manager``
+    ``window_budget`` defaults to ``WindowBudget()``, ``ranking`` to ``HybridRanking()``, ``manager``
     to ``ContextManager(tokenizer=tokenizer or "cl100k_base")``; the manager's tokenizer counts
     everything. ``now`` (Unix seconds) fixes the clock for recency. Raises ``BudgetError``
     when the query alone does not fit in ``max_tokens - output_reserve``.
     """
     call = check_call({"system_prompt": system_prompt, "documents": documents, "history": history,
-                       "query": query, "budget": budget, "manager": manager, "ranking": ranking,
+                       "query": query, "window_budget": window_budget, "manager": manager, "ranking": ranking,
                        "now": now, "summarizer": summarizer, "tokenizer": tokenizer})
     plan = measure_needs(call)
     _lend_shares(plan)
@@ -305,8 +305,8 @@ def assemble_prompt(
     layout = plan.layout
     return AssembledPrompt(
         text=layout.text(), messages=layout.messages(), sections=plan.accounts,
-        tokens_used=plan.totals[0], message_tokens=plan.totals[1], tokens_limit=call.budget.limit,
-        budget=call.budget, documents_result=layout.documents_result,
+        tokens_used=plan.totals[0], message_tokens=plan.totals[1], tokens_limit=call.window_budget.limit,
+        window_budget=call.window_budget, documents_result=layout.documents_result,
         history=layout.history if layout.history is not None else fit_history([], 0, call.tok),
         ranked_documents=sorted(call.scored, key=lambda d: d.score, reverse=True),
         tokenizer=call.tok.name, notes=plan.notes,

@@ -146,7 +146,7 @@ class AssembledPrompt:
     tokens_used: int
     message_tokens: int
     tokens_limit: int
-    budget: WindowBudget
+    window_budget: WindowBudget
     documents_result: ContextResult | None
     history: HistoryFit
     ranked_documents: list[Document]
@@ -158,15 +158,15 @@ class AssembledPrompt:
     @property
     def output_reserve_tokens(self) -> int:
         """Tokens left free for the answer."""
-        return self.budget.output_reserve_tokens
+        return self.window_budget.output_reserve_tokens
 
     @property
     def documents_budget_note(self) -> str:
         """One line: the documents' share of the window, and the budget their ContextManager got."""
-        share = f"{round(self.budget.documents * 100, 2):g}%"
+        share = f"{round(self.window_budget.documents * 100, 2):g}%"
         got = (f"the ContextManager got {self.documents_budget} after lending and headers"
                if self.sections["documents"].items_in else "no documents were given")
-        return (f"documents: {self.sections['documents'].budget} of the window's {self.budget.max_tokens} "
+        return (f"documents: {self.sections['documents'].budget} of the window's {self.window_budget.max_tokens} "
                 f"tokens ({share}), not max_context_tokens; {got}")
 
     def report(self) -> str:
@@ -187,7 +187,7 @@ class AssembledPrompt:
             "text": self.text, "messages": [dict(m) for m in self.messages],
             "tokens_used": self.tokens_used, "message_tokens": self.message_tokens,
             "tokens_limit": self.tokens_limit, "output_reserve_tokens": self.output_reserve_tokens,
-            "tokenizer": self.tokenizer, "budget": asdict(self.budget),
+            "tokenizer": self.tokenizer, "window_budget": asdict(self.window_budget),
             "documents_budget": self.documents_budget, "question_index": self.question_index,
             "sections": {name: {**asdict(acc), "limit": acc.limit} for name, acc in self.sections.items()},
             "history": {"kept_indices": list(hist.kept_indices), "summary": hist.summary,

@@ -55,7 +55,7 @@ class Call:
     scored: list[Document]  # hybrid-scored copies, input order
     history: list[Message]
     question_index: int | None
-    budget: WindowBudget
+    window_budget: WindowBudget
     manager: ContextManager
     tok: Tokenizer
     summarizer: Summarizer | None
@@ -109,10 +109,10 @@ def check_call(arguments: Mapping[str, Any]) -> Call:
     """Return ``assemble_prompt``'s ``arguments`` checked and defaulted, documents hybrid-scored."""
     system_prompt = text("system_prompt", arguments["system_prompt"])
     query = text("query", arguments["query"])
-    budget, ranking, summarizer = arguments["budget"], arguments["ranking"], arguments["summarizer"]
+    budget, ranking, summarizer = arguments["window_budget"], arguments["ranking"], arguments["summarizer"]
     budget = WindowBudget() if budget is None else budget
     ranking = HybridRanking() if ranking is None else ranking
-    for name, value, kind in (("budget", budget, WindowBudget), ("ranking", ranking, HybridRanking)):
+    for name, value, kind in (("window_budget", budget, WindowBudget), ("ranking", ranking, HybridRanking)):
         if not isinstance(value, kind):
             raise InvalidInputError(f"{name} must be a {kind.__name__}; got {type(value).__name__}",
                                     field=name)
@@ -172,7 +172,7 @@ class SummaryMemo:
 
 def measure_needs(call: Call) -> Plan:
     """Return a plan holding each section's need (its cost with no limit) and its open account."""
-    tok, budget, limit = call.tok, call.budget, call.budget.limit
+    tok, budget, limit = call.tok, call.window_budget, call.window_budget.limit
     query_messages = PromptLayout(call.query).section_messages()["query"]
     q_need = section_cost(tok, QUERY_PREFIX + call.query, query_messages)
     q_need += REPLY_PRIMING_TOKENS

@@ -87,7 +87,7 @@ def _assemble(docs_key: str, config_json: str, max_tokens: int, shares: tuple[fl
     budget = WindowBudget(max_tokens, *shares)
     ranking = HybridRanking(*weights)
     return assemble_prompt(system_prompt, _documents, [Message(r, c) for r, c in history],
-                           config.query, budget=budget, manager=config.make_manager(),
+                           config.query, window_budget=budget, manager=config.make_manager(),
                            ranking=ranking, now=now)
 
 
@@ -96,7 +96,7 @@ def _sections(prompt: Any) -> list[tuple[str, int, int]]:
     out = [(name, acc.budget, acc.used) for name, acc in prompt.sections.items()]
     if "buffer" not in prompt.sections:
         # Older accounts charge the query to the buffer: show that share as the buffer's.
-        alloc = prompt.budget.allocation()
+        alloc = prompt.window_budget.allocation()
         out = [(n, 0 if n == "query" else b, u) for n, b, u in out]
         out.append(("buffer", alloc["buffer"], 0))
     reserve = prompt.output_reserve_tokens
@@ -147,8 +147,8 @@ def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
 def budget_sentence(prompt: Any, sidebar_budget: int) -> str:
     """Return, up front, how this view's documents budget relates to the sidebar's token budget."""
     docs = prompt.sections["documents"]
-    return (f"Here the documents get their share of the window: {prompt.budget.documents:.0%} of "
-            f"{prompt.budget.max_tokens:,} tokens = {docs.budget:,} (could use {docs.limit:,} after "
+    return (f"Here the documents get their share of the window: {prompt.window_budget.documents:.0%} of "
+            f"{prompt.window_budget.max_tokens:,} tokens = {docs.budget:,} (could use {docs.limit:,} after "
             f"lending), and the engine built the block with a budget of {prompt.documents_budget:,} "
             f"once headers were paid — not the sidebar's token budget of {sidebar_budget:,}. Every "
             "other sidebar setting applies. Documents are ranked by the hybrid score (relevance, "
