@@ -118,6 +118,18 @@ class DocTrace:
 class ContextResult:
     """The finished context block with everything needed to explain it.
 
+    Two names come from seed 000's ``ContextResult`` (seed-compatible mode reproduces it to the
+    character), so each is defined here once, and files never use them in another sense:
+
+    - ``included_docs``: the documents *in the block*, in block order, as the block holds them —
+      whole (fate ``"included"``), cut to fit (fate ``"truncated"``: a copy with
+      ``metadata["truncated"]``) or as a synopsis (fate ``"summarized"``); ``IN_BLOCK_FATES``.
+      Files and the lab count them as ``in_block``; a file's ``included`` is always the fate.
+    - ``excluded_docs``: every document the budget did not take whole — left out (fate
+      ``"excluded"``), or the original of a truncated or summarized one.
+    - ``truncated``: True when the budget did not take every document whole, i.e.
+      ``bool(excluded_docs)`` (the seed's flag; a document's fate ``"truncated"`` is one way).
+
     ``budget_walk`` is the order the budget walked the documents that reached it (input
     indices): most relevant first by default, the block order in seed-compatible mode (which
     places before the budget). Each one's decision is in its ``DocTrace`` (fate, ``block_tokens``,

@@ -11,6 +11,7 @@ from contextlab.build_cache import BuildCache
 from contextlab.errors import InvalidInputError
 from contextlab.stages.budget import SUMMARY_PREFIX
 from contextlab.stages.reorder import PLACEMENTS
+from contextlab.types import IN_BLOCK_FATES
 from tests.seed_reference import SeedContextManager
 
 
@@ -64,6 +65,30 @@ def test_manager_seed_compatible_truncates_first_overflowing_doc():
     assert [d.source for d in ours.excluded_docs] == ["b", "c"]  # c no longer fits either
     assert ours.truncated is True
     assert [t.fate for t in ours.trace] == ["included", "truncated", "excluded"]
+
+
+@pytest.mark.parametrize(("budget", "summarize", "fates"), [
+    (100, False, ["included", "truncated", "excluded", "excluded", "excluded"]),
+    (100, True, ["included", "summarized", "excluded", "excluded", "excluded"]),
+    (60, False, ["included", "excluded", "excluded", "included", "excluded"]),
+    (400, False, ["included"] * 5),
+])
+def test_manager_included_docs_excluded_docs_and_truncated_mean_one_thing(budget, summarize, fates):
+    # As ContextResult's docstring defines them: included_docs is the block's documents (fates
+    # included/truncated/summarized, in block order); excluded_docs what the budget did not take
+    # whole; truncated is bool(excluded_docs). A document of fate "included" is in the block whole.
+    docs = [Document(words(p, n), s, p) for p, n, s in zip("abcde", [20, 60, 40, 10, 25], [0.9, 0.8, 0.7, 0.6, 0.5])]
+    result = ContextManager(tokenizer="heuristic", summarize_overflow=summarize).build(
+        PromptRequest("q", docs, max_context_tokens=budget))
+    assert [t.fate for t in result.trace] == fates
+    placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position)
+    assert [t for t in result.trace if t.fate in IN_BLOCK_FATES] == sorted(placed, key=lambda t: t.input_index)
+    assert [d.source for d in result.included_docs] == [t.source for t in placed]
+    for t, doc in zip(placed, result.included_docs):
+        assert (doc.content == docs[t.input_index].content) is (t.fate == "included")
+    not_whole = [t.source for t in result.trace if t.fate in ("excluded", "truncated", "summarized")]
+    assert sorted(d.source for d in result.excluded_docs) == sorted(not_whole)
+    assert result.truncated is bool(result.excluded_docs) is bool(not_whole) is (budget < 400)
 
 
 def test_manager_seed_compatible_cuts_second_best_after_reorder():
