@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from contextlab.settings import DEFAULT_CURVE_MODEL  # noqa: E402
 from contextlab.evaluation import (  # noqa: E402
-    DEFAULT_MODEL,
     expand_grid,
     load_bundled_set,
     parse_grid,
@@ -58,7 +58,7 @@ def naive_rows(evalset, grid: list[str]) -> list[dict]:
             result = config.make_manager().build(
                 PromptRequest(query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens))
             rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
-                         **question_metrics(prep, result, DEFAULT_MODEL)})
+                         **question_metrics(prep, result, DEFAULT_CURVE_MODEL)})
     return rows
 
 

@@ -45,7 +45,8 @@ def test_evaluate_cli_writes_the_librarys_rows_and_summary(tmp_path, capsys, bun
 @pytest.mark.parametrize("argv, match", [
     (["--grid", "budgte=1"], "unknown grid key 'budgte'; valid keys: max_context_tokens, dedup_threshold"),
     (["--grid", "placement=zigzag"], "placement"),
-    (["--model", "gpt-9"], "unknown model 'gpt-9'"),
+    (["--curve-model", "gpt-9"], "unknown model 'gpt-9'"),
+    (["--model", "gemma"], "--model names the model at --endpoint that answers; give --endpoint too"),
     (["missing.jsonl"], "does not exist"),
     (["--scheduler", "tcp://127.0.0.1:9", "--limit", "2"], "cannot reach the Dask scheduler"),
     (["--scheduler", "notaurl", "--limit", "2"], "is not a Dask scheduler address"),

@@ -82,8 +82,6 @@ def add_curve(sub: Any) -> None:
                "--documents 5 --positions 1,3,5 --limit 30 --out curve.csv; then contextlab eval --curve curve.csv",
     )
     add_model_options(p, required=True)
-    p.add_argument("--model", "-m", default=None, metavar="NAME",
-                   help="the model at the endpoint (default: the first it lists)")
     p.add_argument("--documents", "-K", type=int_at_least(2, 30), default=10, metavar="K",
                    help="passages per prompt, the gold among K-1 distractors (default 10)")
     p.add_argument("--positions", default="1,5,10", metavar="P1,P2",

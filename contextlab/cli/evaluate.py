@@ -8,7 +8,7 @@ from typing import Any
 
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..safe_text import terminal_safe_lines
-from .flags import error_line, library_grid, library_settings, note
+from .flags import GRID_KEYS, error_line, library_grid, library_settings, note
 from .inputs import positive_int, top_k, workers
 from .measure import add_measure_options
 
@@ -27,12 +27,7 @@ def cmd_compare(paths: list[str], args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..evaluation import (
-        DEFAULT_MODEL,
-        ProgressBar,
-        evaluate_to_files,
-        summary_table,
-    )
+    from ..evaluation import ProgressBar, evaluate_to_files, summary_table
 
     sets = list(args.evalset or [])
     if sets and sets[0] == "compare":
@@ -44,6 +39,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out is None:
         error_line("the following arguments are required: --out/-o", prog="contextlab eval")
         return 2
+    if args.model is not None and not args.endpoint:
+        error_line("--model names the model at --endpoint that answers; give --endpoint too, or --curve-model "
+                   "for whose published curve estimates expected_accuracy", prog="contextlab eval")
+        return 2
     # --grid budget=... and --baseline budget=... are the command line's spellings of the fields
     args.grid, args.baseline = library_grid(args.grid), library_settings(args.baseline)
     if args.endpoint or args.curve:  # a model answers, or your own curve estimates (cli/measure.py)
@@ -52,7 +51,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return cmd_eval_measured(args, sets[0] if sets else None)
     result = evaluate_to_files(
         sets[0] if sets else None, args.out, args.summary, grid=args.grid, top_k=args.top_k, limit=args.limit,
-        model=args.model or DEFAULT_MODEL, store=args.store, workers=args.workers, scheduler=args.scheduler,
+        model=args.curve_model, store=args.store, workers=args.workers, scheduler=args.scheduler,
         progress=ProgressBar(sys.stderr), baseline=args.baseline, blocks=args.blocks,
         max_bytes=args.max_bytes, on_note=note,
     )
@@ -62,8 +61,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grid_keys_help() -> str:
+    """Return the grid keys as ``--help`` lists them: each field, with its short spelling after it."""
+    shorts: dict[str, list[str]] = {}
+    for key, field in GRID_KEYS.items():
+        if key != field:
+            shorts.setdefault(field, []).append(key)
+    return ", ".join(f"{field} ({', '.join(shorts[field])})" if field in shorts else field
+                     for field in dict.fromkeys(GRID_KEYS.values()))
+
+
 def add_eval(sub: Any) -> None:
-    from ..evaluation import DEFAULT_MODEL, DEFAULT_TOP_K, GRID_KEYS
+    from ..evaluation import DEFAULT_TOP_K
+    from ..settings import DEFAULT_CURVE_MODEL
 
     p = sub.add_parser(
         "eval", help="measure configurations on labelled questions (bundled NaturalQuestions set)",
@@ -89,13 +99,12 @@ def add_eval(sub: Any) -> None:
                    help="write each row's context block to the CSV (column block), so a row reads without the library")
     p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
     p.add_argument("--grid", "-g", action="extend", nargs="+", metavar="KEY=V1,V2",
-                   help=f"vary a setting (repeatable); keys: {', '.join(GRID_KEYS)}; numbers may be start:stop:step")
+                   help=f"vary a setting (repeatable); keys: {_grid_keys_help()}; numbers may be start:stop:step")
     p.add_argument("--top-k", "-k", type=top_k, default=DEFAULT_TOP_K, metavar="K",
                    help=f"documents retrieved per question (default {DEFAULT_TOP_K})")
     p.add_argument("--limit", "-n", type=positive_int, default=None, metavar="N", help="only the first N questions")
-    p.add_argument("--model", "-m", default=None, metavar="M",
-                   help=f"with --endpoint: the model that answers (default: the endpoint's first); without: "
-                        f"whose published position curve gives expected_accuracy (default {DEFAULT_MODEL})")
+    p.add_argument("--curve-model", default=DEFAULT_CURVE_MODEL, metavar="M",
+                   help=f"whose published position curve gives expected_accuracy (default {DEFAULT_CURVE_MODEL})")
     p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
     p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"read at most N bytes of EVALSET, counted after decompression (default {DEFAULT_MAX_BYTES:,})")

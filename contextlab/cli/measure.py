@@ -58,7 +58,8 @@ def _answered(args: argparse.Namespace, loaded: Any, curves: Any, n_curve: int |
 
 def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
-    from ..evaluation import DEFAULT_MODEL, summary_table
+    from ..evaluation import summary_table
+    from ..settings import DEFAULT_CURVE_MODEL
     from ..evaluation.measured import apply_curve, with_curve
     from ..evaluation.output import write_results
     from ..evaluation.run import plan_run
@@ -74,9 +75,9 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     n_curve = curves.questions if curves is not None else None
     options = {"top_k": args.top_k, "limit": args.limit, "baseline": args.baseline, "blocks": args.blocks}
     if curves is not None:
-        options["model"] = DEFAULT_MODEL  # the published one only names the run; rows read `curves`
-    elif not args.endpoint:
-        options["model"] = args.model or DEFAULT_MODEL
+        options["model"] = DEFAULT_CURVE_MODEL  # the published one only names the run; rows read `curves`
+    else:
+        options["model"] = args.curve_model
     if not args.endpoint:  # --curve alone: the estimate from your own curve, no model asked
         plan = with_curve(plan_run(loaded, args.grid, **options), curves)
         rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves, n_curve)

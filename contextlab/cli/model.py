@@ -31,6 +31,8 @@ def add_model_options(p: argparse.ArgumentParser, *, required: bool = False) -> 
     p.add_argument("--endpoint", required=required, metavar="URL",
                    help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (`contextlab model serve` "
                         "prints one); the key only from CONTEXTLAB_API_KEY, else OPENAI_API_KEY")
+    p.add_argument("--model", "-m", default=None, metavar="NAME",
+                   help="the model at --endpoint that answers (default: the first it lists)")
     p.add_argument("--api", choices=APIS, default="chat",
                    help="chat messages or plain completions (base models such as the bundled one: completions)")
     p.add_argument("--shots", type=shots, default=0, metavar="N",

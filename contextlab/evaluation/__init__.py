@@ -28,7 +28,6 @@ from .analysis import (
 )
 from .grid import GRID_KEYS, Configuration, expand_grid, grid_keys, parse_grid
 from .metrics import (
-    DEFAULT_MODEL,
     EXPECTED_ACCURACY_NOTE,
     METRIC_COLUMNS,
     RATE_METRICS,
@@ -63,7 +62,6 @@ from .sets import (
 
 __all__ = [
     "BUNDLED_SET",
-    "DEFAULT_MODEL",
     "DEFAULT_TOP_K",
     "EXPECTED_ACCURACY_NOTE",
     "GRID_KEYS",

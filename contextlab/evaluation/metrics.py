@@ -22,7 +22,6 @@ __all__ = [
     "METRIC_COLUMNS",
     "RATE_METRICS",
     "SUMMARY_METRICS",
-    "DEFAULT_MODEL",
     "EXPECTED_ACCURACY_NOTE",
     "PreparedQuestion",
     "prepare_question",
@@ -44,7 +43,6 @@ SUMMARY_METRICS: tuple[str, ...] = (
     "gold_retrieved", "gold_in_block", "gold_recall", "gold_via_copy", "answer_in_block", "expected_accuracy",
     "tokens_used", "in_block", "gold_position", "duplicates_removed",
 )
-DEFAULT_MODEL = "GPT-3.5-Turbo"
 EXPECTED_ACCURACY_NOTE = (
     "expected_accuracy is an estimate, not a measurement: the accuracy (%) Liu et al. published for "
     "the model when the answer document sits at the gold document's relative position in the block, "

@@ -18,8 +18,8 @@ from ..atomic import StagedFile, write_files
 from ..errors import InvalidInputError
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..progress import ProgressBar
+from ..settings import DEFAULT_CURVE_MODEL
 from .aggregate import Aggregator
-from .metrics import DEFAULT_MODEL
 from .report import file_sha256
 from .run import DEFAULT_TOP_K, EvalResult, plan_run
 from .sets import load_eval_set
@@ -90,7 +90,7 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
 
 def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str | Path | None = None, *,
                       grid: Sequence[str] | None = None, top_k: int = DEFAULT_TOP_K, limit: int | None = None,
-                      model: str = DEFAULT_MODEL, store: str | Path | None = None, workers: int | None = None,
+                      model: str = DEFAULT_CURVE_MODEL, store: str | Path | None = None, workers: int | None = None,
                       scheduler: str | None = None, progress: Any = None, baseline: str | None = None,
                       blocks: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
                       on_note: Callable[[str], None] | None = None) -> EvalResult:

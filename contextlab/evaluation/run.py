@@ -14,13 +14,13 @@ from typing import Any
 
 from ..curves.published import load_position_curves
 from ..errors import InvalidInputError
-from ..settings import EngineSettings
+from ..settings import DEFAULT_CURVE_MODEL, EngineSettings
 from ..validation import whole_number
 from .aggregate import Aggregator
 from .analysis import find_configuration
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk, new_cache
 from .grid import Configuration, expand_grid, parse_grid
-from .metrics import DEFAULT_MODEL, METRIC_COLUMNS
+from .metrics import METRIC_COLUMNS
 from .report import file_sha256, summary_document, utc_now
 from .sets import (
     BundledCorpus,
@@ -168,7 +168,7 @@ def plan_run(
     *,
     top_k: int = DEFAULT_TOP_K,
     limit: int | None = None,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_CURVE_MODEL,
     base: EngineSettings | None = None,
     workers: int | None = None,
     scheduler: str | None = None,

@@ -20,9 +20,9 @@ from contextlab.charts.evaluate import (
 )
 from contextlab.curves.published import curve_models
 from contextlab.errors import ContextLabError
+from contextlab.settings import DEFAULT_CURVE_MODEL
 from contextlab.evaluation import (
     BUNDLED_SET,
-    DEFAULT_MODEL,
     DEFAULT_TOP_K,
     EXPECTED_ACCURACY_NOTE,
     EvalResult,
@@ -123,7 +123,7 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
                                     key="eval_tokenizers")
         models = curve_models()
         model = st.selectbox("Model (whose published curve)", models, key="eval_model",
-                             index=models.index(DEFAULT_MODEL) if DEFAULT_MODEL in models else 0)
+                             index=models.index(DEFAULT_CURVE_MODEL) if DEFAULT_CURVE_MODEL in models else 0)
     a, b = st.columns(2)
     limit = a.number_input("Questions (the first N)", 1, n_questions, min(200, n_questions), key="eval_limit")
     top_k = b.number_input("Retrieve top k", 1, 100, DEFAULT_TOP_K, key="eval_top_k")
