@@ -13,11 +13,11 @@ API
     without per-question outcomes (a curve file, a published curve): Newcombe's interval and the
     pooled z test, which for the same questions at every position (answers positively
     correlated) is the conservative stand-in for the paired test.
-``curve_evidence(data, model, total_docs=None, *, outcomes=None, alpha=0.05) -> CurveEvidence``
-    The same for one curve of a ``PositionData`` (a measured file, N from its ``questions``
-    column; the published curves, N = 2,655 per point as Liu et al. measured).
+``curve_evidence(data, model, total_docs=None, *, questions=None, outcomes=None, alpha=0.05) -> CurveEvidence``
+    The same for one curve of a ``PositionData``: ``questions`` is its N per point (a measured
+    file's ``questions`` column; None when unknown: no interval and no claim).
 ``published_evidence(model, total_docs) -> CurveEvidence``
-    Liu et al.'s curve of ``model`` at 10, 20 or 30 documents.
+    Liu et al.'s curve of ``model`` at 10, 20 or 30 documents, N = 2,655 per point as they measured.
 
 ``CurveEvidence``: ``points`` (``PointEvidence``: position, accuracy %, 95% Wilson ``low``/``high``,
 ``questions``), ``differences`` (``PositionDifference``: each position against the first, and each
@@ -54,6 +54,7 @@ from ..paired import (
     rate_difference,
 )
 from .published import PositionData, load_position_curves
+from .reading import CURVE_QUESTIONS
 
 __all__ = ["SHAPES", "CurveEvidence", "CurvePoint", "PointEvidence", "PositionDifference", "curve_evidence",
            "position_effect", "published_evidence"]
@@ -370,12 +371,13 @@ def position_effect(points: Sequence[CurvePoint] | None = None, *, outcomes: Map
                          detectable=detectable, questions=n)
 
 
-def curve_evidence(data: PositionData, model: str, total_docs: int | None = None, *,
+def curve_evidence(data: PositionData, model: str, total_docs: int | None = None, *, questions: int | None = None,
                    outcomes: Mapping[int, Sequence[bool]] | None = None, alpha: float = ALPHA) -> CurveEvidence:
     """Return the ``CurveEvidence`` of ``model``'s curve at ``total_docs`` (default: its fewest) in ``data``.
 
-    N per point comes from ``data.questions``; ``outcomes`` (per question, same order at every
-    position), when given, make the tests paired and must match the curve's positions.
+    ``questions`` is N per point (a measured file says it; None: unknown, so no interval and no
+    claim). ``outcomes`` (per question, same order at every position), when given, make the tests
+    paired and must match the curve's positions.
     """
     name = data.resolve_model(model)
     count = data.doc_counts(name)[0] if total_docs is None else total_docs
@@ -385,10 +387,10 @@ def curve_evidence(data: PositionData, model: str, total_docs: int | None = None
             raise InvalidInputError(f"outcomes are for positions {sorted(outcomes)}, the curve has "
                                     f"{[p for p, _ in curve]}", field="outcomes")
         return position_effect(outcomes=outcomes, total_docs=count, label=name, alpha=alpha)
-    points = [CurvePoint(p, acc, data.point_questions(name, "position", count, p)) for p, acc in curve]
+    points = [CurvePoint(p, acc, questions) for p, acc in curve]
     return position_effect(points, total_docs=count, label=name, alpha=alpha)
 
 
 def published_evidence(model: str, total_docs: int) -> CurveEvidence:
     """Return the ``CurveEvidence`` of Liu et al.'s curve of ``model`` at 10, 20 or 30 documents (N = 2,655)."""
-    return curve_evidence(load_position_curves(), model, total_docs)
+    return curve_evidence(load_position_curves(), model, total_docs, questions=CURVE_QUESTIONS)

@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..curves.published import CURVE_QUESTIONS
+from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
 from .metrics import RATE_METRICS, SUMMARY_METRICS
