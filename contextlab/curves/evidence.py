@@ -113,7 +113,7 @@ class PositionDifference:
         text = (f"positions {self.first} and {self.second} differ by "
                 f"{format_interval(self.difference, self.low, self.high, signed=True)} points, "
                 f"{_p_text(self.p_value)}")
-        if self.comparisons > 1:
+        if self.comparisons > 1 and self.adjusted_p != self.p_value:
             text += f" (Holm-adjusted for {self.comparisons} comparisons: {_p_text(self.adjusted_p)})"
         test = "" if self.paired else " (unpaired test)"
         if self.resolved:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..curves.evidence import CurveEvidence, position_effect
 from ..curves.outcomes import outcomes_csv, outcomes_path
 from ..errors import InvalidInputError
 from ..intervals import wilson_interval
+from ..models.pace import RunPace, measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
 from ..models.replies import safe_line
 from ..models.scoring import answer_is_correct
@@ -183,6 +185,8 @@ class CurveResult:
     meta: dict[str, Any] = field(default_factory=dict)
     #: Lines to show the user about the answers (how many were cut).
     notes: list[str] = field(default_factory=list)
+    #: How fast the calls of this run were answered (None for rows made without a model).
+    pace: RunPace | None = None
 
     def points(self) -> list[dict[str, Any]]:
         """Return one accuracy row per condition: kind, total_docs, position, accuracy %, N, interval."""
@@ -214,8 +218,10 @@ def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: i
     from ..models.batch import answer_notes, answer_prompts
 
     order = plan.sending_order()
-    replies = dict(zip(order, answer_prompts(client, order, cache=cache, concurrency=concurrency,
-                                             progress=progress)))
+    started = time.monotonic()
+    sent = answer_prompts(client, order, cache=cache, concurrency=concurrency, progress=progress)
+    pace = measured_pace(sent, time.monotonic() - started, concurrency)
+    replies = dict(zip(order, sent))
     answers = [replies[c.prompt] for c in plan.cases]
     gold = {q.query_id: q.answers for q in plan.questions}
     rows = []
@@ -227,7 +233,7 @@ def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: i
                      "completion_tokens": reply.completion_tokens})
     model = (client.served_model if any(not a.cached for a in answers) else None) or client.model or "model"
     return CurveResult(plan, safe_line(model), rows, meta={**client.describe(), "shots": plan.shots},
-                       notes=answer_notes(answers, client))
+                       notes=answer_notes(answers, client), pace=pace)
 
 
 def _source_words(plan: CurvePlan) -> str:
