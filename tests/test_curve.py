@@ -10,8 +10,8 @@ import pytest
 
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.curves.curve_file import load_curve_file
-from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.curves.outcomes import load_outcomes
+from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation.curve import (
     CurvePlan,

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from contextlab.curves.evidence import CurvePoint, curve_evidence, position_effect, published_evidence
-from contextlab.curves.published import parse_position_csv
+from contextlab.curves.curve_file import parse_position_csv
 from contextlab.errors import InvalidInputError
 
 
@@ -100,10 +100,10 @@ def test_evidence_file_without_questions_makes_no_claim():
     assert e.differences == ()
 
 
-def test_evidence_measured_file_with_its_n_resolves_a_difference():
+def test_evidence_measured_file_reads_n_from_its_questions_column():
     text = ("model,total_docs,position,accuracy,kind,questions\nm,5,1,10.0,position,400\n"
             "m,5,5,30.0,position,400\n")
-    e = curve_evidence(parse_position_csv(text), "m", questions=400)
+    e = curve_evidence(parse_position_csv(text), "m")
     assert e.questions == 400 and e.shape == "reads_the_end_best"
 
 

@@ -14,8 +14,8 @@ API
     pooled z test, which for the same questions at every position (answers positively
     correlated) is the conservative stand-in for the paired test.
 ``curve_evidence(data, model, total_docs=None, *, questions=None, outcomes=None, alpha=0.05) -> CurveEvidence``
-    The same for one curve of a ``PositionData``: ``questions`` is its N per point (a measured
-    file's ``questions`` column; None when unknown: no interval and no claim).
+    The same for one curve of a ``PositionData``: ``questions`` is its N per point (default the
+    file's own ``questions``; None when unknown: no interval and no claim).
 ``published_evidence(model, total_docs) -> CurveEvidence``
     Liu et al.'s curve of ``model`` at 10, 20 or 30 documents, N = 2,655 per point as they measured.
 
@@ -53,7 +53,8 @@ from ..paired import (
     questions_for_difference,
     rate_difference,
 )
-from .published import PositionData, load_position_curves
+from .curve_file import PositionData
+from .published import load_position_curves
 from .reading import CURVE_QUESTIONS
 
 __all__ = ["SHAPES", "CurveEvidence", "CurvePoint", "PointEvidence", "PositionDifference", "curve_evidence",
@@ -375,8 +376,8 @@ def curve_evidence(data: PositionData, model: str, total_docs: int | None = None
                    outcomes: Mapping[int, Sequence[bool]] | None = None, alpha: float = ALPHA) -> CurveEvidence:
     """Return the ``CurveEvidence`` of ``model``'s curve at ``total_docs`` (default: its fewest) in ``data``.
 
-    ``questions`` is N per point (a measured file says it; None: unknown, so no interval and no
-    claim). ``outcomes`` (per question, same order at every position), when given, make the tests
+    ``questions`` is N per point (default ``data.questions``, what a measured file says; None:
+    unknown, so no interval and no claim). ``outcomes`` (per question, same order at every position), when given, make the tests
     paired and must match the curve's positions.
     """
     name = data.resolve_model(model)
@@ -387,7 +388,8 @@ def curve_evidence(data: PositionData, model: str, total_docs: int | None = None
             raise InvalidInputError(f"outcomes are for positions {sorted(outcomes)}, the curve has "
                                     f"{[p for p, _ in curve]}", field="outcomes")
         return position_effect(outcomes=outcomes, total_docs=count, label=name, alpha=alpha)
-    points = [CurvePoint(p, acc, questions) for p, acc in curve]
+    n = questions if questions is not None else data.questions
+    points = [CurvePoint(p, acc, n) for p, acc in curve]
     return position_effect(points, total_docs=count, label=name, alpha=alpha)
 
 
