@@ -10,6 +10,7 @@ import pytest
 
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.curves.curve_file import load_curve_file
+from contextlab.curves.outcomes import load_outcomes
 from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation.curve import (
@@ -22,6 +23,7 @@ from contextlab.evaluation.curve import (
     write_curve,
 )
 from contextlab.evaluation.run import run_evaluation
+from contextlab.evaluation.sets import EvalQuestion
 from contextlab.lab.config import LabConfig
 from contextlab.stages.reorder import PositionCurve, curve_ordering
 
@@ -63,27 +65,37 @@ def test_curve_solved_examples_come_from_outside_the_run():
 
 
 def test_curve_file_has_the_bundled_format_and_loads_as_a_curve(tmp_path):
-    plan = CurvePlan(documents=3, positions=[1, 3], shots=0, questions=[None] * 4, cases=[])
+    questions = [EvalQuestion(f"q{i}", "which?", ("a",)) for i in range(4)]
+    plan = CurvePlan(documents=3, positions=[1, 3], shots=0, questions=questions, cases=[])
     # scored rows as data (what run_curve makes of a model's answers), to test the writer and reader
-    rows = ([{"kind": "position", "total_docs": 3, "position": 1, "correct": c} for c in (1, 1, 0, 0)]
-            + [{"kind": "position", "total_docs": 3, "position": 3, "correct": c} for c in (1, 1, 1, 0)]
-            + [{"kind": "closed_book", "total_docs": 0, "position": None, "correct": c} for c in (0, 0, 0, 1)]
-            + [{"kind": "oracle", "total_docs": 1, "position": 1, "correct": c} for c in (1, 1, 1, 1)])
+    def rows_of(kind, total, position, marks):
+        return [{"query_id": f"q{i}", "kind": kind, "total_docs": total, "position": position, "correct": c,
+                 "answer": "a" if c else "b"} for i, c in enumerate(marks)]
+    rows = (rows_of("position", 3, 1, (1, 1, 0, 0)) + rows_of("position", 3, 3, (1, 1, 1, 0))
+            + rows_of("closed_book", 0, None, (0, 0, 0, 1)) + rows_of("oracle", 1, 1, (1, 1, 1, 1)))
     result = CurveResult(plan, "tiny", rows, meta={"endpoint": "http://127.0.0.1:8080/v1", "api": "completions"})
     text = curve_csv(result, "Tiny model")
-    assert text.splitlines()[3:] == [
+    assert [line for line in text.splitlines() if not line.startswith("#")] == [
         "model,total_docs,position,accuracy,kind,questions,accuracy_low,accuracy_high",
         "Tiny model,3,1,50.0,position,4,15.0,85.0",
         "Tiny model,3,3,75.0,position,4,30.1,95.4",
         "Tiny model,,,25.0,closed_book,4,4.6,69.9",
         "Tiny model,,,100.0,oracle,4,51.0,100.0",
     ]
+    # One question differs (q2, right only at 3): McNemar p = 1; Bonett-Price [1/6 - 0.550, 0.25 + 0.550];
+    # psi = delta = 1/4: (1.96 * 0.5 + 0.8416 * sqrt(0.1875))^2 / 0.0625 = 28.9 -> 29 questions.
+    assert "#   positions 1 and 3 differ by +25.0 [-38.3, +80.0] points, p = 1: not told apart on 4 questions; " \
+           "about 29 would tell a difference this size apart" in text.splitlines()
     path = write_curve(result, tmp_path / "curve.csv", "Tiny model")
     data = load_curve_file(path)
     assert data.models() == ["Tiny model"]
     assert data.curve("Tiny model", 3) == [(1, 50.0), (3, 75.0)]
     assert (data.closed_book("Tiny model"), data.oracle("Tiny model")) == (25.0, 100.0)
     assert accuracy_at("Tiny model", 3, 2, data=data) == 62.5
+    # the per-question outcomes beside it: the paired tests survive the file
+    assert load_outcomes(path).by_position(3) == {1: [True, True, False, False], 3: [True, True, True, False]}
+    assert (tmp_path / "curve.questions.csv").read_text().splitlines()[:2] == [
+        "query_id,kind,total_docs,position,correct,answer", "q0,position,3,1,1,a"]
 
 
 def test_curve_file_errors_name_the_file(tmp_path):

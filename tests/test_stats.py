@@ -11,14 +11,13 @@ from contextlab.evaluation.stats import (
     budget_gains,
     combine_intervals,
     knee_index,
-    mcnemar_exact,
     paired_bootstrap,
     paired_comparison,
-    paired_rate_interval,
     questions_needed,
     recommend,
 )
 from contextlab.intervals import format_interval, wilson_interval
+from contextlab.paired import mcnemar_exact, paired_rate_interval
 
 
 @pytest.mark.parametrize("successes, n, low, high", [

@@ -1,4 +1,10 @@
-"""``contextlab curve``: your model's position curve (Liu et al.'s experiment), in the bundled curves' format."""
+"""``contextlab curve``: your model's position curve (Liu et al.'s experiment), in the bundled curves' format.
+
+Before sending: what the planned questions can show (``--detect D``: how many a D-point
+difference needs), the calls, tokens and the time at the endpoint's last measured pace. After:
+accuracy per condition with 95% intervals, the paired tests between positions in words, and
+how fast the endpoint answered (with the server's own timings where it reports them).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import sys
 from typing import Any
 
 from ..safe_text import terminal_safe_lines
-from .flags import note
+from .flags import error_line, note
 from .inputs import int_at_least, positive_int
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
 
@@ -25,69 +31,181 @@ def _table(points: list[dict[str, Any]], label: str) -> str:
     return "\n".join(lines)
 
 
-def _measured(args: argparse.Namespace) -> Any:
-    """Return the curve's ``CurveResult`` (None when the user did not let it send), notes said on the way."""
-    from ..evaluation.curve import plan_curve, run_curve
-    from ..models import CallProgressBar, endpoint_tokenizer, plan_calls, prompt_counter
+def _tests(evidence: Any) -> str:
+    lines = ["paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):"]
+    lines += [f"  {c}" for c in evidence.claims]
+    lines += [f"  {d.sentence()}" for d in evidence.differences]
+    return "\n".join(lines)
 
-    settings = measure_settings(args, args.model)
-    plan = plan_curve(documents=args.documents, positions=args.positions, limit=args.limit, shots=args.shots,
+
+def _plan(args: argparse.Namespace) -> Any:
+    from ..evaluation.curve import plan_curve
+    from ..evaluation.sets import load_eval_set
+
+    evalset = None
+    if args.evalset:
+        evalset = load_eval_set(args.evalset, store=args.store)
+        for line in evalset.notes:
+            note(line)
+    size = args.max_questions if args.until_resolved else args.limit
+    plan = plan_curve(evalset, documents=args.documents, positions=args.positions, limit=size, shots=args.shots,
                       closed_book=not args.no_closed_book)
-    client = settings.client()
-    cache = settings.open_cache()
-    if cache is not None and cache.note:
-        note(cache.note)
+    if plan.skipped_note():
+        note(plan.skipped_note())
+    return plan
+
+
+def _before_sending(args: argparse.Namespace, plan: Any, schedule: Any, client: Any, cache: Any) -> bool:
+    """Say what the run can show and costs, and return whether it may send."""
+    from ..evaluation.curve_design import curve_power
+    from ..models import endpoint_tokenizer, plan_calls, prompt_counter
+    from ..models.pace import estimate_seconds
+    from ..paired import ALPHA
+
+    alpha = schedule.look_alpha if schedule is not None else ALPHA
+    power = curve_power(len(plan.questions), len(plan.positions), detect=args.detect, discordance=args.discordance,
+                        alpha=alpha)
+    for line in power.lines():
+        note(line)
+    if schedule is not None:
+        note(schedule.describe())
     # The prompts are the paper's lists, not budgeted blocks: the endpoint's counts only price them.
     tokenizer, _ = endpoint_tokenizer(client.endpoint, client.model, store=cache)
     cost = plan_calls(client, plan.prompts, cache, prompt_counter(tokenizer), tokens_exact=tokenizer is not None)
     if cost.calls:
         client.resolve_model()  # down, not its API, or no such model: one line before asking to send
-    if not confirm_calls(cost, client.endpoint, args.yes):
+        estimate = estimate_seconds(cache, client.endpoint, client.model_label, cost.prompt_tokens)
+        note(f"about {estimate[0] / 60:.0f} minutes {estimate[1]}" if estimate is not None else
+             "no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered")
+    return confirm_calls(cost, client.endpoint, args.yes)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    if args.max_questions is not None and not args.until_resolved:
+        return "--max-questions goes with --until-resolved (without it, --limit says how many questions)"
+    if args.until_resolved and args.max_questions is None:
+        return "--until-resolved needs --max-questions N (the most questions it may add)"
+    if args.until_resolved and args.max_questions < args.limit:
+        return f"--max-questions {args.max_questions} is below the first batch (--limit {args.limit})"
+    if args.store and not args.evalset:
+        return "--store goes with your own SET.jsonl (the bundled questions bring their passages)"
+    return None
+
+
+def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
+    """Return ``(result, evidence, client, cache)``, None when the user did not let it send; notes said on the way."""
+    from ..evaluation.curve import run_curve
+    from ..evaluation.curve_design import look_schedule, run_until_resolved
+    from ..models import CallProgressBar
+
+    settings = measure_settings(args, args.model)
+    plan = _plan(args)
+    schedule = (look_schedule(args.limit, args.max_questions, len(plan.positions)) if args.until_resolved
+                else None)
+    client, cache = settings.client(), settings.open_cache()
+    if cache is not None and cache.note:
+        note(cache.note)
+    if not _before_sending(args, plan, schedule, client, cache):
         return None
-    result = run_curve(plan, client, cache=cache, concurrency=args.concurrency,
-                       progress=CallProgressBar(sys.stderr))
+    progress = CallProgressBar(sys.stderr)
+    if schedule is None:
+        result = run_curve(plan, client, cache=cache, concurrency=args.concurrency, progress=progress)
+        evidence = result.evidence()
+    else:
+        result, _ = run_until_resolved(plan, client, schedule, cache=cache, concurrency=args.concurrency,
+                                       progress=progress, on_look=lambda look: note(look.describe(schedule)))
+        evidence = result.evidence(alpha=schedule.look_alpha)
     for line in result.notes:
         note(line)
-    return result
+    return result, evidence, client, cache
 
 
 def cmd_curve(args: argparse.Namespace) -> int:
     from ..evaluation.curve import write_curve
+    from ..models.pace import remember_pace
     from ..models.replies import safe_line
 
+    problem = _check(args)
+    if problem:
+        error_line(f"{problem} (see `contextlab curve --help`)", prog="contextlab curve")
+        return 2
     try:
-        result = _measured(args)
+        measured = _measured(args)
     except KeyboardInterrupt as stop:
         return interrupted(stop)
-    if result is None:
+    if measured is None:
         return 1
+    result, evidence, client, cache = measured
     label = safe_line(args.name) if args.name else result.model
-    write_curve(result, args.out, label)
+    write_curve(result, args.out, label, evidence)
     print(terminal_safe_lines(_table(result.points(), label)))
-    note(f"wrote the curve of {label} ({len(result.plan.questions)} questions) to {args.out}; "
-         f"use it with: contextlab eval --curve {args.out}")
+    print(terminal_safe_lines(_tests(evidence)))
+    if result.pace is not None:
+        print(terminal_safe_lines("\n".join(["pace:", *(f"  {line}" for line in result.pace.lines())])))
+        remember_pace(cache, client.endpoint, client.model_label, result.pace)
+    note(f"wrote the curve of {label} ({len(result.plan.questions)} questions) to {args.out} and its "
+         f"per-question outcomes beside it; use it with: contextlab eval --curve {args.out}")
     return 0
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share of questions in (0, 1], such as 0.25, got {text!r}")
+    return value
+
+
+def _points(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a difference in points from 0 to 100, such as 10, got {text!r}")
+    return value
 
 
 def add_curve(sub: Any) -> None:
     """Add ``contextlab curve``."""
+    from ..paired import DEFAULT_DISCORDANCE
+
     p = sub.add_parser(
         "curve", help="measure your model's position curve (the lost-in-the-middle experiment)",
-        description="For each bundled NaturalQuestions-Open question, put the gold passage at each of "
-                    "--positions among --documents passages (the others: the most BM25-similar bundled "
-                    "passages holding no gold answer), ask the model at --endpoint with Liu et al.'s QA "
-                    "prompt, and score its answers as the paper does; closed-book and gold-only too. "
-                    "Writes accuracy per position with 95%% intervals in the bundled curves' format.",
+        description="For each question (the bundled NaturalQuestions-Open ones, or your SET.jsonl in eval's "
+                    "format), put the gold document at each of --positions among --documents documents (the "
+                    "others: the question's own documents, a --store's nearest passages, or for the bundled "
+                    "set the most BM25-similar passages, none holding a gold answer), ask the model at "
+                    "--endpoint with Liu et al.'s QA prompt, and score its answers as the paper does; "
+                    "closed-book and gold-only too. Writes accuracy per position with 95% intervals in the "
+                    "bundled curves' format, the per-question outcomes beside it, and the paired tests.",
         epilog="example: contextlab curve --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 "
-               "--documents 5 --positions 1,3,5 --limit 30 --out curve.csv; then contextlab eval --curve curve.csv",
+               "--documents 5 --positions 1,3,5 --limit 50 --until-resolved --max-questions 200 --out curve.csv; "
+               "then contextlab eval --curve curve.csv",
     )
+    p.add_argument("evalset", metavar="SET", nargs="?", default=None,
+                   help="your questions in eval's JSONL format (query, documents, gold_sources, answers); "
+                        "default: the bundled NaturalQuestions-Open set")
+    p.add_argument("--store", metavar="DB", help="take other documents for questions without any from this store")
     add_model_options(p, required=True)
     p.add_argument("--documents", "-K", type=int_at_least(2, 30), default=10, metavar="K",
-                   help="passages per prompt, the gold among K-1 distractors (default 10)")
+                   help="documents per prompt, the gold among K-1 others (default 10)")
     p.add_argument("--positions", default="1,5,10", metavar="P1,P2",
                    help="the gold's 1-based positions to measure (default 1,5,10)")
     p.add_argument("--limit", "-n", type=positive_int, default=100, metavar="N",
-                   help="the first N bundled questions (default 100)")
+                   help="questions to measure (default 100; with --until-resolved, the size of each batch)")
+    p.add_argument("--detect", type=_points, default=None, metavar="D",
+                   help="say how many questions a D-point difference between two positions needs")
+    p.add_argument("--discordance", type=_share, default=DEFAULT_DISCORDANCE, metavar="S",
+                   help=f"the share of questions assumed to answer differently at two positions, for the power "
+                        f"said before sending (default {DEFAULT_DISCORDANCE})")
+    p.add_argument("--until-resolved", action="store_true",
+                   help="add --limit questions at a time and stop once first against last (or Cochran's Q) "
+                        "is resolved, α split over the planned looks")
+    p.add_argument("--max-questions", type=positive_int, default=None, metavar="N",
+                   help="with --until-resolved: the most questions to add")
     p.add_argument("--no-closed-book", action="store_true", help="skip the closed-book condition (no documents)")
     p.add_argument("--name", metavar="LABEL", help="the model's name in the file (default: the endpoint's model id)")
     p.add_argument("--out", "-o", required=True, metavar="CSV", help="write the curve here (whole or not at all)")

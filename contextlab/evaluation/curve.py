@@ -13,27 +13,29 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text
+from ..curves.evidence import CurveEvidence, position_effect
+from ..curves.outcomes import outcomes_csv, outcomes_path
 from ..errors import InvalidInputError
 from ..intervals import wilson_interval
+from ..models.pace import RunPace, measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
 from ..models.replies import safe_line
-from ..models.scoring import answer_is_correct, normalize_answer
+from ..models.scoring import answer_is_correct
+from ..paired import ALPHA
 from ..types import Document
 from ..validation import whole_number
-from .sets import BundledCorpus, EvalQuestion, load_bundled_set
+from .curve_sources import CurveSkip, curve_question, gold_passage
+from .sets import EvalQuestion, EvalSet, load_bundled_set
 
 __all__ = ["CurveCase", "CurvePlan", "CurveResult", "plan_curve", "run_curve", "curve_csv", "write_curve",
            "solved_examples", "solved_questions", "parse_positions"]
-
-# Distractors are looked for among this many BM25 hits beyond K - 1 (some hold an answer).
-_SEARCH_MARGIN = 15
-
 
 @dataclass(frozen=True)
 class CurveCase:
@@ -60,32 +62,6 @@ def parse_positions(spec: str | Sequence[int], documents: int) -> list[int]:
     return sorted(dict.fromkeys(values))
 
 
-def _gold_passage(question: EvalQuestion, corpus: BundledCorpus) -> Document:
-    from .sets import _bundled_index, bundled_set_path
-
-    _, passages = _bundled_index(corpus.path or str(bundled_set_path()))
-    gold_id = next(iter(question.gold_ids))
-    title, text = passages[gold_id]
-    return Document(content=text, source=title, metadata={"id": gold_id})
-
-
-def _distractors(question: EvalQuestion, corpus: BundledCorpus, count: int) -> list[Document]:
-    """Return the ``count`` most BM25-similar passages that are not gold and hold no gold answer."""
-    answers = [a for a in (normalize_answer(x) for x in question.answers) if a]
-    found: list[Document] = []
-    for doc in corpus.retrieve(question.query, count + _SEARCH_MARGIN):
-        if str(doc.metadata.get("id")) in question.gold_ids:
-            continue
-        said = normalize_answer(f"{doc.source or ''} {doc.content}")
-        if any(a in said for a in answers):
-            continue
-        found.append(doc)
-        if len(found) == count:
-            return found
-    raise InvalidInputError(f"question {question.query_id} has only {len(found)} distractors without an answer; "
-                            f"use fewer documents", field="documents")
-
-
 def solved_questions(count: int, exclude: set[str]) -> list[tuple[EvalQuestion, Document]]:
     """Return ``count`` questions for solved examples, with their gold passages, none in ``exclude``.
 
@@ -100,7 +76,7 @@ def solved_questions(count: int, exclude: set[str]) -> list[tuple[EvalQuestion, 
             break
         if question.query_id in exclude or not question.answers or len(question.answers[0].split()) > 4:
             continue
-        found.append((question, _gold_passage(question, bundled.retriever)))
+        found.append((question, gold_passage(question, bundled.retriever)))
     return found
 
 
@@ -112,7 +88,7 @@ def solved_examples(count: int, exclude: set[str], *, with_documents: bool = Tru
 
 @dataclass
 class CurvePlan:
-    """Every prompt of a curve run, and what it needs to be scored."""
+    """Every prompt of a curve run, what it needs to be scored, and the questions left out."""
 
     documents: int
     positions: list[int]
@@ -120,45 +96,83 @@ class CurvePlan:
     questions: list[EvalQuestion]
     cases: list[CurveCase]
     template: QATemplate = DEFAULT_TEMPLATE
+    #: The questions skipped (no gold, no answers, too few other documents), each with its reason.
+    skipped: list[CurveSkip] = field(default_factory=list)
+    #: The set the questions come from (the bundled set's name, or the user's file).
+    source: str = ""
 
     @property
     def prompts(self) -> list[str]:
         """Return the prompt of every case, in case order."""
         return [c.prompt for c in self.cases]
 
+    def first(self, count: int) -> CurvePlan:
+        """Return the plan of its first ``count`` questions (the same prompts: a look at part of the run)."""
+        kept = self.questions[:count]
+        ids = {q.query_id for q in kept}
+        return CurvePlan(self.documents, self.positions, self.shots, kept,
+                         [c for c in self.cases if c.query_id in ids], self.template, self.skipped, self.source)
 
-def plan_curve(*, documents: int = 10, positions: str | Sequence[int] = (1, 5, 10), limit: int = 100,
-               shots: int = 0, template: QATemplate = DEFAULT_TEMPLATE, closed_book: bool = True,
+    def sending_order(self) -> list[str]:
+        """Return the distinct prompts in the order to send them: those sharing a prefix together.
+
+        Every prompt with documents opens with the same instruction and solved examples, the
+        closed-book ones with another: sent in two runs, a server that keeps each slot's last
+        prompt (llama.cpp's prompt cache) processes each shared prefix once per slot, not once
+        per switch between the two.
+        """
+        with_docs = [c.prompt for c in self.cases if c.kind != "closed_book"]
+        closed = [c.prompt for c in self.cases if c.kind == "closed_book"]
+        return list(dict.fromkeys(with_docs + closed))
+
+    def skipped_note(self) -> str | None:
+        """Return one line counting the questions skipped and the first reason, or None when none was."""
+        if not self.skipped:
+            return None
+        first = self.skipped[0]
+        return (f"{len(self.skipped)} question(s) of {self.source or 'the set'} skipped (first: {first.query_id}: "
+                f"{first.reason}); {len(self.questions)} measured")
+
+
+def plan_curve(evalset: EvalSet | None = None, *, documents: int = 10, positions: str | Sequence[int] = (1, 5, 10),
+               limit: int = 100, shots: int = 0, template: QATemplate = DEFAULT_TEMPLATE, closed_book: bool = True,
                oracle: bool = True) -> CurvePlan:
-    """Return the prompts of the experiment on the first ``limit`` bundled questions.
+    """Return the prompts of the experiment on the first ``limit`` usable questions of ``evalset``.
 
-    Per question: closed-book, gold only (``oracle``), and the gold at each of ``positions``
-    among ``documents`` passages. ``shots`` solved examples (from questions outside the run)
-    open every prompt; base models need them to answer in the format asked.
+    ``evalset`` None is the bundled NaturalQuestions-Open set; a user's set (``load_eval_set``)
+    brings its own documents or a store (see ``curve_sources``). Per question: closed-book, gold
+    only (``oracle``), and the gold at each of ``positions`` among ``documents`` documents, the
+    same questions at every position (what makes the tests paired). Questions without a gold
+    document, answers, or ``documents - 1`` other documents are skipped and kept in
+    ``skipped``. ``shots`` solved examples (bundled questions outside the run) open every
+    prompt; base models need them to answer in the format asked.
     """
     whole_number("documents", documents, minimum=2, maximum=30)
     whole_number("limit", limit, minimum=1)
     places = parse_positions(positions, documents)
-    bundled = load_bundled_set()
-    questions = bundled.questions[:limit]
-    corpus = bundled.retriever
-    run_ids = {q.query_id for q in questions}
-    with_docs = solved_examples(shots, run_ids)
+    evalset = evalset if evalset is not None else load_bundled_set()
+    kept, skipped = [], []
+    for question in evalset.questions:
+        if len(kept) == limit:
+            break
+        found = curve_question(question, evalset, documents)
+        (skipped if isinstance(found, CurveSkip) else kept).append(found)
+    scanned = {c.query_id for c in skipped} | {c.question.query_id for c in kept}
+    with_docs = solved_examples(shots, scanned)
     without_docs = [Shot(s.question, s.answer) for s in with_docs]
     cases: list[CurveCase] = []
-    for q in questions:
-        gold = _gold_passage(q, corpus)
+    for item in kept:
+        q, gold, others = item.question, item.gold, list(item.others)
         if closed_book:
             cases.append(CurveCase(q.query_id, "closed_book", 0, None, template.render(q.query, "", without_docs)))
         if oracle:
             cases.append(CurveCase(q.query_id, "oracle", 1, 1, template.render(q.query, paper_documents([gold]),
                                                                                  with_docs)))
-        others = _distractors(q, corpus, documents - 1)
         for p in places:
             docs = [*others[:p - 1], gold, *others[p - 1:]]
             cases.append(CurveCase(q.query_id, "position", documents, p,
                                    template.render(q.query, paper_documents(docs), with_docs)))
-    return CurvePlan(documents, places, shots, list(questions), cases, template)
+    return CurvePlan(documents, places, shots, [c.question for c in kept], cases, template, skipped, evalset.name)
 
 
 @dataclass
@@ -171,6 +185,8 @@ class CurveResult:
     meta: dict[str, Any] = field(default_factory=dict)
     #: Lines to show the user about the answers (how many were cut).
     notes: list[str] = field(default_factory=list)
+    #: How fast the calls of this run were answered (None for rows made without a model).
+    pace: RunPace | None = None
 
     def points(self) -> list[dict[str, Any]]:
         """Return one accuracy row per condition: kind, total_docs, position, accuracy %, N, interval."""
@@ -186,13 +202,27 @@ class CurveResult:
                         "accuracy_low": round(100.0 * low, 1), "accuracy_high": round(100.0 * high, 1)})
         return out
 
+    def outcomes(self) -> dict[int, list[bool]]:
+        """Return ``{position: yes/no per question}``, the questions in the plan's order at every position."""
+        marks = {(r["query_id"], r["position"]): bool(r["correct"]) for r in self.rows if r["kind"] == "position"}
+        return {p: [marks[(q.query_id, p)] for q in self.plan.questions] for p in self.plan.positions}
+
+    def evidence(self, alpha: float = ALPHA) -> CurveEvidence:
+        """Return what the curve shows (``curves.evidence``): paired tests on its per-question outcomes."""
+        return position_effect(outcomes=self.outcomes(), total_docs=self.plan.documents, label=self.model, alpha=alpha)
+
 
 def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: int = 4,
               progress: Any = None) -> CurveResult:
     """Return the answers of ``client`` (a ``ModelClient``) to every case of ``plan``, scored."""
     from ..models.batch import answer_notes, answer_prompts
 
-    answers = answer_prompts(client, plan.prompts, cache=cache, concurrency=concurrency, progress=progress)
+    order = plan.sending_order()
+    started = time.monotonic()
+    sent = answer_prompts(client, order, cache=cache, concurrency=concurrency, progress=progress)
+    pace = measured_pace(sent, time.monotonic() - started, concurrency)
+    replies = dict(zip(order, sent))
+    answers = [replies[c.prompt] for c in plan.cases]
     gold = {q.query_id: q.answers for q in plan.questions}
     rows = []
     for case, reply in zip(plan.cases, answers):
@@ -203,24 +233,38 @@ def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: i
                      "completion_tokens": reply.completion_tokens})
     model = (client.served_model if any(not a.cached for a in answers) else None) or client.model or "model"
     return CurveResult(plan, safe_line(model), rows, meta={**client.describe(), "shots": plan.shots},
-                       notes=answer_notes(answers, client))
+                       notes=answer_notes(answers, client), pace=pace)
 
 
-def curve_csv(result: CurveResult, name: str | None = None) -> str:
+def _source_words(plan: CurvePlan) -> str:
+    from .sets import BUNDLED_SET
+
+    where = ("bundled NaturalQuestions-Open questions" if plan.source in ("", BUNDLED_SET)
+             else f"usable questions of {plan.source}")
+    skipped = f" ({len(plan.skipped)} skipped: too few documents, no gold or no answers)" if plan.skipped else ""
+    return f"the first {len(plan.questions)} {where}{skipped}"
+
+
+def curve_csv(result: CurveResult, name: str | None = None, evidence: CurveEvidence | None = None) -> str:
     """Return the curve as CSV in the bundled curves' format, with N and the intervals per row.
 
     The label (``name``, else the model id the server gave) is made one safe line first, so the
-    file's comment cannot break into lines that ``--curve`` would then refuse.
+    file's comment cannot break into lines that ``--curve`` would then refuse. The paired tests
+    (``evidence``, default ``result.evidence()``) are written as ``#`` lines: read by people,
+    ignored by every curve reader.
     """
     label = safe_line(name or result.model)
     buffer = io.StringIO()
     meta = result.meta
-    buffer.write(f"# Position curve of {label}, measured by `contextlab curve` on the first "
-                 f"{len(result.plan.questions)} bundled NaturalQuestions-Open questions.\n")
+    buffer.write(f"# Position curve of {label}, measured by `contextlab curve` on {_source_words(result.plan)}.\n")
     buffer.write(f"# endpoint: {meta.get('endpoint', '')}; api: {meta.get('api', '')}; shots: {result.plan.shots}; "
                  f"temperature: {meta.get('temperature', '')}; max_tokens: {meta.get('max_tokens', '')}.\n")
     buffer.write("# accuracy: % of questions whose answer holds a gold answer (SQuAD-normalised), as Liu et al. "
                  "score; accuracy_low/high: 95% Wilson interval; questions: N.\n")
+    shown = evidence or result.evidence()
+    buffer.write("# paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):\n")
+    for line in (*shown.claims, *(d.sentence() for d in shown.differences)):
+        buffer.write(f"#   {line}\n")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["model", "total_docs", "position", "accuracy", "kind", "questions", "accuracy_low",
                      "accuracy_high"])
@@ -232,10 +276,16 @@ def curve_csv(result: CurveResult, name: str | None = None) -> str:
     return buffer.getvalue()
 
 
-def write_curve(result: CurveResult, out: str | Path, name: str | None = None) -> Path:
-    """Write ``curve_csv`` to ``out`` whole or not at all (``contextlab.atomic``); return the path."""
+def write_curve(result: CurveResult, out: str | Path, name: str | None = None,
+                evidence: CurveEvidence | None = None) -> Path:
+    """Write ``curve_csv`` to ``out`` and the per-question outcomes beside it (``outcomes_path``); return ``out``.
+
+    Each file is written whole or not at all (``contextlab.atomic``), the outcomes first, so a
+    curve file on disk always has its outcomes beside it.
+    """
     path = Path(out).expanduser()
     if path.is_dir() or not path.parent.is_dir():
         raise InvalidInputError(f"out {str(path)!r}: give a file name in an existing folder", field="out")
-    write_text(path, curve_csv(result, name))
+    write_text(outcomes_path(path), outcomes_csv(result.rows))
+    write_text(path, curve_csv(result, name, evidence))
     return path

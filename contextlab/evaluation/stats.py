@@ -5,7 +5,9 @@ Pure functions over numbers and sequences (numpy only), shared by the aggregates
 
 - ``paired_bootstrap``: the mean paired difference of two configurations over the same questions
   and its percentile-bootstrap interval;
-- ``mcnemar_exact``: McNemar's exact (binomial) p-value for two yes/no metrics on the same questions.
+- ``paired_comparison``: B against A over the same questions, with McNemar's exact p for yes/no
+  metrics (the paired tests themselves live in ``contextlab.paired``);
+- ``recommend``: the cheapest configuration not credibly below the best, in words.
 """
 
 from __future__ import annotations
@@ -16,19 +18,17 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..intervals import Z_95
+from ..paired import ALPHA, mcnemar_exact, paired_rate_interval
 
 __all__ = [
-    "ALPHA",
     "BOOTSTRAP_SAMPLES",
     "METRIC_REASONS",
     "METRIC_WORDS",
     "budget_gains",
     "combine_intervals",
     "knee_index",
-    "mcnemar_exact",
     "paired_bootstrap",
     "paired_comparison",
-    "paired_rate_interval",
     "questions_needed",
     "recommend",
 ]
@@ -40,27 +40,6 @@ __all__ = [
 BOOTSTRAP_SAMPLES = 1000
 #: z of 80% power (for "about M questions would be needed"); Z_95 is the 95% interval's.
 Z_POWER_80 = 0.8416
-#: Significance level below which a difference is called credible.
-ALPHA = 0.05
-
-
-def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Return McNemar's exact two-sided p-value for ``only_a`` and ``only_b`` discordant questions.
-
-    ``only_a``: questions where A is yes and B no; ``only_b`` the other way. Under "no
-    difference" each discordant question is a fair coin, so p = 2 * P(Binomial(n, 1/2) <= min),
-    capped at 1; no discordant question at all gives 1.0.
-    """
-    for name, value in (("only_a", only_a), ("only_b", only_b)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}")
-    n = only_a + only_b
-    if n == 0:
-        return 1.0
-    k = min(only_a, only_b)
-    # Exact integers until the last division: no underflow at thousands of discordant pairs.
-    tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, 2 * tail / 2 ** n)
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> Any:
@@ -97,24 +76,6 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
         means[start:start + count] = d[rng.integers(0, d.size, size=(count, d.size))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return (float(d.mean()), float(low), float(high))
-
-
-def paired_rate_interval(only_a: int, only_b: int, n: int, z: float = Z_95) -> tuple[float, float]:
-    """Return ``(low, high)`` of the difference of two paired rates (B - A): Bonett and Price (2012).
-
-    The adjusted Wald interval for paired proportions (one pseudo-question added to each
-    discordant cell): never zero width, so a difference seen on a handful of questions is not
-    reported as exact. Fractions, clamped to [-1, 1].
-    """
-    if n <= 0:
-        return (math.nan, math.nan)
-    p_a = (only_a + 1) / (n + 2)
-    p_b = (only_b + 1) / (n + 2)
-    diff = p_b - p_a
-    half = z * math.sqrt(max(0.0, p_a + p_b - diff * diff) / (n + 2))
-    centre = (only_b - only_a) / n
-    # Centred on the observed difference, as wide as the adjusted interval (which shrinks it toward 0).
-    return (max(-1.0, min(centre, diff) - half), min(1.0, max(centre, diff) + half))
 
 
 def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95,

@@ -30,6 +30,7 @@ from .keys import (
     scrub,
 )
 from .replies import BadReply, answer_char_limit, completion, model_ids, safe_line
+from .pace import ServerTiming, server_timing
 from .scoring import first_line
 
 __all__ = ["APIS", "CUT", "ModelAnswer", "ModelClient", "Sampling", "check_endpoint_url", "default_sampling",
@@ -114,6 +115,8 @@ class ModelAnswer:
     latency_ms: float | None
     cached: bool = False
     finish_reason: str | None = None
+    #: What the server says the request cost it (llama.cpp's ``timings``), when it says (``models.pace``).
+    server: ServerTiming | None = None
 
     @property
     def answer(self) -> str:
@@ -316,7 +319,7 @@ class ModelClient:
         if len(text) > limit:
             text, reason = text[:limit], CUT
         return ModelAnswer(text=text, prompt_tokens=checked.prompt_tokens, completion_tokens=checked.completion_tokens,
-                           latency_ms=round(latency, 1), finish_reason=reason)
+                           latency_ms=round(latency, 1), finish_reason=reason, server=server_timing(reply))
 
     def describe(self) -> Mapping[str, Any]:
         """Return what a results file says about the model (endpoint, model, api, sampling; no key)."""

@@ -1,0 +1,121 @@
+"""A measured curve's per-question outcomes: the file beside the curve that makes its tests paired.
+
+``contextlab curve --out curve.csv`` writes ``curve.questions.csv`` beside it: one row per
+question and condition (``query_id,kind,total_docs,position,correct,answer``), the same questions
+under every condition. ``evidence.curve_evidence(..., outcomes=...)`` reads the per-position
+yes/no lists from it, so a curve loaded later (``eval --curve``, the lab) keeps its paired tests.
+
+``outcomes_path(curve)`` names the file; ``outcomes_csv(rows)`` writes one; ``parse_outcomes``
+reads one, checked at the door (columns, kinds, yes/no values, one row per question and condition,
+the same questions under every condition), into ``CurveOutcomes``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import LoadError
+
+__all__ = ["OUTCOME_COLUMNS", "CurveOutcomes", "load_outcomes", "outcomes_csv", "outcomes_path", "parse_outcomes"]
+
+OUTCOME_COLUMNS = ("query_id", "kind", "total_docs", "position", "correct", "answer")
+_KINDS = ("position", "closed_book", "oracle")
+_MAX_BYTES = 64 * 1024 * 1024
+
+
+def outcomes_path(curve: str | Path) -> Path:
+    """Return the outcomes file beside the curve file ``curve`` (``curve.csv`` -> ``curve.questions.csv``)."""
+    path = Path(curve).expanduser()
+    return path.with_name(f"{path.stem}.questions.csv")
+
+
+@dataclass(frozen=True)
+class CurveOutcomes:
+    """Yes/no per question under each condition, the questions in one order (``query_ids``)."""
+
+    query_ids: tuple[str, ...]
+    #: ``(kind, total_docs, position)`` -> one yes/no per question, in ``query_ids`` order.
+    conditions: Mapping[tuple[str, int, int], tuple[bool, ...]]
+
+    def by_position(self, total_docs: int | None = None) -> dict[int, list[bool]]:
+        """Return ``{position: outcomes}`` of the position curve at ``total_docs`` (default: the only one)."""
+        counts = sorted({n for kind, n, _ in self.conditions if kind == "position"})
+        if not counts:
+            raise LoadError("the outcomes file has no position rows", field="outcomes")
+        count = counts[0] if total_docs is None else total_docs
+        if count not in counts:
+            raise LoadError(f"the outcomes file has positions of {', '.join(map(str, counts))} documents, "
+                            f"not {count}", field="outcomes")
+        return {p: list(v) for (kind, n, p), v in sorted(self.conditions.items()) if kind == "position" and n == count}
+
+
+def outcomes_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Return the outcomes file's text for scored rows (``query_id, kind, total_docs, position, correct, answer``)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(OUTCOME_COLUMNS)
+    for row in rows:
+        position = row["position"] if row["kind"] == "position" else ""
+        total = row["total_docs"] if row["kind"] == "position" else ""
+        writer.writerow([row["query_id"], row["kind"], total, position, int(bool(row["correct"])), row["answer"]])
+    return buffer.getvalue()
+
+
+def _condition(row: Mapping[str, str], where: str) -> tuple[str, int, int]:
+    kind = (row.get("kind") or "").strip()
+    if kind not in _KINDS:
+        raise LoadError(f"{where}: kind is {kind!r}; expected position, closed_book or oracle", field="outcomes")
+    if kind != "position":
+        return (kind, 0, 0) if kind == "closed_book" else (kind, 1, 1)
+    total, position = (row.get("total_docs") or "").strip(), (row.get("position") or "").strip()
+    if not total.isdigit() or not position.isdigit() or not 1 <= int(position) <= int(total):
+        raise LoadError(f"{where}: total_docs {total!r} and position {position!r} must be whole numbers with "
+                        "1 <= position <= total_docs", field="outcomes")
+    return (kind, int(total), int(position))
+
+
+def parse_outcomes(text: str, *, name: str = "outcomes file") -> CurveOutcomes:
+    """Return the ``CurveOutcomes`` in an outcomes file's text, or raise ``LoadError`` naming the line."""
+    if len(text) > _MAX_BYTES:
+        raise LoadError(f"{name} is larger than {_MAX_BYTES // (1024 * 1024)} MB", field="outcomes")
+    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))
+    missing = [c for c in OUTCOME_COLUMNS[:5] if c not in (reader.fieldnames or [])]
+    if missing:
+        raise LoadError(f"{name} is not an outcomes file: no {', '.join(missing)} column", field="outcomes")
+    seen: dict[tuple[str, int, int], dict[str, bool]] = {}
+    order: dict[str, None] = {}
+    for row in reader:
+        where = f"{name} line {reader.line_num}"
+        condition = _condition(row, where)
+        query_id = (row.get("query_id") or "").strip()
+        correct = (row.get("correct") or "").strip()
+        if not query_id or correct not in ("0", "1"):
+            raise LoadError(f"{where}: needs a query_id and correct 0 or 1 (got {correct!r})", field="outcomes")
+        marks = seen.setdefault(condition, {})
+        if query_id in marks:
+            raise LoadError(f"{where}: question {query_id!r} is given twice under one condition", field="outcomes")
+        marks[query_id] = correct == "1"
+        order.setdefault(query_id)
+    ids = tuple(order)
+    for (kind, total, position), marks in seen.items():
+        if len(marks) != len(ids):
+            what = f"position {position} of {total}" if kind == "position" else kind
+            raise LoadError(f"{name}: {what} has {len(marks)} questions, not the {len(ids)} of the others; "
+                            "paired tests need the same questions under every condition", field="outcomes")
+    return CurveOutcomes(ids, {c: tuple(marks[q] for q in ids) for c, marks in seen.items()})
+
+
+def load_outcomes(curve: str | Path) -> CurveOutcomes | None:
+    """Return the outcomes beside the curve file ``curve`` (``outcomes_path``), or None when there are none."""
+    path = outcomes_path(curve)
+    if not path.is_file():
+        return None
+    try:
+        return parse_outcomes(path.read_text(encoding="utf-8"), name=f"outcomes file {path.name!r}")
+    except UnicodeDecodeError:
+        raise LoadError(f"outcomes file {path.name!r} is not UTF-8 text", field="outcomes") from None
