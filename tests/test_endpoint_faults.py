@@ -298,15 +298,20 @@ def test_endpoint_faults_model_id_with_a_newline_makes_a_curve_file_that_reads_b
     server.on("GET", "/v1/models", send_json({"data": [{"id": "tiny\nmodel,total_docs,position\n"}]}))
     client = ModelClient(server.url, max_retries=0)
     client.resolve_model()
-    plan = CurvePlan(documents=2, positions=[1, 2], shots=0, questions=[None] * 2, cases=[])
+    from contextlab.evaluation.sets import load_bundled_set
+
+    questions = load_bundled_set().questions[:2]
+    plan = CurvePlan(documents=2, positions=[1, 2], shots=0, questions=questions, cases=[])
     # scored rows as data (what run_curve makes of answers), to test what the file says about the model
-    rows = [{"kind": "position", "total_docs": 2, "position": p, "correct": c} for p in (1, 2) for c in (1, 0)]
+    rows = [{"query_id": q.query_id, "kind": "position", "total_docs": 2, "position": p, "correct": c,
+             "answer": "Paris"} for p in (1, 2) for q, c in zip(questions, (1, 0))]
     result = CurveResult(plan, client.served_model, rows, meta=dict(client.describe()))
     path = write_curve(result, tmp_path / "curve.csv")
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[0] == ("# Position curve of tiny\\nmodel,total_docs,position, measured by `contextlab curve` "
                         "on the first 2 bundled NaturalQuestions-Open questions.")
-    assert [line[0] for line in lines[:3]] == ["#", "#", "#"] and lines[3].startswith("model,")
+    header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    assert lines[header].startswith("model,") and header >= 3  # the model's name forged no row
     assert load_curve_file(path).models() == ["tiny\\nmodel,total_docs,position"]
 
 
