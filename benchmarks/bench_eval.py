@@ -38,6 +38,7 @@ from contextlab.evaluation import (  # noqa: E402
     parse_grid,
     prepare_question,
     question_metrics,
+    RunOptions,
     run_evaluation,
 )
 from contextlab.types import PromptRequest  # noqa: E402
@@ -93,7 +94,7 @@ def cli_times(limit: int, workers: int) -> list[tuple[float, float]]:
 def naive_ratio(evalset) -> None:
     """Print CPU seconds of run_evaluation and of the naive loop over ``evalset``, and their ratio."""
     start = time.process_time()
-    fast = run_evaluation(evalset, GRID, top_k=TOP_K).rows
+    fast = run_evaluation(evalset, GRID, RunOptions(top_k=TOP_K)).rows
     fast_s = time.process_time() - start
     start = time.process_time()
     slow = naive_rows(evalset, GRID)

@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from contextlab.evaluation import RunOptions
 from contextlab.evaluation.chunks import evaluate_chunk
 from contextlab.evaluation.measured import MeasureSettings, plan_measured
 from contextlab.models import LocalModelServer, ResponseCache, answer_prompts
@@ -55,22 +56,23 @@ def _own_costs(url: str, questions: int, folder: Path) -> None:
     settings = MeasureSettings(url, api="completions", cache=folder / "own.sqlite")
     rows = questions * 2
     # warm what every run loads once per process (the bundled set, its BM25 index, cl100k_base)
-    plan_measured(None, GRID, measure=MeasureSettings(url, api="completions", use_cache=False, model_tokens=False),
-                  limit=1, top_k=5)
+    plan_measured(None, GRID, RunOptions(limit=1, top_k=5),
+                  measure=MeasureSettings(url, api="completions", use_cache=False, model_tokens=False))
     start = time.perf_counter()
-    plain = plan_measured(None, GRID, measure=MeasureSettings(url, api="completions", use_cache=False,
-                                                              model_tokens=False), limit=questions, top_k=5)
+    options = RunOptions(limit=questions, top_k=5)
+    plain = plan_measured(None, GRID, options, measure=MeasureSettings(url, api="completions", use_cache=False,
+                                                                       model_tokens=False))
     cl100k_s = time.perf_counter() - start
     start = time.perf_counter()
-    run = plan_measured(None, GRID, measure=settings, limit=questions, top_k=5)
+    run = plan_measured(None, GRID, options, measure=settings)
     model_tokens_s = time.perf_counter() - start
     start = time.perf_counter()
     configs = plain.plan.configs
-    evaluate_chunk(plain.plan.evalset.questions, plain.plan.evalset.retriever, configs, 5, plain.plan.model)
+    evaluate_chunk(plain.plan.evalset.questions, plain.plan.evalset.retriever, configs, plain.plan.options)
     engine_s = time.perf_counter() - start
-    answer_prompts(run.client, run.prompts, cache=run.cache, concurrency=4)  # fill the cache (model time)
+    answer_prompts(run.client, run.prompts, cache=run.cache)  # fill the cache (model time)
     start = time.perf_counter()
-    again = plan_measured(None, GRID, measure=settings, limit=questions, top_k=5)
+    again = plan_measured(None, GRID, options, measure=settings)
     rebuild_s = time.perf_counter() - start
     start = time.perf_counter()
     again.run()
@@ -95,8 +97,8 @@ def main() -> None:
         folder = Path(tmp)
         print(f"load average before: {os.getloadavg()}")
         _own_costs(server.url, args.questions, folder)
-        run = plan_measured(None, GRID, measure=MeasureSettings(server.url, api="completions", use_cache=False),
-                            limit=args.questions, top_k=5)
+        run = plan_measured(None, GRID, RunOptions(limit=args.questions, top_k=5),
+                            measure=MeasureSettings(server.url, api="completions", use_cache=False))
         prompts = list(dict.fromkeys(run.prompts))
         model = run.client.resolve_model()
         fields = run.client.request_fields()

@@ -1,17 +1,25 @@
-"""The one progress bar: ``[#####.....] 120/300 questions 4.1 s``, redrawn in place on a terminal.
+"""The one progress protocol and its bar: ``[#####.....] 120/300 questions 4.1 s``, redrawn in place.
 
-Long runs (an evaluation grid, a sweep, a batch of model calls) report ``(done, total)`` to a
-callable; ``ProgressBar`` is that callable for a terminal, silent when the stream is not one
-(a pipe, a log file), so output meant for a file never fills with carriage returns.
+Long runs (an evaluation grid, a sweep, a batch of model calls) report ``(done, total, note)``
+to a ``Progress`` callable (``note`` optional: what else there is to say, e.g. the calls made
+and cached); ``ProgressBar`` is that callable for a terminal, silent when the stream is not one
+(a pipe, a log file), so output meant for a file never fills with carriage returns. The lab's
+views pass a callable of the same shape that moves a Streamlit bar.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Protocol, TextIO
 
-__all__ = ["ProgressBar"]
+__all__ = ["Progress", "ProgressBar"]
+
+
+class Progress(Protocol):
+    """What a long run reports to as it advances: ``done`` of ``total``, and an optional ``note``."""
+
+    def __call__(self, done: int, total: int, note: str = "") -> None: ...
 
 
 class ProgressBar:

@@ -62,18 +62,18 @@ DASK_GRID = ["max_context_tokens=256,1024", "placement=lost_in_the_middle,revers
 @pytest.fixture(scope="session")
 def bundled_run300():
     """Return the bundled set's first 300 questions at budgets 256 and 1024: one run (~25 s) the suite shares."""
-    from contextlab.evaluation import run_evaluation
+    from contextlab.evaluation import RunOptions, run_evaluation
 
-    return run_evaluation(grid=["max_context_tokens=256,1024"], limit=300)
+    return run_evaluation(None, ["max_context_tokens=256,1024"], RunOptions(limit=300))
 
 
 @pytest.fixture(scope="session")
 def dask_run40():
     """Return 40 questions of ``DASK_GRID`` run on a local 2-worker Dask cluster: the suite's one cluster."""
     pytest.importorskip("distributed")
-    from contextlab.evaluation import run_evaluation
+    from contextlab.evaluation import RunOptions, run_evaluation
 
-    return run_evaluation(grid=DASK_GRID, limit=40, workers=2, chunk_size=5)
+    return run_evaluation(None, DASK_GRID, RunOptions(limit=40, workers=2, chunk_size=5))
 
 
 def _make_read_only(path: Path) -> None:

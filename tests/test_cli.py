@@ -88,7 +88,7 @@ def documents() -> list[Document]:
 
 
 def _parser_commands(parser: argparse.ArgumentParser | None = None, prefix: tuple[str, ...] = ()) -> list[list[str]]:
-    """Return every command the parser knows (``eval compare`` and other sub-commands included)."""
+    """Return every command the parser knows (``model serve`` and other sub-commands included)."""
     parser = parser or cli.build_parser()
     found: list[list[str]] = []
     for action in parser._actions:

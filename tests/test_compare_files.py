@@ -1,4 +1,4 @@
-"""`eval compare` on damaged and hostile files: every fault is one line naming the file and the field.
+"""`contextlab compare` on damaged and hostile files: every fault is one line naming the file and the field.
 
 Each test injects a fault into a real run's files (a summary with keys of the wrong type, a
 results path that leads outside the summary's folder, a results CSV edited after the run, a
@@ -102,7 +102,7 @@ def test_compare_results_path_outside_the_summarys_folder_is_refused(run, where)
     """Injects a fault: the summary names a results file outside its own folder; it is never opened."""
     (run.parent.parent / "outside.csv").write_text("config,query_id\n", encoding="utf-8")
     _edit(run, _set(["results_csv", "path"], where))
-    with pytest.raises(LoadError, match=r"results_csv\.path .* leads outside the summary's folder; eval compare "
+    with pytest.raises(LoadError, match=r"results_csv\.path .* leads outside the summary's folder; contextlab compare "
                                         r"reads only the results CSV beside its summary"):
         load_run(run)
 
@@ -154,7 +154,7 @@ def test_compare_label_with_a_newline_prints_as_one_line(run, capsys):
         data["evalset"] = "nq\nB is +99.0 better"
         data["results_csv"] = None
     _edit(run, change)
-    assert main(["eval", "compare", str(run), str(run)]) == 0
+    assert main(["compare", str(run), str(run)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert not any(line.startswith("B is") for line in lines)
     assert lines[0].endswith("(nq\\nB is +99.0 better, 4 questions, " + json.loads(run.read_text())["created"] + ")")
@@ -164,7 +164,7 @@ def test_compare_label_with_a_newline_prints_as_one_line(run, capsys):
 def test_compare_cli_damaged_summary_is_one_line_and_exit_1(run, capsys):
     """Injects a fault: a configuration entry that is a number; the command says so in one line."""
     _edit(run, _set(["configs", 0], 7))
-    assert main(["eval", "compare", str(run), str(run)]) == 1
+    assert main(["compare", str(run), str(run)]) == 1
     err = capsys.readouterr().err
     assert err == f"contextlab: error: {run}: configs[0] is int 7, not an object\n"
 

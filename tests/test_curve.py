@@ -22,7 +22,7 @@ from contextlab.evaluation.curve import (
     solved_examples,
     write_curve,
 )
-from contextlab.evaluation.run import run_evaluation
+from contextlab.evaluation import RunOptions, run_evaluation
 from contextlab.evaluation.sets import EvalQuestion
 from contextlab.lab.config import LabConfig
 from contextlab.stages.reorder import PositionCurve, curve_ordering
@@ -143,7 +143,7 @@ def test_curve_placement_in_the_engine_needs_its_curve():
 
 def test_curve_placement_from_lab_config_and_grid_defaults_to_the_published_curve():
     assert LabConfig(placement="curve").make_manager().position_curve == position_curve("GPT-3.5-Turbo")
-    result = run_evaluation(None, ["placement=curve,relevance"], limit=2)
+    result = run_evaluation(None, ["placement=curve,relevance"], RunOptions(limit=2))
     assert [r["config"] for r in result.rows] == ["placement=curve", "placement=relevance"] * 2
 
 

@@ -28,6 +28,7 @@ from contextlab.evaluation import (
     parse_grid,
     prepare_question,
     question_metrics,
+    RunOptions,
     run_evaluation,
     write_results,
 )
@@ -174,7 +175,7 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
                    Document("Invoices are emailed on the first day of the month.", source="invoices.md")])
     path = _user_set(tmp_path, [{"query": "annual plan refunds", "gold_sources": ["refunds.md"],
                                  "answers": ["prorated"]}])
-    result = run_evaluation(load_eval_set(path, store=str(db)), ["max_context_tokens=30,400"], top_k=2)
+    result = run_evaluation(load_eval_set(path, store=str(db)), ["max_context_tokens=30,400"], RunOptions(top_k=2))
     by = {r["max_context_tokens"]: r for r in result.rows}
     assert by[400]["gold_retrieved"] and by[400]["gold_rank"] == 1 and by[400]["answer_in_block"]
     assert by[30]["in_block"] <= by[400]["in_block"] <= 2
@@ -356,9 +357,9 @@ def test_write_results_errors_name_the_field_not_a_flag(tmp_path, where, field):
 def test_run_evaluation_rejects_unknown_model_and_both_backends(tmp_path):
     evalset = parse_eval_records([{"query": "q", "documents": ["some words here"], "answers": ["x"]}])
     with pytest.raises(InvalidInputError, match="unknown model"):
-        run_evaluation(evalset, model="gpt-9")
+        run_evaluation(evalset, None, RunOptions(curve_model="gpt-9"))
     with pytest.raises(InvalidInputError, match="not both"):
-        run_evaluation(evalset, workers=2, scheduler="tcp://127.0.0.1:1")
+        RunOptions(workers=2, scheduler="tcp://127.0.0.1:1")
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import re
@@ -85,8 +86,8 @@ def test_evaluate_cli_writes_the_rows_dask_computes(tmp_path, capsys, dask_run40
 def test_evaluate_cli_workers_reach_the_dask_run(tmp_path, capsys, monkeypatch):
     from contextlab.evaluation import cluster
 
-    def dask_chunks(*args, **kwargs):
-        raise InvalidInputError(f"dask run with workers={kwargs['workers']}")
+    def dask_chunks(evalset, configs, options, **kwargs):
+        raise InvalidInputError(f"dask run with workers={options.workers}")
 
     monkeypatch.setattr(cluster, "dask_chunks", dask_chunks)
     code = main(["eval", "--limit", "2", "--workers", "3", "--out", str(tmp_path / "r.csv")])
@@ -129,7 +130,7 @@ def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_i
     assert re.search(r"[-+]\d+\.\d \[[-+ ]\d+\.\d, [-+ ]\d+\.\d\]\s+\d", small), small
     assert "Recommendation. On gold in block (no model answered): " in captured.out
     assert "gold in block gained per extra 100 tokens: 128->1024: " in captured.out
-    code = main(["eval", "compare", str(summary), str(summary)])
+    code = main(["compare", str(summary), str(summary)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "Paired over 10 questions" in captured.out
@@ -138,13 +139,18 @@ def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_i
 
 
 @pytest.mark.parametrize("argv, match, exit_code", [
-    (["--limit", "2", "--baseline", "budget=999"], "--baseline 'max_context_tokens=999' matches no configuration", 1),
-    (["compare", "only.json"], "eval compare takes two summary files", 2),
-    (["a.jsonl", "b.jsonl"], "give one evaluation set, not 2", 2),
+    (["eval", "--limit", "2", "--baseline", "budget=999"], "--baseline 'max_context_tokens=999' matches no configuration",
+     1),
+    (["eval", "a.jsonl", "b.jsonl"], "unrecognized arguments: b.jsonl", 2),
+    (["compare", "only.json"], "contextlab compare: error: the following arguments are required: B.json", 2),
     (["compare", "nope.json", "nope.json"], "nope.json: cannot be read", 1),
+    (["eval", "compare", "a.json", "b.json"], "unrecognized arguments: a.json b.json", 2),  # compare is a command
 ])
 def test_evaluate_cli_baseline_and_compare_errors_are_one_line(tmp_path, capsys, argv, match, exit_code):
-    code = main(["eval", "--out", str(tmp_path / "r.csv"), *argv])
+    extra = ["--out", str(tmp_path / "r.csv")] if argv[0] == "eval" else []
+    with pytest.raises(SystemExit) if exit_code == 2 else contextlib.nullcontext() as usage:
+        code = main([*argv, *extra])
+    code = usage.value.code if exit_code == 2 else code
     err = capsys.readouterr().err
     assert code == exit_code and match in err and err.count("\n") == 1, err
 

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from contextlab.errors import InvalidInputError  # noqa: E402
-from contextlab.evaluation import run_evaluation  # noqa: E402
+from contextlab.evaluation import RunOptions, run_evaluation  # noqa: E402
 from contextlab.evaluation.cluster import dask_client  # noqa: E402
 from tests.conftest import DASK_GRID  # noqa: E402
 
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 def test_evaluate_dask_two_workers_give_the_serial_rows(dask_run40):
-    serial = run_evaluation(grid=DASK_GRID, limit=40)
+    serial = run_evaluation(None, DASK_GRID, RunOptions(limit=40))
     assert len(serial.rows) == 160
     assert dask_run40.rows == serial.rows
 

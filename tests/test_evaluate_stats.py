@@ -23,6 +23,7 @@ from contextlab.evaluation import (
     parse_grid,
     prepare_question,
     question_metrics,
+    RunOptions,
     run_evaluation,
     sort_by_difference,
     summary_table,
@@ -190,7 +191,8 @@ def test_summary_carries_provenance_paired_differences_and_a_recommendation(tmp_
     monkeypatch.setenv("CONTEXTLAB_API_KEY", "sk-do-not-write-me")
     evalset = _user_set(tmp_path)
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    evaluate_to_files(evalset, out, summary, grid=["max_context_tokens=5,400"], baseline="max_context_tokens=400", blocks=True)
+    evaluate_to_files(evalset, out, summary, grid=["max_context_tokens=5,400"],
+                      options=RunOptions(baseline="max_context_tokens=400", blocks=True))
     text = summary.read_text(encoding="utf-8")
     data = json.loads(text)
     assert "sk-do-not-write-me" not in text
@@ -277,7 +279,7 @@ def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path
                               *({"content": _filler(i), "source": f"doc-{i}", "score": 0.5} for i in range(24))]}]
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(records[0]) + "\n", encoding="utf-8")
-    result = run_evaluation(load_eval_set(str(path)), ["max_context_tokens=100,8000"], top_k=30)
+    result = run_evaluation(load_eval_set(str(path)), ["max_context_tokens=100,8000"], RunOptions(top_k=30))
     assert [s["outside_curves"] for s in result.summaries()] == [0, 1]
     assert "1 rows read outside every curve: their blocks hold more documents than any published curve " \
            "(GPT-3.5-Turbo)" in summary_table(result)

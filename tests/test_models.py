@@ -279,14 +279,17 @@ def test_models_cache_file_never_holds_the_key(fault_server, tmp_path, monkeypat
     assert rows[0][:4] == ("k", client.endpoint, "m", "x")
 
 
-def test_models_call_progress_bar_is_the_one_progress_bar_with_the_batchs_counts():
+def test_models_batch_progress_is_the_one_protocol_with_the_batchs_counts_as_its_note():
     import io
 
-    from contextlab.models import CallProgressBar, CallStats
+    from contextlab.models import CallStats
+    from contextlab.progress import ProgressBar
 
     stream = io.StringIO()
-    bar = CallProgressBar(stream, width=4, enabled=True)
-    bar(CallStats(total=2, done=2, calls=1, cached=1, prompt_tokens=1200, completion_tokens=7))
+    bar = ProgressBar(stream, width=4, label="prompts", enabled=True)
+    stats = CallStats(total=2, done=2, calls=1, cached=1, prompt_tokens=1200, completion_tokens=7)
+    assert stats.note() == "1 calls 1 cached  1,200+7 tokens  ETA 0m00s"
+    bar(stats.done, stats.total, stats.note())
     line = stream.getvalue()
     assert line.startswith("\r[####] 2/2 prompts ") and line.endswith("\n")
     assert "1 calls 1 cached  1,200+7 tokens  ETA" in line

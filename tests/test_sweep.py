@@ -113,7 +113,7 @@ def test_sweep_write_csv_has_the_columns_in_order():
 
 
 def test_sweep_progress_counts_every_build():
-    seen: list[int] = []
+    seen: list[tuple[int, int]] = []
     run_sweep([Document("alpha beta gamma delta epsilon", 0.5)], LabConfig(tokenizer="heuristic"),
-              [0.8, 1.0], [10, 20, 30], progress=seen.append)
-    assert seen == [1, 2, 3, 4, 5, 6]
+              [0.8, 1.0], [10, 20, 30], progress=lambda done, total, note="": seen.append((done, total)))
+    assert seen == [(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 6)]

@@ -105,11 +105,12 @@ def test_vocabulary_sweep_columns_are_fields_fates_and_result_names():
 
 
 def test_vocabulary_results_csv_and_summary_use_field_names(tmp_path):
-    from contextlab.evaluation import evaluate_to_files
+    from contextlab.evaluation import RunOptions, evaluate_to_files
     from contextlab.evaluation.metrics import METRIC_COLUMNS
 
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    evaluate_to_files(None, out, summary, grid=["max_context_tokens=256", "placement=relevance,reversed"], limit=2)
+    evaluate_to_files(None, out, summary, grid=["max_context_tokens=256", "placement=relevance,reversed"],
+                      options=RunOptions(limit=2))
     header = next(csv.reader(out.open(encoding="utf-8")))
     assert header == ["config", "query_id", "query", "max_context_tokens", "placement", *METRIC_COLUMNS]
     data = json.loads(summary.read_text(encoding="utf-8"))

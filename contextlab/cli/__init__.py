@@ -1,6 +1,7 @@
 """The ``contextlab`` command: build a context block, sweep, evaluate, index and search a store.
 
-One module per command group (``build``, ``sweep``, ``evaluate``, ``store``, ``lab``), each an
+One module per command group (``build``, ``sweep``, ``evaluate``, ``compare``, ``curve``, ``store``,
+``lab``, ``model``), each an
 ``add_<command>(sub)`` that declares its parser and a ``cmd_<command>(args)`` that parses ->
 makes one library call -> prints. ``common`` holds what they share, ``inputs`` reads documents
 and argument types, ``outputs`` checks and writes files all or nothing, and ``flags`` is the one
@@ -20,6 +21,7 @@ from typing import Any
 from ..errors import ContextLabError
 from .build import add_build
 from .common import OneLineParser
+from .compare import add_compare
 from .curve import add_curve
 from .evaluate import add_eval
 from .flags import describe, error_line
@@ -31,8 +33,8 @@ from .sweep import add_sweep
 __all__ = ["main", "build_parser", "lab_app_path", "COMMANDS"]
 
 #: Each command's parser, in the order ``--help`` lists them.
-COMMANDS: list[Callable[[Any], None]] = [add_build, add_sweep, add_eval, add_curve, add_index, add_remove,
-                                         add_search, add_lab, add_model]
+COMMANDS: list[Callable[[Any], None]] = [add_build, add_sweep, add_eval, add_compare, add_curve, add_index,
+                                         add_remove, add_search, add_lab, add_model]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -96,7 +96,7 @@ def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
     """Return ``(result, evidence, client, cache)``, None when the user did not let it send; notes said on the way."""
     from ..evaluation.curve import run_curve
     from ..evaluation.curve_design import look_schedule, run_until_resolved
-    from ..models import CallProgressBar
+    from ..progress import ProgressBar
 
     settings = measure_settings(args, args.model)
     plan = _plan(args)
@@ -107,7 +107,7 @@ def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
         note(cache.note)
     if not _before_sending(args, plan, schedule, client, cache):
         return None
-    progress = CallProgressBar(sys.stderr)
+    progress = ProgressBar(sys.stderr, width=24, label="prompts")
     if schedule is None:
         result = run_curve(plan, client, cache=cache, concurrency=args.concurrency, progress=progress)
         evidence = result.evidence()

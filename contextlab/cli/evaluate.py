@@ -15,49 +15,38 @@ from .measure import add_measure_options
 __all__ = ["add_eval"]
 
 
-def cmd_compare(paths: list[str], args: argparse.Namespace) -> int:
-    """``contextlab eval compare A.json B.json``: the same configurations of two runs, B - A."""
-    from ..evaluation.compare import compare_runs, compare_table
+def run_options(args: argparse.Namespace) -> Any:
+    """Return the library's ``RunOptions`` for the parsed flags (the measured curve of ``--curve`` loaded)."""
+    from ..curves.curve_file import load_curve_file
+    from ..evaluation.options import RunOptions
 
-    if len(paths) != 2:
-        error_line(f"eval compare takes two summary files, A.json B.json; got {len(paths)}", prog="contextlab eval")
-        return 2
-    print(terminal_safe_lines(compare_table(compare_runs(paths[0], paths[1]))))
-    return 0
+    return RunOptions(top_k=args.top_k, limit=args.limit, curve_model=args.curve_model, baseline=args.baseline,
+                      blocks=args.blocks, workers=args.workers, scheduler=args.scheduler, store=args.store,
+                      max_bytes=args.max_bytes, curves=load_curve_file(args.curve) if args.curve else None)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..evaluation import ProgressBar, evaluate_to_files, summary_table
+    from ..evaluation.output import stream_to_files, summary_table
+    from ..evaluation.run import plan_run
+    from ..progress import ProgressBar
 
-    sets = list(args.evalset or [])
-    if sets and sets[0] == "compare":
-        return cmd_compare(sets[1:], args)
-    if len(sets) > 1:
-        error_line(f"give one evaluation set, not {len(sets)} (to compare two runs: "
-                   "contextlab eval compare A.json B.json)", prog="contextlab eval")
-        return 2
-    if args.out is None:
-        error_line("the following arguments are required: --out/-o", prog="contextlab eval")
-        return 2
     if args.model is not None and not args.endpoint:
         error_line("--model names the model at --endpoint that answers; give --endpoint too, or --curve-model "
                    "for whose published curve estimates expected_accuracy", prog="contextlab eval")
         return 2
     # --grid budget=... and --baseline budget=... are the command line's spellings of the fields
     args.grid, args.baseline = library_grid(args.grid), library_settings(args.baseline)
-    if args.endpoint or args.curve:  # a model answers, or your own curve estimates (cli/measure.py)
+    if args.endpoint:  # a model answers (cli/measure.py)
         from .measure import cmd_eval_measured
 
-        return cmd_eval_measured(args, sets[0] if sets else None)
-    result = evaluate_to_files(
-        sets[0] if sets else None, args.out, args.summary, grid=args.grid, top_k=args.top_k, limit=args.limit,
-        model=args.curve_model, store=args.store, workers=args.workers, scheduler=args.scheduler,
-        progress=ProgressBar(sys.stderr), baseline=args.baseline, blocks=args.blocks,
-        max_bytes=args.max_bytes, on_note=note,
-    )
+        return cmd_eval_measured(args, run_options(args))
+    plan = plan_run(args.evalset, args.grid, run_options(args))
+    for set_note in plan.notes:
+        note(set_note)
+    result = stream_to_files(plan, args.out, args.summary, progress=ProgressBar(sys.stderr))
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""
-    print(f"contextlab: wrote {result.n_rows} rows to {args.out}{written}", file=sys.stderr)
+    note(f"wrote {result.n_rows} rows to {args.out}{written}")
     return 0
 
 
@@ -84,14 +73,13 @@ def add_eval(sub: Any) -> None:
                     "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
         epilog="example: contextlab eval --limit 300 --grid budget=256,1024 "
                "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json; "
-               "compare two runs' summaries: contextlab eval compare A.json B.json "
-               "(paired by question when both results CSVs are next to their summaries)",
+               "compare two runs' summaries: contextlab compare A.json B.json",
     )
-    p.add_argument("evalset", metavar="EVALSET", nargs="*", default=None,
+    p.add_argument("evalset", metavar="EVALSET", nargs="?", default=None,
                    help="a JSONL of questions ({query, documents?, gold_sources?, answers?} or the "
-                        "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set. "
-                        "Or: compare A.json B.json")
-    p.add_argument("--out", "-o", metavar="CSV", help="write one row per question and configuration (required)")
+                        "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set")
+    p.add_argument("--out", "-o", metavar="CSV", required=True,
+                   help="write one row per question and configuration (required)")
     p.add_argument("--baseline", metavar="CONFIG",
                    help="the configuration paired differences and p-values are taken against: its label or "
                         "KEY=V settings naming one (default: the first configuration)")

@@ -1,15 +1,16 @@
-"""``contextlab eval --endpoint`` and ``--curve``: measured answers, and expected accuracy from your own curve.
+"""``contextlab eval --endpoint``: measured answers (and ``--curve``, your own curve, for any eval).
 
-``eval`` calls ``cmd_eval_measured`` when ``--endpoint`` is given (or ``--curve`` is), so a plain
-``eval`` is unchanged. A measured run keeps its rows in memory (a model answers a few questions a
-second at best) and writes ``results.csv`` and the summary whole or not at all.
+``eval`` calls ``cmd_eval_measured`` when ``--endpoint`` is given: the library plans the run
+(``plan_measured``), the command says what it will send and asks, then the model answers. A
+measured run keeps its rows in memory (a model answers a few questions a second at best) and
+writes ``results.csv`` and the summary whole or not at all. ``--curve`` is a ``RunOptions``
+value like any other: plain and measured runs both read it.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..safe_text import terminal_safe_lines
@@ -29,68 +30,36 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
                         "read your model's measured curve instead of the published ones")
 
 
-def _curve(args: argparse.Namespace) -> Any:
-    if not args.curve:
-        return None
-    from ..curves.curve_file import load_curve_file
-
-    return load_curve_file(args.curve)
-
-
-def _answered(args: argparse.Namespace, loaded: Any, curves: Any, n_curve: int | None,
-              options: dict[str, Any]) -> Any:
+def _answered(args: argparse.Namespace, options: Any) -> Any:
     """Return the measured run's result (None when the user did not let it send), notes said on the way."""
     from ..evaluation.measured import plan_measured
-    from ..models import CallProgressBar
+    from ..progress import ProgressBar
 
-    run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves,
-                        curve_questions=n_curve, **options)
-    for line in run.notes:
+    run = plan_measured(args.evalset, args.grid, options, measure=measure_settings(args, args.model))
+    for line in run.plan.notes + run.notes:
         note(line)
     said = len(run.notes)
     if not confirm_calls(run.cost(), run.client.endpoint, args.yes):
         return None
-    result = run.run(progress=CallProgressBar(sys.stderr))
+    result = run.run(progress=ProgressBar(sys.stderr, width=24, label="prompts"))
     for line in run.notes[said:]:
         note(line)
     return result
 
 
-def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
-    """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
-    from ..evaluation import summary_table
-    from ..settings import DEFAULT_CURVE_MODEL
-    from ..evaluation.measured import apply_curve, with_curve
-    from ..evaluation.output import write_results
-    from ..evaluation.run import plan_run
-    from ..evaluation.sets import load_eval_set
+def cmd_eval_measured(args: argparse.Namespace, options: Any) -> int:
+    """Run ``eval`` with a model answering (``--endpoint``): plan, say the cost, ask, answer, write."""
+    from ..evaluation.output import summary_table, write_results
 
-    if args.workers is not None or args.scheduler is not None:
-        note("a run with --endpoint or --curve runs here, not on Dask: leave out --workers/--scheduler")
+    if options.on_dask:
+        note("a run with --endpoint runs here, not on Dask: leave out --workers/--scheduler")
         return 2
-    loaded = None if evalset is None else load_eval_set(evalset, store=args.store, max_bytes=args.max_bytes)
-    for set_note in loaded.notes if loaded is not None else []:
-        note(set_note)
-    curves = _curve(args)
-    n_curve = curves.questions if curves is not None else None
-    options = {"top_k": args.top_k, "limit": args.limit, "baseline": args.baseline, "blocks": args.blocks}
-    if curves is not None:
-        options["model"] = DEFAULT_CURVE_MODEL  # the published one only names the run; rows read `curves`
-    else:
-        options["model"] = args.curve_model
-    if not args.endpoint:  # --curve alone: the estimate from your own curve, no model asked
-        plan = with_curve(plan_run(loaded, args.grid, **options), curves)
-        rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves, n_curve)
-        result = plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
-    else:
-        try:
-            result = _answered(args, loaded, curves, n_curve, options)
-        except KeyboardInterrupt as stop:
-            return interrupted(stop)
-        if result is None:
-            return 1
-    if curves is not None:
-        result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
+    try:
+        result = _answered(args, options)
+    except KeyboardInterrupt as stop:
+        return interrupted(stop)
+    if result is None:
+        return 1
     write_results(result, args.out, args.summary)
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""

@@ -26,7 +26,7 @@ port = int_at_least(0, 65535)
 
 def add_model_options(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     """Add the options of a model in the loop: endpoint, model, API, shots, concurrency, cache, --yes."""
-    from ..models import APIS
+    from ..models import APIS, DEFAULT_CONCURRENCY
 
     p.add_argument("--endpoint", required=required, metavar="URL",
                    help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (`contextlab model serve` "
@@ -37,7 +37,8 @@ def add_model_options(p: argparse.ArgumentParser, *, required: bool = False) -> 
                    help="chat messages or plain completions (base models such as the bundled one: completions)")
     p.add_argument("--shots", type=shots, default=0, metavar="N",
                    help="prepend N solved examples from questions outside the run (base models need them)")
-    p.add_argument("--concurrency", type=concurrency, default=4, metavar="N", help="requests in flight at once (default 4)")
+    p.add_argument("--concurrency", type=concurrency, default=DEFAULT_CONCURRENCY, metavar="N",
+                   help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})")
     cache = p.add_mutually_exclusive_group()
     cache.add_argument("--cache", metavar="PATH",
                        help="the SQLite response cache (default ~/.cache/contextlab/responses.sqlite)")

@@ -7,8 +7,8 @@ import io
 import sys
 from typing import Any
 
-from ..evaluation.output import ProgressBar
 from ..lab.sweep import MAX_BUILDS, SWEEP_COLUMNS, run_sweep, sweep_grid, write_csv
+from ..progress import ProgressBar
 from .common import add_engine_options, config_of, require, scored
 from .inputs import add_input_options, positive_int, read_documents
 from .outputs import check_target, write_all
@@ -26,11 +26,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_target(args.html, "--html")
         require("plotly", "sweep --html")
     documents = scored(read_documents(args.file, args), args)
-    total = len(thresholds) * len(budgets)
-    bar = ProgressBar(sys.stderr, label="builds")
     base = argparse.Namespace(**{**vars(args), "max_context_tokens": None, "dedup_threshold": None})
-    rows = run_sweep(documents, config_of(base), thresholds, budgets,
-                     progress=lambda done: bar(done, total))
+    rows = run_sweep(documents, config_of(base), thresholds, budgets, progress=ProgressBar(sys.stderr, label="builds"))
     buffer = io.StringIO()
     write_csv(rows, buffer)
     files = {args.out: buffer.getvalue()} if to_file else {}

@@ -1,11 +1,11 @@
-"""Evaluation on labelled questions: which settings keep the answer where the model reads it on labelled questions: which settings keep the answer where the model reads it.
+"""Evaluation on labelled questions: which settings keep the answer where the model reads it.
 
 The same functions the ``contextlab eval`` command and the lab's Evaluate view call::
 
-    from contextlab.evaluation import run_evaluation, write_results
+    from contextlab.evaluation import RunOptions, run_evaluation, write_results
 
-    result = run_evaluation(grid=["budget=256,1024", "placement=lost_in_the_middle,relevance"],
-                            limit=300)           # the bundled NaturalQuestions-Open set
+    result = run_evaluation(None, ["max_context_tokens=256,1024", "placement=lost_in_the_middle,relevance"],
+                            RunOptions(limit=300))   # None: the bundled NaturalQuestions-Open set
     for row in result.summaries():
         print(row["config"], row["gold_in_block"], row["expected_accuracy"])
     write_results(result, "results.csv", "summary.json")
@@ -37,15 +37,17 @@ from .metrics import (
     prepare_question,
     question_metrics,
 )
+from .chunks import evaluate_chunk
+from .options import DEFAULT_TOP_K, RunOptions
 from .output import (
-    ProgressBar,
     evaluate_to_files,
     gains_lines,
     results_csv,
+    stream_to_files,
     summary_table,
     write_results,
 )
-from .run import DEFAULT_TOP_K, EvalResult, evaluate_chunk, run_evaluation
+from .run import EvalResult, RunPlan, plan_run, run_evaluation
 from .sets import (
     BUNDLED_SET,
     BundledCorpus,
@@ -75,7 +77,8 @@ __all__ = [
     "EvalResult",
     "EvalSet",
     "PreparedQuestion",
-    "ProgressBar",
+    "RunOptions",
+    "RunPlan",
     "StoreRetriever",
     "Aggregator",
     "aggregate",
@@ -97,12 +100,14 @@ __all__ = [
     "parse_eval_records",
     "parse_grid",
     "pareto_front",
+    "plan_run",
     "prepare_question",
     "question_metrics",
     "results_csv",
     "run_evaluation",
     "setting_table",
     "sort_by_difference",
+    "stream_to_files",
     "summary_table",
     "write_results",
 ]

@@ -1,59 +1,66 @@
-"""One chunk of an evaluation: the rows of some questions under every configuration.
+"""The one evaluation loop: the rows of some questions under every configuration.
 
-What the serial run (``run.py``) and the Dask run (``cluster.py``) both execute; it sits below
-both so neither imports the other back.
+What the serial run (``run.py``), the Dask run (``cluster.py``) and the measured run
+(``measured.py``, which asks a model about each row's block) all execute; it sits below them
+so none imports another back.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..build_cache import BuildCache
+from ..manager import ContextManager
 from ..types import ContextResult, PromptRequest
 from .grid import Configuration
-from .metrics import prepare_question, question_metrics
+from .metrics import apply_curve, prepare_question, question_metrics
+from .options import RunOptions
 from .sets import EvalQuestion
 
-__all__ = ["CONNECT_TIMEOUT_S", "default_chunk_size", "evaluate_chunk", "new_cache"]
+__all__ = ["CONNECT_TIMEOUT_S", "OnRow", "default_chunk_size", "evaluate_chunk"]
 
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT_S = 5
-
-
-def new_cache() -> BuildCache:
-    """Return a new engine cache of token counts and dedup outcomes (shared by a chunk)."""
-    return BuildCache()
-
-
-def _build(manager: Any, request: PromptRequest, cache: Any) -> ContextResult:
-    return manager.build(request) if cache is None else manager.build(request, cache=cache)
+#: Told of every row as it is made: the question, the configuration's index, its build.
+OnRow = Callable[[EvalQuestion, int, ContextResult], None]
 
 
 def evaluate_chunk(questions: Sequence[EvalQuestion], retriever: Any, configs: Sequence[Configuration],
-                   top_k: int, model: str, cache: Any = None, *, blocks: bool = False) -> list[dict[str, Any]]:
+                   options: RunOptions, cache: BuildCache | None = None, *,
+                   managers: Sequence[ContextManager] | None = None,
+                   on_row: OnRow | None = None) -> list[dict[str, Any]]:
     """Return the rows of ``questions`` under every configuration (question-major order).
 
     Pure: the same arguments give the same rows in any process, which is what lets Dask
     split the work by question chunks. ``cache`` (a ``BuildCache``, one made when None) only
     saves work: retrieved passages recur across questions, so it is shared by the chunk.
-    ``blocks`` adds each row's context block (``block``), the text the row was scored on.
+    ``options`` says how many documents are retrieved (``top_k``), whose curve estimates
+    ``expected_accuracy`` (``curve_model``, or a measured ``curves``) and whether a row keeps its
+    block (``blocks``). ``managers`` (one per configuration; default: each configuration's own)
+    and ``on_row`` are the measured run's: a manager counting in the model's tokens, and the
+    prompt made of each block.
     """
-    managers = [c.make_manager() for c in configs]
-    cache = cache if cache is not None else new_cache()
+    managers = list(managers) if managers is not None else [c.make_manager() for c in configs]
+    cache = cache if cache is not None else BuildCache()
     rows: list[dict[str, Any]] = []
     for q in questions:
-        docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, top_k)
+        docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, options.top_k)
         prep = prepare_question(q, docs)
-        for config, manager in zip(configs, managers):
+        for k, (config, manager) in enumerate(zip(configs, managers)):
             request = PromptRequest(query=q.query, documents=prep.documents,
                                     max_context_tokens=config.config.max_context_tokens)
-            result = _build(manager, request, cache)
-            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
-                         **question_metrics(prep, result, model)})
-            if blocks:
-                rows[-1]["block"] = result.context_block
+            result = manager.build(request, cache=cache)
+            row = {"config": config.label, "query_id": q.query_id, **config.settings,
+                   **question_metrics(prep, result, options.curve_model)}
+            if options.curves is not None:
+                apply_curve([row], options.curves)
+            if options.blocks:
+                row["block"] = result.context_block
+            rows.append(row)
+            if on_row is not None:
+                on_row(q, k, result)
     return rows
 
 

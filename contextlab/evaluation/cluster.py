@@ -14,8 +14,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import ClusterError, InvalidInputError
+from ..progress import Progress
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk
 from .grid import Configuration
+from .options import RunOptions
 from .sets import EvalSet
 
 __all__ = ["dask_chunks", "dask_client"]
@@ -87,24 +89,25 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
         raise _unreachable(scheduler, timeout, exc) from None
 
 
-def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], top_k: int, model: str, *,
-                workers: int | None, scheduler: str | None, chunk_size: int | None,
-                progress: Any = None, blocks: bool = False) -> Iterator[list[dict[str, Any]]]:
+def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], options: RunOptions, *,
+                progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn).
 
-    A cluster that goes away mid-run (the scheduler, or the last worker for ``NO_WORKERS_S``)
-    ends the run with one ``ClusterError`` line, instead of a hang or a traceback.
+    Each chunk is ``evaluate_chunk`` of ``options.chunk_size`` questions on ``options.workers``
+    local processes or at ``options.scheduler``. A cluster that goes away mid-run (the
+    scheduler, or the last worker for ``NO_WORKERS_S``) ends the run with one ``ClusterError``
+    line, instead of a hang or a traceback.
     """
     questions = evalset.questions
     total = len(questions)
-    with _quiet_distributed(), dask_client(workers, scheduler) as client:
-        n_workers = workers or max(1, sum(client.nthreads().values()))
-        size = chunk_size or default_chunk_size(total, n_workers)
+    scheduler = options.scheduler
+    with _quiet_distributed(), dask_client(options.workers, scheduler) as client:
+        n_workers = options.workers or max(1, sum(client.nthreads().values()))
+        size = options.chunk_size or default_chunk_size(total, n_workers)
         starts = list(range(0, total, size))
         configs = list(configs)
         futures = {
-            client.submit(evaluate_chunk, questions[s:s + size], evalset.retriever, configs, top_k, model,
-                          blocks=blocks, pure=False): k
+            client.submit(evaluate_chunk, questions[s:s + size], evalset.retriever, configs, options, pure=False): k
             for k, s in enumerate(starts)
         }
         waiting: dict[int, list[dict[str, Any]]] = {}

@@ -1,4 +1,4 @@
-"""Two runs side by side (``contextlab eval compare A.json B.json``): the same configurations, paired where the questions match.
+"""Two runs side by side (``contextlab compare A.json B.json``): the same configurations, paired where the questions match.
 
 A run is its ``summary.json``; the per-question rows are read from the ``results.csv`` the
 summary names (its path is relative to the summary). Where both runs have their rows and a
@@ -36,7 +36,7 @@ COMPARED_METRICS: dict[str, tuple[str, bool, float]] = {
 }
 
 
-#: The largest summary and results CSV ``eval compare`` reads (a run's files are far smaller).
+#: The largest summary and results CSV ``contextlab compare`` reads (a run's files are far smaller).
 MAX_SUMMARY_BYTES = 32 * 1024 * 1024
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -102,7 +102,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _check_config(entry: Any, i: int, path: Path) -> dict[str, Any]:
-    """Return ``configs[i]`` when it has a label and numbers (or nulls) where ``eval compare`` reads them."""
+    """Return ``configs[i]`` when it has a label and numbers (or nulls) where ``contextlab compare`` reads them."""
     where = f"{path}: configs[{i}]"
     if not isinstance(entry, dict):
         raise LoadError(f"{where} is {type(entry).__name__} {message_value(entry)}, not an object")
@@ -118,7 +118,7 @@ def _check_config(entry: Any, i: int, path: Path) -> dict[str, Any]:
 
 
 def _check_summary(summary: Any, path: Path) -> dict[str, Any]:
-    """Return ``summary`` when it is a contextlab eval summary with the types ``eval compare`` reads."""
+    """Return ``summary`` when it is a contextlab eval summary with the types ``contextlab compare`` reads."""
     if not isinstance(summary, dict) or "contextlab_eval" not in summary or "configs" not in summary:
         raise LoadError(f"{path}: not the summary of a contextlab eval run (no 'contextlab_eval' and 'configs')")
     configs = summary["configs"]
@@ -149,7 +149,7 @@ def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | 
     """Return the results CSV a summary names, inside the summary's own folder, or None and why not.
 
     A path that leads outside the summary's folder (absolute, ``..``, or a link out) is refused:
-    a summary is data, and must not make ``eval compare`` open any other file.
+    a summary is data, and must not make ``contextlab compare`` open any other file.
     """
     if not record or not record.get("path"):
         return None, "the summary names no results CSV"
@@ -158,11 +158,11 @@ def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | 
     target = (folder / named).resolve()
     if named.is_absolute() or not target.is_relative_to(folder) or target == folder:
         raise LoadError(f"{path}: results_csv.path {message_value(record['path'])} leads outside the summary's "
-                        f"folder; eval compare reads only the results CSV beside its summary")
+                        f"folder; contextlab compare reads only the results CSV beside its summary")
     if not target.is_file():
         return None, f"{target} is not there"
     if target.stat().st_size > MAX_RESULTS_BYTES:
-        raise LoadError(f"{target}: larger than {MAX_RESULTS_BYTES:,} bytes; eval compare reads results CSVs "
+        raise LoadError(f"{target}: larger than {MAX_RESULTS_BYTES:,} bytes; contextlab compare reads results CSVs "
                         "up to that size")
     recorded = record.get("sha256")
     if not isinstance(recorded, str) or not _SHA256.fullmatch(recorded):
@@ -176,7 +176,7 @@ def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | 
 def load_run(path: str | Path) -> dict[str, Any]:
     """Return a run: its summary (``summary``), its rows by configuration (``rows``, or None) and why not.
 
-    The summary is checked (the fields ``eval compare`` reads have their types); the rows are
+    The summary is checked (the fields ``contextlab compare`` reads have their types); the rows are
     read when the summary names a results CSV beside it (inside its folder) whose SHA-256 is
     the one the summary recorded; otherwise ``why`` says why not.
     """

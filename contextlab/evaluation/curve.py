@@ -24,6 +24,7 @@ from ..curves.evidence import CurveEvidence, position_effect
 from ..curves.outcomes import outcomes_csv, outcomes_path
 from ..errors import InvalidInputError
 from ..intervals import wilson_interval
+from ..models.batch import DEFAULT_CONCURRENCY
 from ..models.pace import RunPace, measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot, paper_documents
 from ..models.replies import safe_line
@@ -212,7 +213,7 @@ class CurveResult:
         return position_effect(outcomes=self.outcomes(), total_docs=self.plan.documents, label=self.model, alpha=alpha)
 
 
-def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: int = 4,
+def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: int = DEFAULT_CONCURRENCY,
               progress: Any = None) -> CurveResult:
     """Return the answers of ``client`` (a ``ModelClient``) to every case of ``plan``, scored."""
     from ..models.batch import answer_notes, answer_prompts

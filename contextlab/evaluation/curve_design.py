@@ -22,6 +22,7 @@ from typing import Any
 
 from ..curves.evidence import CurveEvidence
 from ..errors import InvalidInputError
+from ..models.batch import DEFAULT_CONCURRENCY
 from ..models.pace import combined_pace
 from ..paired import ALPHA, DEFAULT_DISCORDANCE, detectable_difference, questions_for_difference
 from ..validation import whole_number
@@ -147,7 +148,7 @@ def _look(evidence: CurveEvidence, schedule: LookSchedule) -> Look:
 
 
 def run_until_resolved(plan: CurvePlan, client: Any, schedule: LookSchedule, *, cache: Any = None,
-                       concurrency: int = 4, progress: Any = None,
+                       concurrency: int = DEFAULT_CONCURRENCY, progress: Any = None,
                        on_look: Callable[[Look], None] | None = None) -> tuple[CurveResult, list[Look]]:
     """Return the curve at the first look that resolves (or the last), and every look taken.
 

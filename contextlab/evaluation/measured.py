@@ -12,27 +12,27 @@ summary beside ``expected_accuracy``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..build_cache import BuildCache
-from ..curves.curve_file import PositionData
-from ..curves.published import accuracy_at, position_curve
-from ..intervals import wilson_interval
 from ..manager import ContextManager
-from ..models.batch import CallPlan, answer_notes, answer_prompts, plan_calls
+from ..progress import Progress
+from ..models.batch import DEFAULT_CONCURRENCY, CallPlan, answer_notes, answer_prompts, plan_calls
 from ..models.cache import ResponseCache
 from ..models.client import ModelClient
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
 from ..models.tokenizer import endpoint_tokenizer, prompt_counter
-from ..types import Document, PromptRequest
+from ..types import ContextResult, Document, PromptRequest
+from .chunks import evaluate_chunk
 from .curve import solved_questions
-from .metrics import prepare_question, question_metrics
+from .options import RunOptions
 from .run import EvalResult, RunPlan, plan_run
+from .sets import EvalQuestion, EvalSet
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -51,7 +51,7 @@ class MeasureSettings:
     model: str | None = None
     api: str = "chat"
     shots: int = 0
-    concurrency: int = 4
+    concurrency: int = DEFAULT_CONCURRENCY
     cache: str | Path | None = None
     use_cache: bool = True
     template: QATemplate = DEFAULT_TEMPLATE
@@ -77,45 +77,6 @@ def _managers(plan: RunPlan, tokenizer: Any) -> list[ContextManager]:
             manager = ContextManager(**kwargs)
         managers.append(manager)
     return managers
-
-
-def with_curve(plan: RunPlan, curves: PositionData | None) -> RunPlan:
-    """Return ``plan`` whose "curve" placements follow ``curves`` (a measured curve file's data)."""
-    if curves is None:
-        return plan
-    curve = position_curve(curves.models()[0], data=curves)
-    plan.configs = [replace(c, position_curve=curve) for c in plan.configs]
-    return plan
-
-
-def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int | None = None) -> list[dict[str, Any]]:
-    """Return ``rows`` with ``expected_accuracy`` read from ``curves`` (a measured curve) instead.
-
-    The gold at position p of a block of n documents reads the curve's model at p of n
-    (interpolated as the published curves are); a gold not in the block reads its closed-book
-    accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve;
-    ``curve_low``/``curve_high`` are the 95% Wilson interval of the value read on ``questions``
-    (the curve's N; without it the curve is taken as exact).
-    """
-    model = curves.models()[0]
-    for row in rows:
-        if row.get("expected_accuracy") is None:
-            continue
-        n, position = row["in_block"], row["gold_position"]
-        if position is None:
-            value = curves.closed_book(model)
-        elif n == 1 and curves.oracle(model) is not None:
-            value = curves.oracle(model)
-        else:
-            value = accuracy_at(model, n, position, data=curves)
-        if value is None:
-            row.update(expected_accuracy=None, curve=f"measured: {model}", curve_low=None, curve_high=None)
-            continue
-        low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
-                     (value / 100.0, value / 100.0))
-        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}",
-                   curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
-    return rows
 
 
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
@@ -155,7 +116,7 @@ class MeasuredRun:
             self.client.resolve_model()
         return cost
 
-    def run(self, progress: Any = None) -> EvalResult:
+    def run(self, progress: Progress | None = None) -> EvalResult:
         """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
         answers = answer_prompts(self.client, self.prompts, cache=self.cache,
                                  concurrency=self.settings.concurrency, progress=progress)
@@ -175,17 +136,19 @@ class MeasuredRun:
         return result
 
 
-def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None, *,
-                  measure: MeasureSettings, curves: PositionData | None = None, curve_questions: int | None = None,
-                  **options: Any) -> MeasuredRun:
-    """Return the planned measured run of ``evalset`` x ``grid`` (``plan_run``'s ``options``).
+def plan_measured(evalset: EvalSet | str | Path | None = None,
+                  grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+                  options: RunOptions | None = None, *, measure: MeasureSettings) -> MeasuredRun:
+    """Return the planned measured run of ``evalset`` x ``grid`` (as ``plan_run`` takes them).
 
-    Nothing is sent to the model but token counts (when the endpoint counts, and they are not
-    remembered in the cache); ``MeasuredRun.cost()`` then says what answering will send.
-    ``curves`` (a measured curve, ``curves.curve_file.load_curve_file``) gives ``expected_accuracy`` and what
-    placement "curve" follows.
+    The rows come from the one evaluation loop (``chunks.evaluate_chunk``), here with each
+    configuration's manager counting in the model's own tokens and each block made into the
+    model's prompt. Nothing is sent to the model but token counts (when the endpoint counts, and
+    they are not remembered in the cache); ``MeasuredRun.cost()`` then says what answering will
+    send. ``options.curves`` (a measured curve) gives ``expected_accuracy`` and what placement
+    "curve" follows.
     """
-    plan = plan_run(evalset, grid, **options)
+    plan = plan_run(evalset, grid, options)
     client = measure.client()
     cache = measure.open_cache()
     tokenizer, why = endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens \
@@ -194,28 +157,18 @@ def plan_measured(evalset: Any = None, grid: Sequence[str] | Mapping[str, Sequen
     notes = [cache.note] if cache is not None and cache.note else []
     if why is not None:
         notes.append(f"{why}: budgets are in cl100k_base tokens, approximate for this model")
-    plan = with_curve(plan, curves)
     managers = _managers(plan, tokenizer)
-    run_ids = {q.query_id for q in plan.evalset.questions}
-    solved = solved_questions(measure.shots, run_ids)
+    solved = solved_questions(measure.shots, {q.query_id for q in plan.evalset.questions})
     # Each configuration shows its solved examples' passages the way it shows its own blocks.
     shots = [[Shot(q.query, q.answers[0], _shot_block(m, q.query, doc)) for q, doc in solved] for m in managers]
-    build_cache = BuildCache()
-    rows: list[dict[str, Any]] = []
     prompts: list[str] = []
     blocks: list[str] = []
-    for q in plan.evalset.questions:
-        docs = list(q.documents) if q.documents is not None else plan.evalset.retriever.retrieve(q.query, plan.top_k)
-        prep = prepare_question(q, docs)
-        for config, manager, shot_list in zip(plan.configs, managers, shots):
-            result = manager.build(PromptRequest(query=q.query, documents=prep.documents,
-                                                 max_context_tokens=config.config.max_context_tokens),
-                                   cache=build_cache)
-            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
-                         **question_metrics(prep, result, plan.model)})
-            if curves is not None:
-                apply_curve(rows[-1:], curves, curve_questions)
-            blocks.append(result.context_block)
-            prompts.append(measure.template.render(q.query, result.context_block, shot_list))
+
+    def prompt_of(question: EvalQuestion, k: int, result: ContextResult) -> None:
+        blocks.append(result.context_block)
+        prompts.append(measure.template.render(question.query, result.context_block, shots[k]))
+
+    rows = evaluate_chunk(plan.evalset.questions, plan.evalset.retriever, plan.configs, plan.options, BuildCache(),
+                          managers=managers, on_row=prompt_of)
     return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [],
                        tokenizer=tokenizer, notes=notes)

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..curves.published import CITATION
+from ..curves.curve_file import PositionData
+from ..curves.published import CITATION, accuracy_at
 from ..curves.reading import read_curve
+from ..intervals import wilson_interval
 from ..types import ContextResult, Document
 from .sets import EvalQuestion, normalize_answer
 
@@ -28,6 +30,7 @@ __all__ = [
     "question_metrics",
     "gold_zone",
     "normalized_block",
+    "apply_curve",
 ]
 
 #: The per-question columns, in ``results.csv`` order (after config, query_id and the grid keys).
@@ -176,3 +179,33 @@ def gold_zone(position: int | None, in_block: int) -> str:
     if position == 1:
         return "first"
     return "last" if position == in_block else "middle"
+
+
+def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[str, Any]]:
+    """Return ``rows`` with ``expected_accuracy`` read from ``curves`` (a measured curve) instead.
+
+    The gold at position p of a block of n documents reads the curve's model at p of n
+    (interpolated as the published curves are); a gold not in the block reads its closed-book
+    accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve;
+    ``curve_low``/``curve_high`` are the 95% Wilson interval of the value read on the curve's N
+    (``curves.questions``; a curve that does not say is taken as exact).
+    """
+    model, questions = curves.models()[0], curves.questions
+    for row in rows:
+        if row.get("expected_accuracy") is None:
+            continue
+        n, position = row["in_block"], row["gold_position"]
+        if position is None:
+            value = curves.closed_book(model)
+        elif n == 1 and curves.oracle(model) is not None:
+            value = curves.oracle(model)
+        else:
+            value = accuracy_at(model, n, position, data=curves)
+        if value is None:
+            row.update(expected_accuracy=None, curve=f"measured: {model}", curve_low=None, curve_high=None)
+            continue
+        low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
+                     (value / 100.0, value / 100.0))
+        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}",
+                   curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
+    return rows

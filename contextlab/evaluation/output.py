@@ -1,7 +1,4 @@
-"""Writing a run: ``results.csv`` and ``summary.json``, all or nothing (``contextlab.atomic``).
-
-``ProgressBar`` (``contextlab.progress``) is re-exported here, where the CLI and older code find it.
-"""
+"""Writing a run: ``results.csv`` and ``summary.json``, all or nothing (``contextlab.atomic``)."""
 
 from __future__ import annotations
 
@@ -10,21 +7,19 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..atomic import StagedFile, write_files
 from ..errors import InvalidInputError
-from ..loaders.reading import DEFAULT_MAX_BYTES
-from ..progress import ProgressBar
-from ..settings import DEFAULT_CURVE_MODEL
+from ..progress import Progress
 from .aggregate import Aggregator
-from .report import file_sha256
-from .run import DEFAULT_TOP_K, EvalResult, plan_run
-from .sets import load_eval_set
+from .options import RunOptions
+from .run import EvalResult, RunPlan, plan_run
+from .sets import EvalSet
 
-__all__ = ["results_csv", "write_results", "evaluate_to_files", "summary_table", "gains_lines", "ProgressBar"]
+__all__ = ["results_csv", "write_results", "stream_to_files", "evaluate_to_files", "summary_table", "gains_lines"]
 
 
 def _cell(value: Any) -> Any:
@@ -75,7 +70,7 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     """Write ``results.csv`` (and ``summary.json``): to temporary files first, then renamed.
 
     A failure leaves no half-written file behind and any earlier file untouched. The summary
-    records where the CSV is (relative to the summary) and its SHA-256, for ``eval compare``.
+    records where the CSV is (relative to the summary) and its SHA-256, for ``contextlab compare``.
     """
     csv_text = results_csv(result)
     out_path = _check_target(Path(out), "out")
@@ -88,34 +83,17 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     write_files(texts)
 
 
-def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str | Path | None = None, *,
-                      grid: Sequence[str] | None = None, top_k: int = DEFAULT_TOP_K, limit: int | None = None,
-                      model: str = DEFAULT_CURVE_MODEL, store: str | Path | None = None, workers: int | None = None,
-                      scheduler: str | None = None, progress: Any = None, baseline: str | None = None,
-                      blocks: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
-                      on_note: Callable[[str], None] | None = None) -> EvalResult:
-    """Return the run of ``evalset`` (a JSONL path; None = the bundled set), streamed to ``out``.
+def stream_to_files(plan: RunPlan, out: str | Path, summary: str | Path | None = None, *,
+                    progress: Progress | None = None) -> EvalResult:
+    """Return the run of ``plan`` (``plan_run``), its rows streamed to ``out`` as they are made.
 
-    What ``contextlab eval`` does. The output paths are checked before the run starts, so a
-    typo costs nothing. Rows go to a temporary file chunk by chunk as they are computed (memory
-    does not grow with the number of questions; the result keeps the per-configuration
-    aggregates, not the rows); the files get their names only once everything is written.
-    ``baseline`` is the configuration paired differences are taken against (default: the
-    first); ``blocks`` adds each row's block to the CSV. ``max_bytes`` bounds the set's file
-    (after decompression); ``on_note`` is given each of the set's notes before the run starts.
+    The output paths are checked before the first question, so a typo costs nothing. Rows go
+    to a temporary file chunk by chunk (memory does not grow with the number of questions; the
+    result keeps the per-configuration aggregates, not the rows); the files get their names only
+    once everything is written, ``summary`` (the JSON) with them.
     """
     out_path = _check_target(Path(out), "out")
     summary_path = _check_target(Path(summary), "summary") if summary is not None else None
-    if evalset is None and store is not None:
-        raise InvalidInputError(f"store {str(store)!r} is not used: the bundled set retrieves from its own "
-                                "passages; give an evaluation set whose questions have no documents",
-                                field="store")
-    loaded = None if evalset is None else load_eval_set(evalset, store=store, max_bytes=max_bytes)
-    for set_note in (loaded.notes if loaded is not None and on_note is not None else []):
-        on_note(set_note)
-    plan = plan_run(loaded, grid, top_k=top_k, limit=limit, model=model, workers=workers, scheduler=scheduler,
-                    baseline=baseline, blocks=blocks,
-                    evalset_sha256=None if evalset is None else file_sha256(Path(evalset).expanduser()))
     columns = plan.result([]).columns
     texts = {q.query_id: q.query for q in plan.evalset.questions}
     aggregator = Aggregator(list(plan.grid))
@@ -129,8 +107,8 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
             aggregator.add(rows)
             written += len(rows)
         staged_csv.close()
-        result = plan.result([], analysis=aggregator.report(baseline=plan.baseline), question_count=len(plan.evalset),
-                             row_count=written)
+        result = plan.result([], analysis=aggregator.report(baseline=plan.options.baseline),
+                             question_count=len(plan.evalset), row_count=written)
         if summary_path is None:
             staged_csv.commit()
             return result
@@ -141,6 +119,13 @@ def evaluate_to_files(evalset: str | Path | None, out: str | Path, summary: str 
             staged_csv.commit()
             staged_summary.commit()
     return result
+
+
+def evaluate_to_files(evalset: EvalSet | str | Path | None, out: str | Path, summary: str | Path | None = None, *,
+                      grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+                      options: RunOptions | None = None, progress: Progress | None = None) -> EvalResult:
+    """Return the run of ``evalset`` x ``grid`` (``plan_run``), streamed to ``out`` (``stream_to_files``)."""
+    return stream_to_files(plan_run(evalset, grid, options), out, summary, progress=progress)
 
 
 class _HashingWriter:

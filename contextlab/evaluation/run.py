@@ -8,34 +8,28 @@ serial run's rows, row for row.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from ..curves.published import load_position_curves
+from ..build_cache import BuildCache
+from ..curves.published import load_position_curves, position_curve
 from ..errors import InvalidInputError
-from ..settings import DEFAULT_CURVE_MODEL, EngineSettings
-from ..validation import whole_number
+from ..progress import Progress
 from .aggregate import Aggregator
 from .analysis import find_configuration
-from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk, new_cache
+from .chunks import evaluate_chunk
 from .grid import Configuration, expand_grid, parse_grid
 from .metrics import METRIC_COLUMNS
+from .options import RunOptions
 from .report import file_sha256, summary_document, utc_now
-from .sets import (
-    BundledCorpus,
-    EvalQuestion,
-    EvalSet,
-    bundled_set_path,
-    load_bundled_set,
-)
+from .sets import BundledCorpus, EvalSet, bundled_set_path, load_bundled_set, load_eval_set
 
-__all__ = ["EvalResult", "Progress", "RunPlan", "plan_run", "run_evaluation", "evaluate_chunk",
-           "default_chunk_size", "DEFAULT_TOP_K", "CONNECT_TIMEOUT_S"]
+__all__ = ["EvalResult", "RunPlan", "plan_run", "run_evaluation"]
 
-DEFAULT_TOP_K = 20
-#: Called with (questions done, questions in all) as the run advances.
-Progress = Callable[[int, int], None]
+# Questions per chunk of a serial run: how often its progress is reported.
+_SERIAL_CHUNK = 10
 
 
 @dataclass
@@ -111,46 +105,42 @@ class EvalResult:
         return summary_document(self, seed=seed, baseline=baseline)
 
 
-def _chunks(items: Sequence[EvalQuestion], size: int) -> list[Sequence[EvalQuestion]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
-
-
-def _serial_chunks(evalset: EvalSet, configs: list[Configuration], top_k: int, model: str,
-                   progress: Progress | None, blocks: bool = False) -> Iterator[list[dict[str, Any]]]:
-    total = len(evalset.questions)
-    cache = new_cache()
-    for done, chunk in enumerate(_chunks(evalset.questions, 10)):
-        yield evaluate_chunk(chunk, evalset.retriever, configs, top_k, model, cache, blocks=blocks)
+def _serial_chunks(plan: RunPlan, progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
+    questions, cache = plan.evalset.questions, BuildCache()
+    for start in range(0, len(questions), _SERIAL_CHUNK):
+        yield evaluate_chunk(questions[start:start + _SERIAL_CHUNK], plan.evalset.retriever, plan.configs,
+                             plan.options, cache)
         if progress is not None:
-            progress(min((done + 1) * 10, total), total)
+            progress(min(start + _SERIAL_CHUNK, len(questions)), len(questions))
 
 
 @dataclass
 class RunPlan:
-    """A checked run: the questions, the configurations and where the work happens."""
+    """A checked run: the questions, the configurations, the options (``RunOptions``) and the set's digest."""
 
     evalset: EvalSet
     grid: dict[str, list[Any]]
     configs: list[Configuration]
-    top_k: int
-    model: str
-    workers: int | None = None
-    scheduler: str | None = None
-    chunk_size: int | None = None
-    baseline: str | None = None
-    blocks: bool = False
+    options: RunOptions
     evalset_sha256: str | None = None
+    #: What the set's loader said about it (rows it skipped, fields it read), for the user.
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def model(self) -> str:
+        """Return what ``expected_accuracy`` reads: the published curve's model, or the measured curve's."""
+        if self.options.curves is not None:
+            return f"{self.options.curves.models()[0]} (measured curve)"
+        return self.options.curve_model
 
     def chunks(self, progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
         """Yield the rows chunk by chunk, in question order (serially or from Dask)."""
-        if self.workers is None and self.scheduler is None:
-            yield from _serial_chunks(self.evalset, self.configs, self.top_k, self.model, progress, self.blocks)
+        if not self.options.on_dask:
+            yield from _serial_chunks(self, progress)
             return
         from .cluster import dask_chunks
 
-        yield from dask_chunks(self.evalset, self.configs, self.top_k, self.model, workers=self.workers,
-                               scheduler=self.scheduler, chunk_size=self.chunk_size, progress=progress,
-                               blocks=self.blocks)
+        yield from dask_chunks(self.evalset, self.configs, self.options, progress=progress)
 
     def result(self, rows: list[dict[str, Any]], **extra: Any) -> EvalResult:
         """Return the ``EvalResult`` of this plan holding ``rows`` (with its baseline and provenance)."""
@@ -158,68 +148,67 @@ class RunPlan:
 
         provenance = {"contextlab_version": __version__, "created": utc_now(), "evalset_sha256": self.evalset_sha256}
         extra["provenance"] = {**provenance, **extra.get("provenance", {})}
-        return EvalResult(self.evalset.name, self.model, self.top_k, self.grid, self.configs, rows,
-                          baseline=self.baseline, blocks=self.blocks, **extra)
+        extra.setdefault("questions", {q.query_id: q.query for q in self.evalset.questions})
+        return EvalResult(self.evalset.name, self.model, self.options.top_k, self.grid, self.configs, rows,
+                          baseline=self.options.baseline, blocks=self.options.blocks, **extra)
+
+    def run(self, progress: Progress | None = None) -> EvalResult:
+        """Return the rows of every question under every configuration, kept in memory."""
+        return self.result([row for chunk in self.chunks(progress) for row in chunk])
 
 
-def plan_run(
-    evalset: EvalSet | None = None,
-    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
-    *,
-    top_k: int = DEFAULT_TOP_K,
-    limit: int | None = None,
-    model: str = DEFAULT_CURVE_MODEL,
-    base: EngineSettings | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    chunk_size: int | None = None,
-    baseline: str | None = None,
-    blocks: bool = False,
-    evalset_sha256: str | None = None,
-) -> RunPlan:
-    """Return the checked plan of a run (see ``run_evaluation``); every bad argument fails here.
+def _load(evalset: EvalSet | str | Path | None, options: RunOptions) -> tuple[EvalSet, str | None]:
+    """Return the set to run (a path is read with ``options.store`` and ``max_bytes``) and its file's digest."""
+    if isinstance(evalset, EvalSet):
+        return evalset, None
+    if evalset is None:
+        if options.store is not None:
+            raise InvalidInputError(f"store {str(options.store)!r} is not used: the bundled set retrieves from its "
+                                    "own passages; give an evaluation set whose questions have no documents",
+                                    field="store")
+        bundled = load_bundled_set()
+        return bundled, None
+    loaded = load_eval_set(evalset, store=options.store, max_bytes=options.max_bytes)
+    return loaded, file_sha256(Path(evalset).expanduser())
 
-    ``baseline`` names the configuration paired differences are taken against (its label, or
-    ``KEY=V`` settings that pick one; None: the first); ``blocks`` keeps each row's block;
-    ``evalset_sha256`` is the set file's digest (the bundled file's is computed).
+
+def plan_run(evalset: EvalSet | str | Path | None = None,
+             grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+             options: RunOptions | None = None, *, evalset_sha256: str | None = None) -> RunPlan:
+    """Return the checked plan of a run; every bad argument fails here, before any question runs.
+
+    ``evalset`` is an ``EvalSet``, the path of a JSONL set (read as ``options`` say), or None
+    for the bundled NaturalQuestions-Open set; ``grid`` is ``KEY=V1,V2`` specs or a mapping
+    (``parse_grid``); ``options`` a ``RunOptions`` (the defaults when None). ``evalset_sha256``
+    is the digest of the file an ``EvalSet`` was read from (a path's and the bundled set's are
+    computed).
     """
-    whole_number("top_k", top_k, minimum=1)
-    if limit is not None:
-        whole_number("limit", limit, minimum=1)
-    if workers is not None and scheduler is not None:
-        raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
-    if workers is not None:
-        whole_number("workers", workers, minimum=1)
-    if chunk_size is not None:
-        whole_number("chunk_size", chunk_size, minimum=1)
-    model = load_position_curves().resolve_model(model)
+    options = options or RunOptions()
+    if not isinstance(options, RunOptions):
+        raise InvalidInputError(f"options must be RunOptions, got {type(options).__name__}", field="options")
+    options = options.with_changes(curve_model=load_position_curves().resolve_model(options.curve_model))
     parsed = parse_grid(grid)
-    configs = expand_grid(parsed, base)
-    evalset = evalset if evalset is not None else load_bundled_set()
-    if evalset_sha256 is None and isinstance(evalset.retriever, BundledCorpus):
-        evalset_sha256 = file_sha256(evalset.retriever.path or bundled_set_path())
-    label = None if baseline is None else find_configuration(configs, baseline).label
-    return RunPlan(evalset.limited(limit), parsed, configs, top_k, model, workers, scheduler, chunk_size,
-                   label, bool(blocks), evalset_sha256)
+    configs = expand_grid(parsed, options.base)
+    if options.curves is not None:  # placement "curve" follows the measured curve too
+        curve = position_curve(options.curves.models()[0], data=options.curves)
+        configs = [replace(c, position_curve=curve) for c in configs]
+    loaded, digest = _load(evalset, options)
+    digest = evalset_sha256 or digest
+    if digest is None and isinstance(loaded.retriever, BundledCorpus):
+        digest = file_sha256(loaded.retriever.path or bundled_set_path())
+    if options.baseline is not None:
+        options = options.with_changes(baseline=find_configuration(configs, options.baseline).label)
+    return RunPlan(loaded.limited(options.limit), parsed, configs, options, digest, list(loaded.notes))
 
 
-def run_evaluation(
-    evalset: EvalSet | None = None,
-    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
-    *,
-    progress: Progress | None = None,
-    **options: Any,
-) -> EvalResult:
+def run_evaluation(evalset: EvalSet | str | Path | None = None,
+                   grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+                   options: RunOptions | None = None, *, progress: Progress | None = None,
+                   evalset_sha256: str | None = None) -> EvalResult:
     """Return the rows of every question of ``evalset`` under every configuration of ``grid``.
 
-    ``evalset`` defaults to the bundled NaturalQuestions-Open set; ``grid`` is ``KEY=V1,V2``
-    specs or a mapping (see ``parse_grid``); ``limit`` keeps the first N questions. With
-    ``workers=N`` the work runs on a local Dask cluster of N processes, with ``scheduler``
-    on an existing cluster; either way the rows equal the serial run's. The rows are kept in
-    memory; ``evaluate_to_files`` streams them to disk instead. ``options`` are ``plan_run``'s
-    keywords (``top_k``, ``limit``, ``model``, ``base``, ``workers``, ``scheduler``,
-    ``chunk_size``, ``baseline``, ``blocks``, ``evalset_sha256``), checked there.
+    ``plan_run`` checks the arguments; with ``options.workers`` the work runs on a local Dask
+    cluster, with ``options.scheduler`` on an existing one; either way the rows equal the
+    serial run's. The rows are kept in memory; ``evaluate_to_files`` streams them to disk.
     """
-    plan = plan_run(evalset, grid, **options)
-    rows = [row for chunk in plan.chunks(progress) for row in chunk]
-    return plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
+    return plan_run(evalset, grid, options, evalset_sha256=evalset_sha256).run(progress)

@@ -1,7 +1,7 @@
 """Statistics of an evaluation run: intervals that mean what they say, paired tests, a recommendation.
 
 Pure functions over numbers and sequences (numpy only), shared by the aggregates, the
-``eval compare`` command and the lab:
+``contextlab compare`` command and the lab:
 
 - ``paired_bootstrap``: the mean paired difference of two configurations over the same questions
   and its percentile-bootstrap interval;

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from ..errors import InvalidInputError
+from ..progress import Progress
 from ..types import FATES, IN_BLOCK_FATES, Document, PromptRequest
 from ..validation import whole_number
 from .config import LabConfig
@@ -102,12 +103,12 @@ def run_sweep(
     thresholds: Sequence[float],
     budgets: Sequence[int],
     *,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
     """Return one row per (threshold, budget) pair: what ``config``'s build kept, cut and spent.
 
     Every setting but the threshold and the budget comes from ``config``; ``progress`` is
-    called with the number of builds done after each one.
+    told (builds done, builds in all) after each one.
     """
     from ..build_cache import BuildCache
 
@@ -130,7 +131,7 @@ def run_sweep(
                 "utilization_pct": result.utilization_pct,
             })
             if progress is not None:
-                progress(len(rows))
+                progress(len(rows), len(thresholds) * len(budgets))
     return rows
 
 

@@ -15,7 +15,7 @@ Only ``LocalModelServer`` needs an extra (``xllamacpp``, imported when a server 
 
 from __future__ import annotations
 
-from .batch import CallPlan, CallProgressBar, CallStats, answer_prompts, plan_calls, request_key
+from .batch import DEFAULT_CONCURRENCY, CallPlan, CallStats, answer_prompts, plan_calls, request_key
 from .cache import CachedResponse, ResponseCache, cache_key, default_cache_path
 from .client import APIS, ModelAnswer, ModelClient, Sampling, check_endpoint_url, default_sampling
 from .keys import API_KEY_VARIABLES, api_key_source
@@ -26,7 +26,7 @@ from .tokenizer import EndpointTokenizer, endpoint_tokenizer, prompt_counter, se
 
 __all__ = [
     "API_KEY_VARIABLES", "APIS", "BUNDLED_MODEL", "CLOSED_BOOK_INSTRUCTION", "CachedResponse", "CallPlan",
-    "CallProgressBar", "CallStats", "DEFAULT_TEMPLATE", "EndpointTokenizer", "GEMMA_TERMS_URL",
+    "CallStats", "DEFAULT_CONCURRENCY", "DEFAULT_TEMPLATE", "EndpointTokenizer", "GEMMA_TERMS_URL",
     "LocalModelServer", "ModelAnswer", "ModelClient", "QATemplate", "QA_INSTRUCTION", "ResponseCache",
     "Sampling", "Shot", "answer_is_correct", "answer_prompts", "api_key_source", "bundled_model_path",
     "cache_key", "check_endpoint_url", "default_cache_path", "default_sampling", "endpoint_tokenizer",

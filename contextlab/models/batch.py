@@ -2,7 +2,8 @@
 
 ``plan_calls`` says before anything is sent how many calls a batch needs and how many prompt
 tokens they carry; ``answer_prompts`` sends them and keeps each answer in the cache the moment it
-arrives; ``CallProgressBar`` draws calls, tokens and the time left.
+arrives, telling a ``progress.Progress`` (e.g. a ``ProgressBar``) the prompts done and, as its
+note, the calls, tokens and time left (``CallStats.note``).
 """
 
 from __future__ import annotations
@@ -12,16 +13,19 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
 
 from ..errors import RunInterrupted
-from ..progress import ProgressBar
+from ..progress import Progress
 from ..validation import whole_number
 from .cache import CachedResponse, ResponseCache, cache_key
 from .client import ModelAnswer, ModelClient
 from .replies import answer_char_limit
 
-__all__ = ["CallPlan", "CallStats", "CallProgressBar", "plan_calls", "answer_prompts", "answer_notes", "request_key"]
+__all__ = ["DEFAULT_CONCURRENCY", "CallPlan", "CallStats", "plan_calls", "answer_prompts", "answer_notes",
+           "request_key"]
+
+#: Requests in flight at once unless told: a few per core of a local server.
+DEFAULT_CONCURRENCY = 4
 
 
 def request_key(client: ModelClient, prompt: str) -> str:
@@ -83,8 +87,12 @@ class CallStats:
             return None
         return self.elapsed_s / self.calls * (self.total - self.done)
 
-
-Progress = Callable[[CallStats], None]
+    def note(self) -> str:
+        """Return what a progress line says beside the counts: ``9 calls 3 cached  8,120+96 tokens  ETA 1m05s``."""
+        eta = self.eta_s
+        left = "ETA --" if eta is None else f"ETA {int(eta // 60)}m{int(eta % 60):02d}s"
+        return (f"{self.calls} calls {self.cached} cached  "
+                f"{self.prompt_tokens:,}+{self.completion_tokens:,} tokens  {left}")
 
 
 def _from_cache(entry: CachedResponse) -> ModelAnswer:
@@ -93,14 +101,15 @@ def _from_cache(entry: CachedResponse) -> ModelAnswer:
 
 
 def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: ResponseCache | None = None,
-                   concurrency: int = 4, progress: Progress | None = None) -> list[ModelAnswer]:
+                   concurrency: int = DEFAULT_CONCURRENCY, progress: Progress | None = None) -> list[ModelAnswer]:
     """Return the model's answer to each prompt, in order: cached ones first, the rest sent.
 
     At most ``concurrency`` requests are in flight. Each answer is stored in ``cache`` as it
     arrives, so when a call fails (its ``EndpointError`` is raised at once and nothing more is
     sent) or the process is killed, a rerun sends only what is still missing. Ctrl-C cancels
     every call not yet sent and raises ``RunInterrupted`` saying how many were answered and
-    kept. ``progress`` is called from the calling thread only.
+    kept. ``progress`` is told (prompts done, prompts in all, ``CallStats.note()``), from the
+    calling thread only.
     """
     whole_number("concurrency", concurrency, minimum=1)
     keys = {p: request_key(client, p) for p in dict.fromkeys(prompts)}
@@ -114,7 +123,7 @@ def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: Respon
             stats.done += 1
     todo = [p for p in keys if p not in answers]
     if progress is not None:
-        progress(stats)
+        progress(stats.done, stats.total, stats.note())
     if todo:
         client.resolve_model()  # one clear line now if the endpoint is down, not one per call
         answers.update(_send_all(client, todo, keys, cache, concurrency, stats, progress))
@@ -196,7 +205,7 @@ def _send_all(client: ModelClient, todo: list[str], keys: Mapping[str, str], cac
             stats.prompt_tokens += reply.prompt_tokens or 0
             stats.completion_tokens += reply.completion_tokens or 0
             if progress is not None:
-                progress(stats)
+                progress(stats.done, stats.total, stats.note())
     except KeyboardInterrupt:
         raise calls.interrupted(len(answers), len(todo)) from None
     return answers
@@ -210,32 +219,3 @@ def answer_notes(answers: Sequence[ModelAnswer], client: ModelClient) -> list[st
     assert client.sampling is not None
     return [f"{cut} answers from {client.endpoint} were longer than max_tokens={client.sampling.max_tokens} "
             f"allows and were cut at {answer_char_limit(client.sampling.max_tokens):,} characters"]
-
-
-class CallProgressBar:
-    """``[#####.....] 12/40 prompts 31.2 s  9 calls 3 cached  8,120+96 tokens  ETA 1m05s``:
-    the one ``ProgressBar`` (``contextlab.progress``), fed a batch's ``CallStats``."""
-
-    def __init__(self, stream: TextIO | None = None, *, width: int = 24, enabled: bool | None = None) -> None:
-        self.bar = ProgressBar(stream, width=width, label="prompts", enabled=enabled)
-
-    @property
-    def enabled(self) -> bool:
-        """True when the bar draws (its stream is a terminal, or it was told to)."""
-        return self.bar.enabled
-
-    def __call__(self, stats: CallStats) -> None:
-        """Redraw the bar with the batch's calls, cached answers, tokens and ETA."""
-        eta = stats.eta_s
-        left = "ETA --" if eta is None else f"ETA {int(eta // 60)}m{int(eta % 60):02d}s"
-        self.bar(stats.done, stats.total, f"{stats.calls} calls {stats.cached} cached  "
-                 f"{stats.prompt_tokens:,}+{stats.completion_tokens:,} tokens  {left}")
-
-    def __repr__(self) -> str:
-        return f"CallProgressBar(enabled={self.enabled})"
-
-
-def describe_stats(stats: Any) -> str:
-    """Return the finished batch in one line (calls, cached answers, tokens, seconds)."""
-    return (f"{stats.calls} calls, {stats.cached} from the cache, {stats.prompt_tokens:,} prompt + "
-            f"{stats.completion_tokens:,} completion tokens, {stats.elapsed_s:.1f} s")

@@ -27,6 +27,7 @@ from contextlab.evaluation import (
     EXPECTED_ACCURACY_NOTE,
     EvalResult,
     EvalSet,
+    RunOptions,
     disagreements,
     gains_lines,
     gold_zone_shares,
@@ -131,7 +132,7 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
     grid, fixed = grid_from_choices(budgets, placements or ["lost_in_the_middle"], thresholds or [0.85],
                                     min_tokens or [5], tokenizers or [ctx.config.effective_tokenizer])
     base = ctx.config.with_changes(query="", seed_compatible=False, **fixed)
-    return grid, base, {"limit": int(limit), "top_k": int(top_k), "model": model}
+    return grid, base, {"limit": int(limit), "top_k": int(top_k), "curve_model": model}
 
 
 def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
@@ -139,10 +140,11 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
         else None
 
     def work(bar: Any) -> Any:
-        def progress(done: int, total: int) -> None:
+        def progress(done: int, total: int, note: str = "") -> None:
             bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
-        return run_evaluation(evalset, grid, base=base, progress=progress, evalset_sha256=digest, **options)
+        return run_evaluation(evalset, grid, RunOptions(base=base, **options), progress=progress,
+                              evalset_sha256=digest)
 
     run_and_keep(evalset, "Evaluating…", work)
 

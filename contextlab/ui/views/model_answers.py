@@ -15,10 +15,10 @@ import pandas as pd
 import streamlit as st
 
 from contextlab.errors import ContextLabError
-from contextlab.evaluation import EvalResult, EvalSet
+from contextlab.evaluation import EvalResult, EvalSet, RunOptions
 from contextlab.evaluation.measured import MeasureSettings, plan_measured
 from contextlab.lab.config import LabConfig
-from contextlab.models import APIS, api_key_source
+from contextlab.models import APIS, DEFAULT_CONCURRENCY, api_key_source
 
 from ..text import caption, error, info, md_line, plain, warning
 
@@ -34,7 +34,7 @@ def _settings() -> MeasureSettings | None:
     c, d, e = st.columns(3)
     api = c.selectbox("API", APIS, index=APIS.index("completions"), key="model_api")
     shots = d.number_input("Solved examples (shots)", 0, 8, 2, key="model_shots")
-    concurrency = e.number_input("Requests at once", 1, 32, 4, key="model_concurrency")
+    concurrency = e.number_input("Requests at once", 1, 32, DEFAULT_CONCURRENCY, key="model_concurrency")
     source = api_key_source()
     caption(f"Key: from {source} (never shown or stored)." if source else
             "Key: none set (CONTEXTLAB_API_KEY or OPENAI_API_KEY); local servers need none. "
@@ -56,7 +56,7 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
         plan_options = {k: v for k, v in options.items() if k in ("limit", "top_k")}
         if st.button("Count the calls", key="model_count"):
             try:
-                run = plan_measured(evalset, grid, measure=settings, base=base, **plan_options)
+                run = plan_measured(evalset, grid, RunOptions(base=base, **plan_options), measure=settings)
                 st.session_state["model_run"] = (run, run.cost())
             except (ValueError, ContextLabError) as exc:
                 error(exc)
@@ -73,12 +73,8 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
         if st.button(f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send",
                      type="primary"):
             def work(bar: Any) -> EvalResult:
-                def progress(stats: Any) -> None:
-                    eta = "" if stats.eta_s is None else f", about {stats.eta_s:.0f} s left"
-                    bar.progress(stats.done / max(stats.total, 1),
-                                 text=f"{stats.done}/{stats.total} prompts, {stats.calls} calls, "
-                                      f"{stats.cached} cached, "
-                                      f"{stats.prompt_tokens:,}+{stats.completion_tokens:,} tokens{eta}")
+                def progress(done: int, total: int, note: str = "") -> None:
+                    bar.progress(done / max(total, 1), text=f"{done}/{total} prompts  {note}")
 
                 return run.run(progress=progress)
 
