@@ -21,7 +21,15 @@ __all__ = [
     "text",
     "is_finite_number",
     "message_value",
+    "TRUE_WORDS",
+    "FALSE_WORDS",
+    "boolean_word",
+    "bool_text",
 ]
+
+#: The words read as true and as false wherever text names a yes/no setting (a link, a grid, an option).
+TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS: frozenset[str] = frozenset({"0", "false", "no", "off"})
 
 T = TypeVar("T")
 
@@ -116,3 +124,23 @@ def text(name: str, value: object, *, optional: bool = False,
         kind = "a string or None" if optional else "a string"
         raise error(f"{name} must be {kind}, got {type(value).__name__}", field=name)
     return value
+
+
+def boolean_word(name: str, value: object) -> bool:
+    """Return the yes/no ``value`` (``TRUE_WORDS``/``FALSE_WORDS``, any case, spaces ignored) names.
+
+    The one reading of true and false in text; anything else raises ``InvalidInputError``
+    naming ``name``.
+    """
+    word = str(value).strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise InvalidInputError(f"{name}: {message_value(value)} is not true or false (true/false, yes/no, on/off, 1/0)",
+                            field=name)
+
+
+def bool_text(value: object) -> str:
+    """Return ``value`` as files, links and labels write it: ``true``/``false`` for a bool, else ``str``."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)

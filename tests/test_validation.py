@@ -148,3 +148,26 @@ def test_validation_errors_carry_the_field_and_start_with_it():
         whole_number("max_context_tokens", -1)
     assert caught.value.field == "max_context_tokens"
     assert str(caught.value).startswith("max_context_tokens must be a whole number >= 0")
+
+
+@pytest.mark.parametrize(("word", "value"), [("true", True), (" Yes ", True), ("ON", True), ("1", True),
+                                             ("false", False), ("no", False), ("Off", False), ("0", False)])
+def test_validation_boolean_word_is_the_one_reading_of_true_and_false(word, value):
+    from contextlab.validation import boolean_word
+
+    assert boolean_word("seed_compatible", word) is value
+
+
+def test_validation_boolean_word_names_the_field_and_the_words_it_takes():
+    from contextlab.lab.config import LabConfig
+    from contextlab.validation import boolean_word
+
+    with pytest.raises(InvalidInputError, match=r"^grid seed_compatible: 'maybe' is not true or false "
+                                                r"\(true/false, yes/no, on/off, 1/0\)$"):
+        boolean_word("grid seed_compatible", "maybe")
+    # the lab's links and the grids read the same words
+    assert LabConfig.from_query_params({"seed_compatible": "on"}) == (LabConfig(seed_compatible=True), [])
+    config, warnings = LabConfig.from_query_params({"seed_compatible": "maybe"})
+    assert config == LabConfig() and warnings == [
+        "ignored URL parameter seed_compatible='maybe': seed_compatible: 'maybe' is not true or false "
+        "(true/false, yes/no, on/off, 1/0)"]

@@ -11,6 +11,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from contextlab.validation import bool_text
+
 from .style import FATE_COLORS, label, layout
 
 __all__ = ["tokens_accuracy_figure", "settings_heatmap_figure", "gold_zones_figure", "color_range", "ZONE_COLORS",
@@ -26,10 +28,6 @@ ZONE_COLORS: dict[str, str] = {
 #: Said under every expected-accuracy axis: what the number is, and whose it is.
 ESTIMATE_NOTE = "estimate from the published curve (Liu et al., TACL 2024)"
 _FRONT_COLOR = "#d32f2f"
-
-
-def _value(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def tokens_accuracy_figure(summaries: Sequence[Mapping[str, Any]], front: Sequence[str], *,
@@ -112,7 +110,7 @@ def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequenc
         scale = (f" — cells {min(present):.1f} to {max(present):.1f} (spread {spread:.1f}{unit}); "
                  f"colour scale {zmin:.1f} to {zmax:.1f}")
     fig = go.Figure(go.Heatmap(
-        x=[label(_value(x)) for x in xs], y=[label(_value(y)) for y in ys], z=z, text=text,
+        x=[label(bool_text(x)) for x in xs], y=[label(bool_text(y)) for y in ys], z=z, text=text,
         texttemplate="%{text}", colorscale="Blues", zmin=zmin, zmax=zmax,
         colorbar=dict(title=dict(text=("%" if percent else "") + (f"<br>{zmin:.1f}–{zmax:.1f}" if present else ""))),
         hovertemplate=f"{label(x_key)}=%{{x}}<br>{label(y_key)}=%{{y}}<br>{label(metric)}: %{{text}}<extra></extra>",
@@ -132,7 +130,7 @@ def gold_zones_figure(shares: Mapping[Any, Mapping[str, float]], by: str, pooled
     fig = go.Figure()
     for zone, color in ZONE_COLORS.items():
         fig.add_trace(go.Bar(
-            x=[label(_value(k)) for k in keys], y=[shares[k].get(zone, 0.0) * 100 for k in keys],
+            x=[label(bool_text(k)) for k in keys], y=[shares[k].get(zone, 0.0) * 100 for k in keys],
             name=zone, marker_color=color,
             hovertemplate=f"%{{x}}<br>{zone}: %{{y:.1f}}%<extra></extra>",
         ))

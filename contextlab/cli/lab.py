@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ContextLabError
-from ..validation import message_value
+from ..validation import FALSE_WORDS, TRUE_WORDS, message_value
 from .common import require
 
 __all__ = ["LAB_DEFAULTS", "add_lab", "cmd_lab", "lab_app_path", "lab_options", "streamlit_problem"]
@@ -109,7 +109,6 @@ def _shown_host(address: str) -> str:
 
 #: Streamlit options checked here, so a typo is one line instead of Streamlit's usage text:
 #: each maps to (what it takes, a check). Other options go to Streamlit unchecked.
-_BOOLEAN = ("true", "false", "1", "0", "yes", "no", "on", "off")
 _STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
     "--server.address": ("an address to listen on (127.0.0.1 by default; 0.0.0.0 serves the network)",
                          lambda v: bool(v) and not v.startswith("-")),
@@ -117,9 +116,9 @@ _STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
                       lambda v: v.isdigit() and len(v) <= 5 and 1 <= int(v) <= 65535),
     "--server.maxUploadSize": ("a whole number of megabytes >= 1",
                                lambda v: v.isdigit() and len(v) <= 9 and int(v) >= 1),
-    "--server.headless": ("true or false", lambda v: v.lower() in _BOOLEAN),
-    "--server.runOnSave": ("true or false", lambda v: v.lower() in _BOOLEAN),
-    "--browser.gatherUsageStats": ("true or false", lambda v: v.lower() in _BOOLEAN),
+    "--server.headless": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
+    "--server.runOnSave": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
+    "--browser.gatherUsageStats": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
     "--theme.base": ("light or dark", lambda v: v in ("light", "dark")),
 }
 

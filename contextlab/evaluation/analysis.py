@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
+from ..validation import bool_text
 from .metrics import SUMMARY_METRICS, gold_zone
 
 if TYPE_CHECKING:
@@ -99,10 +100,6 @@ def disagreements(rows: Sequence[Mapping[str, Any]], config_a: str, config_b: st
     return out
 
 
-def _setting_text(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def find_configuration(configs: Sequence[Configuration], spec: str) -> Configuration:
     """Return the configuration ``spec`` names: its label, or ``KEY=V`` settings that match exactly one.
 
@@ -121,7 +118,7 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
                                     f"configurations: {', '.join(c.label for c in configs)}", field="baseline")
         wanted[key] = value
     matches = [c for c in configs
-               if all(k in c.settings and _setting_text(c.settings[k]) == v for k, v in wanted.items())]
+               if all(k in c.settings and bool_text(c.settings[k]) == v for k, v in wanted.items())]
     if len(matches) != 1:
         how = "matches no configuration" if not matches else f"matches {len(matches)} configurations"
         raise InvalidInputError(f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}",

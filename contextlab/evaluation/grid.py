@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import InvalidInputError
 from ..manager import ContextManager
 from ..settings import BLOCK_SETTINGS, EngineSettings
+from ..validation import bool_text, boolean_word
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
 
@@ -20,8 +21,6 @@ GRID_KEYS: tuple[str, ...] = BLOCK_SETTINGS
 # A grid this large is a typo (a range with a tiny step), not an evaluation plan.
 _MAX_CONFIGS = 1000
 _MAX_RANGE = 200
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
 
 
 @dataclass(frozen=True)
@@ -52,11 +51,7 @@ def _parse_value(key: str, raw: str) -> Any:
     default = _default(key)
     text = raw.strip()
     if isinstance(default, bool):
-        if text.lower() in _TRUE:
-            return True
-        if text.lower() in _FALSE:
-            return False
-        raise InvalidInputError(f"grid {key}: {raw!r} is not true or false")
+        return boolean_word(f"grid {key}", text)
     try:
         if isinstance(default, int):
             return int(text)
@@ -129,7 +124,7 @@ def parse_grid(specs: Sequence[str] | Mapping[str, Sequence[Any]] | None) -> dic
 def _label(settings: Mapping[str, Any]) -> str:
     if not settings:
         return "default"
-    return " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in settings.items())
+    return " ".join(f"{k}={bool_text(v)}" for k, v in settings.items())
 
 
 def expand_grid(grid: Mapping[str, Sequence[Any]],

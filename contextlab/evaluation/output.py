@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from ..atomic import StagedFile, write_files
 from ..errors import InvalidInputError
 from ..progress import Progress
+from ..validation import bool_text
 from .aggregate import Aggregator
 from .options import RunOptions
 from .run import EvalResult, RunPlan, plan_run
@@ -39,7 +40,7 @@ def _csv_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapp
         if c == "query":
             return questions.get(row["query_id"], row.get("query", ""))
         if c in grid:
-            return str(row[c]).lower() if isinstance(row[c], bool) else row[c]
+            return bool_text(row[c]) if isinstance(row[c], bool) else row[c]
         return _cell(row.get(c))
 
     return [[value(row, c) for c in columns] for row in rows]
@@ -186,7 +187,7 @@ def gains_lines(gains: Sequence[Mapping[str, Any]]) -> list[str]:
         steps = "; ".join(f"{st['from']}->{st['to']}: " + ("-" if st["gain_per_100"] is None
                                                           else f"{st['gain_per_100']:+.2f}")
                           for st in curve["steps"])
-        where = " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in curve["settings"].items())
+        where = " ".join(f"{k}={bool_text(v)}" for k, v in curve["settings"].items())
         knee = f"; knee at {curve['key']}={curve['knee']}" if curve["knee"] is not None else "; no knee"
         lines.append(f"gold in block gained per extra 100 tokens{' (' + where + ')' if where else ''}: {steps}{knee}")
     return lines

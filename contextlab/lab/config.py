@@ -18,15 +18,13 @@ from ..manager import ContextManager
 from ..settings import EXPORT_MARKER, EngineSettings
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
-from ..validation import text
+from ..validation import bool_text, boolean_word, text
 
 if TYPE_CHECKING:
     from ..runs.captures import CapturedRun
 
 __all__ = ["LabConfig", "PLACEMENTS"]
 
-_BOOL_TRUE = {"1", "true", "yes", "on"}
-_BOOL_FALSE = {"0", "false", "no", "off"}
 
 
 @dataclass(frozen=True)
@@ -79,7 +77,7 @@ class LabConfig(EngineSettings):
             value = getattr(self, f.name)
             if value == getattr(default, f.name):
                 continue
-            params[f.name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            params[f.name] = bool_text(value)
         return params
 
     @classmethod
@@ -97,7 +95,7 @@ class LabConfig(EngineSettings):
                 continue
             default = known[name].default
             try:
-                value = _parse_param(raw, default)
+                value = _parse_param(name, raw, default)
                 cls(**{name: value})  # validate this one field in isolation
             except (InvalidInputError, ValueError) as exc:
                 warnings.append(f"ignored URL parameter {name}={raw!r}: {exc}")
@@ -124,15 +122,10 @@ class LabConfig(EngineSettings):
         ])
 
 
-def _parse_param(raw: Any, default: Any) -> Any:
+def _parse_param(name: str, raw: Any, default: Any) -> Any:
     text = str(raw).strip()
     if isinstance(default, bool):
-        low = text.lower()
-        if low in _BOOL_TRUE:
-            return True
-        if low in _BOOL_FALSE:
-            return False
-        raise ValueError("expected true or false")
+        return boolean_word(name, text)
     if isinstance(default, int):
         return int(text)
     if isinstance(default, float):

@@ -14,6 +14,7 @@ from contextlab.errors import ContextLabError
 from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys
+from contextlab.validation import TRUE_WORDS, bool_text
 
 from . import text as safe
 from .downloads import download_newest
@@ -23,10 +24,8 @@ from .questions import open_bundled_question
 from .scenarios import SCENARIO_KEY, apply_scenario, picked_scenario
 from .state import CONFIG_KEYS, seed_config
 
-__all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet", "TRUE_VALUES",
-           "UNSHAREABLE"]
+__all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet", "UNSHAREABLE"]
 
-TRUE_VALUES = {"1", "true", "yes", "on"}
 _APPLIED = "_url_applied"
 #: Document sources a link cannot carry, and how the page names them when such a link is opened.
 UNSHAREABLE: dict[str, str] = {
@@ -68,7 +67,7 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
         else:
             warnings.append(f"ignored URL parameter view={view!r}: choose one of: {', '.join(view_names)}")
     if "present" in params:
-        st.session_state["present"] = params["present"].strip().lower() in TRUE_VALUES
+        st.session_state["present"] = params["present"].strip().lower() in TRUE_WORDS
     source = params.get("source")
     if source in UNSHAREABLE:
         warnings.append(f"This link was made on {UNSHAREABLE[source]}, which a link cannot carry, so it "
@@ -87,8 +86,7 @@ def _named_fields(params: dict[str, str], warnings: list[str]) -> set[str]:
 
 def _all_params(config: LabConfig) -> dict[str, str]:
     """Return every setting of ``config`` as a URL value (as ``to_query_params`` writes them)."""
-    return {name: ("true" if value else "false") if isinstance(value, bool) else str(value)
-            for name, value in ((n, getattr(config, n)) for n in LabConfig.__dataclass_fields__)}
+    return {name: bool_text(getattr(config, name)) for name in LabConfig.__dataclass_fields__}
 
 
 def _apply_question_param(query_id: str | None, top_k: str | None) -> list[str]:
