@@ -10,7 +10,7 @@ import math
 
 from .errors import InvalidInputError
 
-__all__ = ["Z_95", "format_interval", "wilson_interval"]
+__all__ = ["Z_95", "format_bounds", "format_interval", "wilson_interval"]
 
 #: z of a two-sided 95% interval.
 Z_95 = 1.96
@@ -34,9 +34,22 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, f
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def format_interval(value: float, low: float, high: float, *, signed: bool = False, digits: int = 1,
-                    width: int = 0) -> str:
-    """Return ``"12.3 [5.3, 29.7]"`` (``"+6.7 [-8.1, +21.4]"`` when ``signed``), each number ``width`` wide."""
+def _spec(signed: bool, digits: int, width: int) -> str:
     sign = "+" if signed else ""
-    spec = f"{sign}{width}.{digits}f" if width else f"{sign}.{digits}f"
-    return f"{value:{spec}} [{low:{spec}}, {high:{spec}}]"
+    return f"{sign}{width}.{digits}f" if width else f"{sign}.{digits}f"
+
+
+def format_bounds(low: float, high: float, *, signed: bool = False, digits: int = 1, width: int = 0) -> str:
+    """Return an interval's bounds alone, ``"[5.3, 29.7]"``, written as ``format_interval`` writes them."""
+    spec = _spec(signed, digits, width)
+    return f"[{low:{spec}}, {high:{spec}}]"
+
+
+def format_interval(value: float, low: float, high: float, *, signed: bool = False, digits: int = 1,
+                    width: int = 0, unit: str = "") -> str:
+    """Return ``"12.3 [5.3, 29.7]"`` (``"+6.7 [-8.1, +21.4]"`` when ``signed``), each number ``width`` wide.
+
+    ``unit`` follows the value: ``"+6.7 points [-8.1, +21.4]"``. Every printed interval is written here.
+    """
+    bounds = format_bounds(low, high, signed=signed, digits=digits, width=width)
+    return f"{value:{_spec(signed, digits, width)}}{unit} {bounds}"

@@ -160,6 +160,14 @@ def test_recommend_with_one_configuration_says_it_is_the_only_one():
     ((13.333, 5.31, 29.7), {}, "13.3 [5.3, 29.7]"),
     ((6.7, -8.1, 21.4), {"signed": True}, "+6.7 [-8.1, +21.4]"),
     ((0.5, 0.25, 0.75), {"digits": 2, "width": 5}, " 0.50 [ 0.25,  0.75]"),
+    ((6.7, -8.1, 21.4), {"signed": True, "unit": " points"}, "+6.7 points [-8.1, +21.4]"),
 ])
 def test_format_interval_writes_value_and_bounds(args, kwargs, expected):
     assert format_interval(*args, **kwargs) == expected
+
+
+def test_format_bounds_writes_the_bounds_as_format_interval_does():
+    from contextlab.intervals import format_bounds
+
+    assert format_bounds(-8.1, 21.4, signed=True) == "[-8.1, +21.4]"
+    assert format_interval(6.7, -8.1, 21.4, signed=True).endswith(format_bounds(-8.1, 21.4, signed=True))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError, LoadError
+from ..intervals import format_interval
 from ..safe_text import terminal_safe
 from ..validation import is_finite_number, message_value
 from .report import file_sha256
@@ -259,7 +260,7 @@ def _about(run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _cell(c: Mapping[str, Any], scale: float) -> str:
-    text = f"{c['difference'] * scale:+.1f} [{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]"
+    text = format_interval(c["difference"] * scale, c["low"] * scale, c["high"] * scale, signed=True)
     if c.get("p_value") is not None:
         text += f" p={c['p_value']:.3g}"
     return text + ("" if c.get("paired") else " (unpaired)")

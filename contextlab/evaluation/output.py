@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from ..atomic import StagedFile, write_files
 from ..errors import InvalidInputError
+from ..intervals import format_interval
 from ..progress import Progress
 from ..validation import bool_text
 from .aggregate import Aggregator
@@ -164,7 +165,8 @@ def _csv_record(csv_path: Path, summary_path: Path, sha256: str) -> dict[str, st
 def _interval_cell(s: Mapping[str, Any], metric: str, scale: float) -> str:
     if s.get(metric) is None:
         return f"{'-':>20}"
-    return f"{s[metric] * scale:5.1f} [{s[metric + '_low'] * scale:5.1f}, {s[metric + '_high'] * scale:5.1f}]".rjust(20)
+    low, high = s[metric + "_low"] * scale, s[metric + "_high"] * scale
+    return format_interval(s[metric] * scale, low, high, width=5).rjust(20)
 
 
 def _difference_cells(s: Mapping[str, Any], metric: str, scale: float) -> str:
@@ -175,7 +177,7 @@ def _difference_cells(s: Mapping[str, Any], metric: str, scale: float) -> str:
     c = paired.get(metric)
     if not c or c.get("difference") is None:
         return f"{'-':>22}  {'-':>8}"
-    text = f"{c['difference'] * scale:+5.1f} [{c['low'] * scale:+5.1f}, {c['high'] * scale:+5.1f}]"
+    text = format_interval(c["difference"] * scale, c["low"] * scale, c["high"] * scale, signed=True, width=5)
     p = "-" if c.get("p_value") is None else f"{c['p_value']:.3g}"
     return f"{text:>22}  {p:>8}"
 

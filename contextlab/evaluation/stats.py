@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..intervals import Z_95
+from ..intervals import Z_95, format_interval
 from ..paired import ALPHA, mcnemar_exact, paired_rate_interval
 
 __all__ = [
@@ -145,7 +145,7 @@ def _points(value: float | None, rate: bool, percent: bool = False) -> str:
 
 def _diff_words(c: Mapping[str, Any], rate: bool) -> str:
     scale, unit = (100.0, " points") if rate else (1.0, "")
-    text = f"{c['difference'] * scale:+.1f}{unit} [{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]"
+    text = format_interval(c["difference"] * scale, c["low"] * scale, c["high"] * scale, signed=True, unit=unit)
     return text + (f", McNemar p = {c['p_value']:.3g}" if c.get("p_value") is not None else "")
 
 

@@ -39,6 +39,7 @@ from contextlab.evaluation import (
     setting_table,
     sort_by_difference,
 )
+from contextlab.intervals import format_bounds, format_interval
 from contextlab.lab.config import PLACEMENTS, LabConfig
 
 from ..context import LabContext
@@ -180,7 +181,7 @@ def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any
     if not c or c.get("difference") is None:
         return {f"Δ {words} vs baseline": None, "Δ 95% interval": "—", "p (McNemar)": None}
     return {f"Δ {words} vs baseline": round(c["difference"] * scale, 2),
-            "Δ 95% interval": f"[{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]",
+            "Δ 95% interval": format_bounds(c["low"] * scale, c["high"] * scale, signed=True),
             "p (McNemar)": None if c.get("p_value") is None else round(c["p_value"], 4)}
 
 
@@ -188,7 +189,7 @@ def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: 
     def ci(s: dict[str, Any], name: str, scale: float) -> str:
         if s.get(name) is None:
             return "—"
-        return f"{s[name] * scale:.1f} [{s[name + '_low'] * scale:.1f}, {s[name + '_high'] * scale:.1f}]"
+        return format_interval(s[name] * scale, s[name + "_low"] * scale, s[name + "_high"] * scale)
 
     measured = any(s.get("accuracy") is not None for s in summaries)
     return pd.DataFrame([{
