@@ -346,11 +346,9 @@ def test_endpoint_faults_root_url_whose_api_is_under_v1_says_which_url_to_give(s
 
 def test_endpoint_faults_unreachable_endpoint_is_one_line_with_the_real_cause(tmp_path):
     """Injects a fault: nothing listens at the endpoint's port."""
-    import socket
+    from contextlab.models import free_port
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     done = run_cli("eval", "--endpoint", f"http://127.0.0.1:{port}/v1", "--limit", "1", "--yes",
                    "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "r.csv"))
     assert done.returncode == 1

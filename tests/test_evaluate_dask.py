@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 pytest.importorskip("distributed")
@@ -11,6 +9,7 @@ pytest.importorskip("distributed")
 from contextlab.errors import InvalidInputError  # noqa: E402
 from contextlab.evaluation import RunOptions, run_evaluation  # noqa: E402
 from contextlab.evaluation.cluster import dask_client  # noqa: E402
+from contextlab.models import free_port  # noqa: E402
 from tests.conftest import DASK_GRID  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -23,9 +22,7 @@ def test_evaluate_dask_two_workers_give_the_serial_rows(dask_run40):
 
 
 def test_evaluate_dask_unreachable_scheduler_is_one_clear_line():
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # a port nobody listens on
     with pytest.raises(InvalidInputError) as err:
         with dask_client(scheduler=f"tcp://127.0.0.1:{port}", timeout_s=1):
             pass

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from contextlab.models import free_port
 from tests.helpers import listening, wait_until
 
 pytest.importorskip("distributed")
@@ -23,12 +23,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(args: list[str], log: Path) -> subprocess.Popen:
@@ -46,7 +40,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 @pytest.fixture
 def cluster(tmp_path: Path):
-    port = _free_port()
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     scheduler = _start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
                         "--no-dashboard"], tmp_path / "scheduler.log")

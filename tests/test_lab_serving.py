@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from contextlab.cli.lab import lab_options
+from contextlab.models import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,17 +54,11 @@ def _listening_addresses(port: int) -> set[str]:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 @pytest.mark.integration
 def test_contextlab_lab_listens_on_127_0_0_1_only_from_any_folder(tmp_path: Path):
     pytest.importorskip("streamlit")
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "lab.log"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("STREAMLIT_BROWSER_GATHER_USAGE_STATS", None)

@@ -28,6 +28,7 @@ from contextlab.models import (
     cache_key,
     check_endpoint_url,
     first_line,
+    free_port,
     normalize_answer,
     paper_documents,
     plan_calls,
@@ -160,15 +161,9 @@ def test_models_sampling_is_checked():
 # -- faults ----------------------------------------------------------------------------------
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_models_unreachable_endpoint_is_one_line_without_the_key(monkeypatch):
     monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
-    client = ModelClient(f"http://127.0.0.1:{_closed_port()}/v1", "m", max_retries=0, timeout=5)
+    client = ModelClient(f"http://127.0.0.1:{free_port()}/v1", "m", max_retries=0, timeout=5)
     with pytest.raises(EndpointError) as err:
         client.complete("hello")
     message = str(err.value)

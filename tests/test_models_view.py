@@ -6,8 +6,6 @@ already says, in one line, that nothing answers there. The slow one asks the bun
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 # The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
@@ -15,15 +13,10 @@ pytestmark = pytest.mark.integration
 
 pytest.importorskip("streamlit")
 
+from contextlab.models import free_port  # noqa: E402
 from tests.ui.conftest import open_lab, run, table, texts, unescape  # noqa: E402
 
 SECRET = "sk-contextlab-test-SECRET-view-42"
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _section(endpoint: str):
@@ -38,7 +31,7 @@ def _section(endpoint: str):
 @pytest.mark.slow
 def test_models_view_unreachable_endpoint_is_one_line_when_counting_and_never_shows_the_key(monkeypatch):
     monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
-    endpoint = f"http://127.0.0.1:{_closed_port()}/v1"
+    endpoint = f"http://127.0.0.1:{free_port()}/v1"
     at = _section(endpoint)
     assert "Key: from CONTEXTLAB_API_KEY (never shown or stored)." in texts(at)
     assert "nothing is sent until you press Send" in texts(at)

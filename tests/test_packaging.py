@@ -14,7 +14,6 @@ import importlib.util
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -25,18 +24,13 @@ from pathlib import Path
 
 import pytest
 
+from contextlab.models import free_port
 from tests.helpers import listening, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_SECONDS = 60.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _healthy(port: int) -> bool:
@@ -150,7 +144,7 @@ def test_wheel_contextlab_build_runs_on_a_bundled_sample(installed: dict[str, Pa
 
 
 def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, Path]):
-    port = _free_port()
+    port = free_port()
     proc = _start_lab([str(installed["contextlab"])], port, installed["work"])
     try:
         wait_until(lambda: _healthy(port), STARTUP_SECONDS, what="/_stcore/health to answer ok", proc=proc)
@@ -160,7 +154,7 @@ def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, P
 
 
 def test_lab_sigterm_stops_the_streamlit_server():
-    port = _free_port()
+    port = free_port()
     proc = _start_lab([sys.executable, "-m", "contextlab.cli"], port, ROOT)
     try:
         wait_until(lambda: _healthy(port), STARTUP_SECONDS, what="/_stcore/health to answer ok", proc=proc)

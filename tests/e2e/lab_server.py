@@ -15,7 +15,6 @@ import atexit
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +22,8 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+from contextlab.models import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -39,13 +40,6 @@ EVALUATE_LIMIT = 150
 def screenshot_dir() -> Path:
     """Return where tests save pictures: ``$CONTEXTLAB_SCREENSHOTS`` if set, else artifacts/ (untracked)."""
     return ROOT / os.environ.get("CONTEXTLAB_SCREENSHOTS", "artifacts")
-
-
-def free_port() -> int:
-    """Return a TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 #: Servers started here and not yet stopped, by process id (= their process group id).
