@@ -10,7 +10,7 @@ from contextlab.errors import InvalidInputError
 from contextlab.lab.compare import diff_results
 from contextlab.lab.config import LabConfig
 from contextlab.lab.samples import sample_set_names
-from contextlab.lab.scenarios import SCENARIOS, Scenario, get_scenario, scenario_keys
+from contextlab.lab.scenarios import Scenario, all_scenarios, get_scenario, scenario_keys
 from contextlab.types import ContextResult, DocTrace
 
 
@@ -30,7 +30,7 @@ def _answer_index(scenario: Scenario) -> int:
     return indices[0]
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.key)
+@pytest.mark.parametrize("scenario", all_scenarios(), ids=lambda s: s.key)
 def test_scenario_fields_are_well_formed(scenario: Scenario):
     assert scenario.sample_set in sample_set_names()
     sentences = [s for s in scenario.story.replace(";", ".").split(". ") if s.strip()]
@@ -44,7 +44,7 @@ def test_scenario_fields_are_well_formed(scenario: Scenario):
 
 
 def test_scenarios_keys_are_unique():
-    assert len(set(scenario_keys())) == len(SCENARIOS) >= 3
+    assert len(set(scenario_keys())) == len(all_scenarios()) >= 3
 
 
 def test_get_scenario_returns_by_key_and_rejects_unknown():

@@ -16,7 +16,7 @@ from ..errors import InvalidInputError
 from ..types import ContextResult, DocTrace
 from .samples import SampleSet, load_sample_set
 
-__all__ = ["Scenario", "SCENARIOS", "all_scenarios", "get_scenario", "scenario_keys"]
+__all__ = ["Scenario", "all_scenarios", "get_scenario", "scenario_keys"]
 
 
 @dataclass(frozen=True)
@@ -137,13 +137,6 @@ def _middle(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> str:
 
 
 _PUNCHLINES = {"second_best_cut": _second_best, "faq_copies": _copies, "lost_in_the_middle": _middle}
-
-
-def __getattr__(name: str) -> object:
-    # ``SCENARIOS`` is built when first asked for, so importing this module reads no sample set.
-    if name == "SCENARIOS":
-        return list(all_scenarios())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scenario_keys() -> list[str]:

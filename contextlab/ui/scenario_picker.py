@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from contextlab.lab.scenarios import SCENARIOS, Scenario, get_scenario
+from contextlab.lab.scenarios import Scenario, all_scenarios, get_scenario
 
 __all__ = ["scenario_picker"]
 
@@ -22,8 +22,9 @@ def scenario_picker(key: str = "scenario", on_change: Callable[[], None] | None 
     room can read it (``contextlab.ui.scenarios.scenario_story``, in the main area).
     """
     st.session_state.setdefault(key, _NONE)
-    options = [_NONE] + [s.key for s in SCENARIOS]
-    titles = {s.key: s.title for s in SCENARIOS}
+    scenarios = all_scenarios()
+    options = [_NONE] + [s.key for s in scenarios]
+    titles = {s.key: s.title for s in scenarios}
     picked = st.selectbox(
         "Scenario", options, key=key,
         format_func=lambda k: titles.get(k, "Free play (no scenario)"),

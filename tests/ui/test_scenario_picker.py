@@ -6,7 +6,7 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
-from contextlab.lab.scenarios import SCENARIOS, get_scenario
+from contextlab.lab.scenarios import all_scenarios, get_scenario
 
 # The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
 pytestmark = pytest.mark.integration
@@ -34,7 +34,7 @@ def test_scenario_picker_starts_on_free_play():
     box = at.selectbox(key="scenario")
     assert box.value == ""
     assert box.options[0] == "Free play (no scenario)"
-    assert box.options[1:] == [s.title for s in SCENARIOS]
+    assert box.options[1:] == [s.title for s in all_scenarios()]
     assert at.text[0].value == "picked: None"
 
 
