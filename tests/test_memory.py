@@ -235,3 +235,12 @@ def test_fit_history_property_within_budget_and_nothing_lost(msgs, budget, overh
     assert fit.kept == msgs[len(msgs) - len(fit.kept):]
     if fit.summarized_indices and fit.summary:
         assert fit.summary.startswith(summary_header(len(fit.summarized_indices)))
+
+
+def test_memory_summary_cuts_turns_at_the_one_sentence_rule():
+    # The history summary and document synopses split sentences the same way (stages.summarize):
+    # a full stop before a lower-case word ("e.g. the") does not end a sentence.
+    from contextlab.window.memory import extractive_summary
+
+    turns = [Message("user", "Use a backup code, e.g. the one printed at setup. Then reset 2FA.")]
+    assert extractive_summary(turns) == "- User: Use a backup code, e.g. the one printed at setup."

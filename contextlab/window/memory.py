@@ -9,13 +9,13 @@ no message is ever dropped without the result saying which summary covers it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import InvalidInputError
 from ..stages.budget import TRUNCATION_MARKER, fit_text
 from ..stages.messages import coerce_messages, format_memory, format_message, role_label
+from ..stages.summarize import split_sentences
 from ..tokenizers import Tokenizer, resolve_tokenizer
 from ..types import Message
 from ..validation import whole_number
@@ -35,9 +35,6 @@ __all__ = [
 #: Turns older messages into a summary text (a real LLM call, for instance).
 Summarizer = Callable[[list[Message]], str]
 
-# A sentence ends at ., ! or ? followed by white space; good enough for chat turns and
-# free of any language model.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # One summary line never carries more than this many words of a turn: the summary is a
 # reminder of what was said, not a second copy of it.
 _MAX_SUMMARY_WORDS = 30
@@ -50,10 +47,11 @@ def summary_header(n_messages: int) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    text = " ".join(text.split())
-    if not text:
+    # The one sentence rule (``stages.summarize.split_sentences``), as document synopses use it.
+    sentences = split_sentences(text)
+    if not sentences:
         return ""
-    sentence = _SENTENCE_END.split(text, maxsplit=1)[0]
+    sentence = sentences[0]
     words = sentence.split()
     if len(words) > _MAX_SUMMARY_WORDS:
         return " ".join(words[:_MAX_SUMMARY_WORDS]) + TRUNCATION_MARKER
