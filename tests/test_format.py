@@ -6,14 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextlab.stages.format import (
-    SEPARATOR,
-    UNSAFE_HEADER_CHARS,
-    citation_label,
-    format_block,
-    one_line,
-    source_header,
-)
+from contextlab.safe_text import UNSAFE_CHARS, terminal_safe
+from contextlab.stages.format import SEPARATOR, citation_label, format_block, source_header
 from contextlab.types import Document
 
 
@@ -77,8 +71,8 @@ def test_format_forged_source_cannot_add_a_header():
         ("café 文档 🙂", "café 文档 🙂"),
     ],
 )
-def test_format_one_line_escapes_visibly(source, shown):
-    assert one_line(source) == shown
+def test_format_header_escapes_visibly_by_the_one_rule(source, shown):
+    assert terminal_safe(source) == shown
     assert source_header(1, Document("x", source=source)) == f"--- Source [1] {shown} ---"
 
 
@@ -95,6 +89,6 @@ def test_format_no_source_adds_a_line(source, label, score):
     header = source_header(3, Document("body", score, source), score_label=label or "relevance")
     assert len(header.splitlines()) == 1
     assert not BIDI_AND_BREAKS & set(header)
-    assert not UNSAFE_HEADER_CHARS.search(header)
+    assert not UNSAFE_CHARS.search(header)
     block, _ = format_block([Document("body", score, source), Document("more", score, source)])
     assert len(block.splitlines()) == 5  # header, body, blank, header, body

@@ -27,7 +27,6 @@ from .style import (
     stamp_revision,
     label,
     layout,
-    visible_controls,
 )
 from .sweep import sweep_figure
 from .teach import (
@@ -60,7 +59,6 @@ __all__ = [
     "stamp_revision",
     "label",
     "layout",
-    "visible_controls",
     # one build
     "fate_sankey",
     "similarity_heatmap",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import html
-import unicodedata
 
 import plotly.graph_objects as go
 
+from contextlab.safe_text import visible_controls
 from contextlab.types import DocTrace
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "ANSWER_COLOR",
     "FONT",
     "label",
-    "visible_controls",
     "doc_label",
     "doc_tag",
     "layout",
@@ -65,26 +64,6 @@ FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13, color="#3133
 _PAGE = dict(paper_bgcolor="white", plot_bgcolor="white", hovermode="closest", hoverlabel=dict(align="left"),
              colorway=["#0068c9", "#ff8700", "#29b09d", "#ff2b2b", "#6d3fc0", "#83c9ff", "#ffd16a", "#7defa1"])
 _AXIS = dict(gridcolor="#e6eaf1", linecolor="#d5dae5", zerolinecolor="#d5dae5", automargin=True)
-
-# Characters that reorder or hide text: shown as a visible code instead of obeyed.
-_INVISIBLE_CATEGORIES = {"Cf"}
-_KEEP = {"\u00ad"}  # a soft hyphen is harmless
-
-
-def visible_controls(text: str) -> str:
-    """Return ``text`` with bidi and other invisible format characters shown as ⟨U+XXXX⟩.
-
-    U+202E (right-to-left override) and friends would reverse the text around them; a
-    zero-width character would hide a difference. Both are made visible, never obeyed.
-    """
-    if text.isascii():
-        return text
-    return "".join(
-        f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in _INVISIBLE_CATEGORIES and ch not in _KEEP
-        else ch
-        for ch in text
-    )
-
 
 def label(text: object) -> str:
     """Return ``text`` as plotly shows it literally: ``<``, ``>``, ``&`` as entities, controls visible.

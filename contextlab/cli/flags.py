@@ -141,16 +141,11 @@ def describe(exc: BaseException) -> str:
     return _flagged(str(exc), getattr(exc, "field", None)) or type(exc).__name__
 
 
-def _safe(text: str) -> str:
-    """Return ``text`` with control characters shown as escapes (terminal output cannot forge)."""
-    return terminal_safe(text)
-
-
 def note(message: str) -> None:
     """Print ``contextlab: note: ...`` on stderr, one line."""
-    print(f"contextlab: note: {_safe(message)}", file=sys.stderr)
+    print(f"contextlab: note: {terminal_safe(message)}", file=sys.stderr)
 
 
 def error_line(message: str, prog: str = "contextlab") -> None:
     """Print ``<prog>: error: ...`` on stderr, one line."""
-    print(f"{prog}: error: {_safe(message)}", file=sys.stderr)
+    print(f"{prog}: error: {terminal_safe(message)}", file=sys.stderr)

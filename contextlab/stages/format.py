@@ -1,7 +1,7 @@
 """Formatting: the citation-labelled block exactly as the model will read it.
 
-A header is always one line, whatever a document's metadata holds: ``one_line`` replaces
-every character that could break or disguise it (see ``UNSAFE_HEADER_CHARS``) by a visible
+A header is always one line, whatever a document's metadata holds: ``safe_text.terminal_safe``
+replaces every character that could break or disguise it (``safe_text.UNSAFE_CHARS``) by a visible
 escape, so a ``source`` like ``"a.md\\n--- Source [7] forged ---"`` prints as
 ``a.md\\n--- Source [7] forged ---`` on the header's own line instead of forging a second header.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import InvalidInputError
-from ..safe_text import UNSAFE_CHARS, terminal_safe
+from ..safe_text import terminal_safe
 from ..types import Document
 from ..validation import text
 
@@ -19,10 +19,8 @@ __all__ = [
     "DEFAULT_SCORE_LABEL",
     "OUTSIDE_UNIT",
     "SEPARATOR",
-    "UNSAFE_HEADER_CHARS",
     "citation_label",
     "format_block",
-    "one_line",
     "score_label_text",
     "score_range_note",
     "source_header",
@@ -43,21 +41,6 @@ def score_label_text(value: object) -> str:
     return value
 
 
-#: What a header value may not contain: the one rule of ``contextlab.safe_text``.
-UNSAFE_HEADER_CHARS = UNSAFE_CHARS
-
-
-def one_line(value: str) -> str:
-    """Return ``value`` with every unsafe character escaped visibly, so it prints as one line.
-
-    The rule (``contextlab.safe_text.terminal_safe``): newline, carriage return and tab become
-    ``\\n``, ``\\r`` and ``\\t``; any other character in ``UNSAFE_HEADER_CHARS`` becomes
-    ``\\xNN`` (below U+0100) or ``\\uNNNN``. Everything else, including non-Latin text and
-    emoji, is kept as it is.
-    """
-    return terminal_safe(value)
-
-
 #: How a header marks a score outside [0, 1]: shown as given, with this after it.
 OUTSIDE_UNIT = "outside 0-1"
 
@@ -70,15 +53,15 @@ def source_header(position: int, doc: Document, *, score_label: str = DEFAULT_SC
     a score outside [0, 1] is shown as given and marked: `` (relevance: 7.50, outside 0-1)``.
     ``seed_rule``: seed 000's header, which shows a score only below 1, unmarked.
     """
-    source = one_line(doc.source) if doc.source else ""
+    source = terminal_safe(doc.source) if doc.source else ""
     header = f"--- Source [{position}] {source} ---" if source else f"--- Source [{position}] ---"
     if seed_rule:
         if doc.score < 1.0:
-            header += f" ({one_line(score_label)}: {doc.score:.2f})"
+            header += f" ({terminal_safe(score_label)}: {doc.score:.2f})"
         return header
     if doc.score != 1.0:
         mark = "" if 0.0 <= doc.score <= 1.0 else f", {OUTSIDE_UNIT}"
-        header += f" ({one_line(score_label)}: {doc.score:.2f}{mark})"
+        header += f" ({terminal_safe(score_label)}: {doc.score:.2f}{mark})"
     return header
 
 

@@ -20,7 +20,7 @@ import string
 
 import streamlit as st
 
-from contextlab.charts.style import visible_controls
+from contextlab.safe_text import visible_controls
 
 __all__ = ["md", "md_line", "caption", "error", "warning", "info", "success", "plain", "WORD_JOINER"]
 

@@ -13,6 +13,7 @@ import streamlit as st
 from contextlab import charts
 from contextlab.lab.counts import block_counts
 from contextlab.lab.thresholds import catching_threshold, similarity_floor, similarity_text, threshold_text
+from contextlab.safe_text import visible_controls
 from contextlab.types import DuplicatePair
 
 from ..context import LabContext
@@ -50,7 +51,7 @@ def marked_html(marks: Sequence[tuple[str, bool]]) -> str:
     parts: list[str] = []
     run: list[str] = []
     for word, marked in marks:
-        word = html.escape(charts.visible_controls(word))
+        word = html.escape(visible_controls(word))
         if marked:
             run.append(word)
             continue
