@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import time
@@ -9,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-__all__ = ["listening", "wait_until"]
+__all__ = ["kill_group", "listening", "wait_until"]
 
 
 def wait_until(condition: Callable[[], bool], seconds: float = 30.0, *, what: str = "the condition",
@@ -34,3 +36,14 @@ def listening(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.5)
         return sock.connect_ex((host, port)) == 0
+
+
+def kill_group(proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    """Kill the process group ``proc`` leads (started with ``start_new_session``) and wait for it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=timeout)
+    if proc.stdout:
+        proc.stdout.close()

@@ -6,7 +6,6 @@ Real `dask scheduler` and `dask worker` processes; the test kills them mid-run a
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from contextlab.models import free_port
-from tests.helpers import listening, wait_until
+from tests.helpers import kill_group, listening, wait_until
 
 pytest.importorskip("distributed")
 
@@ -30,14 +29,6 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
     return subprocess.Popen(args, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=30)
-
-
 @pytest.fixture
 def cluster(tmp_path: Path):
     port = free_port()
@@ -48,8 +39,8 @@ def cluster(tmp_path: Path):
     worker = _start([str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1",
                      "--no-dashboard"], tmp_path / "worker.log")
     yield address, scheduler, worker
-    _kill(worker)
-    _kill(scheduler)
+    kill_group(worker)
+    kill_group(scheduler)
 
 
 def _eval(address: str, cwd: Path) -> subprocess.Popen:
@@ -73,7 +64,7 @@ def _run_then_kill(tmp_path: Path, address: str, victim: subprocess.Popen) -> tu
     wait_until(lambda: bool(_temps(out)), 120, what="the run to start", proc=run)
     time.sleep(8)
     assert run.poll() is None
-    _kill(victim)
+    kill_group(victim)
     killed = time.monotonic()
     try:
         _, stderr = run.communicate(timeout=90)

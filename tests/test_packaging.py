@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from contextlab.models import free_port
-from tests.helpers import listening, wait_until
+from tests.helpers import kill_group, listening, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -62,16 +62,6 @@ def _start_lab(command: list[str], port: int, cwd: Path) -> subprocess.Popen:
         cwd=cwd, env=_lab_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=10)
-    if proc.stdout:
-        proc.stdout.close()
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +139,7 @@ def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, P
     try:
         wait_until(lambda: _healthy(port), STARTUP_SECONDS, what="/_stcore/health to answer ok", proc=proc)
     finally:
-        _kill_group(proc)
+        kill_group(proc)
 
 
 
@@ -163,7 +153,7 @@ def test_lab_sigterm_stops_the_streamlit_server():
         # The server must go with the command: nothing answers on its port any more.
         wait_until(lambda: not listening(port), 30, what=f"port {port} to be released after SIGTERM")
     finally:
-        _kill_group(proc)
+        kill_group(proc)
 
 
 # -- the newcomer's scripts ----------------------------------------------------------------
