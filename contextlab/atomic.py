@@ -21,8 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_path", "atomic_writer", "new_file_mode", "write_files",
-           "write_text"]
+from .errors import InvalidInputError
+
+__all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_path", "atomic_writer", "check_target", "new_file_mode",
+           "write_files", "write_text"]
 
 
 def _read_umask() -> int:
@@ -185,6 +187,27 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         _fsync_folder(target.parent)
     finally:
         temp.unlink(missing_ok=True)
+
+
+def check_target(path: str | os.PathLike[str], field: str) -> Path:
+    """Return ``path`` (``~`` expanded) when a file can be written there, before any work is done.
+
+    Else ``InvalidInputError`` naming ``field`` (the command line shows its flag): a folder, a
+    folder that does not exist or is not writable, a read-only file.
+    """
+    target = Path(path).expanduser()
+    folder = target.parent
+    where = f"{field} {str(path)!r}"
+    if target.is_dir():
+        raise InvalidInputError(f"{where} is a folder; give a file name", field=field)
+    if not folder.is_dir():
+        raise InvalidInputError(f"{where}: folder {str(folder)!r} does not exist; create it or give another path",
+                                field=field)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidInputError(f"{where}: folder {str(folder)!r} is not writable; give another path", field=field)
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InvalidInputError(f"{where}: the file exists and is read-only; give another path", field=field)
+    return target
 
 
 def write_files(texts: Mapping[str | os.PathLike[str], str], *, encoding: str = "utf-8") -> None:

@@ -405,7 +405,7 @@ def test_cli_sweep_checks_every_output_before_writing_any(run, tmp_path: Path, d
 
 
 def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
-    from contextlab.cli.outputs import write_all
+    from contextlab.atomic import write_files as write_all
 
     (tmp_path / "a.csv").write_text("old", encoding="utf-8")
     with pytest.raises(OSError):

@@ -1,11 +1,11 @@
 """The ``contextlab`` command: build a context block, sweep, evaluate, index and search a store.
 
 One module per command group (``build``, ``sweep``, ``evaluate``, ``compare``, ``curve``, ``store``,
-``lab``, ``model``), each an
-``add_<command>(sub)`` that declares its parser and a ``cmd_<command>(args)`` that parses ->
-makes one library call -> prints. ``common`` holds what they share, ``inputs`` reads documents
-and argument types, ``outputs`` checks and writes files all or nothing, and ``flags`` is the one
-table from library field names to flags. Errors are one line on stderr
+``lab``, ``model``), each an ``add_<command>(sub)`` that declares its parser and a
+``cmd_<command>(args)`` that parses -> makes one library call -> prints. ``common`` holds what
+they share, ``inputs`` reads documents and argument types, and ``flags`` is the one table from
+library field names to flags and grid keys. Files are checked and written all or nothing by
+``contextlab.atomic``. Errors are one line on stderr
 (``contextlab: error: ...``) and a non-zero exit, never a traceback: usage errors exit 2,
 runtime errors 1. To add a command, write its module and list its adder in ``COMMANDS``.
 """

@@ -7,11 +7,11 @@ import io
 import sys
 from typing import Any
 
+from ..atomic import check_target, write_files
 from ..lab.sweep import MAX_BUILDS, SWEEP_COLUMNS, run_sweep, sweep_grid, write_csv
 from ..progress import ProgressBar
 from .common import add_engine_options, config_of, require, scored
 from .inputs import add_input_options, positive_int, read_documents
-from .outputs import check_target, write_all
 
 __all__ = ["add_sweep"]
 
@@ -21,9 +21,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     to_file = bool(args.out) and args.out != "-"
     # Every target is checked before the grid runs, and written all or nothing after it.
     if to_file:
-        check_target(args.out, "--out")
+        check_target(args.out, "out")
     if args.html:
-        check_target(args.html, "--html")
+        check_target(args.html, "html")
         require("plotly", "sweep --html")
     documents = scored(read_documents(args.file, args), args)
     base = argparse.Namespace(**{**vars(args), "max_context_tokens": None, "dedup_threshold": None})
@@ -35,7 +35,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         from ..charts.sweep import sweep_figure
 
         files[args.html] = sweep_figure(rows).to_html(include_plotlyjs=True, full_html=True)
-    write_all(files)
+    write_files(files)
     if to_file:
         print(f"contextlab: wrote {len(rows)} rows to {args.out}", file=sys.stderr)
     else:

@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..atomic import StagedFile, write_files
-from ..errors import InvalidInputError
+from ..atomic import StagedFile, check_target, write_files
 from ..intervals import format_interval
 from ..progress import Progress
 from ..validation import bool_text
@@ -56,17 +55,6 @@ def results_csv(result: EvalResult) -> str:
     return buffer.getvalue()
 
 
-def _check_target(path: Path, field: str) -> Path:
-    """Return ``path`` (``~`` expanded) when a file can be written there; the error names ``field``."""
-    path = path.expanduser()
-    if path.is_dir():
-        raise InvalidInputError(f"{field} {str(path)!r} is a folder; give a file name", field=field)
-    if not path.parent.is_dir():
-        raise InvalidInputError(f"{field} {str(path)!r}: folder {str(path.parent)!r} does not exist",
-                                field=field)
-    return path
-
-
 def write_results(result: EvalResult, out: str | Path, summary: str | Path | None = None,
                   *, seed: int = 0) -> None:
     """Write ``results.csv`` (and ``summary.json``): to temporary files first, then renamed.
@@ -75,10 +63,10 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     records where the CSV is (relative to the summary) and its SHA-256, for ``contextlab compare``.
     """
     csv_text = results_csv(result)
-    out_path = _check_target(Path(out), "out")
+    out_path = check_target(out, "out")
     texts: dict[Path, str] = {out_path: csv_text}
     if summary is not None:
-        summary_path = _check_target(Path(summary), "summary")
+        summary_path = check_target(summary, "summary")
         result.provenance["results_csv"] = _csv_record(out_path, summary_path,
                                                        hashlib.sha256(csv_text.encode("utf-8")).hexdigest())
         texts[summary_path] = json.dumps(result.summary(seed=seed), indent=2, allow_nan=False) + "\n"
@@ -94,8 +82,8 @@ def stream_to_files(plan: RunPlan, out: str | Path, summary: str | Path | None =
     result keeps the per-configuration aggregates, not the rows); the files get their names only
     once everything is written, ``summary`` (the JSON) with them.
     """
-    out_path = _check_target(Path(out), "out")
-    summary_path = _check_target(Path(summary), "summary") if summary is not None else None
+    out_path = check_target(out, "out")
+    summary_path = check_target(summary, "summary") if summary is not None else None
     columns = plan.result([]).columns
     texts = {q.query_id: q.query for q in plan.evalset.questions}
     aggregator = Aggregator(list(plan.grid))
