@@ -199,7 +199,7 @@ def test_summary_carries_provenance_paired_differences_and_a_recommendation(tmp_
     assert data["contextlab_version"] == contextlab.__version__ and data["evalset"] == "set.jsonl"
     assert data["evalset_sha256"] == hashlib.sha256(open(evalset, "rb").read()).hexdigest()
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["created"]) and data["questions"] == 10
-    assert data["settings"]["dedup_threshold"] == 0.85 and data["model"] == MODEL
+    assert data["settings"]["dedup_threshold"] == 0.85 and data["curve_model"] == MODEL
     assert data["results_csv"] == {"path": "r.csv", "sha256": hashlib.sha256(out.read_bytes()).hexdigest()}
     assert data["baseline"] == "max_context_tokens=400"
     small = next(c for c in data["configs"] if c["config"] == "max_context_tokens=5")

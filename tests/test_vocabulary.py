@@ -117,6 +117,7 @@ def test_vocabulary_results_csv_and_summary_use_field_names(tmp_path):
     assert set(data["grid"]) == {"max_context_tokens", "placement"}
     assert set(data["settings"]) == FIELDS - set(data["grid"])
     assert "configurations" not in data and len(data["configs"]) == 2
+    assert data["curve_model"] == "GPT-3.5-Turbo" and "model" not in data  # RunOptions.curve_model, --curve-model
     assert not (set(header) | set(data)) & SHORT_NAMES
 
 

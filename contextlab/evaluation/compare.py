@@ -130,7 +130,7 @@ def _check_summary(summary: Any, path: Path) -> dict[str, Any]:
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:
         raise LoadError(f"{path}: configuration {message_value(twice[0])} appears more than once in configs")
-    for key in ("evalset", "evalset_sha256", "model", "created"):
+    for key in ("evalset", "evalset_sha256", "curve_model", "created"):
         if summary.get(key) is not None and not isinstance(summary[key], str):
             raise LoadError(f"{path}: {key} is {message_value(summary[key])}, not text")
     questions = summary.get("questions")
@@ -222,7 +222,7 @@ def _paired(rows_a: Mapping[str, Mapping[str, Any]], rows_b: Mapping[str, Mappin
 def compare_runs(a: str | Path, b: str | Path, *, seed: int = 0) -> dict[str, Any]:
     """Return run B against run A: per configuration in both, per metric, the difference B - A and its interval.
 
-    Keys: ``a``/``b`` (path, set, its SHA-256, model, questions, created), ``configs`` (label,
+    Keys: ``a``/``b`` (path, set, its SHA-256, curve_model, questions, created), ``configs`` (label,
     ``metrics``: {metric: {a, b, difference, low, high, n, p_value, paired}}), ``only_in_a``,
     ``only_in_b``, ``matched_questions`` (questions in both runs' rows, by id and text, or None).
     """
@@ -255,7 +255,7 @@ def compare_runs(a: str | Path, b: str | Path, *, seed: int = 0) -> dict[str, An
 def _about(run: Mapping[str, Any]) -> dict[str, Any]:
     s = run["summary"]
     return {"path": run["path"], "evalset": s.get("evalset"), "evalset_sha256": s.get("evalset_sha256"),
-            "model": s.get("model"), "answered_by": s.get("answered_by"), "questions": s.get("questions"),
+            "curve_model": s.get("curve_model"), "answered_by": s.get("answered_by"), "questions": s.get("questions"),
             "created": s.get("created"), "rows": run["rows"] is not None, "why_no_rows": run["why"]}
 
 

@@ -194,7 +194,7 @@ def summary_table(result: EvalResult) -> str:
     metric = report["recommendation"]["metric"]
     words = "accuracy" if metric == "accuracy" else "gold in block"
     lines = [f"{result.n_questions} questions x {len(result.configs)} configurations "
-             f"({result.evalset}); expected accuracy: {result.model}, estimated from Liu et al. (2024); "
+             f"({result.evalset}); expected accuracy: {result.curve_model}, estimated from Liu et al. (2024); "
              f"baseline: {report['baseline']}"]
     width = max(len(c.label) for c in result.configs)
     measured = metric == "accuracy"
@@ -211,7 +211,7 @@ def summary_table(result: EvalResult) -> str:
     outside = sum(s.get("outside_curves") or 0 for s in report["configs"])
     if outside:
         lines.append(f"{outside:,} rows read outside every curve: their blocks hold more documents than any "
-                     f"published curve ({result.model}), so expected_accuracy reads the largest (column curve).")
+                     f"published curve ({result.curve_model}), so expected_accuracy reads the largest (column curve).")
     lines.append(f"Recommendation. {report['recommendation']['text']}")
     lines += gains_lines(report["budget_gains"])
     return "\n".join(lines)

@@ -68,7 +68,7 @@ def summary_document(result: Any, *, seed: int = 0, baseline: str | None = None)
         "evalset": result.evalset,
         "evalset_sha256": provenance.get("evalset_sha256"),
         "questions": result.n_questions,
-        "model": result.model,
+        "curve_model": result.curve_model,
         "answered_by": _answer_model(result),
         "top_k": result.top_k,
         "grid": result.grid,

@@ -37,7 +37,8 @@ class EvalResult:
     """Every row (one per question and configuration) of a run, and how it was made."""
 
     evalset: str
-    model: str
+    #: What ``expected_accuracy`` reads: the published curve's model, or "<name> (measured curve)".
+    curve_model: str
     top_k: int
     grid: dict[str, list[Any]]
     configs: list[Configuration]
@@ -127,7 +128,7 @@ class RunPlan:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def model(self) -> str:
+    def curve_model(self) -> str:
         """Return what ``expected_accuracy`` reads: the published curve's model, or the measured curve's."""
         if self.options.curves is not None:
             return f"{self.options.curves.models()[0]} (measured curve)"
@@ -149,7 +150,7 @@ class RunPlan:
         provenance = {"contextlab_version": __version__, "created": utc_now(), "evalset_sha256": self.evalset_sha256}
         extra["provenance"] = {**provenance, **extra.get("provenance", {})}
         extra.setdefault("questions", {q.query_id: q.query for q in self.evalset.questions})
-        return EvalResult(self.evalset.name, self.model, self.options.top_k, self.grid, self.configs, rows,
+        return EvalResult(self.evalset.name, self.curve_model, self.options.top_k, self.grid, self.configs, rows,
                           baseline=self.options.baseline, blocks=self.options.blocks, **extra)
 
     def run(self, progress: Progress | None = None) -> EvalResult:

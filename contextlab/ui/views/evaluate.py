@@ -219,7 +219,7 @@ def _pooled(result: EvalResult, by: str) -> str:
 
 
 def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]) -> None:
-    show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, pareto_front(summaries), model=result.model)
+    show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, pareto_front(summaries), model=result.curve_model)
     keys = result.grid_keys
     if len(keys) >= 2:
         a, b, c = st.columns(3)
