@@ -32,7 +32,8 @@ from .curve import solved_questions
 from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve",
+           "served_model"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -118,6 +119,27 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int
     return rows
 
 
+#: The memo under which the cache remembers which model an endpoint served (its default, when none was named).
+_SERVED_MEMO = "served-model"
+
+
+def served_model(client: ModelClient, cache: ResponseCache | None, *, asked: bool) -> str | None:
+    """Return the id of the model that answered: the endpoint's after calls, the cache's memory after none.
+
+    After calls (``asked``) the endpoint names the model it served and the cache remembers it, so
+    a rerun answered wholly from the cache still names the model (not just "the endpoint's default").
+    """
+    memo = f"{_SERVED_MEMO}\x00{client.endpoint}\x00{client.model_label}"
+    if asked:
+        client.resolve_model()  # known already after the calls: no request
+        name = client.served_model
+        if cache is not None and name:
+            cache.memo_put(memo, name)
+        return name
+    remembered = cache.memo_get(memo) if cache is not None else None
+    return remembered or client.model_label or None
+
+
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
     request = PromptRequest(query=question, documents=[doc], max_context_tokens=100_000)
     return manager.build(request).context_block
@@ -166,7 +188,7 @@ class MeasuredRun:
             rows.append({**row, "answer": reply.answer, "correct": answer_is_correct(reply.answer, gold[row["query_id"]])
                          if gold[row["query_id"]] else None, "latency_ms": reply.latency_ms,
                          "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
-        served = self.client.served_model if any(not a.cached for a in answers) else self.client.model_label
+        served = served_model(self.client, self.cache, asked=any(not a.cached for a in answers))
         result = self.plan.result(rows, questions={q.query_id: q.query for q in self.plan.evalset.questions},
                                   endpoint=self.client.endpoint, answer_model=served or None,
                                   extra_columns=MEASURED_COLUMNS)

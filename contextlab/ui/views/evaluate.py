@@ -162,7 +162,7 @@ def open_question(query_id: str, config_label: str) -> None:
     seed_config(config.with_changes(query=question.query), force=True)
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = docs
-    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs))
+    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs), tuple(question.answers))
     remember_origin(evalset.name, query_id, result.top_k, docs)  # a link can then name the question
     st.session_state["view"] = OPEN_IN_VIEW
     whole_page()  # new documents and settings: the sidebar and the build change

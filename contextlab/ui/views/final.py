@@ -1,4 +1,4 @@
-"""Final block: the exact text the model receives, the citation map and the downloads."""
+"""Final block: the exact text the model receives, the three orders asked of a model, the citations, the downloads."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ..context import LabContext
 from ..downloads import download_newest
 from ..parts import by_index, explain, show_table, stale_notes
 from ..text import md_line, plain
+from .orders import three_orders_section
 
 __all__ = ["render", "citation_frame"]
 
@@ -50,6 +51,7 @@ def render(ctx: LabContext) -> None:
             where = (f"is cited as [{t.position}]" if t.position is not None
                      else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})")
             st.info(md_line(f"★ The document that holds the answer, {charts.doc_label(t, 60)}, {where}."))
+    three_orders_section(ctx)
     stale_notes(ctx)
     if not result.context_block:
         st.warning("The block is empty: no document passed the filter, or the budget is too small.")

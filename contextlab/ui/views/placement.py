@@ -66,21 +66,32 @@ def placement_verdict(ctx: LabContext, entry: DocTrace, n: int, curve: Sequence[
     return reorder_verdict(curve, relevance_pos, entry.position, model, what=what, reorder=name)
 
 
+#: The chart's height before a projector's enlargement: shorter in presentation mode, so the whole
+#: chart fits the first screen at 1280×720 under the presenter's bar, the story and the view switch.
+CHART_HEIGHT = {False: 540, True: 280}
+
+
 def render(ctx: LabContext) -> None:
-    """Draw final position against relevance rank with the measured accuracy curve above it."""
+    """Draw final position against relevance rank with the measured accuracy curve above it.
+
+    In presentation mode the chart comes first (the curve's model is picked below it).
+    """
     result = ctx.result
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
     n = len(placed)
-    explain(
-        "Language models read the start and the end of a long context best and miss facts in the "
-        "middle (Liu et al., *Lost in the Middle*). The top panel is their measured answer accuracy "
-        "by position; below, this block's documents: the most relevant should sit where the curve is high."
-    )
+    intro = ("Language models read the start and the end of a long context best and miss facts in the "
+             "middle (Liu et al., *Lost in the Middle*). The top panel is their measured answer accuracy "
+             "by position; below, this block's documents: the most relevant should sit where the curve is high.")
     models = sorted(published.curve_models(), key=lambda m: (not m.startswith("GPT-3.5-Turbo"), m))
-    model = st.selectbox("Accuracy measured on", models, key="placement_model")
+    if not ctx.presentation:
+        explain(intro)
+        st.selectbox("Accuracy measured on", models, key="placement_model")
+    model = st.session_state.get("placement_model") or models[0]
     curve = published.accuracy_curve(model, n) if n else None
     show_chart(ctx, "placement_chart", charts.placement_chart, result, curve, curve_label=model,
-               middle=middle_zone(n), answer=ctx.answer)
+               middle=middle_zone(n), answer=ctx.answer, height=CHART_HEIGHT[ctx.presentation])
+    if ctx.presentation:
+        st.selectbox("Accuracy measured on", models, key="placement_model")
     if ctx.config.placement == "relevance":
         st.caption("Lost-in-the-middle reorder is off: documents sit in relevance order (the grey line).")
     elif ctx.config.placement != "lost_in_the_middle":
@@ -92,6 +103,8 @@ def render(ctx: LabContext) -> None:
         _headline(ctx, placed, curve, model)
         _count_note(model, n, curve)
         _strategies(ctx, placed, model)
+    if ctx.presentation:
+        explain(intro)
     st.caption("Curve: " + md_line(published.CITATION))
     measured_curve_section(ctx, "placement")
 
