@@ -64,11 +64,36 @@ def test_models_view_answers_with_the_bundled_model():
         at = run(at.button(key="model_count").click())
         assert "This run sends 2 calls" in texts(at)
         at = run(at.button(key="model_send").click())
-    summary = table(at, "accuracy % (measured)")
-    assert len(summary) == 2
-    answers = table(at, "answer")
-    assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2
-    assert "a gold answer, SQuAD-normalised, contained in it" in texts(at)
+        summary = table(at, "accuracy % (measured)")
+        assert len(summary) == 2
+        answers = table(at, "answer")
+        assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2
+        assert "a gold answer, SQuAD-normalised, contained in it" in texts(at)
+        heading = next(m.value for m in at.markdown if "The model's answers" in m.value)
+        assert heading.startswith("**The model's answers** ") and "\\*" not in heading  # bold, not asterisks
+        assert "gemma-3-270m-q4_k_m at " in unescape(heading)
+        # the answer sits beside its block: one column holds the block, the next the answer
+        block = next(c for c in at.columns if c.code)
+        assert any("**The model's answer**" == m.value for c in at.columns if c is not block for m in c.markdown)
+        # a rerun answered wholly from the cache still names the model by its id
+        at = run(at.button(key="model_count").click())
+        assert "This run sends 0 calls" in texts(at)
+        at = run(at.button(key="model_send").click())
+    heading = unescape(next(m.value for m in at.markdown if "The model's answers" in m.value))
+    assert "gemma-3-270m-q4_k_m at " in heading and "(model at" not in heading
+
+
+def test_models_view_progress_estimates_time_left_from_the_calls_so_far():
+    from contextlab.models import CallStats
+    from contextlab.ui.views.model_answers import progress_text
+
+    stats = CallStats(total=8, done=4, calls=4, cached=0, prompt_tokens=4000, completion_tokens=40, started=0.0)
+    stats.started = __import__("time").monotonic() - 110.0  # a wave of 4 answered in 110 s
+    said = progress_text(stats, 4)
+    assert said.startswith("4/8 prompts answered (0 from the cache, 4 calls), 4,000+40 tokens, 110 s")
+    assert said.endswith("at the pace of the 4 calls so far (4 at once), about 110 s left")
+    first = CallStats(total=8, started=0.0)
+    assert "left" not in progress_text(first, 4)  # no call answered yet: no estimate
 
 
 @pytest.mark.parametrize("view", ["learn", "placement"])
