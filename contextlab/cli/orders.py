@@ -24,9 +24,8 @@ __all__ = ["add_orders_options", "wants_orders", "cmd_build_orders"]
 
 
 def add_orders_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--orders --answer-source --gold --model`` and the model options to ``build``."""
+    """Add ``--orders --answer-source --gold`` and the model options (``--endpoint --model ...``) to ``build``."""
     add_model_options(p)
-    p.add_argument("--model", default=None, metavar="NAME", help="the model to ask (default: the endpoint's first)")
     p.add_argument("--orders", default=None, metavar="LIST",
                    help="with --endpoint: ask the question once per order with the answer document placed "
                         "first, middle and/or last (default first,middle,last)")
