@@ -23,9 +23,11 @@ from typing import Any
 from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
+from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
 from .stats import (
     BOOTSTRAP_SAMPLES,
+    METRIC_WORDS,
     budget_gains,
     combine_intervals,
     paired_comparison,
@@ -247,11 +249,28 @@ class Aggregator:
         if all(e["kept"] for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
             advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT)
+            settings = {label: entry["settings"] for label, entry in self._configs.items()}
+            advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:
             advice = {"metric": metric, "config": None, "text": "No recommendation: paired comparisons need the "
                       f"per-question values, kept up to {self.max_bootstrap:,} questions."}
         return {"baseline": self.baseline_label(baseline), "configs": summaries, "recommendation": advice,
                 "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block")}
+
+
+def _note_no_effect(advice: dict[str, Any], quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Return ``advice`` saying which settings made no difference (the recommendation's value of one is a tie-break)."""
+    if not quiet:
+        return {**advice, "no_effect": []}
+    words = METRIC_WORDS.get(advice["metric"], advice["metric"])
+    said = []
+    for key in quiet:
+        values = [str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())]
+        tried = ", ".join(values[:-1]) + " and " + values[-1]
+        said.append(f"{key} made no difference here: every question's {words} is the same under {tried}, "
+                    f"so the {key} named above is a tie-break, not a finding")
+    sentence = "; ".join(said)
+    return {**advice, "no_effect": list(quiet), "text": f"{advice['text']} {sentence[:1].upper()}{sentence[1:]}."}
 
 
 def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0,

@@ -27,6 +27,7 @@ __all__ = [
     "budget_gains",
     "combine_intervals",
     "knee_index",
+    "rising_step",
     "paired_bootstrap",
     "paired_comparison",
     "questions_needed",
@@ -202,18 +203,37 @@ def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Seque
 
 
 def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
-    """Return the index of the knee of an increasing curve: where it bends most (Kneedle).
+    """Return the index of the knee of an increasing curve: where it bends most, and gains fall after it.
 
-    Both axes are scaled to [0, 1] between the first and the last point; the knee is the inner
-    point furthest above the straight line joining them (Satopää et al., 2011). None with fewer
-    than three points, or when no inner point lies above that line.
+    Both axes are scaled to [0, 1] between the first and the last point; a candidate is an inner
+    point above the straight line joining them, furthest first (Kneedle, Satopää et al., 2011). A
+    candidate is the knee only if the returns diminish there: every step after it gains less per
+    unit of x than every step before it, and the steps after it never gain more than the one before
+    (a later rise means the curve does not flatten there). None with fewer than three points, or
+    when no candidate passes (``rising_step`` then names the step that rises).
     """
     if len(xs) < 3 or xs[-1] == xs[0] or ys[-1] == ys[0]:
         return None
     scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys)]
-    gaps = [(sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1]
-    gap, index = max(gaps)
-    return index if gap > 0 else None
+    slopes = [(y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:])]
+    if None in slopes:
+        return None
+    for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1),
+                             reverse=True):
+        before, after = slopes[:index], slopes[index:]
+        if gap <= 0:
+            break
+        if min(before) > max(after) and all(b <= a for a, b in zip(after, after[1:])):
+            return index
+    return None
+
+
+def rising_step(gains: Sequence[float | None]) -> int | None:
+    """Return the index of the first step that gains more than the step before it (no knee there), or None."""
+    for i in range(1, len(gains)):
+        if gains[i] is not None and gains[i - 1] is not None and gains[i] > gains[i - 1]:
+            return i
+    return None
 
 
 def budget_gains(summaries: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], metric: str = "gold_in_block",
