@@ -22,7 +22,7 @@ from contextlab.evaluation import (  # noqa: E402
     setting_table,
 )
 from contextlab.ui.views.evaluate import grid_from_choices  # noqa: E402
-from tests.ui.conftest import chart, open_lab, run, table, texts, traces  # noqa: E402
+from tests.ui.conftest import chart, open_lab, run, table, texts, traces, unescape  # noqa: E402
 
 
 def _summary(config, tokens, accuracy, **settings):
@@ -148,7 +148,9 @@ def test_heatmap_states_its_colour_range_and_small_spreads_look_small():
     heat = settings_heatmap_figure([256, 512], ["x", "y"], [[0.712, 0.720], [0.726, None]], "budget", "placement",
                                    "gold_in_block")
     assert (heat.data[0].zmin, heat.data[0].zmax) == pytest.approx((66.9, 76.9))
-    assert "cells 71.2 to 72.6 (spread 1.4 points); colour scale 66.9 to 76.9" in heat.layout.title.text
+    # the scale is the title's second line: one line of both was wider than the chart, and cut
+    assert heat.layout.title.text == "gold_in_block by budget and placement"
+    assert heat.layout.title.subtitle.text == "cells 71.2 to 72.6 (spread 1.4 points); colour scale 66.9 to 76.9"
     assert "66.9–76.9" in heat.data[0].colorbar.title.text
     # Tokens keep their own range.
     tokens = settings_heatmap_figure([256], ["x", "y"], [[250.0], [900.0]], "budget", "placement", "tokens_used")
@@ -184,6 +186,49 @@ def test_evaluate_view_shows_paired_differences_sorted_and_a_recommendation():
     at = run(at.selectbox(key="eval_baseline").set_value(last))
     again = table(at, "Δ gold in block vs baseline")
     assert again.loc[again["configuration"] == last, "Δ 95% interval"].item() == "baseline"
+
+
+@pytest.mark.slow
+def test_evaluate_view_link_carries_its_settings_and_the_table_leads_with_the_difference():
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(30)
+    at.select_slider(key="eval_budgets").set_range(256, 768)
+    at.multiselect(key="eval_placements").set_value(["relevance"])
+    at = run(at)
+    link = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert (link["limit"], link["grid"]) == ("30", "max_context_tokens=256,512,768;placement=relevance")
+    opened = open_lab(**link)  # the link opens Evaluate as it was left, ready to run the same grid
+    assert opened.number_input(key="eval_limit").value == 30
+    assert opened.select_slider(key="eval_budgets").value == (256, 768)
+    assert opened.multiselect(key="eval_placements").value == ["relevance"]
+    assert "These settings came with the link: press Run to reproduce the shared run." in texts(opened)
+    assert opened.button(key="eval_run").label == "Run: 30 questions × 3 configurations"
+    at = run(opened.button(key="eval_run").click())
+    columns = list(table(at, "Δ gold in block vs baseline").columns)
+    # Δ and p right after the configuration: on screen without scrolling the table sideways
+    assert columns[:5] == ["configuration", "Δ gold in block vs baseline", "Δ 95% interval", "p (McNemar)",
+                           "mean tokens"]
+    assert "This chart reads expected accuracy, an estimate from the published curve; the recommendation reads " \
+           "gold in block." in texts(at)
+
+
+def test_evaluate_view_a_bad_link_value_is_a_warning_not_a_failure():
+    at = open_lab(view="evaluate", grid="placement=nope;budget=5", limit="x")
+    said = [unescape(w.value) for w in at.warning]
+    assert "ignored URL parameter limit='x': a whole number from 1 to 1000000" in said
+    assert any(w.startswith("ignored grid 'placement=nope' in the link: placement takes some of") for w in said)
+    assert any(w.startswith("ignored grid 'budget=5' in the link: Evaluate varies max_context_tokens") for w in said)
+
+
+def test_evaluate_view_measures_note_says_when_chart_and_recommendation_disagree():
+    from contextlab.ui.views.evaluate import measures_note
+
+    advice = {"metric": "gold_in_block", "config": "max_context_tokens=512"}
+    assert measures_note(advice, ["max_context_tokens=256"]).endswith(
+        "Here they do: the recommended max_context_tokens=512 is not on this chart's front, which holds "
+        "max_context_tokens=256.")
+    assert measures_note(advice, ["max_context_tokens=512"]).endswith(
+        "Here the recommended max_context_tokens=512 is on this chart's front too.")
 
 
 def test_heatmap_of_measured_accuracy_is_not_scaled_twice():

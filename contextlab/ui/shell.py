@@ -15,6 +15,7 @@ from .context import LabContext
 from .downloads import BuildSnapshot, latest_build
 from .parts import WHOLE_PAGE
 from .engine import build_cached, warm_up_figures
+from .eval_link import evaluate_params
 from .inputs import DocumentsInput
 from .loading import score_if_needed
 from .questions import question_origin
@@ -100,11 +101,16 @@ def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
         "View", list(VIEWS), key="view", required=True, width="stretch",
         format_func=lambda v: VIEWS[v][0], label_visibility="collapsed",
     )
-    sync_url(url(view=view))
     try:
         VIEWS[view][1](ctx)
     except InvalidInputError as exc:
         error(exc)
+    # After the view: its widgets (Evaluate's questions and grid) are in the link too.
+    params = url(view=view)
+    if view == "evaluate":  # a bundled question's own top_k, when the link names one, is kept
+        for name, value in evaluate_params(ctx.config.effective_tokenizer).items():
+            params.setdefault(name, value)
+    sync_url(params)
 
 
 def _documents(brought: DocumentsInput, config: LabConfig, *, source_line: bool = True) -> list[Document]:
