@@ -90,7 +90,12 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
         if result is None:
             return 1
     if curves is not None:
+        from ..evaluation.measured import curve_reading_note
+
         result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
+        warning = curve_reading_note(result.rows, curves)
+        if warning:
+            note(warning)
     write_results(result, args.out, args.summary)
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""

@@ -32,7 +32,8 @@ from .curve import solved_questions
 from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "curve_reading_note",
+           "with_curve"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -95,9 +96,11 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int
     (interpolated as the published curves are); a gold not in the block reads its closed-book
     accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve;
     ``curve_low``/``curve_high`` are the 95% Wilson interval of the value read on ``questions``
-    (the curve's N; without it the curve is taken as exact).
+    (the curve's N; without it the curve is taken as exact). A block of another size than the
+    curve was measured with says so in ``curve`` (see ``curve_reading_note``).
     """
     model = curves.models()[0]
+    measured = curves.doc_counts(model)
     for row in rows:
         if row.get("expected_accuracy") is None:
             continue
@@ -113,9 +116,32 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int
             continue
         low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
                      (value / 100.0, value / 100.0))
-        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}",
+        read = "" if position is None or n == 1 or n in measured else \
+            f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
+        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}{read}",
                    curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
     return rows
+
+
+def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) -> str | None:
+    """Return the warning for blocks of other sizes than the measured curve's, None when every block matches.
+
+    A curve measured with K documents says nothing directly about a block of n != K: its gold
+    at position p is read at the relative depth (p - 1) / (n - 1) of the K-document curve, which
+    assumes the position effect follows relative depth.
+    """
+    model = curves.models()[0]
+    measured = curves.doc_counts(model)
+    other = sorted({r["block_docs"] for r in rows if r.get("expected_accuracy") is not None
+                    and r.get("gold_position") is not None and r["block_docs"] > 1 and r["block_docs"] not in measured})
+    if not other:
+        return None
+    count = sum(1 for r in rows if r.get("gold_position") is not None and r["block_docs"] in other)
+    sizes = ", ".join(map(str, other[:8])) + (", ..." if len(other) > 8 else "")
+    return (f"the curve of {model} was measured with {'/'.join(map(str, measured))} documents, but {count} of "
+            f"{len(rows)} rows have blocks of {sizes}: their gold at position p of n is read at relative depth "
+            "(p - 1)/(n - 1) on the measured curve, which assumes the effect follows depth, not count; measure "
+            "with `contextlab curve --documents N` for the block size you use to read it directly")
 
 
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
