@@ -11,6 +11,7 @@ summary beside ``expected_accuracy``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from ..manager import ContextManager
 from ..models.batch import CallPlan, answer_notes, answer_prompts, plan_calls
 from ..models.cache import ResponseCache
 from ..models.client import ModelClient
+from ..models.pace import measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
 from ..models.tokenizer import endpoint_tokenizer, prompt_counter
@@ -183,8 +185,10 @@ class MeasuredRun:
 
     def run(self, progress: Any = None) -> EvalResult:
         """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
+        started = time.monotonic()
         answers = answer_prompts(self.client, self.prompts, cache=self.cache,
                                  concurrency=self.settings.concurrency, progress=progress)
+        pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
         self.notes += answer_notes(answers, self.client)
         gold = {q.query_id: q.answers for q in self.plan.evalset.questions}
         rows = []
@@ -198,6 +202,7 @@ class MeasuredRun:
                                   extra_columns=MEASURED_COLUMNS)
         result.provenance["answered_with"] = {**self.client.describe(), "shots": self.settings.shots,
                                               "budget_tokens": self.budget_tokens}
+        result.pace = pace
         return result
 
 
