@@ -14,9 +14,9 @@ from contextlab.evaluation.stats import (
     paired_bootstrap,
     paired_comparison,
     questions_needed,
-    recommend,
 )
 from contextlab.intervals import format_interval, wilson_interval
+from contextlab.evaluation.recommendation import recommend
 from contextlab.paired import mcnemar_exact, paired_rate_interval
 
 

@@ -45,14 +45,24 @@ def _answered(args: argparse.Namespace, loaded: Any, curves: Any, n_curve: int |
 
     run = plan_measured(loaded, args.grid, measure=measure_settings(args, args.model), curves=curves,
                         curve_questions=n_curve, **options)
+    from ..models.pace import estimate_seconds, remember_pace
+
     for line in run.notes:
         note(line)
     said = len(run.notes)
-    if not confirm_calls(run.cost(), run.client.endpoint, args.yes):
+    cost = run.cost()
+    if cost.calls:
+        estimate = estimate_seconds(run.cache, run.client.endpoint, run.client.model_label, cost.prompt_tokens)
+        if estimate is not None:
+            note(f"about {estimate[0] / 60:.0f} minutes {estimate[1]}")
+    if not confirm_calls(cost, run.client.endpoint, args.yes):
         return None
     result = run.run(progress=CallProgressBar(sys.stderr))
     for line in run.notes[said:]:
         note(line)
+    for line in result.pace.lines():
+        note(f"pace: {line}")
+    remember_pace(run.cache, run.client.endpoint, run.client.model_label, result.pace)
     return result
 
 
@@ -90,7 +100,12 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
         if result is None:
             return 1
     if curves is not None:
+        from ..evaluation.measured import curve_reading_note
+
         result.model = f"{curves.models()[0]} (measured curve {Path(args.curve).name})"
+        warning = curve_reading_note(result.rows, curves)
+        if warning:
+            note(warning)
     write_results(result, args.out, args.summary)
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""

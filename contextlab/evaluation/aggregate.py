@@ -9,7 +9,7 @@ JSON, the printed table and the lab show:
 - other means: a 1,000-resample percentile bootstrap (normal above ``BOOTSTRAP_MAX_QUESTIONS``);
 - per configuration and metric, the paired difference against the baseline over the same
   questions (paired bootstrap; yes/no metrics: McNemar's exact p);
-- the recommendation (``stats.recommend``) on measured accuracy when a model answered, else on
+- the recommendation (``recommendation.recommend``) on measured accuracy when a model answered, else on
   gold in block; and what each extra 100 tokens of budget gains (``stats.budget_gains``).
 """
 
@@ -25,13 +25,12 @@ from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
 from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
+from .recommendation import METRIC_WORDS, recommend
 from .stats import (
     BOOTSTRAP_SAMPLES,
-    METRIC_WORDS,
     budget_gains,
     combine_intervals,
     paired_comparison,
-    recommend,
 )
 
 __all__ = ["Aggregator", "BOOTSTRAP_MAX_QUESTIONS", "PAIRED_METRICS", "aggregate", "bootstrap_interval",
@@ -242,13 +241,28 @@ class Aggregator:
             out.append(summary)
         return out
 
+    def _curve_evidence(self, summaries: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Return each configuration's per-question expected accuracy and its curve's error (below, above)."""
+        expected, errors = {}, {}
+        for s in summaries:
+            entry, mean = self._configs[s["config"]], s.get("expected_accuracy")
+            n = entry["stats"]["expected_accuracy"][0]
+            if mean is None or not n:
+                continue
+            low, high = _curve_interval(mean, entry["curve"], n)
+            expected[s["config"]] = self._dense(s["config"], "expected_accuracy")
+            errors[s["config"]] = (mean - low, high - mean)
+        return expected, errors
+
     def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
         """Return the run's statistics: ``baseline``, ``configs`` (summaries), ``recommendation``, ``budget_gains``."""
         summaries = self.summaries(seed=seed, baseline=baseline)
         metric = recommendation_metric(summaries)
         if all(e["kept"] for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
-            advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT)
+            expected, errors = self._curve_evidence(summaries) if metric == "gold_in_block" else (None, None)
+            advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT,
+                               expected=expected, curve_error=errors)
             settings = {label: entry["settings"] for label, entry in self._configs.items()}
             advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:

@@ -5,6 +5,9 @@ summary names (its path is relative to the summary). Where both runs have their 
 question appears in both (same id and same text), the difference B - A is paired question by
 question (paired bootstrap; McNemar's exact p for yes/no metrics). Without rows, the difference
 of the means is given with an unpaired interval (the two half-widths in quadrature), and says so.
+Expected accuracy read from two different curves (two ``--curve`` runs) carries both curves' own
+error as well (``(+curves)`` in the table): the questions' bootstrap alone would claim a precision
+the curves do not have.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError, LoadError
+from ..intervals import format_interval
 from ..safe_text import terminal_safe
 from ..validation import is_finite_number, message_value
 from .report import file_sha256
-from .stats import paired_comparison
+from .stats import combine_intervals, paired_comparison
 
 __all__ = ["COMPARED_METRICS", "load_run", "compare_runs", "compare_table"]
 
@@ -35,6 +39,9 @@ COMPARED_METRICS: dict[str, tuple[str, bool, float]] = {
     "tokens_used": ("tokens_used", False, 1.0),
 }
 
+
+#: The columns of a row's curve reading: its own 95% interval (the curve's error, not the questions').
+_CURVE_BOUNDS = ("curve_low", "curve_high")
 
 #: The largest summary and results CSV ``eval compare`` reads (a run's files are far smaller).
 MAX_SUMMARY_BYTES = 32 * 1024 * 1024
@@ -73,9 +80,11 @@ def _read_rows(csv_path: Path) -> dict[str, dict[str, dict[str, Any]]]:
                                 "give the results CSV of a contextlab eval run")
             for row in reader:
                 where = f"{csv_path} line {reader.line_num}"
-                parsed: dict[str, Any] = {"query": row.get("query")}
+                parsed: dict[str, Any] = {"query": row.get("query"), "curve": row.get("curve") or ""}
                 for column, yes_no, _ in COMPARED_METRICS.values():
                     parsed[column] = _number(row.get(column), where, column, yes_no)
+                for column in _CURVE_BOUNDS:
+                    parsed[column] = _number(row.get(column), where, column, False)
                 rows.setdefault(row["config"] or "", {})[row["query_id"] or ""] = parsed
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise LoadError(f"{csv_path}: cannot be read as a contextlab results CSV ({exc})") from None
@@ -215,7 +224,37 @@ def _paired(rows_a: Mapping[str, Mapping[str, Any]], rows_b: Mapping[str, Mappin
     c = paired_comparison(a, b, yes_no=yes_no, seed=seed)
     if c["n"] == 0:
         return None
+    if metric == "expected_accuracy":
+        c = _with_curve_error(c, [rows_a[q] for q in same], [rows_b[q] for q in same])
     return {**c, "paired": True}
+
+
+def _curve_half(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """Return the mean curve error below and above of ``rows`` that read a curve (0 where none says)."""
+    read = [r for r in rows if r["expected_accuracy"] is not None and r["curve_low"] is not None
+            and r["curve_high"] is not None]
+    if not read:
+        return (0.0, 0.0)
+    return (sum(r["expected_accuracy"] - r["curve_low"] for r in read) / len(read),
+            sum(r["curve_high"] - r["expected_accuracy"] for r in read) / len(read))
+
+
+def _with_curve_error(c: Mapping[str, Any], rows_a: Sequence[Mapping[str, Any]],
+                      rows_b: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Return the expected-accuracy difference widened by both curves' own error when the runs read different curves.
+
+    Two runs that read the same curve share its error (it cancels in the difference, as within
+    a run); two curves (two measured models, say) each bring their own, which the questions'
+    bootstrap does not see: each side adds the two curves' half-widths in quadrature.
+    """
+    if {r["curve"] for r in rows_a} == {r["curve"] for r in rows_b}:
+        return {**c, "curve_error": False}
+    low_a, high_a = _curve_half(rows_a)
+    low_b, high_b = _curve_half(rows_b)
+    below, above = math.hypot(high_a, low_b), math.hypot(low_a, high_b)
+    low, high = combine_intervals(c["difference"], (c["low"], c["high"]),
+                                  (c["difference"] - below, c["difference"] + above))
+    return {**c, "low": low, "high": high, "curve_error": True}
 
 
 def compare_runs(a: str | Path, b: str | Path, *, seed: int = 0) -> dict[str, Any]:
@@ -259,10 +298,10 @@ def _about(run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _cell(c: Mapping[str, Any], scale: float) -> str:
-    text = f"{c['difference'] * scale:+.1f} [{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]"
+    text = format_interval(c["difference"] * scale, c["low"] * scale, c["high"] * scale, signed=True)
     if c.get("p_value") is not None:
         text += f" p={c['p_value']:.3g}"
-    return text + ("" if c.get("paired") else " (unpaired)")
+    return text + ("" if c.get("paired") else " (unpaired)") + (" (+curves)" if c.get("curve_error") else "")
 
 
 def _run_line(side: str, run: Mapping[str, Any]) -> str:

@@ -25,6 +25,7 @@ from ..manager import ContextManager
 from ..models.batch import CallPlan, CallStats, answer_notes, answer_prompts, plan_calls, request_key
 from ..models.cache import ResponseCache
 from ..models.client import ModelAnswer, ModelClient
+from ..models.pace import measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
 from ..models.tokenizer import endpoint_tokenizer, prompt_counter
@@ -33,8 +34,8 @@ from .curve import solved_questions
 from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "with_curve",
-           "served_model"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "curve_reading_note",
+           "served_model", "with_curve"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -97,9 +98,11 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int
     (interpolated as the published curves are); a gold not in the block reads its closed-book
     accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve;
     ``curve_low``/``curve_high`` are the 95% Wilson interval of the value read on ``questions``
-    (the curve's N; without it the curve is taken as exact).
+    (the curve's N; without it the curve is taken as exact). A block of another size than the
+    curve was measured with says so in ``curve`` (see ``curve_reading_note``).
     """
     model = curves.models()[0]
+    measured = curves.doc_counts(model)
     for row in rows:
         if row.get("expected_accuracy") is None:
             continue
@@ -115,7 +118,9 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData, questions: int
             continue
         low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
                      (value / 100.0, value / 100.0))
-        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}",
+        read = "" if position is None or n == 1 or n in measured else \
+            f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
+        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}{read}",
                    curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
     return rows
 
@@ -139,6 +144,27 @@ def served_model(client: ModelClient, cache: ResponseCache | None, *, asked: boo
         return name
     remembered = cache.memo_get(memo) if cache is not None else None
     return remembered or client.model_label or None
+
+
+def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) -> str | None:
+    """Return the warning for blocks of other sizes than the measured curve's, None when every block matches.
+
+    A curve measured with K documents says nothing directly about a block of n != K: its gold
+    at position p is read at the relative depth (p - 1) / (n - 1) of the K-document curve, which
+    assumes the position effect follows relative depth.
+    """
+    model = curves.models()[0]
+    measured = curves.doc_counts(model)
+    other = sorted({r["in_block"] for r in rows if r.get("expected_accuracy") is not None
+                    and r.get("gold_position") is not None and r["in_block"] > 1 and r["in_block"] not in measured})
+    if not other:
+        return None
+    count = sum(1 for r in rows if r.get("gold_position") is not None and r["in_block"] in other)
+    sizes = ", ".join(map(str, other[:8])) + (", ..." if len(other) > 8 else "")
+    return (f"the curve of {model} was measured with {'/'.join(map(str, measured))} documents, but {count} of "
+            f"{len(rows)} rows have blocks of {sizes}: their gold at position p of n is read at relative depth "
+            "(p - 1)/(n - 1) on the measured curve, which assumes the effect follows depth, not count; measure "
+            "with `contextlab curve --documents N` for the block size you use to read it directly")
 
 
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
@@ -190,6 +216,14 @@ class MeasuredRun:
                                      concurrency=self.settings.concurrency, progress=progress)
         else:
             answers = self._in_waves(progress, on_answers)
+
+
+    def run(self, progress: Any = None) -> EvalResult:
+        """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
+        started = time.monotonic()
+        answers = answer_prompts(self.client, self.prompts, cache=self.cache,
+                                 concurrency=self.settings.concurrency, progress=progress)
+        pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
         self.notes += answer_notes(answers, self.client)
         gold = self._gold()
         rows = [_measured(row, reply, gold) for row, reply in zip(self.rows, answers)]
@@ -199,6 +233,7 @@ class MeasuredRun:
                                   extra_columns=MEASURED_COLUMNS)
         result.provenance["answered_with"] = {**self.client.describe(), "shots": self.settings.shots,
                                               "budget_tokens": self.budget_tokens}
+        result.pace = pace
         return result
 
     def _gold(self) -> dict[str, Any]:

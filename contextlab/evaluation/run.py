@@ -65,6 +65,8 @@ class EvalResult:
     endpoint: str | None = None
     answer_model: str | None = None
     extra_columns: tuple[str, ...] = ()
+    #: How fast the model answered (a measured run: ``models.pace.RunPace``; None otherwise).
+    pace: Any = None
     _reports: dict[tuple[int, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -1,4 +1,4 @@
-"""Statistics of an evaluation run: intervals that mean what they say, paired tests, a recommendation.
+"""Statistics of an evaluation run: intervals that mean what they say, paired comparisons, what extra tokens buy.
 
 Pure functions over numbers and sequences (numpy only), shared by the aggregates, the
 ``eval compare`` command and the lab:
@@ -7,7 +7,7 @@ Pure functions over numbers and sequences (numpy only), shared by the aggregates
   and its percentile-bootstrap interval;
 - ``paired_comparison``: B against A over the same questions, with McNemar's exact p for yes/no
   metrics (the paired tests themselves live in ``contextlab.paired``);
-- ``recommend``: the cheapest configuration not credibly below the best, in words.
+- ``budget_gains`` and ``knee_index``: what each extra 100 tokens buys, and where that bends.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from ..paired import ALPHA, mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
-    "METRIC_REASONS",
-    "METRIC_WORDS",
     "budget_gains",
     "combine_intervals",
     "knee_index",
@@ -31,7 +29,6 @@ __all__ = [
     "paired_bootstrap",
     "paired_comparison",
     "questions_needed",
-    "recommend",
 ]
 
 
@@ -129,74 +126,6 @@ def combine_intervals(mean: float, sampling: tuple[float, float], curve: tuple[f
     below = math.hypot(mean - sampling[0], mean - curve[0])
     above = math.hypot(sampling[1] - mean, curve[1] - mean)
     return (mean - below, mean + above)
-
-
-# -- a recommendation ------------------------------------------------------------------------
-
-#: How a recommendation names its metric, and why that metric.
-METRIC_WORDS: dict[str, str] = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}
-METRIC_REASONS: dict[str, str] = {"accuracy": "a model answered", "gold_in_block": "no model answered"}
-
-
-def _points(value: float | None, rate: bool, percent: bool = False) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value:.1f}%" if percent else (f"{value * 100:.1f}%" if rate else f"{value:.1f}")
-
-
-def _diff_words(c: Mapping[str, Any], rate: bool) -> str:
-    scale, unit = (100.0, " points") if rate else (1.0, "")
-    text = f"{c['difference'] * scale:+.1f}{unit} [{c['low'] * scale:+.1f}, {c['high'] * scale:+.1f}]"
-    return text + (f", McNemar p = {c['p_value']:.3g}" if c.get("p_value") is not None else "")
-
-
-def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Sequence[float]], metric: str, *,
-              yes_no: bool, cost: str = "tokens_used", seed: int = 0, percent: bool = False) -> dict[str, Any]:
-    """Return the recommendation in words: the cheapest configuration not credibly below the best on ``metric``.
-
-    ``summaries`` give each configuration's mean ``metric`` and ``cost``; ``values`` each
-    configuration's per-question values in the same question order (for a yes/no metric 0/1;
-    ``percent`` says the summaries' means are percentages, as measured accuracy's are). Every configuration is
-    compared with the best one, paired; "credibly below" means its 95% interval of the
-    difference lies below 0 (and, for yes/no metrics, McNemar's p < 0.05). When none is
-    credibly below, the text says the configurations cannot be told apart on N questions and
-    about how many would be needed. Keys: ``metric``, ``config``, ``best``, ``cheapest``,
-    ``questions``, ``told_apart``, ``questions_needed``, ``text``.
-    """
-    rated = [s for s in summaries if s.get(metric) is not None and s.get(cost) is not None and s["config"] in values]
-    words = METRIC_WORDS.get(metric, metric)
-    on = f"On {words}" + (f" ({METRIC_REASONS[metric]})" if metric in METRIC_REASONS else "")
-    if not rated:
-        return {"metric": metric, "config": None, "best": None, "cheapest": None, "questions": 0,
-                "told_apart": False, "questions_needed": None, "text": f"{on}: no configuration has a value."}
-    best = max(rated, key=lambda s: (s[metric], -s[cost]))
-    compared = {s["config"]: paired_comparison(values[best["config"]], values[s["config"]], yes_no=yes_no, seed=seed)
-                for s in rated}
-    def below(label: str) -> bool:
-        c = compared[label]
-        return c["high"] < 0 and (c["p_value"] is None or c["p_value"] < ALPHA)
-    fine = sorted((s for s in rated if not below(s["config"])), key=lambda s: (s[cost], -s[metric]))
-    choice, cheapest = fine[0], min(rated, key=lambda s: (s[cost], -s[metric]))
-    n = compared[best["config"]]["n"]
-    needed = compared[cheapest["config"]]["questions_needed"]
-    told_apart = len(fine) < len(rated)
-    text = (f"take {choice['config']}: {choice[cost]:.0f} tokens on average, {words} "
-            f"{_points(choice[metric], yes_no, percent)}")
-    if len(rated) == 1:
-        text += f", the only configuration run ({n} questions)"
-    elif choice is best:
-        text += f", the best of {len(rated)} configurations on {n} questions"
-    else:
-        text += (f", not credibly below the best ({best['config']}, {_points(best[metric], yes_no, percent)}; "
-                 f"difference {_diff_words(compared[choice['config']], yes_no)}) on {n} questions")
-    if not told_apart and len(rated) > 1:
-        more = (f"about {needed:,} would be needed to tell the best from the cheapest at the difference seen"
-                if needed is not None and needed > n else "no difference was seen between the best and the cheapest")
-        text = (f"these {len(rated)} configurations cannot be told apart on {n} questions: {more}. "
-                f"On this evidence the cheapest is as good as any: " + text)
-    text = f"{on}: {text}"
-    return {"metric": metric, "config": choice["config"], "best": best["config"], "cheapest": cheapest["config"],
-            "questions": n, "told_apart": told_apart, "questions_needed": needed, "text": text + "."}
 
 
 # -- what an extra 100 tokens buys ------------------------------------------------------------
