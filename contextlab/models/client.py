@@ -46,8 +46,17 @@ _PROBE_DEADLINE = 30.0
 _BACKOFF_FIRST, _BACKOFF_MOST = 0.5, 8.0
 
 
-def unreachable(endpoint: str, reason: str) -> str:
-    """Return the line for an endpoint nothing answers at: its URL, the cause, and what to do."""
+# Failures of a server that answered, only not as HTTP promises: said as what it sent, never as "is it running?".
+_ANSWERED_BADLY = ("too_large", "not_json", "cut_off", "not_http", "encoding")
+
+
+def unreachable(endpoint: str, reason: str, kind: str = "connection") -> str:
+    """Return the line for an endpoint nothing answers at: its URL, the cause, and what to do.
+
+    A TLS failure (``kind`` ``"tls"``) means something answered: its ``reason`` says what to do.
+    """
+    if kind == "tls":
+        return f"cannot talk to the endpoint {endpoint}: {reason}"
     return (f"cannot reach the endpoint {endpoint} ({reason}); is the server running? "
             "`contextlab model serve` starts the bundled model")
 
@@ -197,9 +206,9 @@ class ModelClient:
         elif exc.kind == "timeout":
             message = (f"the endpoint {self.endpoint} did not answer {call} within {deadline:g} s{after}; "
                        "is it overloaded? lower concurrency or raise the timeout")
-        elif exc.status is None and exc.kind not in ("too_large", "not_json"):
-            message = unreachable(self.endpoint, exc.reason + after)
-        elif exc.kind == "not_json":
+        elif exc.status is None and exc.kind not in _ANSWERED_BADLY:
+            message = unreachable(self.endpoint, exc.reason + after, exc.kind)
+        elif exc.kind in ("not_json", "not_http"):
             message = f"the endpoint {self.endpoint} {exc.reason} ({call}); is it an OpenAI-compatible API?"
         else:
             message = f"the endpoint {self.endpoint} {exc.reason} ({call}{after})"

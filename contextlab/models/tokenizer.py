@@ -75,7 +75,7 @@ class EndpointTokenizer:
                               max_bytes=64 * 1024 + 32 * len(text.encode("utf-8")))
         except HTTPFailure as exc:
             if exc.status is None and exc.kind in _UNREACHED:
-                raise EndpointError(scrub(unreachable(self.endpoint, exc.reason))) from None
+                raise EndpointError(scrub(unreachable(self.endpoint, exc.reason, exc.kind))) from None
             raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot count tokens"),
                                 status=exc.status or 0) from None
         self.requests += 1
