@@ -35,7 +35,7 @@ def _posts(server) -> int:
 
 
 def test_endpoint_transport_faults_body_shorter_than_its_length_is_refused_and_never_cached(server, tmp_path):
-    """Injects a fault: a whole JSON completion whose Content-Length promises 500 bytes more, then the connection ends."""
+    """Injects a fault: a whole JSON completion whose Content-Length promises 500 bytes more; then the line ends."""
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (len(GOOD) + 500)
     server.on("POST", "/v1/completions", send_wire(head + GOOD))
     cache = ResponseCache(tmp_path / "c.sqlite")
@@ -89,7 +89,7 @@ def test_endpoint_transport_faults_gzip_body_nobody_asked_for_is_named(server):
      "/tokenize sent a reply in the content encoding gzip"),
 ])
 def test_endpoint_transport_faults_tokenize_answering_badly_falls_back_with_a_note(server, reply, why):
-    """Injects a fault: /tokenize answers bytes that are not HTTP, or gzip: cl100k_base counts, and the note says why."""
+    """Injects a fault: /tokenize answers bytes that are not HTTP, or gzip: cl100k_base counts, the note says why."""
     server.on("POST", "/tokenize", reply)
     tokenizer, note = endpoint_tokenizer(server.url)
     assert tokenizer is None
@@ -97,7 +97,7 @@ def test_endpoint_transport_faults_tokenize_answering_badly_falls_back_with_a_no
 
 
 def test_endpoint_transport_faults_https_to_a_plain_http_server_asks_about_the_scheme(server):
-    """Injects a fault: the user writes https:// for a server of plain HTTP (the fake answers the handshake with HTTP)."""
+    """Injects a fault: https:// given for a server of plain HTTP (the fake answers the handshake in HTTP)."""
     url = server.url.replace("http://", "https://")
     with pytest.raises(EndpointError) as err:
         _client(url).list_models()
