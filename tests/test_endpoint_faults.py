@@ -332,6 +332,19 @@ def test_endpoint_faults_unknown_model_lists_the_served_ids_as_safe_lines(server
     assert str(err.value) == f"the endpoint {server.url} does not serve model 'c'; it serves: a\\x1b]0;owned\\x07, b"
 
 
+@pytest.mark.parametrize(("models", "said"), [
+    ({"data": ["m", "n"]}, "GET /models: data[0] is 'm', not a model ({\"id\": ...})"),
+    (["m", "n"], "the reply to GET /models is not a model list ({\"data\": [{\"id\": ...}]})"),
+])
+def test_endpoint_faults_broken_model_list_is_said_so_not_called_empty(server, models, said):
+    """Injects a fault: GET /models lists plain strings, or is a bare list; no model was named, so one must be told."""
+    server.on("GET", "/v1/models", send_json(models))
+    with pytest.raises(EndpointError) as err:
+        ModelClient(server.url, max_retries=0).resolve_model()
+    assert str(err.value) == f"the endpoint {server.url} sent a broken model list ({said}); give the model name"
+    assert ModelClient(server.url, "m", max_retries=0).resolve_model() == "m"  # a named model is taken at its word
+
+
 # -- 9. pointing ------------------------------------------------------------------------------------
 
 
