@@ -91,9 +91,10 @@ def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return units, inside, np.cumsum(lengths + 1) - lengths, lengths
 
 
-def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _hash_words(texts: Sequence[str], spacing: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the hash of every word of ``texts``, each text's word count, and a hash of each
-    text's exact-duplicate key (its words in order, and whether it starts or ends in space).
+    text's exact-duplicate key (its words in order, and, with ``spacing``, whether it starts
+    or ends in space).
 
     Words are those of ``text.lower().split()``. A word's hash is the polynomial
     sum(unit_k * B**k) over its code units, read off one running sum over the batch.
@@ -118,6 +119,8 @@ def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     np.cumsum(running, out=running)
     keys = (running[first + counts] - running[first]) * down[first]
     keys += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
+    if not spacing:
+        return words, counts, _mix(keys)
     # An empty text reads its neighbouring gap: both flags stay off, as "" has no space.
     spaced = (~inside[text_starts] & (lengths > 0)).astype(np.uint64) << np.uint64(1)
     spaced |= ~inside[text_starts + lengths - 1] & (lengths > 0)
