@@ -117,6 +117,26 @@ def test_curve_own_set_skips_and_counts_questions_it_cannot_use():
                                     "without an answer, 2 needed); 1 measured")
 
 
+def test_curve_own_set_with_a_store_takes_its_nearest_passages_without_the_answer(tmp_path):
+    from contextlab.retrieval import SQLiteBackend
+    from contextlab.types import Document
+
+    store = tmp_path / "store.db"
+    with SQLiteBackend(str(store)) as backend:
+        backend.add([Document("The Eiffel Tower stands in Paris, France.", source="eiffel"),
+                     Document("The tower of Pisa leans in Italy.", source="pisa"),
+                     Document("Tower Bridge crosses the Thames in London.", source="bridge"),
+                     Document("Paris tower guides say Paris welcomes tourists.", source="guide")],
+                    ids=["eiffel", "pisa", "bridge", "guide"])
+    evalset = parse_eval_records([{"id": "t", "query": "which city has the eiffel tower", "gold_sources": ["eiffel"],
+                                   "answers": ["Paris"]}], name="mine.jsonl", store=str(store))
+    plan = plan_curve(evalset, documents=3, positions="1,3", limit=1)
+    first = plan.cases[2].prompt
+    assert "Document [1](Title: eiffel) The Eiffel Tower stands in Paris, France." in first
+    # the other two: the store's nearest passages that are not gold and do not say "Paris"
+    assert "guide" not in first and "(Title: pisa)" in first and "(Title: bridge)" in first
+
+
 @pytest.mark.slow
 def test_curve_bundled_plan_skips_questions_without_enough_distractors():
     plan = plan_curve(documents=5, positions="1,5", limit=170)
