@@ -158,7 +158,7 @@ def test_curve_files_published_and_bundled_files_pass_the_checks():
 
 def test_curve_files_lab_upload_text_goes_through_the_same_checks():
     """Injects a fault: an upload's text with a duplicate point, then one with no position rows."""
-    from contextlab.ui.views.measured_curve import read_curve_text
+    from contextlab.ui.curve_store import read_curve_text
 
     twice = "\ufeff" + HEADER + "\n" + GOOD[0] + "\n" + GOOD[0] + "\n"
     with pytest.raises(LoadError, match=r"^up\.csv line 3: Tiny's position 1 of 3 is given twice \(first on line 2\)"):

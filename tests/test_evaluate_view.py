@@ -238,3 +238,22 @@ def test_heatmap_of_measured_accuracy_is_not_scaled_twice():
     heat = settings_heatmap_figure(xs, ys, cells, "budget", "placement", "accuracy")
     # Already percent: not x100; a 5.5-point spread gets a 10-point scale around its middle, 44.25.
     assert list(heat.data[0].z[0]) == [41.5, 47.0] and (heat.data[0].zmin, heat.data[0].zmax) == (39.25, 49.25)
+
+
+def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_with_its_band():
+    at = open_lab(view="evaluate")
+    at.session_state["evaluate_measured_open"] = True  # the curve section, as a click opens it
+    at.number_input(key="eval_limit").set_value(10)
+    at.select_slider(key="eval_budgets").set_range(512, 512)
+    at.selectbox(key="eval_model").set_value("measured")
+    at = run(at)
+    band = [t for t in chart(at, "evaluate_measured_chart")["data"] if t["name"].startswith("95% interval")]
+    assert len(band) == 2  # the same loaded curve Learn and Placement draw, with its 95% band
+    at = run(at.button(key="eval_run").click())
+    result = at.session_state["eval_result"]
+    assert result.model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
+    assert {r["curve"] for r in result.rows if r["expected_accuracy"] is not None} == {
+        "measured: Gemma-3-270M Q4_K_M (bundled)"}
+    # a point measured on 30 questions carries a wide interval into every row it is read for
+    widths = [r["curve_high"] - r["curve_low"] for r in result.rows if r["curve_low"] is not None]
+    assert min(widths) > 15.0  # (a published point: under 4 points)

@@ -108,7 +108,15 @@ def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(
     at = run(at)
     data = load_curve_file(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
     model = data.models()[0]
-    line = chart(at, f"{view}_measured_chart")["data"][0]
-    assert line["name"].startswith(f"{model} (your model, measured on 30 questions)")
+    spec = chart(at, f"{view}_measured_chart")
+    line = next(t for t in spec["data"] if t["name"].startswith(f"{model} (your model, measured on 30 questions)"))
     assert list(zip(line["x"], line["y"])) == [tuple(p) for p in data.curve(model, 5)]
-    assert "Watch the model miss the middle" in texts(at)
+    # its 95% band: Wilson at N = 30, 13.3% [5.3, 29.7] at positions 1 and 3, 20.0% [9.5, 37.3] at 5
+    band = [[round(v, 1) for v in t["y"]] for t in spec["data"] if t["name"].startswith("95% interval")]
+    assert sorted(band) == [[5.3, 5.3, 9.5], [29.6, 29.6, 37.3]]
+    said = texts(at)
+    # the data show no dip: the page says what 30 questions cannot tell, never "misses the middle"
+    assert "Watch the model miss the middle" not in said
+    assert not [line for line in said.splitlines() if model in line and "misses the middle" in line]
+    assert f"What these questions show: {model}: no position effect shown on 30 questions" in said
+    assert "about 650 would tell a difference this size apart" in said

@@ -70,9 +70,8 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     """Run ``eval`` with a model answering (``--endpoint``) and/or a measured curve (``--curve``)."""
     from ..evaluation import summary_table
     from ..settings import DEFAULT_CURVE_MODEL
-    from ..evaluation.measured import apply_curve, with_curve
+    from ..evaluation.measured import evaluate_with_curve
     from ..evaluation.output import write_results
-    from ..evaluation.run import plan_run
     from ..evaluation.sets import load_eval_set
 
     if args.workers is not None or args.scheduler is not None:
@@ -89,9 +88,7 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     else:
         options["model"] = args.curve_model
     if not args.endpoint:  # --curve alone: the estimate from your own curve, no model asked
-        plan = with_curve(plan_run(loaded, args.grid, **options), curves)
-        rows = apply_curve([row for chunk in plan.chunks() for row in chunk], curves, n_curve)
-        result = plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
+        result = evaluate_with_curve(loaded, args.grid, curves, name=Path(args.curve).name, **options)
     else:
         try:
             result = _answered(args, loaded, curves, n_curve, options)

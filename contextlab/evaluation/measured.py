@@ -35,7 +35,7 @@ from .metrics import prepare_question, question_metrics
 from .run import EvalResult, RunPlan, plan_run
 
 __all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "apply_curve", "curve_reading_note",
-           "served_model", "with_curve"]
+           "evaluate_with_curve", "served_model", "with_curve"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -165,6 +165,24 @@ def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) 
             f"{len(rows)} rows have blocks of {sizes}: their gold at position p of n is read at relative depth "
             "(p - 1)/(n - 1) on the measured curve, which assumes the effect follows depth, not count; measure "
             "with `contextlab curve --documents N` for the block size you use to read it directly")
+
+
+def evaluate_with_curve(evalset: Any, grid: Any, curves: PositionData, *, name: str, progress: Any = None,
+                        **options: Any) -> EvalResult:
+    """Return the run of ``evalset`` x ``grid`` whose expected accuracy reads ``curves`` (a measured curve).
+
+    No model is asked: each row's ``expected_accuracy`` is read off the curve (with the 95% interval
+    its N gives) and placement "curve" follows it; ``name`` (the file's) names the curve in the
+    result. ``options`` are ``plan_run``'s. ``contextlab eval --curve`` and the lab's Evaluate run this.
+    """
+    from ..settings import DEFAULT_CURVE_MODEL
+
+    options.setdefault("model", DEFAULT_CURVE_MODEL)  # the published one only names the run; rows read `curves`
+    plan = with_curve(plan_run(evalset, grid, **options), curves)
+    rows = apply_curve([row for chunk in plan.chunks(progress) for row in chunk], curves, curves.questions)
+    result = plan.result(rows, questions={q.query_id: q.query for q in plan.evalset.questions})
+    result.model = f"{curves.models()[0]} (measured curve {name})"
+    return result
 
 
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:

@@ -4,7 +4,8 @@ A link to the Evaluate view carries what its Run button runs, in the command lin
 ``limit``, ``top_k``, ``curve_model`` and ``grid`` (``KEY=V1,V2`` per setting, ``;`` between them, as
 ``contextlab eval --grid`` takes them), defaults left out; opening it puts them in the widgets and
 says that Run reproduces the shared run. An uploaded set cannot travel in a link: the link says so
-(``evalset=upload``) and opening it says which set is open instead.
+(``evalset=upload``) and opening it says which set is open instead; so does a curve file
+(``curve_model=measured&curve=upload``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import PLACEMENTS
 from contextlab.settings import DEFAULT_CURVE_MODEL
 
+from .curve_store import LOADED_CURVE
 from .engine import TOKENIZER_NAMES
 from .state import seed_once
 
 __all__ = ["BUDGET_CHOICES", "THRESHOLD_CHOICES", "MIN_TOKEN_CHOICES", "DEFAULT_LIMIT", "GRID_WIDGETS",
-           "seed_evaluate_widgets", "evaluate_params", "apply_evaluate_params", "OPENED_FROM_LINK"]
+           "seed_evaluate_widgets", "evaluate_params", "apply_evaluate_params", "OPENED_FROM_LINK", "MEASURED_CURVE"]
 
 BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
 THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
@@ -37,6 +39,8 @@ GRID_WIDGETS: dict[str, tuple[str, tuple[Any, ...], list[Any]]] = {
     "min_doc_tokens": ("eval_min_tokens", MIN_TOKEN_CHOICES, [5]),
     "tokenizer": ("eval_tokenizers", tuple(TOKENIZER_NAMES), []),  # default: the lab's own tokenizer
 }
+#: The curve option that reads the measured curve the lab holds (``curve_store``), as the link writes it.
+MEASURED_CURVE = "measured"
 #: Session-state key set when a link opened Evaluate with settings of its own (the view says so once).
 OPENED_FROM_LINK = "_eval_from_link"
 
@@ -76,6 +80,8 @@ def evaluate_params(tokenizer: str) -> dict[str, str]:
         params["top_k"] = str(state["eval_top_k"])
     if state.get("eval_model", DEFAULT_CURVE_MODEL) != DEFAULT_CURVE_MODEL:
         params["curve_model"] = str(state["eval_model"])
+        if state["eval_model"] == MEASURED_CURVE and LOADED_CURVE in state:
+            params["curve"] = "upload"  # a loaded file: the link cannot carry it, and says so
     grid = []
     for name, (key, _, default) in GRID_WIDGETS.items():
         if key in state and _values(key) != (default or [tokenizer]):
@@ -129,8 +135,11 @@ def apply_evaluate_params(params: Mapping[str, str], models: list[str]) -> list[
     warnings += said + more
     chosen, said = _parse_grid(params.get("grid", ""))
     warnings += said
+    if params.get("curve") == "upload":
+        warnings.append("This link was made on a curve file, which a link cannot carry: the bundled model's "
+                        "curve is read instead. Load the same file under \"Your model's curve\" to reproduce.")
     model = params.get("curve_model")
-    if model is not None and model not in models:
+    if model is not None and model not in (*models, MEASURED_CURVE):
         warnings.append(f"ignored URL parameter curve_model={model!r}: choose one of: {', '.join(models)}")
         model = None
     state = st.session_state

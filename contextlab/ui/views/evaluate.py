@@ -22,7 +22,6 @@ from contextlab.curves.published import curve_models
 from contextlab.errors import ContextLabError
 from contextlab.evaluation import (
     BUNDLED_SET,
-    DEFAULT_TOP_K,
     EXPECTED_ACCURACY_NOTE,
     EvalResult,
     EvalSet,
@@ -37,11 +36,15 @@ from contextlab.evaluation import (
     setting_table,
     sort_by_difference,
 )
+from contextlab.evaluation.measured import evaluate_with_curve
 from contextlab.lab.config import PLACEMENTS, LabConfig
+from contextlab.lab.curve_views import measured_label
 
 from ..context import LabContext
+from ..curve_store import loaded_curve
 from ..eval_link import (
     BUDGET_CHOICES,
+    MEASURED_CURVE,
     MIN_TOKEN_CHOICES,
     OPENED_FROM_LINK,
     THRESHOLD_CHOICES,
@@ -52,6 +55,7 @@ from ..parts import explain, show_chart, whole_page
 from ..questions import gold_keys, remember_origin
 from ..state import TABLE_ANSWER, seed_config
 from ..text import caption, error, info, md_line, plain, warning
+from .measured_curve import measured_curve_section
 from .model_answers import answer_with_model, answers_table, run_and_keep
 
 __all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "measures_note"]
@@ -125,7 +129,12 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
     with right:
         min_tokens = st.multiselect("Minimum document tokens", MIN_TOKEN_CHOICES, key="eval_min_tokens")
         tokenizers = st.multiselect("Tokenizers", TOKENIZER_NAMES, key="eval_tokenizers")
-        model = st.selectbox("Model (whose published curve)", curve_models(), key="eval_model")
+        _, measured = loaded_curve()
+        model = st.selectbox("Expected accuracy read on", [*curve_models(), MEASURED_CURVE], key="eval_model",
+                             format_func=lambda m: f"your curve: {measured_label(measured)}"
+                             if m == MEASURED_CURVE else f"{m} (published)",
+                             help="A published curve, or the measured curve the lab holds (the bundled "
+                                  "model's, or the file loaded under \"Your model's curve\" below).")
     a, b = st.columns(2)
     limit = a.number_input("Questions (the first N)", 1, n_questions, key="eval_limit")
     top_k = b.number_input("Retrieve top k", 1, 100, key="eval_top_k")
@@ -144,6 +153,11 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
         def progress(done: int, total: int) -> None:
             bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
+        if options["model"] == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
+            name, curves = loaded_curve()
+            rest = {k: v for k, v in options.items() if k != "model"}
+            return evaluate_with_curve(evalset, grid, curves, name=name, base=base, progress=progress,
+                                       evalset_sha256=digest, **rest)
         return run_evaluation(evalset, grid, base=base, progress=progress, evalset_sha256=digest, **options)
 
     run_and_keep(evalset, "Evaluating…", work)
@@ -353,6 +367,7 @@ def render(ctx: LabContext) -> None:
     if st.button(f"Run: {options['limit']} questions × {n_configs} configurations", key="eval_run", type="primary"):
         _run(evalset, grid, base, options)
     answer_with_model(evalset, grid, base, options)
+    measured_curve_section(ctx, "evaluate")
     result: EvalResult | None = st.session_state.get("eval_result")
     if result is None:
         st.info(f"Pick the settings to compare and press Run ({BUNDLED_SET} by default).")

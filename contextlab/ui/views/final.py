@@ -37,8 +37,13 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
 
 
 def render(ctx: LabContext) -> None:
-    """Draw the block exactly as the model sees it, the citation map and the downloads."""
+    """Draw the block exactly as the model sees it, the three orders, the citation map and the downloads.
+
+    In presentation mode "Ask the model in three orders" comes first: the presenter's bar opens it.
+    """
     result = ctx.result
+    if ctx.presentation:
+        three_orders_section(ctx)
     explain(
         "This is the exact text the model receives as context. Each document is labelled "
         "[n] (its position in the block) so the answer can cite it; the map below turns a "
@@ -51,7 +56,8 @@ def render(ctx: LabContext) -> None:
             where = (f"is cited as [{t.position}]" if t.position is not None
                      else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})")
             st.info(md_line(f"★ The document that holds the answer, {charts.doc_label(t, 60)}, {where}."))
-    three_orders_section(ctx)
+    if not ctx.presentation:
+        three_orders_section(ctx)
     stale_notes(ctx)
     if not result.context_block:
         st.warning("The block is empty: no document passed the filter, or the budget is too small.")
