@@ -256,14 +256,51 @@ def test_endpoint_faults_dropped_connection_is_retried_then_one_line(server):
     ("http://127.0.0.1:9/v1?", "endpoint must not carry a query string"),
     (f"http://127.0.0.1:9/v1#{SECRET}", "endpoint must not carry a fragment"),
     (f"http://me:{SECRET}@127.0.0.1:9/v1", "endpoint must not carry a user name or password"),
+    (f"http://{SECRET.lower()}.localhost:9/v1", "endpoint must not hold the API key from CONTEXTLAB_API_KEY"),
+    (f"http://127.0.0.1:9/api/{SECRET.upper()}/v1", "endpoint must not hold the API key from CONTEXTLAB_API_KEY"),
 ])
 def test_endpoint_faults_endpoint_holding_a_key_is_refused_without_repeating_it(monkeypatch, url, said):
     """Injects a fault: a key pasted into the endpoint's path, query, fragment or user part."""
     monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
     with pytest.raises(InvalidInputError) as err:
         check_endpoint_url(url)
-    assert str(err.value).startswith(said) and SECRET not in str(err.value) and "sk-proj" not in str(err.value)
+    assert str(err.value).startswith(said) and SECRET.lower() not in str(err.value).lower()
+    assert "sk-proj" not in str(err.value)
     assert err.value.field == "endpoint"
+
+
+@pytest.mark.parametrize(("key", "url"), [
+    ("ollama", "http://ollama:11434/v1"),  # Ollama's documented placeholder key, and its host in docker compose
+    ("local", "http://localhost:8080/v1"),
+    ("8080", "http://127.0.0.1:8080/v1"),
+])
+def test_endpoint_faults_short_placeholder_key_does_not_refuse_its_endpoint(monkeypatch, key, url):
+    """Injects a fault of the user's: a placeholder key of under 8 characters that the endpoint's URL happens to hold."""
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", key)
+    assert check_endpoint_url(url) == url
+
+
+def test_endpoint_faults_one_character_key_leaves_answers_whole(server, monkeypatch):
+    """Injects a fault of the user's: CONTEXTLAB_API_KEY=a; the fake's answer holds many a's, none is scrubbed."""
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", "a")
+    server.on("POST", "/v1/completions", send_json(completion_body("a banana at Alma")))
+    assert _client(server).complete("prompt").text == "a banana at Alma"
+
+
+def test_endpoint_faults_server_echoing_the_key_in_another_case_gets_it_scrubbed(server, tmp_path, monkeypatch):
+    """Injects a fault: a hostile server that echoes the Authorization header in lower case and in capitals."""
+    def echo_cased(h) -> None:
+        said = h.headers.get("Authorization", "")
+        send_json(completion_body(f"{said.lower()} | {said.upper()}"))(h)
+
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
+    server.on("POST", "/v1/completions", echo_cased)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    [answer] = answer_prompts(_client(server), ["prompt"], cache=cache)
+    assert answer.text == "bearer [key] | BEARER [key]"
+    cache.close()
+    for file in tmp_path.iterdir():  # the cache and any journal beside it
+        assert SECRET.lower().encode() not in file.read_bytes().lower(), file
 
 
 def test_endpoint_faults_cli_endpoint_holding_the_key_is_one_line_and_writes_nothing(tmp_path):
