@@ -275,7 +275,7 @@ def test_endpoint_faults_endpoint_holding_a_key_is_refused_without_repeating_it(
     ("8080", "http://127.0.0.1:8080/v1"),
 ])
 def test_endpoint_faults_short_placeholder_key_does_not_refuse_its_endpoint(monkeypatch, key, url):
-    """Injects a fault of the user's: a placeholder key of under 8 characters that the endpoint's URL happens to hold."""
+    """Injects a fault of the user's: a placeholder key under 8 characters that the endpoint's URL happens to hold."""
     monkeypatch.setenv("CONTEXTLAB_API_KEY", key)
     assert check_endpoint_url(url) == url
 
