@@ -287,6 +287,17 @@ def test_endpoint_faults_one_character_key_leaves_answers_whole(server, monkeypa
     assert _client(server).complete("prompt").text == "a banana at Alma"
 
 
+def test_endpoint_faults_key_with_a_line_break_is_one_line_that_never_repeats_it(server, tmp_path):
+    """Injects a fault of the user's: a key pasted with a second line (http.client's error quoted the whole header)."""
+    done = run_cli("eval", "--endpoint", server.url, "--model", "m", "--api", "completions", "--limit", "1", "--yes",
+                   "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "r.csv"),
+                   env={"CONTEXTLAB_API_KEY": f"{SECRET}\nsecond line"})
+    assert done.returncode == 1
+    assert done.stderr == ("contextlab: error: CONTEXTLAB_API_KEY holds a line break or another character an HTTP "
+                           "header cannot carry; set it to the key alone, on one line\n")
+    assert server.requests == [] and list(tmp_path.iterdir()) == []
+
+
 def test_endpoint_faults_server_echoing_the_key_in_another_case_gets_it_scrubbed(server, tmp_path, monkeypatch):
     """Injects a fault: a hostile server that echoes the Authorization header in lower case and in capitals."""
     def echo_cased(h) -> None:

@@ -30,20 +30,32 @@ _MIN_SECRET = 8
 # A path segment shaped like the secret keys of common providers (sk-..., sk-proj-..., sk-ant-...):
 # "sk-", then 16 or more key characters, at least one a digit.
 _KEY_SHAPED = re.compile(r"^sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{16,}$")
+# What a key may hold: printable Latin-1, what one HTTP header value carries (no control character).
+_HEADER_SAFE = re.compile(r"[\x20-\x7e\xa0-\xff]+")
 
 
 def api_key() -> tuple[str | None, str | None]:
-    """Return the key and the name of the variable it comes from, or ``(None, None)``."""
+    """Return the key and the name of the variable it comes from, or ``(None, None)``.
+
+    Raises ``InvalidInputError`` (never repeating the key) when the key holds a line break or
+    another character an HTTP header cannot carry: sent, http.client's error quotes the header.
+    """
     for name in API_KEY_VARIABLES:
         value = os.environ.get(name, "").strip()
         if value:
+            if not _HEADER_SAFE.fullmatch(value):
+                raise InvalidInputError(f"{name} holds a line break or another character an HTTP header cannot "
+                                        "carry; set it to the key alone, on one line")
             return value, name
     return None, None
 
 
 def api_key_source() -> str | None:
-    """Return the name of the variable the key comes from (never the key), or None without one."""
-    return api_key()[1]
+    """Return the name of the variable the key comes from (never the key), or None without one.
+
+    Never raises: a page says where the key comes from before anything checks it.
+    """
+    return next((name for name in API_KEY_VARIABLES if os.environ.get(name, "").strip()), None)
 
 
 def auth_headers() -> dict[str, str]:
