@@ -461,6 +461,36 @@ def test_endpoint_faults_unreachable_endpoint_is_one_line_with_the_real_cause(tm
     assert not (tmp_path / "r.csv").exists()
 
 
+@pytest.mark.parametrize(("url", "said"), [
+    ("http://127.0.0.1:abc/v1", "--endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1"),
+    ("http://127.0.0.1:99999/v1", "--endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1"),
+    ("http://127.0.0.1:-1/v1", "--endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1"),
+    ("http://[::1/v1", "--endpoint's host in [ ] must be an IPv6 address with both brackets, as in "
+                       "http://[::1]:8080/v1"),
+    ("http://:8080/v1", "--endpoint must be an http:// or https:// URL such as http://127.0.0.1:8080/v1"),
+])
+def test_endpoint_faults_cli_endpoint_with_a_bad_port_or_host_is_one_line(tmp_path, url, said):
+    """Injects a fault of the user's: a port that is no port ('abc' was a traceback, -1 'does not resolve'), a lone [."""
+    done = run_cli("eval", "--endpoint", url, "--limit", "1", "--yes", "--cache", str(tmp_path / "c.sqlite"),
+                   "--out", str(tmp_path / "r.csv"))
+    assert (done.returncode, done.stderr) == (1, f"contextlab: error: {said}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_endpoint_faults_ipv6_endpoint_is_reached():
+    """Injects nothing wrong: a fake listening on ::1 only, given as http://[::1]:PORT/v1, answers."""
+    import socket
+
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback")
+    with fault_server(host="::1") as v6:
+        v6.on("POST", "/v1/completions", send_json(completion_body("Paris")))
+        assert v6.url == f"http://[::1]:{v6.server_port}/v1"
+        assert ModelClient(v6.url, "m", api="completions", max_retries=0).complete("prompt").text == "Paris"
+
+
 def test_endpoint_faults_cli_broken_reply_is_one_line_and_no_results_file(server, tmp_path):
     """Injects a fault: every completion comes back without choices; `eval` says so once, writes nothing."""
     server.on("POST", "/v1/completions", send_json({"id": "x"}))
