@@ -491,6 +491,20 @@ def test_endpoint_faults_ipv6_endpoint_is_reached():
         assert ModelClient(v6.url, "m", api="completions", max_retries=0).complete("prompt").text == "Paris"
 
 
+@pytest.mark.parametrize(("where", "said"), [
+    ("missing/r.csv", "--out '{out}': folder '{folder}' does not exist; create it or give another path"),
+    ("pipe", "--out '{out}' is a device, a pipe or a socket, not a file; give a file name"),
+])
+def test_endpoint_faults_cli_bad_out_path_is_one_line_before_any_call(server, tmp_path, where, said):
+    """Injects a fault of the user's: --out in a folder that does not exist, or a pipe; once said after every call."""
+    os.mkfifo(tmp_path / "pipe")
+    out = tmp_path / where
+    done = run_cli("eval", "--endpoint", server.url, "--model", "m", "--api", "completions", "--limit", "1", "--yes",
+                   "--cache", str(tmp_path / "c.sqlite"), "--out", str(out))
+    assert (done.returncode, done.stderr) == (1, f"contextlab: error: {said.format(out=out, folder=out.parent)}\n")
+    assert [p for p in server.paths() if p.startswith("POST")] == []
+
+
 def test_endpoint_faults_cli_broken_reply_is_one_line_and_no_results_file(server, tmp_path):
     """Injects a fault: every completion comes back without choices; `eval` says so once, writes nothing."""
     server.on("POST", "/v1/completions", send_json({"id": "x"}))
