@@ -56,7 +56,7 @@ def test_atomic_writer_error_leaves_the_old_file(tmp_path):
 
 
 def test_atomic_write_to_a_pipe_is_refused_and_the_pipe_stays(tmp_path):
-    """Injects a fault: the target is a named pipe, as /dev/null is a device (as root, its rename replaced /dev/null)."""
+    """Injects a fault: the target is a named pipe, as /dev/null is a device (as root, a rename replaced /dev/null)."""
     from contextlab.errors import InvalidInputError
 
     pipe = tmp_path / "pipe"
