@@ -505,6 +505,16 @@ def test_endpoint_faults_cli_bad_out_path_is_one_line_before_any_call(server, tm
     assert [p for p in server.paths() if p.startswith("POST")] == []
 
 
+def test_endpoint_faults_curve_bad_out_path_is_one_line_before_any_call(server, tmp_path):
+    """Injects a fault of the user's: `curve --out` in a folder that does not exist (once said after every call)."""
+    out = tmp_path / "missing" / "c.csv"
+    done = run_cli("curve", "--endpoint", server.url, "--model", "m", "--api", "completions", "--documents", "3",
+                   "--positions", "1,3", "--limit", "1", "--yes", "--cache", str(tmp_path / "c.sqlite"), "--out", str(out))
+    assert (done.returncode, done.stderr) == (1, f"contextlab: error: --out {str(out)!r}: folder {str(out.parent)!r} "
+                                                 "does not exist; create it or give another path\n")
+    assert [p for p in server.paths() if p.startswith("POST")] == []
+
+
 def test_endpoint_faults_cli_broken_reply_is_one_line_and_no_results_file(server, tmp_path):
     """Injects a fault: every completion comes back without choices; `eval` says so once, writes nothing."""
     server.on("POST", "/v1/completions", send_json({"id": "x"}))
