@@ -235,6 +235,18 @@ def test_endpoint_faults_trickle_ends_at_the_deadline_then_the_retry_policy(serv
     assert elapsed < 12
 
 
+def test_endpoint_faults_tokenize_that_trickles_names_the_route_not_an_unreachable_server(server):
+    """Injects a fault: /tokenize trickles one byte a second (once 'cannot reach the endpoint ... is it running?')."""
+    from contextlab.models import EndpointTokenizer
+
+    server.on("POST", "/tokenize", trickle(b'{"tokens": [1, 2]}', every=1.0))
+    with pytest.raises(EndpointError) as err:
+        EndpointTokenizer(server.url, timeout=1).count("Hello world")
+    assert str(err.value) == (f"http://127.0.0.1:{server.server_port}/tokenize did not answer within 1 s; is the "
+                              "server overloaded? try again when it answers")
+    assert err.value.status is None  # nothing answered in time: not a reason to fall back to cl100k_base
+
+
 @pytest.mark.slow
 def test_endpoint_faults_dropped_connection_is_retried_then_one_line(server):
     """Injects a fault: the server hangs up without a reply, every time."""
