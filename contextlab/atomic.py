@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from .errors import InvalidInputError
+
 __all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_writer", "new_file_mode", "write_files", "write_text"]
 
 
@@ -108,6 +110,11 @@ class StagedFile:
 
     def __init__(self, path: str | os.PathLike[str], *, encoding: str = "utf-8", newline: str | None = "") -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_file() and not self.path.is_dir():
+            # The rename would put a regular file where the device was: as root, --out /dev/null
+            # replaced /dev/null itself.
+            raise InvalidInputError(f"{str(self.path)!r} is a device, a pipe or a socket, not a file: a file is "
+                                    "written whole by renaming a finished copy onto its name; give a file name")
         remove_stale_temps(self.path)
         # The writer's pid in the name lets a later writer tell a killed run's file from a live one's.
         fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=".tmp",

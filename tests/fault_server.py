@@ -58,13 +58,15 @@ class FaultServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, *, tls: bool = False) -> None:
+    def __init__(self, *, tls: bool = False, host: str = "127.0.0.1") -> None:
         self.routes: dict[tuple[str, str], Action] = {}
         self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
-        self.tls = tls
-        super().__init__(("127.0.0.1", 0), _Handler)
+        self.tls, self.host = tls, host
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, 0), _Handler)
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(TLS_CERT, TLS_CERT.with_suffix(".key"))
@@ -74,7 +76,8 @@ class FaultServer(http.server.ThreadingHTTPServer):
     @property
     def url(self) -> str:
         """Return the base URL a client is given (``http://127.0.0.1:PORT/v1``, https with ``tls``)."""
-        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.server_port}/v1"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.server_port}/v1"
 
     def on(self, method: str, path: str, action: Action) -> FaultServer:
         """Make ``method path`` do ``action``; return the server (calls chain)."""
@@ -88,9 +91,9 @@ class FaultServer(http.server.ThreadingHTTPServer):
 
 
 @contextmanager
-def fault_server(*, tls: bool = False) -> Iterator[FaultServer]:
-    """Yield a running ``FaultServer`` on 127.0.0.1 (speaking TLS with ``tls``); stop it afterwards."""
-    server = FaultServer(tls=tls)
+def fault_server(*, tls: bool = False, host: str = "127.0.0.1") -> Iterator[FaultServer]:
+    """Yield a running ``FaultServer`` on ``host`` (speaking TLS with ``tls``); stop it afterwards."""
+    server = FaultServer(tls=tls, host=host)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
@@ -116,7 +119,7 @@ def send_raw(body: bytes, *, status: int = 200, content_type: str = "application
 
 
 def send_wire(raw: bytes) -> Action:
-    """Return an action that writes ``raw`` on the connection as it is (status line and headers its own), then closes it."""
+    """Return an action that writes ``raw`` as it is (its own status line and headers, or none), then hangs up."""
     def act(h: _Handler) -> None:
         h.wfile.write(raw)
         h.wfile.flush()

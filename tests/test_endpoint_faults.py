@@ -235,6 +235,18 @@ def test_endpoint_faults_trickle_ends_at_the_deadline_then_the_retry_policy(serv
     assert elapsed < 12
 
 
+def test_endpoint_faults_tokenize_that_trickles_names_the_route_not_an_unreachable_server(server):
+    """Injects a fault: /tokenize trickles one byte a second (once 'cannot reach the endpoint ... is it running?')."""
+    from contextlab.models import EndpointTokenizer
+
+    server.on("POST", "/tokenize", trickle(b'{"tokens": [1, 2]}', every=1.0))
+    with pytest.raises(EndpointError) as err:
+        EndpointTokenizer(server.url, timeout=1).count("Hello world")
+    assert str(err.value) == (f"http://127.0.0.1:{server.server_port}/tokenize did not answer within 1 s; is the "
+                              "server overloaded? try again when it answers")
+    assert err.value.status is None  # nothing answered in time: not a reason to fall back to cl100k_base
+
+
 @pytest.mark.slow
 def test_endpoint_faults_dropped_connection_is_retried_then_one_line(server):
     """Injects a fault: the server hangs up without a reply, every time."""
@@ -256,14 +268,62 @@ def test_endpoint_faults_dropped_connection_is_retried_then_one_line(server):
     ("http://127.0.0.1:9/v1?", "endpoint must not carry a query string"),
     (f"http://127.0.0.1:9/v1#{SECRET}", "endpoint must not carry a fragment"),
     (f"http://me:{SECRET}@127.0.0.1:9/v1", "endpoint must not carry a user name or password"),
+    (f"http://{SECRET.lower()}.localhost:9/v1", "endpoint must not hold the API key from CONTEXTLAB_API_KEY"),
+    (f"http://127.0.0.1:9/api/{SECRET.upper()}/v1", "endpoint must not hold the API key from CONTEXTLAB_API_KEY"),
 ])
 def test_endpoint_faults_endpoint_holding_a_key_is_refused_without_repeating_it(monkeypatch, url, said):
     """Injects a fault: a key pasted into the endpoint's path, query, fragment or user part."""
     monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
     with pytest.raises(InvalidInputError) as err:
         check_endpoint_url(url)
-    assert str(err.value).startswith(said) and SECRET not in str(err.value) and "sk-proj" not in str(err.value)
+    assert str(err.value).startswith(said) and SECRET.lower() not in str(err.value).lower()
+    assert "sk-proj" not in str(err.value)
     assert err.value.field == "endpoint"
+
+
+@pytest.mark.parametrize(("key", "url"), [
+    ("ollama", "http://ollama:11434/v1"),  # Ollama's documented placeholder key, and its host in docker compose
+    ("local", "http://localhost:8080/v1"),
+    ("8080", "http://127.0.0.1:8080/v1"),
+])
+def test_endpoint_faults_short_placeholder_key_does_not_refuse_its_endpoint(monkeypatch, key, url):
+    """Injects a fault of the user's: a placeholder key under 8 characters that the endpoint's URL happens to hold."""
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", key)
+    assert check_endpoint_url(url) == url
+
+
+def test_endpoint_faults_one_character_key_leaves_answers_whole(server, monkeypatch):
+    """Injects a fault of the user's: CONTEXTLAB_API_KEY=a; the fake's answer holds many a's, none is scrubbed."""
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", "a")
+    server.on("POST", "/v1/completions", send_json(completion_body("a banana at Alma")))
+    assert _client(server).complete("prompt").text == "a banana at Alma"
+
+
+def test_endpoint_faults_key_with_a_line_break_is_one_line_that_never_repeats_it(server, tmp_path):
+    """Injects a fault of the user's: a key pasted with a second line (http.client's error quoted the whole header)."""
+    done = run_cli("eval", "--endpoint", server.url, "--model", "m", "--api", "completions", "--limit", "1", "--yes",
+                   "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "r.csv"),
+                   env={"CONTEXTLAB_API_KEY": f"{SECRET}\nsecond line"})
+    assert done.returncode == 1
+    assert done.stderr == ("contextlab: error: CONTEXTLAB_API_KEY holds a line break or another character an HTTP "
+                           "header cannot carry; set it to the key alone, on one line\n")
+    assert server.requests == [] and list(tmp_path.iterdir()) == []
+
+
+def test_endpoint_faults_server_echoing_the_key_in_another_case_gets_it_scrubbed(server, tmp_path, monkeypatch):
+    """Injects a fault: a hostile server that echoes the Authorization header in lower case and in capitals."""
+    def echo_cased(h) -> None:
+        said = h.headers.get("Authorization", "")
+        send_json(completion_body(f"{said.lower()} | {said.upper()}"))(h)
+
+    monkeypatch.setenv("CONTEXTLAB_API_KEY", SECRET)
+    server.on("POST", "/v1/completions", echo_cased)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    [answer] = answer_prompts(_client(server), ["prompt"], cache=cache)
+    assert answer.text == "bearer [key] | BEARER [key]"
+    cache.close()
+    for file in tmp_path.iterdir():  # the cache and any journal beside it
+        assert SECRET.lower().encode() not in file.read_bytes().lower(), file
 
 
 def test_endpoint_faults_cli_endpoint_holding_the_key_is_one_line_and_writes_nothing(tmp_path):
@@ -411,6 +471,60 @@ def test_endpoint_faults_unreachable_endpoint_is_one_line_with_the_real_cause(tm
     assert done.stderr == (f"contextlab: error: cannot reach the endpoint http://127.0.0.1:{port}/v1 (connection "
                            "refused); is the server running? `contextlab model serve` starts the bundled model\n")
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("http://127.0.0.1:abc/v1", "--endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1"),
+    ("http://127.0.0.1:99999/v1", "--endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1"),
+    ("http://127.0.0.1:-1/v1", "--endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1"),
+    ("http://[::1/v1", "--endpoint's host in [ ] must be an IPv6 address with both brackets, as in "
+                       "http://[::1]:8080/v1"),
+    ("http://:8080/v1", "--endpoint must be an http:// or https:// URL such as http://127.0.0.1:8080/v1"),
+])
+def test_endpoint_faults_cli_endpoint_with_a_bad_port_or_host_is_one_line(tmp_path, url, said):
+    """Injects a fault of the user's: a port that is no port ('abc' was a traceback, -1 'does not resolve'), a lone [."""
+    done = run_cli("eval", "--endpoint", url, "--limit", "1", "--yes", "--cache", str(tmp_path / "c.sqlite"),
+                   "--out", str(tmp_path / "r.csv"))
+    assert (done.returncode, done.stderr) == (1, f"contextlab: error: {said}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_endpoint_faults_ipv6_endpoint_is_reached():
+    """Injects nothing wrong: a fake listening on ::1 only, given as http://[::1]:PORT/v1, answers."""
+    import socket
+
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback")
+    with fault_server(host="::1") as v6:
+        v6.on("POST", "/v1/completions", send_json(completion_body("Paris")))
+        assert v6.url == f"http://[::1]:{v6.server_port}/v1"
+        assert ModelClient(v6.url, "m", api="completions", max_retries=0).complete("prompt").text == "Paris"
+
+
+@pytest.mark.parametrize(("where", "said"), [
+    ("missing/r.csv", "--out '{out}': folder '{folder}' does not exist; create it or give another path"),
+    ("pipe", "--out '{out}' is a device, a pipe or a socket, not a file; give a file name"),
+])
+def test_endpoint_faults_cli_bad_out_path_is_one_line_before_any_call(server, tmp_path, where, said):
+    """Injects a fault of the user's: --out in a folder that does not exist, or a pipe; once said after every call."""
+    os.mkfifo(tmp_path / "pipe")
+    out = tmp_path / where
+    done = run_cli("eval", "--endpoint", server.url, "--model", "m", "--api", "completions", "--limit", "1", "--yes",
+                   "--cache", str(tmp_path / "c.sqlite"), "--out", str(out))
+    assert (done.returncode, done.stderr) == (1, f"contextlab: error: {said.format(out=out, folder=out.parent)}\n")
+    assert [p for p in server.paths() if p.startswith("POST")] == []
+
+
+def test_endpoint_faults_curve_bad_out_path_is_one_line_before_any_call(server, tmp_path):
+    """Injects a fault of the user's: `curve --out` in a folder that does not exist (once said after every call)."""
+    out = tmp_path / "missing" / "c.csv"
+    done = run_cli("curve", "--endpoint", server.url, "--model", "m", "--api", "completions", "--documents", "3",
+                   "--positions", "1,3", "--limit", "1", "--yes", "--cache", str(tmp_path / "c.sqlite"), "--out", str(out))
+    assert (done.returncode, done.stderr) == (1, f"contextlab: error: --out {str(out)!r}: folder {str(out.parent)!r} "
+                                                 "does not exist; create it or give another path\n")
+    assert [p for p in server.paths() if p.startswith("POST")] == []
 
 
 def test_endpoint_faults_cli_broken_reply_is_one_line_and_no_results_file(server, tmp_path):

@@ -15,6 +15,7 @@ from typing import Any
 from ..safe_text import terminal_safe_lines
 from .flags import note
 from .model import confirm_calls, interrupted, measure_settings
+from .outputs import check_target
 
 __all__ = ["cmd_eval_measured", "add_measure_options"]
 
@@ -77,6 +78,9 @@ def cmd_eval_measured(args: argparse.Namespace, evalset: str | None) -> int:
     if args.workers is not None or args.scheduler is not None:
         note("a run with --endpoint or --curve runs here, not on Dask: leave out --workers/--scheduler")
         return 2
+    for path, flag in ((args.out, "--out"), (args.summary, "--summary")):
+        if path:  # before a call is paid for: a typo in a path costs nothing
+            check_target(path, flag)
     loaded = None if evalset is None else load_eval_set(evalset, store=args.store, max_bytes=args.max_bytes)
     for set_note in loaded.notes if loaded is not None else []:
         note(set_note)

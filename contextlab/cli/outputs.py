@@ -24,6 +24,8 @@ def check_target(path: str, flag: str) -> None:
     where = f"{flag} {path!r}"
     if target.is_dir():
         raise ContextLabError(f"{where} is a folder; give a file name")
+    if target.exists() and not target.is_file():
+        raise ContextLabError(f"{where} is a device, a pipe or a socket, not a file; give a file name")
     if not folder.is_dir():
         raise ContextLabError(f"{where}: folder {str(folder)!r} does not exist; create it or "
                               "give another path")

@@ -47,6 +47,8 @@ _CURVE_BOUNDS = ("curve_low", "curve_high")
 MAX_SUMMARY_BYTES = 32 * 1024 * 1024
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# How much of a summary's own text (a label, a set name, a date) one table line shows.
+_SHOWN_CHARS = 200
 
 
 def _refuse_constant(name: str) -> float:
@@ -123,6 +125,10 @@ def _check_config(entry: Any, i: int, path: Path) -> dict[str, Any]:
             value = entry.get(key)
             if value is not None and not is_finite_number(value):
                 raise LoadError(f"{where}.{key} is {message_value(value)}, not a number")
+        low, high = entry.get(f"{metric}_low"), entry.get(f"{metric}_high")
+        if low is not None and high is not None and low > high:  # an unpaired interval would hold everything
+            raise LoadError(f"{where}: {metric}_low {message_value(low)} is above {metric}_high "
+                            f"{message_value(high)}, not an interval")
     return entry
 
 
@@ -162,6 +168,8 @@ def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | 
     """
     if not record or not record.get("path"):
         return None, "the summary names no results CSV"
+    if "\x00" in record["path"]:
+        raise LoadError(f"{path}: results_csv.path {message_value(record['path'])} holds a NUL, not a file name")
     folder = path.parent.resolve()
     named = Path(record["path"])
     target = (folder / named).resolve()
@@ -304,9 +312,16 @@ def _cell(c: Mapping[str, Any], scale: float) -> str:
     return text + ("" if c.get("paired") else " (unpaired)") + (" (+curves)" if c.get("curve_error") else "")
 
 
+def _shown(text: object) -> str:
+    """Return a summary's text as one safe line of at most ``_SHOWN_CHARS`` characters."""
+    line = terminal_safe(str(text))
+    return line if len(line) <= _SHOWN_CHARS else line[:_SHOWN_CHARS] + "..."
+
+
 def _run_line(side: str, run: Mapping[str, Any]) -> str:
-    """Return ``A: path (set, N questions, created)``: one line whatever the summary's strings hold."""
-    return terminal_safe(f"{side}: {run['path']} ({run['evalset']}, {run['questions']} questions, {run['created']})")
+    """Return ``A: path (set, N questions, created)``: one short line whatever the summary's strings hold."""
+    return (f"{side}: {terminal_safe(run['path'])} ({_shown(run['evalset'])}, {run['questions']} questions, "
+            f"{_shown(run['created'])})")
 
 
 def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold_in_block", "accuracy",
@@ -324,7 +339,7 @@ def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold
     else:
         lines.append(f"Paired over {comparison['matched_questions']} questions found in both runs (same id and text).")
     shown = [m for m in metrics if any(m in c["metrics"] for c in comparison["configs"])]
-    labels = [terminal_safe(c["config"]) for c in comparison["configs"]]
+    labels = [_shown(c["config"]) for c in comparison["configs"]]
     width = max(len(label) for label in labels)
     head = f"{'config':<{width}}  " + "  ".join(f"{'B - A ' + m.replace('_', ' '):>34}" for m in shown)
     lines += [head, "-" * len(head)]
@@ -333,5 +348,5 @@ def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold
         lines.append(f"{label:<{width}}  " + "  ".join(f"{x:>34}" for x in cells))
     for side, only in (("A", comparison["only_in_a"]), ("B", comparison["only_in_b"])):
         if only:
-            lines.append(f"Only in {side}: {', '.join(terminal_safe(x) for x in only)}")
+            lines.append(f"Only in {side}: {', '.join(_shown(x) for x in only)}")
     return "\n".join(lines)

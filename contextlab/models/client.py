@@ -71,11 +71,23 @@ def check_endpoint_url(endpoint: str) -> str:
     if not isinstance(endpoint, str) or not endpoint.strip():
         raise InvalidInputError("endpoint must be a URL such as http://127.0.0.1:8080/v1", field="endpoint")
     url = endpoint.strip()
+    try:
+        urlsplit(url)
+    except ValueError:  # "http://[::1/v1", "http://[x]/v1": urlsplit refuses only a bracketed host
+        raise InvalidInputError("endpoint's host in [ ] must be an IPv6 address with both brackets, as in "
+                                "http://[::1]:8080/v1", field="endpoint") from None
     refuse_key_in_url(url)
     url = url.rstrip("/")
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidInputError("endpoint must be an http:// or https:// URL such as http://127.0.0.1:8080/v1",
+                                field="endpoint")
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:  # never quoted: what stands there may be a pasted key
+        raise InvalidInputError("endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1",
                                 field="endpoint")
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
         raise InvalidInputError("endpoint must not hold spaces or control characters", field="endpoint")

@@ -89,6 +89,9 @@ class EndpointTokenizer:
             reply = post_json(self.root + path, body, headers=auth_headers(), deadline=self.timeout,
                               max_bytes=64 * 1024 + 32 * len(text.encode("utf-8")))
         except HTTPFailure as exc:
+            if exc.kind == "timeout":  # it was reached: this route is slow (or the whole server is stuck)
+                raise EndpointError(f"{self.root}{path} did not answer within {self.timeout:g} s; is the server "
+                                    "overloaded? try again when it answers") from None
             if exc.status is None and exc.kind in _UNREACHED:
                 raise EndpointError(scrub(unreachable(self.endpoint, exc.reason, exc.kind))) from None
             raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot {does}"),
