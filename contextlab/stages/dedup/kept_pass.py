@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 
 from ...types import DuplicatePair
 from .outcome import DedupOutcome
-from .segment_filter import BlockWindows, Geometry, Segments, block_windows
-from .segment_index import SegmentIndex, enough_matches, join
+from .segment_filter import BlockWindows, Geometry, block_windows
+from .segment_index import SegmentIndex, enough_matches, join, sorted_segments
 from .verify import Verifier
 from .word_runs import WordHashes
 
@@ -64,11 +64,12 @@ class _Pass:
         self._group = group.tolist()
         n = self.counts.size
         self.geo = Geometry(int(self.counts.max(initial=0)), threshold)
-        self.place_bits = max(1, int(self.counts.max(initial=1)).bit_length())
+        self.place = np.uint64((1 << max(1, int(self.counts.max(initial=1)).bit_length())) - 1)
+        self.needed_min = self.geo.needed_min[self.counts]
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
-        firsts = np.flatnonzero((group == np.arange(n)) & (self.counts > 0)) if self.near else np.zeros(0, np.int64)
-        self.segments = Segments(wh, self.geo, firsts)
-        self.index = SegmentIndex(self.segments, self.place_bits, int(self.segments.searched.sum()))
+        firsts = (group == np.arange(n)) & (self.counts > 0)
+        capacity = int(self.geo.count[self.counts[firsts]].sum()) if self.near else 0
+        self.index = SegmentIndex(self.place, n, capacity, self.needed_min)
         self._kept = bytearray(n)
         self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
 
@@ -81,59 +82,87 @@ class _Pass:
         settled = (g != docs) & self.kept[g]  # copies of a text kept before the block
         probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
         windows = block_windows(self.wh, self.geo, probers)
-        s1, r1, sim1 = self._verified(self.index, windows, earlier_only=False)
+        s1, r1 = self._candidates(self.index, windows, earlier_only=False)
+        sim1 = self.verifier.similarities(s1, r1)
+        good = sim1 >= self.threshold
+        s1, r1, sim1 = s1[good], r1[good], sim1[good]
         dropped = np.zeros(hi - lo, dtype=bool)
         dropped[s1 - lo] = True
         local = probers - lo
         survivors = probers[(g[local] == probers) & ~dropped[local]]
+        keys, owners = sorted_segments(self.wh, self.geo, survivors, self.place)
         s2 = r2 = s1[:0]
-        sim2 = sim1[:0]
         if survivors.size and probers.size > 1:
-            at = self.segments.of(survivors)
-            internal = SegmentIndex(self.segments, self.place_bits, at.size)
-            internal.add(at)
+            internal = SegmentIndex(self.place, self.counts.size, keys.size, self.needed_min)
+            internal.add(keys, owners)
+            self._skip_own_windows(windows, keys, owners)
             limit = None
             if hi - lo > _MIN_SPLIT:
                 limit = _BUDGET_PER_WINDOW * windows.count() + _BUDGET_FLOOR
-            found = self._verified(internal, windows, earlier_only=True, limit=limit)
+            found = self._candidates(internal, windows, earlier_only=True, limit=limit)
             if found is None:
                 mid = lo + (hi - lo) // 2
                 self.block(lo, mid)
                 self.block(mid, hi)
                 return
-            s2, r2, sim2 = found
-        self._decide(lo, hi, np.concatenate((s1, s2)), np.concatenate((r1, r2)), np.concatenate((sim1, sim2)))
-        self.index.add(self.segments.of(docs[self.kept[lo:hi]]))
+            s2, r2 = found
+        self._decide(lo, hi, (s1, r1, sim1), (s2, r2))
+        kept = self.kept[owners]
+        self.index.add(keys[kept], owners[kept])
 
-    def _verified(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
-                  limit: int | None = None):
-        """Return (s, r, similarity) of the candidate pairs found in ``index`` at or above the
-        threshold, or None when the join would pass ``limit`` matches."""
-        keys = join(index, windows, self.geo, self.counts, self.wh.begin, earlier_only, limit)
-        if keys is None:
-            return None
-        s, r = enough_matches(keys, self.segments, self.geo, self.counts)
-        sims = self.verifier.similarities(s, r)
-        good = sims >= self.threshold
-        return s[good], r[good], sims[good]
-
-    def _decide(self, lo: int, hi: int, s: np.ndarray, r: np.ndarray, sim: np.ndarray) -> None:
-        """Walk texts ``lo`` to ``hi - 1`` in order over the verified pairs (s, r, sim)."""
+    def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray, owners: np.ndarray) -> None:
+        """Take out of ``windows`` each window that is a survivor's own segment whose hash no
+        other survivor segment has: it can match only itself."""
         import numpy as np
 
+        part = keys & ~self.place
+        alone = np.ones(part.size, dtype=bool)
+        alone[1:] &= part[1:] != part[:-1]
+        alone[:-1] &= part[:-1] != part[1:]
+        r = owners[alone].astype(np.int64)
+        length = self.geo.seglen[self.counts[r]]
+        where = self.wh.begin[r] + (keys[alone] & self.place).astype(np.int64) - windows.lo
+        for size in np.unique(length).tolist():
+            slot = windows.slot.get(size)
+            if slot is not None:
+                slot[where[length == size]] = -1
+
+    def _candidates(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
+                    limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """Return (s, r) of the candidate pairs found in ``index``, or None when the join
+        would pass ``limit`` matches."""
+        keys = join(index, windows, self.geo, self.counts, self.wh.begin, earlier_only, limit)
+        return None if keys is None else enough_matches(keys, index.extra, self.geo, self.counts)
+
+    def _decide(self, lo: int, hi: int, verified, within) -> None:
+        """Walk texts ``lo`` to ``hi - 1`` in order: ``verified`` (s, r, similarity) pairs with a
+        kept r at or above the threshold, and ``within`` (s, r) candidate pairs inside the block,
+        each measured when its s comes up, if its r is kept by then."""
+        import numpy as np
+
+        s, r, sim = verified
         order = np.lexsort((r, -sim, s))  # by text, most similar first, the earliest on a tie
         starts = np.searchsorted(s[order], np.arange(lo, hi + 1)).tolist()
         partners, sims = r[order].tolist(), sim[order].tolist()
-        kept, group, pairs = self._kept, self._group, self.outcome.pairs
+        ws, wr = within
+        order = np.lexsort((wr, ws))
+        wstarts = np.searchsorted(ws[order], np.arange(lo, hi + 1)).tolist()
+        wpartners = wr[order].tolist()
+        kept, group, pairs, threshold = self._kept, self._group, self.outcome.pairs, self.threshold
         for i in range(lo, hi):
             g = group[i]
             if g != i and kept[g]:
                 pairs.append(DuplicatePair(g, i, 1.0, "exact"))
                 continue
-            for x in range(starts[i - lo], starts[i - lo + 1]):
-                if kept[partners[x]]:
-                    pairs.append(DuplicatePair(partners[x], i, sims[x], "near"))
-                    break
+            x, y = starts[i - lo], starts[i - lo + 1]
+            best, best_sim = (partners[x], sims[x]) if x < y else (-1, threshold)
+            for k in wpartners[wstarts[i - lo] : wstarts[i - lo + 1]]:
+                if kept[k]:
+                    measured = self.verifier.similarity(i, k)
+                    if measured >= threshold and (best < 0 or measured > best_sim or (measured == best_sim and k < best)):
+                        best, best_sim = k, measured
+            if best >= 0:
+                pairs.append(DuplicatePair(best, i, best_sim, "near"))
             else:
                 kept[i] = 1  # a text whose exact group's first is not kept always matches above
                 self.outcome.kept.append(i)

@@ -37,15 +37,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import math
 from dataclasses import dataclass
 
-from .word_hashing import sort_order
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Geometry", "Segments", "Windows", "BlockWindows", "block_windows"]
+__all__ = ["Geometry", "segments_of", "Windows", "BlockWindows", "block_windows"]
 
 # Segments beyond the pigeonhole's reach + 1, at the same length: a pair must then match more
 # of them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
@@ -53,8 +53,6 @@ _EXTRA = 4
 # ...but only while each segment keeps at least this many words: one-word segments of short
 # texts are common words that every text shares, and matching them is a join of every pair.
 _MIN_SEGMENT = 3
-# A segment hash shared by more kept segments than this is crowded (see the module doc).
-_CROWD = 32
 # Windows are hashed about this many at a time.
 _WINDOW_SLICE = 1 << 18
 _EPS = 1e-9
@@ -89,12 +87,18 @@ class Geometry:
         longest = np.minimum(np.searchsorted(m - self.tau, n, "right") - 1, longest_text)
         self.reach = self.tau[longest]
         base = self.reach + 1
-        # Extra segments while they keep _MIN_SEGMENT words (never fewer than the pigeonhole's).
-        self.count = np.maximum(np.minimum(base + _EXTRA, n // _MIN_SEGMENT), base)
-        self.count[0] = 0
-        if np.any(self.count > n):  # only below a threshold of 0.5 (the pass starts at 0.75)
+        if np.any(base[1:] > n[1:]):  # only at a threshold of 0.5 or below (the pass starts at 0.75)
             raise ValueError(f"the word filter needs a threshold above 0.5, not {threshold}")
-        self.seglen = n // np.maximum(self.count, 1)
+        # One segment length for most texts, so that a text slides windows of one length: the
+        # longest whose segments still number more than a long text's reach (for 0.85, 5:
+        # a long text of n words may be 0.176 n edits from its longest partner, so n / 5
+        # segments suffice). Shorter texts, where that is too few, take a few extra segments
+        # (while they keep _MIN_SEGMENT words) beyond the pigeonhole's.
+        canonical = max(1, math.ceil(threshold / (1.0 - threshold) - _EPS) - 1) if threshold < 1.0 else 1
+        fallback = n // np.maximum(np.minimum(base + _EXTRA, n // _MIN_SEGMENT), base)
+        self.seglen = np.where(n // canonical >= base, canonical, fallback)
+        self.seglen[0] = 1
+        self.count = n // self.seglen
         #: The fewest segments any pair of a text of n words must match.
         self.needed_min = self.count - self.reach
         # A text's partners have shortest = n - tau[n] to longest words; it slides a window
@@ -105,54 +109,16 @@ class Geometry:
 
 
 
-class Segments:
-    """Every segment of the texts that can be kept (the first of each exact group), in text
-    order, and which of them are left out of searches as crowded (see the module doc)."""
+def segments_of(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (text, start in text, hash) of every segment of ``texts``."""
+    import numpy as np
 
-    def __init__(self, wh: WordHashes, geo: Geometry, texts: np.ndarray) -> None:
-        import numpy as np
-
-        n = wh.counts[texts]
-        k, length = geo.count[n], geo.seglen[n]
-        self.owner = np.repeat(texts, k)
-        step = np.repeat(length, k)
-        self.start = (np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)) * step
-        self.hashes = wh.runs(wh.begin[self.owner] + self.start, step)
-        #: Text t's segments are [first[t], first[t] + count[t]) (texts without any: empty).
-        self.first = np.zeros(wh.counts.size + 1, dtype=np.int64)
-        self.first[texts + 1] = k
-        np.cumsum(self.first, out=self.first)
-        self.searched, self.extra = self._crowds(geo.needed_min[wh.counts])
-
-    def _crowds(self, needed_min: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return which segments are searched, and each text's crowded segments that are not
-        (credited to its count): a hash more than ``_CROWD`` segments share is crowded."""
-        import numpy as np
-
-        # A hash in a crowd has its top bits in a crowded slot: only those are sorted.
-        bits = max(10, min(24, self.hashes.size.bit_length()))
-        slot = (self.hashes >> np.uint64(64 - bits)).astype(np.intp)
-        maybe = np.flatnonzero(np.bincount(slot, minlength=1 << bits)[slot] > _CROWD)
-        crowded = np.zeros(self.hashes.size, dtype=bool)
-        if maybe.size:
-            order = maybe[np.argsort(self.hashes[maybe], kind="stable")]
-            ordered = self.hashes[order]
-            fresh = np.ones(ordered.size, dtype=bool)
-            np.not_equal(ordered[1:], ordered[:-1], out=fresh[1:])
-            sizes = np.diff(np.append(np.flatnonzero(fresh), ordered.size))
-            crowded[order] = np.repeat(sizes > _CROWD, sizes)
-        c = np.bincount(self.owner[crowded], minlength=needed_min.size)
-        reliant = c >= needed_min  # could pass on crowded segments alone: always searched
-        return ~crowded | reliant[self.owner], np.where(reliant, 0, c)
-
-    def of(self, texts: np.ndarray) -> np.ndarray:
-        """Return the positions of the searched segments of ``texts``."""
-        import numpy as np
-
-        begin, end = self.first[texts], self.first[texts + 1]
-        size = end - begin
-        at = np.repeat(begin - (np.cumsum(size) - size), size) + np.arange(int(size.sum()))
-        return at[self.searched[at]]
+    n = wh.counts[texts]
+    k, length = geo.count[n], geo.seglen[n]
+    owner = np.repeat(texts, k)
+    step = np.repeat(length, k)
+    start = (np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)) * step
+    return owner, start, wh.runs(wh.begin[owner] + start, step)
 
 
 @dataclass

@@ -6,6 +6,12 @@ with one look-up (a packed bitmap of a few megabytes stays in the processor's ca
 byte per slot did not). ``join`` finds every window equal to an indexed segment within the
 length and shift bounds; ``enough_matches`` keeps the pairs with enough of them
 (``segment_filter``'s module doc says why no pair at the threshold is lost).
+
+A hash that more than ``_CROWD`` indexed segments share when a text's segments come in is
+crowded: for a text that could not pass on crowded segments alone (fewer of them than the
+fewest matches any pair of it needs), those segments are left out and counted in ``extra``,
+credited to every pair of it; other texts' go in whole. So a window meets at most ``_CROWD``
+segments of texts that need other matches too, however common its words.
 """
 
 from __future__ import annotations
@@ -13,15 +19,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
-from .segment_filter import BlockWindows, Geometry, Segments
+from .segment_filter import BlockWindows, Geometry, block_windows, segments_of
 from .word_hashing import sort_order
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SegmentIndex", "join", "enough_matches", "candidate_pairs"]
+__all__ = ["SegmentIndex", "sorted_segments", "join", "enough_matches", "candidate_pairs"]
 
+_CROWD = 32
 # A join makes at most about this many (window, segment) matches at once: memory stays bounded
 # when a phrase is in very many texts (one probe's matches are never split).
 _MAX_MATCHES = 1 << 22
@@ -58,31 +65,70 @@ class _Bitmap:
         return np.flatnonzero(np.right_shift(byte, (slot & np.uint64(7)).astype(np.uint8)) & np.uint8(1))
 
 
+def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, place: np.uint64):
+    """Return the segments of ``texts`` as (keys, owners) sorted by key, a key being the
+    segment's hash with its low bits replaced by its start."""
+    import numpy as np
+
+    owner, start, hashes = segments_of(wh, geo, texts)
+    keys = (hashes & ~place) | start.astype(np.uint64)
+    order = sort_order(keys)
+    return keys[order], owner[order]
+
+
 class SegmentIndex:
-    """Some of ``segments`` (added by position), sorted by (hash, start)."""
+    """Segments sorted by key (``sorted_segments``), added a sorted batch at a time into two
+    buffers used in turn (a merge reads one and writes the other: no fresh memory a batch)."""
 
-    def __init__(self, segments: Segments, place_bits: int, expected: int) -> None:
+    def __init__(self, place: np.uint64, n_texts: int, capacity: int, needed_min: np.ndarray) -> None:
         import numpy as np
 
-        self.segments = segments
-        self.place = np.uint64((1 << place_bits) - 1)
-        self.keys = np.zeros(0, dtype=np.uint64)
-        self.owners = np.zeros(0, dtype=np.int64)
-        self.bitmap = _Bitmap(expected)
+        self.place, self.needed_min = place, needed_min
+        self._buffers = [(np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int32))
+                         for _ in range(2 if capacity else 0)]
+        self._mask = np.empty(capacity, dtype=bool)
+        self.keys, self.owners = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32)
+        self.bitmap = _Bitmap(capacity)
+        #: Per text: its crowded segments left out (credited to its count).
+        self.extra = np.zeros(n_texts, dtype=np.int64)
 
-    def add(self, at: np.ndarray) -> None:
-        """Add the segments at positions ``at`` of ``segments``."""
+    def add(self, keys: np.ndarray, owners: np.ndarray) -> None:
+        """Add segments (sorted ``keys``, their texts), leaving out crowded ones (module doc)."""
         import numpy as np
 
-        if at.size == 0:
+        if keys.size == 0:
             return
-        seg = self.segments
-        keys = (seg.hashes[at] & ~self.place) | seg.start[at].astype(np.uint64)
-        order = sort_order(keys)
-        keys, owners = keys[order], seg.owner[at][order]
-        where = np.searchsorted(self.keys, keys)
-        self.keys, self.owners = np.insert(self.keys, where, keys), np.insert(self.owners, where, owners)
+        part = keys & ~self.place
+        fresh = np.concatenate(([True], part[1:] != part[:-1]))
+        starts = np.flatnonzero(fresh)
+        sizes = np.repeat(np.diff(np.append(starts, part.size)), np.diff(np.append(starts, part.size)))
+        if self.keys.size:
+            sizes += np.searchsorted(self.keys, part | self.place, "right") - np.searchsorted(self.keys, part)
+        crowded = sizes > _CROWD
+        if crowded.any():
+            texts, c = np.unique(owners[crowded], return_counts=True)
+            lean = texts[c < self.needed_min[texts]]  # could not pass on crowded segments alone
+            self.extra[lean] = c[c < self.needed_min[texts]]
+            left_out = np.zeros(self.extra.size, dtype=bool)
+            left_out[lean] = True
+            keep = ~(crowded & left_out[owners])
+            keys, owners = keys[keep], owners[keep]
+        self._merge(keys, owners)
         self.bitmap.add(keys)
+
+    def _merge(self, keys: np.ndarray, owners: np.ndarray) -> None:
+        import numpy as np
+
+        size = self.keys.size + keys.size
+        out_keys, out_owners = self._buffers[0]
+        self._buffers.reverse()
+        mask = self._mask[:size]
+        mask[:] = False
+        mask[np.searchsorted(self.keys, keys) + np.arange(keys.size)] = True
+        out_keys[:size][mask], out_owners[:size][mask] = keys, owners
+        np.logical_not(mask, out=mask)
+        out_keys[:size][mask], out_owners[:size][mask] = self.keys, self.owners
+        self.keys, self.owners = out_keys[:size], out_owners[:size]
 
 
 def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray, begin: np.ndarray,
@@ -139,7 +185,7 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
         return _distinct(np.concatenate([p[0] for p in parts])), _distinct(np.concatenate([p[1] for p in parts]))
     probe = np.repeat(np.arange(s.size), count)
     seg = np.arange(probe.size) + np.repeat(left - (made - count), count)
-    r, sp, where = index.owners[seg], s[probe], at[probe]
+    r, sp, where = index.owners[seg].astype(np.int64), s[probe], at[probe]
     n_r, n_s = counts[r], counts[sp]
     start = (index.keys[seg] & index.place).astype(np.int64)
     moved = where - start
@@ -152,14 +198,14 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
     return _distinct(pair * numbers + start[ok] // length), _distinct(pair * width + where[ok])
 
 
-def enough_matches(keys: tuple[np.ndarray, np.ndarray], segments: Segments, geo: Geometry,
+def enough_matches(keys: tuple[np.ndarray, np.ndarray], extra: np.ndarray, geo: Geometry,
                    counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return (later s, kept r) of the pairs whose matches (``join``'s keys) reach
+    """Return (later s, indexed r) of the pairs whose matches (``join``'s keys) reach
     ``count(|r|) - tau``: every pair at the threshold, and few others.
 
     The intact segments of an alignment within ``tau`` edits match at distinct starts in s, so
     a pair has at least that many distinct segments AND distinct starts matched, each plus r's
-    crowded segments left out of the search (``segments.extra``).
+    crowded segments left out of the index (``extra``).
     """
     import numpy as np
 
@@ -175,7 +221,7 @@ def enough_matches(keys: tuple[np.ndarray, np.ndarray], segments: Segments, geo:
         pairs = directed[starts]  # the same pairs both times: every match has both keys
     r, s = pairs // counts.size, pairs % counts.size
     n_r = counts[r]
-    ok = matched + segments.extra[r] >= geo.count[n_r] - geo.tau[np.maximum(n_r, counts[s])]
+    ok = matched + extra[r] >= geo.count[n_r] - geo.tau[np.maximum(n_r, counts[s])]
     return s[ok], r[ok]
 
 
@@ -193,14 +239,13 @@ def candidate_pairs(wh: WordHashes, threshold: float) -> np.ndarray:
     texts (``kept_pass``); this is the filter on its own, whose guarantee the tests check."""
     import numpy as np
 
-    from .segment_filter import block_windows
-
     counts = wh.counts
     geo = Geometry(int(counts.max(initial=0)), threshold)
     texts = np.flatnonzero(counts > 0)
-    segments = Segments(wh, geo, texts)
-    index = SegmentIndex(segments, max(1, int(counts.max(initial=1)).bit_length()), int(segments.searched.sum()))
-    index.add(segments.of(texts))
-    keys = join(index, block_windows(wh, geo, texts), geo, counts, wh.begin, earlier_only=True)
-    later, earlier = enough_matches(keys, segments, geo, counts)
+    place = np.uint64((1 << max(1, int(counts.max(initial=1)).bit_length())) - 1)
+    keys, owners = sorted_segments(wh, geo, texts, place)
+    index = SegmentIndex(place, counts.size, keys.size, geo.needed_min[counts])
+    index.add(keys, owners)
+    found = join(index, block_windows(wh, geo, texts), geo, counts, wh.begin, earlier_only=True)
+    later, earlier = enough_matches(found, index.extra, geo, counts)
     return np.sort(earlier * counts.size + later)
