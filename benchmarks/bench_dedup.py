@@ -2,6 +2,7 @@
 
     python benchmarks/bench_dedup.py              # 4k, 16k and 64k documents, 3 runs each
     python benchmarks/bench_dedup.py --quick      # 4k and 16k documents, one run each
+    python benchmarks/bench_dedup.py --adversarial --before ../main   # the adversarial corpora, before and after
     python -m pip install -r requirements-bench.txt   # rensa and datasketch (benchmark only)
 
 Corpus A (``../shared/data/bench/corpus_A_64k.jsonl.gz``, read in place, never copied): 64,000
@@ -27,6 +28,17 @@ exact answer keeps (the two contextlab rows are exact for their own measure). A 
 times the seed's naive scan (every document against every kept one,
 ``tests/seed_reference.py``) against the seed measure's ``find_duplicates`` on the first 2,000
 chunks, and checks they keep the same set.
+
+``--adversarial`` runs the default measure (threshold 0.85) on the corpora of
+``dedup_corpora.py`` (templated records at 8 and 20 words, identical texts, texts sharing no
+3-word run, 1,000 texts of 10,000 words 1 % apart, mixed lengths of 5 to 5,000 words) and
+on corpus A, with rensa beside corpus A: CPU and wall seconds, the candidate pairs verified,
+the documents dropped and the peak RSS growth of each, with the load average at the start and
+end of each run. ``--before DIR`` runs the same on the contextlab checkout in DIR too (the
+code before a change): each run has a time limit (``--timeout``) and a memory limit
+(``--memory-gb``), so quadratic work is reported as stopped instead of taking the machine.
+Goals (after): every adversarial corpus within 2x the time of the all-distinct one and 5 s;
+corpus A within 0.5x rensa's time.
 """
 
 from __future__ import annotations
@@ -44,7 +56,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz"
+# Read in place, never copied: beside the main checkout, or two levels up from a worktree.
+CORPUS = next((p for p in (ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz",
+                           ROOT.parent.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz")
+               if p.exists()), ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz")
 THRESHOLD = 0.85
 NUM_PERM = 128
 NUM_BANDS = 16
@@ -168,6 +183,181 @@ def measure(method: str, n: int, corpus: Path, repeat: int) -> dict:
             "rss_mb": max(r["rss_mb"] for r in runs), "dropped": set(runs[-1]["dropped"])}
 
 
+# -- the adversarial corpora (--adversarial) ----------------------------------------------------
+
+ADVERSARIAL = ("templated-8", "templated-20", "identical", "distinct", "long-1pct", "mixed", "corpus-A")
+BASELINE = "distinct"
+TARGET_VS_DISTINCT = 2.0
+TARGET_SECONDS = 5.0
+TARGET_VS_RENSA = 0.5
+
+
+def _status_kb(field: str) -> int:
+    """Return a field of /proc/self/status (VmRSS, VmHWM) in kB, or the peak RSS when absent."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _count_verified() -> list[int]:
+    """Count the candidate pairs the default measure verifies, in the checkout imported."""
+    seen = [0]
+    try:
+        from contextlab.stages.dedup import verify  # the kept-only pass
+    except ImportError:  # before it: one batch of every candidate pair
+        from contextlab.stages.dedup import edit_measure
+
+        batch = edit_measure._pair_similarities
+
+        def counted(wh, a, b, threshold):
+            seen[0] += a.size
+            return batch(wh, a, b, threshold)
+
+        edit_measure._pair_similarities = counted
+        return seen
+    many, one = verify.Verifier.similarities, verify.Verifier.similarity
+
+    def similarities(self, a, b):
+        seen[0] += a.size
+        return many(self, a, b)
+
+    def similarity(self, a, b):
+        seen[0] += 1
+        return one(self, a, b)
+
+    verify.Verifier.similarities, verify.Verifier.similarity = similarities, similarity
+    return seen
+
+
+def adversarial_worker(method: str, source: str, code: str, memory_gb: int) -> None:
+    """Run one method once on the texts of ``source`` (one a line, or corpus A's .jsonl.gz) with
+    the contextlab checkout ``code`` first on the path; print its numbers as JSON."""
+    limit = memory_gb << 30
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    sys.path.insert(0, code)
+    path = Path(source)
+    texts = load_texts(path, 64000) if path.suffix == ".gz" else path.read_text(encoding="utf-8").split("\n")
+    seen = _count_verified() if method == "contextlab" else [0]
+    run = RUNNERS[method]
+    run(["warm up the method", "warm up the method once", "before it is timed"])
+    try:  # peak RSS from here on (Linux): the generator's and the loader's peaks do not count
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
+            clear.write("5")
+        before = _status_kb("VmRSS")
+    except OSError:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    load = os.getloadavg()[0]
+    wall, cpu = time.perf_counter(), time.process_time()
+    dropped = run(texts)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    print(json.dumps({"cpu": cpu, "wall": wall, "rss_mb": max(0, _status_kb("VmHWM") - before) / 1024,
+                      "verified": seen[0] if method == "contextlab" else None, "dropped": len(dropped),
+                      "load": [load, os.getloadavg()[0]]}))
+
+
+def _write_corpus(name: str, n: int, folder: Path) -> tuple[str, int]:
+    """Return the file holding corpus ``name`` (n texts, one a line) and its word count."""
+    if name == "corpus-A":
+        texts = load_texts(CORPUS, n)
+        return str(CORPUS), sum(len(t.split()) for t in texts)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from dedup_corpora import CORPORA
+
+    texts = CORPORA[name][0](n)
+    path = folder / f"{name}-{n}.txt"
+    path.write_text("\n".join(texts), encoding="utf-8")
+    return str(path), sum(len(t.split()) for t in texts)
+
+
+def _adversarial_run(method: str, source: str, code: Path, timeout: float, memory_gb: int) -> dict:
+    """Return one worker's numbers, or why it stopped (``stopped``)."""
+    load = os.getloadavg()[0]
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--adv-worker", method, source, str(code),
+                               "--memory-gb", str(memory_gb)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"stopped": f"> {timeout:.0f} s", "load": [load, os.getloadavg()[0]]}
+    if proc.returncode:
+        out_of_memory = "MemoryError" in proc.stderr or proc.returncode < 0
+        return {"stopped": f"out of memory (> {memory_gb} GB)" if out_of_memory else "failed",
+                "load": [load, os.getloadavg()[0]], "error": proc.stderr[-400:]}
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def adversarial(args: argparse.Namespace) -> int:
+    """Print the adversarial table (each corpus after, and before with --before); return 1
+    when a goal is missed."""
+    import tempfile
+
+    versions = [("after", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    results: dict[tuple[str, str], dict] = {}
+    sizes: dict[str, tuple[int, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="contextlab-bench-") as folder:
+        for spec in args.corpora.split(","):
+            name, _, count = spec.partition("@")
+            n = int(count) if count else (64000 if name == "corpus-A" else _full_size(name))
+            source, words = _write_corpus(name, n, Path(folder))
+            sizes[spec] = (n, words)
+            runs = [(label, "contextlab", code) for label, code in versions]
+            runs += [("rensa", "rensa", ROOT)] if name == "corpus-A" else []
+            for label, method, code in runs:
+                results[(spec, label)] = _adversarial_run(method, source, code, args.timeout, args.memory_gb)
+                print(f"  {spec} {label}: {results[(spec, label)].get('cpu', results[(spec, label)].get('stopped'))}",
+                      file=sys.stderr, flush=True)
+    _print_adversarial(results, sizes, [v for v, _ in versions])
+    return _adversarial_verdicts(results, sizes)
+
+
+def _full_size(name: str) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from dedup_corpora import CORPORA
+
+    return CORPORA[name][1]
+
+
+def _print_adversarial(results: dict, sizes: dict, versions: list[str]) -> None:
+    rows = []
+    for (spec, label), r in results.items():
+        n, words = sizes[spec]
+        load = f"{r['load'][0]:.1f} → {r['load'][1]:.1f}"
+        if "stopped" in r:
+            rows.append((spec, f"{n:,}", f"{words:,}", label, "stopped: " + r["stopped"], "—", "—", "—", "—", "—", load))
+            continue
+        verified = "—" if r["verified"] is None else f"{r['verified']:,}"
+        rows.append((spec, f"{n:,}", f"{words:,}", label, f"{r['cpu']:.2f}", f"{r['wall']:.2f}",
+                     f"{r['cpu'] / words * 1e6:.3f}", verified, f"{r['dropped']:,}", f"{r['rss_mb']:.0f}", load))
+    print(f"Default measure (word edit similarity), threshold {THRESHOLD}, one run each in its own "
+          f"process; load average (1 min) at the start and end of each run.\n")
+    print_table(("corpus", "documents", "words", "code", "CPU s", "wall s", "CPU s / M words",
+                 "pairs verified", "dropped", "peak RSS growth MB", "load"), rows)
+
+
+def _adversarial_verdicts(results: dict, sizes: dict) -> int:
+    """Print each goal with its numbers; return 1 when one is missed."""
+    missed = 0
+    base = results.get((BASELINE, "after"), {})
+    for (spec, label), r in results.items():
+        if label != "after" or spec in (BASELINE, "corpus-A") or "cpu" not in r or "cpu" not in base:
+            continue
+        ratio = r["cpu"] / base["cpu"]
+        ok = ratio <= TARGET_VS_DISTINCT and r["cpu"] <= TARGET_SECONDS
+        missed += not ok
+        print(f"{spec}: {r['cpu']:.2f} s = {ratio:.2f}x the all-distinct corpus (goal <= {TARGET_VS_DISTINCT}x "
+              f"and <= {TARGET_SECONDS:.0f} s): {'met' if ok else 'MISSED'}")
+    ours, rensa = results.get(("corpus-A", "after"), {}), results.get(("corpus-A", "rensa"), {})
+    if "cpu" in ours and "cpu" in rensa:
+        ratio = ours["cpu"] / rensa["cpu"]
+        missed += ratio > TARGET_VS_RENSA
+        print(f"corpus A: {ours['cpu']:.2f} s = {ratio:.2f}x rensa's {rensa['cpu']:.2f} s "
+              f"(goal <= {TARGET_VS_RENSA}x): {'met' if ratio <= TARGET_VS_RENSA else 'MISSED'}")
+    return 1 if missed else 0
+
+
 def print_table(header: Sequence[str], rows: list[Sequence[str]]) -> None:
     """Print a Markdown table."""
     print("| " + " | ".join(header) + " |")
@@ -186,8 +376,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated methods")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive-scan table")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus A's .jsonl.gz")
+    parser.add_argument("--adversarial", action="store_true", help="the adversarial corpora's table")
+    parser.add_argument("--corpora", default=",".join(ADVERSARIAL),
+                        help="with --adversarial: comma-separated corpora, NAME or NAME@DOCUMENTS")
+    parser.add_argument("--before", type=Path, help="with --adversarial: also run the checkout in this folder")
+    parser.add_argument("--timeout", type=float, default=120.0, help="with --adversarial: seconds a run may take")
+    parser.add_argument("--memory-gb", type=int, default=8, help="with --adversarial: address space a run may use")
     parser.add_argument("--worker", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--adv-worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.adv_worker:
+        adversarial_worker(*args.adv_worker, args.memory_gb)
+        return 0
+    if args.adversarial:
+        return adversarial(args)
     if args.worker:
         worker(args.worker[0], int(args.worker[1]), args.corpus)
         return 0

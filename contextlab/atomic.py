@@ -111,6 +111,11 @@ class StagedFile:
 
     def __init__(self, path: str | os.PathLike[str], *, encoding: str = "utf-8", newline: str | None = "") -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_file() and not self.path.is_dir():
+            # The rename would put a regular file where the device was: as root, --out /dev/null
+            # replaced /dev/null itself.
+            raise InvalidInputError(f"{str(self.path)!r} is a device, a pipe or a socket, not a file: a file is "
+                                    "written whole by renaming a finished copy onto its name; give a file name")
         remove_stale_temps(self.path)
         # The writer's pid in the name lets a later writer tell a killed run's file from a live one's.
         fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=".tmp",
@@ -193,13 +198,15 @@ def check_target(path: str | os.PathLike[str], field: str) -> Path:
     """Return ``path`` (``~`` expanded) when a file can be written there, before any work is done.
 
     Else ``InvalidInputError`` naming ``field`` (the command line shows its flag): a folder, a
-    folder that does not exist or is not writable, a read-only file.
+    device, pipe or socket, a folder that does not exist or is not writable, a read-only file.
     """
     target = Path(path).expanduser()
     folder = target.parent
     where = f"{field} {str(path)!r}"
     if target.is_dir():
         raise InvalidInputError(f"{where} is a folder; give a file name", field=field)
+    if target.exists() and not target.is_file():
+        raise InvalidInputError(f"{where} is a device, a pipe or a socket, not a file; give a file name", field=field)
     if not folder.is_dir():
         raise InvalidInputError(f"{where}: folder {str(folder)!r} does not exist; create it or give another path",
                                 field=field)

@@ -46,10 +46,10 @@ def format_bounds(low: float, high: float, *, signed: bool = False, digits: int 
 
 
 def format_interval(value: float, low: float, high: float, *, signed: bool = False, digits: int = 1,
-                    width: int = 0, unit: str = "") -> str:
+                    width: int = 0) -> str:
     """Return ``"12.3 [5.3, 29.7]"`` (``"+6.7 [-8.1, +21.4]"`` when ``signed``), each number ``width`` wide.
 
-    ``unit`` follows the value: ``"+6.7 points [-8.1, +21.4]"``. Every printed interval is written here.
+    Every printed interval is written here.
     """
     bounds = format_bounds(low, high, signed=signed, digits=digits, width=width)
-    return f"{value:{_spec(signed, digits, width)}}{unit} {bounds}"
+    return f"{value:{_spec(signed, digits, width)}} {bounds}"

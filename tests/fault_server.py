@@ -12,13 +12,18 @@ from __future__ import annotations
 import http.server
 import json
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-__all__ = ["FaultServer", "fault_server", "send_json", "send_raw", "trickle", "trickle_headers", "redirect",
-           "echo_authorization", "huge_completion", "hang_up"]
+#: A self-signed certificate for localhost and 127.0.0.1 (its key beside it), for a fake that speaks TLS.
+TLS_CERT = Path(__file__).parent / "tls" / "localhost.pem"
+
+__all__ = ["FaultServer", "fault_server", "send_json", "send_raw", "send_wire", "trickle", "trickle_headers",
+           "redirect", "echo_authorization", "huge_completion", "hang_up", "TLS_CERT"]
 
 Action = Callable[["_Handler"], None]
 
@@ -53,18 +58,26 @@ class FaultServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self) -> None:
+    def __init__(self, *, tls: bool = False, host: str = "127.0.0.1") -> None:
         self.routes: dict[tuple[str, str], Action] = {}
         self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
-        super().__init__(("127.0.0.1", 0), _Handler)
+        self.tls, self.host = tls, host
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, 0), _Handler)
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_CERT, TLS_CERT.with_suffix(".key"))
+            self.socket = context.wrap_socket(self.socket, server_side=True)
         self.on("GET", "/v1/models", send_json({"object": "list", "data": [{"id": "m", "object": "model"}]}))
 
     @property
     def url(self) -> str:
-        """Return the base URL a client is given (``http://127.0.0.1:PORT/v1``)."""
-        return f"http://127.0.0.1:{self.server_port}/v1"
+        """Return the base URL a client is given (``http://127.0.0.1:PORT/v1``, https with ``tls``)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.server_port}/v1"
 
     def on(self, method: str, path: str, action: Action) -> FaultServer:
         """Make ``method path`` do ``action``; return the server (calls chain)."""
@@ -78,9 +91,9 @@ class FaultServer(http.server.ThreadingHTTPServer):
 
 
 @contextmanager
-def fault_server() -> Iterator[FaultServer]:
-    """Yield a running ``FaultServer`` on 127.0.0.1; stop it afterwards (trickles end at once)."""
-    server = FaultServer()
+def fault_server(*, tls: bool = False, host: str = "127.0.0.1") -> Iterator[FaultServer]:
+    """Yield a running ``FaultServer`` on ``host`` (speaking TLS with ``tls``); stop it afterwards."""
+    server = FaultServer(tls=tls, host=host)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
@@ -102,6 +115,16 @@ def send_raw(body: bytes, *, status: int = 200, content_type: str = "application
             h.send_header(name, value)
         h.end_headers()
         h.wfile.write(body)
+    return act
+
+
+def send_wire(raw: bytes) -> Action:
+    """Return an action that writes ``raw`` as it is (its own status line and headers, or none), then hangs up."""
+    def act(h: _Handler) -> None:
+        h.wfile.write(raw)
+        h.wfile.flush()
+        h.connection.shutdown(socket.SHUT_RDWR)
+        h.close_connection = True
     return act
 
 

@@ -55,6 +55,19 @@ def test_atomic_writer_error_leaves_the_old_file(tmp_path):
     assert _leftovers(tmp_path) == []
 
 
+def test_atomic_write_to_a_pipe_is_refused_and_the_pipe_stays(tmp_path):
+    """Injects a fault: the target is a named pipe, as /dev/null is a device (as root, a rename replaced /dev/null)."""
+    from contextlab.errors import InvalidInputError
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(InvalidInputError) as err:
+        write_text(pipe, "a,b\n")
+    assert str(err.value) == (f"{str(pipe)!r} is a device, a pipe or a socket, not a file: a file is written whole by "
+                              "renaming a finished copy onto its name; give a file name")
+    assert pipe.is_fifo() and _leftovers(tmp_path) == []
+
+
 def test_atomic_staged_file_not_committed_is_removed(tmp_path):
     with StagedFile(tmp_path / "never.txt") as staged:
         staged.write("draft")

@@ -90,9 +90,10 @@ def test_charts_placement_plots_every_block_document_at_its_position(result):
     curve = [70.0 - k for k in range(len(placed))]
     answer = placed[1].input_index
     fig = charts.placement_chart(result, curve, curve_label="GPT", middle=(2, 3), answer=[answer])
-    docs = next(t for t in fig.data if t.name.startswith("document"))
-    assert sorted(zip(docs.x, docs.y)) == sorted((t.position, t.relevance_rank) for t in placed)
-    accuracy = next(t for t in fig.data if t.name.startswith("accuracy by position"))
+    dots = [t for t in fig.data if t.name.startswith("document")]
+    assert sorted(p for t in dots for p in zip(t.x, t.y)) == sorted((t.position, t.relevance_rank) for t in placed)
+    docs = dots[0]
+    accuracy = next(t for t in fig.data if t.name == "accuracy: GPT")
     # one y-axis per panel: the curve on its own 0-100 % axis, the documents on theirs
     assert list(accuracy.y) == curve and accuracy.yaxis == "y" and docs.yaxis == "y2"
     assert list(fig.layout.yaxis.range) == [0, 100]
@@ -103,6 +104,30 @@ def test_charts_placement_plots_every_block_document_at_its_position(result):
     ring = next(t for t in fig.data if t.name == "holds the answer")
     assert list(ring.x) == [placed[1].position]
 
+
+
+def test_charts_placement_names_a_cut_document_in_its_legend_in_a_hue_apart_from_the_answer_ring():
+    # 150-word documents at a budget of 2,000: nine whole, the tenth cut to fit
+    docs = [Document(" ".join(f"w{i}{k}" for k in range(150)), score=1 - i / 40, source=f"d{i}") for i in range(27)]
+    result = ContextManager(tokenizer="heuristic").build(PromptRequest(query="q", documents=docs,
+                                                                       max_context_tokens=2000))
+    fig = charts.placement_chart(result, [50.0] * 10, answer=[0])
+    names = {t.name: t for t in fig.data}
+    assert {"document, whole", "document, cut to fit", "holds the answer"} <= set(names)
+    assert names["document, cut to fit"].marker.color == charts.FATE_COLORS["truncated"] == "#ef8f00"
+    assert names["holds the answer"].marker.line.color == charts.ANSWER_COLOR == "#212529"
+    assert (fig.layout.yaxis2.tick0, fig.layout.yaxis2.dtick) == (1, 1)  # ten ranks: every one labelled
+    deep = ContextManager(tokenizer="heuristic").build(PromptRequest(query="q", documents=docs,
+                                                                     max_context_tokens=6000))
+    # 27 ranks in the block: a label every 5th rank from 1, not 27 crowding each other
+    assert charts.placement_chart(deep, None).layout.yaxis2.dtick == 5
+
+
+@pytest.mark.parametrize(("count", "step"), [(9, 1), (10, 1), (20, 2), (27, 5), (50, 5), (51, 10), (120, 20)])
+def test_charts_rank_axis_labels_at_most_ten(count, step):
+    from contextlab.charts.pipeline import tick_step
+
+    assert tick_step(count) == step
 
 
 def test_charts_placement_labels_above_the_top_rank_are_not_clipped(result):

@@ -76,6 +76,9 @@ def _set(path: list, value):
     (["results_csv"], "r.csv", r"s\.json: results_csv is 'r\.csv', not \{path, sha256\}"),
     (["questions"], -3, r"s\.json: questions is -3, not a count"),
     (["evalset"], ["x"], r"s\.json: evalset is \['x'\], not text"),
+    (["configs", 0, "tokens_used_low"], 1e308, r"s\.json: configs\[0\]: tokens_used_low 1e\+308 is above "
+                                               r"tokens_used_high \d+(\.\d+)?, not an interval"),
+    (["results_csv", "path"], "r.csv\x00", r"s\.json: results_csv\.path 'r\.csv\\x00' holds a NUL, not a file name"),
 ])
 def test_compare_summary_with_a_key_of_the_wrong_type_is_one_line(run, path, value, message):
     """Injects a fault: one key of the summary holds a value of the wrong type."""
@@ -159,6 +162,19 @@ def test_compare_label_with_a_newline_prints_as_one_line(run, capsys):
     assert not any(line.startswith("B is") for line in lines)
     assert lines[0].endswith("(nq\\nB is +99.0 better, 4 questions, " + json.loads(run.read_text())["created"] + ")")
     assert any(line.startswith("max_context_tokens=30\\nB is +99.0 better  ") for line in lines)
+
+
+def test_compare_huge_strings_in_a_summary_print_as_short_lines(run, capsys):
+    """Injects a fault: a 1,000,000-character date and label (once printed whole: a 1 MB line per string)."""
+    def change(data):
+        data["created"] = "x" * 1_000_000
+        data["configs"][0]["config"] = "y" * 1_000_000
+        data["results_csv"] = None
+    _edit(run, change)
+    assert main(["compare", str(run), str(run)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(", 4 questions, " + "x" * 200 + "...)")
+    assert max(len(line) for line in lines) < 1_000
 
 
 def test_compare_cli_damaged_summary_is_one_line_and_exit_1(run, capsys):

@@ -65,6 +65,10 @@ def test_curve_files_utf8_byte_order_mark_is_accepted(tmp_path):
     (1, "position", "0", "line 4: position is '0', not a whole number from 1 to 3"),
     (0, "questions", "-3", "line 3: questions is '-3', not a whole number from 1 to 10,000,000"),
     (2, "kind", "average", "line 5: unknown row kind 'average'; expected position, closed_book or oracle"),
+    (0, "total_docs", "\u00b2", "line 3: total_docs is '\u00b2', not a whole number from 1 to 1,000"),
+    (1, "position", "\u0663", "line 4: position is '\u0663', not a whole number from 1 to 3"),
+    (0, "accuracy", '"' + "9" * 200_000 + '"', "line 3: not CSV a curve file can hold (field larger than field "
+                                               "limit (131072))"),
 ])
 def test_curve_files_bad_value_is_one_line_naming_file_line_and_value(tmp_path, row, column, value, said):
     """Injects a fault: one cell of a good curve file replaced by a value a curve cannot have."""
@@ -95,6 +99,41 @@ def test_curve_files_model_name_with_a_newline_is_refused(tmp_path):
     with pytest.raises(LoadError, match=r"curve file 'curve.csv' line 3: model is 'Tiny\\nB is better'; give a name "
                                         r"of 1 to 200 characters on one line"):
         load_curve_file(_file(tmp_path, rows))
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_curve_files_windows_and_old_mac_line_endings_are_read(tmp_path, newline):
+    """Injects what Windows (and classic Mac OS) editors write: CR LF, or CR alone, at every line's end."""
+    path = tmp_path / "curve.csv"
+    path.write_bytes(newline.join(["# a measured curve", HEADER, *GOOD, ""]).encode("utf-8"))
+    data = load_curve_file(path)
+    assert data.curve("Tiny", 3) == [(1, 50.0), (3, 75.0)] and data.questions == 4
+
+
+def test_curve_files_trailing_empty_column_is_read(tmp_path):
+    """Injects what a spreadsheet writes: one more, empty, column at the end of the header and of every row."""
+    path = tmp_path / "curve.csv"
+    path.write_text("\n".join([HEADER + ",", *(row + "," for row in GOOD), ""]), encoding="utf-8")
+    assert load_curve_file(path).curve("Tiny", 3) == [(1, 50.0), (3, 75.0)]
+
+
+def test_curve_files_header_only_is_refused_as_having_no_position_rows(tmp_path):
+    """Injects a fault: the header and no row."""
+    path = tmp_path / "curve.csv"
+    path.write_text(HEADER + "\n", encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load_curve_file(path)
+    assert str(err.value) == "curve file 'curve.csv' has no position rows; `contextlab curve` writes them"
+
+
+def test_curve_files_column_given_twice_is_refused(tmp_path):
+    """Injects a fault: the header names accuracy twice (which cell is the accuracy?)."""
+    path = tmp_path / "curve.csv"
+    path.write_text(HEADER.replace("questions", "accuracy") + "\n" + GOOD[0] + "\n", encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load_curve_file(path)
+    assert str(err.value) == ("curve file 'curve.csv': the column accuracy appears more than once in the header; "
+                              "give each once")
 
 
 def test_curve_files_missing_column_says_the_format(tmp_path):
@@ -158,7 +197,7 @@ def test_curve_files_published_and_bundled_files_pass_the_checks():
 
 def test_curve_files_lab_upload_text_goes_through_the_same_checks():
     """Injects a fault: an upload's text with a duplicate point, then one with no position rows."""
-    from contextlab.ui.views.measured_curve import read_curve_text
+    from contextlab.ui.curve_store import read_curve_text
 
     twice = "\ufeff" + HEADER + "\n" + GOOD[0] + "\n" + GOOD[0] + "\n"
     with pytest.raises(LoadError, match=r"^up\.csv line 3: Tiny's position 1 of 3 is given twice \(first on line 2\)"):

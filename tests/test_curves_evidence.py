@@ -6,8 +6,13 @@ import math
 
 import pytest
 
-from contextlab.curves.evidence import CurvePoint, curve_evidence, position_effect, published_evidence
 from contextlab.curves.curve_file import parse_position_csv
+from contextlab.curves.evidence import (
+    CurvePoint,
+    curve_evidence,
+    position_effect,
+    published_evidence,
+)
 from contextlab.errors import InvalidInputError
 
 

@@ -22,7 +22,8 @@ from contextlab.stages.dedup import (
     word_similarity,
 )
 from contextlab.stages.dedup.normalize import FORMAT_PLANES, format_characters
-from contextlab.stages.dedup.segment_filter import candidate_pairs, hash_words
+from contextlab.stages.dedup.segment_index import candidate_pairs
+from contextlab.stages.dedup.word_runs import hash_words
 from contextlab.types import DuplicatePair
 from tests.test_dedup import overlapping_chunks, prose_words
 
@@ -200,8 +201,8 @@ def test_dedup_edit_candidates_hold_every_pair_at_the_threshold():
             texts.append(" ".join(edited))
     wh = hash_words(texts)
     n = len(texts)
-    for threshold in (0.3, 0.6, 0.85):
-        keys = set(candidate_pairs(wh, np.ones(n, dtype=bool), threshold).tolist())
+    for threshold in (0.75, 0.85, 0.95):  # the filter's range (below 0.75 texts are scanned)
+        keys = set(candidate_pairs(wh, threshold).tolist())
         at_threshold = {a * n + b for a in range(n) for b in range(a + 1, n)
                         if similarity(texts[a], texts[b]) >= threshold}
         assert len(at_threshold) > 20
@@ -250,11 +251,11 @@ def test_dedup_edit_similarity_matrix_is_the_measure():
 
 
 def test_dedup_edit_joins_made_in_small_pieces_give_the_same_answer(monkeypatch):
-    from contextlab.stages.dedup import segment_filter
+    from contextlab.stages.dedup import segment_index
 
     texts = overlapping_chunks(prose_words(), size=40, stride=30, seed=8)[:100]
     expected = brute_force(texts, 0.8)
-    monkeypatch.setattr(segment_filter, "_MAX_MATCHES", 7)  # a handful of matches per join
+    monkeypatch.setattr(segment_index, "_MAX_MATCHES", 7)  # a handful of matches per join
     outcome = find_duplicates(texts, 0.8)
     assert (outcome.kept, outcome.pairs) == expected and any(p.kind == "near" for p in expected[1])
 

@@ -283,3 +283,26 @@ def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path
     assert [s["outside_curves"] for s in result.summaries()] == [0, 1]
     assert "1 rows read outside every curve: their blocks hold more documents than any published curve " \
            "(GPT-3.5-Turbo)" in summary_table(result)
+
+
+def _rows(budget: int, placement: str, gold: list[int]) -> list[dict]:
+    label = f"max_context_tokens={budget} placement={placement}"
+    return [{"config": label, "query_id": f"q{i}", "max_context_tokens": budget, "placement": placement,
+             "gold_in_block": g, "tokens_used": budget - 10} for i, g in enumerate(gold)]
+
+
+def test_recommendation_says_a_setting_made_no_difference_when_its_rows_are_identical():
+    from contextlab.evaluation import Aggregator
+
+    small, big = [1, 0, 0, 1] * 10, [1, 1, 0, 1] * 10
+    rows = (_rows(256, "lost_in_the_middle", small) + _rows(256, "relevance", small)
+            + _rows(512, "lost_in_the_middle", big) + _rows(512, "relevance", big))
+    advice = Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]
+    assert advice["no_effect"] == ["placement"]
+    assert advice["text"].endswith("Placement made no difference here: every question's gold in block is the same "
+                                   "under lost_in_the_middle and relevance, so the placement named above is a "
+                                   "tie-break, not a finding.")
+    # one question placed differently: the placement did make a difference, and nothing is said
+    moved = _rows(512, "relevance", [0] + big[1:])
+    rows = rows[:-len(moved)] + moved
+    assert Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]["no_effect"] == []

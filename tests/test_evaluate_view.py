@@ -22,7 +22,7 @@ from contextlab.evaluation import (  # noqa: E402
     setting_table,
 )
 from contextlab.ui.views.evaluate import grid_from_choices  # noqa: E402
-from tests.ui.conftest import chart, open_lab, run, table, texts, traces  # noqa: E402
+from tests.ui.conftest import chart, open_lab, run, table, texts, traces, unescape  # noqa: E402
 
 
 def _summary(config, tokens, accuracy, **settings):
@@ -148,7 +148,9 @@ def test_heatmap_states_its_colour_range_and_small_spreads_look_small():
     heat = settings_heatmap_figure([256, 512], ["x", "y"], [[0.712, 0.720], [0.726, None]], "budget", "placement",
                                    "gold_in_block")
     assert (heat.data[0].zmin, heat.data[0].zmax) == pytest.approx((66.9, 76.9))
-    assert "cells 71.2 to 72.6 (spread 1.4 points); colour scale 66.9 to 76.9" in heat.layout.title.text
+    # the scale is the title's second line: one line of both was wider than the chart, and cut
+    assert heat.layout.title.text == "gold_in_block by budget and placement"
+    assert heat.layout.title.subtitle.text == "cells 71.2 to 72.6 (spread 1.4 points); colour scale 66.9 to 76.9"
     assert "66.9–76.9" in heat.data[0].colorbar.title.text
     # Tokens keep their own range.
     tokens = settings_heatmap_figure([256], ["x", "y"], [[250.0], [900.0]], "budget", "placement", "tokens_used")
@@ -186,6 +188,49 @@ def test_evaluate_view_shows_paired_differences_sorted_and_a_recommendation():
     assert again.loc[again["configuration"] == last, "Δ 95% interval"].item() == "baseline"
 
 
+@pytest.mark.slow
+def test_evaluate_view_link_carries_its_settings_and_the_table_leads_with_the_difference():
+    at = open_lab(view="evaluate")
+    at.number_input(key="eval_limit").set_value(30)
+    at.select_slider(key="eval_budgets").set_range(256, 768)
+    at.multiselect(key="eval_placements").set_value(["relevance"])
+    at = run(at)
+    link = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert (link["limit"], link["grid"]) == ("30", "max_context_tokens=256,512,768;placement=relevance")
+    opened = open_lab(**link)  # the link opens Evaluate as it was left, ready to run the same grid
+    assert opened.number_input(key="eval_limit").value == 30
+    assert opened.select_slider(key="eval_budgets").value == (256, 768)
+    assert opened.multiselect(key="eval_placements").value == ["relevance"]
+    assert "These settings came with the link: press Run to reproduce the shared run." in texts(opened)
+    assert opened.button(key="eval_run").label == "Run: 30 questions × 3 configurations"
+    at = run(opened.button(key="eval_run").click())
+    columns = list(table(at, "Δ gold in block vs baseline").columns)
+    # Δ and p right after the configuration: on screen without scrolling the table sideways
+    assert columns[:5] == ["configuration", "Δ gold in block vs baseline", "Δ 95% interval", "p (McNemar)",
+                           "mean tokens"]
+    assert "This chart reads expected accuracy, an estimate from the published curve; the recommendation reads " \
+           "gold in block." in texts(at)
+
+
+def test_evaluate_view_a_bad_link_value_is_a_warning_not_a_failure():
+    at = open_lab(view="evaluate", grid="placement=nope;budget=5", limit="x")
+    said = [unescape(w.value) for w in at.warning]
+    assert "ignored URL parameter limit='x': a whole number from 1 to 1000000" in said
+    assert any(w.startswith("ignored grid 'placement=nope' in the link: placement takes some of") for w in said)
+    assert any(w.startswith("ignored grid 'budget=5' in the link: Evaluate varies max_context_tokens") for w in said)
+
+
+def test_evaluate_view_measures_note_says_when_chart_and_recommendation_disagree():
+    from contextlab.ui.views.evaluate import measures_note
+
+    advice = {"metric": "gold_in_block", "config": "max_context_tokens=512"}
+    assert measures_note(advice, ["max_context_tokens=256"]).endswith(
+        "Here they do: the recommended max_context_tokens=512 is not on this chart's front, which holds "
+        "max_context_tokens=256.")
+    assert measures_note(advice, ["max_context_tokens=512"]).endswith(
+        "Here the recommended max_context_tokens=512 is on this chart's front too.")
+
+
 def test_heatmap_of_measured_accuracy_is_not_scaled_twice():
     summaries = [{"config": "a", "budget": 256, "placement": "x", "accuracy": 41.5},
                  {"config": "b", "budget": 512, "placement": "x", "accuracy": 47.0}]
@@ -193,3 +238,22 @@ def test_heatmap_of_measured_accuracy_is_not_scaled_twice():
     heat = settings_heatmap_figure(xs, ys, cells, "budget", "placement", "accuracy")
     # Already percent: not x100; a 5.5-point spread gets a 10-point scale around its middle, 44.25.
     assert list(heat.data[0].z[0]) == [41.5, 47.0] and (heat.data[0].zmin, heat.data[0].zmax) == (39.25, 49.25)
+
+
+def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_with_its_band():
+    at = open_lab(view="evaluate")
+    at.session_state["evaluate_measured_open"] = True  # the curve section, as a click opens it
+    at.number_input(key="eval_limit").set_value(10)
+    at.select_slider(key="eval_budgets").set_range(512, 512)
+    at.selectbox(key="eval_model").set_value("measured")
+    at = run(at)
+    band = [t for t in chart(at, "evaluate_measured_chart")["data"] if t["name"].startswith("95% interval")]
+    assert len(band) == 2  # the same loaded curve Learn and Placement draw, with its 95% band
+    at = run(at.button(key="eval_run").click())
+    result = at.session_state["eval_result"]
+    assert result.model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
+    assert {r["curve"] for r in result.rows if r["expected_accuracy"] is not None} == {
+        "measured: Gemma-3-270M Q4_K_M (bundled)"}
+    # a point measured on 30 questions carries a wide interval into every row it is read for
+    widths = [r["curve_high"] - r["curve_low"] for r in result.rows if r["curve_low"] is not None]
+    assert min(widths) > 15.0  # (a published point: under 4 points)

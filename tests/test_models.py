@@ -283,8 +283,7 @@ def test_models_batch_progress_is_the_one_protocol_with_the_batchs_counts_as_its
     stream = io.StringIO()
     bar = ProgressBar(stream, width=4, label="prompts", enabled=True)
     stats = CallStats(total=2, done=2, calls=1, cached=1, prompt_tokens=1200, completion_tokens=7)
-    assert stats.note() == "1 calls 1 cached  1,200+7 tokens  ETA 0m00s"
+    assert stats.note() == "1 calls, 1 cached, 1,200+7 tokens"  # all answered: no time left to estimate
     bar(stats.done, stats.total, stats.note())
     line = stream.getvalue()
-    assert line.startswith("\r[####] 2/2 prompts ") and line.endswith("\n")
-    assert "1 calls 1 cached  1,200+7 tokens  ETA" in line
+    assert line.startswith("\r[####] 2/2 prompts ") and line.endswith("  1 calls, 1 cached, 1,200+7 tokens\n")

@@ -57,11 +57,36 @@ def test_models_view_answers_with_the_bundled_model():
         at = run(at.button(key="model_count").click())
         assert "This run sends 2 calls" in texts(at)
         at = run(at.button(key="model_send").click())
-    summary = table(at, "accuracy % (measured)")
-    assert len(summary) == 2
-    answers = table(at, "answer")
-    assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2
-    assert "a gold answer, SQuAD-normalised, contained in it" in texts(at)
+        summary = table(at, "accuracy % (measured)")
+        assert len(summary) == 2
+        answers = table(at, "answer")
+        assert list(answers["config"]) == ["placement=lost_in_the_middle", "placement=relevance"] * 2
+        assert "a gold answer, SQuAD-normalised, contained in it" in texts(at)
+        heading = next(m.value for m in at.markdown if "The model's answers" in m.value)
+        assert heading.startswith("**The model's answers** ") and "\\*" not in heading  # bold, not asterisks
+        assert "gemma-3-270m-q4_k_m at " in unescape(heading)
+        # the answer sits beside its block: one column holds the block, the next the answer
+        block = next(c for c in at.columns if c.code)
+        assert any("**The model's answer**" == m.value for c in at.columns if c is not block for m in c.markdown)
+        # a rerun answered wholly from the cache still names the model by its id
+        at = run(at.button(key="model_count").click())
+        assert "This run sends 0 calls" in texts(at)
+        at = run(at.button(key="model_send").click())
+    heading = unescape(next(m.value for m in at.markdown if "The model's answers" in m.value))
+    assert "gemma-3-270m-q4_k_m at " in heading and "(model at" not in heading
+
+
+def test_models_view_progress_estimates_time_left_from_the_calls_so_far():
+    from contextlab.models import CallStats
+    from contextlab.ui.views.model_answers import progress_text
+
+    stats = CallStats(total=8, done=4, calls=4, cached=0, prompt_tokens=4000, completion_tokens=40, started=0.0)
+    stats.started = __import__("time").monotonic() - 110.0  # a wave of 4 answered in 110 s
+    said = progress_text(stats.done, stats.total, stats.note())  # the one progress protocol: (done, total, note)
+    assert said == "4/8 prompts answered: 4 calls, 0 cached, 4,000+40 tokens; about 1m50s left at the pace of the " \
+                   "calls so far"
+    first = CallStats(total=8, started=0.0)
+    assert "left" not in progress_text(first.done, first.total, first.note())  # no call answered yet: no estimate
 
 
 @pytest.mark.parametrize("view", ["learn", "placement"])
@@ -76,7 +101,15 @@ def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(
     at = run(at)
     data = load_curve_file(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
     model = data.models()[0]
-    line = chart(at, f"{view}_measured_chart")["data"][0]
-    assert line["name"].startswith(f"{model} (your model, measured on 30 questions)")
+    spec = chart(at, f"{view}_measured_chart")
+    line = next(t for t in spec["data"] if t["name"].startswith(f"{model} (your model, measured on 30 questions)"))
     assert list(zip(line["x"], line["y"])) == [tuple(p) for p in data.curve(model, 5)]
-    assert "Watch the model miss the middle" in texts(at)
+    # its 95% band: Wilson at N = 30, 13.3% [5.3, 29.7] at positions 1 and 3, 20.0% [9.5, 37.3] at 5
+    band = [[round(v, 1) for v in t["y"]] for t in spec["data"] if t["name"].startswith("95% interval")]
+    assert sorted(band) == [[5.3, 5.3, 9.5], [29.6, 29.6, 37.3]]
+    said = texts(at)
+    # the data show no dip: the page says what 30 questions cannot tell, never "misses the middle"
+    assert "Watch the model miss the middle" not in said
+    assert not [line for line in said.splitlines() if model in line and "misses the middle" in line]
+    assert f"What these questions show: {model}: no position effect shown on 30 questions" in said
+    assert "about 650 would tell a difference this size apart" in said

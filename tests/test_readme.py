@@ -43,3 +43,19 @@ def test_readme_cli_transcript_is_real():
     proc = subprocess.run([sys.executable, "-m", "contextlab.cli", *args], cwd=REPO,
                           capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == match.group(2).strip()
+
+
+@pytest.mark.slow
+def test_readme_eval_transcript_is_real(tmp_path):
+    """The showcase `eval` table is what the shipped code prints, every character (stdout)."""
+    import shlex
+    import subprocess
+    import sys
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```\n\$ (contextlab eval .*?)\n(.*?)```", text, re.S)
+    assert match, "README lost its eval transcript"
+    args = shlex.split(match.group(1))[1:]
+    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", *args], cwd=tmp_path,
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout == match.group(2)

@@ -92,6 +92,23 @@ def test_cache_faults_new_cache_in_a_read_only_folder_is_one_line(tmp_path, read
                               "written; give another --cache file, or --no-cache")
 
 
+@pytest.mark.parametrize("kind", ["device", "pipe"])
+def test_cache_faults_cache_that_is_not_a_regular_file_is_refused_not_advised_deleted(tmp_path, kind):
+    """Injects a fault: `--cache /dev/null`, or a named pipe (once 'a disk I/O error ... delete this one')."""
+    import os
+
+    if kind == "device":
+        path = Path(os.devnull)
+    else:
+        path = tmp_path / "pipe"
+        os.mkfifo(path)
+    with pytest.raises(InvalidInputError) as err:
+        ResponseCache(path)
+    assert str(err.value) == (f"cache {str(path)!r} is not a regular file (a device, a pipe or a socket); give a file "
+                              "name, or --no-cache")
+    assert err.value.field == "cache" and path.exists()
+
+
 def test_cache_faults_full_disk_mid_run_is_one_line_and_keeps_what_was_stored(tmp_path):
     """Injects a fault: SQLite reports the disk full (the file may not grow) while a run stores answers."""
     path = tmp_path / "c.sqlite"

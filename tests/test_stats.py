@@ -14,9 +14,9 @@ from contextlab.evaluation.stats import (
     paired_bootstrap,
     paired_comparison,
     questions_needed,
-    recommend,
 )
 from contextlab.intervals import format_interval, wilson_interval
+from contextlab.evaluation.recommendation import recommend
 from contextlab.paired import mcnemar_exact, paired_rate_interval
 
 
@@ -112,6 +112,15 @@ def test_knee_index_is_where_the_curve_bends_most():
     assert knee_index([0, 1], [0, 1]) is None
 
 
+def test_knee_index_names_no_knee_where_a_later_step_gains_more():
+    # gains per token: 0.6, 0.1, 0.25 -- Kneedle's furthest point is index 1 (512), but 768 -> 1024
+    # gains more than 512 -> 768, so the curve does not flatten there: no knee
+    xs, ys = [256, 512, 768, 1024], [40.0, 193.6, 219.2, 283.2]
+    assert knee_index(xs, ys) is None
+    # the same gains falling steadily after 512: the knee is 512
+    assert knee_index(xs, [40.0, 193.6, 219.2, 227.0]) == 1
+
+
 def _summary(label, budget, rate, tokens):
     return {"config": label, "max_context_tokens": budget, "gold_in_block": rate, "tokens_used": tokens}
 
@@ -124,6 +133,17 @@ def test_budget_gains_per_100_tokens_and_knee():
     assert [s["gain_per_100"] for s in curve["steps"]] == pytest.approx([12.0, 2.0, 0.5])
     assert curve["knee"] == 512 and curve["key"] == "max_context_tokens" and curve["settings"] == {}
     assert budget_gains(summaries, ["placement"]) == []
+
+
+def test_gains_lines_say_why_there_is_no_knee():
+    from contextlab.evaluation import gains_lines
+
+    summaries = [_summary("a", 256, 0.40, 256), _summary("b", 512, 0.55, 512), _summary("c", 768, 0.58, 768),
+                 _summary("d", 1024, 0.64, 1024)]
+    (curve,) = budget_gains(summaries, ["max_context_tokens"])
+    assert curve["knee"] is None  # 512 -> 768 gains 1.17 per 100 tokens, 768 -> 1024 more: 2.34
+    (line,) = gains_lines([curve])
+    assert line.endswith("; no knee (768->1024 gains more per 100 tokens than 512->768)")
 
 
 def test_recommend_takes_the_cheapest_not_credibly_below_the_best():
@@ -160,7 +180,6 @@ def test_recommend_with_one_configuration_says_it_is_the_only_one():
     ((13.333, 5.31, 29.7), {}, "13.3 [5.3, 29.7]"),
     ((6.7, -8.1, 21.4), {"signed": True}, "+6.7 [-8.1, +21.4]"),
     ((0.5, 0.25, 0.75), {"digits": 2, "width": 5}, " 0.50 [ 0.25,  0.75]"),
-    ((6.7, -8.1, 21.4), {"signed": True, "unit": " points"}, "+6.7 points [-8.1, +21.4]"),
 ])
 def test_format_interval_writes_value_and_bounds(args, kwargs, expected):
     assert format_interval(*args, **kwargs) == expected

@@ -68,3 +68,10 @@ def test_teaching_parse_order_is_bad_input_naming_the_field():
     assert parse_order("3, 1 2", 3) == [2, 0, 1]
     with pytest.raises(InvalidInputError, match=r"^order: give each rank 1..3 exactly once \(repeated: \[1\]; missing: \[3\]\)$"):
         parse_order("1 1 2", 3)
+
+
+def test_teaching_reorder_verdict_on_a_curve_whose_tests_tell_nothing_claims_nothing():
+    said = reorder_verdict([13.3, 13.3, 13.3, 15.5, 20.0], 2, 5, "Gemma", undecided="no position effect shown")
+    assert not said.helps and said.gain == 0.0
+    assert said.text == ("The reorder moves the answer from pos 2 in relevance order (13.3%) to pos 5 (20.0%) on "
+                         "this curve, but whether that helps these data cannot tell: no position effect shown.")

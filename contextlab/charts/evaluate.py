@@ -117,8 +117,14 @@ def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequenc
     ))
     fig.update_xaxes(title_text=label(x_key), type="category")
     fig.update_yaxes(title_text=label(y_key), type="category")
-    suffix = f" — {ESTIMATE_NOTE}" if metric == "expected_accuracy" else ""
-    return layout(fig, f"{label(metric)} by {label(x_key)} and {label(y_key)}{suffix}{scale}")
+    # The title names what is shown; the estimate's source and the colour scale go on a second line
+    # (one line of both was wider than the chart, and cut).
+    note = "; ".join(part for part in (ESTIMATE_NOTE if metric == "expected_accuracy" else "", scale.lstrip(" —"))
+                     if part)
+    fig = layout(fig, f"{label(metric)} by {label(x_key)} and {label(y_key)}")
+    if note:
+        fig.update_layout(title_subtitle_text=note, title_subtitle_font_size=12, margin_t=88)
+    return fig
 
 
 def gold_zones_figure(shares: Mapping[Any, Mapping[str, float]], by: str, pooled: str = "") -> go.Figure:

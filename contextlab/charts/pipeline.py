@@ -20,6 +20,7 @@ from .style import (
     CURVE_COLOR,
     FATE_COLORS,
     FATE_LABELS,
+    add_band,
     doc_label,
     doc_tag,
     label,
@@ -32,6 +33,7 @@ __all__ = [
     "similarity_heatmap",
     "similarity_histogram",
     "placement_chart",
+    "tick_step",
     "budget_chart",
     "tokenizer_comparison",
 ]
@@ -177,23 +179,28 @@ def similarity_histogram(similarities: Sequence[float], threshold: float, *, bin
 
 def placement_chart(result: ContextResult, curve: Sequence[float] | None = None, *,
                     curve_label: str = "", middle: tuple[float, float] | None = None,
-                    answer: Collection[int] = ()) -> go.Figure:
+                    answer: Collection[int] = (), height: int = 540,
+                    band: tuple[Sequence[float], Sequence[float]] | None = None) -> go.Figure:
     """Return two panels over the block's positions: the accuracy curve, and the documents.
 
     Top: ``curve[k]``, the measured accuracy (%) when the answer sits at position ``k + 1``,
     on a 0-100 axis. Bottom: each document at its position (x) and relevance rank (y); the
     documents whose input index is in ``answer`` are ringed. ``middle`` = (first, last)
-    positions shaded as the low-attention zone.
+    positions shaded as the low-attention zone. ``band`` = (low, high) per position: a measured
+    curve's 95% interval, drawn around it.
     """
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position)
     n = len(placed)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.36, 0.64],
                         vertical_spacing=0.1)
+    if curve is not None and len(curve) and band is not None:
+        add_band(fig, list(range(1, len(curve) + 1)), band, row=1, col=1)
     if curve is not None and len(curve):
         fig.add_trace(go.Scatter(
             x=list(range(1, len(curve) + 1)), y=list(curve), mode="lines+markers",
             line=dict(color=CURVE_COLOR, width=3), marker=dict(size=6),
-            name=label(f"accuracy by position{': ' + curve_label if curve_label else ''}"),
+            name=label(f"accuracy{': ' + curve_label if curve_label else ' by position'}"),
+            legendrank=1,
             hovertemplate="pos %{x}: %{y:.1f}% of answers correct<extra></extra>",
         ), row=1, col=1)
     if n:
@@ -205,12 +212,28 @@ def placement_chart(result: ContextResult, curve: Sequence[float] | None = None,
     fig.update_xaxes(dtick=1 if n <= 30 else None, range=[0.5, max(n, 1) + 0.5])
     fig.update_yaxes(title="accuracy (%)", range=[0, 100], ticksuffix="%", row=1, col=1)
     deepest = max((t.relevance_rank or 1 for t in placed), default=1)
-    fig.update_yaxes(title="relevance rank", range=[deepest + 0.7, 0.3], dtick=1 if deepest <= 30 else None,
+    # At most about ten rank labels, so 27 ranks do not crowd each other (rank 1 always labelled).
+    fig.update_yaxes(title="relevance rank", range=[deepest + 0.7, 0.3], tick0=1, dtick=tick_step(deepest),
                      zeroline=False, row=2, col=1)
-    title = "Where the most relevant documents ended up"
+    title = "Where each document sits (rank 1 = most relevant)"
     if middle is not None and n:
-        title += " (shaded: the middle, read least)"
-    return layout(fig, title, height=540)
+        title += "; shaded: the middle, read least"
+    return layout(fig, title, height=height)
+
+
+def tick_step(count: int, most: int = 10) -> int:
+    """Return the step between axis labels (1, 2, 5, 10, 20, 50, …) that labels at most ``most`` of ``count``."""
+    step, factors = 1, (2, 2.5, 2)
+    k = 0
+    while count / step > most:
+        step = int(step * factors[k % 3])
+        k += 1
+    return step
+
+
+#: How the placement chart names each fate a document in the block can have (its legend).
+_IN_BLOCK_NAMES = {"included": "document, whole", "truncated": "document, cut to fit",
+                   "summarized": "document, summarized"}
 
 
 def _placement_dots(fig: go.Figure, placed: Sequence[DocTrace], answer: set[int]) -> None:
@@ -218,20 +241,24 @@ def _placement_dots(fig: go.Figure, placed: Sequence[DocTrace], answer: set[int]
     ranks = sorted(t.relevance_rank or 0 for t in placed)
     fig.add_trace(go.Scatter(
         x=list(range(1, n + 1)), y=ranks, mode="lines", line=dict(color="#b0bec5", dash="dot", width=2),
-        name="relevance order (no reorder)", hoverinfo="skip",
+        name="relevance order", hoverinfo="skip",
     ), row=2, col=1)
-    fig.add_trace(go.Scatter(
-        x=[t.position for t in placed], y=[t.relevance_rank for t in placed],
-        mode="markers+text" if n <= 25 else "markers",
-        text=[doc_tag(t.input_index) for t in placed], textposition="top center",
-        # rank 1 sits at the top of the panel: its label may reach into the gap above
-        cliponaxis=False,
-        marker=dict(size=14 if n <= 25 else 8, color=[FATE_COLORS[t.fate] for t in placed],
-                    line=dict(color="white", width=1)),
-        customdata=[[label(doc_label(t, 60)), FATE_LABELS[t.fate].lower()] for t in placed],
-        hovertemplate="pos %{x} · rank %{y}<br>%{customdata[0]} (%{customdata[1]})<extra></extra>",
-        name="document (rank 1 = most relevant)",
-    ), row=2, col=1)
+    # One trace per fate, so the legend names every colour a dot can have (a cut one is orange).
+    for fate, name in _IN_BLOCK_NAMES.items():
+        group = [t for t in placed if t.fate == fate]
+        if not group:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[t.position for t in group], y=[t.relevance_rank for t in group],
+            mode="markers+text" if n <= 25 else "markers",
+            text=[doc_tag(t.input_index) for t in group], textposition="top center",
+            # rank 1 sits at the top of the panel: its label may reach into the gap above
+            cliponaxis=False,
+            marker=dict(size=14 if n <= 25 else 8, color=FATE_COLORS[fate], line=dict(color="white", width=1)),
+            customdata=[[label(doc_label(t, 60)), FATE_LABELS[t.fate].lower()] for t in group],
+            hovertemplate="pos %{x} · rank %{y}<br>%{customdata[0]} (%{customdata[1]})<extra></extra>",
+            name=name,
+        ), row=2, col=1)
     ringed = [t for t in placed if t.input_index in answer]
     if ringed:
         fig.add_trace(go.Scatter(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
@@ -28,6 +29,7 @@ __all__ = [
     "doc_tag",
     "layout",
     "rgba",
+    "add_band",
     "for_projector",
     "stamp_revision",
 ]
@@ -54,8 +56,9 @@ FATE_LABELS: dict[str, str] = {
 #: The one colour of a measured accuracy-by-position curve, in every chart that draws one.
 CURVE_COLOR = "#1565c0"
 BUDGET_COLOR = "#d32f2f"
-#: The ring around the document that holds the answer (when a sample knows it).
-ANSWER_COLOR = "#f59f00"
+#: The ring around the document that holds the answer (when a sample knows it): near black, a hue
+#: no fate has (the orange of a cut document once looked like it).
+ANSWER_COLOR = "#212529"
 FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13, color="#31333f")
 
 #: The look every figure gets from ``layout``, written into the figure itself rather than as a
@@ -120,6 +123,25 @@ def stamp_revision(fig: go.Figure) -> go.Figure:
     fig.layout.datarevision = None
     digest = hashlib.blake2b(fig.to_json(validate=False).encode(), digest_size=8).hexdigest()
     fig.layout.datarevision = digest
+    return fig
+
+
+def add_band(fig: go.Figure, x: Sequence[float], band: tuple[Sequence[float], Sequence[float]], *,
+             color: str = CURVE_COLOR, name: str = "95% interval", row: int | None = None,
+             col: int | None = None) -> go.Figure:
+    """Return ``fig`` with a shaded band from ``band[0]`` (low) up to ``band[1]`` (high) over ``x``.
+
+    A measured curve's 95% interval: drawn before (under) the curve's own line, one legend entry.
+    """
+    low, high = list(band[0]), list(band[1])
+    where = {"row": row, "col": col} if row is not None else {}
+    fig.add_trace(go.Scatter(x=list(x), y=high, mode="lines", line=dict(width=0), hoverinfo="skip",
+                             showlegend=False, legendgroup=name, name=name), **where)
+    fig.add_trace(go.Scatter(x=list(x), y=low, mode="lines", line=dict(width=0), fill="tonexty",
+                             fillcolor=rgba(color, 0.18), name=label(name), legendgroup=name,
+                             customdata=[[h] for h in high],
+                             hovertemplate="pos %{x}: 95% interval %{y:.1f}–%{customdata[0]:.1f}%<extra></extra>"),
+                  **where)
     return fig
 
 

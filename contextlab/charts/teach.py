@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from contextlab.lab.compare import ResultDiff
 
-from .style import ANSWER_COLOR, BUDGET_COLOR, CURVE_COLOR, doc_tag, label, layout
+from .style import ANSWER_COLOR, BUDGET_COLOR, CURVE_COLOR, add_band, doc_tag, label, layout
 
 __all__ = [
     "STRATEGY_LABELS",
@@ -219,17 +219,21 @@ def ordering_rows_figure(positions: Sequence[int], relevances: Sequence[float],
 
 def position_curves_figure(curves: Mapping[str, Sequence[tuple[int, float]]], n_docs: int,
                            references: Mapping[str, float] | None = None,
-                           highlight: str | None = None) -> go.Figure:
+                           highlight: str | None = None,
+                           bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None) -> go.Figure:
     """Return one accuracy-by-position line per model for ``n_docs`` documents, on 0-100 %.
 
     ``curves`` maps a model name to its measured ``(position, accuracy %)`` points;
     ``references`` adds dotted horizontal lines (e.g. the closed-book accuracy).
     The ``highlight`` model is drawn thick in the curve colour, the others thin and grey.
+    ``bands`` maps a model to the 95% interval (low, high) of each of its points, drawn around it.
     """
     fig = go.Figure()
     for model, points in curves.items():
         pts = sorted(points)
         strong = highlight is None or model == highlight
+        if bands and model in bands and strong:
+            add_band(fig, [p for p, _ in pts], bands[model], name=f"95% interval: {model}")
         fig.add_trace(go.Scatter(
             x=[p for p, _ in pts], y=[a for _, a in pts], mode="lines+markers", name=label(model),
             line=dict(width=4 if strong else 1.5, color=CURVE_COLOR if strong else None),
@@ -248,18 +252,22 @@ def position_curves_figure(curves: Mapping[str, Sequence[tuple[int, float]]], n_
 
 
 def curves_by_count_figure(curves: Mapping[int, Sequence[tuple[int, float]]], model: str,
-                           closed_book: float | None = None) -> go.Figure:
+                           closed_book: float | None = None,
+                           bands: Mapping[int, tuple[Sequence[float], Sequence[float]]] | None = None) -> go.Figure:
     """Return one panel per document count (side by side, one shared 0-100 % axis) for ``model``.
 
     ``curves`` maps a document count to its measured ``(position, accuracy %)`` points. Each
     panel marks its lowest point and names the drop from the better end, so how the dip
-    depends on the count is read at a glance.
+    depends on the count is read at a glance. ``bands`` maps a count to its points' 95% interval.
     """
     counts = sorted(curves)
     fig = make_subplots(rows=1, cols=max(len(counts), 1), shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=[f"{n} documents" for n in counts])
     for col, n in enumerate(counts, start=1):
         pts = sorted(curves[n])
+        if bands and n in bands:  # each point's 95% interval (the published N: 2,655 questions)
+            add_band(fig, [p for p, _ in pts], bands[n], name="95% interval", row=1, col=col)
+            fig.data[-1].showlegend = False
         low = min(pts, key=lambda p: p[1])
         ends = max(pts[0][1], pts[-1][1])
         fig.add_trace(go.Scatter(

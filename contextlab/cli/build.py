@@ -14,6 +14,7 @@ from ..types import Document
 from .common import add_engine_options, config_of, engine_overrides, scored, summary
 from .flags import note
 from .inputs import add_input_options, positive_int, read_documents
+from .orders import add_orders_options, cmd_build_orders, wants_orders
 
 __all__ = ["add_build"]
 
@@ -27,6 +28,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     result = config.build(documents)
     for result_note in result.notes:
         note(result_note)
+    if wants_orders(args):
+        return cmd_build_orders(args, documents, config, result)
     if args.format == "json":
         sys.stdout.write(json_terminal_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False,
                                                        default=str)) + "\n")
@@ -71,7 +74,8 @@ def add_build(sub: Any) -> None:
         "build", help="print the context block for FILE's documents",
         description="Filter, rank, deduplicate, reorder and budget FILE's documents into a "
                     "citation-labelled context block, printed on stdout.",
-        epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800",
+        epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800; with a model: "
+               "... --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 --orders first,middle,last",
     )
     p.add_argument("file", metavar="FILE",
                    help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
@@ -83,4 +87,5 @@ def add_build(sub: Any) -> None:
                         "span export: build its run N (numbered as the lab lists them) with the "
                         "run's own query and settings; options given here override them")
     add_input_options(p)
+    add_orders_options(p)
     p.set_defaults(handler=cmd_build)

@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..atomic import check_target
 from ..safe_text import terminal_safe_lines
 from .flags import error_line, note
 from .inputs import int_at_least, positive_int
@@ -129,6 +130,7 @@ def cmd_curve(args: argparse.Namespace) -> int:
     if problem:
         error_line(f"{problem} (see `contextlab curve --help`)", prog="contextlab curve")
         return 2
+    check_target(args.out, "out")  # before a call is paid for: a typo in a path costs nothing
     try:
         measured = _measured(args)
     except KeyboardInterrupt as stop:

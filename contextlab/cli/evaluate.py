@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
+from ..atomic import check_target
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..safe_text import terminal_safe_lines
 from .flags import GRID_KEYS, error_line, library_grid, library_settings, note
@@ -22,13 +24,15 @@ def run_options(args: argparse.Namespace) -> Any:
 
     return RunOptions(top_k=args.top_k, limit=args.limit, curve_model=args.curve_model, baseline=args.baseline,
                       blocks=args.blocks, workers=args.workers, scheduler=args.scheduler, store=args.store,
-                      max_bytes=args.max_bytes, curves=load_curve_file(args.curve) if args.curve else None)
+                      max_bytes=args.max_bytes, curves=load_curve_file(args.curve) if args.curve else None,
+                      curve_name=Path(args.curve).name if args.curve else "")
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..evaluation.output import stream_to_files, summary_table
     from ..evaluation.run import plan_run
     from ..progress import ProgressBar
+    from .measure import cmd_eval_measured, finish_eval
 
     if args.model is not None and not args.endpoint:
         error_line("--model names the model at --endpoint that answers; give --endpoint too, or --curve-model "
@@ -36,13 +40,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     # --grid budget=... and --baseline budget=... are the command line's spellings of the fields
     args.grid, args.baseline = library_grid(args.grid), library_settings(args.baseline)
+    options = run_options(args)
     if args.endpoint:  # a model answers (cli/measure.py)
-        from .measure import cmd_eval_measured
-
-        return cmd_eval_measured(args, run_options(args))
-    plan = plan_run(args.evalset, args.grid, run_options(args))
+        return cmd_eval_measured(args, options)
+    plan = plan_run(args.evalset, args.grid, options)
     for set_note in plan.notes:
         note(set_note)
+    if options.curves is not None:  # kept in memory: how the curve was read is said from the rows
+        for path, field in ((args.out, "out"), (args.summary, "summary")):
+            if path:
+                check_target(path, field)
+        return finish_eval(plan.run(ProgressBar(sys.stderr)), args, options)
     result = stream_to_files(plan, args.out, args.summary, progress=ProgressBar(sys.stderr))
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""

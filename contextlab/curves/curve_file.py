@@ -92,20 +92,34 @@ class PositionData:
         return self.oracle_accuracy.get(self.resolve_model(model))
 
 
+def _next_row(reader: Any, numbered: list[tuple[int, str]], name: str) -> list[str] | None:
+    """Return the reader's next row (None at the end), or raise naming the line the CSV module could not read."""
+    first = reader.line_num
+    try:
+        return next(reader, None)
+    except csv.Error as exc:  # a cell over the module's field limit, a quote left open
+        line = numbered[min(first, len(numbered) - 1)][0]
+        raise LoadError(f"{name} line {line}: not CSV a curve file can hold ({exc})", field="curve") from None
+
+
 def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(line number, row)`` for each data row of the CSV ``text`` (comments and blank lines skipped)."""
     numbered = [(i, line) for i, line in enumerate(text.splitlines(keepends=True), start=1)
                 if line.strip() and not line.lstrip().startswith("#")]
     reader = csv.reader(line for _, line in numbered)
-    header = next(reader, None)
+    header = _next_row(reader, numbered, name)
     missing = [c for c in _REQUIRED if c not in (header or [])]
     if missing:
         raise LoadError(f"{name} is not in the curves' format (model,total_docs,position,accuracy,kind): "
                         f"no {', '.join(missing)} column", field="curve")
+    twice = sorted({c for c in header if c and header.count(c) > 1})
+    if twice:
+        raise LoadError(f"{name}: the column {twice[0]} appears more than once in the header; give each once",
+                        field="curve")
     count = 0
     while True:
         first = reader.line_num  # lines read so far: the index of the row's first line in ``numbered``
-        cells = next(reader, None)
+        cells = _next_row(reader, numbered, name)
         if cells is None:
             return
         count += 1
@@ -132,7 +146,7 @@ def _number(row: dict[str, str], column: str, where: str) -> float | None:
 
 def _whole(row: dict[str, str], column: str, where: str, most: int) -> int:
     cell = (row.get(column) or "").strip()
-    if not cell.isdigit() or not 1 <= int(cell) <= most:
+    if not (cell.isascii() and cell.isdigit()) or not 1 <= int(cell) <= most:  # "²" is a digit int() refuses
         raise LoadError(f"{where}: {column} is {message_value(cell)}, not a whole number from 1 to {most:,}",
                         field="curve")
     return int(cell)

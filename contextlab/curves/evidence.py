@@ -22,7 +22,7 @@ API
 ``CurveEvidence``: ``points`` (``PointEvidence``: position, accuracy %, 95% Wilson ``low``/``high``,
 ``questions``), ``differences`` (``PositionDifference``: each position against the first, and each
 middle position against the last; ``sentence()`` says it in words), ``no_effect`` (Cochran's Q,
-df, p; paired only), ``shape`` (one of ``SHAPES``), ``claims`` (the sentences to show, the first
+df, p; paired only), ``shape`` (one of ``SHAPES``; ``shapes``: every one shown), ``claims`` (the sentences to show, the first
 the headline), ``misses_middle`` / ``reads_end_best`` / ``reads_beginning_best`` (booleans a
 caption may test), ``detectable`` (the smallest difference in points these questions detect with
 80% power) and ``to_dict()``.
@@ -142,6 +142,8 @@ class CurveEvidence:
     discordance_assumed: bool
     detectable: float | None
     questions: int | None
+    #: Every shape the tests show (``SHAPES``), strongest first; ``shape`` is the first.
+    shapes: tuple[str, ...] = ()
 
     @property
     def headline(self) -> str:
@@ -156,12 +158,12 @@ class CurveEvidence:
     @property
     def reads_end_best(self) -> bool:
         """True when the last position is resolved above every other."""
-        return any(c.startswith("reads the end best") for c in self.claims)
+        return "reads_the_end_best" in self.shapes
 
     @property
     def reads_beginning_best(self) -> bool:
         """True when the first position is resolved above every other."""
-        return any(c.startswith("reads the beginning best") for c in self.claims)
+        return "reads_the_beginning_best" in self.shapes
 
     def point(self, position: int) -> PointEvidence:
         """Return the point at ``position``, or raise naming the positions measured."""
@@ -355,7 +357,7 @@ def position_effect(points: Sequence[CurvePoint] | None = None, *, outcomes: Map
                          "on, so it carries no interval and no claim; `contextlab curve` writes them"))
         return CurveEvidence(**base, differences=(), no_effect=None, shape=shape, claims=(claim,),
                              discordance=DEFAULT_DISCORDANCE, discordance_assumed=True, detectable=None,
-                             questions=min(known) if known else None)
+                             questions=min(known) if known else None, shapes=(shape,))
     diffs, discordances = _differences(ordered, checked, alpha)
     no_effect = cochran_q([checked[p.position] for p in ordered]) if checked is not None else None
     observed = sum(discordances) / len(discordances)
@@ -369,7 +371,7 @@ def position_effect(points: Sequence[CurvePoint] | None = None, *, outcomes: Map
         shown = [_not_shown(diffs, no_effect, alpha, detectable, discordance, assumed)]
     return CurveEvidence(**base, differences=tuple(diffs), no_effect=no_effect, shape=shown[0][0],
                          claims=tuple(s for _, s in shown), discordance=discordance, discordance_assumed=assumed,
-                         detectable=detectable, questions=n)
+                         detectable=detectable, questions=n, shapes=tuple(k for k, _ in shown))
 
 
 def curve_evidence(data: PositionData, model: str, total_docs: int | None = None, *, questions: int | None = None,

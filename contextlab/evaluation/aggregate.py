@@ -9,7 +9,7 @@ JSON, the printed table and the lab show:
 - other means: a 1,000-resample percentile bootstrap (normal above ``BOOTSTRAP_MAX_QUESTIONS``);
 - per configuration and metric, the paired difference against the baseline over the same
   questions (paired bootstrap; yes/no metrics: McNemar's exact p);
-- the recommendation (``stats.recommend``) on measured accuracy when a model answered, else on
+- the recommendation (``recommendation.recommend``) on measured accuracy when a model answered, else on
   gold in block; and what each extra 100 tokens of budget gains (``stats.budget_gains``).
 """
 
@@ -23,13 +23,14 @@ from typing import Any
 from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
+from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
+from .recommendation import METRIC_WORDS, recommend
 from .stats import (
     BOOTSTRAP_SAMPLES,
     budget_gains,
     combine_intervals,
     paired_comparison,
-    recommend,
 )
 
 __all__ = ["Aggregator", "BOOTSTRAP_MAX_QUESTIONS", "PAIRED_METRICS", "aggregate", "bootstrap_interval",
@@ -240,18 +241,50 @@ class Aggregator:
             out.append(summary)
         return out
 
+    def _curve_evidence(self, summaries: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Return each configuration's per-question expected accuracy and its curve's error (below, above)."""
+        expected, errors = {}, {}
+        for s in summaries:
+            entry, mean = self._configs[s["config"]], s.get("expected_accuracy")
+            n = entry["stats"]["expected_accuracy"][0]
+            if mean is None or not n:
+                continue
+            low, high = _curve_interval(mean, entry["curve"], n)
+            expected[s["config"]] = self._dense(s["config"], "expected_accuracy")
+            errors[s["config"]] = (mean - low, high - mean)
+        return expected, errors
+
     def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
         """Return the run's statistics: ``baseline``, ``configs`` (summaries), ``recommendation``, ``budget_gains``."""
         summaries = self.summaries(seed=seed, baseline=baseline)
         metric = recommendation_metric(summaries)
         if all(e["kept"] for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
-            advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT)
+            expected, errors = self._curve_evidence(summaries) if metric == "gold_in_block" else (None, None)
+            advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT,
+                               expected=expected, curve_error=errors)
+            settings = {label: entry["settings"] for label, entry in self._configs.items()}
+            advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:
             advice = {"metric": metric, "config": None, "text": "No recommendation: paired comparisons need the "
                       f"per-question values, kept up to {self.max_bootstrap:,} questions."}
         return {"baseline": self.baseline_label(baseline), "configs": summaries, "recommendation": advice,
                 "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block")}
+
+
+def _note_no_effect(advice: dict[str, Any], quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Return ``advice`` saying which settings made no difference (the recommendation's value of one is a tie-break)."""
+    if not quiet:
+        return {**advice, "no_effect": []}
+    words = METRIC_WORDS.get(advice["metric"], advice["metric"])
+    said = []
+    for key in quiet:
+        values = [str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())]
+        tried = ", ".join(values[:-1]) + " and " + values[-1]
+        said.append(f"{key} made no difference here: every question's {words} is the same under {tried}, "
+                    f"so the {key} named above is a tie-break, not a finding")
+    sentence = "; ".join(said)
+    return {**advice, "no_effect": list(quiet), "text": f"{advice['text']} {sentence[:1].upper()}{sentence[1:]}."}
 
 
 def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0,

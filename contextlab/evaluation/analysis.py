@@ -15,11 +15,34 @@ from .metrics import SUMMARY_METRICS, gold_zone
 if TYPE_CHECKING:
     from .grid import Configuration
 
-__all__ = ["ZONES", "pareto_front", "setting_table", "gold_zone_shares", "disagreements", "find_configuration",
+__all__ = ["ZONES", "settings_without_effect", "pareto_front", "setting_table", "gold_zone_shares", "disagreements", "find_configuration",
            "sort_by_difference"]
 
 #: Where a gold document can be, in the order the lab draws them.
 ZONES: tuple[str, ...] = ("first", "middle", "last", "not in block")
+
+
+def settings_without_effect(settings: Mapping[str, Mapping[str, Any]], values: Mapping[str, Any],
+                            grid_keys: Sequence[str]) -> list[str]:
+    """Return the grid keys that changed nothing: every question's value is the same under each of their values.
+
+    ``settings`` maps a configuration's label to its grid values, ``values`` to its per-question
+    values (the same question order for all; NaN where undefined, equal to NaN). A key changed
+    nothing when every two configurations that differ only in it have identical values, and at
+    least two do.
+    """
+    import numpy as np
+
+    quiet = []
+    for key in grid_keys:
+        groups: dict[tuple[Any, ...], list[str]] = {}
+        for label, chosen in settings.items():
+            groups.setdefault(tuple(chosen[k] for k in grid_keys if k != key), []).append(label)
+        compared = [g for g in groups.values() if len(g) > 1]
+        if compared and all(np.array_equal(np.asarray(values[g[0]], dtype=float), np.asarray(values[other], dtype=float),
+                                           equal_nan=True) for g in compared for other in g[1:]):
+            quiet.append(key)
+    return quiet
 
 
 def pareto_front(summaries: Sequence[Mapping[str, Any]], *, cost: str = "tokens_used",

@@ -5,6 +5,9 @@ summary names (its path is relative to the summary). Where both runs have their 
 question appears in both (same id and same text), the difference B - A is paired question by
 question (paired bootstrap; McNemar's exact p for yes/no metrics). Without rows, the difference
 of the means is given with an unpaired interval (the two half-widths in quadrature), and says so.
+Expected accuracy read from two different curves (two ``--curve`` runs) carries both curves' own
+error as well (``(+curves)`` in the table): the questions' bootstrap alone would claim a precision
+the curves do not have.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ..intervals import format_interval
 from ..safe_text import terminal_safe
 from ..validation import is_finite_number, message_value
 from .report import file_sha256
-from .stats import paired_comparison
+from .stats import combine_intervals, paired_comparison
 
 __all__ = ["COMPARED_METRICS", "load_run", "compare_runs", "compare_table"]
 
@@ -37,10 +40,15 @@ COMPARED_METRICS: dict[str, tuple[str, bool, float]] = {
 }
 
 
+#: The columns of a row's curve reading: its own 95% interval (the curve's error, not the questions').
+_CURVE_BOUNDS = ("curve_low", "curve_high")
+
 #: The largest summary and results CSV ``contextlab compare`` reads (a run's files are far smaller).
 MAX_SUMMARY_BYTES = 32 * 1024 * 1024
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# How much of a summary's own text (a label, a set name, a date) one table line shows.
+_SHOWN_CHARS = 200
 
 
 def _refuse_constant(name: str) -> float:
@@ -74,9 +82,11 @@ def _read_rows(csv_path: Path) -> dict[str, dict[str, dict[str, Any]]]:
                                 "give the results CSV of a contextlab eval run")
             for row in reader:
                 where = f"{csv_path} line {reader.line_num}"
-                parsed: dict[str, Any] = {"query": row.get("query")}
+                parsed: dict[str, Any] = {"query": row.get("query"), "curve": row.get("curve") or ""}
                 for column, yes_no, _ in COMPARED_METRICS.values():
                     parsed[column] = _number(row.get(column), where, column, yes_no)
+                for column in _CURVE_BOUNDS:
+                    parsed[column] = _number(row.get(column), where, column, False)
                 rows.setdefault(row["config"] or "", {})[row["query_id"] or ""] = parsed
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise LoadError(f"{csv_path}: cannot be read as a contextlab results CSV ({exc})") from None
@@ -115,6 +125,10 @@ def _check_config(entry: Any, i: int, path: Path) -> dict[str, Any]:
             value = entry.get(key)
             if value is not None and not is_finite_number(value):
                 raise LoadError(f"{where}.{key} is {message_value(value)}, not a number")
+        low, high = entry.get(f"{metric}_low"), entry.get(f"{metric}_high")
+        if low is not None and high is not None and low > high:  # an unpaired interval would hold everything
+            raise LoadError(f"{where}: {metric}_low {message_value(low)} is above {metric}_high "
+                            f"{message_value(high)}, not an interval")
     return entry
 
 
@@ -154,6 +168,8 @@ def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | 
     """
     if not record or not record.get("path"):
         return None, "the summary names no results CSV"
+    if "\x00" in record["path"]:
+        raise LoadError(f"{path}: results_csv.path {message_value(record['path'])} holds a NUL, not a file name")
     folder = path.parent.resolve()
     named = Path(record["path"])
     target = (folder / named).resolve()
@@ -216,7 +232,37 @@ def _paired(rows_a: Mapping[str, Mapping[str, Any]], rows_b: Mapping[str, Mappin
     c = paired_comparison(a, b, yes_no=yes_no, seed=seed)
     if c["n"] == 0:
         return None
+    if metric == "expected_accuracy":
+        c = _with_curve_error(c, [rows_a[q] for q in same], [rows_b[q] for q in same])
     return {**c, "paired": True}
+
+
+def _curve_half(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """Return the mean curve error below and above of ``rows`` that read a curve (0 where none says)."""
+    read = [r for r in rows if r["expected_accuracy"] is not None and r["curve_low"] is not None
+            and r["curve_high"] is not None]
+    if not read:
+        return (0.0, 0.0)
+    return (sum(r["expected_accuracy"] - r["curve_low"] for r in read) / len(read),
+            sum(r["curve_high"] - r["expected_accuracy"] for r in read) / len(read))
+
+
+def _with_curve_error(c: Mapping[str, Any], rows_a: Sequence[Mapping[str, Any]],
+                      rows_b: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Return the expected-accuracy difference widened by both curves' own error when the runs read different curves.
+
+    Two runs that read the same curve share its error (it cancels in the difference, as within
+    a run); two curves (two measured models, say) each bring their own, which the questions'
+    bootstrap does not see: each side adds the two curves' half-widths in quadrature.
+    """
+    if {r["curve"] for r in rows_a} == {r["curve"] for r in rows_b}:
+        return {**c, "curve_error": False}
+    low_a, high_a = _curve_half(rows_a)
+    low_b, high_b = _curve_half(rows_b)
+    below, above = math.hypot(high_a, low_b), math.hypot(low_a, high_b)
+    low, high = combine_intervals(c["difference"], (c["low"], c["high"]),
+                                  (c["difference"] - below, c["difference"] + above))
+    return {**c, "low": low, "high": high, "curve_error": True}
 
 
 def compare_runs(a: str | Path, b: str | Path, *, seed: int = 0) -> dict[str, Any]:
@@ -263,12 +309,19 @@ def _cell(c: Mapping[str, Any], scale: float) -> str:
     text = format_interval(c["difference"] * scale, c["low"] * scale, c["high"] * scale, signed=True)
     if c.get("p_value") is not None:
         text += f" p={c['p_value']:.3g}"
-    return text + ("" if c.get("paired") else " (unpaired)")
+    return text + ("" if c.get("paired") else " (unpaired)") + (" (+curves)" if c.get("curve_error") else "")
+
+
+def _shown(text: object) -> str:
+    """Return a summary's text as one safe line of at most ``_SHOWN_CHARS`` characters."""
+    line = terminal_safe(str(text))
+    return line if len(line) <= _SHOWN_CHARS else line[:_SHOWN_CHARS] + "..."
 
 
 def _run_line(side: str, run: Mapping[str, Any]) -> str:
-    """Return ``A: path (set, N questions, created)``: one line whatever the summary's strings hold."""
-    return terminal_safe(f"{side}: {run['path']} ({run['evalset']}, {run['questions']} questions, {run['created']})")
+    """Return ``A: path (set, N questions, created)``: one short line whatever the summary's strings hold."""
+    return (f"{side}: {terminal_safe(run['path'])} ({_shown(run['evalset'])}, {run['questions']} questions, "
+            f"{_shown(run['created'])})")
 
 
 def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold_in_block", "accuracy",
@@ -286,7 +339,7 @@ def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold
     else:
         lines.append(f"Paired over {comparison['matched_questions']} questions found in both runs (same id and text).")
     shown = [m for m in metrics if any(m in c["metrics"] for c in comparison["configs"])]
-    labels = [terminal_safe(c["config"]) for c in comparison["configs"]]
+    labels = [_shown(c["config"]) for c in comparison["configs"]]
     width = max(len(label) for label in labels)
     head = f"{'config':<{width}}  " + "  ".join(f"{'B - A ' + m.replace('_', ' '):>34}" for m in shown)
     lines += [head, "-" * len(head)]
@@ -295,5 +348,5 @@ def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold
         lines.append(f"{label:<{width}}  " + "  ".join(f"{x:>34}" for x in cells))
     for side, only in (("A", comparison["only_in_a"]), ("B", comparison["only_in_b"])):
         if only:
-            lines.append(f"Only in {side}: {', '.join(terminal_safe(x) for x in only)}")
+            lines.append(f"Only in {side}: {', '.join(_shown(x) for x in only)}")
     return "\n".join(lines)

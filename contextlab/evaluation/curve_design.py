@@ -24,7 +24,12 @@ from ..curves.evidence import CurveEvidence
 from ..errors import InvalidInputError
 from ..models.batch import DEFAULT_CONCURRENCY
 from ..models.pace import combined_pace
-from ..paired import ALPHA, DEFAULT_DISCORDANCE, detectable_difference, questions_for_difference
+from ..paired import (
+    ALPHA,
+    DEFAULT_DISCORDANCE,
+    detectable_difference,
+    questions_for_difference,
+)
 from ..validation import whole_number
 from .curve import CurvePlan, CurveResult, run_curve
 

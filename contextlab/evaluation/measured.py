@@ -11,20 +11,22 @@ summary beside ``expected_accuracy``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..build_cache import BuildCache
 from ..manager import ContextManager
-from ..progress import Progress
-from ..models.batch import DEFAULT_CONCURRENCY, CallPlan, answer_notes, answer_prompts, plan_calls
+from ..models.batch import DEFAULT_CONCURRENCY, CallPlan, CallStats, answer_notes, answer_prompts, plan_calls, request_key
 from ..models.cache import ResponseCache
-from ..models.client import ModelClient
+from ..models.client import ModelAnswer, ModelClient
+from ..models.pace import measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
 from ..models.tokenizer import endpoint_tokenizer, prompt_counter
+from ..progress import Progress
 from ..types import ContextResult, Document, PromptRequest
 from .chunks import evaluate_chunk
 from .curve import solved_questions
@@ -32,7 +34,7 @@ from .options import RunOptions
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalQuestion, EvalSet
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured"]
+__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "served_model"]
 
 #: The columns a measured run adds to every row, after the metrics.
 MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
@@ -79,6 +81,27 @@ def _managers(plan: RunPlan, tokenizer: Any) -> list[ContextManager]:
     return managers
 
 
+#: The memo under which the cache remembers which model an endpoint served (its default, when none was named).
+_SERVED_MEMO = "served-model"
+
+
+def served_model(client: ModelClient, cache: ResponseCache | None, *, asked: bool) -> str | None:
+    """Return the id of the model that answered: the endpoint's after calls, the cache's memory after none.
+
+    After calls (``asked``) the endpoint names the model it served and the cache remembers it, so
+    a rerun answered wholly from the cache still names the model (not just "the endpoint's default").
+    """
+    memo = f"{_SERVED_MEMO}\x00{client.endpoint}\x00{client.model_label}"
+    if asked:
+        client.resolve_model()  # known already after the calls: no request
+        name = client.served_model
+        if cache is not None and name:
+            cache.memo_put(memo, name)
+        return name
+    remembered = cache.memo_get(memo) if cache is not None else None
+    return remembered or client.model_label or None
+
+
 def _shot_block(manager: ContextManager, question: str, doc: Document) -> str:
     request = PromptRequest(query=question, documents=[doc], max_context_tokens=100_000)
     return manager.build(request).context_block
@@ -116,24 +139,67 @@ class MeasuredRun:
             self.client.resolve_model()
         return cost
 
-    def run(self, progress: Progress | None = None) -> EvalResult:
-        """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
-        answers = answer_prompts(self.client, self.prompts, cache=self.cache,
-                                 concurrency=self.settings.concurrency, progress=progress)
+    def run(self, progress: Progress | None = None,
+            on_answers: Callable[[list[dict[str, Any]]], None] | None = None) -> EvalResult:
+        """Return the ``EvalResult`` with every row's measured answer (see the module doc).
+
+        ``on_answers`` gets the rows answered so far, each time more have arrived: the cached ones
+        at once, then after each wave of ``concurrency`` calls (``progress`` too, between waves, so
+        its time left is read from whole waves, not from the first call of one).
+        """
+        started = time.monotonic()
+        if on_answers is None:
+            answers = answer_prompts(self.client, self.prompts, cache=self.cache,
+                                     concurrency=self.settings.concurrency, progress=progress)
+        else:
+            answers = self._in_waves(progress, on_answers)
+        pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
         self.notes += answer_notes(answers, self.client)
-        gold = {q.query_id: q.answers for q in self.plan.evalset.questions}
-        rows = []
-        for row, reply in zip(self.rows, answers):
-            rows.append({**row, "answer": reply.answer, "correct": answer_is_correct(reply.answer, gold[row["query_id"]])
-                         if gold[row["query_id"]] else None, "latency_ms": reply.latency_ms,
-                         "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
-        served = self.client.served_model if any(not a.cached for a in answers) else self.client.model_label
-        result = self.plan.result(rows, questions={q.query_id: q.query for q in self.plan.evalset.questions},
-                                  endpoint=self.client.endpoint, answer_model=served or None,
+        gold = self._gold()
+        rows = [_measured(row, reply, gold) for row, reply in zip(self.rows, answers)]
+        served = served_model(self.client, self.cache, asked=any(not a.cached for a in answers))
+        result = self.plan.result(rows, endpoint=self.client.endpoint, answer_model=served or None,
                                   extra_columns=MEASURED_COLUMNS)
         result.provenance["answered_with"] = {**self.client.describe(), "shots": self.settings.shots,
                                               "budget_tokens": self.budget_tokens}
+        result.pace = pace
         return result
+
+    def _gold(self) -> dict[str, Any]:
+        return {q.query_id: q.answers for q in self.plan.evalset.questions}
+
+    def _in_waves(self, progress: Progress | None, on_answers: Callable[[list[dict[str, Any]]], None]) -> list[ModelAnswer]:
+        """Return the answers to every prompt, asked ``concurrency`` at a time, each wave handed on as it lands."""
+        distinct = list(dict.fromkeys(self.prompts))
+        known = {p for p in distinct if self.cache is not None and request_key(self.client, p) in self.cache}
+        todo = [p for p in distinct if p not in known]
+        size = self.settings.concurrency
+        waves = ([[p for p in distinct if p in known]] if known else []) + [todo[i:i + size]
+                                                                          for i in range(0, len(todo), size)]
+        stats = CallStats(total=len(distinct), started=time.monotonic())
+        gold = self._gold()
+        got: dict[str, ModelAnswer] = {}
+        for wave in waves:
+            for prompt, reply in zip(wave, answer_prompts(self.client, wave, cache=self.cache, concurrency=size)):
+                got[prompt] = reply
+                stats.done += 1
+                stats.cached += reply.cached
+                stats.calls += not reply.cached
+                stats.cut += reply.cut
+                stats.prompt_tokens += 0 if reply.cached else reply.prompt_tokens or 0
+                stats.completion_tokens += 0 if reply.cached else reply.completion_tokens or 0
+            if progress is not None:
+                progress(stats.done, stats.total, stats.note())
+            on_answers([_measured(row, got[p], gold) for row, p in zip(self.rows, self.prompts) if p in got])
+        return [got[p] for p in self.prompts]
+
+
+def _measured(row: dict[str, Any], reply: ModelAnswer, gold: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``row`` with its measured answer: the answer line, right or wrong, latency and tokens."""
+    answers = gold.get(row["query_id"])
+    return {**row, "answer": reply.answer, "correct": answer_is_correct(reply.answer, answers) if answers else None,
+            "latency_ms": reply.latency_ms, "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens}
 
 
 def plan_measured(evalset: EvalSet | str | Path | None = None,

@@ -8,7 +8,7 @@ published curve, not a measurement of your model.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,6 +31,7 @@ __all__ = [
     "gold_zone",
     "normalized_block",
     "apply_curve",
+    "curve_reading_note",
 ]
 
 #: The per-question columns, in ``results.csv`` order (after config, query_id and the grid keys).
@@ -188,9 +189,11 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[s
     (interpolated as the published curves are); a gold not in the block reads its closed-book
     accuracy, a block of one gold document its gold-only accuracy. ``curve`` names the curve;
     ``curve_low``/``curve_high`` are the 95% Wilson interval of the value read on the curve's N
-    (``curves.questions``; a curve that does not say is taken as exact).
+    (``curves.questions``; a curve that does not say is taken as exact). A block of another size
+    than the curve was measured with says so in ``curve`` (see ``curve_reading_note``).
     """
     model, questions = curves.models()[0], curves.questions
+    measured = curves.doc_counts(model)
     for row in rows:
         if row.get("expected_accuracy") is None:
             continue
@@ -206,6 +209,29 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[s
             continue
         low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
                      (value / 100.0, value / 100.0))
-        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}",
+        read = "" if position is None or n == 1 or n in measured else \
+            f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
+        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}{read}",
                    curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
     return rows
+
+
+def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) -> str | None:
+    """Return the warning for blocks of other sizes than the measured curve's, None when every block matches.
+
+    A curve measured with K documents says nothing directly about a block of n != K: its gold
+    at position p is read at the relative depth (p - 1) / (n - 1) of the K-document curve, which
+    assumes the position effect follows relative depth.
+    """
+    model = curves.models()[0]
+    measured = curves.doc_counts(model)
+    other = sorted({r["in_block"] for r in rows if r.get("expected_accuracy") is not None
+                    and r.get("gold_position") is not None and r["in_block"] > 1 and r["in_block"] not in measured})
+    if not other:
+        return None
+    count = sum(1 for r in rows if r.get("gold_position") is not None and r["in_block"] in other)
+    sizes = ", ".join(map(str, other[:8])) + (", ..." if len(other) > 8 else "")
+    return (f"the curve of {model} was measured with {'/'.join(map(str, measured))} documents, but {count} of "
+            f"{len(rows)} rows have blocks of {sizes}: their gold at position p of n is read at relative depth "
+            "(p - 1)/(n - 1) on the measured curve, which assumes the effect follows depth, not count; measure "
+            "with `contextlab curve --documents N` for the block size you use to read it directly")

@@ -41,6 +41,8 @@ class RunOptions:
     limit: int | None = None
     curve_model: str = DEFAULT_CURVE_MODEL
     curves: PositionData | None = None
+    #: What names ``curves`` in the run's label (its file's name): "Gemma (measured curve curve.csv)".
+    curve_name: str = ""
     base: EngineSettings | None = None
     baseline: str | None = None
     blocks: bool = False
@@ -57,6 +59,7 @@ class RunOptions:
                 whole_number(name, getattr(self, name), minimum=1)
         whole_number("max_bytes", self.max_bytes, minimum=1)
         text("curve_model", self.curve_model)
+        text("curve_name", self.curve_name)
         if self.workers is not None and self.scheduler is not None:
             raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
         if self.curves is not None and not isinstance(self.curves, PositionData):

@@ -19,6 +19,7 @@ from .aggregate import Aggregator
 from .options import RunOptions
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalSet
+from .stats import rising_step
 
 __all__ = ["results_csv", "write_results", "stream_to_files", "evaluate_to_files", "summary_table", "gains_lines"]
 
@@ -179,6 +180,11 @@ def gains_lines(gains: Sequence[Mapping[str, Any]]) -> list[str]:
                           for st in curve["steps"])
         where = " ".join(f"{k}={bool_text(v)}" for k, v in curve["settings"].items())
         knee = f"; knee at {curve['key']}={curve['knee']}" if curve["knee"] is not None else "; no knee"
+        rises = rising_step([st["gain_per_100"] for st in curve["steps"]]) if curve["knee"] is None else None
+        if rises is not None:  # say why: returns do not diminish, a later step gains more
+            up, down = curve["steps"][rises], curve["steps"][rises - 1]
+            knee += (f" ({up['from']}->{up['to']} gains more per 100 tokens than "
+                     f"{down['from']}->{down['to']})")
         lines.append(f"gold in block gained per extra 100 tokens{' (' + where + ')' if where else ''}: {steps}{knee}")
     return lines
 

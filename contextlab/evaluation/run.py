@@ -60,6 +60,8 @@ class EvalResult:
     endpoint: str | None = None
     answer_model: str | None = None
     extra_columns: tuple[str, ...] = ()
+    #: How fast the model answered (a measured run: ``models.pace.RunPace``; None otherwise).
+    pace: Any = None
     _reports: dict[tuple[int, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -131,7 +133,8 @@ class RunPlan:
     def curve_model(self) -> str:
         """Return what ``expected_accuracy`` reads: the published curve's model, or the measured curve's."""
         if self.options.curves is not None:
-            return f"{self.options.curves.models()[0]} (measured curve)"
+            name = f" {self.options.curve_name}" if self.options.curve_name else ""
+            return f"{self.options.curves.models()[0]} (measured curve{name})"
         return self.options.curve_model
 
     def chunks(self, progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:

@@ -1,4 +1,4 @@
-"""Statistics of an evaluation run: intervals that mean what they say, paired tests, a recommendation.
+"""Statistics of an evaluation run: intervals that mean what they say, paired comparisons, what extra tokens buy.
 
 Pure functions over numbers and sequences (numpy only), shared by the aggregates, the
 ``contextlab compare`` command and the lab:
@@ -7,7 +7,7 @@ Pure functions over numbers and sequences (numpy only), shared by the aggregates
   and its percentile-bootstrap interval;
 - ``paired_comparison``: B against A over the same questions, with McNemar's exact p for yes/no
   metrics (the paired tests themselves live in ``contextlab.paired``);
-- ``recommend``: the cheapest configuration not credibly below the best, in words.
+- ``budget_gains`` and ``knee_index``: what each extra 100 tokens buys, and where that bends.
 """
 
 from __future__ import annotations
@@ -17,20 +17,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..intervals import Z_95, format_interval
+from ..intervals import Z_95
 from ..paired import ALPHA, mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
-    "METRIC_REASONS",
-    "METRIC_WORDS",
     "budget_gains",
     "combine_intervals",
     "knee_index",
+    "rising_step",
     "paired_bootstrap",
     "paired_comparison",
     "questions_needed",
-    "recommend",
 ]
 
 
@@ -130,90 +128,41 @@ def combine_intervals(mean: float, sampling: tuple[float, float], curve: tuple[f
     return (mean - below, mean + above)
 
 
-# -- a recommendation ------------------------------------------------------------------------
-
-#: How a recommendation names its metric, and why that metric.
-METRIC_WORDS: dict[str, str] = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}
-METRIC_REASONS: dict[str, str] = {"accuracy": "a model answered", "gold_in_block": "no model answered"}
-
-
-def _points(value: float | None, rate: bool, percent: bool = False) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value:.1f}%" if percent else (f"{value * 100:.1f}%" if rate else f"{value:.1f}")
-
-
-def _diff_words(c: Mapping[str, Any], rate: bool) -> str:
-    scale, unit = (100.0, " points") if rate else (1.0, "")
-    text = format_interval(c["difference"] * scale, c["low"] * scale, c["high"] * scale, signed=True, unit=unit)
-    return text + (f", McNemar p = {c['p_value']:.3g}" if c.get("p_value") is not None else "")
-
-
-def recommend(summaries: Sequence[Mapping[str, Any]], values: Mapping[str, Sequence[float]], metric: str, *,
-              yes_no: bool, cost: str = "tokens_used", seed: int = 0, percent: bool = False) -> dict[str, Any]:
-    """Return the recommendation in words: the cheapest configuration not credibly below the best on ``metric``.
-
-    ``summaries`` give each configuration's mean ``metric`` and ``cost``; ``values`` each
-    configuration's per-question values in the same question order (for a yes/no metric 0/1;
-    ``percent`` says the summaries' means are percentages, as measured accuracy's are). Every configuration is
-    compared with the best one, paired; "credibly below" means its 95% interval of the
-    difference lies below 0 (and, for yes/no metrics, McNemar's p < 0.05). When none is
-    credibly below, the text says the configurations cannot be told apart on N questions and
-    about how many would be needed. Keys: ``metric``, ``config``, ``best``, ``cheapest``,
-    ``questions``, ``told_apart``, ``questions_needed``, ``text``.
-    """
-    rated = [s for s in summaries if s.get(metric) is not None and s.get(cost) is not None and s["config"] in values]
-    words = METRIC_WORDS.get(metric, metric)
-    on = f"On {words}" + (f" ({METRIC_REASONS[metric]})" if metric in METRIC_REASONS else "")
-    if not rated:
-        return {"metric": metric, "config": None, "best": None, "cheapest": None, "questions": 0,
-                "told_apart": False, "questions_needed": None, "text": f"{on}: no configuration has a value."}
-    best = max(rated, key=lambda s: (s[metric], -s[cost]))
-    compared = {s["config"]: paired_comparison(values[best["config"]], values[s["config"]], yes_no=yes_no, seed=seed)
-                for s in rated}
-    def below(label: str) -> bool:
-        c = compared[label]
-        return c["high"] < 0 and (c["p_value"] is None or c["p_value"] < ALPHA)
-    fine = sorted((s for s in rated if not below(s["config"])), key=lambda s: (s[cost], -s[metric]))
-    choice, cheapest = fine[0], min(rated, key=lambda s: (s[cost], -s[metric]))
-    n = compared[best["config"]]["n"]
-    needed = compared[cheapest["config"]]["questions_needed"]
-    told_apart = len(fine) < len(rated)
-    text = (f"take {choice['config']}: {choice[cost]:.0f} tokens on average, {words} "
-            f"{_points(choice[metric], yes_no, percent)}")
-    if len(rated) == 1:
-        text += f", the only configuration run ({n} questions)"
-    elif choice is best:
-        text += f", the best of {len(rated)} configurations on {n} questions"
-    else:
-        text += (f", not credibly below the best ({best['config']}, {_points(best[metric], yes_no, percent)}; "
-                 f"difference {_diff_words(compared[choice['config']], yes_no)}) on {n} questions")
-    if not told_apart and len(rated) > 1:
-        more = (f"about {needed:,} would be needed to tell the best from the cheapest at the difference seen"
-                if needed is not None and needed > n else "no difference was seen between the best and the cheapest")
-        text = (f"these {len(rated)} configurations cannot be told apart on {n} questions: {more}. "
-                f"On this evidence the cheapest is as good as any: " + text)
-    text = f"{on}: {text}"
-    return {"metric": metric, "config": choice["config"], "best": best["config"], "cheapest": cheapest["config"],
-            "questions": n, "told_apart": told_apart, "questions_needed": needed, "text": text + "."}
-
-
 # -- what an extra 100 tokens buys ------------------------------------------------------------
 
 
 def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
-    """Return the index of the knee of an increasing curve: where it bends most (Kneedle).
+    """Return the index of the knee of an increasing curve: where it bends most, and gains fall after it.
 
-    Both axes are scaled to [0, 1] between the first and the last point; the knee is the inner
-    point furthest above the straight line joining them (Satopää et al., 2011). None with fewer
-    than three points, or when no inner point lies above that line.
+    Both axes are scaled to [0, 1] between the first and the last point; a candidate is an inner
+    point above the straight line joining them, furthest first (Kneedle, Satopää et al., 2011). A
+    candidate is the knee only if the returns diminish there: every step after it gains less per
+    unit of x than every step before it, and the steps after it never gain more than the one before
+    (a later rise means the curve does not flatten there). None with fewer than three points, or
+    when no candidate passes (``rising_step`` then names the step that rises).
     """
     if len(xs) < 3 or xs[-1] == xs[0] or ys[-1] == ys[0]:
         return None
     scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys)]
-    gaps = [(sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1]
-    gap, index = max(gaps)
-    return index if gap > 0 else None
+    slopes = [(y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:])]
+    if None in slopes:
+        return None
+    for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1),
+                             reverse=True):
+        before, after = slopes[:index], slopes[index:]
+        if gap <= 0:
+            break
+        if min(before) > max(after) and all(b <= a for a, b in zip(after, after[1:])):
+            return index
+    return None
+
+
+def rising_step(gains: Sequence[float | None]) -> int | None:
+    """Return the index of the first step that gains more than the step before it (no knee there), or None."""
+    for i in range(1, len(gains)):
+        if gains[i] is not None and gains[i - 1] is not None and gains[i] > gains[i - 1]:
+            return i
+    return None
 
 
 def budget_gains(summaries: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], metric: str = "gold_in_block",

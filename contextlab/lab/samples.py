@@ -7,7 +7,8 @@ wherever it is installed.
 Each set is one JSON file holding a query, a system prompt, retrieved documents (with real
 near-duplicates, exact duplicates and too-short snippets) and a conversation, plus
 ``answer_source``: the source of the document that actually answers the query, so scenarios
-can point at it ("the answer is the 2nd most relevant document, and the budget cuts it").
+can point at it ("the answer is the 2nd most relevant document, and the budget cuts it"), and
+``answers``: short correct answers, so a model's answer can be marked right or wrong.
 A set may state ``max_context_tokens``: the budget the lab opens it at (the engine's default,
 2048, otherwise), chosen so the set's point shows.
 """
@@ -54,6 +55,8 @@ class SampleSet:
     documents: list[Document]
     conversation: list[Message]
     answer_source: str | None = None
+    #: Correct answers to ``query`` (Liu et al.'s scoring: one of them in the model's answer), when the set knows them.
+    answers: tuple[str, ...] = ()
     #: The budget the lab opens this set at, when the set states one (else the engine's default).
     max_context_tokens: int | None = None
     path: Path | None = None
@@ -135,10 +138,13 @@ def _parse(raw: Any, path: Path) -> SampleSet:
     if not isinstance(conv_raw, list):
         raise InvalidInputError(f"{where}: field 'conversation' must be a list of {{role, content}} objects")
     conversation = [_parse_message(item, i, where) for i, item in enumerate(conv_raw)]
+    answers = raw.get("answers", [])
+    if not isinstance(answers, list) or not all(isinstance(a, str) and a.strip() for a in answers):
+        raise InvalidInputError(f"{where}: field 'answers' must be a list of non-empty strings or absent")
     budget = raw.get("max_context_tokens")
     if budget is not None:
         whole_number(f"{where}: max_context_tokens", budget, minimum=0)
-    known = {"name", "title", "description", "query", "system_prompt", "answer_source", "documents",
+    known = {"name", "title", "description", "query", "system_prompt", "answer_source", "answers", "documents",
              "conversation", "max_context_tokens"}
     return SampleSet(
         name=raw["name"],
@@ -149,6 +155,7 @@ def _parse(raw: Any, path: Path) -> SampleSet:
         documents=documents,
         conversation=conversation,
         answer_source=answer_source,
+        answers=tuple(answers),
         max_context_tokens=budget,
         path=path,
         metadata={k: v for k, v in raw.items() if k not in known},

@@ -64,13 +64,16 @@ _PAYS_OFF = ("A reorder pays off when the answer sits deep in the ranking, where
 
 
 def reorder_verdict(curve: Sequence[float], before: int, after: int, model: str, *,
-                    what: str = "the answer", reorder: str = "the reorder", would: bool = False) -> ReorderVerdict:
+                    what: str = "the answer", reorder: str = "the reorder", would: bool = False,
+                    undecided: str | None = None) -> ReorderVerdict:
     """Return whether ``reorder`` helps the document it moves from pos ``before`` to pos ``after``.
 
     Both positions are read off ``curve`` (accuracy in %, position 1 first), the curve the page
     shows: the verdict follows from where this block's answer (or most relevant document) sits
     in relevance order and after the reorder, never from the curve's shape alone. ``would``
-    words it for a reorder that is not applied (the block is in relevance order).
+    words it for a reorder that is not applied (the block is in relevance order). ``undecided``
+    (what a measured curve's tests show, when they do not tell its positions apart) keeps the
+    numbers and says that these data cannot tell whether the move helps.
     """
     if not (1 <= before <= len(curve) and 1 <= after <= len(curve)):
         raise InvalidInputError(f"positions must lie within the curve's 1..{len(curve)}; got {before} and {after}")
@@ -79,6 +82,10 @@ def reorder_verdict(curve: Sequence[float], before: int, after: int, model: str,
     move, leave, help_, can, neither = (
         ("would move", "would leave", "would help", "could", "would neither help nor hurt") if would
         else ("moves", "leaves", "helps", "can", "neither helps nor hurts"))
+    if undecided is not None and before != after:
+        return ReorderVerdict(before, after, 0.0, (
+            f"{_upper(reorder)} {move} {what} from pos {before} in relevance order ({was:.1f}%) to pos {after} "
+            f"({now:.1f}%) on this curve, but whether that helps these data cannot tell: {undecided}."))
     if before == after:
         text = (f"{_upper(reorder)} {leave} {what} where relevance order puts it, at pos {after} ({now:.1f}%): "
                 f"here it {can} neither help nor hurt. {_PAYS_OFF}")

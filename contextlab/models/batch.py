@@ -88,11 +88,16 @@ class CallStats:
         return self.elapsed_s / self.calls * (self.total - self.done)
 
     def note(self) -> str:
-        """Return what a progress line says beside the counts: ``9 calls 3 cached  8,120+96 tokens  ETA 1m05s``."""
+        """Return what a progress line says beside the counts: calls, cached answers, tokens, the time left.
+
+        ``4 calls, 0 cached, 4,000+40 tokens; about 1m50s left at the pace of the calls so far`` (no
+        estimate before the first call is answered, none once all are).
+        """
+        text = f"{self.calls} calls, {self.cached} cached, {self.prompt_tokens:,}+{self.completion_tokens:,} tokens"
         eta = self.eta_s
-        left = "ETA --" if eta is None else f"ETA {int(eta // 60)}m{int(eta % 60):02d}s"
-        return (f"{self.calls} calls {self.cached} cached  "
-                f"{self.prompt_tokens:,}+{self.completion_tokens:,} tokens  {left}")
+        if eta is None or self.done >= self.total:
+            return text
+        return text + f"; about {int(eta // 60)}m{int(eta % 60):02d}s left at the pace of the calls so far"
 
 
 def _from_cache(entry: CachedResponse) -> ModelAnswer:

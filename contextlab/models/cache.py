@@ -176,6 +176,9 @@ class ResponseCache:
         file = Path(self.path)
         if file.is_dir():
             raise InvalidInputError(f"cache {self.path!r} is a folder; give a file name", field="cache")
+        if file.exists() and not file.is_file():  # never advise deleting /dev/null
+            raise InvalidInputError(f"cache {self.path!r} is not a regular file (a device, a pipe or a socket); "
+                                    "give a file name, or --no-cache", field="cache")
         if file.exists() and not _writable(self.path):
             return True
         try:

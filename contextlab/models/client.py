@@ -46,8 +46,17 @@ _PROBE_DEADLINE = 30.0
 _BACKOFF_FIRST, _BACKOFF_MOST = 0.5, 8.0
 
 
-def unreachable(endpoint: str, reason: str) -> str:
-    """Return the line for an endpoint nothing answers at: its URL, the cause, and what to do."""
+# Failures of a server that answered, only not as HTTP promises: said as what it sent, never as "is it running?".
+_ANSWERED_BADLY = ("too_large", "not_json", "cut_off", "not_http", "encoding")
+
+
+def unreachable(endpoint: str, reason: str, kind: str = "connection") -> str:
+    """Return the line for an endpoint nothing answers at: its URL, the cause, and what to do.
+
+    A TLS failure (``kind`` ``"tls"``) means something answered: its ``reason`` says what to do.
+    """
+    if kind == "tls":
+        return f"cannot talk to the endpoint {endpoint}: {reason}"
     return (f"cannot reach the endpoint {endpoint} ({reason}); is the server running? "
             "`contextlab model serve` starts the bundled model")
 
@@ -62,11 +71,23 @@ def check_endpoint_url(endpoint: str) -> str:
     if not isinstance(endpoint, str) or not endpoint.strip():
         raise InvalidInputError("endpoint must be a URL such as http://127.0.0.1:8080/v1", field="endpoint")
     url = endpoint.strip()
+    try:
+        urlsplit(url)
+    except ValueError:  # "http://[::1/v1", "http://[x]/v1": urlsplit refuses only a bracketed host
+        raise InvalidInputError("endpoint's host in [ ] must be an IPv6 address with both brackets, as in "
+                                "http://[::1]:8080/v1", field="endpoint") from None
     refuse_key_in_url(url)
     url = url.rstrip("/")
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidInputError("endpoint must be an http:// or https:// URL such as http://127.0.0.1:8080/v1",
+                                field="endpoint")
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:  # never quoted: what stands there may be a pasted key
+        raise InvalidInputError("endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1",
                                 field="endpoint")
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
         raise InvalidInputError("endpoint must not hold spaces or control characters", field="endpoint")
@@ -197,9 +218,9 @@ class ModelClient:
         elif exc.kind == "timeout":
             message = (f"the endpoint {self.endpoint} did not answer {call} within {deadline:g} s{after}; "
                        "is it overloaded? lower concurrency or raise the timeout")
-        elif exc.status is None and exc.kind not in ("too_large", "not_json"):
-            message = unreachable(self.endpoint, exc.reason + after)
-        elif exc.kind == "not_json":
+        elif exc.status is None and exc.kind not in _ANSWERED_BADLY:
+            message = unreachable(self.endpoint, exc.reason + after, exc.kind)
+        elif exc.kind in ("not_json", "not_http"):
             message = f"the endpoint {self.endpoint} {exc.reason} ({call}); is it an OpenAI-compatible API?"
         else:
             message = f"the endpoint {self.endpoint} {exc.reason} ({call}{after})"
@@ -239,16 +260,16 @@ class ModelClient:
         except BadReply as exc:
             raise EndpointError(scrub(f"the endpoint {self.endpoint}: {exc}")) from None
 
-    def _listed(self) -> list[str] | None:
-        """Return the ids the endpoint lists, or None when it keeps no list (HTTP 404, or no list in its reply)."""
+    def _listed(self) -> tuple[list[str] | None, str]:
+        """Return the ids the endpoint lists (None: no list, HTTP 404 or a broken one) and what was broken."""
         try:
-            return model_ids(self._models_reply())
+            return model_ids(self._models_reply()), ""
         except EndpointError as exc:
             if exc.status != 404:
                 raise
-        except BadReply:
-            pass
-        return None
+            return None, ""
+        except BadReply as exc:  # taken at its word when a model is named; said when one must be chosen
+            return None, str(exc)
 
     def _api_below(self) -> str | None:
         """Return ``endpoint + "/v1"`` when the endpoint is a server's root and its API is there, else None."""
@@ -271,16 +292,16 @@ class ModelClient:
         """
         if self._resolved is not None:
             return self._resolved
-        served = self._listed()
+        served, why = self._listed()
         below = self._api_below()
         if below is not None:
             raise EndpointError(f"the endpoint {self.endpoint} is the server's root, not its OpenAI API; "
                                 f"the API is at {below}: give that URL as the endpoint")
         if self.model is None:
             if not served:
-                raise EndpointError(f"the endpoint {self.endpoint} lists no models (GET /models); give the "
-                                    "model name" + ("" if _VERSIONED.search(self.endpoint)
-                                                    else ", and check that the URL ends in /v1"))
+                said = f"sent a broken model list ({scrub(why)})" if why else "lists no models (GET /models)"
+                raise EndpointError(f"the endpoint {self.endpoint} {said}; give the model name" + (
+                    "" if _VERSIONED.search(self.endpoint) else ", and check that the URL ends in /v1"))
             self._resolved = served[0]
         elif served and self.model not in served:
             shown = ", ".join(safe_line(scrub(m), 80) for m in served[:10])

@@ -41,7 +41,9 @@ class HTTPFailure(Exception):
     connection, 429 or 5xx), which is what a retry policy reads; ``retry_after`` is the wait in
     seconds the server asked for (``Retry-After``), if any; ``kind`` names the failure for a
     caller that words it (``"refused"``, ``"timeout"``, ``"redirect"``, ``"too_large"``,
-    ``"not_json"``, ``"status"``, ``"connection"``, ``"dns"``, ``"tls"``).
+    ``"not_json"``, ``"status"``, ``"connection"``, ``"dns"``, ``"tls"``; and for a server that
+    answered, but not as HTTP promises: ``"cut_off"``, a body shorter than it said; ``"not_http"``,
+    no HTTP at all; ``"encoding"``, a compressed body nobody asked for).
     """
 
     def __init__(self, reason: str, *, status: int | None = None, transient: bool = False,
@@ -115,6 +117,9 @@ def _read_capped(reply: http.client.HTTPResponse, ends_at: float, max_bytes: int
             raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout")
         chunk = reply.read1(_CHUNK)
         if not chunk:
+            if refuse and reply.length:  # the connection ended before the Content-Length it promised
+                raise HTTPFailure(f"sent a reply cut off before its end ({size:,} of {size + reply.length:,} bytes)",
+                                  transient=True, kind="cut_off")
             return b"".join(chunks)
         size += len(chunk)
         if size > max_bytes and not refuse:
@@ -172,6 +177,17 @@ def _status_failure(url: str, reply: http.client.HTTPResponse, body: bytes) -> H
                        transient=transient, retry_after=_retry_after(reply) if transient else None, kind="status")
 
 
+def _broken(exc: Exception) -> HTTPFailure:
+    """Return the failure for a connection that broke, or for a server that does not answer in HTTP."""
+    if isinstance(exc, http.client.IncompleteRead):  # a chunked body that ended early
+        return HTTPFailure("sent a reply cut off before its end", transient=True, kind="cut_off")
+    if isinstance(exc, http.client.HTTPException) and not isinstance(exc, ConnectionError):
+        # A status line or headers that are not HTTP (another protocol on the port): asking again
+        # gets the same answer.
+        return HTTPFailure(f"answered with something that is not HTTP ({type(exc).__name__})", kind="not_http")
+    return HTTPFailure(f"the connection failed ({type(exc).__name__})", transient=True)
+
+
 def _send(connection: http.client.HTTPConnection, method: str, path: str, payload: bytes | None,
           headers: dict[str, str], ends_at: float, max_bytes: int) -> tuple[http.client.HTTPResponse, bytes]:
     """Return the reply and its body, read within the deadline; socket errors are left to the caller."""
@@ -211,12 +227,16 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
         raise HTTPFailure("connection refused", transient=True, kind="refused") from None
     except socket.gaierror:
         raise HTTPFailure("the host name does not resolve", kind="dns") from None
+    except ssl.SSLCertVerificationError as exc:
+        raise HTTPFailure(f"its TLS certificate is not trusted here ({exc.verify_message or exc.reason}); if you "
+                          "trust it, point SSL_CERT_FILE at its authority's certificate", kind="tls") from None
     except ssl.SSLError as exc:
-        raise HTTPFailure(f"TLS failed ({exc.reason or type(exc).__name__})", kind="tls") from None
+        raise HTTPFailure(f"TLS failed ({exc.reason or type(exc).__name__}); does it serve https? a server of "
+                          "plain http needs an http:// endpoint", kind="tls") from None
     except (ConnectionError, http.client.HTTPException, OSError) as exc:
         if watchdog.expired:
             raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
-        raise HTTPFailure(f"the connection failed ({type(exc).__name__})", transient=True) from None
+        raise _broken(exc) from None
     finally:
         watchdog.stop()
         connection.close()
@@ -224,6 +244,10 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
         raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout")
     if not 200 <= reply.status < 300:
         raise _status_failure(url, reply, raw)
+    encoding = (reply.getheader("Content-Encoding") or "identity").strip().lower()
+    if encoding != "identity":  # http.client asks for identity: a gzip body is not the JSON it reads
+        raise HTTPFailure(f"sent a reply in the content encoding {_quoted(encoding)}, which contextlab did not "
+                          "ask for (it asks for identity)", kind="encoding")
     try:
         return HTTPReply(reply.status, json.loads(raw.decode("utf-8")))
     except (UnicodeDecodeError, ValueError, RecursionError):

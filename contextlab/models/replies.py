@@ -118,7 +118,9 @@ def model_ids(body: Any) -> list[str]:
         raise BadReply("the reply to GET /models is not a model list ({\"data\": [{\"id\": ...}]})")
     ids = []
     for i, entry in enumerate(data):
-        model = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            raise BadReply(f"GET /models: data[{i}] is {message_value(entry)}, not a model ({{\"id\": ...}})")
+        model = entry.get("id")
         if not isinstance(model, str):
             raise BadReply(f"GET /models: data[{i}].id is {message_value(model)}, not a model id")
         if model.strip():

@@ -121,6 +121,12 @@ class LocalModelServer:
         params.port = self.port
         params.n_parallel = self.parallel
         params.n_ctx = self.context * self.parallel  # llama.cpp splits n_ctx among the slots
+        # Gemma 3 attends through a sliding window in most layers; by default llama.cpp keeps only the
+        # window of those layers' cache, so a slot cannot reuse a shared prompt prefix (a curve's
+        # instruction and solved examples) and processes it again for every request. A full-size
+        # cache for them costs a few MB per slot at 270M and lets each prefix be processed once.
+        if hasattr(params, "swa_full"):
+            params.swa_full = True
         threads = self.threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                    else os.cpu_count() or 1)
         params.cpuparams.n_threads = threads

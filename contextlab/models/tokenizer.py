@@ -4,10 +4,10 @@ llama.cpp's server and vLLM both count text at ``POST /tokenize`` beside their `
 ``EndpointTokenizer`` implements the engine's ``Tokenizer`` protocol over it, with a memo so each
 text is sent once. Every reply is checked before it is used or kept: a token list of whole
 numbers, no more tokens than the text has bytes (a count that cannot be true for the text's
-length is refused), a cut no longer than the text. ``endpoint_tokenizer`` returns one only when
-the endpoint really counts; otherwise it says why, and a caller falls back to cl100k_base (and
-says the budget is approximate). An endpoint that cannot be reached at all is an error, unless
-the cache remembers how it counted.
+length is refused), a cut that is the start of the text (never other text in its place).
+``endpoint_tokenizer`` returns one only when the endpoint really counts and cuts; otherwise it
+says why, and a caller falls back to cl100k_base (and says the budget is approximate). An
+endpoint that cannot be reached at all is an error, unless the cache remembers how it counted.
 """
 
 from __future__ import annotations
@@ -44,6 +44,21 @@ def _most_tokens(text: str) -> int:
     return len(text.encode("utf-8")) + _SPECIAL_SLACK
 
 
+def _start_of(text: str, cut: object) -> str | None:
+    """Return the start of ``text`` that ``cut`` (a /detokenize reply) stands for, or None when it is not one.
+
+    A character split between two tokens comes back as U+FFFD, and a SentencePiece model may put
+    a space in front: both are allowed for; any other text is not the start of ``text``.
+    """
+    if not isinstance(cut, str):
+        return None
+    cut = cut.rstrip("\ufffd")
+    for start in (cut, cut[1:] if cut.startswith(" ") else None):
+        if start is not None and text.startswith(start):
+            return start
+    return None
+
+
 def _plausible(text: str, count: int) -> bool:
     least = 1 if text.strip() else 0
     return least <= count <= _most_tokens(text)
@@ -69,19 +84,21 @@ class EndpointTokenizer:
         self._lock = threading.Lock()
         self.requests = 0
 
-    def _post(self, path: str, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def _post(self, path: str, body: dict[str, Any], text: str, does: str = "count tokens") -> dict[str, Any]:
         try:
             reply = post_json(self.root + path, body, headers=auth_headers(), deadline=self.timeout,
                               max_bytes=64 * 1024 + 32 * len(text.encode("utf-8")))
         except HTTPFailure as exc:
+            if exc.kind == "timeout":  # it was reached: this route is slow (or the whole server is stuck)
+                raise EndpointError(f"{self.root}{path} did not answer within {self.timeout:g} s; is the server "
+                                    "overloaded? try again when it answers") from None
             if exc.status is None and exc.kind in _UNREACHED:
-                raise EndpointError(scrub(unreachable(self.endpoint, exc.reason))) from None
-            raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot count tokens"),
+                raise EndpointError(scrub(unreachable(self.endpoint, exc.reason, exc.kind))) from None
+            raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot {does}"),
                                 status=exc.status or 0) from None
         self.requests += 1
         if not isinstance(reply.body, dict):
-            raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot count tokens",
-                                status=0)
+            raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot {does}", status=0)
         return reply.body
 
     def encode(self, text: str) -> list[int]:
@@ -138,16 +155,17 @@ class EndpointTokenizer:
         if max_tokens <= 0:
             return ""
         key, stored = self._stored("cut", text, str(max_tokens))
-        if stored is not None and len(stored) <= len(text):
+        if stored is not None and text.startswith(stored):  # anything else kept by an older version is cut again
             return stored
         ids = self.encode(text)
         if len(ids) <= max_tokens:
             cut = text
         else:
-            cut = self._post("/detokenize", {"tokens": ids[:max_tokens]}, text).get("content")
-            if not isinstance(cut, str) or len(cut) > len(text) + 1:
-                raise EndpointError(f"{self.root}/detokenize gave back no text, or more than it was given; "
-                                    "it cannot cut text to a budget", status=0)
+            said = self._post("/detokenize", {"tokens": ids[:max_tokens]}, text, "cut text to a budget").get("content")
+            cut = _start_of(text, said)
+            if cut is None:
+                raise EndpointError(f"{self.root}/detokenize gave back no text, or text that is not the start of the "
+                                    "text it was given; it cannot cut text to a budget", status=0)
         if key:
             self.store.memo_put(key, cut)
         return cut
@@ -171,7 +189,9 @@ def endpoint_tokenizer(endpoint: str, model: str | None = None, *,
     """
     tokenizer = EndpointTokenizer(endpoint, model, store=store)
     try:
-        tokenizer.count(_PROBE)
+        tokens = tokenizer.count(_PROBE)
+        if tokens > 1:  # cutting is half of a tokenizer: a server with /tokenize but no /detokenize has none
+            tokenizer.truncate(_PROBE, tokens - 1)
     except EndpointError as exc:
         if exc.status is None:  # nothing answered
             refused = store.memo_get(_refusal_key(tokenizer)) if store is not None else None

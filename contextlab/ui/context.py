@@ -23,3 +23,5 @@ class LabContext:
     presentation: bool
     #: Input indices of the documents that hold the answer, when the sample set names it.
     answer: tuple[int, ...] = ()
+    #: Correct answers to the query, when the documents' source knows them (to mark a model's answer).
+    gold_answers: tuple[str, ...] = ()

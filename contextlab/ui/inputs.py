@@ -30,6 +30,8 @@ class DocumentsInput:
     #: Further answer documents, each named by its ``metadata["id"]`` or its source (an evaluation
     #: question's gold documents, which may share a title with other passages).
     answer_keys: tuple[str, ...] = ()
+    #: Correct answers to the query (a sample's ``answers``, an evaluation question's), to mark a model's answer.
+    gold_answers: tuple[str, ...] = ()
     #: Warnings to show beside the input (a file name holding bidi controls, ...).
     warnings: tuple[str, ...] = ()
 

@@ -18,7 +18,8 @@ from .loading import sample, sample_names
 from .parts import seed_fixed_key
 from .state import CONFIG_KEYS, reset_parameters, seed_config, seed_once
 
-__all__ = ["BUDGET_STEPS", "TOKENIZER_LABELS", "budget_widgets", "parameters_panel", "current_config"]
+__all__ = ["BUDGET_STEPS", "TOKENIZER_LABELS", "BUDGET_NOTE", "budget_widgets", "set_budget", "placement_widget",
+           "parameters_panel", "current_config"]
 
 #: Token budgets the budget slider stops at (common context sizes); the box beside it takes any.
 BUDGET_STEPS: tuple[int, ...] = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144,
@@ -38,11 +39,24 @@ def opening_budget(sample_name: str | None) -> int:
     return LabConfig().max_context_tokens if stated is None else stated
 
 
-def budget_widgets(key: str = CONFIG_KEYS["max_context_tokens"]) -> None:
+#: Session-state key of the sentence saying why the budget just changed by itself (a new sample set).
+BUDGET_NOTE = "_budget_note"
+
+
+def set_budget(value: int, why: str, key: str = CONFIG_KEYS["max_context_tokens"]) -> None:
+    """Set the budget to ``value`` for a reason the user did not type (``why``), said under the budget once."""
+    before = st.session_state.get(key)
+    st.session_state[key] = value
+    if before is not None and int(before) != value:
+        st.session_state[BUDGET_NOTE] = f"Budget set to {value:,} tokens (it was {int(before):,}): {why}."
+
+
+def budget_widgets(key: str = CONFIG_KEYS["max_context_tokens"], *, in_bar: bool = False) -> None:
     """Draw the budget as a slider over common budgets plus a box for any exact number.
 
     The value lives in ``st.session_state[key]`` (what the URL, import and reset write); both
-    widgets show it and write their changes back to it.
+    widgets show it and write their changes back to it. ``in_bar``: the presenter's bar, whose
+    columns align at the bottom, so the box needs no room for a label.
     """
     names = sample_names()
     seed_once(key, opening_budget(st.session_state.get("sample_name", names[0] if names else None)))
@@ -55,7 +69,11 @@ def budget_widgets(key: str = CONFIG_KEYS["max_context_tokens"]) -> None:
                        help="The most tokens the context block may use. The slider stops at common "
                             "budgets; type any number in the box.")
     right.number_input("Exact budget", min_value=0, max_value=1_000_000, step=64, key="budget_exact",
-                       on_change=_copy_budget, args=("budget_exact", key), label_visibility="hidden")
+                       on_change=_copy_budget, args=("budget_exact", key),
+                       label_visibility="collapsed" if in_bar else "hidden")
+    said = st.session_state.pop(BUDGET_NOTE, None)
+    if said:  # the budget changed without the user touching it: say so where it happened
+        st.caption(said)
 
 
 def _reset() -> None:
@@ -64,7 +82,14 @@ def _reset() -> None:
     st.session_state[CONFIG_KEYS["max_context_tokens"]] = opening_budget(st.session_state.get("sample_name"))
 
 
-def _engine_widgets(seed_mode: bool) -> None:
+def placement_widget(key: str = CONFIG_KEYS["placement"]) -> None:
+    """Draw the placement picker (the sidebar's, or the presenter's bar's while presenting)."""
+    st.selectbox("Placement", PLACEMENTS, key=key, format_func=STRATEGY_LABELS.get,
+                 help="Where each document goes in the block. Lost in the middle puts the most "
+                      "relevant at the start and the end, where models read best.")
+
+
+def _engine_widgets(seed_mode: bool, presenting: bool) -> None:
     keys = CONFIG_KEYS
     # The slider writes the value the build uses: a linked 0.776 reads 0.776, not a rounded 0.78.
     decimals = threshold_decimals(float(st.session_state.get(keys["dedup_threshold"], 0.85)))
@@ -75,9 +100,8 @@ def _engine_widgets(seed_mode: bool) -> None:
     min_tokens = st.session_state[keys["min_doc_tokens"]]
     st.slider("Minimum document tokens", 0, max(200, min_tokens), key=keys["min_doc_tokens"],
               help="Shorter documents are filtered out before anything else.")
-    st.selectbox("Placement", PLACEMENTS, key=keys["placement"], format_func=STRATEGY_LABELS.get,
-                 help="Where each document goes in the block. Lost in the middle puts the most "
-                      "relevant at the start and the end, where models read best.")
+    if not presenting:
+        placement_widget()
     st.toggle("Summarize overflow", key=keys["summarize_overflow"],
               help="Documents that do not fit get a one-sentence synopsis while budget remains.")
     with st.expander("Tokenizer and budget order", expanded=False):
@@ -97,10 +121,10 @@ def _engine_widgets(seed_mode: bool) -> None:
                   help="Count the '--- Source [n] ---' headers, so the block never exceeds the budget.")
 
 
-def parameters_panel(default_query: str = "", *, with_budget: bool = True) -> LabConfig:
+def parameters_panel(default_query: str = "", *, presenting: bool = False) -> LabConfig:
     """Draw the query and every engine parameter; return them as one ``LabConfig``.
 
-    ``with_budget=False`` leaves the budget widgets out (the presenter's bar draws them).
+    ``presenting`` leaves the budget and placement widgets out (the presenter's bar draws them).
     """
     keys = CONFIG_KEYS
     seed_config(LabConfig(), include_query=False)
@@ -111,9 +135,9 @@ def parameters_panel(default_query: str = "", *, with_budget: bool = True) -> La
         "Seed-compatible (the original design)", key=keys["seed_compatible"],
         help="Run seed 000 exactly: word-count tokens, reorder before the budget, headers not counted.",
     )
-    if with_budget:
+    if not presenting:
         budget_widgets(keys["max_context_tokens"])
-    _engine_widgets(bool(st.session_state[keys["seed_compatible"]]))
+    _engine_widgets(bool(st.session_state[keys["seed_compatible"]]), presenting)
     st.button("Reset parameters", key="reset_parameters", on_click=_reset)
     return current_config()
 

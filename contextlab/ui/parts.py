@@ -21,7 +21,7 @@ from .context import LabContext
 from .state import keep_values
 from .text import md_line, warning
 
-__all__ = ["WHOLE_PAGE", "whole_page", "show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
+__all__ = ["WHOLE_PAGE", "whole_page", "ORDERS_SECTION", "open_three_orders", "show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
            "on_request"]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
@@ -37,6 +37,17 @@ WHOLE_PAGE = "_rerun_whole_page"
 def whole_page() -> None:
     """In a view widget's callback: the change reaches beyond the view, so rerun the whole page."""
     st.session_state[WHOLE_PAGE] = True
+
+
+#: Session-state key of Final block's "Ask the model in three orders" section (open or folded).
+ORDERS_SECTION = "orders_open"
+
+
+def open_three_orders() -> None:
+    """A button callback (the presenter's bar): open Final block on its three-orders section."""
+    st.session_state["view"] = "final"
+    st.session_state[ORDERS_SECTION] = True
+    whole_page()
 
 
 #: What seed-compatible mode fixes, as ``ContextManager.seed_compatible`` sets it.

@@ -76,7 +76,7 @@ def open_bundled_question(query_id: str, top_k: int) -> str | None:
     question, docs = found
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = list(docs)
-    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs))
+    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs), tuple(question.answers))
     st.session_state[CONFIG_KEYS["query"]] = question.query
     remember_origin(BUNDLED_SET, query_id, top_k, docs)
     return None

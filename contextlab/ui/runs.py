@@ -100,6 +100,7 @@ def runs_documents(*, key: str = "runs_upload") -> DocumentsInput:
         default_query=run.query,
         errors=errors,
         answer_source=run.gold_sources[0] if len(run.gold_sources) == 1 else None,
+        gold_answers=tuple(run.answers),
     )
 
 

@@ -1,7 +1,8 @@
 """Scenarios in the lab: opening one (sample, settings, view, Compare's B) and telling its story.
 
-The story and its punchline are drawn in the main area, above the view, with the document that
-holds the answer named and placed, so a room sees what the presenter is about to show.
+The title and punchline are drawn in the main area, above the view, in a line or two with the
+punchline's numbers; the story itself, the answer's place and the question open on request, so a
+room sees the view's evidence on the first screen.
 """
 
 from __future__ import annotations
@@ -76,13 +77,20 @@ def answer_line(ctx: LabContext) -> str | None:
 
 
 def scenario_story(scenario: Scenario, ctx: LabContext) -> None:
-    """Draw the scenario's title, story and punchline, and where the answer is, above the view."""
+    """Draw the scenario in one or two lines above the view: its title and punchline, with the numbers.
+
+    The whole story, where the answer is and the question sit behind "The story" (a popover), so
+    the view's evidence is on the first screen of a projector at 1280×720.
+    """
+    other = build_cached(ctx.documents, scenario.compare_with) if scenario.compare_with else None
+    punchline = scenario.punchline(ctx.result, other)
     with st.container(border=True, key="scenario_story"):
-        st.markdown(f"**Scenario: {md_line(scenario.title)}** — {md_line(scenario.story)}")
-        other = build_cached(ctx.documents, scenario.compare_with) if scenario.compare_with else None
-        punchline = scenario.punchline(ctx.result, other)
-        if punchline:
-            st.markdown(f"**{md_line(punchline)}**")
-        where = answer_line(ctx)
-        if where:
-            st.markdown(md_line(where))
+        line, more = st.columns([11, 2], vertical_alignment="center")
+        line.markdown(f"**{md_line(scenario.title)}.** {md_line(punchline)}")
+        with more.popover("The story", width="stretch"):
+            st.markdown(md_line(scenario.story))
+            where = answer_line(ctx)
+            if where:
+                st.markdown(md_line(where))
+            st.caption(md_line(f"{ctx.source_label} · {len(ctx.documents)} documents"
+                               + (f" · the question: “{ctx.config.query}”" if ctx.config.query else "")))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.errors import ContextLabError
+from contextlab.curves.published import curve_models
 from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys
@@ -18,6 +19,7 @@ from contextlab.validation import TRUE_WORDS, bool_text
 
 from . import text as safe
 from .downloads import download_newest
+from .eval_link import apply_evaluate_params
 from .loading import sample_names
 from .parameters import opening_budget
 from .questions import open_bundled_question
@@ -45,6 +47,7 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     warnings = _apply_scenario_param(params.get("scenario"))
     warnings += _apply_sample_param(params.get("sample"))
     warnings += _apply_question_param(params.get("question"), params.get("top_k"))
+    warnings += apply_evaluate_params(params, curve_models())
     config, config_warnings = LabConfig.from_query_params(params)
     warnings += config_warnings
     named = _named_fields(params, config_warnings)

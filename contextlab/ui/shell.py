@@ -15,6 +15,7 @@ from .context import LabContext
 from .downloads import BuildSnapshot, latest_build
 from .parts import WHOLE_PAGE
 from .engine import build_cached, warm_up_figures
+from .eval_link import evaluate_params
 from .inputs import DocumentsInput
 from .loading import score_if_needed
 from .questions import question_origin
@@ -28,12 +29,17 @@ from .views import DEFAULT_VIEW, VIEWS
 __all__ = ["main", "PRESENTATION_CSS"]
 
 #: Presentation mode: larger type everywhere a room reads (text, tables, dropdowns, headline
-#: numbers), no developer toolbar, for a projector at 1280×720.
+#: numbers), no developer toolbar, for a projector at 1280×720. The page starts at the top of the
+#: window (the header, holding only the sidebar button, lets clicks through), and the source line
+#: stays one line: the view's evidence must be on the first screen.
 PRESENTATION_CSS = """
 <style>
-[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 3.75rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 0.75rem; max-width: 100%; }
+[data-testid="stHeader"] { background: transparent; pointer-events: none; }
+[data-testid="stHeader"] button { pointer-events: auto; }
+.st-key-source_line p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
-[data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; padding: 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] * { font-size: 1.25rem !important; }
@@ -95,23 +101,34 @@ def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
         "View", list(VIEWS), key="view", required=True, width="stretch",
         format_func=lambda v: VIEWS[v][0], label_visibility="collapsed",
     )
-    sync_url(url(view=view))
     try:
         VIEWS[view][1](ctx)
     except InvalidInputError as exc:
         error(exc)
+    # After the view: its widgets (Evaluate's questions and grid) are in the link too.
+    params = url(view=view)
+    if view == "evaluate":  # a bundled question's own top_k, when the link names one, is kept
+        for name, value in evaluate_params(ctx.config.effective_tokenizer).items():
+            params.setdefault(name, value)
+    sync_url(params)
 
 
-def _documents(brought: DocumentsInput, config: LabConfig) -> list[Document]:
-    """Return the documents to build on: the table's edits applied, the unscored ones scored."""
+def _documents(brought: DocumentsInput, config: LabConfig, *, source_line: bool = True) -> list[Document]:
+    """Return the documents to build on: the table's edits applied, the unscored ones scored.
+
+    ``source_line`` False leaves out the line naming the source and query (a presented scenario
+    says both in its story, and the first screen is the evidence's).
+    """
     documents = brought.documents
     remember_for_table(brought)
     if st.session_state.get("doc_source") == "table":
         with st.expander(f"Documents ({len(documents)}) — edit in the table", expanded=True):
             documents = documents_editor(documents)
     documents, note = score_if_needed(documents, config.query)
-    st.caption(md_line(f"{brought.label} · {len(documents)} documents"
-                       + (f" · query: “{config.query}”" if config.query else ""), limit=160))
+    if source_line:
+        with st.container(key="source_line"):
+            st.caption(md_line(f"{brought.label} · {len(documents)} documents"
+                               + (f" · query: “{config.query}”" if config.query else ""), limit=160))
     if note:
         info(note)  # may quote a scoring error about the input
     return documents
@@ -147,9 +164,9 @@ def main() -> None:
     brought, config = sidebar(present=present)
     for message in warnings:
         warning(message)
-    documents = _documents(brought, config)
-    source = st.session_state.get("doc_source", "sample")
     scenario = picked_scenario()
+    documents = _documents(brought, config, source_line=not (present and scenario is not None))
+    source = st.session_state.get("doc_source", "sample")
     url = partial(url_params, config, default_view=DEFAULT_VIEW, present=present, sample=brought.sample,
                   source=source, scenario=scenario.key if scenario else None, question=question_origin(documents))
     with st.sidebar, st.expander("Share and export", expanded=False):
@@ -166,7 +183,7 @@ def main() -> None:
     ctx = LabContext(
         documents=list(documents), config=config, result=result, history=list(brought.history),
         system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
-        answer=brought.answer_indices(documents),
+        answer=brought.answer_indices(documents), gold_answers=brought.gold_answers,
     )
     if scenario is not None:
         scenario_story(scenario, ctx)

@@ -1,8 +1,8 @@
 """The sidebar: the scenario, where documents come from, the query and every engine parameter.
 
 While presenting, the sidebar is closed, so the controls a presenter reaches for — scenario,
-sample set and budget — are drawn in the presenter's bar in the main area instead
-(``presenter_bar``), never twice.
+sample set, placement, budget and the three-orders demonstration — are drawn in the presenter's
+bar in the main area instead (``presenter_bar``), never twice.
 """
 
 from __future__ import annotations
@@ -12,34 +12,41 @@ import streamlit as st
 from contextlab.lab.config import LabConfig
 
 from .inputs import DocumentsInput
-from .parameters import budget_widgets, parameters_panel
+from .parameters import budget_widgets, parameters_panel, placement_widget
 from .scenario_picker import scenario_picker
 from .scenarios import SCENARIO_KEY, apply_scenario
 from .sources import documents_panel, sample_picker
 from .text import error, warning
+from .parts import open_three_orders
 
 __all__ = ["sidebar", "presenter_bar"]
 
 
 def presenter_bar() -> None:
-    """Draw scenario, sample set and budget in the main area, for a presenter whose sidebar is closed."""
+    """Draw scenario, sample set, placement, budget and "three orders" in the main area, for a presenter."""
     with st.container(border=True, key="presenter_bar"):
-        left, middle, right = st.columns([3, 3, 4], vertical_alignment="bottom")
-        with left:
+        cols = st.columns([4, 3, 3, 4, 2.5], vertical_alignment="bottom")
+        with cols[0]:
             scenario_picker(key=SCENARIO_KEY, on_change=apply_scenario)
-        with middle:
+        with cols[1]:
             if st.session_state.get("doc_source", "sample") == "sample":
                 sample_picker()
             else:
                 st.caption("Documents: your own (change them in the sidebar).")
-        with right:
-            budget_widgets()
+        with cols[2]:
+            placement_widget()
+        with cols[3]:
+            budget_widgets(in_bar=True)
+        with cols[4]:
+            st.button("Three orders", key="bar_three_orders", on_click=open_three_orders, width="stretch",
+                      help="Ask the model the same question with the answer document first, in the middle "
+                           "and last (Final block view).")
 
 
 def sidebar(*, present: bool) -> tuple[DocumentsInput, LabConfig]:
     """Draw the sidebar; return the documents brought and the configuration set there.
 
-    With ``present`` the scenario, sample and budget widgets are left to ``presenter_bar``.
+    With ``present`` the scenario, sample, placement and budget widgets are left to ``presenter_bar``.
     """
     with st.sidebar:
         st.header("contextlab")
@@ -51,5 +58,5 @@ def sidebar(*, present: bool) -> tuple[DocumentsInput, LabConfig]:
         for message in brought.warnings:
             warning(message)
         st.divider()
-        config = parameters_panel(brought.default_query, with_budget=not present)
+        config = parameters_panel(brought.default_query, presenting=present)
     return brought, config

@@ -15,6 +15,7 @@ from contextlab.loaders import SUPPORTED_EXTENSIONS
 
 from .inputs import DocumentsInput
 from .loading import load_uploads, parse_pasted_cached, sample, sample_names
+from .parameters import set_budget
 from .runs import SOURCE as RUNS_SOURCE
 from .runs import SOURCE_LABEL as RUNS_LABEL
 from .runs import runs_documents, start_source
@@ -85,8 +86,9 @@ def _on_sample_change(key: str) -> None:
     name = st.session_state.get(key)
     if name:
         st.session_state[CONFIG_KEYS["query"]] = sample(name).query
-        if sample(name).max_context_tokens is not None:  # the set opens at its own budget
-            st.session_state[CONFIG_KEYS["max_context_tokens"]] = sample(name).max_context_tokens
+        stated = sample(name).max_context_tokens
+        if stated is not None:  # the set opens at its own budget, and the page says so
+            set_budget(stated, f"the budget the sample set “{sample(name).title}” opens at")
 
 
 def sample_picker(key: str = "sample_name", *, label: str = "Sample set") -> str:
@@ -110,6 +112,7 @@ def sample_documents(name: str) -> DocumentsInput:
         default_query=picked.query,
         sample=name,
         answer_source=picked.answer_source,
+        gold_answers=picked.answers,
     )
 
 

@@ -42,8 +42,8 @@ def b_key(name: str, key: str = B_KEY) -> str:
     return f"{key}_{name}"
 
 
-#: Session-state key of the table source's answer: ``(answer_source, answer_keys)`` of whatever
-#: seeded the table (the snapshotted source, or an evaluation question opened in the lab).
+#: Session-state key of the table source's answer: ``(answer_source, answer_keys, gold_answers)`` of
+#: whatever seeded the table (the snapshotted source, or an evaluation question opened in the lab).
 TABLE_ANSWER = "table_answer"
 
 

@@ -26,21 +26,21 @@ TABLE_DOCUMENTS = "table_documents"
 def table_documents() -> DocumentsInput:
     """Return what the table source starts from: the last loaded documents, else the default sample."""
     docs = st.session_state.get(TABLE_DOCUMENTS)
-    answer_source, answer_keys = st.session_state.get(TABLE_ANSWER, (None, ()))
+    answer_source, answer_keys, gold = st.session_state.get(TABLE_ANSWER, (None, (), ()))
     if docs is None:
         first = sample(sample_names()[0])
-        docs, answer_source, answer_keys = list(first.documents), first.answer_source, ()
+        docs, answer_source, answer_keys, gold = list(first.documents), first.answer_source, (), first.answers
     st.caption("Edit content, score and source in the table above the view; add or delete rows. "
                "A blank score is scored against the query.")
     return DocumentsInput(list(docs), "Edited table", answer_source=answer_source,
-                          answer_keys=tuple(answer_keys))
+                          answer_keys=tuple(answer_keys), gold_answers=tuple(gold))
 
 
 def remember_for_table(brought: DocumentsInput) -> None:
     """Keep the brought documents, and which hold the answer, as the "Edit a table" source's start."""
     if brought.documents and st.session_state.get("doc_source") != "table":
         st.session_state[TABLE_DOCUMENTS] = list(brought.documents)
-        st.session_state[TABLE_ANSWER] = (brought.answer_source, tuple(brought.answer_keys))
+        st.session_state[TABLE_ANSWER] = (brought.answer_source, tuple(brought.answer_keys), brought.gold_answers)
 
 
 def documents_frame(documents: Sequence[Document]) -> pd.DataFrame:

@@ -11,7 +11,15 @@ import re
 
 import pytest
 
-from .lab_server import EVALUATE_LIMIT, full_screenshot, lab_page, run_evaluate, screenshot_dir, wait_for_app
+from .lab_server import (
+    CLIPPED_TEXT_JS,
+    EVALUATE_LIMIT,
+    full_screenshot,
+    lab_page,
+    run_evaluate,
+    screenshot_dir,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -29,6 +37,8 @@ def test_evaluate_browser_runs_the_bundled_set_and_opens_a_question(page):
     body = main.inner_text()
     assert f"{EVALUATE_LIMIT} questions × 8 configurations" in body
     assert "Tokens vs expected accuracy" in body and "Liu et al." in body
+    # every chart text in full at 1440 px: the heatmap's title (its scale on a second line) included
+    assert page.evaluate(CLIPPED_TEXT_JS) == []
     full_screenshot(page, screenshot_dir() / "evaluate.png", tall=3300)
 
     page.get_by_role("button", name="Open in the lab").click()

@@ -79,7 +79,8 @@ def test_lab_browser_presenter_changes_budget_and_scenario_without_the_sidebar(p
     wait_for_app(page)
     said = story.inner_text()
     assert re.search(r"The answer, rank 13: pos \d+ of \d+ in relevance order, pos \d+ after the", said)
-    assert "★ The answer, D27 · " in said
+    story.get_by_role("button", name="The story").click()  # the whole story, where the answer is: on request
+    expect(page.get_by_text(re.compile(r"^★ The answer, D27 · "))).to_be_visible(timeout=30_000)
     top = story.bounding_box()
     assert top and top["y"] < 720, "the story is above the fold"
     assert "present=1" in page.url and "view=placement" in page.url

@@ -536,3 +536,13 @@ def test_lab_budget_chart_walks_in_the_engines_order_in_seed_mode():
                                                    key=lambda t: t.relevance_rank)]
     assert order != by_rank, "seed mode does not walk by relevance"
     assert "block order (placed first, as seed 000)" in spec["layout"]["xaxis"]["title"]["text"]
+
+
+def test_lab_says_so_when_a_new_sample_set_resets_the_budget():
+    at = open_lab(max_context_tokens="700")
+    at = run(at.selectbox(key="sample_name").set_value("clinical_abstracts"))
+    assert at.session_state["cfg_max_context_tokens"] == 1024
+    assert ("Budget set to 1,024 tokens (it was 700): the budget the sample set “Literature search: early "
+            "mobilisation after hip fracture surgery” opens at.") in [c.value for c in at.caption]
+    at = run(at.selectbox(key="sample_name").set_value("support_faq"))  # 1,024 again: nothing changed, nothing said
+    assert not [c for c in at.caption if c.value.startswith("Budget set to")]

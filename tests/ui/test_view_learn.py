@@ -85,8 +85,11 @@ def test_view_learn_shows_every_measured_count_side_by_side_and_opens_on_the_str
     at = _learn()
     data = load_position_curves()
     model = at.selectbox(key="learn_model").value
-    panels = [t for t in chart(at, "learn_counts_chart")["data"] if t["type"] == "scatter"]
+    traces = chart(at, "learn_counts_chart")["data"]
+    panels = [t for t in traces if t["type"] == "scatter" and t.get("mode") == "lines+markers"]
     assert sorted(len(p["x"]) for p in panels) == sorted(len(data.curve(model, n)) for n in data.doc_counts(model))
+    # every panel carries its points' 95% interval (N = 2,655): a band of two traces each
+    assert len([t for t in traces if t.get("name") == "95% interval"]) == 2 * len(panels)
     assert at.radio(key="learn_curve_n").value == strongest_count(model)
     run(at.selectbox(key="learn_model").set_value("GPT-3.5-Turbo"))
     assert at.radio(key="learn_curve_n").value == strongest_count("GPT-3.5-Turbo") == 20

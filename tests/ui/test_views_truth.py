@@ -9,7 +9,7 @@ import pytest
 from contextlab.lab.samples import load_sample_set
 from contextlab.ui.parts import score_delta
 
-from .conftest import metric, metric_element, open_lab, open_view, run, switch_view, table, texts
+from .conftest import chart, metric, metric_element, open_lab, open_view, run, switch_view, table, texts
 
 # The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
 pytestmark = pytest.mark.integration
@@ -185,3 +185,17 @@ def test_views_placement_scores_read_as_percentages_like_learns():
     assert list(table(at, "placement score")["placement score"]) == ["86.1%", "86.1%", "84.9%", "86.1%", "86.1%"]
     learn = open_view("learn", state={"learn_section": "3 · Score any ordering"})
     assert all(re.fullmatch(r"\d+\.\d%", m.value) for m in learn.metric)
+
+
+def test_views_placement_reads_the_loaded_measured_curve_with_its_band_and_claims_nothing_it_cannot():
+    at = open_lab(scenario="lost_in_the_middle")
+    at = run(at.selectbox(key="placement_model").set_value("measured"))
+    spec = chart(at, "placement_chart")
+    names = [t.get("name") for t in spec["data"]]
+    assert names.count("95% interval") == 2  # the measured curve's band, read for a block of 21
+    assert "accuracy: Gemma-3-270M Q4_K_M (bundled) (measured, 30 questions)" in names
+    said = texts(at)
+    assert ("The lost-in-the-middle reorder would move it from pos 9 in relevance order (13.3%) to pos 5 (13.3%) on "
+            "this curve, but whether that helps these data cannot tell: Gemma-3-270M Q4_K_M (bundled): no position "
+            "effect shown on 30 questions") in said
+    assert "would help" not in said and "reads 0.0 points" not in said

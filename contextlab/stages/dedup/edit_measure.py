@@ -29,12 +29,15 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
 from ...types import DuplicatePair
 from .normalize import normalized_words
 from .outcome import DEFAULT_MEASURE, DedupOutcome
-from .word_hashing import dense_numbers, sort_order
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["MEASURE", "word_similarity", "find_edit_duplicates", "edit_bound", "WordCodes"]
 
@@ -46,6 +49,8 @@ _SCAN_BELOW = 40
 # scan in C++ (every text against every earlier one, a block at a time) costs less.
 _FILTER_FROM = 0.75
 _SCAN_ROWS = 512
+# The word filter needs a threshold above this (see _filtered).
+_FILTER_ABOVE = 0.5
 _EPS = 1e-9
 _MAX_CODE = 0x10FFFF
 
@@ -184,8 +189,9 @@ def _exact_codes(words: list[list[str]]) -> list[str]:
 
 def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: int,
                   outcome: DedupOutcome) -> None:
-    """The scan for many texts: ``_SCAN_ROWS`` texts against every earlier one per ``cdist``,
-    each text against the kept ones in numpy (memory bounded by a block, not the square)."""
+    """The scan for many texts: ``_SCAN_ROWS`` texts at a time against the texts kept before
+    them and against each other (a ``cdist`` each), each text against the kept ones in numpy:
+    the work is bounded by the kept texts, the memory by a block."""
     import numpy as np
     from rapidfuzz.process import cdist
 
@@ -194,8 +200,10 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
     kept = np.zeros(len(codes), dtype=np.int64)  # kept[:count], in order
     count = 0
     for lo in range(0, len(codes), _SCAN_ROWS):
-        hi = min(lo + _SCAN_ROWS, len(codes))
-        rows = cdist(codes[lo:hi], codes[:hi], scorer=_levenshtein(), score_cutoff=cutoff, workers=1)
+        hi, before = min(lo + _SCAN_ROWS, len(codes)), count
+        earlier = cdist(codes[lo:hi], [codes[k] for k in kept[:before].tolist()], scorer=_levenshtein(),
+                        score_cutoff=cutoff, workers=1) if before else np.zeros((hi - lo, 0), dtype=np.int64)
+        within = cdist(codes[lo:hi], codes[lo:hi], scorer=_levenshtein(), score_cutoff=cutoff, workers=1)
         for i in range(lo, hi):
             twin = exact.get(codes[i])
             if twin is not None:
@@ -203,7 +211,7 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
                 continue
             ks = kept[:count]
             longer = np.maximum(size[ks], sizes[i])
-            distance = rows[i - lo, ks].astype(np.int64)
+            distance = np.concatenate((earlier[i - lo], within[i - lo, ks[before:] - lo])).astype(np.int64)
             sims = np.where(distance <= np.floor((1.0 - threshold) * longer + _EPS),
                             1.0 - distance / np.maximum(longer, 1), -1.0)
             best = int(np.argmax(sims)) if count else -1  # argmax: the earliest of the best
@@ -216,86 +224,35 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
     outcome.kept = kept[:count].tolist()
 
 
-def _exact_groups(texts: Sequence[str], codes: WordCodes, sequences) -> list[int]:
+def _exact_groups(texts: Sequence[str], codes: WordCodes, sequences) -> np.ndarray:
     """Return, for each text, the first text with the same normalised words."""
     import numpy as np
 
     _, first, inverse = np.unique(sequences, return_index=True, return_inverse=True)
-    group = first[inverse.ravel()].tolist()
+    group = first[inverse.ravel()]
     for i in np.flatnonzero(group != np.arange(len(texts))).tolist():
-        if codes.words(i) != codes.words(group[i]):  # a hash collision: find its true group
-            group[i] = next((j for j in range(i) if group[j] == j and codes.words(j) == codes.words(i)), i)
+        j = int(group[i])
+        # Equal texts have equal words; others are compared on them (a hash collision: find
+        # the true group).
+        if texts[i] != texts[j] and codes.words(i) != codes.words(j):
+            group[i] = next((k for k in range(i) if group[k] == k and codes.words(k) == codes.words(i)), i)
     return group
 
 
 def _filtered(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> None:
-    """The greedy pass over the candidate pairs of ``segment_filter`` only."""
-    import numpy as np
+    """The greedy pass with candidates from ``segment_filter``, looked up among kept texts.
 
-    from .segment_filter import candidate_pairs, hash_words
+    At a threshold of 0.5 or below no filter of the earlier text's words can work (all the
+    words of a text may be edited away from one twice as long), so those texts are scanned.
+    """
+    from .kept_pass import kept_pass
+    from .word_runs import hash_words
+
+    if threshold <= _FILTER_ABOVE:
+        _scan(texts, threshold, outcome)
+        return
 
     codes = WordCodes(texts)
     hashed = [t if t.isascii() else " ".join(codes.words(i)) for i, t in enumerate(texts)]
     wh = hash_words(hashed)
-    n = len(texts)
-    group = _exact_groups(texts, codes, wh.sequences())
-    first = np.asarray(group) == np.arange(n)
-    keys = candidate_pairs(wh, first, threshold) if threshold < 1.0 else np.zeros(0, dtype=np.int64)
-    a, b = keys // n, keys % n
-    sims = _pair_similarities(wh, a, b, threshold)
-    good = sims >= threshold
-    a, b, sims = a[good], b[good], sims[good]
-    src, dst, sim = np.concatenate((a, b)), np.concatenate((b, a)), np.concatenate((sims, sims))
-    order = np.argsort(src, kind="stable")
-    starts = np.searchsorted(src[order], np.arange(n + 1)).tolist()
-    partners, similarity = dst[order].tolist(), sim[order].tolist()
-    kept_member = [-1] * n  # group -> its kept text
-    for i in range(n):
-        g = group[i]
-        if kept_member[g] >= 0:
-            outcome.pairs.append(DuplicatePair(kept_member[g], i, 1.0, "exact"))
-            continue
-        best_sim, best = threshold, -1
-        for x in range(starts[g], starts[g + 1]):
-            k = kept_member[partners[x]]
-            if k >= 0 and (best < 0 or similarity[x] > best_sim or (similarity[x] == best_sim and k < best)):
-                best_sim, best = similarity[x], k
-        if best >= 0:
-            outcome.pairs.append(DuplicatePair(best, i, best_sim, "near"))
-            continue
-        kept_member[g] = i
-        outcome.kept.append(i)
-
-
-def _pair_similarities(wh, a, b, threshold: float):
-    """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
-    or above ``threshold``, some value below it otherwise), comparing words by their 64-bit
-    hashes (numbered densely and written one character per word)."""
-    import numpy as np
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cpdist
-
-    if a.size == 0:
-        return np.zeros(0)
-    involved = np.unique(np.concatenate((a, b)))
-    lengths, begins = wh.counts[involved], wh.begin[involved]
-    runs = np.cumsum(lengths) - lengths
-    words = wh.words_at(np.repeat(begins - runs, lengths) + np.arange(int(lengths.sum())))
-    number, seen = dense_numbers(words)
-    if seen.size > _MAX_CODE - 2048:
-        raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
-    # The commonest words get the smallest numbers: rapidfuzz looks characters below 256 up
-    # in an array, the others in a hash map.
-    rank = np.empty(seen.size, dtype=np.uint32)
-    rank[np.argsort(-seen, kind="stable")] = np.arange(seen.size, dtype=np.uint32)
-    number = rank[number.ravel()]
-    number += (number >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
-    blob = number.tobytes()
-    code = {t: blob[4 * r : 4 * (r + m)].decode("utf-32-le")
-            for t, r, m in zip(involved.tolist(), runs.tolist(), lengths.tolist())}
-    longer = np.maximum(wh.counts[a], wh.counts[b])
-    # Past the largest bound any pair allows, the distance need not be exact: it is rejected.
-    cutoff = int(np.floor((1.0 - threshold) * longer.max() + _EPS))
-    distances = cpdist([code[t] for t in a.tolist()], [code[t] for t in b.tolist()],
-                       scorer=Levenshtein.distance, score_cutoff=cutoff, workers=1)
-    return 1.0 - distances.astype(np.float64) / longer
+    kept_pass(wh, _exact_groups(texts, codes, wh.sequences), threshold, outcome)

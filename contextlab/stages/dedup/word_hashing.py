@@ -91,9 +91,10 @@ def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return units, inside, np.cumsum(lengths + 1) - lengths, lengths
 
 
-def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _hash_words(texts: Sequence[str], spacing: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the hash of every word of ``texts``, each text's word count, and a hash of each
-    text's exact-duplicate key (its words in order, and whether it starts or ends in space).
+    text's exact-duplicate key (its words in order, and, with ``spacing``, whether it starts
+    or ends in space).
 
     Words are those of ``text.lower().split()``. A word's hash is the polynomial
     sum(unit_k * B**k) over its code units, read off one running sum over the batch.
@@ -118,6 +119,8 @@ def _hash_words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     np.cumsum(running, out=running)
     keys = (running[first + counts] - running[first]) * down[first]
     keys += counts.astype(np.uint64) * np.uint64(_WEIGHTS[1])
+    if not spacing:
+        return words, counts, _mix(keys)
     # An empty text reads its neighbouring gap: both flags stay off, as "" has no space.
     spaced = (~inside[text_starts] & (lengths > 0)).astype(np.uint64) << np.uint64(1)
     spaced |= ~inside[text_starts + lengths - 1] & (lengths > 0)
@@ -159,26 +162,71 @@ def sort_order(values: np.ndarray, exact: bool = True) -> np.ndarray:
 
 
 
+# dense_numbers reads its values this many at a time (fresh memory costs more to touch
+# than the arithmetic, and a chunk's arrays stay in the processor's cache).
+_CHUNK = 1 << 17
+
+
+def _slots(values: np.ndarray, bits: int, round_: int) -> np.ndarray:
+    import numpy as np
+
+    return ((values >> np.uint64(64 - bits - 8 * round_)) & np.uint64((1 << bits) - 1)).astype(np.intp)
+
+
+def _distinct_estimate(values: np.ndarray, at: np.ndarray | None) -> int:
+    """Return about how many distinct values ``values`` (at positions ``at``) hold (linear
+    counting over 2**22 slots)."""
+    import numpy as np
+
+    used = np.zeros(1 << 22, dtype=bool)
+    size = values.size if at is None else at.size
+    for lo in range(0, size, _CHUNK):
+        part = values[lo : lo + _CHUNK] if at is None else values[at[lo : lo + _CHUNK]]
+        used[(part >> np.uint64(42)).astype(np.intp)] = True
+    empty = (1 << 22) - int(np.count_nonzero(used))
+    return int((1 << 22) * np.log((1 << 22) / max(empty, 1)))
+
+
 def dense_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return a number for each of ``values`` (uint64), equal exactly when the values are
     equal and running densely from 0, and how often each number occurs.
 
-    Linear, where a sort is not: each value is written into a table slot chosen by its top
-    bits; the values a slot kept are numbered in slot order, and the few that lost their slot
-    to a different value are numbered after them by a sort of those alone.
+    Linear, where a sort is not: each value is written into a table slot chosen by some of its
+    bits, in a table about twice as large as there are distinct values (so it stays in the
+    processor's cache); the values a slot kept are numbered in slot order, and those that lost
+    their slot to a different value go round again with other bits, a sort of the last few
+    settling them. Values are read a chunk at a time.
     """
     import numpy as np
 
-    bits = min(max(10, (values.size // 2).bit_length()), 24)
-    slot = (values >> np.uint64(64 - bits)).astype(np.int64)
-    table = np.zeros(1 << bits, dtype=np.uint64)
-    table[slot] = values
-    won = table[slot] == values
-    used = np.zeros(1 << bits, dtype=bool)
-    used[slot[won]] = True
-    number = (np.cumsum(used) - 1)[slot]
-    lost = np.flatnonzero(~won)
-    if lost.size:
-        _, inverse = np.unique(values[lost], return_inverse=True)
-        number[lost] = int(used.sum()) + inverse.ravel()
+    number = np.empty(values.size, dtype=np.int64)
+    pending: np.ndarray | None = None  # positions still unnumbered (None: all of them)
+    done = 0
+    for round_ in range(4):
+        size = values.size if pending is None else pending.size
+        if size == 0:
+            break
+        bits = min(max(10, (2 * _distinct_estimate(values, pending)).bit_length()), 24)
+        table = np.zeros(1 << bits, dtype=np.uint64)
+        for lo in range(0, size, _CHUNK):
+            part = values[lo : lo + _CHUNK] if pending is None else values[pending[lo : lo + _CHUNK]]
+            table[_slots(part, bits, round_)] = part
+        used = np.zeros(1 << bits, dtype=bool)
+        won_parts, lost = [], []
+        for lo in range(0, size, _CHUNK):
+            at = np.arange(lo, min(lo + _CHUNK, values.size)) if pending is None else pending[lo : lo + _CHUNK]
+            part = values[at]
+            slot = _slots(part, bits, round_)
+            won = table[slot] == part
+            used[slot[won]] = True
+            won_parts.append((at[won], slot[won]))
+            lost.append(at[~won])
+        rank = np.cumsum(used) - 1 + done
+        for at, slot in won_parts:
+            number[at] = rank[slot]
+        done += int(np.count_nonzero(used))
+        pending = np.concatenate(lost)
+    if pending is not None and pending.size:
+        _, inverse = np.unique(values[pending], return_inverse=True)
+        number[pending] = done + inverse.ravel()
     return number, np.bincount(number)

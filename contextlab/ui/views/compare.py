@@ -148,7 +148,7 @@ def _counted(side: str, result: ContextResult, exact: int) -> str:
 
 
 def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int, int]:
-    """Draw both sides' exact tokens (flagged when over budget) and what moved; return the exact counts."""
+    """Draw both sides' exact tokens and what moved; return the exact counts (``_count_notes`` says how counted)."""
     exact_a, exact_b = exact_block_tokens(a), exact_block_tokens(b)
     in_a, in_b = block_counts(a).in_block, block_counts(b).in_block
     cols = st.columns(4)
@@ -156,6 +156,11 @@ def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int,
     cols[1].metric("Tokens, B (exact)", f"{exact_b:,}", **_budget_delta(exact_b, b.tokens_budget))
     cols[2].metric("In the block, B", in_b, delta=f"{in_b - in_a:+d} vs A", delta_color="off")
     cols[3].metric("Gained / lost / moved", f"{len(diff.gained)} / {len(diff.lost)} / {len(diff.moved)}")
+    return exact_a, exact_b
+
+
+def _count_notes(a: ContextResult, b: ContextResult, exact_a: int, exact_b: int) -> None:
+    """Say how each side counted its tokens, and warn about a side over its budget."""
     st.caption(md_line(f"Exact: {EXACT_TOKENIZER} on the finished block, both sides. "
                        f"{_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."))
     for side, exact, result in (("A", exact_a, a), ("B", exact_b, b)):
@@ -164,7 +169,6 @@ def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int,
                              f"{result.tokens_budget:,} ({exact - result.tokens_budget:+,}). "
                              + ("Its engine does not count headers, and estimates tokens."
                                 if result.tokenizer != EXACT_TOKENIZER else "")))
-    return exact_a, exact_b
 
 
 def _render_config_diff(ctx: LabContext, config_a: LabConfig, config_b: LabConfig) -> None:
@@ -249,35 +253,48 @@ def _strategies_body(ctx: LabContext) -> None:
 
 
 def render(ctx: LabContext) -> None:
-    """Draw the Compare view for ``ctx``; returns nothing."""
-    st.header("Compare", anchor=False)
-    st.write(
-        "Build the same documents two ways and see exactly what changes: which documents get "
-        "into the prompt or drop out, where they move, and what it costs in tokens."
-    )
-    if not ctx.documents:
-        st.info("Load some documents in the sidebar to compare two configurations.")
-        return
+    """Draw the Compare view for ``ctx``; returns nothing.
 
-    col_a, col_b = st.columns(2)
-    col_a.markdown("**A** · the settings in the sidebar")
-    col_a.text(_describe(ctx.config))
-    col_b.markdown("**B** · the settings below")
-    b_description = col_b.empty()
-    config_b = config_b_editor(ctx.config)
-    b_description.text(_describe(config_b))
-    _render_config_diff(ctx, ctx.config, config_b)
-
-    result_a = ctx.result
+    In presentation mode what changes from A to B comes first, the two configurations below it:
+    the difference is what a room should see on the first screen.
+    """
+    first, second = st.container(), st.container()
+    settings, evidence = (second, first) if ctx.presentation else (first, second)
+    with settings:
+        st.header("Compare", anchor=False)
+        st.write(
+            "Build the same documents two ways and see exactly what changes: which documents get "
+            "into the prompt or drop out, where they move, and what it costs in tokens."
+        )
+        if not ctx.documents:
+            st.info("Load some documents in the sidebar to compare two configurations.")
+            return
+        col_a, col_b = st.columns(2)
+        col_a.markdown("**A** · the settings in the sidebar")
+        col_a.text(_describe(ctx.config))
+        col_b.markdown("**B** · the settings below")
+        b_description = col_b.empty()
+        config_b = config_b_editor(ctx.config)
+        b_description.text(_describe(config_b))
+        _render_config_diff(ctx, ctx.config, config_b)
     try:
         result_b = build_cached(ctx.documents, config_b)
     except ContextLabError as exc:
         st.error(md(exc))
         return
-    diff = diff_results(result_a, result_b)
+    with evidence:
+        _what_changes(ctx, ctx.result, result_b)
+    st.divider()
+    _render_strategies(ctx)
 
+
+def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextResult) -> None:
+    """Draw what changes from A to B: the exact tokens, the moves in words, the slope chart and the table."""
+    diff = diff_results(result_a, result_b)
     st.subheader("What changes from A to B", anchor=False)
     exact_a, exact_b = _metrics(diff, result_a, result_b)
+    if not ctx.presentation:
+        _count_notes(result_a, result_b, exact_a, exact_b)
     # The summary's last line is the block size: said in exact tokens, as the metrics above.
     lines = diff.summary()[:-1] + [f"Block size, exact ({EXACT_TOKENIZER}): {exact_a:,} → {exact_b:,} "
                                    f"tokens ({exact_b - exact_a:+,})."]
@@ -285,6 +302,8 @@ def render(ctx: LabContext) -> None:
         f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
     st.text(plain("\n".join("• " + _ENGINE_DOC.sub(r"(D\1", line) for line in shown)))
+    if ctx.presentation:  # presenting, what moved comes right under the numbers
+        _count_notes(result_a, result_b, exact_a, exact_b)
 
     show_chart(ctx, "cmp_positions_chart", charts.compare_positions_figure, diff)
     tokens = on_request("What each document costs in A and in B (chart)", "cmp_tokens_open")
@@ -304,9 +323,6 @@ def render(ctx: LabContext) -> None:
     if blocks is not None:
         with blocks:
             _blocks_side_by_side(result_a, result_b)
-
-    st.divider()
-    _render_strategies(ctx)
 
 
 def _blocks_side_by_side(result_a: ContextResult, result_b: ContextResult) -> None:

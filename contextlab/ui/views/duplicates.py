@@ -31,7 +31,8 @@ from ..engine import (
 from ..parts import by_index, explain, on_request, show_chart, show_table
 from ..text import md_line, plain
 
-__all__ = ["render", "marked_html", "case_marks", "HEATMAP_MAX_DOCS", "HISTOGRAM_MAX_DOCS", "NEAR_MISS_ROWS"]
+__all__ = ["render", "marked_html", "case_marks", "HEATMAP_MAX_DOCS", "HISTOGRAM_MAX_DOCS", "NEAR_MISS_ROWS",
+           "PAIR_TEXT_SIZE"]
 
 #: The heatmap shows at most this many documents (the most relevant); more is unreadable.
 HEATMAP_MAX_DOCS = 30
@@ -122,7 +123,7 @@ def _near_miss_table(ctx: LabContext, misses: Sequence[_NearMiss]) -> None:
                column_config={"similarity": st.column_config.ProgressColumn(
                    format="%.3f", min_value=0.0, max_value=1.0)})
     st.caption(f"Kept pairs within {NEAR_MISS_MARGIN} below the threshold, most similar first. "
-               + _lower_threshold_note(ctx, misses[0]) + " Pick one below to see the words that differ.")
+               + _lower_threshold_note(ctx, misses[0]) + " Pick one above to see the words that differ.")
 
 
 def _lower_threshold_note(ctx: LabContext, miss: _NearMiss) -> str:
@@ -139,10 +140,16 @@ def _lower_threshold_note(ctx: LabContext, miss: _NearMiss) -> str:
     return f"At a threshold of {threshold_text(lower)} {then} duplicates instead of {now}; {pair} is still kept."
 
 
-def _pair_box(title: str, body: str) -> str:
+#: The side-by-side texts' type: the page's own, and in presentation mode the projector's 1.25rem (20 px).
+PAIR_TEXT_SIZE = {False: "1rem", True: "1.25rem"}
+
+
+def _pair_box(title: str, body: str, *, presentation: bool = False) -> str:
+    # Lower in presentation mode: the pair sits below the pairs table on a 720-pixel first screen.
+    height = 260 if presentation else 360
     return (
         "<div style=\"border:1px solid #e0e0e0;border-radius:8px;padding:10px 14px;"
-        "max-height:360px;overflow:auto;font-size:0.95rem;line-height:1.5;"
+        f"max-height:{height}px;overflow:auto;font-size:{PAIR_TEXT_SIZE[presentation]};line-height:1.5;"
         "white-space:pre-wrap;word-wrap:break-word\">"
         f"<div style=\"font-weight:600;margin-bottom:6px\">{html.escape(title)}</div>{body}</div>"
     )
@@ -161,14 +168,18 @@ _WORDS = ("Word edit similarity", "word edit similarity (1 − word edits / word
 
 
 def render(ctx: LabContext) -> None:
-    """Draw the duplicate pairs, one pair side by side, the near misses, the heatmap and the histogram."""
+    """Draw the duplicate pairs, one pair side by side, the near misses, the heatmap and the histogram.
+
+    The pairs and one pair's words come first; in presentation mode the explanation of the
+    measure follows them, so the evidence is on the first screen.
+    """
     config = ctx.config
     measure = dedup_measure(config)
-    explain(
-        f"Two documents are duplicates when {_MEASURES.get(measure, _WORDS)[2]} (exact copies, "
-        f"or near copies at or above the threshold, now {threshold_text(config.dedup_threshold)}). The more "
-        "relevant one is kept, so the model does not read the same thing twice."
-    )
+    said = (f"Two documents are duplicates when {_MEASURES.get(measure, _WORDS)[2]} (exact copies, "
+            f"or near copies at or above the threshold, now {threshold_text(config.dedup_threshold)}). The more "
+            "relevant one is kept, so the model does not read the same thing twice.")
+    if not ctx.presentation:
+        explain(said)
     pairs = ctx.result.duplicate_pairs
     misses = _near_misses(ctx, measure)
     if pairs:
@@ -176,17 +187,20 @@ def render(ctx: LabContext) -> None:
     else:
         st.info(f"No duplicates at threshold {threshold_text(config.dedup_threshold)}. Lower it in the sidebar to "
                 "see which documents would be merged.")
-    _near_miss_table(ctx, misses)
     if pairs or misses:
         _pair_side_by_side(ctx, list(pairs) + misses, measure)
+    _near_miss_table(ctx, misses)
+    if ctx.presentation:
+        explain(said)
     _heatmap_and_histogram(ctx, len(pairs), measure)
 
 
 def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
     trace = by_index(ctx)
+    width = 36 if ctx.presentation else 48  # one line per pair at a projector's type
     frame = pd.DataFrame([
-        {"kept": plain(charts.doc_label(trace[p.kept_index], 48)),
-         "dropped": plain(charts.doc_label(trace[p.dropped_index], 48)),
+        {"kept": plain(charts.doc_label(trace[p.kept_index], width)),
+         "dropped": plain(charts.doc_label(trace[p.dropped_index], width)),
          "similarity": similarity_floor(p.similarity), "kind": p.kind}
         for p in pairs
     ])
@@ -209,26 +223,32 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     if st.session_state.get("dup_pair_choice") is None or st.session_state["dup_pair_choice"] >= len(pairs):
         st.session_state["dup_pair_choice"] = first
     choice = st.selectbox("Compare a pair side by side", list(range(len(pairs))), key="dup_pair_choice",
-                          format_func=title)
+                          format_func=title, label_visibility="collapsed" if ctx.presentation else "visible")
     pair = pairs[choice if choice is not None and choice < len(pairs) else 0]
     a, b = ctx.documents[pair.kept_index].content, ctx.documents[pair.dropped_index].content
     if pair.kind == "exact":
-        st.caption(md_line(_what_differs(a, b, measure)))
+        how = md_line(_what_differs(a, b, measure))
         marks_a, marks_b = case_marks(a, b), case_marks(b, a)
     elif measure == SEED_MEASURE:
-        st.caption("Highlighted: 5-word phrases the two documents share; the rest is what differs.")
+        how = "Highlighted: 5-word phrases the two documents share; the rest is what differs."
         marks_a, marks_b = shared_word_mask(a, b), shared_word_mask(b, a)
     else:
         diff = word_diff(a, b)
-        st.caption(f"Highlighted: the words that differ, {diff.edits} word edit{'s' if diff.edits != 1 else ''} "
-                   "(inserted, deleted or replaced); every other word matches, in order.")
+        how = (f"Highlighted: the words that differ, {diff.edits} word edit{'s' if diff.edits != 1 else ''} "
+               "(inserted, deleted or replaced); every other word matches, in order.")
         marks_a, marks_b = diff.first, diff.second
+    if not ctx.presentation:  # presenting, the two texts come first (the first screen is theirs)
+        st.caption(how)
     left, right = st.columns(2)
     with left:
-        st.html(_pair_box(f"Kept: {charts.doc_label(trace[pair.kept_index], 60)}", marked_html(marks_a)))
+        st.html(_pair_box(f"Kept: {charts.doc_label(trace[pair.kept_index], 60)}", marked_html(marks_a),
+                          presentation=ctx.presentation))
     with right:
         second = "Also kept" if pair.kind == "near miss" else "Dropped"
-        st.html(_pair_box(f"{second}: {charts.doc_label(trace[pair.dropped_index], 60)}", marked_html(marks_b)))
+        st.html(_pair_box(f"{second}: {charts.doc_label(trace[pair.dropped_index], 60)}", marked_html(marks_b),
+                          presentation=ctx.presentation))
+    if ctx.presentation:
+        st.caption(how)
 
 
 def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:

@@ -20,10 +20,8 @@ from contextlab.charts.evaluate import (
 )
 from contextlab.curves.published import curve_models
 from contextlab.errors import ContextLabError
-from contextlab.settings import DEFAULT_CURVE_MODEL
 from contextlab.evaluation import (
     BUNDLED_SET,
-    DEFAULT_TOP_K,
     EXPECTED_ACCURACY_NOTE,
     EvalResult,
     EvalSet,
@@ -41,20 +39,28 @@ from contextlab.evaluation import (
 )
 from contextlab.intervals import format_bounds, format_interval
 from contextlab.lab.config import PLACEMENTS, LabConfig
+from contextlab.lab.curve_views import measured_label
 
 from ..context import LabContext
+from ..curve_store import loaded_curve
+from ..eval_link import (
+    BUDGET_CHOICES,
+    MEASURED_CURVE,
+    MIN_TOKEN_CHOICES,
+    OPENED_FROM_LINK,
+    THRESHOLD_CHOICES,
+    seed_evaluate_widgets,
+)
 from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart, whole_page
 from ..questions import gold_keys, remember_origin
 from ..state import TABLE_ANSWER, seed_config
 from ..text import caption, error, info, md_line, plain, warning
+from .measured_curve import measured_curve_section
 from .model_answers import answer_with_model, answers_table, run_and_keep
 
-__all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "BUDGET_CHOICES"]
+__all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "measures_note"]
 
-BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
-THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
-MIN_TOKEN_CHOICES: tuple[int, ...] = (0, 5, 20, 50)
 _METRIC_WORDS = {"accuracy": "accuracy", "gold_in_block": "gold in block"}
 _SORTS: dict[str, bool | None] = {"grid order": None, "largest difference first": True,
                                   "smallest difference first": False}
@@ -112,23 +118,27 @@ def grid_from_choices(budgets: list[int], placements: list[str], thresholds: lis
 
 
 def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[Any]], LabConfig, dict[str, Any]]:
+    # Defaults go in the session first (a link may have set them): no widget is given a default too.
+    seed_evaluate_widgets(ctx.config.effective_tokenizer, n_questions)
     left, right = st.columns(2)
     with left:
-        low, high = st.select_slider("Budgets (a range of token budgets)", BUDGET_CHOICES, value=(256, 1024),
-                                     key="eval_budgets")
-        placements = st.multiselect("Placements", PLACEMENTS, default=["lost_in_the_middle", "relevance"],
-                                    key="eval_placements")
-        thresholds = st.multiselect("Dedup thresholds", THRESHOLD_CHOICES, default=[0.85], key="eval_thresholds")
+        # A range slider is one because its value is a pair: given as the session holds it.
+        low, high = st.select_slider("Budgets (a range of token budgets)", BUDGET_CHOICES, key="eval_budgets",
+                                     value=tuple(st.session_state["eval_budgets"]))
+        placements = st.multiselect("Placements", PLACEMENTS, key="eval_placements")
+        thresholds = st.multiselect("Dedup thresholds", THRESHOLD_CHOICES, key="eval_thresholds")
     with right:
-        min_tokens = st.multiselect("Minimum document tokens", MIN_TOKEN_CHOICES, default=[5], key="eval_min_tokens")
-        tokenizers = st.multiselect("Tokenizers", TOKENIZER_NAMES, default=[ctx.config.effective_tokenizer],
-                                    key="eval_tokenizers")
-        models = curve_models()
-        model = st.selectbox("Model (whose published curve)", models, key="eval_model",
-                             index=models.index(DEFAULT_CURVE_MODEL) if DEFAULT_CURVE_MODEL in models else 0)
+        min_tokens = st.multiselect("Minimum document tokens", MIN_TOKEN_CHOICES, key="eval_min_tokens")
+        tokenizers = st.multiselect("Tokenizers", TOKENIZER_NAMES, key="eval_tokenizers")
+        _, measured = loaded_curve()
+        model = st.selectbox("Expected accuracy read on", [*curve_models(), MEASURED_CURVE], key="eval_model",
+                             format_func=lambda m: f"your curve: {measured_label(measured)}"
+                             if m == MEASURED_CURVE else f"{m} (published)",
+                             help="A published curve, or the measured curve the lab holds (the bundled "
+                                  "model's, or the file loaded under \"Your model's curve\" below).")
     a, b = st.columns(2)
-    limit = a.number_input("Questions (the first N)", 1, n_questions, min(200, n_questions), key="eval_limit")
-    top_k = b.number_input("Retrieve top k", 1, 100, DEFAULT_TOP_K, key="eval_top_k")
+    limit = a.number_input("Questions (the first N)", 1, n_questions, key="eval_limit")
+    top_k = b.number_input("Retrieve top k", 1, 100, key="eval_top_k")
     budgets = [x for x in BUDGET_CHOICES if low <= x <= high]
     grid, fixed = grid_from_choices(budgets, placements or ["lost_in_the_middle"], thresholds or [0.85],
                                     min_tokens or [5], tokenizers or [ctx.config.effective_tokenizer])
@@ -144,6 +154,11 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
         def progress(done: int, total: int, note: str = "") -> None:
             bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
+        if options["curve_model"] == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
+            name, curves = loaded_curve()
+            rest = {k: v for k, v in options.items() if k != "curve_model"}
+            return run_evaluation(evalset, grid, RunOptions(base=base, curves=curves, curve_name=name, **rest),
+                                  progress=progress, evalset_sha256=digest)
         return run_evaluation(evalset, grid, RunOptions(base=base, **options), progress=progress,
                               evalset_sha256=digest)
 
@@ -165,7 +180,7 @@ def open_question(query_id: str, config_label: str) -> None:
     seed_config(config.with_changes(query=question.query), force=True)
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = docs
-    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs))
+    st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs), tuple(question.answers))
     remember_origin(evalset.name, query_id, result.top_k, docs)  # a link can then name the question
     st.session_state["view"] = OPEN_IN_VIEW
     whole_page()  # new documents and settings: the sidebar and the build change
@@ -186,6 +201,11 @@ def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any
 
 
 def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: str) -> pd.DataFrame:
+    """Return one row per configuration: the paired difference and its p first, then every measure.
+
+    Δ and p come right after the configuration, so they are on screen without a horizontal scroll
+    at 1440 px; the wide interval columns follow.
+    """
     def ci(s: dict[str, Any], name: str, scale: float) -> str:
         if s.get(name) is None:
             return "—"
@@ -194,15 +214,30 @@ def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: 
     measured = any(s.get("accuracy") is not None for s in summaries)
     return pd.DataFrame([{
         "configuration": plain(s["config"]),
-        "gold retrieved %": ci(s, "gold_retrieved", 100),
+        **_paired_cells(s, metric, 100),
+        "mean tokens": round(s["tokens_used"], 1),
         "gold in block %": ci(s, "gold_in_block", 100),
-        "gold recall %": ci(s, "gold_recall", 100),
-        "answer in block %": ci(s, "answer_in_block", 100),
         **({"accuracy % (measured)": ci(s, "accuracy", 1)} if measured else {}),
         "expected accuracy % (estimate)": ci(s, "expected_accuracy", 1),
-        "mean tokens": round(s["tokens_used"], 1),
-        **_paired_cells(s, metric, 100),
+        "gold retrieved %": ci(s, "gold_retrieved", 100),
+        "gold recall %": ci(s, "gold_recall", 100),
+        "answer in block %": ci(s, "answer_in_block", 100),
     } for s in summaries])
+
+
+def measures_note(recommendation: dict[str, Any], front: list[str]) -> str:
+    """Return what the tokens chart reads beside what the recommendation reads, and whether they agree here."""
+    words = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}.get(recommendation["metric"],
+                                                                                   recommendation["metric"])
+    text = (f"This chart reads expected accuracy, an estimate from the published curve; the recommendation reads "
+            f"{words}. The two measures can favour different configurations.")
+    chosen = recommendation.get("config")
+    if chosen and front and chosen not in front:
+        text += (f" Here they do: the recommended {chosen} is not on this chart's front, which holds "
+                 f"{', '.join(front)}.")
+    elif chosen and chosen in front:
+        text += f" Here the recommended {chosen} is on this chart's front too."
+    return text
 
 
 def _recommendation(result: EvalResult, report: dict[str, Any]) -> None:
@@ -218,8 +253,11 @@ def _pooled(result: EvalResult, by: str) -> str:
                      if k != by and len(values) > 1)
 
 
-def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]) -> None:
-    show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, pareto_front(summaries), model=result.curve_model)
+def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]],
+            recommendation: dict[str, Any]) -> None:
+    front = pareto_front(summaries)
+    show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, front, model=result.curve_model)
+    caption(measures_note(recommendation, front))
     keys = result.grid_keys
     if len(keys) >= 2:
         a, b, c = st.columns(3)
@@ -298,13 +336,14 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     metric = report["recommendation"]["metric"]
     if _SORTS[order] is not None:
         summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
-    st.dataframe(_summary_frame(result, summaries, metric), hide_index=True, width="stretch")
+    st.dataframe(_summary_frame(result, summaries, metric), hide_index=True, width="stretch", key="eval_summary",
+                 column_config={"configuration": st.column_config.TextColumn(pinned=True)})
     caption("Δ: the paired difference against the baseline in points, over the same questions (paired "
             "bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals.")
     _recommendation(result, report)
     summaries = report["configs"]
     caption(EXPECTED_ACCURACY_NOTE)
-    _charts(ctx, result, summaries)
+    _charts(ctx, result, summaries, report["recommendation"])
     _disagreement_table(result)
     answers_table(result)
     d1, d2 = st.columns(2)
@@ -322,12 +361,15 @@ def render(ctx: LabContext) -> None:
     if evalset is None:
         return
     grid, base, options = _grid_controls(ctx, len(evalset))
+    if st.session_state.get(OPENED_FROM_LINK) and st.session_state.get("eval_result") is None:
+        info("These settings came with the link: press Run to reproduce the shared run.")
     n_configs = 1
     for values in grid.values():
         n_configs *= len(values)
     if st.button(f"Run: {options['limit']} questions × {n_configs} configurations", key="eval_run", type="primary"):
         _run(evalset, grid, base, options)
     answer_with_model(evalset, grid, base, options)
+    measured_curve_section(ctx, "evaluate")
     result: EvalResult | None = st.session_state.get("eval_result")
     if result is None:
         st.info(f"Pick the settings to compare and press Run ({BUNDLED_SET} by default).")

@@ -1,4 +1,4 @@
-"""Final block: the exact text the model receives, the citation map and the downloads."""
+"""Final block: the exact text the model receives, the three orders asked of a model, the citations, the downloads."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ..context import LabContext
 from ..downloads import download_newest
 from ..parts import by_index, explain, show_table, stale_notes
 from ..text import md_line, plain
+from .orders import three_orders_section
 
 __all__ = ["render", "citation_frame"]
 
@@ -36,8 +37,13 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
 
 
 def render(ctx: LabContext) -> None:
-    """Draw the block exactly as the model sees it, the citation map and the downloads."""
+    """Draw the block exactly as the model sees it, the three orders, the citation map and the downloads.
+
+    In presentation mode "Ask the model in three orders" comes first: the presenter's bar opens it.
+    """
     result = ctx.result
+    if ctx.presentation:
+        three_orders_section(ctx)
     explain(
         "This is the exact text the model receives as context. Each document is labelled "
         "[n] (its position in the block) so the answer can cite it; the map below turns a "
@@ -50,6 +56,8 @@ def render(ctx: LabContext) -> None:
             where = (f"is cited as [{t.position}]" if t.position is not None
                      else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})")
             st.info(md_line(f"★ The document that holds the answer, {charts.doc_label(t, 60)}, {where}."))
+    if not ctx.presentation:
+        three_orders_section(ctx)
     stale_notes(ctx)
     if not result.context_block:
         st.warning("The block is empty: no document passed the filter, or the budget is too small.")

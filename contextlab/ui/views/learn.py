@@ -9,7 +9,9 @@ import streamlit as st
 
 from contextlab import charts
 from contextlab.curves import published
+from contextlab.curves.evidence import published_evidence
 from contextlab.curves.scores import compare_orderings, ordering_report
+from contextlab.lab.curve_views import said_of
 from contextlab.lab.teaching import (
     HELPS_SCENARIO,
     curve_dip,
@@ -87,8 +89,10 @@ def _render_curves(ctx: LabContext, model: str) -> None:
     model = st.selectbox("Model", models, key="learn_model")
     counts = data.doc_counts(model)
     closed = data.closed_book(model)
+    evidence = {n: published_evidence(model, n) for n in counts}  # each point's interval at N = 2,655
     show_chart(ctx, "learn_counts_chart", charts.curves_by_count_figure,
-               {n: data.curve(model, n) for n in counts}, model, closed)
+               {n: data.curve(model, n) for n in counts}, model, closed,
+               bands={n: ([p.low for p in e.points], [p.high for p in e.points]) for n, e in evidence.items()})
     dips = {n: curve_dip(data.curve(model, n)) for n in counts}
     strongest = strongest_count(model)
     st.caption(md_line(
@@ -106,8 +110,10 @@ def _render_curves(ctx: LabContext, model: str) -> None:
     every_model = on_request("Every model's curve at this count (chart)", "learn_models_open")
     if every_model is not None:
         with every_model:
+            shown = published_evidence(model, n)
             show_chart(ctx, "learn_curves_chart", charts.position_curves_figure, curves, n,
-                       references=references, highlight=model)
+                       references=references, highlight=model,
+                       bands={model: ([p.low for p in shown.points], [p.high for p in shown.points])})
     points = data.curve(model, n)
     first, last = points[0], points[-1]
     low = min(points, key=lambda p: p[1])
@@ -119,7 +125,9 @@ def _render_curves(ctx: LabContext, model: str) -> None:
     if closed is not None and low[1] < closed:
         sentence += (f" That is below the {closed:.1f}% it scores with no documents at all: "
                      f"a buried answer is worse than none.")
-    st.info(md_line(sentence))
+    # What the shape is, said only as far as the paired tests on 2,655 questions resolve it.
+    shown = published_evidence(model, n)
+    st.info(md_line(sentence + f" What Liu et al.'s 2,655 questions show: {said_of(model, shown)}."))
     # The paper's address is the lab's own text: a real link, between escaped parts.
     st.caption(md_line(f"Source: {data.citation}") + f" [{published.CITATION_URL}]({published.CITATION_URL}) "
                + md_line("— accuracy on multi-document question answering, by position of the "

@@ -9,6 +9,7 @@ question shows the model's answer next to the block it saw.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -22,7 +23,7 @@ from contextlab.models import APIS, DEFAULT_CONCURRENCY, api_key_source
 
 from ..text import caption, error, info, md_line, plain, warning
 
-__all__ = ["answer_with_model", "answers_table"]
+__all__ = ["answer_with_model", "answers_table", "progress_text"]
 
 _DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
 
@@ -72,18 +73,32 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
             warning(line)
         if st.button(f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send",
                      type="primary"):
-            def work(bar: Any) -> EvalResult:
-                def progress(done: int, total: int, note: str = "") -> None:
-                    bar.progress(done / max(total, 1), text=f"{done}/{total} prompts  {note}")
-
-                return run.run(progress=progress)
-
-            if not run_and_keep(evalset, "Asking the model…", work):
+            if not run_and_keep(evalset, "Asking the model…", partial(_ask, run)):
                 return
             st.session_state["model_blocks"] = run.blocks
             st.session_state["model_notes"] = list(run.notes)  # now with the answers that were cut
             del st.session_state["model_run"]
             st.rerun()
+
+
+def progress_text(done: int, total: int, note: str = "") -> str:
+    """Return how far a run is: the prompts answered, then the batch's note (``CallStats.note``)."""
+    return f"{done}/{total} prompts answered" + (f": {note}" if note else "")
+
+
+def _ask(run: Any, bar: Any) -> EvalResult:
+    """Ask the model, drawing each wave of answers below ``bar`` the moment it lands."""
+    arrived = st.empty()
+
+    def progress(done: int, total: int, note: str = "") -> None:
+        bar.progress(done / max(total, 1), text=progress_text(done, total, note))
+
+    def show(rows: list[dict[str, Any]]) -> None:
+        arrived.dataframe(pd.DataFrame([{"config": plain(r["config"]), "answer": plain(r["answer"]),
+                                         "correct": r["correct"]} for r in rows]),
+                          hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300))
+
+    return run.run(progress=progress, on_answers=show)
 
 
 def run_and_keep(evalset: EvalSet, label: str, work: Any) -> bool:
@@ -107,7 +122,8 @@ def answers_table(result: EvalResult) -> None:
     if not result.endpoint:
         return
     blocks: list[str] = st.session_state.get("model_blocks") or []
-    st.markdown(md_line(f"**The model's answers** ({result.answer_model or 'model'} at {result.endpoint})"))
+    st.markdown("**The model's answers** " + md_line(f"({result.answer_model or 'the endpoint’s default model'} "
+                                                     f"at {result.endpoint})"))
     for line in st.session_state.get("model_notes") or []:
         warning(line)
     frame = pd.DataFrame([{"config": plain(r["config"]), "question": plain(result.questions.get(r["query_id"], "")),
@@ -121,6 +137,14 @@ def answers_table(result: EvalResult) -> None:
         pick = st.selectbox("Answer and block", range(len(labels)), format_func=lambda i: plain(labels[i]),
                             key="model_answer_pick")
         row = result.rows[pick]
-        caption(f"Answer: {row['answer']!s} — {'correct' if row['correct'] else 'not correct'} "
-                "(a gold answer, SQuAD-normalised, contained in it).")
-        st.text(blocks[pick])
+        block, answer = st.columns([3, 2])  # the answer beside the block it was given, not below it
+        block.code(plain(blocks[pick]) or "(an empty block)", language=None, wrap_lines=True, height=360)
+        with answer:
+            st.markdown("**Question**")
+            st.text(plain(result.questions.get(row["query_id"], row["query_id"])))
+            st.markdown("**The model's answer**")
+            st.text(plain(row["answer"]) or "(an empty answer)")
+            verdict = ("not scored (no gold answer)" if row["correct"] is None
+                       else "✓ correct" if row["correct"] else "✗ not correct")
+            caption(f"{verdict}: a gold answer, SQuAD-normalised, contained in it; the gold document at "
+                    + (f"pos {row['gold_position']}." if row["gold_position"] else "no position (not in the block)."))

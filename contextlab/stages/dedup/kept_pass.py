@@ -1,0 +1,186 @@
+"""The greedy pass of the default measure, with candidates looked up among kept texts only.
+
+The definition walks the texts in order: a text whose normalised words equal a kept text's is
+an exact duplicate of it; otherwise, when its similarity with ANY kept text reaches the
+threshold, it is a near duplicate of the most similar (the earliest on a tie); otherwise it is
+kept. Only pairs of a new text and a kept one are ever needed, so that is all this looks at.
+
+Texts go in blocks of about ``_BLOCK_WORDS`` words, in order. For each block:
+
+1. Its texts slide windows over their words and look them up among the segments of the texts
+   kept before the block (``segment_filter``: every pair at the threshold is a candidate); the
+   candidates are verified. A text with a verified match is a duplicate whatever else happens
+   (that kept text stays kept), so it will never be kept and its segments are never needed.
+2. The block's other texts (the "survivors", first of their exact group) are indexed on their
+   own and the block's windows look them up too, for the pairs within the block (the earlier
+   text's segments, the later one's windows). When that would make more than
+   ``_BUDGET_PER_WINDOW`` matches a window (many near copies of a text nothing before them
+   matched: a template's records), the block is split in two and each half done in turn, so the
+   second half finds the copies of the first half's kept texts in step 1 instead.
+3. The block's texts are decided in order over the verified pairs whose earlier text is kept.
+4. The segments of the texts it kept join the index.
+
+Step 1 and step 2 between them offer every text each kept text before it, so the answer is the
+definition's. The work is bounded by what is kept: a text costs its windows, the kept (or
+surviving) segments they meet and the verification of its candidates among kept texts; a
+corpus of copies of one text keeps one text, so it costs O(n).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...types import DuplicatePair
+from .outcome import DedupOutcome
+from .segment_filter import BlockWindows, Geometry, block_windows
+from .segment_index import SegmentIndex, enough_matches, join, sorted_segments
+from .verify import Verifier
+from .word_runs import WordHashes
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["kept_pass"]
+
+# Texts go through the pass in blocks of about this many words (a block's arrays stay small).
+_BLOCK_WORDS = 1 << 18
+# Matches a window may make within a block before the block is split (plus a floor)...
+_BUDGET_PER_WINDOW = 4
+_BUDGET_FLOOR = 1 << 16
+# ...unless it has no more texts than this: then at most this squared.
+_MIN_SPLIT = 32
+
+
+class _Pass:
+    """The pass's state: the index of kept texts' segments, who is kept, the pairs so far."""
+
+    def __init__(self, wh: WordHashes, group: np.ndarray, threshold: float, outcome: DedupOutcome) -> None:
+        import numpy as np
+
+        self.wh, self.threshold, self.outcome = wh, threshold, outcome
+        self.verifier = Verifier(wh, threshold)
+        self.counts = wh.counts
+        self.group = group
+        self._group = group.tolist()
+        n = self.counts.size
+        self.geo = Geometry(int(self.counts.max(initial=0)), threshold)
+        self.place = np.uint64((1 << max(1, int(self.counts.max(initial=1)).bit_length())) - 1)
+        self.needed_min = self.geo.needed_min[self.counts]
+        self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
+        firsts = (group == np.arange(n)) & (self.counts > 0)
+        capacity = int(self.geo.count[self.counts[firsts]].sum()) if self.near else 0
+        self.index = SegmentIndex(self.place, n, capacity, self.needed_min)
+        self._kept = bytearray(n)
+        self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
+
+    def block(self, lo: int, hi: int) -> None:
+        """Decide texts ``lo`` to ``hi - 1`` (all before them decided) and index the kept ones."""
+        import numpy as np
+
+        docs = np.arange(lo, hi)
+        g = self.group[lo:hi]
+        settled = (g != docs) & self.kept[g]  # copies of a text kept before the block
+        probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
+        windows = block_windows(self.wh, self.geo, probers)
+        s1, r1 = self._candidates(self.index, windows, earlier_only=False)
+        sim1 = self.verifier.similarities(s1, r1)
+        good = sim1 >= self.threshold
+        s1, r1, sim1 = s1[good], r1[good], sim1[good]
+        dropped = np.zeros(hi - lo, dtype=bool)
+        dropped[s1 - lo] = True
+        local = probers - lo
+        survivors = probers[(g[local] == probers) & ~dropped[local]]
+        keys, owners = sorted_segments(self.wh, self.geo, survivors, self.place)
+        s2 = r2 = s1[:0]
+        if survivors.size and probers.size > 1:
+            internal = SegmentIndex(self.place, self.counts.size, keys.size, self.needed_min)
+            internal.add(keys, owners)
+            self._skip_own_windows(windows, keys, owners)
+            limit = None
+            if hi - lo > _MIN_SPLIT:
+                limit = _BUDGET_PER_WINDOW * windows.count() + _BUDGET_FLOOR
+            found = self._candidates(internal, windows, earlier_only=True, limit=limit)
+            if found is None:
+                mid = lo + (hi - lo) // 2
+                self.block(lo, mid)
+                self.block(mid, hi)
+                return
+            s2, r2 = found
+        self._decide(lo, hi, (s1, r1, sim1), (s2, r2))
+        kept = self.kept[owners]
+        self.index.add(keys[kept], owners[kept])
+
+    def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray, owners: np.ndarray) -> None:
+        """Take out of ``windows`` each window that is a survivor's own segment whose hash no
+        other survivor segment has: it can match only itself."""
+        import numpy as np
+
+        part = keys & ~self.place
+        alone = np.ones(part.size, dtype=bool)
+        alone[1:] &= part[1:] != part[:-1]
+        alone[:-1] &= part[:-1] != part[1:]
+        r = owners[alone].astype(np.int64)
+        length = self.geo.seglen[self.counts[r]]
+        where = self.wh.begin[r] + (keys[alone] & self.place).astype(np.int64) - windows.lo
+        for size in np.unique(length).tolist():
+            slot = windows.slot.get(size)
+            if slot is not None:
+                slot[where[length == size]] = -1
+
+    def _candidates(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
+                    limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """Return (s, r) of the candidate pairs found in ``index``, or None when the join
+        would pass ``limit`` matches."""
+        keys = join(index, windows, self.geo, self.counts, self.wh.begin, earlier_only, limit)
+        return None if keys is None else enough_matches(keys, index.extra, self.geo, self.counts)
+
+    def _decide(self, lo: int, hi: int, verified, within) -> None:
+        """Walk texts ``lo`` to ``hi - 1`` in order: ``verified`` (s, r, similarity) pairs with a
+        kept r at or above the threshold, and ``within`` (s, r) candidate pairs inside the block,
+        each measured when its s comes up, if its r is kept by then."""
+        import numpy as np
+
+        s, r, sim = verified
+        order = np.lexsort((r, -sim, s))  # by text, most similar first, the earliest on a tie
+        starts = np.searchsorted(s[order], np.arange(lo, hi + 1)).tolist()
+        partners, sims = r[order].tolist(), sim[order].tolist()
+        ws, wr = within
+        order = np.lexsort((wr, ws))
+        wstarts = np.searchsorted(ws[order], np.arange(lo, hi + 1)).tolist()
+        wpartners = wr[order].tolist()
+        kept, group, pairs, threshold = self._kept, self._group, self.outcome.pairs, self.threshold
+        for i in range(lo, hi):
+            g = group[i]
+            if g != i and kept[g]:
+                pairs.append(DuplicatePair(g, i, 1.0, "exact"))
+                continue
+            x, y = starts[i - lo], starts[i - lo + 1]
+            best, best_sim = (partners[x], sims[x]) if x < y else (-1, threshold)
+            for k in wpartners[wstarts[i - lo] : wstarts[i - lo + 1]]:
+                if kept[k]:
+                    measured = self.verifier.similarity(i, k)
+                    if measured >= threshold and (best < 0 or measured > best_sim or (measured == best_sim and k < best)):
+                        best, best_sim = k, measured
+            if best >= 0:
+                pairs.append(DuplicatePair(best, i, best_sim, "near"))
+            else:
+                kept[i] = 1  # a text whose exact group's first is not kept always matches above
+                self.outcome.kept.append(i)
+
+
+def _blocks(counts: np.ndarray) -> list[tuple[int, int]]:
+    """Return consecutive (lo, hi) ranges of texts of about ``_BLOCK_WORDS`` words each."""
+    import numpy as np
+
+    ends = np.cumsum(counts)
+    cuts = np.searchsorted(ends, np.arange(_BLOCK_WORDS, int(ends[-1]) if ends.size else 0, _BLOCK_WORDS), "right")
+    edges = sorted(set([0, *(int(c) for c in cuts if 0 < c < counts.size), counts.size]))
+    return list(zip(edges, edges[1:]))
+
+
+def kept_pass(wh: WordHashes, group: np.ndarray, threshold: float, outcome: DedupOutcome) -> None:
+    """Fill ``outcome`` with the greedy pass over texts whose word hashes are ``wh`` and whose
+    exact groups are ``group`` (each text's first text with the same words)."""
+    state = _Pass(wh, group, threshold, outcome)
+    for lo, hi in _blocks(wh.counts):
+        state.block(lo, hi)

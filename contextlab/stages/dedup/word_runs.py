@@ -1,0 +1,141 @@
+"""Every text's words as 64-bit hashes laid end to end, and the hash of any run of them.
+
+What the word filter (``segment_filter.py``) cuts into segments and slides windows over, and
+what verification (``verify.py``) numbers. Words are compared as 64-bit hashes of their
+normalised form (``word_hashing``), a run of ``L`` words as the polynomial
+``sum(word_k * B**k) + L * W`` of its word hashes (modulo 2**64): equal words give equal
+hashes, so a collision can only add a candidate, never lose one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .word_hashing import _BASE, _batches, _hash_words
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["WordHashes", "hash_words"]
+
+# The length weight W above (odd).
+_LENGTH_WEIGHT = 0xD6E8FEB86659FD93
+# Runs up to this long are hashed term by term (Horner's rule over the words); longer ones
+# from running sums of the whole sequence, built the first time one is asked for.
+_DIRECT = 8
+
+
+@lru_cache(maxsize=2)
+def _power_tables(base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``base**k`` and ``base**(k << 16)`` modulo 2**64 for k < 2**16: any power below
+    2**32 is one product of an entry of each (two small tables, where an array of every
+    power would take 8 bytes a word)."""
+    import numpy as np
+
+    low = np.full(1 << 16, base, dtype=np.uint64)
+    low[0] = 1
+    np.cumprod(low, out=low)  # products wrap modulo 2**64, the hash's arithmetic
+    high = np.full(1 << 16, pow(base, 1 << 16, 1 << 64), dtype=np.uint64)
+    high[0] = 1
+    np.cumprod(high, out=high)
+    return low, high
+
+
+def _power(tables: tuple[np.ndarray, np.ndarray], exponents: np.ndarray) -> np.ndarray:
+    low, high = tables
+    return low[exponents & 0xFFFF] * high[exponents >> 16]
+
+
+class WordHashes:
+    """Every text's normalised words as hashes, laid end to end (``words``), with each text's
+    word count, where its words begin, and a hash of its whole word sequence."""
+
+    def __init__(self, words: np.ndarray, counts: np.ndarray, sequences: np.ndarray) -> None:
+        import numpy as np
+
+        self.words = words
+        self.counts = counts.astype(np.int64)
+        self.size = int(words.size)
+        self.begin = np.cumsum(self.counts) - self.counts
+        #: Equal for texts with equal word sequences.
+        self.sequences = sequences
+        self._running: np.ndarray | None = None
+
+    def _sums(self) -> np.ndarray:
+        """Return running[q] = sum of word_j * B**j for j < q (modulo 2**64)."""
+        import numpy as np
+
+        if self._running is None:
+            running = np.zeros(self.size + 1, dtype=np.uint64)
+            for lo in range(0, self.size, 1 << 20):
+                hi = min(lo + (1 << 20), self.size)
+                part = self.words[lo:hi] * _power(_power_tables(_BASE), np.arange(lo, hi))
+                part[:1] += running[lo : lo + 1]  # an array add wraps without a warning
+                np.cumsum(part, out=running[lo + 1 : hi + 1])
+            self._running = running
+        return self._running
+
+    def runs(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Return the hash of the ``lengths[k]`` words from global word position ``starts[k]``."""
+        import numpy as np
+
+        longest = int(lengths.max(initial=0))
+        if longest <= _DIRECT:
+            h = np.zeros(starts.size, dtype=np.uint64)
+            power = 1
+            shortest = int(lengths.min(initial=0))
+            for k in range(longest):  # word k of each run longer than k, times B**k
+                term = self.words[np.minimum(starts + k, self.size - 1)] * np.uint64(power)
+                h += term if k < shortest else np.where(lengths > k, term, np.uint64(0))
+                power = power * _BASE % (1 << 64)
+        else:
+            running = self._sums()
+            h = (running[starts + lengths] - running[starts]) * _power(
+                _power_tables(pow(_BASE, -1, 1 << 64)), starts)
+        h += lengths.astype(np.uint64) * np.uint64(_LENGTH_WEIGHT)
+        return h
+
+    def window_hashes(self, lo: int, hi: int, length: int) -> np.ndarray:
+        """Return the hash of the ``length`` words from every global position in [lo, hi)
+        (``runs`` for each start, read off slices instead of gathered)."""
+        import numpy as np
+
+        if length <= _DIRECT:
+            h = self.words[lo + length - 1 : hi + length - 1].copy()
+            base = np.uint64(_BASE)
+            for k in range(length - 2, -1, -1):
+                h *= base
+                h += self.words[lo + k : hi + k]
+        else:
+            running = self._sums()
+            h = running[lo + length : hi + length] - running[lo:hi]
+            h *= _power(_power_tables(pow(_BASE, -1, 1 << 64)), np.arange(lo, hi))
+        h += np.uint64(length * _LENGTH_WEIGHT % (1 << 64))
+        return h
+
+
+def hash_words(texts: Sequence[str]) -> WordHashes:
+    """Return the word hashes of ``texts``, each already normalised or pure ASCII.
+
+    ``word_hashing`` hashes the words of ``text.lower().split()``; the normalised text is
+    lowercase already and pure ASCII needs nothing more, so the words hashed are the words
+    compared.
+    """
+    import numpy as np
+
+    # A text of c characters has at most (c + 1) // 2 words, so this bounds the words; the
+    # pages past the real count are never touched, so they cost nothing (where gathering
+    # the batches into a fresh array costs a page fault a page).
+    words = np.empty((sum(map(len, texts)) + len(texts)) // 2 + 1, dtype=np.uint64)
+    counts, sequences, filled = [], [], 0
+    for start, stop in _batches(texts):
+        w, c, h = _hash_words(texts[start:stop], spacing=False)
+        words[filled : filled + w.size] = w
+        filled += w.size
+        counts.append(c)
+        sequences.append(h)
+    if not counts:
+        return WordHashes(words[:0], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
+    return WordHashes(words[:filled], np.concatenate(counts), np.concatenate(sequences))

@@ -1,0 +1,166 @@
+"""The default measure's greedy pass looks candidates up among kept texts only, and keeps the
+definition's answer: blocks, split blocks and crowded segments change the work, never the result."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contextlab.stages.dedup import find_duplicates
+from contextlab.stages.dedup.edit_measure import _filtered
+from contextlab.stages.dedup.outcome import DedupOutcome
+from contextlab.types import DuplicatePair
+from tests.test_dedup import overlapping_chunks, prose_words
+from tests.test_dedup_edit import brute_force
+from tests.test_properties import edited_texts
+
+RECORD = "short doc {} about refunds and billing item"  # 8 words: one differs, 0.875 apart
+
+
+def _verified_pairs(monkeypatch) -> list[int]:
+    """Count the pairs the pass measures (a list holding the running total)."""
+    from contextlab.stages.dedup import verify
+
+    seen = [0]
+    batch, single = verify.Verifier.similarities, verify.Verifier.similarity
+
+    def similarities(self, a, b):
+        seen[0] += a.size
+        return batch(self, a, b)
+
+    def similarity(self, a, b):
+        seen[0] += 1
+        return single(self, a, b)
+
+    monkeypatch.setattr(verify.Verifier, "similarities", similarities)
+    monkeypatch.setattr(verify.Verifier, "similarity", similarity)
+    return seen
+
+
+def test_dedup_kept_templated_records_keep_the_first_and_drop_the_rest():
+    texts = [RECORD.format(i) for i in range(50)]
+    outcome = find_duplicates(texts, 0.85)
+    assert outcome.kept == [0]
+    assert outcome.pairs[:2] == [DuplicatePair(0, 1, 0.875, "near"), DuplicatePair(0, 2, 0.875, "near")]
+    assert len(outcome.pairs) == 49
+
+
+def test_dedup_kept_measures_only_pairs_of_a_new_text_and_a_kept_one(monkeypatch):
+    seen = _verified_pairs(monkeypatch)
+    outcome = find_duplicates([RECORD.format(i) for i in range(3000)], 0.85)
+    assert outcome.kept == [0]
+    assert seen[0] == 2999  # each record against the one kept text, never against another copy
+
+
+def test_dedup_kept_identical_texts_are_exact_copies_of_the_first(monkeypatch):
+    seen = _verified_pairs(monkeypatch)
+    text = " ".join(prose_words()[:150])
+    outcome = find_duplicates([text] * 5000, 0.85)
+    assert outcome.kept == [0] and {p.kind for p in outcome.pairs} == {"exact"}
+    assert seen[0] < 5000
+
+
+@pytest.mark.parametrize("block_words, min_split", [(1 << 18, 32), (40, 2), (7, 1)])
+def test_dedup_kept_blocks_and_splits_give_the_definitions_answer(monkeypatch, block_words, min_split):
+    from contextlab.stages.dedup import kept_pass
+
+    monkeypatch.setattr(kept_pass, "_BLOCK_WORDS", block_words)
+    monkeypatch.setattr(kept_pass, "_MIN_SPLIT", min_split)
+    monkeypatch.setattr(kept_pass, "_BUDGET_FLOOR", 2)  # tiny blocks split on a handful of matches
+    texts = overlapping_chunks(prose_words(), size=30, stride=24, seed=3)[:90]
+    texts += [RECORD.format(i) for i in range(20)] + [texts[5]] * 3
+    for threshold in (0.8, 0.85, 0.95):
+        expected = brute_force(texts, threshold)
+        outcome = find_duplicates(texts, threshold)
+        assert (outcome.kept, outcome.pairs) == expected
+        assert any(p.kind == "near" for p in expected[1])
+
+
+def test_dedup_kept_crowded_segments_are_credited_not_lost(monkeypatch):
+    from contextlab.stages.dedup import segment_index
+
+    monkeypatch.setattr(segment_index, "_CROWD", 1)  # any hash two segments share is crowded
+    footer = "all requests go to the billing team and are answered within two working days"
+    texts = [f"{t} {footer}" for t in overlapping_chunks(prose_words(), size=25, stride=20, seed=6)[:80]]
+    added = []
+    original = segment_index.SegmentIndex.add
+
+    def add(self, keys, owners):
+        original(self, keys, owners)
+        added.append(int(self.extra.sum()))
+
+    monkeypatch.setattr(segment_index.SegmentIndex, "add", add)
+    for threshold in (0.8, 0.9):
+        outcome = find_duplicates(texts, threshold)
+        assert (outcome.kept, outcome.pairs) == brute_force(texts, threshold)
+    assert max(added) > 0  # segments were left out and credited
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edited_texts(max_size=50), st.sampled_from([0.75, 0.8, 0.85, 0.9, 0.95]),
+       st.sampled_from([(1 << 18, 32), (25, 2), (5, 1)]))
+def test_dedup_kept_property_tiny_blocks_equal_brute_force(raw, threshold, blocks):
+    from contextlab.stages.dedup import kept_pass
+
+    saved = kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR
+    kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR = (*blocks, 2)
+    try:
+        filtered = DedupOutcome()
+        _filtered(raw, threshold, filtered)
+    finally:
+        kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR = saved
+    assert (filtered.kept, filtered.pairs) == brute_force(raw, threshold)
+
+
+def test_dedup_kept_low_threshold_scan_compares_with_kept_texts_only(monkeypatch):
+    from rapidfuzz import process
+
+    from contextlab.stages.dedup import edit_measure
+
+    cells = [0]
+    cdist = process.cdist
+
+    def counted(a, b, **kwargs):
+        cells[0] += len(a) * len(b)
+        return cdist(a, b, **kwargs)
+
+    monkeypatch.setattr(process, "cdist", counted)
+    monkeypatch.setattr(edit_measure, "_SCAN_ROWS", 100)
+    outcome = find_duplicates([RECORD.format(i) for i in range(1000)], 0.6)
+    assert outcome.kept == [0]
+    # Ten blocks of 100 rows, each against the one kept text and against itself.
+    assert cells[0] == 9 * 100 * 1 + 10 * 100 * 100
+
+
+def test_dedup_kept_sixty_thousand_templated_records_take_seconds_not_minutes():
+    """A generous bound for a loaded machine: quadratic work took 59 s for 8,000 records."""
+    for template in (RECORD, "order {} for the customer account was billed on the first day of "
+                             "the month and paid in full today"):
+        texts = [template.format(i) for i in range(60_000)]
+        started = time.perf_counter()
+        outcome = find_duplicates(texts, 0.85)
+        assert time.perf_counter() - started < 30
+        assert outcome.kept == [0] and len(outcome.pairs) == 59_999
+
+
+@pytest.mark.slow
+def test_dedup_kept_cli_builds_sixty_thousand_records_past_the_document_limit(tmp_path):
+    """What the 50,000-document limit's message recommends (--max-documents) finishes."""
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps({"content": RECORD.format(i), "score": 0.5}) + "\n"
+                            for i in range(60_000)), encoding="utf-8")
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", "build", str(path), "--max-documents",
+                           "100000", "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert time.perf_counter() - started < 60
+    result = json.loads(proc.stdout)
+    assert result["duplicates_removed"] == 59_999
+    assert np.unique([p["kept_index"] for p in result["duplicate_pairs"]]).tolist() == [0]

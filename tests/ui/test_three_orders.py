@@ -1,0 +1,74 @@
+"""Final block's "Ask the model in three orders" (AppTest): calls counted before sending, the bundled model.
+
+The fast test points the section at a port nothing listens on (no model, no fake): counting needs no
+model, sending fails in one line. The slow one lets the lab start the bundled model on request, as a
+presenter does, and asks it for real, then again from the cache.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from tests.ui.conftest import open_view, run, texts
+
+pytestmark = pytest.mark.integration
+
+_MOVED = ("The same question and the same 3 documents, three times: the answer (★ D6 · "
+          "help-center/billing/refunds.md) first, in the middle and last")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _section(**state):
+    return open_view("final", sample="support_faq", budget=400, state={"orders_open": True, **state})
+
+
+def test_three_orders_count_the_calls_before_anything_is_sent(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a response cache of the test's own
+    endpoint = f"http://127.0.0.1:{_closed_port()}/v1"
+    at = _section(orders_who="endpoint")
+    at.text_input(key="orders_endpoint").set_value(endpoint)
+    at = run(at)
+    assert "Count the calls first: nothing is sent until you press Send." in texts(at)
+    at = run(at.button(key="orders_count").click())
+    said = texts(at)
+    assert _MOVED in said
+    assert f"This sends 3 calls, 1,341 prompt tokens (approximate: cl100k_base) to {endpoint}." in said
+    at = run(at.button(key="orders_send").click())
+    assert f"cannot reach the endpoint {endpoint}" in texts(at)
+
+
+@pytest.mark.slow
+def test_three_orders_start_the_bundled_model_on_request_and_answer_side_by_side(monkeypatch, tmp_path):
+    pytest.importorskip("xllamacpp")
+    from contextlab.ui.views.orders import stop_bundled_server
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    try:
+        at = _section()
+        at = run(at.button(key="orders_count").click())
+        assert "This sends 3 calls" in texts(at)
+        at = at.button(key="orders_send").click().run(timeout=900)
+        assert not at.exception, [e.value for e in at.exception]
+        said = texts(at)
+        columns = [c for c in at.columns if any(m.value.startswith("**Answer ") for m in c.markdown)]
+        titles = [next(m.value for m in c.markdown if m.value.startswith("**Answer ")) for c in columns]
+        assert titles == ["**Answer first** · pos 1 of 3", "**Answer in the middle** · pos 2 of 3",
+                          "**Answer last** · pos 3 of 3"]
+        marks = [m.value for c in columns for m in c.markdown if "right" in m.value or "wrong" in m.value]
+        assert len(marks) == 3  # the sample knows its answers: each one marked right or wrong
+        assert "Answered by gemma-3-270m-q4_k_m at http://127.0.0.1:" in said
+        # the same question again: every answer from the cache, nothing sent
+        at = run(at.button(key="orders_count").click())
+        assert "This sends 0 calls" in texts(at) and "3 answers come from the cache" in texts(at)
+        assert at.button(key="orders_send").label == "Use the cached answers"
+        at = run(at.button(key="orders_send").click())
+        assert texts(at).count("from the cache") >= 3
+    finally:
+        stop_bundled_server()
