@@ -67,8 +67,8 @@ def test_curve_files_utf8_byte_order_mark_is_accepted(tmp_path):
     (2, "kind", "average", "line 5: unknown row kind 'average'; expected position, closed_book or oracle"),
     (0, "total_docs", "\u00b2", "line 3: total_docs is '\u00b2', not a whole number from 1 to 1,000"),
     (1, "position", "\u0663", "line 4: position is '\u0663', not a whole number from 1 to 3"),
-    (0, "accuracy", '"' + "9" * 200_000 + '"', "line 3: not CSV a curve file can hold (field larger than field "
-                                               "limit (131072))"),
+    (0, "accuracy", '"' + "9" * 200_000 + '"', "line 3: a line of 200,033 characters; a curve file's lines are "
+                                               "under 4,096"),
 ])
 def test_curve_files_bad_value_is_one_line_naming_file_line_and_value(tmp_path, row, column, value, said):
     """Injects a fault: one cell of a good curve file replaced by a value a curve cannot have."""

@@ -92,6 +92,10 @@ class PositionData:
         return self.oracle_accuracy.get(self.resolve_model(model))
 
 
+#: The longest line a curve file may hold (a model's name, seven numbers and their commas).
+_MAX_LINE_CHARS = 4_096
+
+
 def _next_row(reader: Any, numbered: list[tuple[int, str]], name: str) -> list[str] | None:
     """Return the reader's next row (None at the end), or raise naming the line the CSV module could not read."""
     first = reader.line_num
@@ -106,6 +110,12 @@ def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(line number, row)`` for each data row of the CSV ``text`` (comments and blank lines skipped)."""
     numbered = [(i, line) for i, line in enumerate(text.splitlines(keepends=True), start=1)
                 if line.strip() and not line.lstrip().startswith("#")]
+    # The csv module's field limit is process-wide (the document loaders raise it), so a curve
+    # file's own bound on a line is checked here: no row of a curve is longer than this.
+    for i, line in numbered:
+        if len(line) > _MAX_LINE_CHARS:
+            raise LoadError(f"{name} line {i}: a line of {len(line):,} characters; a curve file's lines are under "
+                            f"{_MAX_LINE_CHARS:,}", field="curve")
     reader = csv.reader(line for _, line in numbered)
     header = _next_row(reader, numbered, name)
     missing = [c for c in _REQUIRED if c not in (header or [])]
