@@ -251,7 +251,7 @@ def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_wit
     assert len(band) == 2  # the same loaded curve Learn and Placement draw, with its 95% band
     at = run(at.button(key="eval_run").click())
     result = at.session_state["eval_result"]
-    assert result.model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
+    assert result.curve_model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
     assert {r["curve"] for r in result.rows if r["expected_accuracy"] is not None} == {
         "measured: Gemma-3-270M Q4_K_M (bundled)"}
     # a point measured on 30 questions carries a wide interval into every row it is read for
