@@ -229,18 +229,12 @@ class MeasuredRun:
         at once, then after each wave of ``concurrency`` calls (``progress`` too, between waves, so
         its time left is read from whole waves, not from the first call of one).
         """
+        started = time.monotonic()
         if on_answers is None:
             answers = answer_prompts(self.client, self.prompts, cache=self.cache,
                                      concurrency=self.settings.concurrency, progress=progress)
         else:
             answers = self._in_waves(progress, on_answers)
-
-
-    def run(self, progress: Any = None) -> EvalResult:
-        """Return the ``EvalResult`` with every row's measured answer (see the module doc)."""
-        started = time.monotonic()
-        answers = answer_prompts(self.client, self.prompts, cache=self.cache,
-                                 concurrency=self.settings.concurrency, progress=progress)
         pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
         self.notes += answer_notes(answers, self.client)
         gold = self._gold()
