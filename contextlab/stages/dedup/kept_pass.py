@@ -145,6 +145,8 @@ class _Pass:
         starts = np.searchsorted(s[order], np.arange(lo, hi + 1)).tolist()
         partners, sims = r[order].tolist(), sim[order].tolist()
         ws, wr = within
+        if ws.size:
+            self.verifier.prepare(np.concatenate((ws, wr)))
         order = np.lexsort((wr, ws))
         wstarts = np.searchsorted(ws[order], np.arange(lo, hi + 1)).tolist()
         wpartners = wr[order].tolist()
