@@ -47,12 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Geometry", "segments_of", "Windows", "BlockWindows", "block_windows"]
 
-# Segments beyond the pigeonhole's reach + 1, at the same length: a pair must then match more
-# of them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
-_EXTRA = 4
-# ...but only while each segment keeps at least this many words: one-word segments of short
-# texts are common words that every text shares, and matching them is a join of every pair.
-_MIN_SEGMENT = 3
 # Windows are hashed about this many at a time.
 _WINDOW_SLICE = 1 << 18
 _EPS = 1e-9
@@ -90,13 +84,11 @@ class Geometry:
         if np.any(base[1:] > n[1:]):  # only at a threshold of 0.5 or below (the pass starts at 0.75)
             raise ValueError(f"the word filter needs a threshold above 0.5, not {threshold}")
         # One segment length for most texts, so that a text slides windows of one length: the
-        # longest whose segments still number more than a long text's reach (for 0.85, 5:
-        # a long text of n words may be 0.176 n edits from its longest partner, so n / 5
-        # segments suffice). Shorter texts, where that is too few, take a few extra segments
-        # (while they keep _MIN_SEGMENT words) beyond the pigeonhole's.
+        # longest whose segments still number more than a long text's reach (for 0.85, 5: a
+        # long text of n words may be 0.176 n edits from its longest partner, so n / 5
+        # segments suffice); a shorter text, where that is too few, the longest that is not.
         canonical = max(1, math.ceil(threshold / (1.0 - threshold) - _EPS) - 1) if threshold < 1.0 else 1
-        fallback = n // np.maximum(np.minimum(base + _EXTRA, n // _MIN_SEGMENT), base)
-        self.seglen = np.where(n // canonical >= base, canonical, fallback)
+        self.seglen = np.minimum(canonical, n // np.maximum(base, 1))
         self.seglen[0] = 1
         self.count = n // self.seglen
         #: The fewest segments any pair of a text of n words must match.
