@@ -52,8 +52,6 @@ class _Vocabulary:
 
     def _place(self, words: np.ndarray, numbers: np.ndarray) -> None:
         """Put distinct ``words`` (none in the table yet) with their ``numbers`` in free slots."""
-        import numpy as np
-
         slot, mask = self._slots(words), (1 << self.bits) - 1
         while words.size:
             free = ~self.used[slot]
