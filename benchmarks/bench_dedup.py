@@ -173,7 +173,7 @@ def measure(method: str, n: int, corpus: Path, repeat: int) -> dict:
     runs = []
     for _ in range(repeat):
         proc = subprocess.run([sys.executable, __file__, "--worker", method, str(n),
-                               "--corpus", str(corpus)], capture_output=True, text=True)
+                               "--corpus", str(corpus)], capture_output=True, text=True, check=False)
         if proc.returncode:
             raise SystemExit(f"{method} at n={n} failed:\n{proc.stderr}")
         runs.append(json.loads(proc.stdout.splitlines()[-1]))
@@ -279,7 +279,8 @@ def _adversarial_run(method: str, source: str, code: Path, timeout: float, memor
     load = os.getloadavg()[0]
     try:
         proc = subprocess.run([sys.executable, __file__, "--adv-worker", method, source, str(code),
-                               "--memory-gb", str(memory_gb)], capture_output=True, text=True, timeout=timeout)
+                               "--memory-gb", str(memory_gb)], capture_output=True, text=True, timeout=timeout,
+                              check=False)
     except subprocess.TimeoutExpired:
         return {"stopped": f"> {timeout:.0f} s", "load": [load, os.getloadavg()[0]]}
     if proc.returncode:

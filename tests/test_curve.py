@@ -10,7 +10,7 @@ import pytest
 
 from contextlab import ContextManager, Document, PromptRequest
 from contextlab.curves.curve_file import load_curve_file
-from contextlab.curves.outcomes import load_outcomes
+from contextlab.curves.outcomes import file_evidence, load_outcomes, text_evidence
 from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation.curve import (
@@ -96,6 +96,11 @@ def test_curve_file_has_the_bundled_format_and_loads_as_a_curve(tmp_path):
     assert load_outcomes(path).by_position(3) == {1: [True, True, False, False], 3: [True, True, True, False]}
     assert (tmp_path / "curve.questions.csv").read_text().splitlines()[:2] == [
         "query_id,kind,total_docs,position,correct,answer", "q0,position,3,1,1,a"]
+    # one call gives what the file shows: paired with its outcomes beside it, from its points without
+    assert file_evidence(path).paired and file_evidence(path).questions == 4
+    alone = text_evidence(path.read_text(), name="curve.csv")
+    assert not alone.paired and alone.questions == 4 and "(unpaired test)" in alone.headline
+    assert text_evidence(path.read_text(), (tmp_path / "curve.questions.csv").read_text()).paired
 
 
 def test_curve_file_errors_name_the_file(tmp_path):

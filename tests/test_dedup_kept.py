@@ -141,8 +141,8 @@ def test_dedup_kept_low_threshold_scan_compares_with_kept_texts_only(monkeypatch
 
 def test_dedup_kept_sixty_thousand_templated_records_take_seconds_not_minutes():
     """A generous bound for a loaded machine: quadratic work took 59 s for 8,000 records."""
-    for template in (RECORD, "order {} for the customer account was billed on the first day of "
-                             "the month and paid in full today"):
+    twenty = "order {} for the customer account was billed on the first day of the month and paid in full today"
+    for template in (RECORD, twenty):
         texts = [template.format(i) for i in range(60_000)]
         started = time.perf_counter()
         outcome = find_duplicates(texts, 0.85)
@@ -158,7 +158,7 @@ def test_dedup_kept_cli_builds_sixty_thousand_records_past_the_document_limit(tm
                             for i in range(60_000)), encoding="utf-8")
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "contextlab.cli", "build", str(path), "--max-documents",
-                           "100000", "--format", "json"], capture_output=True, text=True, timeout=120)
+                           "100000", "--format", "json"], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert time.perf_counter() - started < 60
     result = json.loads(proc.stdout)

@@ -7,7 +7,9 @@ yes/no lists from it, so a curve loaded later (``eval --curve``, the lab) keeps 
 
 ``outcomes_path(curve)`` names the file; ``outcomes_csv(rows)`` writes one; ``parse_outcomes``
 reads one, checked at the door (columns, kinds, yes/no values, one row per question and condition,
-the same questions under every condition), into ``CurveOutcomes``.
+the same questions under every condition), into ``CurveOutcomes``. ``file_evidence(path)`` and
+``text_evidence(curve_text, outcomes_text)`` give a curve file's ``CurveEvidence`` in one call
+(paired when its outcomes are there, else from its points and N).
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoadError
+from .curve_file import load_curve_file, parse_curve_file
+from .evidence import CurveEvidence, curve_evidence
 
-__all__ = ["OUTCOME_COLUMNS", "CurveOutcomes", "load_outcomes", "outcomes_csv", "outcomes_path", "parse_outcomes"]
+__all__ = ["OUTCOME_COLUMNS", "CurveOutcomes", "file_evidence", "load_outcomes", "outcomes_csv", "outcomes_path",
+           "parse_outcomes", "text_evidence"]
 
 OUTCOME_COLUMNS = ("query_id", "kind", "total_docs", "position", "correct", "answer")
 _KINDS = ("position", "closed_book", "oracle")
@@ -119,3 +124,29 @@ def load_outcomes(curve: str | Path) -> CurveOutcomes | None:
         return parse_outcomes(path.read_text(encoding="utf-8"), name=f"outcomes file {path.name!r}")
     except UnicodeDecodeError:
         raise LoadError(f"outcomes file {path.name!r} is not UTF-8 text", field="outcomes") from None
+
+
+def _evidence(data: Any, outcomes: CurveOutcomes | None) -> CurveEvidence:
+    model = data.models()[0]
+    count = data.doc_counts(model)[0]
+    paired = None
+    if outcomes is not None:
+        found = outcomes.by_position(count)
+        paired = found if sorted(found) == [p for p, _ in data.curve(model, count)] else None
+    return curve_evidence(data, model, count, outcomes=paired)
+
+
+def file_evidence(curve: str | Path) -> CurveEvidence:
+    """Return what the curve file ``curve`` shows: paired tests when its outcomes file is beside it.
+
+    The file's first model at its fewest documents (a measured curve has one of each). Outcomes
+    for other positions than the curve's are not used (the tests are then from the points).
+    """
+    return _evidence(load_curve_file(curve), load_outcomes(curve))
+
+
+def text_evidence(curve_text: str, outcomes_text: str | None = None, *, name: str = "curve file") -> CurveEvidence:
+    """Return what a curve file's text shows (an upload), paired when its outcomes file's text is given."""
+    data = parse_curve_file(curve_text, name=name)
+    outcomes = parse_outcomes(outcomes_text, name=f"outcomes of {name}") if outcomes_text is not None else None
+    return _evidence(data, outcomes)

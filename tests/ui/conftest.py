@@ -58,7 +58,8 @@ def _view_script(view: str, sample: str, budget: int, empty: bool, presentation:
         st.session_state["picked"] = True
     ctx = LabContext(docs, cfg, build_cached(docs, cfg), [] if no_history else list(s.conversation),
                      s.system_prompt, f"Sample: {s.name}", presentation,
-                     answer=tuple(s.answer_indices()) if answer else ())
+                     answer=tuple(s.answer_indices()) if answer else (),
+                     gold_answers=tuple(s.answers) if answer else ())
     VIEWS[view][1](ctx)
 
 

@@ -72,3 +72,16 @@ def test_three_orders_start_the_bundled_model_on_request_and_answer_side_by_side
         assert texts(at).count("from the cache") >= 3
     finally:
         stop_bundled_server()
+
+
+def test_three_orders_bundled_model_moves_off_a_port_someone_else_holds_and_stays_there(monkeypatch):
+    from contextlab.ui.views import orders
+
+    with socket.socket() as taken:  # another program on the usual port (it answers nothing)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setattr(orders, "BUNDLED_PORT", taken.getsockname()[1])
+        bundled = orders._Bundled()
+        first = bundled.endpoint()
+        assert first != f"http://127.0.0.1:{taken.getsockname()[1]}/v1"
+        assert bundled.endpoint() == first  # kept: the answers' cache key holds the URL

@@ -28,6 +28,7 @@ corpus of copies of one text keeps one text, so it costs O(n).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ...types import DuplicatePair
@@ -145,6 +146,8 @@ class _Pass:
         starts = np.searchsorted(s[order], np.arange(lo, hi + 1)).tolist()
         partners, sims = r[order].tolist(), sim[order].tolist()
         ws, wr = within
+        if ws.size:
+            self.verifier.prepare(np.concatenate((ws, wr)))
         order = np.lexsort((wr, ws))
         wstarts = np.searchsorted(ws[order], np.arange(lo, hi + 1)).tolist()
         wpartners = wr[order].tolist()
@@ -174,8 +177,8 @@ def _blocks(counts: np.ndarray) -> list[tuple[int, int]]:
 
     ends = np.cumsum(counts)
     cuts = np.searchsorted(ends, np.arange(_BLOCK_WORDS, int(ends[-1]) if ends.size else 0, _BLOCK_WORDS), "right")
-    edges = sorted(set([0, *(int(c) for c in cuts if 0 < c < counts.size), counts.size]))
-    return list(zip(edges, edges[1:]))
+    edges = sorted({0, *(int(c) for c in cuts if 0 < c < counts.size), counts.size})
+    return list(pairwise(edges))
 
 
 def kept_pass(wh: WordHashes, group: np.ndarray, threshold: float, outcome: DedupOutcome) -> None:

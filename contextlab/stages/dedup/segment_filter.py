@@ -15,30 +15,30 @@ by ``shift``, those after it make up the rest of the length difference).
 Here ``r`` is always the EARLIER text of a pair and the one already kept: the greedy pass
 (``kept_pass.py``) needs only pairs of a new text and a kept one. So each text is cut for the
 longest partner it can have: a text of ``n`` words pairs with texts of at most ``longest(n)``
-words (the largest ``m`` with ``m - tau(m) <= n``), so no pair of it allows more than
-``reach(n) = tau(longest(n))`` edits, and it is cut into ``count(n) >= reach(n) + 1`` segments
-of ``seglen(n)`` words (a few more than the pigeonhole's, at the same length, make the count
-below stronger). A later text ``s`` slides a window of each length its partners' segments can
-have over its words and looks each window up among the kept texts' segments: a kept ``r`` is a
-candidate when at least ``count(|r|) - tau`` of its segments match within the shift bound.
+words (the largest ``m`` with ``m - tau(m) <= n``, and no longer than the longest text), so no
+pair of it allows more than ``reach(n) = tau(longest(n))`` edits, and it is cut into
+``count(n) >= reach(n) + 1`` segments of ``seglen(n)`` words (the words left over at its end are
+in none: the pigeonhole needs the segments disjoint, not covering). A later text ``s`` slides a
+window of each length its partners' segments can have over its words and looks each window up
+among the kept texts' segments (``segment_index.py``): a kept ``r`` is a candidate when at
+least ``count(|r|) - tau`` of its segments match within the shift bound, at as many distinct
+starts in ``s`` (the intact segments of one alignment land at distinct places).
 
-Two refinements keep the look-ups bounded by the kept texts without losing a pair:
+Provably no pair is lost, whatever else the code does to save work:
 
-- A segment hash that more than ``_CROWD`` kept segments share (boilerplate, a template's
-  fixed words) is not looked up for a kept text ``r`` that needs other matches anyway: if
-  ``c(r)`` of r's segments are crowded and ``c(r) < count(|r|) - reach(|r|)``, no pair of r can
-  pass on crowded segments alone, so it is found through an uncrowded one, and its count is
-  credited with ``c(r)`` (all crowded segments matching: an upper bound, so nothing is lost).
-- Words are compared as 64-bit hashes (``word_runs.py``): equal words give equal hashes, so a
+- a segment hash shared by very many indexed segments (boilerplate, a template's fixed words)
+  is left out for texts that could not pass on such segments alone, and each such text's
+  count is credited with all of them (``segment_index.py``): an upper bound, so a pair that
+  reaches the threshold still passes, found through a segment that is not crowded;
+- words are compared as 64-bit hashes (``word_runs.py``): equal words give equal hashes, so a
   collision can only add a candidate. Candidates are verified exactly (``verify.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .word_runs import WordHashes
 
@@ -47,12 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Geometry", "segments_of", "Windows", "BlockWindows", "block_windows"]
 
-# Segments beyond the pigeonhole's reach + 1, at the same length: a pair must then match more
-# of them, which phrases that unrelated texts share (a boilerplate sentence) rarely do.
-_EXTRA = 4
-# ...but only while each segment keeps at least this many words: one-word segments of short
-# texts are common words that every text shares, and matching them is a join of every pair.
-_MIN_SEGMENT = 3
 # Windows are hashed about this many at a time.
 _WINDOW_SLICE = 1 << 18
 _EPS = 1e-9
@@ -90,13 +84,11 @@ class Geometry:
         if np.any(base[1:] > n[1:]):  # only at a threshold of 0.5 or below (the pass starts at 0.75)
             raise ValueError(f"the word filter needs a threshold above 0.5, not {threshold}")
         # One segment length for most texts, so that a text slides windows of one length: the
-        # longest whose segments still number more than a long text's reach (for 0.85, 5:
-        # a long text of n words may be 0.176 n edits from its longest partner, so n / 5
-        # segments suffice). Shorter texts, where that is too few, take a few extra segments
-        # (while they keep _MIN_SEGMENT words) beyond the pigeonhole's.
+        # longest whose segments still number more than a long text's reach (for 0.85, 5: a
+        # long text of n words may be 0.176 n edits from its longest partner, so n / 5
+        # segments suffice); a shorter text, where that is too few, the longest that is not.
         canonical = max(1, math.ceil(threshold / (1.0 - threshold) - _EPS) - 1) if threshold < 1.0 else 1
-        fallback = n // np.maximum(np.minimum(base + _EXTRA, n // _MIN_SEGMENT), base)
-        self.seglen = np.where(n // canonical >= base, canonical, fallback)
+        self.seglen = np.minimum(canonical, n // np.maximum(base, 1))
         self.seglen[0] = 1
         self.count = n // self.seglen
         #: The fewest segments any pair of a text of n words must match.
@@ -105,8 +97,6 @@ class Geometry:
         # of every segment length theirs have (only lengths that fit in it).
         low, high = _window_range(self.seglen, n - self.tau[: n.size], longest)
         self.low, self.high = low, np.minimum(high, n)
-
-
 
 
 def segments_of(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

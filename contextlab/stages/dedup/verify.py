@@ -1,10 +1,10 @@
 """Exact word edit similarities of candidate pairs, computed on their words' 64-bit hashes.
 
 Every pair the filter names is measured here (rapidfuzz, C++), on strings of one character per
-word: the words of all the texts are numbered densely by hash, the commonest first (rapidfuzz
-looks characters below 256 up in an array, others in a hash map), once, when the first pair
-comes. The answer could differ from one on the words themselves only if two different words
-agreed on all 64 bits of their hash.
+word. Words are numbered by hash the first time a text they are in is measured (an
+open-addressing table of every word seen so far), so a text never measured is never
+numbered. The answer could differ from one on the words themselves only if two different
+words agreed on all 64 bits of their hash.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
-from .word_hashing import dense_numbers
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
@@ -20,11 +19,75 @@ if TYPE_CHECKING:
 
 __all__ = ["Verifier"]
 
-_MAX_CODE = 0x10FFFF
+_MAX_CODE = 0x10FFFF - 2048  # characters, less the surrogate block
 _EPS = 1e-9
 # Pairs allowed more edits than this are measured first with a quarter of their bound (a
 # banded distance costs about its band): near copies are usually far inside it.
 _FIRST_TRY = 64
+
+
+class _Vocabulary:
+    """Word hashes numbered 0, 1, 2...: the words of each call not seen before get the next
+    numbers (in order of hash). An open-addressing table (linear probing), at most half full."""
+
+    def __init__(self) -> None:
+        self._grow(1 << 16)
+        self.size = 0
+
+    def _grow(self, slots: int) -> None:
+        import numpy as np
+
+        old = (self.keys[self.used], self.numbers[self.used]) if hasattr(self, "keys") else None
+        self.bits = slots.bit_length() - 1
+        self.keys = np.zeros(slots, dtype=np.uint64)
+        self.numbers = np.zeros(slots, dtype=np.uint32)
+        self.used = np.zeros(slots, dtype=bool)
+        if old is not None:
+            self._place(*old)
+
+    def _slots(self, words: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        return (words >> np.uint64(64 - self.bits)).astype(np.intp)
+
+    def _place(self, words: np.ndarray, numbers: np.ndarray) -> None:
+        """Put distinct ``words`` (none in the table yet) with their ``numbers`` in free slots."""
+        slot, mask = self._slots(words), (1 << self.bits) - 1
+        while words.size:
+            free = ~self.used[slot]
+            self.keys[slot[free]] = words[free]  # of words sharing a free slot, one lands
+            landed = free & (self.keys[slot] == words)
+            self.used[slot[landed]] = True
+            self.numbers[slot[landed]] = numbers[landed]
+            words, numbers, slot = words[~landed], numbers[~landed], (slot[~landed] + 1) & mask
+
+    def number(self, words: np.ndarray) -> np.ndarray:
+        """Return the number of each of ``words``, numbering those not seen before."""
+        import numpy as np
+
+        out = np.empty(words.size, dtype=np.uint32)
+        pending, slot, mask = np.arange(words.size), self._slots(words), (1 << self.bits) - 1
+        new: list[np.ndarray] = []
+        while pending.size:  # follow each word's probe sequence until its key or a free slot
+            here = self.keys[slot] == words[pending]
+            taken = self.used[slot]
+            found = here & taken
+            out[pending[found]] = self.numbers[slot[found]]
+            new.append(pending[~taken])
+            rest = taken & ~here
+            pending, slot = pending[rest], (slot[rest] + 1) & mask
+        unseen = np.concatenate(new)
+        if unseen.size:
+            distinct, inverse = np.unique(words[unseen], return_inverse=True)
+            if self.size + distinct.size > _MAX_CODE:
+                raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
+            if 2 * (self.size + distinct.size) > self.keys.size:
+                self._grow(1 << (2 * (self.size + distinct.size)).bit_length())
+            numbers = np.arange(self.size, self.size + distinct.size, dtype=np.uint32)
+            self._place(distinct, numbers)
+            self.size += distinct.size
+            out[unseen] = numbers[inverse.ravel()]
+        return out
 
 
 class Verifier:
@@ -34,28 +97,29 @@ class Verifier:
         import numpy as np
 
         self.wh, self.threshold = wh, threshold
-        self._begin, self._counts = wh.begin.tolist(), wh.counts.tolist()
         self._tau = np.floor((1.0 - threshold) * np.arange(int(wh.counts.max(initial=0)) + 1) + _EPS
                              ).astype(np.int64)
-        self._code: str | None = None
+        self._vocabulary: _Vocabulary | None = None
+        self._texts: dict[int, str] = {}
 
-    def _text(self, t: int) -> str:
-        if self._code is None:
-            self._code = self._number_words()
-        return self._code[self._begin[t] : self._begin[t] + self._counts[t]]
-
-    def _number_words(self) -> str:
-        """Return every word (end to end) as one character, numbered densely, commonest first."""
+    def prepare(self, texts: np.ndarray) -> None:
+        """Write the words of ``texts`` (those not written yet) as characters, one a word."""
         import numpy as np
 
-        number, seen = dense_numbers(self.wh.words)
-        if seen.size > _MAX_CODE - 2048:
-            raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
-        rank = np.empty(seen.size, dtype=np.uint32)
-        rank[np.argsort(-seen, kind="stable")] = np.arange(seen.size, dtype=np.uint32)
-        code = rank[number.ravel()]
+        texts = np.unique(texts)
+        texts = texts[[t not in self._texts for t in texts.tolist()]] if self._texts else texts
+        if texts.size == 0:
+            return
+        if self._vocabulary is None:
+            self._vocabulary = _Vocabulary()
+        lengths = self.wh.counts[texts]
+        runs = np.cumsum(lengths) - lengths
+        words = self.wh.words[np.repeat(self.wh.begin[texts] - runs, lengths) + np.arange(int(lengths.sum()))]
+        code = self._vocabulary.number(words)
         code += (code >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
-        return code.tobytes().decode("utf-32-le")
+        text = code.tobytes().decode("utf-32-le")
+        for t, r, m in zip(texts.tolist(), runs.tolist(), lengths.tolist()):
+            self._texts[t] = text[r : r + m]
 
     def similarities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
@@ -66,9 +130,10 @@ class Verifier:
 
         if a.size == 0:
             return np.zeros(0)
+        self.prepare(np.concatenate((a, b)))
         longer = np.maximum(self.wh.counts[a], self.wh.counts[b])
         bound = self._tau[longer]
-        first, second = [self._text(t) for t in a.tolist()], [self._text(t) for t in b.tolist()]
+        first, second = [self._texts[t] for t in a.tolist()], [self._texts[t] for t in b.tolist()]
         # Past the largest bound a pair allows, its distance need not be exact: it is rejected.
         cutoff = int(bound.max())
         if cutoff > _FIRST_TRY:
@@ -82,12 +147,12 @@ class Verifier:
 
     def similarity(self, a: int, b: int) -> float:
         """Return the word edit similarity of texts ``a`` and ``b`` (exact at or above the
-        threshold, some value below it otherwise)."""
+        threshold, some value below it otherwise); both must have been prepared."""
         from rapidfuzz.distance import Levenshtein
 
-        longer = max(self._counts[a], self._counts[b])
+        longer = max(int(self.wh.counts[a]), int(self.wh.counts[b]))
         bound = int(self._tau[longer])
-        first, second = self._text(a), self._text(b)
+        first, second = self._texts[a], self._texts[b]
         cutoff = bound // 4 if bound > _FIRST_TRY else bound
         distance = Levenshtein.distance(first, second, score_cutoff=cutoff)
         if distance > cutoff and bound > cutoff:

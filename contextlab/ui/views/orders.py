@@ -49,10 +49,20 @@ class _Bundled:
         self.server: LocalModelServer | None = None
         self.url = f"http://127.0.0.1:{BUNDLED_PORT}/v1"
 
+    @property
+    def port(self) -> int:
+        """Return the port of the URL answers are asked at."""
+        return int(self.url.rsplit(":", 1)[1].split("/")[0])
+
     def endpoint(self) -> str:
-        """Return the URL answers are asked at (and cached under): a running server's, or the one to start."""
-        if self.server is None and not _serves_bundled(self.url) and not _port_free(BUNDLED_PORT):
-            self.url = f"http://127.0.0.1:{free_port()}/v1"  # the usual port is someone else's
+        """Return the URL answers are asked at (and cached under): a running server's, or the one to start.
+
+        The usual port when it is free or serves the bundled model already; else a free one, kept
+        from then on (the answers' cache key holds the URL).
+        """
+        with self.lock:
+            if self.server is None and not _port_free(self.port) and not _serves_bundled(self.url):
+                self.url = f"http://127.0.0.1:{free_port()}/v1"  # the usual port is someone else's
         return self.url
 
     def ensure_running(self) -> None:
@@ -60,8 +70,7 @@ class _Bundled:
         with self.lock:
             if (self.server is not None and self.server.running) or _serves_bundled(self.url):
                 return
-            port = int(self.url.rsplit(":", 1)[1].split("/")[0])
-            server = LocalModelServer(port=port, parallel=1, context=4096)
+            server = LocalModelServer(port=self.port, parallel=1, context=4096)
             server.start()
             self.server = server
 
