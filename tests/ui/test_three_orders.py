@@ -11,6 +11,7 @@ import socket
 
 import pytest
 
+from contextlab.models import free_port
 from tests.ui.conftest import open_view, run, texts
 
 pytestmark = pytest.mark.integration
@@ -19,19 +20,13 @@ _MOVED = ("The same question and the same 3 documents, three times: the answer (
           "help-center/billing/refunds.md) first, in the middle and last")
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _section(**state):
     return open_view("final", sample="support_faq", budget=400, state={"orders_open": True, **state})
 
 
 def test_three_orders_count_the_calls_before_anything_is_sent(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a response cache of the test's own
-    endpoint = f"http://127.0.0.1:{_closed_port()}/v1"
+    endpoint = f"http://127.0.0.1:{free_port()}/v1"
     at = _section(orders_who="endpoint")
     at.text_input(key="orders_endpoint").set_value(endpoint)
     at = run(at)
