@@ -252,8 +252,8 @@ def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_wit
     at = run(at.button(key="eval_run").click())
     result = at.session_state["eval_result"]
     assert result.curve_model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
-    assert {r["curve"] for r in result.rows if r["expected_accuracy"] is not None} == {
-        "measured: Gemma-3-270M Q4_K_M (bundled)"}
+    read = {r["curve"] for r in result.rows if r["expected_accuracy"] is not None}
+    assert read and all(c.startswith("measured: Gemma-3-270M Q4_K_M (bundled)") for c in read)
     # a point measured on 30 questions carries a wide interval into every row it is read for
     widths = [r["curve_high"] - r["curve_low"] for r in result.rows if r["curve_low"] is not None]
     assert min(widths) > 15.0  # (a published point: under 4 points)

@@ -35,8 +35,9 @@ __all__ = ["main", "PRESENTATION_CSS"]
 PRESENTATION_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 0.75rem; max-width: 100%; }
-[data-testid="stHeader"] { background: transparent; pointer-events: none; }
-[data-testid="stHeader"] button { pointer-events: auto; }
+[data-testid="stHeader"] { background: transparent; }
+[data-testid="stHeader"], [data-testid="stHeader"] * { pointer-events: none; }
+[data-testid="stHeader"] button, [data-testid="stHeader"] button * { pointer-events: auto; }
 .st-key-source_line p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; padding: 0; }

@@ -118,7 +118,7 @@ def test_lab_browser_pasted_html_is_shown_as_text(page):
 
 VIEW_TEXT = {
     "overview": "Why each document ended where it did",
-    "duplicates": "Compare a pair side by side",
+    "duplicates": "Just missed the threshold",
     "placement": "Where each document sits",
     "budget": "Estimated vs exact tokens",
     "final": "This is the exact text the model receives",
