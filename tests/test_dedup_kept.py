@@ -92,8 +92,8 @@ def test_dedup_kept_crowded_segments_are_credited_not_lost(monkeypatch):
     added = []
     original = segment_index.SegmentIndex.add
 
-    def add(self, keys, owners):
-        original(self, keys, owners)
+    def add(self, keys):
+        original(self, keys)
         added.append(int(self.extra.sum()))
 
     monkeypatch.setattr(segment_index.SegmentIndex, "add", add)
