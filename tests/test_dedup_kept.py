@@ -92,8 +92,8 @@ def test_dedup_kept_crowded_segments_are_credited_not_lost(monkeypatch):
     added = []
     original = segment_index.SegmentIndex.add
 
-    def add(self, keys, owners):
-        original(self, keys, owners)
+    def add(self, keys):
+        original(self, keys)
         added.append(int(self.extra.sum()))
 
     monkeypatch.setattr(segment_index.SegmentIndex, "add", add)
@@ -164,3 +164,14 @@ def test_dedup_kept_cli_builds_sixty_thousand_records_past_the_document_limit(tm
     result = json.loads(proc.stdout)
     assert result["duplicates_removed"] == 59_999
     assert np.unique([p["kept_index"] for p in result["duplicate_pairs"]]).tolist() == [0]
+
+
+def test_dedup_kept_exact_groups_survive_a_sequence_hash_collision():
+    from contextlab.stages.dedup.edit_measure import WordCodes, _exact_groups
+    from contextlab.stages.dedup.word_runs import hash_words
+
+    texts = ["a b c", "x y", "A  b C", "x y", "a b d", ""]
+    wh = hash_words(texts)
+    assert _exact_groups(wh, WordCodes(texts)).tolist() == [0, 1, 0, 1, 4, 5]
+    wh.sequences[:] = 7  # every text's sequence hash the same: words decide
+    assert _exact_groups(wh, WordCodes(texts)).tolist() == [0, 1, 0, 1, 4, 5]

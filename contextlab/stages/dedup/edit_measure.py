@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
 from ...types import DuplicatePair
-from .normalize import normalized_words
+from .normalize import normalized_text, normalized_words
 from .outcome import DEFAULT_MEASURE, DedupOutcome
 
 if TYPE_CHECKING:
@@ -224,18 +224,25 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
     outcome.kept = kept[:count].tolist()
 
 
-def _exact_groups(texts: Sequence[str], codes: WordCodes, sequences) -> np.ndarray:
-    """Return, for each text, the first text with the same normalised words."""
+def _exact_groups(wh, codes: WordCodes) -> np.ndarray:
+    """Return, for each text, the first text with the same normalised words (the same word
+    hashes: texts whose sequence hashes agree are compared word by word)."""
     import numpy as np
 
-    _, first, inverse = np.unique(sequences, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(wh.sequences, return_index=True, return_inverse=True)
     group = first[inverse.ravel()]
-    for i in np.flatnonzero(group != np.arange(len(texts))).tolist():
-        j = int(group[i])
-        # Equal texts have equal words; others are compared on them (a hash collision: find
-        # the true group).
-        if texts[i] != texts[j] and codes.words(i) != codes.words(j):
-            group[i] = next((k for k in range(i) if group[k] == k and codes.words(k) == codes.words(i)), i)
+    copies = np.flatnonzero(group != np.arange(group.size))
+    same = wh.counts[copies] == wh.counts[group[copies]]
+    full = np.flatnonzero(same & (wh.counts[copies] > 0))  # empty texts are all alike
+    lengths = wh.counts[copies[full]]
+    runs = np.cumsum(lengths) - lengths
+    at = np.repeat(-runs, lengths) + np.arange(int(lengths.sum()))
+    differ = (wh.words[np.repeat(wh.begin[copies[full]], lengths) + at]
+              != wh.words[np.repeat(wh.begin[group[copies[full]]], lengths) + at])
+    if full.size:
+        same[full] = np.add.reduceat(differ, runs) == 0
+    for i in copies[~same].tolist():  # a sequence hash collision: find the true group
+        group[i] = next((k for k in range(i) if group[k] == k and codes.words(k) == codes.words(i)), i)
     return group
 
 
@@ -252,7 +259,6 @@ def _filtered(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> 
         _scan(texts, threshold, outcome)
         return
 
-    codes = WordCodes(texts)
-    hashed = [t if t.isascii() else " ".join(codes.words(i)) for i, t in enumerate(texts)]
-    wh = hash_words(hashed)
-    kept_pass(wh, _exact_groups(texts, codes, wh.sequences), threshold, outcome)
+    # Pure ASCII is hashed as given (hash_words lowercases it); other text once normalised.
+    wh = hash_words([t if t.isascii() else normalized_text(t) for t in texts])
+    kept_pass(wh, _exact_groups(wh, WordCodes(texts)), threshold, outcome)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from ...types import DuplicatePair
 from .outcome import DedupOutcome
 from .segment_filter import BlockWindows, Geometry, block_windows
-from .segment_index import SegmentIndex, enough_matches, join, sorted_segments
+from .segment_index import KeyLayout, SegmentIndex, enough_matches, join, sorted_segments
 from .verify import Verifier
 from .word_runs import WordHashes
 
@@ -65,12 +65,12 @@ class _Pass:
         self._group = group.tolist()
         n = self.counts.size
         self.geo = Geometry(int(self.counts.max(initial=0)), threshold)
-        self.place = np.uint64((1 << max(1, int(self.counts.max(initial=1)).bit_length())) - 1)
+        self.layout = KeyLayout(n, int(self.counts.max(initial=0)))
         self.needed_min = self.geo.needed_min[self.counts]
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
         firsts = (group == np.arange(n)) & (self.counts > 0)
         capacity = int(self.geo.count[self.counts[firsts]].sum()) if self.near else 0
-        self.index = SegmentIndex(self.place, n, capacity, self.needed_min)
+        self.index = SegmentIndex(self.layout, n, capacity, self.needed_min)
         self._kept = bytearray(n)
         self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
 
@@ -91,12 +91,12 @@ class _Pass:
         dropped[s1 - lo] = True
         local = probers - lo
         survivors = probers[(g[local] == probers) & ~dropped[local]]
-        keys, owners = sorted_segments(self.wh, self.geo, survivors, self.place)
+        keys = sorted_segments(self.wh, self.geo, survivors, self.layout)
         s2 = r2 = s1[:0]
         if survivors.size and probers.size > 1:
-            internal = SegmentIndex(self.place, self.counts.size, keys.size, self.needed_min)
-            internal.add(keys, owners)
-            self._skip_own_windows(windows, keys, owners)
+            internal = SegmentIndex(self.layout, self.counts.size, keys.size, self.needed_min)
+            internal.add(keys)
+            self._skip_own_windows(windows, keys)
             limit = None
             if hi - lo > _MIN_SPLIT:
                 limit = _BUDGET_PER_WINDOW * windows.count() + _BUDGET_FLOOR
@@ -108,21 +108,20 @@ class _Pass:
                 return
             s2, r2 = found
         self._decide(lo, hi, (s1, r1, sim1), (s2, r2))
-        kept = self.kept[owners]
-        self.index.add(keys[kept], owners[kept])
+        self.index.add(keys[self.kept[self.layout.owners(keys)]])
 
-    def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray, owners: np.ndarray) -> None:
+    def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray) -> None:
         """Take out of ``windows`` each window that is a survivor's own segment whose hash no
         other survivor segment has: it can match only itself."""
         import numpy as np
 
-        part = keys & ~self.place
+        part = keys & ~self.layout.low
         alone = np.ones(part.size, dtype=bool)
         alone[1:] &= part[1:] != part[:-1]
         alone[:-1] &= part[:-1] != part[1:]
-        r = owners[alone].astype(np.int64)
+        r = self.layout.owners(keys[alone])
         length = self.geo.seglen[self.counts[r]]
-        where = self.wh.begin[r] + (keys[alone] & self.place).astype(np.int64) - windows.lo
+        where = self.wh.begin[r] + self.layout.starts(keys[alone]) - windows.lo
         for size in np.unique(length).tolist():
             slot = windows.slot.get(size)
             if slot is not None:

@@ -49,9 +49,14 @@ def normalized_text(text: str) -> str:
     """
     if text.isascii():
         return text.lower()
-    # A membership scan is far cheaper than translate (or a regex) on text with none in it.
+    # A membership scan is far cheaper than translate (or a regex) on text with none in it,
+    # and checking a text is NFKC already cheaper than normalising it (most text is).
     stripped = text if _format_set().isdisjoint(text) else text.translate(_format_table())
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", stripped).casefold())
+    return _nfkc(_nfkc(stripped).casefold())
+
+
+def _nfkc(text: str) -> str:
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
 def normalized_words(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from .word_runs import WordHashes
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SegmentIndex", "sorted_segments", "join", "enough_matches", "candidate_pairs"]
+__all__ = ["KeyLayout", "SegmentIndex", "sorted_segments", "join", "enough_matches", "candidate_pairs"]
 
 _CROWD = 32
 # A join makes at most about this many (window, segment) matches at once: memory stays bounded
@@ -65,70 +65,103 @@ class _Bitmap:
         return np.flatnonzero(np.right_shift(byte, (slot & np.uint64(7)).astype(np.uint8)) & np.uint8(1))
 
 
-def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, place: np.uint64):
-    """Return the segments of ``texts`` as (keys, owners) sorted by key, a key being the
-    segment's hash with its low bits replaced by its start."""
+class KeyLayout:
+    """A segment as one sortable 64-bit key: the top bits of its hash, then its start in its
+    text, then its text. Keys sort by hash, then start (a window's band is one range), and
+    carry their text. Fewer hash bits can only make unequal hashes look equal: a candidate
+    more, never one less (verification is exact)."""
+
+    def __init__(self, n_texts: int, longest_text: int) -> None:
+        import numpy as np
+
+        self.owner_bits = max(1, (n_texts - 1).bit_length())
+        self.place_bits = max(1, longest_text.bit_length())
+        if 64 - self.owner_bits - self.place_bits < 16:
+            raise InvalidInputError("texts: too many texts or words to number in 64 bits; "
+                                    "deduplicate fewer at a time")
+        self.owner_mask = np.uint64((1 << self.owner_bits) - 1)
+        self.top = (1 << self.place_bits) - 1  # the latest start
+        self.low = np.uint64((1 << (self.owner_bits + self.place_bits)) - 1)  # all but the hash
+
+    def pack(self, hashes: np.ndarray, starts: np.ndarray, owners: np.ndarray) -> np.ndarray:
+        """Return the keys of segments (hash, start in text, text)."""
+        import numpy as np
+
+        keys = hashes & ~self.low
+        keys |= starts.astype(np.uint64) << np.uint64(self.owner_bits)
+        keys |= owners.astype(np.uint64)
+        return keys
+
+    def owners(self, keys: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        return (keys & self.owner_mask).astype(np.int64)
+
+    def starts(self, keys: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        return ((keys >> np.uint64(self.owner_bits)) & np.uint64(self.top)).astype(np.int64)
+
+    def band(self, parts: np.ndarray, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the least and greatest key of hash parts ``parts`` starting from ``first`` to
+        ``last`` (clipped to the starts a key can hold)."""
+        import numpy as np
+
+        shift = np.uint64(self.owner_bits)
+        low = parts | (np.maximum(first, 0).astype(np.uint64) << shift)
+        high = parts | (np.minimum(last, self.top).astype(np.uint64) << shift) | self.owner_mask
+        return low, high
+
+
+def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, layout: KeyLayout) -> np.ndarray:
+    """Return the keys of the segments of ``texts``, sorted."""
     import numpy as np
 
     owner, start, hashes = segments_of(wh, geo, texts)
-    keys = (hashes & ~place) | start.astype(np.uint64)
-    order = sort_order(keys)
-    return keys[order], owner[order]
+    return np.sort(layout.pack(hashes, start, owner))
 
 
 class SegmentIndex:
-    """Segments sorted by key (``sorted_segments``), added a sorted batch at a time into two
-    buffers used in turn (a merge reads one and writes the other: no fresh memory a batch)."""
+    """Segment keys (``KeyLayout``), sorted, added a sorted batch at a time: the batch is
+    written after the keys in a buffer made once, and one stable sort (a merge of two runs)
+    orders them."""
 
-    def __init__(self, place: np.uint64, n_texts: int, capacity: int, needed_min: np.ndarray) -> None:
+    def __init__(self, layout: KeyLayout, n_texts: int, capacity: int, needed_min: np.ndarray) -> None:
         import numpy as np
 
-        self.place, self.needed_min = place, needed_min
-        self._buffers = [(np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int32))
-                         for _ in range(2 if capacity else 0)]
-        self._mask = np.empty(capacity, dtype=bool)
-        self.keys, self.owners = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32)
+        self.layout, self.needed_min = layout, needed_min
+        self._buffer = np.empty(capacity, dtype=np.uint64)
+        self.keys = self._buffer[:0]
         self.bitmap = _Bitmap(capacity)
         #: Per text: its crowded segments left out (credited to its count).
         self.extra = np.zeros(n_texts, dtype=np.int64)
 
-    def add(self, keys: np.ndarray, owners: np.ndarray) -> None:
-        """Add segments (sorted ``keys``, their texts), leaving out crowded ones (module doc)."""
+    def add(self, keys: np.ndarray) -> None:
+        """Add segment keys (sorted), leaving out crowded ones (see the module doc)."""
         import numpy as np
 
         if keys.size == 0:
             return
-        part = keys & ~self.place
-        fresh = np.concatenate(([True], part[1:] != part[:-1]))
-        starts = np.flatnonzero(fresh)
-        sizes = np.repeat(np.diff(np.append(starts, part.size)), np.diff(np.append(starts, part.size)))
+        part = keys & ~self.layout.low
+        starts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1])))
+        runs = np.diff(np.append(starts, part.size))
+        sizes = np.repeat(runs, runs)
         if self.keys.size:
-            sizes += np.searchsorted(self.keys, part | self.place, "right") - np.searchsorted(self.keys, part)
+            sizes += np.searchsorted(self.keys, part | self.layout.low, "right") - np.searchsorted(self.keys, part)
         crowded = sizes > _CROWD
         if crowded.any():
+            owners = self.layout.owners(keys)
             texts, c = np.unique(owners[crowded], return_counts=True)
-            lean = texts[c < self.needed_min[texts]]  # could not pass on crowded segments alone
-            self.extra[lean] = c[c < self.needed_min[texts]]
+            lean = c < self.needed_min[texts]  # could not pass on crowded segments alone
+            self.extra[texts[lean]] = c[lean]
             left_out = np.zeros(self.extra.size, dtype=bool)
-            left_out[lean] = True
-            keep = ~(crowded & left_out[owners])
-            keys, owners = keys[keep], owners[keep]
-        self._merge(keys, owners)
-        self.bitmap.add(keys)
-
-    def _merge(self, keys: np.ndarray, owners: np.ndarray) -> None:
-        import numpy as np
-
+            left_out[texts[lean]] = True
+            keys = keys[~(crowded & left_out[owners])]
         size = self.keys.size + keys.size
-        out_keys, out_owners = self._buffers[0]
-        self._buffers.reverse()
-        mask = self._mask[:size]
-        mask[:] = False
-        mask[np.searchsorted(self.keys, keys) + np.arange(keys.size)] = True
-        out_keys[:size][mask], out_owners[:size][mask] = keys, owners
-        np.logical_not(mask, out=mask)
-        out_keys[:size][mask], out_owners[:size][mask] = self.keys, self.owners
-        self.keys, self.owners = out_keys[:size], out_owners[:size]
+        self._buffer[self.keys.size : size] = keys
+        self.keys = self._buffer[:size]
+        self.keys.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
+        self.bitmap.add(keys)
 
 
 def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray, begin: np.ndarray,
@@ -147,19 +180,20 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     if n_texts * n_texts * max(width, int(geo.count.max(initial=1))) >= 1 << 62:
         raise InvalidInputError("texts: too many texts or words to number in 64 bits; "
                                 "deduplicate fewer at a time")
-    top, probes, total = int(index.place), [], 0
+    layout, probes, total = index.layout, [], 0
     for w in windows.slices:
         hit = index.bitmap.hits(w.hashes)
         at = w.lo + hit if w.positions is None else w.positions[hit]
         s = windows.slot[w.length][at - windows.lo]
         keep = np.flatnonzero(s >= 0)
-        part = w.hashes[hit[keep]] & ~index.place
+        part = w.hashes[hit[keep]] & ~layout.low
         order = sort_order(part, exact=False)  # sorted probes search faster
         s, part = s[keep[order]], part[order]
         at = at[keep[order]] - begin[s]
         reach = geo.reach[counts[s]]
-        left = np.searchsorted(index.keys, part | np.maximum(at - reach, 0).astype(np.uint64), "left")
-        right = np.searchsorted(index.keys, part | np.minimum(at + reach, top).astype(np.uint64), "right")
+        first, last = layout.band(part, at - reach, at + reach)
+        left = np.searchsorted(index.keys, first, "left")
+        right = np.searchsorted(index.keys, last, "right")
         total += int((right - left).sum())
         if limit is not None and total > limit:
             return None
@@ -185,9 +219,10 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
         return _distinct(np.concatenate([p[0] for p in parts])), _distinct(np.concatenate([p[1] for p in parts]))
     probe = np.repeat(np.arange(s.size), count)
     seg = np.arange(probe.size) + np.repeat(left - (made - count), count)
-    r, sp, where = index.owners[seg].astype(np.int64), s[probe], at[probe]
+    found = index.keys[seg]
+    r, sp, where = index.layout.owners(found), s[probe], at[probe]
     n_r, n_s = counts[r], counts[sp]
-    start = (index.keys[seg] & index.place).astype(np.int64)
+    start = index.layout.starts(found)
     moved = where - start
     ok = (np.abs(moved) + np.abs(n_s - n_r - moved) <= geo.tau[np.maximum(n_r, n_s)]) & (geo.seglen[n_r] == length)
     if earlier_only:
@@ -242,10 +277,10 @@ def candidate_pairs(wh: WordHashes, threshold: float) -> np.ndarray:
     counts = wh.counts
     geo = Geometry(int(counts.max(initial=0)), threshold)
     texts = np.flatnonzero(counts > 0)
-    place = np.uint64((1 << max(1, int(counts.max(initial=1)).bit_length())) - 1)
-    keys, owners = sorted_segments(wh, geo, texts, place)
-    index = SegmentIndex(place, counts.size, keys.size, geo.needed_min[counts])
-    index.add(keys, owners)
+    layout = KeyLayout(counts.size, int(counts.max(initial=0)))
+    keys = sorted_segments(wh, geo, texts, layout)
+    index = SegmentIndex(layout, counts.size, keys.size, geo.needed_min[counts])
+    index.add(keys)
     found = join(index, block_windows(wh, geo, texts), geo, counts, wh.begin, earlier_only=True)
     later, earlier = enough_matches(found, index.extra, geo, counts)
     return np.sort(earlier * counts.size + later)
