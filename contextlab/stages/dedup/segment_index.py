@@ -32,6 +32,8 @@ _CROWD = 32
 # A join makes at most about this many (window, segment) matches at once: memory stays bounded
 # when a phrase is in very many texts (one probe's matches are never split).
 _MAX_MATCHES = 1 << 22
+# Probes are sorted before searching an index of more keys than this (out of the cache).
+_SORT_PROBES_FROM = 1 << 16
 # At most 2**25 bits (4 MB): beyond that look-ups leave the cache.
 _MAX_BITMAP_BITS = 25
 
@@ -187,9 +189,10 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
         s = windows.slot[w.length][at - windows.lo]
         keep = np.flatnonzero(s >= 0)
         part = w.hashes[hit[keep]] & ~layout.low
-        order = sort_order(part, exact=False)  # sorted probes search faster
-        s, part = s[keep[order]], part[order]
-        at = at[keep[order]] - begin[s]
+        if index.keys.size > _SORT_PROBES_FROM:  # sorted probes search a large index faster
+            keep = keep[sort_order(part, exact=False)]
+            part = w.hashes[hit[keep]] & ~layout.low
+        s, at = s[keep], at[keep] - begin[s[keep]]
         reach = geo.reach[counts[s]]
         first, last = layout.band(part, at - reach, at + reach)
         left = np.searchsorted(index.keys, first, "left")
@@ -230,7 +233,7 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
     ok = np.flatnonzero(ok)
     pair = r[ok] * counts.size + sp[ok]
     numbers, width = int(geo.count.max(initial=1)), int(counts.max(initial=0)) + 1
-    return _distinct(pair * numbers + start[ok] // length), _distinct(pair * width + where[ok])
+    return pair * numbers + start[ok] // length, pair * width + where[ok]
 
 
 def enough_matches(keys: tuple[np.ndarray, np.ndarray], extra: np.ndarray, geo: Geometry,
