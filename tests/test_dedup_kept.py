@@ -172,6 +172,6 @@ def test_dedup_kept_exact_groups_survive_a_sequence_hash_collision():
 
     texts = ["a b c", "x y", "A  b C", "x y", "a b d", ""]
     wh = hash_words(texts)
-    assert _exact_groups(wh, WordCodes(texts)).tolist() == [0, 1, 0, 1, 4, 5]
+    assert _exact_groups(texts, wh, WordCodes(texts)).tolist() == [0, 1, 0, 1, 4, 5]
     wh.sequences[:] = 7  # every text's sequence hash the same: words decide
-    assert _exact_groups(wh, WordCodes(texts)).tolist() == [0, 1, 0, 1, 4, 5]
+    assert _exact_groups(texts, wh, WordCodes(texts)).tolist() == [0, 1, 0, 1, 4, 5]

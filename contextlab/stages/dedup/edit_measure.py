@@ -224,14 +224,16 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
     outcome.kept = kept[:count].tolist()
 
 
-def _exact_groups(wh, codes: WordCodes) -> np.ndarray:
-    """Return, for each text, the first text with the same normalised words (the same word
-    hashes: texts whose sequence hashes agree are compared word by word)."""
+def _exact_groups(texts: Sequence[str], wh, codes: WordCodes) -> np.ndarray:
+    """Return, for each text, the first text with the same normalised words: texts whose
+    sequence hashes agree are the same text, or are compared on their word hashes."""
     import numpy as np
 
     _, first, inverse = np.unique(wh.sequences, return_index=True, return_inverse=True)
     group = first[inverse.ravel()]
-    copies = np.flatnonzero(group != np.arange(group.size))
+    firsts = group.tolist()
+    copies = np.array([i for i in np.flatnonzero(group != np.arange(group.size)).tolist()
+                       if texts[i] != texts[firsts[i]]], dtype=np.int64)
     same = wh.counts[copies] == wh.counts[group[copies]]
     full = np.flatnonzero(same & (wh.counts[copies] > 0))  # empty texts are all alike
     lengths = wh.counts[copies[full]]
@@ -261,4 +263,4 @@ def _filtered(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> 
 
     # Pure ASCII is hashed as given (hash_words lowercases it); other text once normalised.
     wh = hash_words([t if t.isascii() else normalized_text(t) for t in texts])
-    kept_pass(wh, _exact_groups(wh, WordCodes(texts)), threshold, outcome)
+    kept_pass(wh, _exact_groups(texts, wh, WordCodes(texts)), threshold, outcome)

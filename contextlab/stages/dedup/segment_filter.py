@@ -21,8 +21,7 @@ pair of it allows more than ``reach(n) = tau(longest(n))`` edits, and it is cut 
 in none: the pigeonhole needs the segments disjoint, not covering). A later text ``s`` slides a
 window of each length its partners' segments can have over its words and looks each window up
 among the kept texts' segments (``segment_index.py``): a kept ``r`` is a candidate when at
-least ``count(|r|) - tau`` of its segments match within the shift bound, at as many distinct
-starts in ``s`` (the intact segments of one alignment land at distinct places).
+least ``count(|r|) - tau`` of its segments match within the shift bound.
 
 Provably no pair is lost, whatever else the code does to save work:
 

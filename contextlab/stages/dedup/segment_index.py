@@ -32,6 +32,8 @@ _CROWD = 32
 # A join makes at most about this many (window, segment) matches at once: memory stays bounded
 # when a phrase is in very many texts (one probe's matches are never split).
 _MAX_MATCHES = 1 << 22
+# Probes are sorted before searching an index of more keys than this (out of the cache).
+_SORT_PROBES_FROM = 1 << 16
 # At most 2**25 bits (4 MB): beyond that look-ups leave the cache.
 _MAX_BITMAP_BITS = 25
 
@@ -165,19 +167,17 @@ class SegmentIndex:
 
 
 def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray, begin: np.ndarray,
-         earlier_only: bool, limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-    """Return the matches of windows (of a text s) equal to a segment of an indexed text r
-    within the length and shift bounds (``earlier_only``: r < s only), as two distinct sorted
-    key arrays, ``(r * n + s) * numbers + segment`` and ``(r * n + s) * width + start in s``;
-    None when they would be more than ``limit``.
+         earlier_only: bool, limit: int | None = None) -> np.ndarray | None:
+    """Return the keys ``(r * n + s) * numbers + segment`` (distinct, sorted) of every window
+    of a text s equal to a segment of an indexed text r within the length and shift bounds
+    (``earlier_only``: r < s only); None when there would be more than ``limit`` matches.
 
     A segment starting at ``p`` can match a window at ``at = p + shift`` with
     ``|shift| <= tau <= reach(|s|)``: only that band of the sorted segments is read.
     """
     import numpy as np
 
-    n_texts, width = counts.size, int(counts.max(initial=0)) + 1
-    if n_texts * n_texts * max(width, int(geo.count.max(initial=1))) >= 1 << 62:
+    if counts.size * counts.size * int(geo.count.max(initial=1)) >= 1 << 62:
         raise InvalidInputError("texts: too many texts or words to number in 64 bits; "
                                 "deduplicate fewer at a time")
     layout, probes, total = index.layout, [], 0
@@ -187,9 +187,10 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
         s = windows.slot[w.length][at - windows.lo]
         keep = np.flatnonzero(s >= 0)
         part = w.hashes[hit[keep]] & ~layout.low
-        order = sort_order(part, exact=False)  # sorted probes search faster
-        s, part = s[keep[order]], part[order]
-        at = at[keep[order]] - begin[s]
+        if index.keys.size > _SORT_PROBES_FROM:  # sorted probes search a large index faster
+            keep = keep[sort_order(part, exact=False)]
+            part = w.hashes[hit[keep]] & ~layout.low
+        s, at = s[keep], at[keep] - begin[s[keep]]
         reach = geo.reach[counts[s]]
         first, last = layout.band(part, at - reach, at + reach)
         left = np.searchsorted(index.keys, first, "left")
@@ -199,14 +200,12 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
             return None
         probes.append((w.length, s, at, left, right - left))
     found = [_matches(index, geo, counts, earlier_only, *p) for p in probes]
-    if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return _distinct(np.concatenate([f[0] for f in found])), _distinct(np.concatenate([f[1] for f in found]))
+    return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
 def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_only: bool, length: int,
-             s: np.ndarray, at: np.ndarray, left: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``join``'s two keys for probes (s, at) whose band of index segments starts at
+             s: np.ndarray, at: np.ndarray, left: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Return ``join``'s keys for probes (s, at) whose band of index segments starts at
     ``left`` and holds ``count`` of them; made about ``_MAX_MATCHES`` at a time."""
     import numpy as np
 
@@ -214,9 +213,8 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
     if made.size and int(made[-1]) > _MAX_MATCHES:
         cuts = np.searchsorted(made, np.arange(_MAX_MATCHES, int(made[-1]), _MAX_MATCHES), "right")
         pieces = [(lo, max(hi, lo + 1)) for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, s.size]) if lo < s.size]
-        parts = [_matches(index, geo, counts, earlier_only, length, s[lo:hi], at[lo:hi], left[lo:hi],
-                          count[lo:hi]) for lo, hi in pieces]
-        return _distinct(np.concatenate([p[0] for p in parts])), _distinct(np.concatenate([p[1] for p in parts]))
+        return np.concatenate([_distinct(_matches(index, geo, counts, earlier_only, length, s[lo:hi], at[lo:hi],
+                                                  left[lo:hi], count[lo:hi])) for lo, hi in pieces])
     probe = np.repeat(np.arange(s.size), count)
     seg = np.arange(probe.size) + np.repeat(left - (made - count), count)
     found = index.keys[seg]
@@ -228,32 +226,22 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
     if earlier_only:
         ok &= r < sp
     ok = np.flatnonzero(ok)
-    pair = r[ok] * counts.size + sp[ok]
-    numbers, width = int(geo.count.max(initial=1)), int(counts.max(initial=0)) + 1
-    return _distinct(pair * numbers + start[ok] // length), _distinct(pair * width + where[ok])
+    return (r[ok] * counts.size + sp[ok]) * int(geo.count.max(initial=1)) + start[ok] // length
 
 
-def enough_matches(keys: tuple[np.ndarray, np.ndarray], extra: np.ndarray, geo: Geometry,
+def enough_matches(keys: np.ndarray, extra: np.ndarray, geo: Geometry,
                    counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return (later s, indexed r) of the pairs whose matches (``join``'s keys) reach
-    ``count(|r|) - tau``: every pair at the threshold, and few others.
-
-    The intact segments of an alignment within ``tau`` edits match at distinct starts in s, so
-    a pair has at least that many distinct segments AND distinct starts matched, each plus r's
-    crowded segments left out of the index (``extra``).
-    """
+    """Return (later s, indexed r) of the pairs whose distinct matched segments (``join``'s
+    keys), plus r's crowded segments left out of the index (``extra``), reach
+    ``count(|r|) - tau``: every pair at the threshold, and few others."""
     import numpy as np
 
-    by_segment, by_start = keys
-    if by_segment.size == 0:
-        return by_segment, by_segment
-    matched = None
-    for key, scale in ((by_segment, int(geo.count.max(initial=1))), (by_start, int(counts.max(initial=0)) + 1)):
-        directed = key // scale  # keys are distinct and sorted, so pairs come in runs
-        starts = np.flatnonzero(np.concatenate(([True], directed[1:] != directed[:-1])))
-        runs = np.diff(np.append(starts, directed.size))
-        matched = runs if matched is None else np.minimum(matched, runs)
-        pairs = directed[starts]  # the same pairs both times: every match has both keys
+    if keys.size == 0:
+        return keys, keys
+    directed = keys // int(geo.count.max(initial=1))  # keys are distinct and sorted: pairs in runs
+    starts = np.flatnonzero(np.concatenate(([True], directed[1:] != directed[:-1])))
+    matched = np.diff(np.append(starts, directed.size))
+    pairs = directed[starts]
     r, s = pairs // counts.size, pairs % counts.size
     n_r = counts[r]
     ok = matched + extra[r] >= geo.count[n_r] - geo.tau[np.maximum(n_r, counts[s])]
