@@ -28,7 +28,6 @@ corpus of copies of one text keeps one text, so it costs O(n).
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ...types import DuplicatePair
@@ -43,8 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = ["kept_pass"]
 
-# Texts go through the pass in blocks of about this many words (a block's arrays stay small).
+# Texts go through the pass in blocks of at least this many words, at most the second (a
+# block's arrays stay small).
 _BLOCK_WORDS = 1 << 18
+_MAX_BLOCK_WORDS = 1 << 22
 # Matches a window may make within a block before the block is split (plus a floor)...
 _BUDGET_PER_WINDOW = 4
 _BUDGET_FLOOR = 1 << 16
@@ -111,8 +112,8 @@ class _Pass:
         self.index.add(keys[self.kept[self.layout.owners(keys)]])
 
     def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray) -> None:
-        """Take out of ``windows`` each window that is a survivor's own segment whose hash no
-        other survivor segment has: it can match only itself."""
+        """Have the block's own search pass over each window that is a survivor's own segment
+        whose hash no other survivor segment has: it can match only itself."""
         import numpy as np
 
         part = keys & ~self.layout.low
@@ -121,11 +122,9 @@ class _Pass:
         alone[:-1] &= part[:-1] != part[1:]
         r = self.layout.owners(keys[alone])
         length = self.geo.seglen[self.counts[r]]
-        where = self.wh.begin[r] + self.layout.starts(keys[alone]) - windows.lo
+        where = self.wh.begin[r] + self.layout.starts(keys[alone])
         for size in np.unique(length).tolist():
-            slot = windows.slot.get(size)
-            if slot is not None:
-                slot[where[length == size]] = -1
+            windows.skip[size] = np.sort(where[length == size])
 
     def _candidates(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
                     limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -170,19 +169,22 @@ class _Pass:
                 self.outcome.kept.append(i)
 
 
-def _blocks(counts: np.ndarray) -> list[tuple[int, int]]:
-    """Return consecutive (lo, hi) ranges of texts of about ``_BLOCK_WORDS`` words each."""
-    import numpy as np
-
-    ends = np.cumsum(counts)
-    cuts = np.searchsorted(ends, np.arange(_BLOCK_WORDS, int(ends[-1]) if ends.size else 0, _BLOCK_WORDS), "right")
-    edges = sorted({0, *(int(c) for c in cuts if 0 < c < counts.size), counts.size})
-    return list(pairwise(edges))
-
-
 def kept_pass(wh: WordHashes, group: np.ndarray, threshold: float, outcome: DedupOutcome) -> None:
     """Fill ``outcome`` with the greedy pass over texts whose word hashes are ``wh`` and whose
-    exact groups are ``group`` (each text's first text with the same words)."""
+    exact groups are ``group`` (each text's first text with the same words).
+
+    A block has at least ``_BLOCK_WORDS`` words, and as many as a quarter of the words whose
+    segments are indexed so far (up to ``_MAX_BLOCK_WORDS``): each block merges its kept
+    segments into the index (a pass over it), so while blocks grow with the index the merges
+    together cost a few passes over it, not one a block of a fixed size.
+    """
+    import numpy as np
+
     state = _Pass(wh, group, threshold, outcome)
-    for lo, hi in _blocks(wh.counts):
-        state.block(lo, hi)
+    ends = np.cumsum(wh.counts)
+    lo = 0
+    while lo < wh.counts.size:
+        words = min(max(_BLOCK_WORDS, state.index.keys.size // 4 * int(state.geo.canonical)), _MAX_BLOCK_WORDS)
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + words, "right")))
+        state.block(lo, min(hi, wh.counts.size))
+        lo = min(hi, wh.counts.size)
