@@ -5,25 +5,29 @@ an exact duplicate of it; otherwise, when its similarity with ANY kept text reac
 threshold, it is a near duplicate of the most similar (the earliest on a tie); otherwise it is
 kept. Only pairs of a new text and a kept one are ever needed, so that is all this looks at.
 
-Texts go in blocks of about ``_BLOCK_WORDS`` words, in order. For each block:
+Texts go in blocks, in order (at least ``_BLOCK_WORDS`` words, growing with the index: see
+``kept_pass``). For each block:
 
 1. Its texts slide windows over their words and look them up among the segments of the texts
-   kept before the block (``segment_filter``: every pair at the threshold is a candidate); the
-   candidates are verified. A text with a verified match is a duplicate whatever else happens
-   (that kept text stays kept), so it will never be kept and its segments are never needed.
+   kept before the block (``segment_filter``: every kept text a text can reach the threshold
+   with is a candidate); those candidates are verified. A text with a verified match is a
+   duplicate whatever else happens (that kept text stays kept), so it will never be kept and
+   its segments are never needed.
 2. The block's other texts (the "survivors", first of their exact group) are indexed on their
    own and the block's windows look them up too, for the pairs within the block (the earlier
    text's segments, the later one's windows). When that would make more than
    ``_BUDGET_PER_WINDOW`` matches a window (many near copies of a text nothing before them
    matched: a template's records), the block is split in two and each half done in turn, so the
    second half finds the copies of the first half's kept texts in step 1 instead.
-3. The block's texts are decided in order over the verified pairs whose earlier text is kept.
+3. The block's texts are decided in order: a pair found in step 2 is verified when its later
+   text comes up, and only if its earlier text is kept by then.
 4. The segments of the texts it kept join the index.
 
-Step 1 and step 2 between them offer every text each kept text before it, so the answer is the
-definition's. The work is bounded by what is kept: a text costs its windows, the kept (or
-surviving) segments they meet and the verification of its candidates among kept texts; a
-corpus of copies of one text keeps one text, so it costs O(n).
+Between them, steps 1 and 2 offer each text every kept text before it that it could reach the
+threshold with, so the answer is the definition's. And the work is bounded by what is kept:
+only pairs of a text and a kept text are ever verified, and a text's windows meet the segments
+of kept texts (and of its block's survivors); a corpus of copies of one text keeps one text,
+so it costs O(n).
 """
 
 from __future__ import annotations
@@ -33,7 +37,13 @@ from typing import TYPE_CHECKING
 from ...types import DuplicatePair
 from .outcome import DedupOutcome
 from .segment_filter import BlockWindows, Geometry, block_windows
-from .segment_index import KeyLayout, SegmentIndex, enough_matches, join, sorted_segments
+from .segment_index import (
+    KeyLayout,
+    SegmentIndex,
+    enough_matches,
+    join,
+    sorted_segments,
+)
 from .verify import Verifier
 from .word_runs import WordHashes
 
@@ -160,7 +170,8 @@ class _Pass:
             for k in wpartners[wstarts[i - lo] : wstarts[i - lo + 1]]:
                 if kept[k]:
                     measured = self.verifier.similarity(i, k)
-                    if measured >= threshold and (best < 0 or measured > best_sim or (measured == best_sim and k < best)):
+                    better = best < 0 or measured > best_sim or (measured == best_sim and k < best)
+                    if measured >= threshold and better:
                         best, best_sim = k, measured
             if best >= 0:
                 pairs.append(DuplicatePair(best, i, best_sim, "near"))
