@@ -5,36 +5,45 @@ an exact duplicate of it; otherwise, when its similarity with ANY kept text reac
 threshold, it is a near duplicate of the most similar (the earliest on a tie); otherwise it is
 kept. Only pairs of a new text and a kept one are ever needed, so that is all this looks at.
 
-Texts go in blocks of about ``_BLOCK_WORDS`` words, in order. For each block:
+Texts go in blocks, in order (at least ``_BLOCK_WORDS`` words, growing with the index: see
+``kept_pass``). For each block:
 
 1. Its texts slide windows over their words and look them up among the segments of the texts
-   kept before the block (``segment_filter``: every pair at the threshold is a candidate); the
-   candidates are verified. A text with a verified match is a duplicate whatever else happens
-   (that kept text stays kept), so it will never be kept and its segments are never needed.
+   kept before the block (``segment_filter``: every kept text a text can reach the threshold
+   with is a candidate); those candidates are verified. A text with a verified match is a
+   duplicate whatever else happens (that kept text stays kept), so it will never be kept and
+   its segments are never needed.
 2. The block's other texts (the "survivors", first of their exact group) are indexed on their
    own and the block's windows look them up too, for the pairs within the block (the earlier
    text's segments, the later one's windows). When that would make more than
    ``_BUDGET_PER_WINDOW`` matches a window (many near copies of a text nothing before them
    matched: a template's records), the block is split in two and each half done in turn, so the
    second half finds the copies of the first half's kept texts in step 1 instead.
-3. The block's texts are decided in order over the verified pairs whose earlier text is kept.
+3. The block's texts are decided in order: a pair found in step 2 is verified when its later
+   text comes up, and only if its earlier text is kept by then.
 4. The segments of the texts it kept join the index.
 
-Step 1 and step 2 between them offer every text each kept text before it, so the answer is the
-definition's. The work is bounded by what is kept: a text costs its windows, the kept (or
-surviving) segments they meet and the verification of its candidates among kept texts; a
-corpus of copies of one text keeps one text, so it costs O(n).
+Between them, steps 1 and 2 offer each text every kept text before it that it could reach the
+threshold with, so the answer is the definition's. And the work is bounded by what is kept:
+only pairs of a text and a kept text are ever verified, and a text's windows meet the segments
+of kept texts (and of its block's survivors); a corpus of copies of one text keeps one text,
+so it costs O(n).
 """
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ...types import DuplicatePair
 from .outcome import DedupOutcome
 from .segment_filter import BlockWindows, Geometry, block_windows
-from .segment_index import KeyLayout, SegmentIndex, enough_matches, join, sorted_segments
+from .segment_index import (
+    KeyLayout,
+    SegmentIndex,
+    enough_matches,
+    join,
+    sorted_segments,
+)
 from .verify import Verifier
 from .word_runs import WordHashes
 
@@ -43,8 +52,10 @@ if TYPE_CHECKING:
 
 __all__ = ["kept_pass"]
 
-# Texts go through the pass in blocks of about this many words (a block's arrays stay small).
+# Texts go through the pass in blocks of at least this many words, at most the second (a
+# block's arrays stay small).
 _BLOCK_WORDS = 1 << 18
+_MAX_BLOCK_WORDS = 1 << 22
 # Matches a window may make within a block before the block is split (plus a floor)...
 _BUDGET_PER_WINDOW = 4
 _BUDGET_FLOOR = 1 << 16
@@ -111,8 +122,8 @@ class _Pass:
         self.index.add(keys[self.kept[self.layout.owners(keys)]])
 
     def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray) -> None:
-        """Take out of ``windows`` each window that is a survivor's own segment whose hash no
-        other survivor segment has: it can match only itself."""
+        """Have the block's own search pass over each window that is a survivor's own segment
+        whose hash no other survivor segment has: it can match only itself."""
         import numpy as np
 
         part = keys & ~self.layout.low
@@ -121,11 +132,9 @@ class _Pass:
         alone[:-1] &= part[:-1] != part[1:]
         r = self.layout.owners(keys[alone])
         length = self.geo.seglen[self.counts[r]]
-        where = self.wh.begin[r] + self.layout.starts(keys[alone]) - windows.lo
+        where = self.wh.begin[r] + self.layout.starts(keys[alone])
         for size in np.unique(length).tolist():
-            slot = windows.slot.get(size)
-            if slot is not None:
-                slot[where[length == size]] = -1
+            windows.skip[size] = np.sort(where[length == size])
 
     def _candidates(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
                     limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -161,7 +170,8 @@ class _Pass:
             for k in wpartners[wstarts[i - lo] : wstarts[i - lo + 1]]:
                 if kept[k]:
                     measured = self.verifier.similarity(i, k)
-                    if measured >= threshold and (best < 0 or measured > best_sim or (measured == best_sim and k < best)):
+                    better = best < 0 or measured > best_sim or (measured == best_sim and k < best)
+                    if measured >= threshold and better:
                         best, best_sim = k, measured
             if best >= 0:
                 pairs.append(DuplicatePair(best, i, best_sim, "near"))
@@ -170,19 +180,22 @@ class _Pass:
                 self.outcome.kept.append(i)
 
 
-def _blocks(counts: np.ndarray) -> list[tuple[int, int]]:
-    """Return consecutive (lo, hi) ranges of texts of about ``_BLOCK_WORDS`` words each."""
-    import numpy as np
-
-    ends = np.cumsum(counts)
-    cuts = np.searchsorted(ends, np.arange(_BLOCK_WORDS, int(ends[-1]) if ends.size else 0, _BLOCK_WORDS), "right")
-    edges = sorted({0, *(int(c) for c in cuts if 0 < c < counts.size), counts.size})
-    return list(pairwise(edges))
-
-
 def kept_pass(wh: WordHashes, group: np.ndarray, threshold: float, outcome: DedupOutcome) -> None:
     """Fill ``outcome`` with the greedy pass over texts whose word hashes are ``wh`` and whose
-    exact groups are ``group`` (each text's first text with the same words)."""
+    exact groups are ``group`` (each text's first text with the same words).
+
+    A block has at least ``_BLOCK_WORDS`` words, and as many as a quarter of the words whose
+    segments are indexed so far (up to ``_MAX_BLOCK_WORDS``): each block merges its kept
+    segments into the index (a pass over it), so while blocks grow with the index the merges
+    together cost a few passes over it, not one a block of a fixed size.
+    """
+    import numpy as np
+
     state = _Pass(wh, group, threshold, outcome)
-    for lo, hi in _blocks(wh.counts):
-        state.block(lo, hi)
+    ends = np.cumsum(wh.counts)
+    lo = 0
+    while lo < wh.counts.size:
+        words = min(max(_BLOCK_WORDS, state.index.keys.size // 4 * int(state.geo.canonical)), _MAX_BLOCK_WORDS)
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + words, "right")))
+        state.block(lo, min(hi, wh.counts.size))
+        lo = min(hi, wh.counts.size)

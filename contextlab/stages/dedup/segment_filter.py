@@ -87,6 +87,7 @@ class Geometry:
         # long text of n words may be 0.176 n edits from its longest partner, so n / 5
         # segments suffice); a shorter text, where that is too few, the longest that is not.
         canonical = max(1, math.ceil(threshold / (1.0 - threshold) - _EPS) - 1) if threshold < 1.0 else 1
+        self.canonical = canonical
         self.seglen = np.minimum(canonical, n // np.maximum(base, 1))
         self.seglen[0] = 1
         self.count = n // self.seglen
@@ -123,45 +124,60 @@ class Windows:
 
 @dataclass
 class BlockWindows:
-    """The windows a block's texts slide, and for each length the text sliding one at each word
-    position from ``lo`` on (-1 where none does: a window crossing into the next text)."""
+    """The windows a block's texts slide. A window at a word position belongs to the last text
+    starting at or before it, if that text slides windows of its length and the window ends
+    inside it (``owners``); ``skip`` holds, per length, positions some searches pass over."""
 
-    lo: int
+    texts: np.ndarray  # sorted
+    begins: np.ndarray
+    ends: np.ndarray
+    slides: dict[int, np.ndarray]  # length -> per text, whether it slides windows that long
     slices: list[Windows]
-    slot: dict[int, np.ndarray]
+    skip: dict[int, np.ndarray]  # length -> sorted global positions
 
     def count(self) -> int:
         """Return how many windows there are."""
         return sum(w.hashes.size for w in self.slices)
 
+    def owners(self, length: int, positions: np.ndarray, skip: bool) -> np.ndarray:
+        """Return the text sliding the window of ``length`` at each position, or -1."""
+        import numpy as np
+
+        at = np.maximum(np.searchsorted(self.begins, positions, "right") - 1, 0)
+        ok = self.slides[length][at] & (positions + length <= self.ends[at]) & (positions >= self.begins[at])
+        passed = self.skip.get(length) if skip else None
+        if passed is not None and passed.size:
+            found = np.minimum(np.searchsorted(passed, positions), passed.size - 1)
+            ok &= passed[found] != positions
+        return np.where(ok, self.texts[at], -1)
+
 
 def block_windows(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> BlockWindows:
     """Return the windows ``texts`` (sorted) slide, in slices of about ``_WINDOW_SLICE``: read
-    off slices of the words when the texts are most of their span, gathered otherwise."""
+    off slices of the words where the windows of a length are most of the span, gathered
+    where they are not."""
     import numpy as np
 
-    if texts.size == 0:
-        return BlockWindows(0, [], {})
     n = wh.counts[texts]
     low, high = geo.low[n], geo.high[n]
-    lo, hi = int(wh.begin[texts[0]]), int(wh.begin[texts[-1]] + n[-1])
-    contiguous = 2 * int(n.sum()) >= hi - lo
-    out = BlockWindows(lo, [], {})
+    out = BlockWindows(texts, wh.begin[texts], wh.begin[texts] + n, {}, [], {})
+    if texts.size == 0:
+        return out
+    lo, hi = int(out.begins[0]), int(out.ends[-1])
     for length in range(int(low.min()), int(high.max()) + 1):
-        wanted = texts[(low <= length) & (high >= length) & (n >= length)]
+        slides = (low <= length) & (high >= length) & (n >= length)
+        wanted = texts[slides]
         if wanted.size == 0:
             continue
+        out.slides[length] = slides
         count = wh.counts[wanted] - length + 1
-        starts = np.repeat(wh.begin[wanted] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
-        slot = np.full(hi - lo, -1, dtype=np.int64)
-        slot[starts - lo] = np.repeat(wanted, count)
-        out.slot[length] = slot
-        if contiguous:
+        if 2 * int(count.sum()) >= hi - lo:  # most of the span: read it off slices
             for a in range(lo, hi - length + 1, _WINDOW_SLICE):
                 b = min(a + _WINDOW_SLICE, hi - length + 1)
                 out.slices.append(Windows(length, a, None, wh.window_hashes(a, b, length)))
-        else:
-            for a in range(0, starts.size, _WINDOW_SLICE):
-                at = starts[a : a + _WINDOW_SLICE]
-                out.slices.append(Windows(length, 0, at, wh.runs(at, np.full(at.size, length))))
+            continue
+        starts = np.repeat(wh.begin[wanted] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+        for a in range(0, starts.size, _WINDOW_SLICE):
+            at = starts[a : a + _WINDOW_SLICE]
+            out.slices.append(Windows(length, 0, at, wh.runs(at, np.full(at.size, length))))
     return out

@@ -34,8 +34,9 @@ _CROWD = 32
 _MAX_MATCHES = 1 << 22
 # Probes are sorted before searching an index of more keys than this (out of the cache).
 _SORT_PROBES_FROM = 1 << 16
-# At most 2**25 bits (4 MB): beyond that look-ups leave the cache.
-_MAX_BITMAP_BITS = 25
+# About 16 bits a segment, at most 2**27 (16 MB): a bitmap in the cache answers faster, but
+# past a few bits a segment its false hits (each a search of the index) cost more.
+_MAX_BITMAP_BITS = 27
 
 
 class _Bitmap:
@@ -184,7 +185,7 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     for w in windows.slices:
         hit = index.bitmap.hits(w.hashes)
         at = w.lo + hit if w.positions is None else w.positions[hit]
-        s = windows.slot[w.length][at - windows.lo]
+        s = windows.owners(w.length, at, skip=earlier_only)
         keep = np.flatnonzero(s >= 0)
         part = w.hashes[hit[keep]] & ~layout.low
         if index.keys.size > _SORT_PROBES_FROM:  # sorted probes search a large index faster
