@@ -95,3 +95,24 @@ def test_eval_whose_scheduler_is_killed_fails_in_bounded_time_with_one_line(tmp_
     assert line.endswith("); the run stopped and wrote nothing: check that the scheduler is running "
                          "and run again")
     assert seconds < 45
+
+
+def test_a_finished_chunk_whose_worker_dies_before_its_rows_are_fetched_ends_in_bounded_time(cluster, monkeypatch):
+    # The race CI met: a chunk finished (its rows still on the worker), the worker died before
+    # the run fetched them, and the scheduler waited for a worker to run the chunk again.
+    from distributed import Client
+
+    from contextlab.errors import ClusterError
+    from contextlab.evaluation import cluster as dask_cluster
+
+    address, _, worker = cluster
+    monkeypatch.setattr(dask_cluster, "NO_WORKERS_S", 2.0)
+    with Client(address, timeout="30s", set_as_default=False) as client:
+        client.wait_for_workers(1, timeout=60)
+        future = client.submit(sum, [1, 2], pure=False)
+        wait_until(lambda: future.status == "finished", 60, what="the task to finish")
+        kill_group(worker)
+        started = time.monotonic()
+        with pytest.raises(ClusterError, match="has had no workers for 2 s"):
+            dask_cluster._result(future, dask_cluster._Watch(client, address))
+        assert time.monotonic() - started < 30

@@ -112,9 +112,10 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], options: Run
         }
         waiting: dict[int, list[dict[str, Any]]] = {}
         next_chunk = done = 0
-        for future in _finished(client, list(futures), scheduler):
+        watch = _Watch(client, scheduler)
+        for future in _finished(list(futures), watch):
             k = futures.pop(future)
-            waiting[k] = _result(future, scheduler)
+            waiting[k] = _result(future, watch)
             future.release()
             done += min(size, total - starts[k])
             if progress is not None:
@@ -123,53 +124,75 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], options: Run
                 yield waiting.pop(next_chunk)
                 next_chunk += 1
 
-
 #: How long a run waits with no worker in the cluster before it gives up.
 NO_WORKERS_S = 20.0
 # How often the wait for finished chunks looks for them, and at the cluster.
 _POLL_S = 0.2
+# How long one step of fetching a finished chunk's rows waits before it looks at the cluster.
+_FETCH_STEP_S = 2.0
 
 
-def _finished(client: Any, pending: list[Any], scheduler: str | None) -> Iterator[Any]:
-    """Yield each future as it finishes; raise ``ClusterError`` when the cluster has no workers left."""
-    from distributed import as_completed
+class _Watch:
+    """The clock of a cluster without workers: ``check()`` raises once it has had none for ``NO_WORKERS_S``."""
 
-    finished = as_completed(pending, loop=client.loop)
-    alone_since: float | None = None
-    while not finished.is_empty():
-        batch = finished.next_batch(block=False)
-        if batch:
-            alone_since = None
-            yield from batch
-            continue
-        time.sleep(_POLL_S)
-        # scheduler_info() is the client's own copy, refreshed every few seconds: no round trip.
-        if client.scheduler_info().get("workers"):
-            alone_since = None
-        elif alone_since is None:
-            alone_since = time.monotonic()
-        elif time.monotonic() - alone_since > NO_WORKERS_S:
-            where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
+    def __init__(self, client: Any, scheduler: str | None) -> None:
+        self.client = client
+        self.where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
+        self.alone_since: float | None = None
+
+    def check(self) -> None:
+        # A synchronous client's scheduler_info() asks the scheduler, so a dead worker is seen at once.
+        if self.client.scheduler_info().get("workers"):
+            self.alone_since = None
+        elif self.alone_since is None:
+            self.alone_since = time.monotonic()
+        elif time.monotonic() - self.alone_since > NO_WORKERS_S:
             raise ClusterError(
-                f"{where} has had no workers for {NO_WORKERS_S:g} s (the last one stopped), so the "
+                f"{self.where} has had no workers for {NO_WORKERS_S:g} s (the last one stopped), so the "
                 "run stopped and wrote nothing; start workers for it and run again"
             )
 
 
-def _result(future: Any, scheduler: str | None) -> Any:
-    """Return a finished chunk's rows; a chunk lost with the cluster is one ``ClusterError``."""
+def _finished(pending: list[Any], watch: _Watch) -> Iterator[Any]:
+    """Yield each future as it finishes; raise ``ClusterError`` when the cluster has no workers left."""
+    from distributed import as_completed
+
+    finished = as_completed(pending, loop=watch.client.loop)
+    while not finished.is_empty():
+        batch = finished.next_batch(block=False)
+        if batch:
+            watch.alone_since = None
+            yield from batch
+            continue
+        time.sleep(_POLL_S)
+        watch.check()
+
+
+def _result(future: Any, watch: _Watch) -> Any:
+    """Return a finished chunk's rows; a chunk lost with the cluster is one ``ClusterError``.
+
+    A finished chunk's rows live on the worker that ran it until they are fetched: if that worker
+    dies first, the scheduler runs the chunk again, and with no worker left it would wait for
+    ever. So the fetch waits in short steps and keeps the no-worker clock.
+    """
     from distributed import CancelledError, KilledWorker
     from distributed.comm import CommClosedError
 
-    try:
-        return future.result()
-    except KilledWorker as exc:
-        raise ClusterError(f"a Dask worker died while running a chunk of questions, each time it was "
-                           f"tried ({_first_line(exc)}); the run stopped and wrote nothing") from None
-    except (CancelledError, CommClosedError, OSError, TimeoutError) as exc:
-        where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
-        raise ClusterError(f"lost {where} mid-run ({_first_line(exc)}); the run stopped and wrote "
-                           "nothing: check that the scheduler is running and run again") from None
+    while True:
+        try:
+            return future.result(timeout=_FETCH_STEP_S)
+        except KilledWorker as exc:
+            raise ClusterError(f"a Dask worker died while running a chunk of questions, each time it was "
+                               f"tried ({_first_line(exc)}); the run stopped and wrote nothing") from None
+        except TimeoutError:  # not fetched yet: a slow transfer, or being run again
+            watch.check()
+        except (CancelledError, CommClosedError, OSError) as exc:
+            raise _lost(watch, exc) from None
+
+
+def _lost(watch: _Watch, exc: BaseException) -> ClusterError:
+    return ClusterError(f"lost {watch.where} mid-run ({_first_line(exc)}); the run stopped and wrote "
+                        "nothing: check that the scheduler is running and run again")
 
 
 def _first_line(exc: BaseException) -> str:
