@@ -131,6 +131,8 @@ def test_curve_bundled_model_curve_ships_in_the_package_with_its_paired_tests():
                                                                                 (3, 5, True)]
     assert "#   reads the end best: position 5 (25.6%) above every other position measured, on 223 questions" \
         in text.splitlines()
+    assert "#   Cochran's Q = 42.3 (2 df), p < 0.001 (permutation test): the positions do not share one accuracy" \
+        in text.splitlines()
 
 
 # -- placement "curve" ------------------------------------------------------------------------

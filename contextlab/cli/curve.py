@@ -33,10 +33,10 @@ def _table(points: list[dict[str, Any]], label: str) -> str:
 
 
 def _tests(evidence: Any) -> str:
+    from ..evaluation.curve import paired_test_lines
+
     lines = ["paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):"]
-    lines += [f"  {c}" for c in evidence.claims]
-    lines += [f"  {d.sentence()}" for d in evidence.differences]
-    return "\n".join(lines)
+    return "\n".join(lines + [f"  {line}" for line in paired_test_lines(evidence)])
 
 
 def _plan(args: argparse.Namespace) -> Any:
