@@ -112,13 +112,27 @@ def test_curve_file_errors_name_the_file(tmp_path):
         load_curve_file(bad)
 
 
-def test_curve_bundled_model_curve_ships_in_the_package():
+def test_curve_bundled_model_curve_ships_in_the_package_with_its_paired_tests():
     from importlib import resources
 
-    text = resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv").read_text()
-    assert "measured by `contextlab curve`" in text
-    data = load_curve_file(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
-    assert data.doc_counts(data.models()[0]) == [5]
+    path = resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv")
+    text = path.read_text()
+    assert "measured by `contextlab curve` on the first 223 bundled NaturalQuestions-Open questions" in text
+    data = load_curve_file(path)
+    model = data.models()[0]
+    assert data.doc_counts(model) == [5] and data.questions == 223
+    assert data.curve(model, 5) == [(1, 10.3), (3, 14.3), (5, 25.6)]
+    assert (data.closed_book(model), data.oracle(model)) == (2.7, 36.3)
+    # its per-question outcomes ship beside it: the tests stay paired wherever the curve is read
+    evidence = file_evidence(path)
+    assert evidence.paired and evidence.questions == 223
+    assert evidence.shape == "reads_the_end_best" and not evidence.misses_middle
+    assert [(d.first, d.second, d.resolved) for d in evidence.differences] == [(1, 3, True), (1, 5, True),
+                                                                                (3, 5, True)]
+    assert "#   reads the end best: position 5 (25.6%) above every other position measured, on 223 questions" \
+        in text.splitlines()
+    assert "#   Cochran's Q = 42.3 (2 df), p < 0.001 (permutation test): the positions do not share one accuracy" \
+        in text.splitlines()
 
 
 # -- placement "curve" ------------------------------------------------------------------------

@@ -192,7 +192,7 @@ def test_curve_files_published_and_bundled_files_pass_the_checks():
 
     assert load_position_curves().doc_counts("GPT-3.5-Turbo (16K)") == [10, 20, 30]
     bundled = load_curve_file(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
-    assert bundled.questions == 30 and bundled.doc_counts(bundled.models()[0]) == [5]
+    assert bundled.questions == 223 and bundled.doc_counts(bundled.models()[0]) == [5]
 
 
 def test_curve_files_lab_upload_text_goes_through_the_same_checks():

@@ -33,10 +33,10 @@ def _table(points: list[dict[str, Any]], label: str) -> str:
 
 
 def _tests(evidence: Any) -> str:
+    from ..evaluation.curve import paired_test_lines
+
     lines = ["paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):"]
-    lines += [f"  {c}" for c in evidence.claims]
-    lines += [f"  {d.sentence()}" for d in evidence.differences]
-    return "\n".join(lines)
+    return "\n".join(lines + [f"  {line}" for line in paired_test_lines(evidence)])
 
 
 def _plan(args: argparse.Namespace) -> Any:
@@ -73,6 +73,11 @@ def _before_sending(args: argparse.Namespace, plan: Any, schedule: Any, client: 
     # The prompts are the paper's lists, not budgeted blocks: the endpoint's counts only price them.
     tokenizer, _ = endpoint_tokenizer(client.endpoint, client.model, store=cache)
     cost = plan_calls(client, plan.prompts, cache, prompt_counter(tokenizer), tokens_exact=tokenizer is not None)
+    if schedule is not None and cost.calls:
+        first = plan_calls(client, plan.first(schedule.looks[0]).prompts, cache, prompt_counter(tokenizer),
+                           tokens_exact=tokenizer is not None)
+        note(f"what follows is the most --until-resolved sends; the first look, after {schedule.looks[0]} "
+             f"questions, needs {first.calls} of those calls")
     if cost.calls:
         client.resolve_model()  # down, not its API, or no such model: one line before asking to send
         estimate = estimate_seconds(cache, client.endpoint, client.model_label, cost.prompt_tokens)

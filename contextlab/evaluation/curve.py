@@ -36,7 +36,7 @@ from .curve_sources import CurveSkip, curve_question, gold_passage
 from .sets import EvalQuestion, EvalSet, load_bundled_set
 
 __all__ = ["CurveCase", "CurvePlan", "CurveResult", "plan_curve", "run_curve", "curve_csv", "write_curve",
-           "solved_examples", "solved_questions", "parse_positions"]
+           "paired_test_lines", "solved_examples", "solved_questions", "parse_positions"]
 
 @dataclass(frozen=True)
 class CurveCase:
@@ -237,6 +237,18 @@ def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: i
                        notes=answer_notes(answers, client), pace=pace)
 
 
+def paired_test_lines(evidence: CurveEvidence) -> list[str]:
+    """Return what a run's paired tests say: the claims earned, each difference, and Cochran's Q in words."""
+    lines = [*evidence.claims, *(d.sentence() for d in evidence.differences)]
+    if evidence.no_effect is not None and len(evidence.points) > 2:
+        q, df, p = evidence.no_effect
+        verdict = ("the positions do not share one accuracy" if p < evidence.alpha else
+                   "no position effect at all cannot be ruled out")
+        shown = "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+        lines.append(f"Cochran's Q = {q:.1f} ({df} df), {shown} (permutation test): {verdict}")
+    return lines
+
+
 def _source_words(plan: CurvePlan) -> str:
     from .sets import BUNDLED_SET
 
@@ -262,9 +274,8 @@ def curve_csv(result: CurveResult, name: str | None = None, evidence: CurveEvide
                  f"temperature: {meta.get('temperature', '')}; max_tokens: {meta.get('max_tokens', '')}.\n")
     buffer.write("# accuracy: % of questions whose answer holds a gold answer (SQuAD-normalised), as Liu et al. "
                  "score; accuracy_low/high: 95% Wilson interval; questions: N.\n")
-    shown = evidence or result.evidence()
     buffer.write("# paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):\n")
-    for line in (*shown.claims, *(d.sentence() for d in shown.differences)):
+    for line in paired_test_lines(evidence or result.evidence()):
         buffer.write(f"#   {line}\n")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["model", "total_docs", "position", "accuracy", "kind", "questions", "accuracy_low",
