@@ -59,3 +59,27 @@ def test_readme_eval_transcript_is_real(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "contextlab.cli", *args], cwd=tmp_path,
                           capture_output=True, text=True, check=True)
     assert proc.stdout == match.group(2)
+
+
+def test_readme_curve_transcript_is_the_shipped_curve_and_its_paired_tests():
+    """The README's `curve` run is the bundled model's shipped curve: its table and paired tests, every character.
+
+    Rebuilt with the command's own formatting from the shipped file and the per-question outcomes
+    beside it, so the README, the file and the lab (which reads the same file) cannot disagree.
+    """
+    import csv
+    from importlib import resources
+
+    from contextlab.cli.curve import _table, _tests
+    from contextlab.curves.outcomes import file_evidence
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```text\n\$ contextlab curve .*?--yes\n(.*?)\npace:\n", text, re.S)
+    assert match, "README lost its curve transcript"
+    path = resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv")
+    rows = list(csv.DictReader(line for line in path.read_text().splitlines() if not line.startswith("#")))
+    points = [{**r, "position": r["position"] and int(r["position"]), "total_docs": r["total_docs"] and int(r["total_docs"]),
+               "accuracy": float(r["accuracy"]), "accuracy_low": float(r["accuracy_low"]),
+               "accuracy_high": float(r["accuracy_high"]), "questions": int(r["questions"])} for r in rows]
+    expected = _table(points, rows[0]["model"]) + "\n" + _tests(file_evidence(path))
+    assert match.group(1) == expected
