@@ -254,6 +254,7 @@ def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_wit
     assert result.curve_model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
     read = {r["curve"] for r in result.rows if r["expected_accuracy"] is not None}
     assert read and all(c.startswith("measured: Gemma-3-270M Q4_K_M (bundled)") for c in read)
-    # a point measured on 30 questions carries a wide interval into every row it is read for
+    # a point measured on 223 questions carries its interval (8 to 11 points wide at the measured
+    # positions) into every row it is read for; a published point (2,655 questions) is under 4 wide
     widths = [r["curve_high"] - r["curve_low"] for r in result.rows if r["curve_low"] is not None]
-    assert min(widths) > 15.0  # (a published point: under 4 points)
+    assert min(widths) > 4.0 and max(widths) > 8.0

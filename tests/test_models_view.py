@@ -104,10 +104,10 @@ def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(
     spec = chart(at, f"{view}_measured_chart")
     line = next(t for t in spec["data"] if t["name"].startswith(f"{model} (your model, measured on 223 questions)"))
     assert list(zip(line["x"], line["y"])) == [tuple(p) for p in data.curve(model, 5)]
-    # its 95% band: Wilson at N = 223 of the file's rounded accuracies, 10.3% [7.0, 15.0] at 1, 14.3% [10.3, 19.5]
-    # at 3, 25.6% [20.3, 31.7] at 5 (the file's own interval at 3, from 32 of 223, is [10.4, 19.6])
+    # its 95% band: Wilson at N = 223 of the counts in the outcomes shipped beside it, the file's own
+    # intervals (10.3% [7.0, 15.0] at 1, 14.3% [10.4, 19.6] at 3, 25.6% [20.3, 31.7] at 5)
     band = [[round(v, 1) for v in t["y"]] for t in spec["data"] if t["name"].startswith("95% interval")]
-    assert sorted(band) == [[7.0, 10.3, 20.3], [15.0, 19.5, 31.7]]
+    assert sorted(band) == [[7.0, 10.4, 20.3], [15.0, 19.6, 31.7]]
     said = texts(at)
     # the data show a recency effect and no dip: the page says what the paired tests resolve, never
     # "misses the middle" (position 3 is read better than position 1, not worse)

@@ -18,13 +18,14 @@ __all__ = ["add_eval"]
 
 
 def run_options(args: argparse.Namespace) -> Any:
-    """Return the library's ``RunOptions`` for the parsed flags (the measured curve of ``--curve`` loaded)."""
-    from ..curves.curve_file import load_curve_file
+    """Return the library's ``RunOptions`` for the parsed flags (the measured curve of ``--curve`` loaded,
+    with the per-question outcomes beside it, so its tests are paired)."""
+    from ..curves.outcomes import load_measured_curve
     from ..evaluation.options import RunOptions
 
     return RunOptions(top_k=args.top_k, limit=args.limit, curve_model=args.curve_model, baseline=args.baseline,
                       blocks=args.blocks, workers=args.workers, scheduler=args.scheduler, store=args.store,
-                      max_bytes=args.max_bytes, curves=load_curve_file(args.curve) if args.curve else None,
+                      max_bytes=args.max_bytes, curves=load_measured_curve(args.curve) if args.curve else None,
                       curve_name=Path(args.curve).name if args.curve else "")
 
 

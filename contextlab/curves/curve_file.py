@@ -52,6 +52,9 @@ class PositionData:
     citation: str = ""
     #: N: the fewest questions a point was measured on, when the file says (a measured curve's ``questions``).
     questions: int | None = None
+    #: The per-question outcomes beside a measured curve (``curves.outcomes.CurveOutcomes``), when loaded
+    #: with it (``curves.outcomes.load_measured_curve``): they make every test of the curve paired.
+    outcomes: Any = field(default=None, compare=False, repr=False)
 
     def models(self) -> list[str]:
         """Return the model names with measured position curves, in the order of the CSV."""

@@ -14,8 +14,7 @@ API
     pooled z test, which for the same questions at every position (answers positively
     correlated) is the conservative stand-in for the paired test.
 ``curve_evidence(data, model, total_docs=None, *, questions=None, outcomes=None, alpha=0.05) -> CurveEvidence``
-    The same for one curve of a ``PositionData``: ``questions`` is its N per point (default the
-    file's own ``questions``; None when unknown: no interval and no claim).
+    The same for one curve of a ``PositionData`` (paired with ``data.outcomes`` when it has them).
 ``published_evidence(model, total_docs) -> CurveEvidence``
     Liu et al.'s curve of ``model`` at 10, 20 or 30 documents, N = 2,655 per point as they measured.
 
@@ -378,13 +377,14 @@ def curve_evidence(data: PositionData, model: str, total_docs: int | None = None
                    outcomes: Mapping[int, Sequence[bool]] | None = None, alpha: float = ALPHA) -> CurveEvidence:
     """Return the ``CurveEvidence`` of ``model``'s curve at ``total_docs`` (default: its fewest) in ``data``.
 
-    ``questions`` is N per point (default ``data.questions``, what a measured file says; None:
-    unknown, so no interval and no claim). ``outcomes`` (per question, same order at every position), when given, make the tests
-    paired and must match the curve's positions.
+    ``questions``: N per point (default ``data.questions``; None: unknown, so no interval and no claim).
+    ``outcomes`` (per question, same order at every position; default ``data.outcomes``) make the tests paired.
     """
     name = data.resolve_model(model)
     count = data.doc_counts(name)[0] if total_docs is None else total_docs
     curve = data.curve(name, count)
+    if outcomes is None and questions is None and data.outcomes is not None:
+        outcomes = data.outcomes.paired(curve, count)
     if outcomes is not None:
         if sorted(int(p) for p in outcomes) != [p for p, _ in curve]:
             raise InvalidInputError(f"outcomes are for positions {sorted(outcomes)}, the curve has "

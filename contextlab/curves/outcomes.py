@@ -7,7 +7,9 @@ yes/no lists from it, so a curve loaded later (``eval --curve``, the lab) keeps 
 
 ``outcomes_path(curve)`` names the file; ``outcomes_csv(rows)`` writes one; ``parse_outcomes``
 reads one, checked at the door (columns, kinds, yes/no values, one row per question and condition,
-the same questions under every condition), into ``CurveOutcomes``. ``file_evidence(path)`` and
+the same questions under every condition), into ``CurveOutcomes``. ``load_measured_curve(path)``
+and ``parse_measured_curve(text, outcomes_text)`` return the curve's ``PositionData`` carrying its
+outcomes (checked to be the same run's), so every test read off it is paired. ``file_evidence(path)`` and
 ``text_evidence(curve_text, outcomes_text)`` give a curve file's ``CurveEvidence`` in one call
 (paired when its outcomes are there, else from its points and N).
 """
@@ -17,16 +19,16 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import LoadError
-from .curve_file import load_curve_file, parse_curve_file
+from .curve_file import PositionData, load_curve_file, parse_curve_file
 from .evidence import CurveEvidence, curve_evidence
 
-__all__ = ["OUTCOME_COLUMNS", "CurveOutcomes", "file_evidence", "load_outcomes", "outcomes_csv", "outcomes_path",
-           "parse_outcomes", "text_evidence"]
+__all__ = ["OUTCOME_COLUMNS", "CurveOutcomes", "file_evidence", "load_measured_curve", "load_outcomes", "outcomes_csv",
+           "outcomes_path", "parse_measured_curve", "parse_outcomes", "text_evidence", "with_outcomes"]
 
 OUTCOME_COLUMNS = ("query_id", "kind", "total_docs", "position", "correct", "answer")
 _KINDS = ("position", "closed_book", "oracle")
@@ -57,6 +59,13 @@ class CurveOutcomes:
             raise LoadError(f"the outcomes file has positions of {', '.join(map(str, counts))} documents, "
                             f"not {count}", field="outcomes")
         return {p: list(v) for (kind, n, p), v in sorted(self.conditions.items()) if kind == "position" and n == count}
+
+    def paired(self, curve: Iterable[tuple[int, float]], total_docs: int) -> dict[int, list[bool]] | None:
+        """Return ``{position: outcomes}`` for the curve's points at ``total_docs``, or None when they are not all here."""
+        positions = [p for p, _ in curve]
+        found = {p: list(v) for (kind, n, p), v in self.conditions.items()
+                 if kind == "position" and n == total_docs and p in positions}
+        return found if sorted(found) == sorted(positions) else None
 
 
 def outcomes_csv(rows: Iterable[Mapping[str, Any]]) -> str:
@@ -126,14 +135,52 @@ def load_outcomes(curve: str | Path) -> CurveOutcomes | None:
         raise LoadError(f"outcomes file {path.name!r} is not UTF-8 text", field="outcomes") from None
 
 
-def _evidence(data: Any, outcomes: CurveOutcomes | None) -> CurveEvidence:
+def with_outcomes(data: PositionData, outcomes: CurveOutcomes | None, *, name: str = "curve file") -> PositionData:
+    """Return ``data`` carrying ``outcomes`` (so its tests are paired), after checking they are its own.
+
+    Outcomes from another run would give tests of other answers than the curve shows: each
+    condition's share of correct answers must be the curve's accuracy (to its one decimal) on
+    its N questions, else ``LoadError`` names the first that differs.
+    """
+    if outcomes is None:
+        return data
+    n = len(outcomes.query_ids)
+    if data.questions is not None and data.questions != n:
+        raise LoadError(f"{name}: its outcomes hold {n} questions, the curve says {data.questions}; they are from "
+                        "another run (one `contextlab curve` run writes both)", field="outcomes")
+    for model in data.models():
+        checks = [(f"position {p} of {count}", ("position", count, p), acc)
+                  for count in data.doc_counts(model) for p, acc in data.curve(model, count)]
+        checks += [(what, key, acc) for what, key, acc in (("closed book", ("closed_book", 0, 0), data.closed_book(model)),
+                                                           ("gold only", ("oracle", 1, 1), data.oracle(model)))
+                   if acc is not None]
+        for what, key, accuracy in checks:
+            marks = outcomes.conditions.get(key)
+            if marks is None:
+                continue
+            share = 100.0 * sum(marks) / len(marks)
+            if abs(share - accuracy) > 0.05 + 1e-9:
+                raise LoadError(f"{name}: its outcomes give {share:.1f}% at {what}, the curve {accuracy:.1f}%; they "
+                                "are from another run (one `contextlab curve` run writes both)", field="outcomes")
+    return replace(data, outcomes=outcomes)
+
+
+def load_measured_curve(curve: str | Path) -> PositionData:
+    """Return a measured curve file with the outcomes beside it (``outcomes_path``), when there are any."""
+    name = f"curve file {Path(curve).name!r}"
+    return with_outcomes(load_curve_file(curve), load_outcomes(curve), name=name)
+
+
+def parse_measured_curve(curve_text: str, outcomes_text: str | None = None, *, name: str = "curve file") -> PositionData:
+    """Return a measured curve from its file's text (an upload) and, when given, its outcomes file's text."""
+    data = parse_curve_file(curve_text, name=name)
+    outcomes = parse_outcomes(outcomes_text, name=f"outcomes of {name}") if outcomes_text is not None else None
+    return with_outcomes(data, outcomes, name=name)
+
+
+def _evidence(data: PositionData) -> CurveEvidence:
     model = data.models()[0]
-    count = data.doc_counts(model)[0]
-    paired = None
-    if outcomes is not None:
-        found = outcomes.by_position(count)
-        paired = found if sorted(found) == [p for p, _ in data.curve(model, count)] else None
-    return curve_evidence(data, model, count, outcomes=paired)
+    return curve_evidence(data, model, data.doc_counts(model)[0])
 
 
 def file_evidence(curve: str | Path) -> CurveEvidence:
@@ -142,11 +189,9 @@ def file_evidence(curve: str | Path) -> CurveEvidence:
     The file's first model at its fewest documents (a measured curve has one of each). Outcomes
     for other positions than the curve's are not used (the tests are then from the points).
     """
-    return _evidence(load_curve_file(curve), load_outcomes(curve))
+    return _evidence(load_measured_curve(curve))
 
 
 def text_evidence(curve_text: str, outcomes_text: str | None = None, *, name: str = "curve file") -> CurveEvidence:
     """Return what a curve file's text shows (an upload), paired when its outcomes file's text is given."""
-    data = parse_curve_file(curve_text, name=name)
-    outcomes = parse_outcomes(outcomes_text, name=f"outcomes of {name}") if outcomes_text is not None else None
-    return _evidence(data, outcomes)
+    return _evidence(parse_measured_curve(curve_text, outcomes_text, name=name))

@@ -18,7 +18,8 @@ from ..curves.evidence import CurveEvidence, curve_evidence
 from ..curves.published import accuracy_curve
 from ..curves.reading import curve_bounds
 
-__all__ = ["BlockCurve", "MeasuredPoints", "block_curve", "measured_points", "measured_label", "said_of"]
+__all__ = ["BlockCurve", "MeasuredPoints", "block_curve", "measured_points", "measured_label", "move_undecided",
+           "said_of"]
 
 #: The shapes whose sentence is a verb phrase about the model ("misses the middle: ..."); the others
 #: are sentences of their own ("no position effect shown ...") and follow the model's name after a colon.
@@ -71,7 +72,9 @@ def measured_points(data: PositionData) -> MeasuredPoints:
     """Return the first model's curve in ``data`` (a measured file) at its measured count, band and evidence."""
     model = data.models()[0]
     evidence = curve_evidence(data, model)
-    points = [(p.position, p.accuracy) for p in evidence.points]
+    # The file's own numbers (one decimal), as `contextlab curve` printed them; the band and the
+    # tests come from the evidence (the exact counts, when the outcomes are loaded).
+    points = data.curve(model, evidence.total_docs)
     band = None
     if evidence.questions is not None:
         band = ([p.low for p in evidence.points], [p.high for p in evidence.points])
@@ -98,3 +101,30 @@ def block_curve(n: int, model: str | None = None, measured: PositionData | None 
         band = (accuracy_curve(name, n, data=_bound(measured, name, shown.evidence, 0)),
                 accuracy_curve(name, n, data=_bound(measured, name, shown.evidence, 1)))
     return BlockCurve(measured_label(measured), values, band, measured=True)
+
+
+def _nearest_measured(position: int, n: int, evidence: CurveEvidence) -> int:
+    """Return the measured position nearest block position ``position`` of ``n``, by relative depth."""
+    depth = 0.0 if n <= 1 else (position - 1) / (n - 1)
+    span = max(evidence.total_docs - 1, 1)
+    return min((p.position for p in evidence.points), key=lambda p: (abs((p - 1) / span - depth), p))
+
+
+def move_undecided(evidence: CurveEvidence, n: int, before: int, after: int) -> str | None:
+    """Return why a measured curve cannot say whether moving a document from ``before`` to ``after`` of ``n`` helps.
+
+    None when it can: the measured positions nearest the two (by relative depth, as the curve is
+    read) differ, and the test of that pair (paired when the curve's outcomes are loaded)
+    resolves it. Otherwise the sentence says what the data show instead.
+    """
+    if before == after:
+        return None
+    first, second = sorted((_nearest_measured(before, n, evidence), _nearest_measured(after, n, evidence)))
+    if first == second:
+        return (f"both positions read off the curve nearest its measured pos {first}, and one measured "
+                f"position cannot tell two apart")
+    tested = evidence.difference(first, second)
+    if tested is None:
+        return f"the curve's tests do not compare its measured positions {first} and {second}"
+    return None if tested.resolved else tested.sentence()
+

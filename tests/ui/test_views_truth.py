@@ -195,10 +195,9 @@ def test_views_placement_reads_the_loaded_measured_curve_with_its_band_and_claim
     assert names.count("95% interval") == 2  # the measured curve's band, read for a block of 21
     assert "accuracy: Gemma-3-270M Q4_K_M (bundled) (measured, 223 questions)" in names
     said = texts(at)
-    # The bundled curve (223 questions) now has a shape its tests resolve (it reads the end best), so the
-    # verdict is worded as a difference. Open question for the lab: both positions read here lie between
-    # measured positions 1 and 3, which only the paired test tells apart (p = 0.049, outcomes beside the
-    # curve); the unpaired evidence the view reads does not (p = 0.20). The N = 30 curve could not tell.
+    # The move reads pos 9 and pos 5 of 21, nearest the curve's measured positions 3 and 1: the paired
+    # test of those (the outcomes ship beside the curve) tells them apart (p = 0.049 on 223 questions), so
+    # the verdict is worded as a difference (tests/test_curve_paired_everywhere.py holds the rule).
     assert ("the lost-in-the-middle reorder would move it from pos 9 (13.5%) to pos 5 (11.9%), which "
             "Gemma-3-270M Q4_K_M (bundled) reads 1.6 points worse") in said
     assert "would help" not in said and "reads 0.0 points" not in said

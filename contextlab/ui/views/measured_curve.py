@@ -63,7 +63,8 @@ def measured_curve_section(ctx: LabContext, key: str) -> PositionData | None:
         st.markdown(md_line(curve_numbers(shown, data)))
         st.info(md_line(_what_it_shows(shown)))
         caption(("The bundled model is a tiny base model (Gemma 3 270M): it shows the pipeline, not a model to "
-                 "tune for; Liu et al. report the U shape from 13B parameters up. " if is_bundled() else
+                 "tune for; Liu et al. report the U shape from 13B parameters up and a recency effect below, "
+                 "so no dip in the middle is expected of it. " if is_bundled() else
                  f"Loaded from {name}; every view reads it now. ")
                 + "Measure yours: contextlab curve --endpoint URL --documents 5 --positions 1,3,5 --limit 200 "
                   "--out curve.csv (it says first how small a difference that many questions can tell apart).")

@@ -13,7 +13,8 @@ from contextlab.curves import published
 from contextlab.curves.curve_file import PositionData
 from contextlab.curves.scores import compare_orderings, ordering_report
 from contextlab.lab.counts import relevance_position
-from contextlab.lab.curve_views import BlockCurve, block_curve, measured_label, measured_points, said_of
+from contextlab.curves.evidence import CurveEvidence
+from contextlab.lab.curve_views import BlockCurve, block_curve, measured_label, measured_points, move_undecided
 from contextlab.lab.teaching import (
     accuracy_phrase,
     dip_by_count,
@@ -56,10 +57,12 @@ def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str,
 
 
 def placement_verdict(ctx: LabContext, entry: DocTrace, n: int, curve: Sequence[float], model: str,
-                      what: str, *, undecided: str | None = None) -> ReorderVerdict | None:
+                      what: str, *, evidence: CurveEvidence | None = None) -> ReorderVerdict | None:
     """Return what the placement does for ``entry``: from relevance order to its position, read off ``curve``.
 
     In relevance order (placement "relevance") it says what the lost-in-the-middle reorder would do.
+    ``evidence`` (a measured curve's tests) decides whether the move can be called a help or a
+    harm: only when the test of the measured positions it reads resolves them (``move_undecided``).
     """
     relevance_pos = relevance_position(ctx.result, entry)
     if relevance_pos is None or entry.position is None:
@@ -68,9 +71,15 @@ def placement_verdict(ctx: LabContext, entry: DocTrace, n: int, curve: Sequence[
     if placement == "relevance":
         after = ordering_positions("lost_in_the_middle", n).index(relevance_pos - 1) + 1
         return reorder_verdict(curve, relevance_pos, after, model, what=what,
-                               reorder="the lost-in-the-middle reorder", would=True, undecided=undecided)
+                               reorder="the lost-in-the-middle reorder", would=True,
+                               undecided=_undecided(evidence, n, relevance_pos, after))
     name = "the reorder" if placement == "lost_in_the_middle" else "this placement"
-    return reorder_verdict(curve, relevance_pos, entry.position, model, what=what, reorder=name, undecided=undecided)
+    return reorder_verdict(curve, relevance_pos, entry.position, model, what=what, reorder=name,
+                           undecided=_undecided(evidence, n, relevance_pos, entry.position))
+
+
+def _undecided(evidence: CurveEvidence | None, n: int, before: int, after: int) -> str | None:
+    return None if evidence is None else move_undecided(evidence, n, before, after)
 
 
 #: The option of the curve picker that reads the measured curve the lab holds (``curve_store``).
@@ -84,18 +93,15 @@ class _Curve:
     model: str
     data: PositionData | None  # None: the published curves
     shown: BlockCurve
-    #: What a measured curve's tests show when they do not resolve its shape (its claims stay unsaid).
-    undecided: str | None = None
+    #: A measured curve's tests (None: the published curves, N = 2,655 a point).
+    evidence: CurveEvidence | None = None
 
 
 def _curve(choice: str, n: int) -> _Curve:
     if choice != MEASURED:
         return _Curve(choice, None, block_curve(n, choice))
     _, data = loaded_curve()
-    shown = measured_points(data)
-    resolved = shown.evidence.shape not in ("no_effect_shown", "differs_overall", "unknown_questions", "one_position")
-    return _Curve(data.models()[0], data, block_curve(n, measured=data),
-                  None if resolved else said_of(shown.model, shown.evidence))
+    return _Curve(data.models()[0], data, block_curve(n, measured=data), measured_points(data).evidence)
 
 
 def _curve_picker(models: list[str]) -> None:
@@ -184,7 +190,7 @@ def _verdicts(ctx: LabContext, entries: list[DocTrace], n: int, chosen: _Curve, 
         if answered:
             lines.append(answer_sentence(entry, n, curve, chosen.model, measured=chosen.data is not None))
         what = "it" if answered else f"the most relevant document ({charts.doc_label(entry, 60)})"
-        verdict = placement_verdict(ctx, entry, n, curve, chosen.model, what, undecided=chosen.undecided)
+        verdict = placement_verdict(ctx, entry, n, curve, chosen.model, what, evidence=chosen.evidence)
         if verdict is not None:
             lines.append(verdict.text)
             helps = helps or verdict.helps
