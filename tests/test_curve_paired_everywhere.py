@@ -74,18 +74,20 @@ def test_eval_curve_loads_the_outcomes_beside_the_file(tmp_path):
     assert run_options(args).curves.outcomes is not None
 
 
-def test_lab_upload_takes_a_curve_and_its_outcomes_in_either_order_and_says_what_else_to_upload():
+def test_lab_upload_reads_the_newest_curve_with_its_own_outcomes_and_says_what_is_missing():
     from contextlab.ui.curve_store import pick_curve_files
 
     curve, outcomes = _curve_text({1: 50.0, 3: 25.0}, 4), _outcomes_text({1: [True] * 2 + [False] * 2,
                                                                          3: [True] + [False] * 3})
-    assert pick_curve_files([("o.csv", outcomes), ("c.csv", curve)]) == ("c.csv", curve, outcomes)
+    assert pick_curve_files([("c.questions.csv", outcomes), ("c.csv", curve)]) == ("c.csv", curve, outcomes)
     assert pick_curve_files([("c.csv", curve)]) == ("c.csv", curve, None)
-    for files, said in (([("c.csv", curve), ("d.csv", curve)], "got 2 curve files"),
-                        ([("o.csv", outcomes)], "got 0 curve files"),
-                        ([("c.csv", curve), ("o.csv", outcomes), ("p.csv", outcomes)], "got 2 outcomes files")):
-        with pytest.raises(LoadError, match=said):
-            pick_curve_files(files)
+    # the upload keeps every file given: the newest curve is read, with the outcomes named after it
+    newer = _curve_text({1: 25.0, 3: 25.0}, 4)
+    files = [("d.csv", newer), ("c.csv", curve), ("c.questions.csv", outcomes), ("x.csv", outcomes.replace("a\n", "b\n"))]
+    assert pick_curve_files(files) == ("c.csv", curve, outcomes)
+    assert pick_curve_files(files[:1] + files[2:]) == ("d.csv", newer, files[3][1])  # none named after it: the newest
+    with pytest.raises(LoadError, match="only an outcomes file was given"):
+        pick_curve_files([("c.questions.csv", outcomes)])
 
 
 def test_a_move_is_called_a_help_only_when_the_test_of_the_positions_it_reads_resolves_them():

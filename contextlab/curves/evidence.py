@@ -117,8 +117,8 @@ class PositionDifference:
             text += f" (Holm-adjusted for {self.comparisons} comparisons: {_p_text(self.adjusted_p)})"
         test = "" if self.paired else " (unpaired test)"
         if self.resolved:
-            return text + f": told apart on {self.questions} questions{test}"
-        text += f": not told apart on {self.questions} questions{test}"
+            return text + f": told apart on {self.questions:,} questions{test}"
+        text += f": not told apart on {self.questions:,} questions{test}"
         if self.questions_needed is not None:
             return text + f"; about {self.questions_needed:,} would tell a difference this size apart"
         return text + "; no difference was seen"
@@ -279,19 +279,19 @@ def _shown(points: Sequence[PointEvidence], diffs: Sequence[PositionDifference])
     if dips:
         where = ", ".join(f"position {m} ({_acc(at, m)})" for m in dips)
         shown.append(("misses_the_middle", f"misses the middle: {where} read worse than both the first "
-                      f"({_acc(at, first)}) and the last ({_acc(at, last)}), on {n} questions"))
+                      f"({_acc(at, first)}) and the last ({_acc(at, last)}), on {n:,} questions"))
     if ends == 1 and all(_direction(diffs, m, last) == 1 for m in middles):
         shown.append(("reads_the_end_best", f"reads the end best: position {last} ({_acc(at, last)}) above every "
-                      f"other position measured, on {n} questions"))
+                      f"other position measured, on {n:,} questions"))
     elif ends == 1:
         shown.append(("end_over_beginning", f"reads the end better than the beginning: position {last} "
-                      f"({_acc(at, last)}) above position {first} ({_acc(at, first)}), on {n} questions"))
+                      f"({_acc(at, last)}) above position {first} ({_acc(at, first)}), on {n:,} questions"))
     if ends == -1 and all(_direction(diffs, first, m) == -1 for m in middles):
         shown.append(("reads_the_beginning_best", f"reads the beginning best: position {first} ({_acc(at, first)}) "
-                      f"above every other position measured, on {n} questions"))
+                      f"above every other position measured, on {n:,} questions"))
     elif ends == -1:
         shown.append(("beginning_over_end", f"reads the beginning better than the end: position {first} "
-                      f"({_acc(at, first)}) above position {last} ({_acc(at, last)}), on {n} questions"))
+                      f"({_acc(at, first)}) above position {last} ({_acc(at, last)}), on {n:,} questions"))
     if not shown:
         shown += [("positions_differ", d.sentence()) for d in diffs if d.resolved]
     return shown
@@ -305,15 +305,15 @@ def _not_shown(diffs: Sequence[PositionDifference], no_effect: tuple[float, int,
     basis = (f"assuming {100 * discordance:.0f}% of questions are answered differently at two positions"
              if assumed else f"at the {100 * discordance:.0f}% of questions answered differently here")
     over = f"α = {alpha:g} split over {len(diffs)} comparisons, " if len(diffs) > 1 else f"α = {alpha:g}, "
-    power = (f"{n} questions detect a difference of {detectable:.1f} points or more (80% power, {over}{basis})"
+    power = (f"{n:,} questions detect a difference of {detectable:.1f} points or more (80% power, {over}{basis})"
              if detectable is not None else
-             f"{n} questions cannot detect any difference with 80% power ({over}{basis})")
+             f"{n:,} questions cannot detect any difference with 80% power ({over}{basis})")
     seen = f"the largest difference seen, {widest.sentence()}"
     if no_effect is not None and no_effect[2] < alpha:
         return ("differs_overall", f"the positions differ overall (Cochran's Q = {no_effect[0]:.1f}, "
-                f"{_p_text(no_effect[2])}), but no two are told apart on {n} questions: {seen}; {power}")
+                f"{_p_text(no_effect[2])}), but no two are told apart on {n:,} questions: {seen}; {power}")
     overall = "" if no_effect is None else f" (Cochran's Q = {no_effect[0]:.1f}, {_p_text(no_effect[2])})"
-    return ("no_effect_shown", f"no position effect shown on {n} questions{overall}: {seen}; {power}")
+    return ("no_effect_shown", f"no position effect shown on {n:,} questions{overall}: {seen}; {power}")
 
 
 # -- the entry points --------------------------------------------------------------------------

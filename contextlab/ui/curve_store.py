@@ -56,19 +56,22 @@ def loaded_curve() -> tuple[str, PositionData]:
 
 
 def pick_curve_files(files: list[tuple[str, str]]) -> tuple[str, str, str | None]:
-    """Return ``(name, curve text, outcomes text or None)`` from uploaded ``(name, text)`` files.
+    """Return ``(name, curve text, outcomes text or None)`` from uploaded ``(name, text)`` files, oldest first.
 
-    One curve file, and at most one outcomes file (told apart by its header, ``query_id,...``);
-    anything else is a ``LoadError`` that says what to upload.
+    The upload keeps every file given, so the newest curve file is the one read, with the outcomes
+    file named after it (``curve.questions.csv``) or else the newest outcomes file (told apart by its
+    header, ``query_id,kind,...``). No curve file at all is a ``LoadError`` that says what to upload.
     """
     header = ",".join(OUTCOME_COLUMNS[:2])
     outcomes = [f for f in files if f[1].lstrip("\ufeff").startswith(header)]
     curves = [f for f in files if f not in outcomes]
-    if len(curves) != 1 or len(outcomes) > 1:
-        said = (f"{len(curves)} curve files" if len(curves) != 1 else f"{len(outcomes)} outcomes files")
-        raise LoadError(f"upload one curve file (curve.csv) and, to make its tests paired, the outcomes file "
-                        f"written beside it (curve.questions.csv); got {said}", field="curve")
-    return curves[0][0], curves[0][1], outcomes[0][1] if outcomes else None
+    if not curves:
+        raise LoadError("upload the curve file `contextlab curve` writes (curve.csv) with its outcomes file "
+                        "(curve.questions.csv); only an outcomes file was given", field="curve")
+    name, text = curves[-1]
+    own = [f for f in outcomes if f[0] == outcomes_path(name).name]
+    chosen = (own or outcomes or [None])[-1]
+    return name, text, chosen[1] if chosen else None
 
 
 def is_bundled() -> bool:
