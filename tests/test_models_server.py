@@ -7,6 +7,8 @@ prompts are kept few and short (a handful of questions, two or three passages ea
 
 from __future__ import annotations
 
+import re
+
 import csv
 import json
 import os
@@ -216,7 +218,7 @@ def test_models_server_killed_run_resumes_from_the_cache(server, tmp_path):
     assert not (tmp_path / "c.csv").exists()  # the results file: whole or not at all
     resumed = run_cli(*args)
     assert resumed.returncode == 0, resumed.stderr
-    kept = int(resumed.stderr.split("; ")[1].split(" answers come from the cache")[0])
+    kept = int(re.search(r"; ([\d,]+) answers? comes? from the cache", resumed.stderr)[1].replace(",", ""))
     assert kept >= seen
     assert load_curve_file(tmp_path / "c.csv").doc_counts(load_curve_file(tmp_path / "c.csv").models()[0]) == [2]
 

@@ -55,7 +55,8 @@ def test_orders_move_only_the_answer_document_every_other_keeps_its_block_order(
         assert case.prompt.endswith("Question: Why did checkout p99 latency spike on 12 November, and what fixed it?"
                                     "\nAnswer:")
     assert plan.gold_answers[:2] == ("missing index", "sequential scan")
-    assert plan.cost().describe() == "3 calls, 3,063 prompt tokens (approximate: cl100k_base)"
+    assert plan.cost().describe("http://127.0.0.1:1/v1") == ("3 calls, 3,063 prompt tokens (approximate: cl100k_base) "
+                                                            "to http://127.0.0.1:1/v1")
 
 
 def test_orders_without_a_known_answer_move_the_most_relevant_document():

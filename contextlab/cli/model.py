@@ -63,7 +63,7 @@ def confirm_calls(cost: Any, endpoint: str, yes: bool) -> bool:
     if cost.calls == 0:
         note(f"every answer comes from the cache ({cost.cached}); nothing is sent")
         return True
-    note(f"this run sends {cost.describe()} to {endpoint}")
+    note(f"this run sends {cost.describe(endpoint)}")
     if yes:
         return True
     if not sys.stdin.isatty():

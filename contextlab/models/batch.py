@@ -45,11 +45,14 @@ class CallPlan:
     prompt_tokens: int
     tokens_exact: bool
 
-    def describe(self) -> str:
-        """Return one line such as ``40 calls, 31,200 prompt tokens (8 more answers from the cache)``."""
+    def describe(self, endpoint: str) -> str:
+        """Return e.g. ``40 calls, 31,200 prompt tokens to URL; 8 answers come from the cache``."""
         approx = "" if self.tokens_exact else " (approximate: cl100k_base)"
-        cached = f"; {self.cached} answers come from the cache" if self.cached else ""
-        return f"{self.calls} calls, {self.prompt_tokens:,} prompt tokens{approx}{cached}"
+        cached = "" if not self.cached else (
+            f"; {self.cached:,} answer{'s' if self.cached != 1 else ''} come{'' if self.cached != 1 else 's'} "
+            "from the cache")
+        return (f"{self.calls:,} call{'s' if self.calls != 1 else ''}, {self.prompt_tokens:,} prompt tokens{approx} "
+                f"to {endpoint}{cached}")
 
 
 def plan_calls(client: ModelClient, prompts: Sequence[str], cache: ResponseCache | None,

@@ -67,7 +67,7 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
             info("Count the calls first: nothing is sent until you press Send.")
             return
         run, cost = planned
-        info(f"This run sends {cost.describe()} to {run.client.endpoint}; budgets counted in "
+        info(f"This run sends {cost.describe(run.client.endpoint)}; budgets counted in "
              f"{run.budget_tokens}.")
         for line in run.notes:  # why budgets are approximate; a cache that keeps nothing new
             warning(line)

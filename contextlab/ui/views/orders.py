@@ -222,7 +222,7 @@ def three_orders_section(ctx: LabContext) -> None:
         planned = st.session_state.get(_PLAN)
         if planned is not None and planned[0] == identity:
             _, plan, cost = planned
-            info(_moved_line(ctx, plan) + f" This sends {cost.describe()} to {plan.client.endpoint}.")
+            info(_moved_line(ctx, plan) + f" This sends {cost.describe(plan.client.endpoint)}.")
             label = f"Send {cost.calls} call{'s' if cost.calls != 1 else ''}" if cost.calls else "Use the cached answers"
             if st.button(label, key="orders_send", type="primary"):
                 if _send(plan, st.session_state.get("orders_who", "bundled"), identity):
