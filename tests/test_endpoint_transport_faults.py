@@ -118,3 +118,35 @@ def test_endpoint_transport_faults_untrusted_certificate_says_how_to_trust_it(mo
                                   "authority's certificate")
         monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
         assert _client(tls.url).list_models() == ["m"]
+
+
+def test_endpoint_transport_faults_name_lookup_that_hangs_ends_at_the_deadline(server, monkeypatch):
+    """Injects a fault: the resolver hangs for the endpoint's host name (a dead DNS server), as getaddrinfo would.
+
+    The deadline covers the lookup too; an address that resolves at once still connects.
+    """
+    import socket
+    import threading
+    import time
+
+    from contextlab.models.http import HTTPFailure, post_json
+
+    server.on("POST", "/v1/completions", send_wire(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                                    b"Content-Length: %d\r\n\r\n" % len(GOOD) + GOOD))
+    real, release = socket.getaddrinfo, threading.Event()
+
+    def lookup(host, *args, **kwargs):
+        if host == "stuck.invalid":
+            release.wait(30)
+            raise socket.gaierror("gave up")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    port = server.url.rsplit(":", 1)[1].split("/")[0]
+    started = time.monotonic()
+    with pytest.raises(HTTPFailure, match=r"^the host name stuck\.invalid did not resolve in time$") as caught:
+        post_json(f"http://stuck.invalid:{port}/v1/completions", {"prompt": "x"}, deadline=1.0)
+    assert caught.value.transient and time.monotonic() - started < 3.0
+    release.set()
+    reply = post_json(f"http://localhost:{port}/v1/completions", {"prompt": "x"}, deadline=5.0)
+    assert reply.body["choices"][0]["text"] == "Paris"

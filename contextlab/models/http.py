@@ -3,7 +3,7 @@
 The measured path talks to servers nobody here controls (llama.cpp, vLLM, proxies). Each call
 made through ``post_json`` ends by ``deadline`` seconds whatever the server does (a trickle of
 one byte a second included, in the headers as in the body: a watchdog closes the connection
-when the time is up), reads at most ``max_bytes`` of the reply, never follows a redirect (the
+when the time is up) and whatever the resolver does (the name lookup counts), reads at most ``max_bytes`` of the reply, never follows a redirect (the
 prompts would go to a host the results do not name), and hands back a parsed JSON value or
 raises ``HTTPFailure`` with a one-line reason. Nothing here imports a third-party package, so
 the measured path works from ``pip install contextlab`` alone.
@@ -73,15 +73,64 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:
+def _connection(url: str, ends_at: float) -> tuple[http.client.HTTPConnection, str]:
     parts = urlsplit(url)
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
+    timeout = max(0.001, ends_at - time.monotonic())
     if parts.scheme == "https":
-        return http.client.HTTPSConnection(parts.netloc, timeout=timeout,
-                                           context=ssl.create_default_context()), path
-    return http.client.HTTPConnection(parts.netloc, timeout=timeout), path
+        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+            parts.netloc, timeout=timeout, context=ssl.create_default_context())
+    else:
+        connection = http.client.HTTPConnection(parts.netloc, timeout=timeout)
+    # http.client connects through this attribute: the name lookup is under the deadline too.
+    connection._create_connection = _connector(ends_at)  # type: ignore[attr-defined]
+    return connection, path
+
+
+def _resolve(host: str, port: int, seconds: float) -> list[tuple[Any, ...]]:
+    """Return ``getaddrinfo``'s stream addresses of ``host``, or raise when the lookup outlasts ``seconds``.
+
+    The resolver has no timeout of its own (a dead DNS server holds it for tens of seconds), so
+    it runs in a daemon thread that is left behind when the deadline passes.
+    """
+    found: dict[str, Any] = {}
+
+    def look() -> None:
+        try:
+            found["addresses"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            found["error"] = exc
+
+    worker = threading.Thread(target=look, name="contextlab-resolve", daemon=True)
+    worker.start()
+    worker.join(max(0.001, seconds))
+    if worker.is_alive():
+        raise HTTPFailure(f"the host name {_quoted(host)} did not resolve in time", transient=True, kind="timeout")
+    if "error" in found:
+        raise found["error"]
+    return found["addresses"]
+
+
+def _connector(ends_at: float) -> Any:
+    """Return a ``socket.create_connection`` whose name lookup and connect end by ``ends_at``."""
+    def create_connection(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
+        host, port = address
+        error: OSError | None = None
+        for family, kind, proto, _, sockaddr in _resolve(host, port, ends_at - time.monotonic()):
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(max(0.001, ends_at - time.monotonic()))
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(sockaddr)
+                return sock
+            except OSError as exc:
+                sock.close()
+                error = exc
+        raise error or OSError(f"{host} has no address to connect to")
+    return create_connection
 
 
 class _Watchdog:
@@ -213,12 +262,12 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
     payload = None if body is None else json.dumps(body).encode("utf-8")
     sent = {"Accept": "application/json", **({"Content-Type": "application/json"} if payload else {}),
             **(headers or {})}
-    connection, path = _connection(url, timeout=max(0.001, deadline))
+    connection, path = _connection(url, ends_at)
     watchdog = _Watchdog(connection, deadline)
     try:
         reply, raw = _send(connection, method, path, payload, sent, ends_at, max_bytes)
     except HTTPFailure as exc:
-        if watchdog.expired and exc.kind != "too_large":
+        if watchdog.expired and exc.kind not in ("too_large", "timeout"):  # a timeout's own reason is kept
             raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
         raise
     except TimeoutError:
