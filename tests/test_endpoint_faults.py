@@ -211,10 +211,27 @@ def test_endpoint_faults_long_answer_is_cut_and_said_so(server, tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
     [reply] = answer_prompts(client, ["prompt"], cache=cache)
     assert (len(reply.text), reply.finish_reason, reply.cut) == (4096, "cut", True)
-    assert answer_notes([reply], client) == [f"1 answers from {server.url} were longer than max_tokens=32 allows "
-                                             "and were cut at 4,096 characters"]
+    assert answer_notes([reply], client) == [f"1 answer from {server.url} was longer than max_tokens=32 allows "
+                                             "and was cut at 4,096 characters"]
     kept = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT length(text), finish_reason FROM responses")
     assert kept.fetchall() == [(4096, "cut")]
+
+
+def test_endpoint_faults_reasoning_model_that_says_nothing_by_max_tokens_is_said_so(server, tmp_path):
+    """Injects a fault: a chat reply whose content is null and whose reasoning took every token (finish "length")."""
+    body = {"choices": [{"index": 0, "finish_reason": "length",
+                         "message": {"role": "assistant", "content": None, "reasoning_content": "Let me think"}}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 32}}
+    server.on("POST", "/v1/chat/completions", send_json(body))
+    client = ModelClient(server.url, "m", api="chat", max_retries=0, timeout=10)
+    [reply] = answer_prompts(client, ["prompt"], cache=ResponseCache(tmp_path / "c.sqlite"))
+    assert (reply.text, reply.finish_reason) == ("", "length")
+    assert answer_notes([reply], client) == [
+        f"1 answer from {server.url} reached max_tokens=32 before any text and scored as wrong; a reasoning model "
+        "thinks first: give it more tokens or turn its reasoning off"]
+    # read back from the cache, it is the same answer and the same note
+    [again] = answer_prompts(client, ["prompt"], cache=ResponseCache(tmp_path / "c.sqlite"))
+    assert again.cached and answer_notes([again], client) == answer_notes([reply], client)
 
 
 @pytest.mark.slow

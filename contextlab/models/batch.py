@@ -220,10 +220,24 @@ def _send_all(client: ModelClient, todo: list[str], keys: Mapping[str, str], cac
 
 
 def answer_notes(answers: Sequence[ModelAnswer], client: ModelClient) -> list[str]:
-    """Return the lines a batch's answers call for: how many were cut, and where."""
-    cut = sum(1 for a in answers if a.cut)
-    if not cut:
-        return []
+    """Return the lines a batch's answers call for: how many were cut, how many stopped before any text, and where."""
     assert client.sampling is not None
-    return [f"{cut} answers from {client.endpoint} were longer than max_tokens={client.sampling.max_tokens} "
-            f"allows and were cut at {answer_char_limit(client.sampling.max_tokens):,} characters"]
+    limit = client.sampling.max_tokens
+    notes = []
+    cut = sum(1 for a in answers if a.cut)
+    if cut:
+        notes.append(f"{_answers(cut)} from {client.endpoint} {'were' if cut != 1 else 'was'} longer than "
+                     f"max_tokens={limit} allows and {'were' if cut != 1 else 'was'} cut at "
+                     f"{answer_char_limit(limit):,} characters")
+    # A reasoning model spends its tokens thinking first (llama.cpp and vLLM send that apart from the
+    # content): at the limit it has said nothing, and every such answer is scored wrong.
+    silent = sum(1 for a in answers if a.finish_reason == "length" and not a.text.strip())
+    if silent:
+        notes.append(f"{_answers(silent)} from {client.endpoint} reached max_tokens={limit} before any text "
+                     "and scored as wrong; a reasoning model thinks first: give it more tokens or turn its "
+                     "reasoning off")
+    return notes
+
+
+def _answers(n: int) -> str:
+    return f"{n:,} answer{'s' if n != 1 else ''}"
