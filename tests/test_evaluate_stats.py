@@ -299,7 +299,8 @@ def test_recommendation_says_a_setting_made_no_difference_when_its_rows_are_iden
             + _rows(512, "lost_in_the_middle", big) + _rows(512, "relevance", big))
     advice = Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]
     assert advice["no_effect"] == ["placement"]
-    assert advice["text"].endswith("Placement made no difference here: every question's gold in block is the same "
+    assert advice["text"].endswith("Placement made no difference to gold in block here: every question's gold in "
+                                   "block is the same "
                                    "under lost_in_the_middle and relevance, so the placement named above is a "
                                    "tie-break, not a finding.")
     # one question placed differently: the placement did make a difference, and nothing is said

@@ -107,3 +107,22 @@ def test_curve_read_on_other_block_sizes_warns_and_compare_carries_both_curves_e
     assert diff["high"] - diff["low"] > 30
     same = compare_runs(a, a)["configs"][0]["metrics"]["expected_accuracy"]
     assert same["curve_error"] is False and same["difference"] == 0.0
+
+
+@pytest.mark.slow
+def test_a_placement_decided_on_the_curve_is_not_called_a_tie_break(tmp_path, capsys):
+    from contextlab.cli import main
+
+    # the bundled curve (223 questions) reads the end best: the curve placement puts the best documents
+    # there, so its expected accuracy is told apart although every question's gold in block is the same
+    from importlib import resources
+
+    bundled = str(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
+    code = main(["eval", "--curve", bundled, "--limit", "20",
+                 "--grid", "placement=curve,relevance", "--out", str(tmp_path / "r.csv")])
+    assert code == 0
+    said = capsys.readouterr().out
+    assert "the curve's expected accuracy decides: take placement=curve" in said
+    assert ("Placement made no difference to gold in block here: every question's gold in block is the same under "
+            "curve and relevance; the choice between them rests on the curve's expected accuracy above.") in said
+    assert "tie-break" not in said

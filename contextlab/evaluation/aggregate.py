@@ -281,8 +281,11 @@ def _note_no_effect(advice: dict[str, Any], quiet: Sequence[str], settings: Mapp
     for key in quiet:
         values = [str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())]
         tried = ", ".join(values[:-1]) + " and " + values[-1]
-        said.append(f"{key} made no difference here: every question's {words} is the same under {tried}, "
-                    f"so the {key} named above is a tie-break, not a finding")
+        why = ("; the choice between them rests on the curve's expected accuracy above"
+               if advice.get("decided_by") == "expected_accuracy" and advice.get("told_apart")
+               else f", so the {key} named above is a tie-break, not a finding")
+        said.append(f"{key} made no difference to {words} here: every question's {words} is the same under "
+                    f"{tried}{why}")
     sentence = "; ".join(said)
     return {**advice, "no_effect": list(quiet), "text": f"{advice['text']} {sentence[:1].upper()}{sentence[1:]}."}
 
