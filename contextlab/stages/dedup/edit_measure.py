@@ -255,12 +255,14 @@ def _filtered(texts: Sequence[str], threshold: float, outcome: DedupOutcome) -> 
     words of a text may be edited away from one twice as long), so those texts are scanned.
     """
     from .kept_pass import kept_pass
+    from .pages import small_pages
     from .word_runs import hash_words
 
     if threshold <= _FILTER_ABOVE:
         _scan(texts, threshold, outcome)
         return
 
-    # Pure ASCII is hashed as given (hash_words lowercases it); other text once normalised.
-    wh = hash_words([t if t.isascii() else normalized_text(t) for t in texts])
-    kept_pass(wh, _exact_groups(texts, wh, WordCodes(texts)), threshold, outcome)
+    with small_pages():  # many short-lived large arrays: see pages.py
+        # Pure ASCII is hashed as given (hash_words lowercases it); other text once normalised.
+        wh = hash_words([t if t.isascii() else normalized_text(t) for t in texts])
+        kept_pass(wh, _exact_groups(texts, wh, WordCodes(texts)), threshold, outcome)
