@@ -132,9 +132,11 @@ class _Pass:
         alone[:-1] &= part[:-1] != part[1:]
         r = self.layout.owners(keys[alone])
         length = self.geo.seglen[self.counts[r]]
-        where = self.wh.begin[r] + self.layout.starts(keys[alone])
-        for size in np.unique(length).tolist():
-            windows.skip[size] = np.sort(where[length == size])
+        where = self.wh.begin[r] + self.layout.starts(keys[alone]) - windows.begins[0]
+        # A position starts at most one segment (of the one text holding it): one mark each.
+        span = int(windows.ends[-1] - windows.begins[0])
+        windows.skip = np.zeros(span, dtype=np.min_scalar_type(int(length.max(initial=0))))
+        windows.skip[where] = length
 
     def _candidates(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
                     limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:

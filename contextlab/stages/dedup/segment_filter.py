@@ -126,14 +126,15 @@ class Windows:
 class BlockWindows:
     """The windows a block's texts slide. A window at a word position belongs to the last text
     starting at or before it, if that text slides windows of its length and the window ends
-    inside it (``owners``); ``skip`` holds, per length, positions some searches pass over."""
+    inside it (``owners``); ``skip`` marks windows some searches pass over: the length of the
+    window at each position from the first text's first word that they pass over (0: none)."""
 
     texts: np.ndarray  # sorted
     begins: np.ndarray
     ends: np.ndarray
     slides: dict[int, np.ndarray]  # length -> per text, whether it slides windows that long
     slices: list[Windows]
-    skip: dict[int, np.ndarray]  # length -> sorted global positions
+    skip: np.ndarray | None = None
 
     def count(self) -> int:
         """Return how many windows there are."""
@@ -145,10 +146,9 @@ class BlockWindows:
 
         at = np.maximum(np.searchsorted(self.begins, positions, "right") - 1, 0)
         ok = self.slides[length][at] & (positions + length <= self.ends[at]) & (positions >= self.begins[at])
-        passed = self.skip.get(length) if skip else None
-        if passed is not None and passed.size:
-            found = np.minimum(np.searchsorted(passed, positions), passed.size - 1)
-            ok &= passed[found] != positions
+        if skip and self.skip is not None:
+            # A position no text of the block holds is not ok already: clip it to read anything.
+            ok &= self.skip[np.clip(positions - self.begins[0], 0, self.skip.size - 1)] != length
         return np.where(ok, self.texts[at], -1)
 
 
@@ -160,7 +160,7 @@ def block_windows(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> BlockWind
 
     n = wh.counts[texts]
     low, high = geo.low[n], geo.high[n]
-    out = BlockWindows(texts, wh.begin[texts], wh.begin[texts] + n, {}, [], {})
+    out = BlockWindows(texts, wh.begin[texts], wh.begin[texts] + n, {}, [])
     if texts.size == 0:
         return out
     lo, hi = int(out.begins[0]), int(out.ends[-1])

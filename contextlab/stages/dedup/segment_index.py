@@ -195,11 +195,16 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
         reach = geo.reach[counts[s]]
         first, last = layout.band(part, at - reach, at + reach)
         left = np.searchsorted(index.keys, first, "left")
-        right = np.searchsorted(index.keys, last, "right")
-        total += int((right - left).sum())
+        # Most bands hold nothing (a false hit of the bitmap, or no segment within the shift
+        # bound): the first key at or after the band's start is past its end. Only the others
+        # are searched for their end.
+        some = np.flatnonzero(index.keys[np.minimum(left, index.keys.size - 1)] <= last)
+        s, at, left, last = s[some], at[some], left[some], last[some]
+        count = np.searchsorted(index.keys, last, "right") - left
+        total += int(count.sum())
         if limit is not None and total > limit:
             return None
-        probes.append((w.length, s, at, left, right - left))
+        probes.append((w.length, s, at, left, count))
     found = [_matches(index, geo, counts, earlier_only, *p) for p in probes]
     return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
