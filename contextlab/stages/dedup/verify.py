@@ -28,7 +28,9 @@ _FIRST_TRY = 64
 
 class _Vocabulary:
     """Word hashes numbered 0, 1, 2...: the words of each call not seen before get the next
-    numbers (in order of hash). An open-addressing table (linear probing), at most half full."""
+    numbers (in order of hash). An open-addressing table (linear probing), at most a quarter
+    full, so most words are settled by their first slot; a slot holds a word's hash and its
+    number plus one side by side (one read of memory for both; 0: a free slot)."""
 
     def __init__(self) -> None:
         self._grow(1 << 16)
@@ -37,13 +39,11 @@ class _Vocabulary:
     def _grow(self, slots: int) -> None:
         import numpy as np
 
-        old = (self.keys[self.used], self.numbers[self.used]) if hasattr(self, "keys") else None
+        old = self.table[self.table[:, 1] != 0] if hasattr(self, "table") else None
         self.bits = slots.bit_length() - 1
-        self.keys = np.zeros(slots, dtype=np.uint64)
-        self.numbers = np.zeros(slots, dtype=np.uint32)
-        self.used = np.zeros(slots, dtype=bool)
+        self.table = np.zeros((slots, 2), dtype=np.uint64)
         if old is not None:
-            self._place(*old)
+            self._place(old[:, 0], old[:, 1])
 
     def _slots(self, words: np.ndarray) -> np.ndarray:
         import numpy as np
@@ -51,42 +51,52 @@ class _Vocabulary:
         return (words >> np.uint64(64 - self.bits)).astype(np.intp)
 
     def _place(self, words: np.ndarray, numbers: np.ndarray) -> None:
-        """Put distinct ``words`` (none in the table yet) with their ``numbers`` in free slots."""
-        slot, mask = self._slots(words), (1 << self.bits) - 1
-        while words.size:
-            free = ~self.used[slot]
-            self.keys[slot[free]] = words[free]  # of words sharing a free slot, one lands
-            landed = free & (self.keys[slot] == words)
-            self.used[slot[landed]] = True
-            self.numbers[slot[landed]] = numbers[landed]
+        """Put distinct ``words`` (none in the table yet) with their ``numbers`` plus one in
+        free slots."""
+        import numpy as np
+
+        flat, slot, mask = self.table.ravel(), self._slots(words), (1 << self.bits) - 1
+        while words.size:  # (np.take reads rows; a 2-d fancy index is ten times slower)
+            free = np.take(flat, 2 * slot + 1) == 0
+            flat[2 * slot[free]] = words[free]  # of words sharing a free slot, one lands
+            landed = free & (np.take(flat, 2 * slot) == words)
+            flat[2 * slot[landed] + 1] = numbers[landed]
             words, numbers, slot = words[~landed], numbers[~landed], (slot[~landed] + 1) & mask
 
     def number(self, words: np.ndarray) -> np.ndarray:
         """Return the number of each of ``words``, numbering those not seen before."""
         import numpy as np
 
-        out = np.empty(words.size, dtype=np.uint32)
-        pending, slot, mask = np.arange(words.size), self._slots(words), (1 << self.bits) - 1
+        slot, mask = self._slots(words), (1 << self.bits) - 1
+        entry = np.take(self.table, slot, axis=0)
+        out = entry[:, 1].astype(np.uint32)  # the number plus one, where the word is found
+        pending = np.flatnonzero(entry[:, 0] != words)  # a slot taken by another word, or free
+        slot = slot[pending]
         new: list[np.ndarray] = []
         while pending.size:  # follow each word's probe sequence until its key or a free slot
-            here = self.keys[slot] == words[pending]
-            taken = self.used[slot]
-            found = here & taken
-            out[pending[found]] = self.numbers[slot[found]]
+            entry = np.take(self.table, slot, axis=0)
+            taken = entry[:, 1] != 0
+            here = taken & (entry[:, 0] == words[pending])
+            out[pending[here]] = entry[here, 1]
             new.append(pending[~taken])
             rest = taken & ~here
             pending, slot = pending[rest], (slot[rest] + 1) & mask
-        unseen = np.concatenate(new)
+        # A word whose hash is 0 matches a free slot's key at the first look: it is new too.
+        fresh = out == 0
+        for found_free in new:
+            fresh[found_free] = True
+        unseen = np.flatnonzero(fresh)
         if unseen.size:
             distinct, inverse = np.unique(words[unseen], return_inverse=True)
             if self.size + distinct.size > _MAX_CODE:
                 raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
-            if 2 * (self.size + distinct.size) > self.keys.size:
-                self._grow(1 << (2 * (self.size + distinct.size)).bit_length())
-            numbers = np.arange(self.size, self.size + distinct.size, dtype=np.uint32)
+            if 4 * (self.size + distinct.size) > self.table.shape[0]:
+                self._grow(1 << (4 * (self.size + distinct.size)).bit_length())
+            numbers = np.arange(self.size + 1, self.size + distinct.size + 1, dtype=np.uint64)
             self._place(distinct, numbers)
             self.size += distinct.size
             out[unseen] = numbers[inverse.ravel()]
+        out -= 1
         return out
 
 
