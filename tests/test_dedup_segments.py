@@ -31,3 +31,28 @@ def test_templated_short_texts_have_no_candidates_and_keep_every_document():
     docs = [Document(t, score=0.5) for t in texts]
     result = ContextManager(tokenizer="heuristic").build(PromptRequest("", docs, max_context_tokens=20))
     assert result.duplicates_removed == 0 and len(result.trace) == 3000
+
+
+def test_segment_index_directory_search_finds_what_a_binary_search_does_in_crowded_buckets():
+    from contextlab.stages.dedup.segment_index import _Directory
+
+    small = _Directory(1 << 17)  # 8 bits of directory at least: keys differ in their top bits
+    tiny = np.array([3, 7 << 56, 7 << 56, (7 << 56) + 9, 255 << 56], dtype=np.uint64)
+    small.add(tiny[:2])
+    small.add(tiny[2:])
+    probe = np.array([0, 3, 4, 7 << 56, (7 << 56) + 1, (7 << 56) + 9, 1 << 63, (1 << 64) - 1], dtype=np.uint64)
+    assert small.search(tiny, probe, "left").tolist() == [0, 0, 1, 1, 3, 3, 4, 5]
+    assert small.search(tiny, probe, "right").tolist() == [0, 1, 1, 3, 3, 4, 4, 5]
+    rng = np.random.default_rng(7)
+    spread = rng.integers(0, 1 << 62, 6000, dtype=np.int64).astype(np.uint64) << np.uint64(2)
+    crowd = np.uint64(5 << 50) + rng.integers(0, 1 << 20, 3000).astype(np.uint64)  # one bucket
+    batches = [np.sort(np.concatenate((spread[:4000], crowd[:1000]))),
+               np.sort(np.concatenate((spread[4000:], crowd[1000:])))]
+    directory = _Directory(1 << 17)
+    for batch in batches:
+        directory.add(batch)
+    keys = np.sort(np.concatenate(batches))
+    values = np.concatenate((keys, keys + np.uint64(1), keys - np.uint64(1), crowd + np.uint64(3),
+                             rng.integers(0, 1 << 63, 4000, dtype=np.int64).astype(np.uint64)))
+    for side in ("left", "right"):
+        assert np.array_equal(directory.search(keys, values, side), np.searchsorted(keys, values, side))

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
 from .segment_filter import BlockWindows, Geometry, block_windows, segments_of
-from .word_hashing import sort_order
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
@@ -32,8 +31,10 @@ _CROWD = 32
 # A join makes at most about this many (window, segment) matches at once: memory stays bounded
 # when a phrase is in very many texts (one probe's matches are never split).
 _MAX_MATCHES = 1 << 22
-# Probes are sorted before searching an index of more keys than this (out of the cache).
-_SORT_PROBES_FROM = 1 << 16
+# An index that may hold more keys than this is searched through a directory of its keys' top
+# bits (of at most this many bits: 16 MB a table).
+_DIRECTORY_FROM = 1 << 16
+_MAX_DIRECTORY_BITS = 22
 # About 16 bits a segment, at most 2**27 (16 MB): a bitmap in the cache answers faster, but
 # past a few bits a segment its false hits (each a search of the index) cost more.
 _MAX_BITMAP_BITS = 27
@@ -124,6 +125,49 @@ def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, layout: Ke
     return np.sort(layout.pack(hashes, start, owner))
 
 
+class _Directory:
+    """Where the sorted keys whose top ``bits`` bits are each value begin: a search reads its
+    value's bucket (a few keys: there are about a quarter as many buckets as keys may be) and
+    walks it, instead of a binary search of the whole index (which, out of the cache, needed
+    its probes sorted first)."""
+
+    def __init__(self, capacity: int) -> None:
+        import numpy as np
+
+        bits = max(8, min(_MAX_DIRECTORY_BITS, capacity.bit_length()))
+        self.shift = np.uint64(64 - bits)
+        self.sizes = np.zeros(1 << bits, dtype=np.int32)  # keys a bucket holds
+        self.begins = np.zeros((1 << bits) + 1, dtype=np.int32)
+
+    def add(self, ordered: np.ndarray) -> None:
+        """Count ``ordered`` (sorted) keys, just merged into the index."""
+        import numpy as np
+
+        top = (ordered >> self.shift).astype(np.intp)
+        starts = np.flatnonzero(np.concatenate(([True], top[1:] != top[:-1])))
+        self.sizes[top[starts]] += np.diff(np.append(starts, top.size)).astype(np.int32)
+        np.cumsum(self.sizes, out=self.begins[1:])
+
+    def search(self, keys: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
+        """Return ``np.searchsorted(keys, values, side)``: a binary search of each value's
+        bucket, all values a step at a time (most buckets hold a key or two; a crowded one
+        takes a step per doubling of its keys)."""
+        import numpy as np
+
+        top = (values >> self.shift).astype(np.intp)
+        low, high = self.begins[top].astype(np.intp), self.begins[top + 1].astype(np.intp)
+        pending = np.flatnonzero(low < high)
+        while pending.size:
+            a, b = low[pending], high[pending]
+            mid = (a + b) >> 1
+            here, value = keys[mid], values[pending]
+            after = here <= value if side == "right" else here < value  # the answer is past mid
+            low[pending] = np.where(after, mid + 1, a)
+            high[pending] = np.where(after, b, mid)
+            pending = pending[low[pending] < high[pending]]
+        return low
+
+
 class SegmentIndex:
     """Segment keys (``KeyLayout``), sorted, added a sorted batch at a time: the batch is
     written after the keys in a buffer made once, and one stable sort (a merge of two runs)
@@ -136,8 +180,17 @@ class SegmentIndex:
         self._buffer = np.empty(capacity, dtype=np.uint64)
         self.keys = self._buffer[:0]
         self.bitmap = _Bitmap(capacity)
+        self._directory = _Directory(capacity) if _DIRECTORY_FROM < capacity < 1 << 31 else None
         #: Per text: its crowded segments left out (credited to its count).
         self.extra = np.zeros(n_texts, dtype=np.int64)
+
+    def search(self, values: np.ndarray, side: str = "left") -> np.ndarray:
+        """Return where ``values`` would go in the sorted keys (``np.searchsorted``)."""
+        import numpy as np
+
+        if self._directory is None:
+            return np.searchsorted(self.keys, values, side)
+        return self._directory.search(self.keys, values, side)
 
     def add(self, keys: np.ndarray) -> None:
         """Add segment keys (sorted), leaving out crowded ones (see the module doc)."""
@@ -150,7 +203,7 @@ class SegmentIndex:
         runs = np.diff(np.append(starts, part.size))
         sizes = np.repeat(runs, runs)
         if self.keys.size:
-            sizes += np.searchsorted(self.keys, part | self.layout.low, "right") - np.searchsorted(self.keys, part)
+            sizes += self.search(part | self.layout.low, "right") - self.search(part)
         crowded = sizes > _CROWD
         if crowded.any():
             owners = self.layout.owners(keys)
@@ -165,6 +218,8 @@ class SegmentIndex:
         self.keys = self._buffer[:size]
         self.keys.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
         self.bitmap.add(keys)
+        if self._directory is not None:
+            self._directory.add(keys)
 
 
 def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray, begin: np.ndarray,
@@ -188,19 +243,16 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
         s = windows.owners(w.length, at, skip=earlier_only)
         keep = np.flatnonzero(s >= 0)
         part = w.hashes[hit[keep]] & ~layout.low
-        if index.keys.size > _SORT_PROBES_FROM:  # sorted probes search a large index faster
-            keep = keep[sort_order(part, exact=False)]
-            part = w.hashes[hit[keep]] & ~layout.low
         s, at = s[keep], at[keep] - begin[s[keep]]
         reach = geo.reach[counts[s]]
         first, last = layout.band(part, at - reach, at + reach)
-        left = np.searchsorted(index.keys, first, "left")
+        left = index.search(first)
         # Most bands hold nothing (a false hit of the bitmap, or no segment within the shift
         # bound): the first key at or after the band's start is past its end. Only the others
         # are searched for their end.
         some = np.flatnonzero(index.keys[np.minimum(left, index.keys.size - 1)] <= last)
         s, at, left, last = s[some], at[some], left[some], last[some]
-        count = np.searchsorted(index.keys, last, "right") - left
+        count = index.search(last, "right") - left
         total += int(count.sum())
         if limit is not None and total > limit:
             return None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["sort_order"]  # the package's filters also import the underscored helpers
+__all__: list[str] = []  # the package's filters import the underscored helpers
 
 # Texts are hashed in batches of about this many characters: a batch's arrays (about 1 MB
 # each) stay in the processor's cache, which measured faster than batches 8 times as large.
@@ -138,24 +138,3 @@ def _batches(texts: Sequence[str]):
             start, size = i + 1, 0
     if start < len(texts):
         yield start, len(texts)
-
-
-def sort_order(values: np.ndarray, exact: bool = True) -> np.ndarray:
-    """Return an order that sorts ``values`` (uint64): one value sort of (top bits, position)
-    keys, several times faster than an argsort. Values that agree on the top bits come in
-    position order; ``exact`` checks the result and falls back to an argsort when that left
-    it unsorted (``exact=False``: nearly sorted is enough, e.g. to read a table in order)."""
-    import numpy as np
-
-    place_bits = max(1, (values.size - 1).bit_length())
-    if place_bits > 28:
-        return np.argsort(values)
-    place = np.uint64((1 << place_bits) - 1)
-    keys = (values & ~place) | np.arange(values.size, dtype=np.uint64)
-    keys.sort()
-    order = (keys & place).astype(np.int64)
-    if exact and values.size > 1:
-        ordered = values[order]
-        if np.any(ordered[1:] < ordered[:-1]):
-            return np.argsort(values)
-    return order
