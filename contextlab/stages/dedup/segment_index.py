@@ -202,8 +202,9 @@ class SegmentIndex:
         starts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1])))
         runs = np.diff(np.append(starts, part.size))
         sizes = np.repeat(runs, runs)
-        if self.keys.size:
-            sizes += self.search(part | self.layout.low, "right") - self.search(part)
+        if self.keys.size:  # only a hash the bitmap may hold can be in the index already
+            seen = self.bitmap.hits(part)
+            sizes[seen] += self.search(part[seen] | self.layout.low, "right") - self.search(part[seen])
         crowded = sizes > _CROWD
         if crowded.any():
             owners = self.layout.owners(keys)
