@@ -140,16 +140,22 @@ class BlockWindows:
         """Return how many windows there are."""
         return sum(w.hashes.size for w in self.slices)
 
-    def owners(self, length: int, positions: np.ndarray, skip: bool) -> np.ndarray:
+    def owners(self, length: int, positions: np.ndarray) -> np.ndarray:
         """Return the text sliding the window of ``length`` at each position, or -1."""
         import numpy as np
 
         at = np.maximum(np.searchsorted(self.begins, positions, "right") - 1, 0)
         ok = self.slides[length][at] & (positions + length <= self.ends[at]) & (positions >= self.begins[at])
-        if skip and self.skip is not None:
-            # A position no text of the block holds is not ok already: clip it to read anything.
-            ok &= self.skip[np.clip(positions - self.begins[0], 0, self.skip.size - 1)] != length
         return np.where(ok, self.texts[at], -1)
+
+    def unskipped(self, length: int, positions: np.ndarray) -> np.ndarray:
+        """Return which windows of ``length`` at ``positions`` ``skip`` does not pass over."""
+        import numpy as np
+
+        if self.skip is None:
+            return np.ones(positions.size, dtype=bool)
+        # A position no text of the block holds has no owner anyway: clip it to read anything.
+        return self.skip[np.clip(positions - self.begins[0], 0, self.skip.size - 1)] != length
 
 
 def block_windows(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> BlockWindows:

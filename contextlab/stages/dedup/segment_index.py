@@ -241,7 +241,10 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     for w in windows.slices:
         hit = index.bitmap.hits(w.hashes)
         at = w.lo + hit if w.positions is None else w.positions[hit]
-        s = windows.owners(w.length, at, skip=earlier_only)
+        if earlier_only:  # a block's own search: most of its hits are a text's own segments
+            passing = windows.unskipped(w.length, at)
+            hit, at = hit[passing], at[passing]
+        s = windows.owners(w.length, at)
         keep = np.flatnonzero(s >= 0)
         part = w.hashes[hit[keep]] & ~layout.low
         s, at = s[keep], at[keep] - begin[s[keep]]
