@@ -252,11 +252,14 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
         first, last = layout.band(part, at - reach, at + reach)
         left = index.search(first)
         # Most bands hold nothing (a false hit of the bitmap, or no segment within the shift
-        # bound): the first key at or after the band's start is past its end. Only the others
-        # are searched for their end.
-        some = np.flatnonzero(index.keys[np.minimum(left, index.keys.size - 1)] <= last)
+        # bound: the first key at or after the band's start is past its end), most others one
+        # key (the next is past it): only the rest are searched for their end.
+        end = index.keys.size - 1
+        some = np.flatnonzero((left <= end) & (index.keys[np.minimum(left, end)] <= last))
         s, at, left, last = s[some], at[some], left[some], last[some]
-        count = index.search(last, "right") - left
+        count = np.ones(left.size, dtype=np.int64)
+        more = np.flatnonzero((left < end) & (index.keys[np.minimum(left + 1, end)] <= last))
+        count[more] = index.search(last[more], "right") - left[more]
         total += int(count.sum())
         if limit is not None and total > limit:
             return None
