@@ -102,7 +102,7 @@ class _Pass:
         dropped[s1 - lo] = True
         local = probers - lo
         survivors = probers[(g[local] == probers) & ~dropped[local]]
-        keys = sorted_segments(self.wh, self.geo, survivors, self.layout)
+        keys = sorted_segments(self.wh, self.geo, survivors, self.layout, windows)
         s2 = r2 = s1[:0]
         if survivors.size and probers.size > 1:
             internal = SegmentIndex(self.layout, self.counts.size, keys.size, self.needed_min)

@@ -36,7 +36,7 @@ Provably no pair is lost, whatever else the code does to save work:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .word_runs import WordHashes
@@ -99,8 +99,10 @@ class Geometry:
         self.low, self.high = low, np.minimum(high, n)
 
 
-def segments_of(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (text, start in text, hash) of every segment of ``texts``."""
+def segments_of(wh: WordHashes, geo: Geometry, texts: np.ndarray,
+                windows: BlockWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (text, start in text, hash) of every segment of ``texts``; a segment is a window
+    of its text's own length, so where ``windows`` read those off slices its hash is read there."""
     import numpy as np
 
     n = wh.counts[texts]
@@ -108,7 +110,18 @@ def segments_of(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> tuple[np.nd
     owner = np.repeat(texts, k)
     step = np.repeat(length, k)
     start = (np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)) * step
-    return owner, start, wh.runs(wh.begin[owner] + start, step)
+    where = wh.begin[owner] + start
+    if windows is None or not windows.spans:
+        return owner, start, wh.runs(where, step)
+    hashes = np.empty(where.size, dtype=np.uint64)
+    read = np.zeros(where.size, dtype=bool)
+    for size, (lo, span) in windows.spans.items():
+        these = np.flatnonzero(step == size)
+        hashes[these] = span[where[these] - lo]
+        read[these] = True
+    rest = np.flatnonzero(~read)
+    hashes[rest] = wh.runs(where[rest], step[rest])
+    return owner, start, hashes
 
 
 @dataclass
@@ -135,6 +148,8 @@ class BlockWindows:
     slides: dict[int, np.ndarray]  # length -> per text, whether it slides windows that long
     slices: list[Windows]
     skip: np.ndarray | None = None
+    #: length -> (first position, the hashes of the windows from there on) where read off slices
+    spans: dict[int, tuple[int, np.ndarray]] = field(default_factory=dict)
 
     def count(self) -> int:
         """Return how many windows there are."""
@@ -177,10 +192,12 @@ def block_windows(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> BlockWind
             continue
         out.slides[length] = slides
         count = wh.counts[wanted] - length + 1
-        if 2 * int(count.sum()) >= hi - lo:  # most of the span: read it off slices
+        if 2 * int(count.sum()) >= hi - lo:  # most of the span: read it off slices of one array
+            span = wh.window_hashes(lo, hi - length + 1, length)
+            out.spans[length] = (lo, span)
             for a in range(lo, hi - length + 1, _WINDOW_SLICE):
                 b = min(a + _WINDOW_SLICE, hi - length + 1)
-                out.slices.append(Windows(length, a, None, wh.window_hashes(a, b, length)))
+                out.slices.append(Windows(length, a, None, span[a - lo : b - lo]))
             continue
         starts = np.repeat(wh.begin[wanted] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
         for a in range(0, starts.size, _WINDOW_SLICE):

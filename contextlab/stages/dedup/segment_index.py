@@ -117,11 +117,13 @@ class KeyLayout:
         return low, high
 
 
-def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, layout: KeyLayout) -> np.ndarray:
-    """Return the keys of the segments of ``texts``, sorted."""
+def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, layout: KeyLayout,
+                    windows: BlockWindows | None = None) -> np.ndarray:
+    """Return the keys of the segments of ``texts``, sorted (hashes read off ``windows`` where
+    they hold them)."""
     import numpy as np
 
-    owner, start, hashes = segments_of(wh, geo, texts)
+    owner, start, hashes = segments_of(wh, geo, texts, windows)
     return np.sort(layout.pack(hashes, start, owner))
 
 
