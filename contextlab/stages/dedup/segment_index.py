@@ -32,9 +32,9 @@ _CROWD = 32
 # when a phrase is in very many texts (one probe's matches are never split).
 _MAX_MATCHES = 1 << 22
 # An index that may hold more keys than this is searched through a directory of its keys' top
-# bits (of at most this many bits: 16 MB a table).
+# bits (of at most this many bits: 8 MB a table).
 _DIRECTORY_FROM = 1 << 16
-_MAX_DIRECTORY_BITS = 22
+_MAX_DIRECTORY_BITS = 21
 # About 16 bits a segment, at most 2**27 (16 MB): a bitmap in the cache answers faster, but
 # past a few bits a segment its false hits (each a search of the index) cost more.
 _MAX_BITMAP_BITS = 27
