@@ -119,6 +119,7 @@ class _Pass:
                 return
             s2, r2 = found
         self._decide(lo, hi, (s1, r1, sim1), (s2, r2))
+        self.verifier.forget(self._kept, hi)
         self.index.add(keys[self.kept[self.layout.owners(keys)]])
 
     def _skip_own_windows(self, windows: BlockWindows, keys: np.ndarray) -> None:

@@ -131,6 +131,12 @@ class Verifier:
         for t, r, m in zip(texts.tolist(), runs.tolist(), lengths.tolist()):
             self._texts[t] = text[r : r + m]
 
+    def forget(self, kept: bytearray, decided: int) -> None:
+        """Drop the words written for texts before ``decided`` that are not ``kept``: only a
+        kept text is ever measured again (as the earlier text of a pair)."""
+        for t in [t for t in self._texts if t < decided and not kept[t]]:
+            del self._texts[t]
+
     def similarities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
         or above the threshold, some value below it otherwise)."""
