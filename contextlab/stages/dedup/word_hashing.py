@@ -59,6 +59,23 @@ def _powers(length: int) -> tuple[np.ndarray, np.ndarray]:
     return cached
 
 
+class _Scratch:
+    """A uint64 buffer reused by the batches of one call. A fresh megabyte array each batch
+    cost a run of page faults (the allocator handed each freed one back to the kernel): on
+    1,000 texts of 10,000 words, 285,000 faults and 0.7 s of kernel time in hashing alone."""
+
+    def __init__(self) -> None:
+        self._buffer: np.ndarray | None = None
+
+    def take(self, size: int) -> np.ndarray:
+        """Return a buffer of ``size`` values (its contents are whatever was left in it)."""
+        import numpy as np
+
+        if self._buffer is None or self._buffer.size < size:
+            self._buffer = np.empty(max(size, 1 << 18), dtype=np.uint64)
+        return self._buffer[:size]
+
+
 def _mix(x: np.ndarray) -> np.ndarray:
     """Return ``x`` (uint64, changed in place) scrambled by murmur3's 64-bit finaliser."""
     import numpy as np
@@ -91,7 +108,8 @@ def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return units, inside, np.cumsum(lengths + 1) - lengths, lengths
 
 
-def _hash_words(texts: Sequence[str], spacing: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _hash_words(texts: Sequence[str], spacing: bool = True,
+                scratch: _Scratch | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the hash of every word of ``texts``, each text's word count, and a hash of each
     text's exact-duplicate key (its words in order, and, with ``spacing``, whether it starts
     or ends in space).
@@ -105,7 +123,8 @@ def _hash_words(texts: Sequence[str], spacing: bool = True) -> tuple[np.ndarray,
     up, down = _powers(len(units))
     edges = np.flatnonzero(inside[1:] != inside[:-1]) + 1
     starts, ends = edges[0::2], edges[1::2]
-    running = np.multiply(units, up[: len(units)], dtype=np.uint64)
+    running = (scratch or _Scratch()).take(len(units))
+    np.multiply(units, up[: len(units)], out=running)
     np.cumsum(running, out=running)
     words = running[ends - 1] - running[starts - 1]
     del running

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .word_hashing import _BASE, _batches, _hash_words
+from .word_hashing import _BASE, _Scratch, _batches, _hash_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,9 +129,9 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
     # pages past the real count are never touched, so they cost nothing (where gathering
     # the batches into a fresh array costs a page fault a page).
     words = np.empty((sum(map(len, texts)) + len(texts)) // 2 + 1, dtype=np.uint64)
-    counts, sequences, filled = [], [], 0
+    counts, sequences, filled, scratch = [], [], 0, _Scratch()
     for start, stop in _batches(texts):
-        w, c, h = _hash_words(texts[start:stop], spacing=False)
+        w, c, h = _hash_words(texts[start:stop], spacing=False, scratch=scratch)
         words[filled : filled + w.size] = w
         filled += w.size
         counts.append(c)
