@@ -103,19 +103,43 @@ def test_dedup_kept_crowded_segments_are_credited_not_lost(monkeypatch):
     assert max(added) > 0  # segments were left out and credited
 
 
+def test_dedup_kept_directory_searches_give_the_definitions_answer(monkeypatch):
+    from contextlab.stages.dedup import segment_index
+
+    # Every index, however small, searched through a directory (of 256 buckets at least, so
+    # buckets hold several keys and a crowded one many: the binary search inside them runs).
+    monkeypatch.setattr(segment_index, "_DIRECTORY_FROM", 0)
+    searched = []
+    original = segment_index._Directory.search
+
+    def search(self, keys, values, side):
+        searched.append(values.size)
+        return original(self, keys, values, side)
+
+    monkeypatch.setattr(segment_index._Directory, "search", search)
+    footer = "all requests go to the billing team and are answered within two working days"
+    texts = overlapping_chunks(prose_words(), size=30, stride=24, seed=3)[:90]
+    texts += [f"{t} {footer}" for t in texts[:40]] + [RECORD.format(i) for i in range(40)] + [texts[5]] * 3
+    for threshold in (0.8, 0.85, 0.95):
+        outcome = find_duplicates(texts, threshold)
+        assert (outcome.kept, outcome.pairs) == brute_force(texts, threshold)
+    assert sum(searched) > 1000
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edited_texts(max_size=50), st.sampled_from([0.75, 0.8, 0.85, 0.9, 0.95]),
-       st.sampled_from([(1 << 18, 32), (25, 2), (5, 1)]))
-def test_dedup_kept_property_tiny_blocks_equal_brute_force(raw, threshold, blocks):
-    from contextlab.stages.dedup import kept_pass
+       st.sampled_from([(1 << 18, 32), (25, 2), (5, 1)]), st.sampled_from([1 << 16, 0]))
+def test_dedup_kept_property_tiny_blocks_equal_brute_force(raw, threshold, blocks, directory_from):
+    from contextlab.stages.dedup import kept_pass, segment_index
 
-    saved = kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR
+    saved = kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR, segment_index._DIRECTORY_FROM
     kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR = (*blocks, 2)
+    segment_index._DIRECTORY_FROM = directory_from  # 0: every index searched through a directory
     try:
         filtered = DedupOutcome()
         _filtered(raw, threshold, filtered)
     finally:
-        kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR = saved
+        kept_pass._BLOCK_WORDS, kept_pass._MIN_SPLIT, kept_pass._BUDGET_FLOOR, segment_index._DIRECTORY_FROM = saved
     assert (filtered.kept, filtered.pairs) == brute_force(raw, threshold)
 
 
