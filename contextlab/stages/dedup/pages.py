@@ -6,9 +6,10 @@ with 2 MB pages. The filtered pass makes many short-lived arrays of tens of mega
 block's windows, the segment index's merge buffer, the word hashes themselves), so each one's
 first touch is a run of page faults; when the kernel must find (or compact) free 2 MB pages
 for them, those faults cost several times what 4 KB ones do. Measured on the 2-core virtual
-machine this project is benchmarked on (``bench_dedup.py --adversarial``, load about 2): the
-pass spent 5.3 s of kernel time faulting pages on the mixed-length corpus (46 M words) with huge
-pages and 1.7 s without, and 0.9 s against 0.4 s on corpus A (9 M words), the rest unchanged.
+machine this project is benchmarked on (``find_duplicates`` on ``bench_dedup.py``'s corpora,
+load 1.2 to 2.1): the pass spent 5.3 s of kernel time faulting pages on the mixed-length corpus
+(46 M words) with huge pages and 1.7 s without, and 0.9 s against 0.4 s on corpus A (9 M
+words), its user time unchanged.
 The pass reads its arrays front to back or through sorted probes, where huge pages save few
 TLB misses. The setting is numpy's own switch (the one its ``NUMPY_MADVISE_HUGEPAGE``
 environment variable sets at import), put back on leaving; it changes where memory comes
