@@ -13,7 +13,8 @@ words), its user time unchanged.
 The pass reads its arrays front to back or through sorted probes, where huge pages save few
 TLB misses. The setting is numpy's own switch (the one its ``NUMPY_MADVISE_HUGEPAGE``
 environment variable sets at import), put back on leaving; it changes where memory comes
-from, never what is computed.
+from, never what is computed. The switch is the process's: a pass in another thread may find it
+off, or turned back on early, which changes only the size of the pages it gets.
 """
 
 from __future__ import annotations
