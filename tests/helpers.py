@@ -6,12 +6,16 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 
 import pytest
 
-__all__ = ["kill_group", "listening", "wait_until"]
+#: The command line as a user runs it, in a fresh interpreter (its stdin closed: it never waits for a terminal).
+CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
+
+__all__ = ["CLI", "kill_group", "listening", "run_cli", "wait_until"]
 
 
 def wait_until(condition: Callable[[], bool], seconds: float = 30.0, *, what: str = "the condition",
@@ -47,3 +51,9 @@ def kill_group(proc: subprocess.Popen, timeout: float = 30.0) -> None:
     proc.wait(timeout=timeout)
     if proc.stdout:
         proc.stdout.close()
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Return the finished ``contextlab`` run of ``args`` (output captured, ``env`` added to this one's)."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})}, timeout=timeout)

@@ -9,10 +9,8 @@ and tests/test_curves_evidence.py; here: that a real run says and writes them.
 from __future__ import annotations
 
 import csv
+import functools
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -22,15 +20,12 @@ from contextlab.curves.curve_file import load_curve_file  # noqa: E402
 from contextlab.curves.evidence import curve_evidence  # noqa: E402
 from contextlab.curves.outcomes import load_outcomes  # noqa: E402
 from contextlab.models import LocalModelServer  # noqa: E402
+from tests import helpers  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
-CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
-
-
-def run_cli(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env=dict(os.environ), timeout=timeout)
+# A curve on the bundled model takes minutes on two cores: a generous bound.
+run_cli = functools.partial(helpers.run_cli, timeout=1800)
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,10 @@ here stands for a model's work; the bundled model's answers are tested in test_m
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
@@ -26,6 +25,7 @@ from contextlab.models import (
     endpoint_tokenizer,
 )
 from contextlab.models.batch import answer_notes
+from tests import helpers
 from tests.fault_server import (
     completion_body,
     echo_authorization,
@@ -40,7 +40,8 @@ from tests.fault_server import (
 )
 
 SECRET = "sk-contextlab-test-SECRET-faults-0123456789"
-CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
+# A fault server answers at once: a run that takes minutes has hung.
+run_cli = functools.partial(helpers.run_cli, timeout=120)
 
 
 @pytest.fixture
@@ -52,11 +53,6 @@ def server():
 def _client(server, **options) -> ModelClient:
     return ModelClient(server.url, "m", api=options.pop("api", "completions"), max_retries=options.pop("max_retries", 0),
                        timeout=options.pop("timeout", 10), **options)
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
 
 
 # -- 1. malformed replies ---------------------------------------------------------------------

@@ -7,11 +7,9 @@ prompts are kept few and short (a handful of questions, two or three passages ea
 
 from __future__ import annotations
 
-import re
-
 import csv
 import json
-import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -23,8 +21,8 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
-from contextlab.errors import EndpointError  # noqa: E402
 from contextlab.curves.curve_file import load_curve_file  # noqa: E402
+from contextlab.errors import EndpointError  # noqa: E402
 from contextlab.evaluation.sets import load_bundled_set  # noqa: E402
 from contextlab.models import (  # noqa: E402
     BUNDLED_MODEL,
@@ -34,17 +32,11 @@ from contextlab.models import (  # noqa: E402
     answer_is_correct,
     bundled_model_path,
 )
-from tests.helpers import wait_until  # noqa: E402
+from tests.helpers import CLI, run_cli, wait_until  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 SECRET = "sk-contextlab-test-SECRET-9876543210"
-CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

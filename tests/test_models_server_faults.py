@@ -7,12 +7,10 @@ answer and every count comes from the real server, nothing is faked.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import sqlite3
 import subprocess
-import sys
 
 import pytest
 
@@ -25,16 +23,9 @@ from contextlab.models import (  # noqa: E402
     ModelClient,
     ResponseCache,
 )
-from tests.helpers import wait_until  # noqa: E402
+from tests.helpers import CLI, run_cli, wait_until  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
-
-CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
-
-
-def run_cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env=dict(os.environ), timeout=timeout)
 
 
 @pytest.fixture(scope="module")
