@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from contextlab.stages.budget import (
@@ -194,6 +194,7 @@ def test_budget_fit_text_none_when_nothing_fits():
 
 @settings(max_examples=80, deadline=None)
 @given(st.text(min_size=0, max_size=300), st.integers(-5, 80), st.booleans())
+@example(" 0 0\r0", 2, False)  # found once: the heuristic's cut rejoined the words, so it was no prefix
 def test_budget_fit_text_never_exceeds_room(text, room, marker):
     for tok in (HEURISTIC, CL100K):
         cut = fit_text(tok, text, room, marker=marker)
