@@ -591,7 +591,11 @@ def _run_unprivileged(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]
 
     drop = _drop_to_nobody if hasattr(os, "geteuid") and os.geteuid() == 0 else None
     # This environment's packages, for an interpreter outside it that nobody may run.
-    path = os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    needed = [REPO, Path(sysconfig.get_paths()["purelib"]), Path(sysconfig.get_paths()["platlib"])]
+    closed = [str(p) for p in needed if drop and not all(d.stat().st_mode & 0o001 for d in (p, *p.parents))]
+    if closed:  # e.g. a clone under `mktemp -d` (mode 0700): the unprivileged user cannot read the code
+        pytest.skip(f"{closed[0]} is in a folder closed to other users, so the command cannot run unprivileged")
+    path = os.pathsep.join(map(str, needed))
     env = {**os.environ, "PYTHONPATH": path, "HOME": str(cwd)}
     for python in (sys.executable, os.path.realpath(sys.executable), "/usr/bin/python3"):
         try:
