@@ -97,7 +97,10 @@ def cmd_model_serve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, on_signal)
     try:
         url = server.start()
-        print(url, flush=True)
+        # One write: with PYTHONUNBUFFERED, print() sends the newline on its own, and llama.cpp's
+        # log (on the same stream when both are redirected) can land between the URL and its end.
+        sys.stdout.write(url + "\n")
+        sys.stdout.flush()
         note(f"serving {BUNDLED_MODEL} (Gemma 3 270M, Q4_K_M) on 127.0.0.1 only; Ctrl-C or SIGTERM stops it. "
              f"Gemma Terms of Use: {GEMMA_TERMS_URL}. Measure with: --endpoint {url} --api completions --shots 2")
         while not stop.wait(0.5):
