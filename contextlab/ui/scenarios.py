@@ -92,5 +92,5 @@ def scenario_story(scenario: Scenario, ctx: LabContext) -> None:
             where = answer_line(ctx)
             if where:
                 st.markdown(md_line(where))
-            st.caption(md_line(f"{ctx.source_label} · {len(ctx.documents)} documents"
+            st.caption(md_line(f"{ctx.source_label} · {len(ctx.documents):,} documents"
                                + (f" · the question: “{ctx.config.query}”" if ctx.config.query else "")))

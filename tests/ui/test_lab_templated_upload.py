@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.ui.conftest import metric, open_lab, run, switch_view
+from tests.ui.conftest import metric, open_lab, run, switch_view, unescape
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -35,6 +35,7 @@ def test_lab_megabyte_of_templated_records_keeps_one_and_answers_in_seconds():
     elapsed = time.perf_counter() - started
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert not at.error, [e.value for e in at.error]
-    assert metric(at, "Documents in the window").startswith("1 of ")  # one kept, the rest near copies
+    assert metric(at, "Documents in the window") == f"1 of {RECORDS:,}"  # one kept, the rest near copies
+    assert f"Upload: records.jsonl · {RECORDS:,} documents" in unescape(at.caption[0].value)
     assert elapsed < 60, f"{elapsed:.1f} s for four runs of the lab"
     assert grown_mb < 2048, f"peak RSS grew {grown_mb:.0f} MB"

@@ -203,7 +203,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
     cols[1].metric("Prompt limit", f"{prompt.tokens_limit:,}", help="The window minus the output reserve.")
     cols[2].metric("Kept for the answer", f"{prompt.output_reserve_tokens:,}")
     docs_in = prompt.sections["documents"].items_out
-    cols[3].metric("Documents in the window", f"{docs_in} of {len(ctx.documents)}",
+    cols[3].metric("Documents in the window", f"{docs_in:,} of {len(ctx.documents):,}",
                    help="With this view's documents budget (above), not the sidebar's.")
     show_chart(ctx, "win_sections_chart", charts.window_sections_figure, _sections(prompt), max_tokens)
     st.caption("Top bar: each section's planned share. Bottom bar: what this prompt really "
