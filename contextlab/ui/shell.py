@@ -128,7 +128,7 @@ def _documents(brought: DocumentsInput, config: LabConfig, *, source_line: bool 
     documents, note = score_if_needed(documents, config.query)
     if source_line:
         with st.container(key="source_line"):
-            st.caption(md_line(f"{brought.label} · {len(documents)} documents"
+            st.caption(md_line(f"{brought.label} · {len(documents):,} documents"
                                + (f" · query: “{config.query}”" if config.query else ""), limit=160))
     if note:
         info(note)  # may quote a scoring error about the input
