@@ -1,8 +1,9 @@
 """Words as 64-bit hashes, in numpy: what both dedup filters (shingles and word segments) read.
 
-Each batch of texts is encoded once to UTF-16; numpy finds the words (``str.split``'s
-whitespace) and hashes each with a polynomial over its code units, read off one running sum,
-then scrambles it with murmur3's finaliser.
+Each batch of texts is encoded once to UTF-16; the words (``str.split``'s whitespace) are each
+hashed with a polynomial over their code units, then scrambled with murmur3's finaliser. The C
+loop of ``_kernels.c`` does that in one pass over the units where it is built; numpy computes
+the same hashes otherwise (the words' edges, then one running sum).
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # the package's filters import the underscored helpers
 
+try:  # built at install where a C compiler is found (optional: see pyproject.toml)
+    from . import _kernels as KERNELS
+except ImportError:
+    KERNELS = None
+
 # Texts are hashed in batches of about this many characters: a batch's arrays (about 1 MB
 # each) stay in the processor's cache, which measured faster than batches 8 times as large.
 _BATCH_CHARS = 1 << 17
@@ -24,6 +30,14 @@ _BATCH_CHARS = 1 << 17
 _BASE = 0x9E3779B97F4A7C15
 _WEIGHTS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xFF51AFD7ED558CCD,
             0xC4CEB9FE1A85EC53, 0xD6E8FEB86659FD93)
+
+
+@lru_cache(maxsize=1)
+def _inside_table() -> np.ndarray:
+    """Return a lookup, by UTF-16 code unit, of the units inside a word (1) or not (0)."""
+    import numpy as np
+
+    return (~_space_table()).astype(np.uint8)
 
 
 @lru_cache(maxsize=1)
@@ -60,20 +74,21 @@ def _powers(length: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Scratch:
-    """A uint64 buffer reused by the batches of one call. A fresh megabyte array each batch
+    """64-bit buffers reused by the batches of one call. A fresh megabyte array each batch
     cost a run of page faults (the allocator handed each freed one back to the kernel): on
     1,000 texts of 10,000 words, 285,000 faults and 0.7 s of kernel time in hashing alone."""
 
     def __init__(self) -> None:
-        self._buffer: np.ndarray | None = None
+        self._buffers: dict[str, np.ndarray] = {}
 
-    def take(self, size: int) -> np.ndarray:
-        """Return a buffer of ``size`` values (its contents are whatever was left in it)."""
+    def take(self, size: int, name: str = "running", dtype: str = "uint64") -> np.ndarray:
+        """Return buffer ``name`` of ``size`` values (its contents are whatever was left in it)."""
         import numpy as np
 
-        if self._buffer is None or self._buffer.size < size:
-            self._buffer = np.empty(max(size, 1 << 18), dtype=np.uint64)
-        return self._buffer[:size]
+        buffer = self._buffers.get(name)
+        if buffer is None or buffer.size < size:
+            buffer = self._buffers[name] = np.empty(max(size, 1 << 18), dtype=dtype)
+        return buffer[:size]
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -89,51 +104,83 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``texts`` lowercased as UTF-16 code units, which units lie inside a word, and
+def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``texts`` lowercased as code units (bytes when all are ASCII, else UTF-16), and
     where each text starts and how many units it has. A space separates the texts and closes
     both ends, so no word spans two texts.
+
+    A batch of ASCII texts (most are: CPython knows it of each string without reading it) is
+    joined, lowercased and encoded in one call each; others text by text (a joined string that
+    is not ASCII lowercases several times slower).
     """
     import numpy as np
 
+    if all(map(str.isascii, texts)):
+        data = (" " + " ".join(texts) + " ").lower().encode("ascii")
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        return np.frombuffer(data, dtype=np.uint8), np.cumsum(lengths + 1) - lengths, lengths
     encoded = [t.lower().encode("utf-16-le", "surrogatepass") for t in texts]
     gap = b" \x00"
     units = np.frombuffer(gap + gap.join(encoded) + gap, dtype=np.uint16)
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) // 2
+    return units, np.cumsum(lengths + 1) - lengths, lengths
+
+
+def _inside(units: np.ndarray) -> np.ndarray:
+    """Return which code units lie inside a word."""
+    import numpy as np
+
     # Printable ASCII decides most units with one comparison; the table settles the rest
     # (control characters, U+0085 and above).
     inside = units > 32
     odd = np.flatnonzero((units < 9) | ((units > 13) & (units < 28)) | (units > 0x84))
     inside[odd] = ~_space_table()[units[odd]]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) // 2
-    return units, inside, np.cumsum(lengths + 1) - lengths, lengths
+    return inside
 
 
-def _hash_words(texts: Sequence[str], spacing: bool = True,
-                scratch: _Scratch | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the hash of every word of ``texts``, each text's word count, and a hash of each
-    text's exact-duplicate key (its words in order, and, with ``spacing``, whether it starts
-    or ends in space).
-
-    Words are those of ``text.lower().split()``. A word's hash is the polynomial
-    sum(unit_k * B**k) over its code units, read off one running sum over the batch.
-    """
+def _words(units: np.ndarray, scratch: _Scratch, out: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Return the hash of every word of ``units`` (written to ``out`` by the C loop, when it
+    has room) and where each starts."""
     import numpy as np
 
-    units, inside, text_starts, lengths = _code_units(texts)
+    if KERNELS is not None:
+        most = len(units) // 2 + 1  # a word and a gap at least: units has at most this many words
+        starts = scratch.take(most, "starts", "int64")
+        words = out if out is not None and out.size >= most else np.empty(most, dtype=np.uint64)
+        found = KERNELS.hash_words(units, units.itemsize, _inside_table(), words, starts)
+        return words[:found], starts[:found]
+    units = units.astype(np.uint16, copy=False)  # numpy's loops over bytes measured slower here
+    inside = _inside(units)
     up, down = _powers(len(units))
     edges = np.flatnonzero(inside[1:] != inside[:-1]) + 1
     starts, ends = edges[0::2], edges[1::2]
-    running = (scratch or _Scratch()).take(len(units))
+    running = scratch.take(len(units))
     np.multiply(units, up[: len(units)], out=running)
     np.cumsum(running, out=running)
     words = running[ends - 1] - running[starts - 1]
     del running
     words *= down[starts]
     words += (ends - starts).astype(np.uint64) * np.uint64(_WEIGHTS[0])
-    _mix(words)
+    return _mix(words), starts
+
+
+def _hash_words(texts: Sequence[str], spacing: bool = True, scratch: _Scratch | None = None,
+                out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the hash of every word of ``texts``, each text's word count, and a hash of each
+    text's exact-duplicate key (its words in order, and, with ``spacing``, whether it starts
+    or ends in space). The word hashes may be a view of ``out``, where the C loop wrote them.
+
+    Words are those of ``text.lower().split()``. A word's hash is the polynomial
+    sum(unit_k * B**k) over its code units (the C loop, or one running sum over the batch).
+    """
+    import numpy as np
+
+    units, text_starts, lengths = _code_units(texts)
+    words, starts = _words(units, scratch or _Scratch(), out)
     first = np.searchsorted(starts, text_starts)
     counts = np.diff(np.append(first, len(starts)))
     # The same running-sum trick over word hashes gives each text's word sequence a hash.
+    up, down = _powers(len(units))
     running = np.concatenate((np.zeros(1, dtype=np.uint64), words * up[: len(words)]))
     np.cumsum(running, out=running)
     keys = (running[first + counts] - running[first]) * down[first]
@@ -141,8 +188,9 @@ def _hash_words(texts: Sequence[str], spacing: bool = True,
     if not spacing:
         return words, counts, _mix(keys)
     # An empty text reads its neighbouring gap: both flags stay off, as "" has no space.
-    spaced = (~inside[text_starts] & (lengths > 0)).astype(np.uint64) << np.uint64(1)
-    spaced |= ~inside[text_starts + lengths - 1] & (lengths > 0)
+    inside = _inside_table()
+    spaced = ((inside[units[text_starts]] == 0) & (lengths > 0)).astype(np.uint64) << np.uint64(1)
+    spaced |= (inside[units[text_starts + lengths - 1]] == 0) & (lengths > 0)
     keys += spaced * np.uint64(_WEIGHTS[2])
     return words, counts, _mix(keys)
 

@@ -131,8 +131,9 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
     words = np.empty((sum(map(len, texts)) + len(texts)) // 2 + 1, dtype=np.uint64)
     counts, sequences, filled, scratch = [], [], 0, _Scratch()
     for start, stop in _batches(texts):
-        w, c, h = _hash_words(texts[start:stop], spacing=False, scratch=scratch)
-        words[filled : filled + w.size] = w
+        w, c, h = _hash_words(texts[start:stop], spacing=False, scratch=scratch, out=words[filled:])
+        if w.base is not words:  # the C loop writes them in place
+            words[filled : filled + w.size] = w
         filled += w.size
         counts.append(c)
         sequences.append(h)

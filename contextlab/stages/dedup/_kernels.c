@@ -1,0 +1,358 @@
+/* The two inner loops of the default measure's filter, in C: hashing every word of a batch
+ * (word_hashing.py) and joining a slice of windows with an index of segments (segment_index.py).
+ *
+ * Optional: when this module is not built (no C compiler at install), the numpy code computes
+ * the same values. Each function here is the numpy code's loop written out, and the tests hold
+ * the two to the same output (tests/test_dedup_kernels.py). Arrays come in through the buffer
+ * protocol (numpy arrays, C-contiguous) and every index read from them is checked against the
+ * array it reads, so bad input raises ValueError instead of reading out of bounds.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BASE 0x9E3779B97F4A7C15ULL
+#define LENGTH_WEIGHT 0xBF58476D1CE4E5B9ULL
+/* Windows joined a chunk at a time (see join_slice). */
+#define CHUNK 256
+
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDULL;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* A buffer held for the length of a call, with its length in items of `size` bytes. */
+typedef struct {
+    Py_buffer view;
+    int held;
+    Py_ssize_t n;
+} Arr;
+
+static int take(PyObject *obj, Arr *a, Py_ssize_t size, int writable, const char *name) {
+    a->held = 0;
+    a->n = 0;
+    if (obj == Py_None) return 0;
+    if (PyObject_GetBuffer(obj, &a->view, writable ? (PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) : PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    a->held = 1;
+    if (a->view.len % size != 0 || (a->view.itemsize != size && a->view.len > 0)) {
+        PyErr_Format(PyExc_ValueError, "%s: items of %zd bytes expected, got %zd", name, size, a->view.itemsize);
+        return -1;
+    }
+    a->n = a->view.len / size;
+    return 0;
+}
+
+static void drop(Arr *a) {
+    if (a->held) PyBuffer_Release(&a->view);
+    a->held = 0;
+}
+
+/* hash_words(units, width, inside, words_out, starts_out) -> number of words
+ *
+ * units: the code units of a batch (width 1: bytes, 2: UTF-16), each text closed by a unit that
+ * is not inside a word; inside: 65,536 bytes, nonzero for a unit inside a word. A word is a run
+ * of units inside; its hash is sum(unit_k * BASE**k) + length * LENGTH_WEIGHT, scrambled by
+ * murmur3's finaliser (modulo 2**64), written to words_out, its first unit's index to
+ * starts_out. */
+static PyObject *hash_words(PyObject *self, PyObject *args) {
+    PyObject *o_units, *o_inside, *o_words, *o_starts;
+    int width;
+    if (!PyArg_ParseTuple(args, "OiOOO", &o_units, &width, &o_inside, &o_words, &o_starts)) return NULL;
+    if (width != 1 && width != 2) {
+        PyErr_SetString(PyExc_ValueError, "width: 1 or 2");
+        return NULL;
+    }
+    Arr units, inside, words, starts;
+    units.held = inside.held = words.held = starts.held = 0;
+    PyObject *result = NULL;
+    if (take(o_units, &units, width, 0, "units") < 0 || take(o_inside, &inside, 1, 0, "inside") < 0 ||
+        take(o_words, &words, 8, 1, "words_out") < 0 || take(o_starts, &starts, 8, 1, "starts_out") < 0)
+        goto done;
+    if (inside.n < 65536) {
+        PyErr_SetString(PyExc_ValueError, "inside: 65,536 entries expected");
+        goto done;
+    }
+    {
+        const uint8_t *table = (const uint8_t *)inside.view.buf;
+        uint64_t *out = (uint64_t *)words.view.buf;
+        int64_t *at = (int64_t *)starts.view.buf;
+        Py_ssize_t n = 0, capacity = words.n < starts.n ? words.n : starts.n, start = -1, i;
+        uint64_t h = 0, p = 1;
+        Py_BEGIN_ALLOW_THREADS
+        for (i = 0; i <= units.n; i++) {
+            uint32_t u = 0;
+            int in = 0;
+            if (i < units.n) {
+                u = width == 1 ? ((const uint8_t *)units.view.buf)[i] : ((const uint16_t *)units.view.buf)[i];
+                in = table[u];
+            }
+            if (in) {
+                if (start < 0) {
+                    start = i;
+                    h = 0;
+                    p = 1;
+                }
+                h += (uint64_t)u * p;
+                p *= BASE;
+            } else if (start >= 0) {
+                if (n == capacity) break;
+                out[n] = mix(h + (uint64_t)(i - start) * LENGTH_WEIGHT);
+                at[n] = start;
+                n++;
+                start = -1;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (start >= 0) {
+            PyErr_SetString(PyExc_ValueError, "words_out: too small for the words of units");
+            goto done;
+        }
+        result = PyLong_FromSsize_t(n);
+    }
+done:
+    drop(&units);
+    drop(&inside);
+    drop(&words);
+    drop(&starts);
+    return result;
+}
+
+typedef struct {
+    uint64_t *data;
+    Py_ssize_t n, capacity;
+} Out;
+
+static int put(Out *o, uint64_t v) {
+    if (o->n == o->capacity) {
+        Py_ssize_t grown = o->capacity ? 2 * o->capacity : 4096;
+        uint64_t *data = realloc(o->data, (size_t)grown * sizeof(uint64_t));
+        if (!data) return -1;
+        o->data = data;
+        o->capacity = grown;
+    }
+    o->data[o->n++] = v;
+    return 0;
+}
+
+/* The first index of keys[lo:hi] (sorted) whose key is >= value. */
+static inline Py_ssize_t lower_bound(const uint64_t *keys, Py_ssize_t lo, Py_ssize_t hi, uint64_t value) {
+    while (lo < hi) {
+        Py_ssize_t mid = lo + ((hi - lo) >> 1);
+        if (keys[mid] < value) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static inline int64_t read_int(const void *buf, Py_ssize_t size, Py_ssize_t k) {
+    switch (size) {
+    case 1: return ((const uint8_t *)buf)[k];
+    case 2: return ((const uint16_t *)buf)[k];
+    case 4: return ((const uint32_t *)buf)[k];
+    default: return ((const int64_t *)buf)[k];
+    }
+}
+
+/* join_slice(hashes, positions, lo, length, bitmap, bitmap_shift, keys, directory, directory_shift,
+ *            owner_bits, top, begins, ends, texts, slides, counts, reach, tau, seglen,
+ *            max_count, earlier_only, skip, skip_base, limit, total) -> (keys bytes or None, total)
+ *
+ * segment_index.join for one slice of windows (of `length` words, at global word positions
+ * positions[k], or lo + k when positions is None): every window whose hash's bit is set in the
+ * bitmap, that `skip` does not pass over (earlier_only), and that a block text slides, is looked
+ * up in the band of index keys of its hash within its text's reach; each key within the length
+ * and shift bounds (and r < s with earlier_only) gives (r * len(counts) + s) * max_count +
+ * start / length. `total` counts the keys of the bands; past `limit` (>= 0) the answer is None. */
+static PyObject *join_slice(PyObject *self, PyObject *args) {
+    PyObject *o_hashes, *o_positions, *o_bitmap, *o_keys, *o_dir, *o_begins, *o_ends, *o_texts, *o_slides;
+    PyObject *o_counts, *o_reach, *o_tau, *o_seglen, *o_skip;
+    long long lo, length, bitmap_shift, dir_shift, owner_bits, top, max_count, skip_base, limit, total;
+    unsigned long long low;
+    int earlier_only;
+    if (!PyArg_ParseTuple(args, "OOLLOLOOLLLKOOOOOOOOLpOLLL", &o_hashes, &o_positions, &lo, &length, &o_bitmap,
+                          &bitmap_shift, &o_keys, &o_dir, &dir_shift, &owner_bits, &top, &low, &o_begins, &o_ends,
+                          &o_texts, &o_slides, &o_counts, &o_reach, &o_tau, &o_seglen, &max_count,
+                          &earlier_only, &o_skip, &skip_base, &limit, &total))
+        return NULL;
+    Arr hashes, positions, bitmap, keys, dir, begins, ends, texts, slides, counts, reach, tau, seglen, skip;
+    Arr *all[] = {&hashes, &positions, &bitmap, &keys, &dir, &begins, &ends, &texts, &slides,
+                  &counts, &reach, &tau, &seglen, &skip};
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) all[k]->held = 0;
+    PyObject *result = NULL;
+    Out out = {NULL, 0, 0};
+    Py_ssize_t skip_size = 1;
+    if (o_skip != Py_None) {
+        if (PyObject_GetBuffer(o_skip, &skip.view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        skip.held = 1;
+        skip_size = skip.view.itemsize;
+        if (skip_size != 1 && skip_size != 2 && skip_size != 4 && skip_size != 8) {
+            PyErr_SetString(PyExc_ValueError, "skip: items of 1, 2, 4 or 8 bytes expected");
+            goto done;
+        }
+        skip.n = skip.view.len / skip_size;
+    }
+    if (take(o_hashes, &hashes, 8, 0, "hashes") < 0 || take(o_positions, &positions, 8, 0, "positions") < 0 ||
+        take(o_bitmap, &bitmap, 1, 0, "bitmap") < 0 || take(o_keys, &keys, 8, 0, "keys") < 0 ||
+        take(o_dir, &dir, 4, 0, "directory") < 0 || take(o_begins, &begins, 8, 0, "begins") < 0 ||
+        take(o_ends, &ends, 8, 0, "ends") < 0 || take(o_texts, &texts, 8, 0, "texts") < 0 ||
+        take(o_slides, &slides, 1, 0, "slides") < 0 || take(o_counts, &counts, 8, 0, "counts") < 0 ||
+        take(o_reach, &reach, 8, 0, "reach") < 0 || take(o_tau, &tau, 8, 0, "tau") < 0 ||
+        take(o_seglen, &seglen, 8, 0, "seglen") < 0)
+        goto done;
+    if (o_positions != Py_None && positions.n != hashes.n) {
+        PyErr_SetString(PyExc_ValueError, "positions: one a hash expected");
+        goto done;
+    }
+    if (begins.n != ends.n || begins.n != texts.n || begins.n != slides.n || bitmap.n == 0 ||
+        bitmap_shift < 3 || bitmap_shift > 63 || owner_bits < 1 || owner_bits > 62 || length < 1 || max_count < 1) {
+        PyErr_SetString(PyExc_ValueError, "join_slice: inconsistent arguments");
+        goto done;
+    }
+    if (bitmap_shift > 60 || (uint64_t)bitmap.n != (1ULL << (61 - bitmap_shift))) {
+        PyErr_SetString(PyExc_ValueError, "bitmap: 2**(61 - shift) bytes expected");
+        goto done;
+    }
+    if (o_dir != Py_None && (dir_shift < 2 || dir_shift > 63 || (uint64_t)dir.n != (1ULL << (64 - dir_shift)) + 1)) {
+        PyErr_SetString(PyExc_ValueError, "directory: 2**(64 - shift) + 1 entries expected");
+        goto done;
+    }
+    if (top < 1 || top > (1LL << 40) || (low >> owner_bits) < (uint64_t)top) {
+        PyErr_SetString(PyExc_ValueError, "join_slice: the key layout does not hold the latest start");
+        goto done;
+    }
+    {
+        const uint64_t *h = hashes.view.buf, *key = keys.view.buf;
+        const int64_t *pos = o_positions == Py_None ? NULL : positions.view.buf;
+        const uint8_t *bits = bitmap.view.buf, *slide = slides.view.buf;
+        const int32_t *dirb = o_dir == Py_None ? NULL : dir.view.buf;
+        const int64_t *tb = begins.view.buf, *te = ends.view.buf, *tt = texts.view.buf;
+        const int64_t *cnt = counts.view.buf, *rch = reach.view.buf, *ta = tau.view.buf, *sl = seglen.view.buf;
+        const uint64_t owner_mask = (1ULL << owner_bits) - 1;
+        const uint64_t n_texts = (uint64_t)counts.n;
+        Py_ssize_t idx = 0;
+        Py_ssize_t hit[CHUNK], pa[CHUNK], pb[CHUNK];
+        uint64_t pk[CHUNK], pl[CHUNK];
+        int64_t ps[CHUNK], prel[CHUNK];
+        int bad = 0, over = 0, nomem = 0;
+        Py_BEGIN_ALLOW_THREADS
+        /* A chunk of windows at a time, each step over all of the chunk's survivors of the one
+         * before (their reads are independent, so the processor overlaps their cache misses):
+         * the bitmap, then each hit's text and band, its directory bucket, the band's keys. */
+        for (Py_ssize_t k0 = 0; k0 < hashes.n && !bad && !over && !nomem; k0 += CHUNK) {
+            Py_ssize_t m = hashes.n - k0 < CHUNK ? hashes.n - k0 : CHUNK, nh = 0, np_ = 0, i;
+            for (i = 0; i < m; i++) __builtin_prefetch(&bits[(h[k0 + i] >> bitmap_shift) >> 3]);
+            for (i = 0; i < m; i++) {
+                uint64_t slot = h[k0 + i] >> bitmap_shift;
+                if ((bits[slot >> 3] >> (slot & 7)) & 1) hit[nh++] = k0 + i;
+            }
+            for (i = 0; i < nh && begins.n > 0; i++) {
+                Py_ssize_t k = hit[i];
+                int64_t at = pos ? pos[k] : lo + k;
+                if (earlier_only && skip.held && skip.n > 0) {
+                    int64_t q = at - skip_base;
+                    if (q < 0) q = 0;
+                    if (q > skip.n - 1) q = skip.n - 1;
+                    if (read_int(skip.view.buf, skip_size, q) == length) continue;
+                }
+                /* The last block text starting at or before `at` (the windows come in order:
+                 * look at the last one first). */
+                if (!(tb[idx] <= at && (idx + 1 == begins.n || tb[idx + 1] > at))) {
+                    Py_ssize_t a = 0, b = begins.n;
+                    while (a < b) {
+                        Py_ssize_t mid = a + ((b - a) >> 1);
+                        if (tb[mid] <= at) a = mid + 1;
+                        else b = mid;
+                    }
+                    idx = a > 0 ? a - 1 : 0;
+                }
+                if (!slide[idx] || at + length > te[idx] || at < tb[idx]) continue;
+                int64_t s = tt[idx];
+                if (s < 0 || (uint64_t)s >= n_texts) { bad = 1; break; }
+                int64_t n_s = cnt[s];
+                if (n_s < 0 || n_s >= reach.n) { bad = 1; break; }
+                int64_t rel = at - tb[idx], first = rel - rch[n_s], last = rel + rch[n_s];
+                if (first < 0) first = 0;
+                if (last > top) last = top;
+                if (first > last) continue;
+                uint64_t part = h[k] & ~(uint64_t)low;
+                pk[np_] = part | ((uint64_t)first << owner_bits);
+                pl[np_] = part | ((uint64_t)last << owner_bits) | owner_mask;
+                ps[np_] = s;
+                prel[np_] = rel;
+                if (dirb) __builtin_prefetch(&dirb[pk[np_] >> dir_shift]);
+                np_++;
+            }
+            for (i = 0; i < np_ && !bad; i++) {
+                Py_ssize_t a = 0, b = keys.n;
+                if (dirb) {
+                    uint64_t t = pk[i] >> dir_shift;
+                    a = dirb[t];
+                    b = dirb[t + 1];
+                    if (a < 0 || b > keys.n || a > b) { bad = 1; break; }
+                }
+                pa[i] = a;
+                pb[i] = b;
+                if (a < keys.n) __builtin_prefetch(&key[a + ((b - a) >> 1)]);
+            }
+            for (i = 0; i < np_ && !bad && !over && !nomem; i++) {
+                int64_t s = ps[i], n_s = cnt[s], rel = prel[i];
+                uint64_t klast = pl[i];
+                for (Py_ssize_t j = lower_bound(key, pa[i], pb[i], pk[i]); j < keys.n && key[j] <= klast; j++) {
+                    total++;
+                    if (limit >= 0 && total > limit) { over = 1; break; }
+                    uint64_t r = key[j] & owner_mask;
+                    int64_t start = (int64_t)((key[j] >> owner_bits) & (uint64_t)top);
+                    if (r >= n_texts) { bad = 1; break; }
+                    int64_t n_r = cnt[r], longer = n_r > n_s ? n_r : n_s;
+                    if (n_r < 0 || n_r >= seglen.n || longer >= tau.n) { bad = 1; break; }
+                    if (sl[n_r] != length || (earlier_only && (int64_t)r >= s)) continue;
+                    int64_t moved = rel - start, rest = n_s - n_r - moved;
+                    if ((moved < 0 ? -moved : moved) + (rest < 0 ? -rest : rest) > ta[longer]) continue;
+                    if (put(&out, ((r * n_texts + (uint64_t)s) * (uint64_t)max_count) + (uint64_t)(start / length)) < 0) {
+                        nomem = 1;
+                        break;
+                    }
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (nomem) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "join_slice: an index or a key points outside its arrays");
+            goto done;
+        }
+        if (over) {
+            result = Py_BuildValue("(OL)", Py_None, total);
+        } else {
+            PyObject *bytes = PyBytes_FromStringAndSize((const char *)out.data, out.n * (Py_ssize_t)sizeof(uint64_t));
+            if (!bytes) goto done;
+            result = Py_BuildValue("(NL)", bytes, total);
+        }
+    }
+done:
+    free(out.data);
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) drop(all[k]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
+    {"join_slice", join_slice, METH_VARARGS, "Join one slice of windows with an index of segments (see the module source)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels",
+                                    "The default measure's two inner loops in C (optional: numpy computes the same).",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }
