@@ -54,6 +54,38 @@ static void drop(Arr *a) {
     a->held = 0;
 }
 
+/* The words of units[0:count] (of one type, TYPE): each one's hash to out and its first
+ * unit's index to at, at most `capacity` of them; *open is left at the start of a word the
+ * units or the capacity cut short (-1: none). Returns how many were written. */
+#define HASH_UNITS(NAME, TYPE)                                                                      \
+    static Py_ssize_t NAME(const TYPE *u, Py_ssize_t count, const uint8_t *table, uint64_t *out,   \
+                           int64_t *at, Py_ssize_t capacity, Py_ssize_t *open) {                   \
+        Py_ssize_t n = 0, start = -1;                                                              \
+        uint64_t h = 0, p = 1;                                                                     \
+        for (Py_ssize_t i = 0; i < count; i++) {                                                   \
+            uint32_t c = u[i];                                                                     \
+            if (table[c]) {                                                                        \
+                if (start < 0) {                                                                   \
+                    start = i;                                                                     \
+                    h = 0;                                                                         \
+                    p = 1;                                                                         \
+                }                                                                                  \
+                h += (uint64_t)c * p;                                                              \
+                p *= BASE;                                                                         \
+            } else if (start >= 0) {                                                               \
+                if (n == capacity) break;                                                          \
+                out[n] = mix(h + (uint64_t)(i - start) * LENGTH_WEIGHT);                           \
+                at[n++] = start;                                                                   \
+                start = -1;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        *open = start;                                                                             \
+        return n;                                                                                  \
+    }
+
+HASH_UNITS(hash_units_1, uint8_t)
+HASH_UNITS(hash_units_2, uint16_t)
+
 /* hash_words(units, width, inside, words_out, starts_out) -> number of words
  *
  * units: the code units of a batch (width 1: bytes, 2: UTF-16), each text closed by a unit that
@@ -83,35 +115,13 @@ static PyObject *hash_words(PyObject *self, PyObject *args) {
         const uint8_t *table = (const uint8_t *)inside.view.buf;
         uint64_t *out = (uint64_t *)words.view.buf;
         int64_t *at = (int64_t *)starts.view.buf;
-        Py_ssize_t n = 0, capacity = words.n < starts.n ? words.n : starts.n, start = -1, i;
-        uint64_t h = 0, p = 1;
+        Py_ssize_t n = 0, capacity = words.n < starts.n ? words.n : starts.n, start = -1;
         Py_BEGIN_ALLOW_THREADS
-        for (i = 0; i <= units.n; i++) {
-            uint32_t u = 0;
-            int in = 0;
-            if (i < units.n) {
-                u = width == 1 ? ((const uint8_t *)units.view.buf)[i] : ((const uint16_t *)units.view.buf)[i];
-                in = table[u];
-            }
-            if (in) {
-                if (start < 0) {
-                    start = i;
-                    h = 0;
-                    p = 1;
-                }
-                h += (uint64_t)u * p;
-                p *= BASE;
-            } else if (start >= 0) {
-                if (n == capacity) break;
-                out[n] = mix(h + (uint64_t)(i - start) * LENGTH_WEIGHT);
-                at[n] = start;
-                n++;
-                start = -1;
-            }
-        }
+        if (width == 1) n = hash_units_1(units.view.buf, units.n, table, out, at, capacity, &start);
+        else n = hash_units_2(units.view.buf, units.n, table, out, at, capacity, &start);
         Py_END_ALLOW_THREADS
         if (start >= 0) {
-            PyErr_SetString(PyExc_ValueError, "words_out: too small for the words of units");
+            PyErr_SetString(PyExc_ValueError, "units: a word runs past their end, or words_out has no room for it");
             goto done;
         }
         result = PyLong_FromSsize_t(n);
@@ -345,8 +355,71 @@ done:
     return result;
 }
 
+/* number_words(table, size, most, words, out, done) -> (done, size)
+ *
+ * verify._Vocabulary.number's table, in C: `table` holds 2 * 2**bits uint64 (a word's hash and its
+ * number plus one side by side; 0: a free slot), a word's first slot is its hash's top bits,
+ * probing goes on to the next. From words[done] on, each word's number is written to out (a new
+ * word takes the next, size, and size grows), until all are done or size reaches `most` (then the
+ * caller grows the table and calls again from the done it was given back). */
+static PyObject *number_words(PyObject *self, PyObject *args) {
+    PyObject *o_table, *o_words, *o_out;
+    long long size, most, done;
+    if (!PyArg_ParseTuple(args, "OLLOOL", &o_table, &size, &most, &o_words, &o_out, &done)) return NULL;
+    Arr table, words, out;
+    table.held = words.held = out.held = 0;
+    PyObject *result = NULL;
+    if (take(o_table, &table, 8, 1, "table") < 0 || take(o_words, &words, 8, 0, "words") < 0 ||
+        take(o_out, &out, 4, 1, "out") < 0)
+        goto finish;
+    {
+        Py_ssize_t slots = table.n / 2;
+        int bits = 0;
+        while (((Py_ssize_t)1 << bits) < slots) bits++;
+        if (slots < 2 || ((Py_ssize_t)1 << bits) != slots || out.n < words.n || done < 0 || done > words.n ||
+            size < 0 || most >= slots || most > 0xFFFFFFFFLL) {
+            PyErr_SetString(PyExc_ValueError, "number_words: inconsistent arguments");
+            goto finish;
+        }
+        uint64_t *t = table.view.buf;
+        const uint64_t *w = words.view.buf;
+        uint32_t *o = out.view.buf;
+        const uint64_t mask = (uint64_t)slots - 1;
+        const int shift = 64 - bits;
+        Py_ssize_t i = done;
+        Py_BEGIN_ALLOW_THREADS
+        for (; i < words.n; i++) {
+            uint64_t word = w[i], slot = word >> shift;
+            for (;;) {
+                uint64_t *entry = t + 2 * slot;
+                if (entry[1] == 0) {
+                    if (size >= most) goto full;
+                    entry[0] = word;
+                    entry[1] = (uint64_t)++size;
+                    o[i] = (uint32_t)(size - 1);
+                    break;
+                }
+                if (entry[0] == word) {
+                    o[i] = (uint32_t)(entry[1] - 1);
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+        }
+    full:
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("(nL)", i, size);
+    }
+finish:
+    drop(&table);
+    drop(&words);
+    drop(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
+    {"number_words", number_words, METH_VARARGS, "Number words by hash in an open-addressing table (see the module source)."},
     {"join_slice", join_slice, METH_VARARGS, "Join one slice of windows with an index of segments (see the module source)."},
     {NULL, NULL, 0, NULL},
 };

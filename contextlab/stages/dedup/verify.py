@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
+from . import word_hashing
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
@@ -64,9 +65,22 @@ class _Vocabulary:
             words, numbers, slot = words[~landed], numbers[~landed], (slot[~landed] + 1) & mask
 
     def number(self, words: np.ndarray) -> np.ndarray:
-        """Return the number of each of ``words``, numbering those not seen before."""
+        """Return the number of each of ``words``, numbering those not seen before (in order
+        of hash; the C loop, in order of first appearance: any numbering that gives equal words
+        equal numbers measures the same distances)."""
         import numpy as np
 
+        kernels = word_hashing.KERNELS
+        if kernels is not None:
+            out, done = np.empty(words.size, dtype=np.uint32), 0
+            while True:
+                done, self.size = kernels.number_words(self.table, self.size, self.table.shape[0] // 4,
+                                                       words, out, done)
+                if self.size > _MAX_CODE:
+                    raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
+                if done == words.size:
+                    return out
+                self._grow(2 * self.table.shape[0])
         slot, mask = self._slots(words), (1 << self.bits) - 1
         entry = np.take(self.table, slot, axis=0)
         out = entry[:, 1].astype(np.uint32)  # the number plus one, where the word is found
