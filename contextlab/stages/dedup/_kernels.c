@@ -417,9 +417,161 @@ finish:
     return result;
 }
 
+/* mark_keys(keys, bitmap, bitmap_shift, sizes, sizes_shift)
+ *
+ * segment_index's _Bitmap.add and _Directory.add for keys just merged: each key's bit in the
+ * bitmap (its top bits; or None), and one more key in its bucket of `sizes` (int32; or None). */
+static PyObject *mark_keys(PyObject *self, PyObject *args) {
+    PyObject *o_keys, *o_bitmap, *o_sizes;
+    long long bitmap_shift, sizes_shift;
+    if (!PyArg_ParseTuple(args, "OOLOL", &o_keys, &o_bitmap, &bitmap_shift, &o_sizes, &sizes_shift)) return NULL;
+    Arr keys, bitmap, sizes;
+    keys.held = bitmap.held = sizes.held = 0;
+    PyObject *result = NULL;
+    if (take(o_keys, &keys, 8, 0, "keys") < 0 || take(o_bitmap, &bitmap, 1, 1, "bitmap") < 0 ||
+        take(o_sizes, &sizes, 4, 1, "sizes") < 0)
+        goto finish;
+    if ((o_bitmap != Py_None && (bitmap_shift < 3 || bitmap_shift > 60 || (uint64_t)bitmap.n != (1ULL << (61 - bitmap_shift)))) ||
+        (o_sizes != Py_None && (sizes_shift < 1 || sizes_shift > 63 || (uint64_t)sizes.n != (1ULL << (64 - sizes_shift))))) {
+        PyErr_SetString(PyExc_ValueError, "mark_keys: the bitmap or sizes do not match their shifts");
+        goto finish;
+    }
+    {
+        const uint64_t *k = keys.view.buf;
+        uint8_t *bits = o_bitmap == Py_None ? NULL : bitmap.view.buf;
+        int32_t *size = o_sizes == Py_None ? NULL : sizes.view.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < keys.n; i++) {
+            if (bits) {
+                uint64_t slot = k[i] >> bitmap_shift;
+                bits[slot >> 3] |= (uint8_t)(1u << (slot & 7));
+            }
+            if (size) size[k[i] >> sizes_shift]++;
+        }
+        Py_END_ALLOW_THREADS
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    drop(&keys);
+    drop(&bitmap);
+    drop(&sizes);
+    return result;
+}
+
+/* search_keys(keys, begins, shift, values, right, out)
+ *
+ * np.searchsorted(keys, values, "right" if right else "left") into out (int64): a binary search
+ * of each value's bucket of `begins` (segment_index's _Directory: where the keys whose top bits
+ * are each value begin; None: of all the keys). */
+static PyObject *search_keys(PyObject *self, PyObject *args) {
+    PyObject *o_keys, *o_begins, *o_values, *o_out;
+    long long shift;
+    int right;
+    if (!PyArg_ParseTuple(args, "OOLOpO", &o_keys, &o_begins, &shift, &o_values, &right, &o_out)) return NULL;
+    Arr keys, begins, values, out;
+    keys.held = begins.held = values.held = out.held = 0;
+    PyObject *result = NULL;
+    if (take(o_keys, &keys, 8, 0, "keys") < 0 || take(o_begins, &begins, 4, 0, "begins") < 0 ||
+        take(o_values, &values, 8, 0, "values") < 0 || take(o_out, &out, 8, 1, "out") < 0)
+        goto finish;
+    if (out.n < values.n || (o_begins != Py_None && (shift < 2 || shift > 63 || (uint64_t)begins.n != (1ULL << (64 - shift)) + 1))) {
+        PyErr_SetString(PyExc_ValueError, "search_keys: inconsistent arguments");
+        goto finish;
+    }
+    {
+        const uint64_t *k = keys.view.buf, *v = values.view.buf;
+        const int32_t *b = o_begins == Py_None ? NULL : begins.view.buf;
+        int64_t *o = out.view.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < values.n; i++) {
+            Py_ssize_t lo = 0, hi = keys.n;
+            if (b) {
+                uint64_t t = v[i] >> shift;
+                lo = b[t];
+                hi = b[t + 1];
+                if (lo < 0 || hi > keys.n || lo > hi) { bad = 1; break; }
+            }
+            while (lo < hi) {
+                Py_ssize_t mid = lo + ((hi - lo) >> 1);
+                if (right ? k[mid] <= v[i] : k[mid] < v[i]) lo = mid + 1;
+                else hi = mid;
+            }
+            o[i] = lo;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "search_keys: begins point outside the keys");
+            goto finish;
+        }
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    drop(&keys);
+    drop(&begins);
+    drop(&values);
+    drop(&out);
+    return result;
+}
+
+/* place_words(table, words, numbers)
+ *
+ * verify._Vocabulary._place: put distinct words, none in the table yet, with their numbers plus
+ * one (never 0) in free slots (the table must have room for them all). */
+static PyObject *place_words(PyObject *self, PyObject *args) {
+    PyObject *o_table, *o_words, *o_numbers;
+    if (!PyArg_ParseTuple(args, "OOO", &o_table, &o_words, &o_numbers)) return NULL;
+    Arr table, words, numbers;
+    table.held = words.held = numbers.held = 0;
+    PyObject *result = NULL;
+    if (take(o_table, &table, 8, 1, "table") < 0 || take(o_words, &words, 8, 0, "words") < 0 ||
+        take(o_numbers, &numbers, 8, 0, "numbers") < 0)
+        goto finish;
+    {
+        Py_ssize_t slots = table.n / 2, used = 0;
+        int bits = 0;
+        while (((Py_ssize_t)1 << bits) < slots) bits++;
+        uint64_t *t = table.view.buf;
+        const uint64_t *w = words.view.buf, *num = numbers.view.buf;
+        for (Py_ssize_t i = 0; i < slots; i++) used += t[2 * i + 1] != 0;
+        if (slots < 2 || ((Py_ssize_t)1 << bits) != slots || numbers.n != words.n || used + words.n >= slots) {
+            PyErr_SetString(PyExc_ValueError, "place_words: inconsistent arguments, or no room");
+            goto finish;
+        }
+        for (Py_ssize_t i = 0; i < words.n; i++) {
+            if (num[i] == 0) {
+                PyErr_SetString(PyExc_ValueError, "place_words: numbers plus one are never 0");
+                goto finish;
+            }
+        }
+        const uint64_t mask = (uint64_t)slots - 1;
+        const int shift = 64 - bits;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < words.n; i++) {
+            uint64_t slot = w[i] >> shift;
+            while (t[2 * slot + 1] != 0) slot = (slot + 1) & mask;
+            t[2 * slot] = w[i];
+            t[2 * slot + 1] = num[i];
+        }
+        Py_END_ALLOW_THREADS
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    drop(&table);
+    drop(&words);
+    drop(&numbers);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
     {"number_words", number_words, METH_VARARGS, "Number words by hash in an open-addressing table (see the module source)."},
+    {"mark_keys", mark_keys, METH_VARARGS, "Mark keys in a bitmap and count them by bucket (see the module source)."},
+    {"search_keys", search_keys, METH_VARARGS, "np.searchsorted through a directory of buckets (see the module source)."},
+    {"place_words", place_words, METH_VARARGS, "Put numbered words in an open-addressing table (see the module source)."},
     {"join_slice", join_slice, METH_VARARGS, "Join one slice of windows with an index of segments (see the module source)."},
     {NULL, NULL, 0, NULL},
 };

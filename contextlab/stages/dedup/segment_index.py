@@ -55,6 +55,9 @@ class _Bitmap:
         """Set the bits of ``ordered`` (sorted) hashes."""
         import numpy as np
 
+        if word_hashing.KERNELS is not None:
+            word_hashing.KERNELS.mark_keys(ordered, self.table, int(self.shift), None, 0)
+            return
         slot = ordered >> self.shift
         byte = (slot >> np.uint64(3)).astype(np.intp)
         bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
@@ -146,9 +149,12 @@ class _Directory:
         """Count ``ordered`` (sorted) keys, just merged into the index."""
         import numpy as np
 
-        top = (ordered >> self.shift).astype(np.intp)
-        starts = np.flatnonzero(np.concatenate(([True], top[1:] != top[:-1])))
-        self.sizes[top[starts]] += np.diff(np.append(starts, top.size)).astype(np.int32)
+        if word_hashing.KERNELS is not None:
+            word_hashing.KERNELS.mark_keys(ordered, None, 0, self.sizes, int(self.shift))
+        else:
+            top = (ordered >> self.shift).astype(np.intp)
+            starts = np.flatnonzero(np.concatenate(([True], top[1:] != top[:-1])))
+            self.sizes[top[starts]] += np.diff(np.append(starts, top.size)).astype(np.int32)
         np.cumsum(self.sizes, out=self.begins[1:])
 
     def search(self, keys: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
@@ -191,6 +197,14 @@ class SegmentIndex:
         """Return where ``values`` would go in the sorted keys (``np.searchsorted``)."""
         import numpy as np
 
+        kernels = word_hashing.KERNELS
+        if kernels is not None:
+            found = np.empty(values.size, dtype=np.int64)
+            directory = self._directory
+            kernels.search_keys(self.keys, None if directory is None else directory.begins,
+                                0 if directory is None else int(directory.shift),
+                                np.ascontiguousarray(values, dtype=np.uint64), side == "right", found)
+            return found
         if self._directory is None:
             return np.searchsorted(self.keys, values, side)
         return self._directory.search(self.keys, values, side)

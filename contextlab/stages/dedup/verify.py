@@ -56,6 +56,10 @@ class _Vocabulary:
         free slots."""
         import numpy as np
 
+        if word_hashing.KERNELS is not None:
+            word_hashing.KERNELS.place_words(self.table, np.ascontiguousarray(words, dtype=np.uint64),
+                                             np.ascontiguousarray(numbers, dtype=np.uint64))
+            return
         flat, slot, mask = self.table.ravel(), self._slots(words), (1 << self.bits) - 1
         while words.size:  # (np.take reads rows; a 2-d fancy index is ten times slower)
             free = np.take(flat, 2 * slot + 1) == 0

@@ -110,8 +110,9 @@ def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     both ends, so no word spans two texts.
 
     A batch of ASCII texts (most are: CPython knows it of each string without reading it) is
-    joined, lowercased and encoded in one call each; others text by text (a joined string that
-    is not ASCII lowercases several times slower).
+    joined, lowercased and encoded in one call each; others are lowercased text by text (a
+    joined string that is not ASCII lowercases several times slower), then joined and encoded
+    once unless a character needs two units.
     """
     import numpy as np
 
@@ -119,7 +120,13 @@ def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarra
         data = (" " + " ".join(texts) + " ").lower().encode("ascii")
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         return np.frombuffer(data, dtype=np.uint8), np.cumsum(lengths + 1) - lengths, lengths
-    encoded = [t.lower().encode("utf-16-le", "surrogatepass") for t in texts]
+    lowered = [t.lower() for t in texts]
+    joined = " " + " ".join(lowered) + " "
+    data = joined.encode("utf-16-le", "surrogatepass")
+    if len(data) == 2 * len(joined):  # no astral character: a text's units are its characters
+        lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
+        return np.frombuffer(data, dtype=np.uint16), np.cumsum(lengths + 1) - lengths, lengths
+    encoded = [t.encode("utf-16-le", "surrogatepass") for t in lowered]
     gap = b" \x00"
     units = np.frombuffer(gap + gap.join(encoded) + gap, dtype=np.uint16)
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) // 2
