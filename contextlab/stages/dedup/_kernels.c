@@ -15,8 +15,16 @@
 
 #define BASE 0x9E3779B97F4A7C15ULL
 #define LENGTH_WEIGHT 0xBF58476D1CE4E5B9ULL
-/* Windows joined a chunk at a time (see join_slice). */
-#define CHUNK 256
+/* Windows joined a chunk at a time, reads asked for this many items ahead (see join_slice). */
+#define CHUNK 4096
+#define AHEAD 16
+
+/* A window that may match: the band of keys it looks up, and where its text and place are. */
+typedef struct {
+    uint64_t first, last;
+    int64_t s, n_s, rel;
+    Py_ssize_t a, b;
+} Probe;
 
 static inline uint64_t mix(uint64_t x) {
     x ^= x >> 33;
@@ -155,8 +163,9 @@ static int put(Out *o, uint64_t v) {
 static inline Py_ssize_t lower_bound(const uint64_t *keys, Py_ssize_t lo, Py_ssize_t hi, uint64_t value) {
     while (lo < hi) {
         Py_ssize_t mid = lo + ((hi - lo) >> 1);
-        if (keys[mid] < value) lo = mid + 1;
-        else hi = mid;
+        int less = keys[mid] < value;
+        lo = less ? mid + 1 : lo;
+        hi = less ? hi : mid;
     }
     return lo;
 }
@@ -247,20 +256,23 @@ static PyObject *join_slice(PyObject *self, PyObject *args) {
         const uint64_t owner_mask = (1ULL << owner_bits) - 1;
         const uint64_t n_texts = (uint64_t)counts.n;
         Py_ssize_t idx = 0;
-        Py_ssize_t hit[CHUNK], pa[CHUNK], pb[CHUNK];
-        uint64_t pk[CHUNK], pl[CHUNK];
-        int64_t ps[CHUNK], prel[CHUNK];
         int bad = 0, over = 0, nomem = 0;
+        Py_ssize_t *hit = malloc(CHUNK * sizeof(Py_ssize_t));
+        Probe *pr = malloc(CHUNK * sizeof(Probe));
+        if (!hit || !pr) nomem = 1;
         Py_BEGIN_ALLOW_THREADS
-        /* A chunk of windows at a time, each step over all of the chunk's survivors of the one
-         * before (their reads are independent, so the processor overlaps their cache misses):
-         * the bitmap, then each hit's text and band, its directory bucket, the band's keys. */
+        /* A chunk of windows at a time, in steps over the whole chunk: its bitmap bits, then
+         * each hit's text and band, its directory bucket, the start of its band, the band's
+         * keys. Each step asks for what it reads AHEAD items before it reads it, so the reads
+         * that miss the cache overlap instead of waiting one after another. */
         for (Py_ssize_t k0 = 0; k0 < hashes.n && !bad && !over && !nomem; k0 += CHUNK) {
             Py_ssize_t m = hashes.n - k0 < CHUNK ? hashes.n - k0 : CHUNK, nh = 0, np_ = 0, i;
-            for (i = 0; i < m; i++) __builtin_prefetch(&bits[(h[k0 + i] >> bitmap_shift) >> 3]);
+            const uint64_t *hk = h + k0;
             for (i = 0; i < m; i++) {
-                uint64_t slot = h[k0 + i] >> bitmap_shift;
-                if ((bits[slot >> 3] >> (slot & 7)) & 1) hit[nh++] = k0 + i;
+                if (i + AHEAD < m) __builtin_prefetch(&bits[(hk[i + AHEAD] >> bitmap_shift) >> 3]);
+                uint64_t slot = hk[i] >> bitmap_shift;
+                hit[nh] = k0 + i;  /* written always, kept when the bit is set: no branch to miss */
+                nh += (bits[slot >> 3] >> (slot & 7)) & 1;
             }
             for (i = 0; i < nh && begins.n > 0; i++) {
                 Py_ssize_t k = hit[i];
@@ -292,29 +304,41 @@ static PyObject *join_slice(PyObject *self, PyObject *args) {
                 if (last > top) last = top;
                 if (first > last) continue;
                 uint64_t part = h[k] & ~(uint64_t)low;
-                pk[np_] = part | ((uint64_t)first << owner_bits);
-                pl[np_] = part | ((uint64_t)last << owner_bits) | owner_mask;
-                ps[np_] = s;
-                prel[np_] = rel;
-                if (dirb) __builtin_prefetch(&dirb[pk[np_] >> dir_shift]);
-                np_++;
+                Probe *p = &pr[np_++];
+                p->first = part | ((uint64_t)first << owner_bits);
+                p->last = part | ((uint64_t)last << owner_bits) | owner_mask;
+                p->s = s;
+                p->n_s = n_s;
+                p->rel = rel;
             }
             for (i = 0; i < np_ && !bad; i++) {
                 Py_ssize_t a = 0, b = keys.n;
                 if (dirb) {
-                    uint64_t t = pk[i] >> dir_shift;
+                    if (i + AHEAD < np_) __builtin_prefetch(&dirb[pr[i + AHEAD].first >> dir_shift]);
+                    uint64_t t = pr[i].first >> dir_shift;
                     a = dirb[t];
                     b = dirb[t + 1];
                     if (a < 0 || b > keys.n || a > b) { bad = 1; break; }
                 }
-                pa[i] = a;
-                pb[i] = b;
-                if (a < keys.n) __builtin_prefetch(&key[a + ((b - a) >> 1)]);
+                pr[i].a = a;
+                pr[i].b = b;
+            }
+            for (i = 0; i < np_ && !bad; i++) {
+                if (i + AHEAD < np_) {
+                    const Probe *q = &pr[i + AHEAD];
+                    if (q->a < keys.n) __builtin_prefetch(&key[q->a + ((q->b - q->a) >> 1)]);
+                }
+                pr[i].a = lower_bound(key, pr[i].a, pr[i].b, pr[i].first);
             }
             for (i = 0; i < np_ && !bad && !over && !nomem; i++) {
-                int64_t s = ps[i], n_s = cnt[s], rel = prel[i];
-                uint64_t klast = pl[i];
-                for (Py_ssize_t j = lower_bound(key, pa[i], pb[i], pk[i]); j < keys.n && key[j] <= klast; j++) {
+                if (i + AHEAD < np_) {
+                    Py_ssize_t j = pr[i + AHEAD].a;
+                    if (j < keys.n && key[j] <= pr[i + AHEAD].last && (key[j] & owner_mask) < n_texts)
+                        __builtin_prefetch(&cnt[key[j] & owner_mask]);
+                }
+                int64_t s = pr[i].s, n_s = pr[i].n_s, rel = pr[i].rel;
+                uint64_t klast = pr[i].last;
+                for (Py_ssize_t j = pr[i].a; j < keys.n && key[j] <= klast; j++) {
                     total++;
                     if (limit >= 0 && total > limit) { over = 1; break; }
                     uint64_t r = key[j] & owner_mask;
@@ -333,6 +357,8 @@ static PyObject *join_slice(PyObject *self, PyObject *args) {
             }
         }
         Py_END_ALLOW_THREADS
+        free(hit);
+        free(pr);
         if (nomem) {
             PyErr_NoMemory();
             goto done;
