@@ -381,68 +381,6 @@ done:
     return result;
 }
 
-/* number_words(table, size, most, words, out, done) -> (done, size)
- *
- * verify._Vocabulary.number's table, in C: `table` holds 2 * 2**bits uint64 (a word's hash and its
- * number plus one side by side; 0: a free slot), a word's first slot is its hash's top bits,
- * probing goes on to the next. From words[done] on, each word's number is written to out (a new
- * word takes the next, size, and size grows), until all are done or size reaches `most` (then the
- * caller grows the table and calls again from the done it was given back). */
-static PyObject *number_words(PyObject *self, PyObject *args) {
-    PyObject *o_table, *o_words, *o_out;
-    long long size, most, done;
-    if (!PyArg_ParseTuple(args, "OLLOOL", &o_table, &size, &most, &o_words, &o_out, &done)) return NULL;
-    Arr table, words, out;
-    table.held = words.held = out.held = 0;
-    PyObject *result = NULL;
-    if (take(o_table, &table, 8, 1, "table") < 0 || take(o_words, &words, 8, 0, "words") < 0 ||
-        take(o_out, &out, 4, 1, "out") < 0)
-        goto finish;
-    {
-        Py_ssize_t slots = table.n / 2;
-        int bits = 0;
-        while (((Py_ssize_t)1 << bits) < slots) bits++;
-        if (slots < 2 || ((Py_ssize_t)1 << bits) != slots || out.n < words.n || done < 0 || done > words.n ||
-            size < 0 || most >= slots || most > 0xFFFFFFFFLL) {
-            PyErr_SetString(PyExc_ValueError, "number_words: inconsistent arguments");
-            goto finish;
-        }
-        uint64_t *t = table.view.buf;
-        const uint64_t *w = words.view.buf;
-        uint32_t *o = out.view.buf;
-        const uint64_t mask = (uint64_t)slots - 1;
-        const int shift = 64 - bits;
-        Py_ssize_t i = done;
-        Py_BEGIN_ALLOW_THREADS
-        for (; i < words.n; i++) {
-            uint64_t word = w[i], slot = word >> shift;
-            for (;;) {
-                uint64_t *entry = t + 2 * slot;
-                if (entry[1] == 0) {
-                    if (size >= most) goto full;
-                    entry[0] = word;
-                    entry[1] = (uint64_t)++size;
-                    o[i] = (uint32_t)(size - 1);
-                    break;
-                }
-                if (entry[0] == word) {
-                    o[i] = (uint32_t)(entry[1] - 1);
-                    break;
-                }
-                slot = (slot + 1) & mask;
-            }
-        }
-    full:
-        Py_END_ALLOW_THREADS
-        result = Py_BuildValue("(nL)", i, size);
-    }
-finish:
-    drop(&table);
-    drop(&words);
-    drop(&out);
-    return result;
-}
-
 /* mark_keys(keys, bitmap, bitmap_shift, sizes, sizes_shift)
  *
  * segment_index's _Bitmap.add and _Directory.add for keys just merged: each key's bit in the
@@ -592,12 +530,131 @@ finish:
     return result;
 }
 
+/* window_hashes(words, lo, hi, length, weight, out)
+ *
+ * word_runs.WordHashes.window_hashes for a short length: for every global position q in
+ * [lo, hi), the hash sum(words[q + k] * BASE**k, k < length) + weight of the `length` words
+ * from q (weight: length * the length weight, modulo 2**64), written to out[q - lo]. */
+static PyObject *window_hashes(PyObject *self, PyObject *args) {
+    PyObject *o_words, *o_out;
+    long long lo, hi, length;
+    unsigned long long weight;
+    if (!PyArg_ParseTuple(args, "OLLLKO", &o_words, &lo, &hi, &length, &weight, &o_out)) return NULL;
+    Arr words, out;
+    words.held = out.held = 0;
+    PyObject *result = NULL;
+    if (take(o_words, &words, 8, 0, "words") < 0 || take(o_out, &out, 8, 1, "out") < 0) goto finish;
+    if (length < 1 || length > 64 || lo < 0 || hi < lo || hi + length - 1 > words.n || out.n < hi - lo) {
+        PyErr_SetString(PyExc_ValueError, "window_hashes: the windows do not lie in the words");
+        goto finish;
+    }
+    {
+        const uint64_t *w = words.view.buf;
+        uint64_t *o = out.view.buf, pw[64];
+        pw[0] = 1;
+        for (int k = 1; k < length; k++) pw[k] = pw[k - 1] * BASE;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t q = lo; q < hi; q++) {
+            uint64_t h = weight;
+            for (int k = 0; k < length; k++) h += w[q + k] * pw[k];
+            o[q - lo] = h;
+        }
+        Py_END_ALLOW_THREADS
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    drop(&words);
+    drop(&out);
+    return result;
+}
+
+/* code_texts(table, size, most, words, begins, lengths, out, done) -> (done, size)
+ *
+ * verify._Vocabulary.number's table, in C, over the words of texts: `table` holds 2 * 2**bits
+ * uint64 (a word's hash and its number plus one side by side; 0: a free slot), a word's first
+ * slot is its hash's top bits, probing goes on to the next. Text t's lengths[t] words from
+ * words[begins[t]] on get their numbers (a new word the next, size, and size grows), written one
+ * after another to out as code points (numbers from U+D800 on moved past the surrogate block),
+ * from text `done` on, until all are done or size reaches `most` (then the caller grows the
+ * table and calls again from the text it was given back). */
+static PyObject *code_texts(PyObject *self, PyObject *args) {
+    PyObject *o_table, *o_words, *o_begins, *o_lengths, *o_out;
+    long long size, most, done;
+    if (!PyArg_ParseTuple(args, "OLLOOOOL", &o_table, &size, &most, &o_words, &o_begins, &o_lengths, &o_out, &done))
+        return NULL;
+    Arr table, words, begins, lengths, out;
+    table.held = words.held = begins.held = lengths.held = out.held = 0;
+    PyObject *result = NULL;
+    if (take(o_table, &table, 8, 1, "table") < 0 || take(o_words, &words, 8, 0, "words") < 0 ||
+        take(o_begins, &begins, 8, 0, "begins") < 0 || take(o_lengths, &lengths, 8, 0, "lengths") < 0 ||
+        take(o_out, &out, 4, 1, "out") < 0)
+        goto finish;
+    {
+        Py_ssize_t slots = table.n / 2, total = 0;
+        int bits = 0;
+        while (((Py_ssize_t)1 << bits) < slots) bits++;
+        const int64_t *b = begins.view.buf, *len = lengths.view.buf;
+        for (Py_ssize_t t = 0; t < begins.n && t < lengths.n; t++) {
+            if (b[t] < 0 || len[t] < 0 || b[t] + len[t] > words.n) { total = -1; break; }
+            total += len[t];
+        }
+        if (slots < 2 || ((Py_ssize_t)1 << bits) != slots || begins.n != lengths.n || total < 0 || out.n < total ||
+            done < 0 || done > begins.n || size < 0 || most >= slots || most > 0xFFFFFFFFLL) {
+            PyErr_SetString(PyExc_ValueError, "code_texts: inconsistent arguments");
+            goto finish;
+        }
+        uint64_t *tab = table.view.buf;
+        const uint64_t *w = words.view.buf;
+        uint32_t *o = out.view.buf;
+        const uint64_t mask = (uint64_t)slots - 1;
+        const int shift = 64 - bits;
+        Py_ssize_t at = 0, t;
+        for (t = 0; t < done; t++) at += len[t];
+        Py_BEGIN_ALLOW_THREADS
+        for (t = done; t < begins.n; t++) {
+            Py_ssize_t here = at;
+            for (Py_ssize_t i = b[t]; i < b[t] + len[t]; i++) {
+                uint64_t word = w[i], slot = word >> shift, number;
+                for (;;) {
+                    uint64_t *entry = tab + 2 * slot;
+                    if (entry[1] == 0) {
+                        if (size >= most) goto full;
+                        entry[0] = word;
+                        entry[1] = (uint64_t)++size;
+                        number = (uint64_t)size - 1;
+                        break;
+                    }
+                    if (entry[0] == word) {
+                        number = entry[1] - 1;
+                        break;
+                    }
+                    slot = (slot + 1) & mask;
+                }
+                o[here++] = (uint32_t)(number >= 0xD800 ? number + 2048 : number);
+            }
+            at = here;
+        }
+    full:
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("(nL)", t, size);
+    }
+finish:
+    drop(&table);
+    drop(&words);
+    drop(&begins);
+    drop(&lengths);
+    drop(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
-    {"number_words", number_words, METH_VARARGS, "Number words by hash in an open-addressing table (see the module source)."},
     {"mark_keys", mark_keys, METH_VARARGS, "Mark keys in a bitmap and count them by bucket (see the module source)."},
     {"search_keys", search_keys, METH_VARARGS, "np.searchsorted through a directory of buckets (see the module source)."},
     {"place_words", place_words, METH_VARARGS, "Put numbered words in an open-addressing table (see the module source)."},
+    {"window_hashes", window_hashes, METH_VARARGS, "Hash every run of a few words in a range (see the module source)."},
+    {"code_texts", code_texts, METH_VARARGS, "Write texts' words as numbered code points (see the module source)."},
     {"join_slice", join_slice, METH_VARARGS, "Join one slice of windows with an index of segments (see the module source)."},
     {NULL, NULL, 0, NULL},
 };

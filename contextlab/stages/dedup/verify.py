@@ -68,23 +68,28 @@ class _Vocabulary:
             flat[2 * slot[landed] + 1] = numbers[landed]
             words, numbers, slot = words[~landed], numbers[~landed], (slot[~landed] + 1) & mask
 
-    def number(self, words: np.ndarray) -> np.ndarray:
-        """Return the number of each of ``words``, numbering those not seen before (in order
-        of hash; the C loop, in order of first appearance: any numbering that gives equal words
-        equal numbers measures the same distances)."""
+    def codes(self, kernels, words: np.ndarray, begins: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Return the numbers of texts' words (``lengths[t]`` from ``words[begins[t]]``), one
+        text after another, as code points (past the surrogate block), with the C loop."""
         import numpy as np
 
-        kernels = word_hashing.KERNELS
-        if kernels is not None:
-            out, done = np.empty(words.size, dtype=np.uint32), 0
-            while True:
-                done, self.size = kernels.number_words(self.table, self.size, self.table.shape[0] // 4,
-                                                       words, out, done)
-                if self.size > _MAX_CODE:
-                    raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
-                if done == words.size:
-                    return out
-                self._grow(2 * self.table.shape[0])
+        out, done = np.empty(int(lengths.sum()), dtype=np.uint32), 0
+        while True:
+            done, self.size = kernels.code_texts(self.table, self.size, self.table.shape[0] // 4, words,
+                                                 np.ascontiguousarray(begins, dtype=np.int64),
+                                                 np.ascontiguousarray(lengths, dtype=np.int64), out, done)
+            if self.size > _MAX_CODE:
+                raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
+            if done == lengths.size:
+                return out
+            self._grow(2 * self.table.shape[0])
+
+    def number(self, words: np.ndarray) -> np.ndarray:
+        """Return the number of each of ``words``, numbering those not seen before (in order
+        of hash; ``codes``, the C loop, in order of first appearance: any numbering that gives
+        equal words equal numbers measures the same distances)."""
+        import numpy as np
+
         slot, mask = self._slots(words), (1 << self.bits) - 1
         entry = np.take(self.table, slot, axis=0)
         out = entry[:, 1].astype(np.uint32)  # the number plus one, where the word is found
@@ -142,9 +147,13 @@ class Verifier:
             self._vocabulary = _Vocabulary()
         lengths = self.wh.counts[texts]
         runs = np.cumsum(lengths) - lengths
-        words = self.wh.words[np.repeat(self.wh.begin[texts] - runs, lengths) + np.arange(int(lengths.sum()))]
-        code = self._vocabulary.number(words)
-        code += (code >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
+        kernels = word_hashing.KERNELS
+        if kernels is not None:
+            code = self._vocabulary.codes(kernels, self.wh.words, self.wh.begin[texts], lengths)
+        else:
+            words = self.wh.words[np.repeat(self.wh.begin[texts] - runs, lengths) + np.arange(int(lengths.sum()))]
+            code = self._vocabulary.number(words)
+            code += (code >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
         text = code.tobytes().decode("utf-32-le")
         for t, r, m in zip(texts.tolist(), runs.tolist(), lengths.tolist()):
             self._texts[t] = text[r : r + m]

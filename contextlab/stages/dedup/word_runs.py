@@ -102,6 +102,12 @@ class WordHashes:
         (``runs`` for each start, read off slices instead of gathered)."""
         import numpy as np
 
+        from .word_hashing import KERNELS
+
+        if length <= _DIRECT and KERNELS is not None and hi > lo:
+            h = np.empty(hi - lo, dtype=np.uint64)
+            KERNELS.window_hashes(self.words, lo, hi, length, length * _LENGTH_WEIGHT % (1 << 64), h)
+            return h
         if length <= _DIRECT:
             h = self.words[lo + length - 1 : hi + length - 1].copy()
             base = np.uint64(_BASE)
