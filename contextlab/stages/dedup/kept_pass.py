@@ -149,38 +149,57 @@ class _Pass:
     def _decide(self, lo: int, hi: int, verified, within) -> None:
         """Walk texts ``lo`` to ``hi - 1`` in order: ``verified`` (s, r, similarity) pairs with a
         kept r at or above the threshold, and ``within`` (s, r) candidate pairs inside the block,
-        each measured when its s comes up, if its r is kept by then."""
+        each measured when its s comes up, if its r is kept by then.
+
+        A text with no pair inside the block whose exact group starts before the block (or at
+        it) is decided by what is known already, all such texts at once; the others, whose
+        answer hangs on the block's texts before them, one at a time in order."""
         import numpy as np
 
+        n = hi - lo
         s, r, sim = verified
         order = np.lexsort((r, -sim, s))  # by text, most similar first, the earliest on a tie
-        starts = np.searchsorted(s[order], np.arange(lo, hi + 1)).tolist()
-        partners, sims = r[order].tolist(), sim[order].tolist()
+        s, r, sim = s[order], r[order], sim[order]
+        lead = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1]))) if s.size else s[:0]
+        best, best_sim = np.full(n, -1, dtype=np.int64), np.full(n, self.threshold)
+        best[s[lead] - lo], best_sim[s[lead] - lo] = r[lead], sim[lead]
         ws, wr = within
         if ws.size:
             self.verifier.prepare(np.concatenate((ws, wr)))
         order = np.lexsort((wr, ws))
-        wstarts = np.searchsorted(ws[order], np.arange(lo, hi + 1)).tolist()
-        wpartners = wr[order].tolist()
-        kept, group, pairs, threshold = self._kept, self._group, self.outcome.pairs, self.threshold
-        for i in range(lo, hi):
-            g = group[i]
+        ws, wr = ws[order], wr[order]
+        docs, group = np.arange(lo, hi), self.group[lo:hi]
+        waits = (group != docs) & (group >= lo)  # an exact copy of a text of the block
+        waits[ws - lo] = True
+        known = ~waits
+        exact = known & (group != docs) & self.kept[group]
+        near = known & ~exact & (best >= 0)
+        self.kept[docs[known & ~exact & ~near]] = True
+        kept, threshold = self._kept, self.threshold
+        wstarts = np.searchsorted(ws, np.arange(lo, hi + 1)).tolist()
+        wpartners = wr.tolist()
+        for i in (np.flatnonzero(waits) + lo).tolist():
+            g = self._group[i]
             if g != i and kept[g]:
-                pairs.append(DuplicatePair(g, i, 1.0, "exact"))
+                exact[i - lo] = True
                 continue
-            x, y = starts[i - lo], starts[i - lo + 1]
-            best, best_sim = (partners[x], sims[x]) if x < y else (-1, threshold)
+            b, b_sim = int(best[i - lo]), float(best_sim[i - lo])
             for k in wpartners[wstarts[i - lo] : wstarts[i - lo + 1]]:
                 if kept[k]:
                     measured = self.verifier.similarity(i, k)
-                    better = best < 0 or measured > best_sim or (measured == best_sim and k < best)
+                    better = b < 0 or measured > b_sim or (measured == b_sim and k < b)
                     if measured >= threshold and better:
-                        best, best_sim = k, measured
-            if best >= 0:
-                pairs.append(DuplicatePair(best, i, best_sim, "near"))
+                        b, b_sim = k, measured
+            if b >= 0:
+                near[i - lo], best[i - lo], best_sim[i - lo] = True, b, b_sim
             else:
                 kept[i] = 1  # a text whose exact group's first is not kept always matches above
-                self.outcome.kept.append(i)
+        dropped = np.flatnonzero(exact | near)
+        self.outcome.pairs.extend(
+            DuplicatePair(g, i, 1.0, "exact") if e else DuplicatePair(b, i, m, "near")
+            for i, g, e, b, m in zip((dropped + lo).tolist(), group[dropped].tolist(), exact[dropped].tolist(),
+                                     best[dropped].tolist(), best_sim[dropped].tolist()))
+        self.outcome.kept.extend((np.flatnonzero(self.kept[lo:hi]) + lo).tolist())
 
 
 def kept_pass(wh: WordHashes, group: np.ndarray, threshold: float, outcome: DedupOutcome) -> None:
