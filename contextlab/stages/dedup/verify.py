@@ -134,13 +134,13 @@ class Verifier:
                              ).astype(np.int64)
         self._vocabulary: _Vocabulary | None = None
         self._texts: dict[int, str] = {}
+        self._written = np.zeros(wh.counts.size, dtype=bool)  # which texts _texts holds
 
     def prepare(self, texts: np.ndarray) -> None:
         """Write the words of ``texts`` (those not written yet) as characters, one a word."""
         import numpy as np
 
-        texts = np.unique(texts)
-        texts = texts[[t not in self._texts for t in texts.tolist()]] if self._texts else texts
+        texts = np.unique(texts[~self._written[texts]])
         if texts.size == 0:
             return
         if self._vocabulary is None:
@@ -157,12 +157,14 @@ class Verifier:
         text = code.tobytes().decode("utf-32-le")
         for t, r, m in zip(texts.tolist(), runs.tolist(), lengths.tolist()):
             self._texts[t] = text[r : r + m]
+        self._written[texts] = True
 
     def forget(self, kept: bytearray, decided: int) -> None:
         """Drop the words written for texts before ``decided`` that are not ``kept``: only a
         kept text is ever measured again (as the earlier text of a pair)."""
         for t in [t for t in self._texts if t < decided and not kept[t]]:
             del self._texts[t]
+            self._written[t] = False
 
     def similarities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
