@@ -73,7 +73,8 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
 
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
-    known = set(modules)
+    # A C extension (``_kernels.c``) is a module of its own, not its package; it imports nothing.
+    known = set(modules) | {_module_name(p.with_suffix(".py")) for p in PACKAGE.rglob("*.c")}
     return {name: _imports(name, path, known) for name, path in modules.items()}
 
 

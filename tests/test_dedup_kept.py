@@ -103,20 +103,41 @@ def test_dedup_kept_crowded_segments_are_credited_not_lost(monkeypatch):
     assert max(added) > 0  # segments were left out and credited
 
 
-def test_dedup_kept_directory_searches_give_the_definitions_answer(monkeypatch):
-    from contextlab.stages.dedup import segment_index
+@pytest.mark.parametrize("loops", ["numpy", "c"])
+def test_dedup_kept_directory_searches_give_the_definitions_answer(monkeypatch, loops):
+    from contextlab.stages.dedup import segment_index, word_hashing
 
     # Every index, however small, searched through a directory (of 256 buckets at least, so
     # buckets hold several keys and a crowded one many: the binary search inside them runs).
     monkeypatch.setattr(segment_index, "_DIRECTORY_FROM", 0)
     searched = []
-    original = segment_index._Directory.search
+    if loops == "numpy":
+        monkeypatch.setattr(word_hashing, "KERNELS", None)
+        original = segment_index._Directory.search
 
-    def search(self, keys, values, side):
-        searched.append(values.size)
-        return original(self, keys, values, side)
+        def search(self, keys, values, side):
+            searched.append(values.size)
+            return original(self, keys, values, side)
 
-    monkeypatch.setattr(segment_index._Directory, "search", search)
+        monkeypatch.setattr(segment_index._Directory, "search", search)
+    else:
+        if word_hashing.KERNELS is None:
+            pytest.skip("the C loops are not built here (tests/test_dedup_kernels.py says why)")
+        kernels = word_hashing.KERNELS
+
+        class Counted:  # the C loops, counting the windows and values searched through a directory
+            def __getattr__(self, name):
+                return getattr(kernels, name)
+
+            def join_slice(self, hashes, positions, lo, length, bitmap, shift, keys, directory, *rest):
+                searched.append(hashes.size if directory is not None else 0)
+                return kernels.join_slice(hashes, positions, lo, length, bitmap, shift, keys, directory, *rest)
+
+            def search_keys(self, keys, begins, *rest):
+                searched.append(rest[1].size if begins is not None else 0)
+                return kernels.search_keys(keys, begins, *rest)
+
+        monkeypatch.setattr(word_hashing, "KERNELS", Counted())
     footer = "all requests go to the billing team and are answered within two working days"
     texts = overlapping_chunks(prose_words(), size=30, stride=24, seed=3)[:90]
     texts += [f"{t} {footer}" for t in texts[:40]] + [RECORD.format(i) for i in range(40)] + [texts[5]] * 3

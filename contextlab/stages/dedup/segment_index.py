@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
-from . import word_hashing
 from .segment_filter import BlockWindows, Geometry, block_windows, segments_of
+from .word_hashing import kernels
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
@@ -55,8 +55,9 @@ class _Bitmap:
         """Set the bits of ``ordered`` (sorted) hashes."""
         import numpy as np
 
-        if word_hashing.KERNELS is not None:
-            word_hashing.KERNELS.mark_keys(ordered, self.table, int(self.shift), None, 0)
+        loops = kernels()
+        if loops is not None:
+            loops.mark_keys(ordered, self.table, int(self.shift), None, 0)
             return
         slot = ordered >> self.shift
         byte = (slot >> np.uint64(3)).astype(np.intp)
@@ -149,8 +150,9 @@ class _Directory:
         """Count ``ordered`` (sorted) keys, just merged into the index."""
         import numpy as np
 
-        if word_hashing.KERNELS is not None:
-            word_hashing.KERNELS.mark_keys(ordered, None, 0, self.sizes, int(self.shift))
+        loops = kernels()
+        if loops is not None:
+            loops.mark_keys(ordered, None, 0, self.sizes, int(self.shift))
         else:
             top = (ordered >> self.shift).astype(np.intp)
             starts = np.flatnonzero(np.concatenate(([True], top[1:] != top[:-1])))
@@ -197,11 +199,11 @@ class SegmentIndex:
         """Return where ``values`` would go in the sorted keys (``np.searchsorted``)."""
         import numpy as np
 
-        kernels = word_hashing.KERNELS
-        if kernels is not None:
+        loops = kernels()
+        if loops is not None:
             found = np.empty(values.size, dtype=np.int64)
             directory = self._directory
-            kernels.search_keys(self.keys, None if directory is None else directory.begins,
+            loops.search_keys(self.keys, None if directory is None else directory.begins,
                                 0 if directory is None else int(directory.shift),
                                 np.ascontiguousarray(values, dtype=np.uint64), side == "right", found)
             return found
@@ -254,8 +256,9 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     if counts.size * counts.size * int(geo.count.max(initial=1)) >= 1 << 62:
         raise InvalidInputError("texts: too many texts or words to number in 64 bits; "
                                 "deduplicate fewer at a time")
-    if word_hashing.KERNELS is not None:
-        return _join_in_c(word_hashing.KERNELS, index, windows, geo, counts, earlier_only, limit)
+    loops = kernels()
+    if loops is not None:
+        return _join_in_c(loops, index, windows, geo, counts, earlier_only, limit)
     layout, probes, total = index.layout, [], 0
     for w in windows.slices:
         hit = index.bitmap.hits(w.hashes)
@@ -287,7 +290,7 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
-def _join_in_c(kernels, index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray,
+def _join_in_c(loops, index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray,
                earlier_only: bool, limit: int | None) -> np.ndarray | None:
     """``join``, each slice of windows in one call of ``_kernels.join_slice`` (the same loop as
     the numpy code below, a window at a time)."""
@@ -298,7 +301,7 @@ def _join_in_c(kernels, index: SegmentIndex, windows: BlockWindows, geo: Geometr
     base = int(windows.begins[0]) if windows.begins.size else 0
     most = int(geo.count.max(initial=1))
     for w in windows.slices:
-        keys, total = kernels.join_slice(
+        keys, total = loops.join_slice(
             w.hashes, w.positions, w.lo, w.length, index.bitmap.table, int(index.bitmap.shift),
             index.keys, None if directory is None else directory.begins,
             0 if directory is None else int(directory.shift), layout.owner_bits, layout.top, int(layout.low),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
-from . import word_hashing
+from .word_hashing import kernels
 from .word_runs import WordHashes
 
 if TYPE_CHECKING:
@@ -56,8 +56,9 @@ class _Vocabulary:
         free slots."""
         import numpy as np
 
-        if word_hashing.KERNELS is not None:
-            word_hashing.KERNELS.place_words(self.table, np.ascontiguousarray(words, dtype=np.uint64),
+        loops = kernels()
+        if loops is not None:
+            loops.place_words(self.table, np.ascontiguousarray(words, dtype=np.uint64),
                                              np.ascontiguousarray(numbers, dtype=np.uint64))
             return
         flat, slot, mask = self.table.ravel(), self._slots(words), (1 << self.bits) - 1
@@ -68,14 +69,14 @@ class _Vocabulary:
             flat[2 * slot[landed] + 1] = numbers[landed]
             words, numbers, slot = words[~landed], numbers[~landed], (slot[~landed] + 1) & mask
 
-    def codes(self, kernels, words: np.ndarray, begins: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    def codes(self, loops, words: np.ndarray, begins: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Return the numbers of texts' words (``lengths[t]`` from ``words[begins[t]]``), one
         text after another, as code points (past the surrogate block), with the C loop."""
         import numpy as np
 
         out, done = np.empty(int(lengths.sum()), dtype=np.uint32), 0
         while True:
-            done, self.size = kernels.code_texts(self.table, self.size, self.table.shape[0] // 4, words,
+            done, self.size = loops.code_texts(self.table, self.size, self.table.shape[0] // 4, words,
                                                  np.ascontiguousarray(begins, dtype=np.int64),
                                                  np.ascontiguousarray(lengths, dtype=np.int64), out, done)
             if self.size > _MAX_CODE:
@@ -147,9 +148,9 @@ class Verifier:
             self._vocabulary = _Vocabulary()
         lengths = self.wh.counts[texts]
         runs = np.cumsum(lengths) - lengths
-        kernels = word_hashing.KERNELS
-        if kernels is not None:
-            code = self._vocabulary.codes(kernels, self.wh.words, self.wh.begin[texts], lengths)
+        loops = kernels()
+        if loops is not None:
+            code = self._vocabulary.codes(loops, self.wh.words, self.wh.begin[texts], lengths)
         else:
             words = self.wh.words[np.repeat(self.wh.begin[texts] - runs, lengths) + np.arange(int(lengths.sum()))]
             code = self._vocabulary.number(words)

@@ -22,6 +22,12 @@ try:  # built at install where a C compiler is found (optional: see pyproject.to
 except ImportError:
     KERNELS = None
 
+
+def kernels():
+    """Return the module of C loops (``_kernels.c``), or None where it was not built (numpy
+    computes the same: tests set ``KERNELS`` to None to run that code)."""
+    return KERNELS
+
 # Texts are hashed in batches of about this many characters: a batch's arrays (about 1 MB
 # each) stay in the processor's cache, which measured faster than batches 8 times as large.
 _BATCH_CHARS = 1 << 17

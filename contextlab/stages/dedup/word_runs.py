@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .word_hashing import _BASE, _Scratch, _batches, _hash_words
+from .word_hashing import _BASE, _Scratch, _batches, _hash_words, kernels
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,11 +102,10 @@ class WordHashes:
         (``runs`` for each start, read off slices instead of gathered)."""
         import numpy as np
 
-        from .word_hashing import KERNELS
-
-        if length <= _DIRECT and KERNELS is not None and hi > lo:
+        loops = kernels()
+        if length <= _DIRECT and loops is not None and hi > lo:
             h = np.empty(hi - lo, dtype=np.uint64)
-            KERNELS.window_hashes(self.words, lo, hi, length, length * _LENGTH_WEIGHT % (1 << 64), h)
+            loops.window_hashes(self.words, lo, hi, length, length * _LENGTH_WEIGHT % (1 << 64), h)
             return h
         if length <= _DIRECT:
             h = self.words[lo + length - 1 : hi + length - 1].copy()
