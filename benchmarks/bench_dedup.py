@@ -12,7 +12,8 @@ n documents at threshold 0.85, greedily in input order (a document is dropped wh
 one already kept):
 
 - contextlab: ``find_duplicates`` with the default measure, word edit similarity of
-  normalised text (exact: a partition filter, then rapidfuzz on the candidates).
+  normalised text (exact: a partition filter, then rapidfuzz on the candidates; the filter's
+  inner loops in C where the install built them, ``--numpy`` times numpy's code for them too).
 - contextlab-seed: ``find_duplicates`` with seed 000's measure, Jaccard of 5-word shingles
   (exact: prefix filtering on shingle-frequency order).
 - rensa: ``RMinHash`` (128 permutations) over the same 5-word shingles, ``RMinHashLSH``
@@ -35,8 +36,9 @@ chunks, and checks they keep the same set.
 on corpus A, with rensa beside corpus A: CPU and wall seconds, the candidate pairs verified,
 the documents dropped and the peak RSS growth of each, with the load average at the start and
 end of each run. ``--before DIR`` runs the same on the contextlab checkout in DIR too (the
-code before a change): each run has a time limit (``--timeout``) and a memory limit
-(``--memory-gb``), so quadratic work is reported as stopped instead of taking the machine.
+code before a change), ``--numpy`` this checkout with numpy's code in place of the C loops.
+Each run has a time limit (``--timeout``) and a memory limit (``--memory-gb``), so quadratic
+work is reported as stopped instead of taking the machine.
 Goals (after): every adversarial corpus within 2x the time of the all-distinct one and 5 s;
 corpus A within 0.5x rensa's time.
 """
@@ -101,6 +103,15 @@ def run_contextlab(texts: Sequence[str]) -> list[int]:
     return [p.dropped_index for p in find_duplicates(texts, THRESHOLD).pairs]
 
 
+def run_contextlab_numpy(texts: Sequence[str]) -> list[int]:
+    """``run_contextlab`` with numpy's code where the C loops would run (a machine without a
+    C compiler at install)."""
+    from contextlab.stages.dedup import word_hashing
+
+    word_hashing.KERNELS = None
+    return run_contextlab(texts)
+
+
 def run_contextlab_seed(texts: Sequence[str]) -> list[int]:
     from contextlab.stages.dedup import SEED_MEASURE, find_duplicates
 
@@ -149,7 +160,8 @@ def run_naive(texts: Sequence[str]) -> list[int]:
     return [i for i, d in enumerate(docs) if id(d) not in kept]
 
 
-RUNNERS = {"contextlab": run_contextlab, "contextlab-seed": run_contextlab_seed, "rensa": run_rensa,
+RUNNERS = {"contextlab": run_contextlab, "contextlab-numpy": run_contextlab_numpy,
+           "contextlab-seed": run_contextlab_seed, "rensa": run_rensa,
            "datasketch": run_datasketch, "naive": run_naive}
 
 
@@ -243,7 +255,8 @@ def adversarial_worker(method: str, source: str, code: str, memory_gb: int) -> N
     sys.path.insert(0, code)
     path, _, count = source.partition("@")
     texts = load_texts(Path(path), int(count)) if count else Path(path).read_text(encoding="utf-8").split("\n")
-    seen = _count_verified() if method == "contextlab" else [0]
+    measured = method in ("contextlab", "contextlab-numpy")
+    seen = _count_verified() if measured else [0]
     run = RUNNERS[method]
     run(["warm up the method", "warm up the method once", "before it is timed"])
     try:  # peak RSS from here on (Linux): the generator's and the loader's peaks do not count
@@ -257,7 +270,7 @@ def adversarial_worker(method: str, source: str, code: str, memory_gb: int) -> N
     dropped = run(texts)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     print(json.dumps({"cpu": cpu, "wall": wall, "rss_mb": max(0, _status_kb("VmHWM") - before) / 1024,
-                      "verified": seen[0] if method == "contextlab" else None, "dropped": len(dropped),
+                      "verified": seen[0] if measured else None, "dropped": len(dropped),
                       "load": [load, os.getloadavg()[0]]}))
 
 
@@ -305,6 +318,7 @@ def adversarial(args: argparse.Namespace) -> int:
             source, words = _write_corpus(name, n, Path(folder))
             sizes[spec] = (n, words)
             runs = [(label, "contextlab", code) for label, code in versions]
+            runs += [("after, numpy", "contextlab-numpy", ROOT)] if args.numpy else []
             runs += [("rensa", "rensa", ROOT)] if name == "corpus-A" else []
             for label, method, code in runs:
                 results[(spec, label)] = _adversarial_run(method, source, code, args.timeout, args.memory_gb)
@@ -387,6 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpora", default=",".join(ADVERSARIAL),
                         help="with --adversarial: comma-separated corpora, NAME or NAME@DOCUMENTS")
     parser.add_argument("--before", type=Path, help="with --adversarial: also run the checkout in this folder")
+    parser.add_argument("--numpy", action="store_true",
+                        help="with --adversarial: also run this checkout with numpy's code in place of the C loops")
     parser.add_argument("--timeout", type=float, default=120.0, help="with --adversarial: seconds a run may take")
     parser.add_argument("--memory-gb", type=int, default=8, help="with --adversarial: address space a run may use")
     parser.add_argument("--worker", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)

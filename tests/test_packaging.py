@@ -64,6 +64,14 @@ def _start_lab(command: list[str], port: int, cwd: Path) -> subprocess.Popen:
     )
 
 
+def _setuptools_at_least(*wanted: int) -> bool:
+    if importlib.util.find_spec("setuptools") is None:
+        return False
+    from importlib.metadata import version
+
+    return tuple(int(part) for part in version("setuptools").split(".")[:2] if part.isdigit()) >= wanted
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """Yield a fresh venv (outside the checkout) with the freshly built wheel installed."""
@@ -75,9 +83,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pa
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     dist = base / "dist"
-    # Build with this environment's setuptools when it has one (no download); Python >= 3.12
-    # venvs come without it, and then pip fetches the build backend as usual.
-    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    # Build with this environment's setuptools when it has one new enough for pyproject.toml's
+    # ext-modules (74.1; no download); Python >= 3.12 venvs come without it, and then pip
+    # fetches the build backend as usual.
+    isolation = ["--no-build-isolation"] if _setuptools_at_least(74, 1) else []
     _ok([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", *isolation,
          "--disable-pip-version-check", "-q", "-w", str(dist)], cwd=base)
     (wheel,) = dist.glob("contextlab-*.whl")
