@@ -114,6 +114,23 @@ def test_dedup_kernels_search_and_mark_like_numpy():
 
 
 @needs_loops
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64])
+@pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
+def test_dedup_kernels_radix_sort_orders_keys_as_numpy_does(dtype, size):
+    rng = np.random.default_rng(size)
+    top = np.iinfo(dtype).max
+    keys = rng.integers(0, top, size, dtype=dtype, endpoint=True)
+    keys[: size // 3] = keys[size // 3 : 2 * (size // 3)]  # many equal keys
+    if size > 10:
+        keys[:5] = 0
+        keys[5] = top
+        keys[6:600] >>= np.array(40, dtype=dtype)  # keys that share their top digits
+    expected = np.sort(keys)
+    LOOPS.sort_keys(keys)
+    assert np.array_equal(keys, expected)
+
+
+@needs_loops
 @pytest.mark.parametrize("threshold", [0.76, 0.85, 0.9, 0.95, 1.0])
 def test_dedup_kernels_find_the_same_duplicates_on_prose_and_records(monkeypatch, threshold):
     footer = "all requests go to the billing team and are answered within two working days"

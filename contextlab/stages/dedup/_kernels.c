@@ -648,6 +648,57 @@ finish:
     return result;
 }
 
+/* sort_keys(keys)
+ *
+ * Sort 64-bit keys (uint64, or int64 none of them negative) in place: a least-significant-digit
+ * radix sort, 11 bits a pass (a pass whose digit every key shares is skipped). */
+static PyObject *sort_keys(PyObject *self, PyObject *args) {
+    PyObject *o_keys;
+    if (!PyArg_ParseTuple(args, "O", &o_keys)) return NULL;
+    Arr keys;
+    keys.held = 0;
+    PyObject *result = NULL;
+    if (take(o_keys, &keys, 8, 1, "keys") < 0) goto finish;
+    {
+        uint64_t *a = keys.view.buf, *b = malloc((size_t)(keys.n ? keys.n : 1) * sizeof(uint64_t));
+        size_t *count = calloc(6 * 2048, sizeof(size_t));
+        if (!b || !count) {
+            free(b);
+            free(count);
+            PyErr_NoMemory();
+            goto finish;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < keys.n; i++)
+            for (int d = 0; d < 6; d++) count[d * 2048 + ((a[i] >> (11 * d)) & 2047)]++;
+        uint64_t *from = a, *to = b;
+        for (int d = 0; d < 6; d++) {
+            size_t *c = count + d * 2048, sum = 0;
+            int shared = 0;
+            for (int v = 0; v < 2048; v++) shared |= c[v] == (size_t)keys.n;
+            if (shared) continue;
+            for (int v = 0; v < 2048; v++) {
+                size_t here = c[v];
+                c[v] = sum;
+                sum += here;
+            }
+            for (Py_ssize_t i = 0; i < keys.n; i++) to[c[(from[i] >> (11 * d)) & 2047]++] = from[i];
+            uint64_t *swap = from;
+            from = to;
+            to = swap;
+        }
+        if (from != a) memcpy(a, from, (size_t)keys.n * sizeof(uint64_t));
+        Py_END_ALLOW_THREADS
+        free(b);
+        free(count);
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    drop(&keys);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
     {"mark_keys", mark_keys, METH_VARARGS, "Mark keys in a bitmap and count them by bucket (see the module source)."},
@@ -655,6 +706,7 @@ static PyMethodDef methods[] = {
     {"place_words", place_words, METH_VARARGS, "Put numbered words in an open-addressing table (see the module source)."},
     {"window_hashes", window_hashes, METH_VARARGS, "Hash every run of a few words in a range (see the module source)."},
     {"code_texts", code_texts, METH_VARARGS, "Write texts' words as numbered code points (see the module source)."},
+    {"sort_keys", sort_keys, METH_VARARGS, "Sort 64-bit keys in place, a radix sort (see the module source)."},
     {"join_slice", join_slice, METH_VARARGS, "Join one slice of windows with an index of segments (see the module source)."},
     {NULL, NULL, 0, NULL},
 };
