@@ -136,6 +136,7 @@ class Verifier:
         self._vocabulary: _Vocabulary | None = None
         self._texts: dict[int, str] = {}
         self._written = np.zeros(wh.counts.size, dtype=bool)  # which texts _texts holds
+        self._recent: list[int] = []  # texts written since the last forget
 
     def prepare(self, texts: np.ndarray) -> None:
         """Write the words of ``texts`` (those not written yet) as characters, one a word."""
@@ -156,16 +157,23 @@ class Verifier:
             code = self._vocabulary.number(words)
             code += (code >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
         text = code.tobytes().decode("utf-32-le")
-        for t, r, m in zip(texts.tolist(), runs.tolist(), lengths.tolist()):
+        written = texts.tolist()
+        for t, r, m in zip(written, runs.tolist(), lengths.tolist()):
             self._texts[t] = text[r : r + m]
         self._written[texts] = True
+        self._recent.extend(written)
 
     def forget(self, kept: bytearray, decided: int) -> None:
         """Drop the words written for texts before ``decided`` that are not ``kept``: only a
         kept text is ever measured again (as the earlier text of a pair)."""
-        for t in [t for t in self._texts if t < decided and not kept[t]]:
-            del self._texts[t]
-            self._written[t] = False
+        later = []
+        for t in self._recent:  # a text written before the last call is kept, or was dropped then
+            if t >= decided:
+                later.append(t)
+            elif not kept[t] and t in self._texts:
+                del self._texts[t]
+                self._written[t] = False
+        self._recent = later
 
     def similarities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
