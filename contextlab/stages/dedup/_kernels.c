@@ -1,11 +1,14 @@
-/* The two inner loops of the default measure's filter, in C: hashing every word of a batch
- * (word_hashing.py) and joining a slice of windows with an index of segments (segment_index.py).
+/* The default measure's inner loops, in C: hashing the words of a batch and the windows of a
+ * few words (word_hashing.py, word_runs.py), joining a slice of windows with an index of
+ * segments and keeping that index's bitmap, directory and searches (segment_index.py), a radix
+ * sort of 64-bit keys, and numbering the words of texts to verify (verify.py).
  *
  * Optional: when this module is not built (no C compiler at install), the numpy code computes
  * the same values. Each function here is the numpy code's loop written out, and the tests hold
  * the two to the same output (tests/test_dedup_kernels.py). Arrays come in through the buffer
  * protocol (numpy arrays, C-contiguous) and every index read from them is checked against the
- * array it reads, so bad input raises ValueError instead of reading out of bounds.
+ * array it reads, so bad input raises ValueError instead of reading out of bounds. Each loop
+ * runs without the GIL, on buffers it holds for the call.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
