@@ -65,9 +65,10 @@ static void drop(Arr *a) {
     a->held = 0;
 }
 
-/* The words of units[0:count] (of one type, TYPE): each one's hash to out and its first
- * unit's index to at, at most `capacity` of them; *open is left at the start of a word the
- * units or the capacity cut short (-1: none). Returns how many were written. */
+/* The words of units[0:count] (of one type, TYPE), ASCII capitals read as their lowercase: each
+ * word's hash to out and its first unit's index to at, at most `capacity` of them; *open is left
+ * at the start of a word the units or the capacity cut short (-1: none). Returns how many were
+ * written. */
 #define HASH_UNITS(NAME, TYPE)                                                                      \
     static Py_ssize_t NAME(const TYPE *u, Py_ssize_t count, const uint8_t *table, uint64_t *out,   \
                            int64_t *at, Py_ssize_t capacity, Py_ssize_t *open) {                   \
@@ -75,6 +76,7 @@ static void drop(Arr *a) {
         uint64_t h = 0, p = 1;                                                                     \
         for (Py_ssize_t i = 0; i < count; i++) {                                                   \
             uint32_t c = u[i];                                                                     \
+            c += c - 'A' < 26u ? 32 : 0; /* str.lower() of an ASCII capital */                     \
             if (table[c]) {                                                                        \
                 if (start < 0) {                                                                   \
                     start = i;                                                                     \
@@ -100,8 +102,9 @@ HASH_UNITS(hash_units_2, uint16_t)
 /* hash_words(units, width, inside, words_out, starts_out) -> number of words
  *
  * units: the code units of a batch (width 1: bytes, 2: UTF-16), each text closed by a unit that
- * is not inside a word; inside: 65,536 bytes, nonzero for a unit inside a word. A word is a run
- * of units inside; its hash is sum(unit_k * BASE**k) + length * LENGTH_WEIGHT, scrambled by
+ * is not inside a word, the capitals A to Z read as a to z (the caller lowercases the rest);
+ * inside: 65,536 bytes, nonzero for a unit inside a word. A word is a run of units inside (read
+ * so); its hash is sum(unit_k * BASE**k) + length * LENGTH_WEIGHT, scrambled by
  * murmur3's finaliser (modulo 2**64), written to words_out, its first unit's index to
  * starts_out. */
 static PyObject *hash_words(PyObject *self, PyObject *args) {

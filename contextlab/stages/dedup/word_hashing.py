@@ -110,23 +110,25 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _code_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _code_units(texts: Sequence[str], ascii_lowered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``texts`` lowercased as code units (bytes when all are ASCII, else UTF-16), and
     where each text starts and how many units it has. A space separates the texts and closes
-    both ends, so no word spans two texts.
+    both ends, so no word spans two texts. Without ``ascii_lowered`` the ASCII texts are left as
+    they are (the C loop reads their capitals as lowercase: all ``str.lower`` does to ASCII).
 
     A batch of ASCII texts (most are: CPython knows it of each string without reading it) is
-    joined, lowercased and encoded in one call each; others are lowercased text by text (a
-    joined string that is not ASCII lowercases several times slower), then joined and encoded
-    once unless a character needs two units.
+    joined and encoded in one call each; others are lowercased text by text (a joined string
+    that is not ASCII lowercases several times slower), then joined and encoded once unless a
+    character needs two units.
     """
     import numpy as np
 
     if all(map(str.isascii, texts)):
-        data = (" " + " ".join(texts) + " ").lower().encode("ascii")
+        joined = " " + " ".join(texts) + " "
+        data = (joined.lower() if ascii_lowered else joined).encode("ascii")
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         return np.frombuffer(data, dtype=np.uint8), np.cumsum(lengths + 1) - lengths, lengths
-    lowered = [t.lower() for t in texts]
+    lowered = [t.lower() for t in texts] if ascii_lowered else [t if t.isascii() else t.lower() for t in texts]
     joined = " " + " ".join(lowered) + " "
     data = joined.encode("utf-16-le", "surrogatepass")
     if len(data) == 2 * len(joined):  # no astral character: a text's units are its characters
@@ -188,7 +190,7 @@ def _hash_words(texts: Sequence[str], spacing: bool = True, scratch: _Scratch | 
     """
     import numpy as np
 
-    units, text_starts, lengths = _code_units(texts)
+    units, text_starts, lengths = _code_units(texts, ascii_lowered=KERNELS is None)
     words, starts = _words(units, scratch or _Scratch(), out)
     first = np.searchsorted(starts, text_starts)
     counts = np.diff(np.append(first, len(starts)))
