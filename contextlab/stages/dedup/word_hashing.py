@@ -1,9 +1,11 @@
 """Words as 64-bit hashes, in numpy: what both dedup filters (shingles and word segments) read.
 
-Each batch of texts is encoded once to UTF-16; the words (``str.split``'s whitespace) are each
-hashed with a polynomial over their code units, then scrambled with murmur3's finaliser. The C
-loop of ``_kernels.c`` does that in one pass over the units where it is built; numpy computes
-the same hashes otherwise (the words' edges, then one running sum).
+Each batch of texts is encoded once (a byte a character when all are ASCII, else UTF-16); the
+words (``str.split``'s whitespace) are each hashed with a polynomial over their code units, then
+scrambled with murmur3's finaliser. An ASCII character is the same number as a byte and as a
+UTF-16 unit, so a word hashes the same in either batch. The C loop of ``_kernels.c`` does that
+in one pass over the units where it is built; numpy computes the same hashes otherwise (the
+words' edges, then one running sum).
 """
 
 from __future__ import annotations
