@@ -37,5 +37,6 @@ def test_lab_megabyte_of_templated_records_keeps_one_and_answers_in_seconds():
     assert not at.error, [e.value for e in at.error]
     assert metric(at, "Documents in the window") == f"1 of {RECORDS:,}"  # one kept, the rest near copies
     assert f"Upload: records.jsonl · {RECORDS:,} documents" in unescape(at.caption[0].value)
+    assert any(unescape(i.value).startswith(f"{RECORDS:,} documents have no score") for i in at.info)
     assert elapsed < 60, f"{elapsed:.1f} s for four runs of the lab"
     assert grown_mb < 2048, f"peak RSS grew {grown_mb:.0f} MB"
