@@ -62,14 +62,17 @@ def test_fresh_install_model_extra_alone_answers_one_question(model_env, tmp_pat
     probe = _run([str(model_env / "python"), "-c", "import importlib.util as u; print(u.find_spec('pytest'))"],
                  env=env)
     assert probe.stdout.strip() == "None"
-    port_file = tmp_path / "serve.log"
-    with port_file.open("w") as log:
+    # The URL is the command's output (stdout); llama.cpp's log and the notes go to stderr. Read
+    # apart: llama.cpp writes a log line in pieces from its own thread, so in one merged file the
+    # URL line could land between a line's timestamp and its text.
+    port_file, log_file = tmp_path / "serve.out", tmp_path / "serve.log"
+    with port_file.open("w") as out, log_file.open("w") as log:
         server = subprocess.Popen([str(model_env / "contextlab"), "model", "serve", "--port", "0"],
-                                  stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+                                  stdout=out, stderr=log, env=env, cwd=tmp_path)
     try:
         wait_until(lambda: _printed_url(port_file) is not None or server.poll() is not None,
                    300.0, what="the bundled model server to print its URL")
-        assert server.poll() is None, port_file.read_text()
+        assert server.poll() is None, log_file.read_text()
         url = _printed_url(port_file)
         out = tmp_path / "rows.csv"
         done = _run([str(model_env / "contextlab"), "eval", "--endpoint", url, "--api", "completions",
