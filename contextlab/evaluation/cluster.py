@@ -211,6 +211,8 @@ def _quiet_distributed() -> Iterator[None]:
         import distributed  # noqa: F401 - its import configures the loggers set here
     except ImportError:
         pass  # dask_client says what to install
+    else:
+        _drop_orphaned_gathers()
     # distributed's logging config gives its loggers their own levels: each is set, then restored.
     names = ["distributed"] + [n for n in logging.Logger.manager.loggerDict if n.startswith("distributed.")]
     loggers = [logging.getLogger(n) for n in names]
@@ -222,3 +224,26 @@ def _quiet_distributed() -> Iterator[None]:
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
+
+
+class _OrphanedGather(logging.Filter):
+    """Drop asyncio's "Task exception was never retrieved" for distributed's ``AllExit``.
+
+    A fetch that times out (``_result`` waits in steps) leaves the client's inner wait task
+    behind; when its chunk is lost with the cluster that task ends in ``AllExit``, distributed's
+    private signal to stop waiting, and asyncio logs it whenever the task is collected, which can
+    be after the run has said what happened. Nothing else asyncio logs is touched.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from distributed.client import AllExit
+
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, AllExit)
+
+
+def _drop_orphaned_gathers() -> None:
+    """Install ``_OrphanedGather`` on asyncio's logger, once: it must outlive the run (see its text)."""
+    log = logging.getLogger("asyncio")
+    if not any(isinstance(f, _OrphanedGather) for f in log.filters):
+        log.addFilter(_OrphanedGather())

@@ -96,8 +96,9 @@ def _hover_charts(page, where: str) -> int:
         for fx in (0.15, 0.3, 0.45, 0.6, 0.75, 0.9):
             for fy in (0.25, 0.45, 0.65, 0.85):
                 page.mouse.move(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
-                hover = page.locator(".hoverlayer .hovertext")
-                if hover.count() and "PWN" in hover.first.text_content():
+                # read every label at once: a label counted and then read could be gone by then
+                labels = page.locator(".hoverlayer .hovertext").all_text_contents()
+                if any("PWN" in label for label in labels):
                     seen += 1
                 _clean(page, f"{where}, hovering a chart")
     return seen
