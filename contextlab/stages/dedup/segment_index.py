@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
+from .parallel_join import join_slices
 from .segment_filter import BlockWindows, Geometry, block_windows, segments_of
 from .word_hashing import kernels
 from .word_runs import WordHashes
@@ -258,7 +259,10 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
                                 "deduplicate fewer at a time")
     loops = kernels()
     if loops is not None:
-        return _join_in_c(loops, index, windows, geo, counts, earlier_only, limit)
+        found = join_slices(loops, index, windows, geo, counts, earlier_only, limit)
+        if found is None:
+            return None
+        return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
     layout, probes, total = index.layout, [], 0
     for w in windows.slices:
         hit = index.bitmap.hits(w.hashes)
@@ -287,29 +291,6 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
             return None
         probes.append((w.length, s, at, left, count))
     found = [_matches(index, geo, counts, earlier_only, *p) for p in probes]
-    return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
-
-
-def _join_in_c(loops, index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray,
-               earlier_only: bool, limit: int | None) -> np.ndarray | None:
-    """``join``, each slice of windows in one call of ``_kernels.join_slice`` (the same loop as
-    the numpy code below, a window at a time)."""
-    import numpy as np
-
-    layout, directory, found, total = index.layout, index._directory, [], 0
-    skip = windows.skip if earlier_only else None
-    base = int(windows.begins[0]) if windows.begins.size else 0
-    most = int(geo.count.max(initial=1))
-    for w in windows.slices:
-        keys, total = loops.join_slice(
-            w.hashes, w.positions, w.lo, w.length, index.bitmap.table, int(index.bitmap.shift),
-            index.keys, None if directory is None else directory.begins,
-            0 if directory is None else int(directory.shift), layout.owner_bits, layout.top, int(layout.low),
-            windows.begins, windows.ends, windows.texts, windows.slides[w.length], counts, geo.reach, geo.tau,
-            geo.seglen, most, earlier_only, skip, base, -1 if limit is None else limit, total)
-        if keys is None:
-            return None
-        found.append(np.frombuffer(keys, dtype=np.int64))
     return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 

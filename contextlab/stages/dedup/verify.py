@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import InvalidInputError
+from . import cores
 from .word_hashing import kernels
 from .word_runs import WordHashes
 
@@ -25,6 +26,9 @@ _EPS = 1e-9
 # Pairs allowed more edits than this are measured first with a quarter of their bound (a
 # banded distance costs about its band): near copies are usually far inside it.
 _FIRST_TRY = 64
+# Pairs a call of rapidfuzz must have to measure them on every core (fewer: one thread, as
+# starting its threads costs more than they save).
+_PAIRS_A_THREAD = 512
 
 
 class _Vocabulary:
@@ -192,11 +196,12 @@ class Verifier:
         cutoff = int(bound.max())
         if cutoff > _FIRST_TRY:
             cutoff //= 4
-        distance = cpdist(first, second, scorer=Levenshtein.distance, score_cutoff=cutoff, workers=1)
+        workers = cores.THREADS if len(first) >= _PAIRS_A_THREAD else 1  # rapidfuzz's own threads
+        distance = cpdist(first, second, scorer=Levenshtein.distance, score_cutoff=cutoff, workers=workers)
         again = np.flatnonzero((distance > cutoff) & (bound > cutoff))
         if again.size:
             distance[again] = cpdist([first[k] for k in again.tolist()], [second[k] for k in again.tolist()],
-                                     scorer=Levenshtein.distance, score_cutoff=int(bound.max()), workers=1)
+                                     scorer=Levenshtein.distance, score_cutoff=int(bound.max()), workers=workers)
         return 1.0 - distance.astype(np.float64) / longer
 
     def similarity(self, a: int, b: int) -> float:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from . import cores
 from .word_hashing import _BASE, _Scratch, _batches, _hash_words, kernels
 
 if TYPE_CHECKING:
@@ -25,6 +26,11 @@ _LENGTH_WEIGHT = 0xD6E8FEB86659FD93
 # Runs up to this long are hashed term by term (Horner's rule over the words); longer ones
 # from running sums of the whole sequence, built the first time one is asked for.
 _DIRECT = 8
+# Batches each thread hashing a call must have (``cores.THREADS`` of them at most; fewer
+# batches, fewer threads).
+_MIN_BATCHES_A_THREAD = 2
+# Windows each thread hashing a range of windows must have.
+_MIN_WINDOWS_A_THREAD = 1 << 16
 
 
 @lru_cache(maxsize=2)
@@ -105,7 +111,16 @@ class WordHashes:
         loops = kernels()
         if length <= _DIRECT and loops is not None and hi > lo:
             h = np.empty(hi - lo, dtype=np.uint64)
-            loops.window_hashes(self.words, lo, hi, length, length * _LENGTH_WEIGHT % (1 << 64), h)
+            weight = length * _LENGTH_WEIGHT % (1 << 64)
+            parts = max(1, min(cores.THREADS, (hi - lo) // _MIN_WINDOWS_A_THREAD))
+            cuts = [lo + (hi - lo) * k // parts for k in range(parts + 1)]
+            others = [cores.pool().submit(loops.window_hashes, self.words, a, b, length, weight, h[a - lo : b - lo])
+                      for a, b in zip(cuts[1:-1], cuts[2:])]
+            try:
+                loops.window_hashes(self.words, cuts[0], cuts[1], length, weight, h[: cuts[1] - lo])
+            finally:
+                for f in others:  # never leave a thread writing
+                    f.result()
             return h
         if length <= _DIRECT:
             h = self.words[lo + length - 1 : hi + length - 1].copy()
@@ -126,22 +141,52 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
 
     ``word_hashing`` hashes the words of ``text.lower().split()``; the normalised text is
     lowercase already and pure ASCII needs nothing more, so the words hashed are the words
-    compared.
+    compared. With more than one core the batches are cut in runs, one a core: the first is
+    hashed by the calling thread, the others each by a thread of the pool into an array of
+    its own, copied after it (the C loop lets go of the GIL while it hashes).
     """
     import numpy as np
 
+    batches = list(_batches(texts))
+    parts = max(1, min(cores.THREADS, len(batches) // _MIN_BATCHES_A_THREAD))
+    cuts = [len(batches) * k // parts for k in range(parts + 1)]
+    runs = [batches[cuts[k] : cuts[k + 1]] for k in range(parts)]
     # A text of c characters has at most (c + 1) // 2 words, so this bounds the words; the
     # pages past the real count are never touched, so they cost nothing (where gathering
     # the batches into a fresh array costs a page fault a page).
-    words = np.empty((sum(map(len, texts)) + len(texts)) // 2 + 1, dtype=np.uint64)
+    words = np.empty(_most_words(texts, batches), dtype=np.uint64)
+    others = [(own, cores.pool().submit(_hashed, texts, run, own))
+              for run in runs[1:] for own in [np.empty(_most_words(texts, run), dtype=np.uint64)]]
+    try:
+        filled, counts, sequences = _hashed(texts, runs[0], words)
+    finally:
+        done = [(own, f.result()) for own, f in others]  # never leave a thread writing
+    for own, (n, c, h) in done:
+        words[filled : filled + n] = own[:n]
+        filled += n
+        counts += c
+        sequences += h
+    if not counts:
+        return WordHashes(words[:0], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
+    return WordHashes(words[:filled], np.concatenate(counts), np.concatenate(sequences))
+
+
+def _most_words(texts: Sequence[str], run: list[tuple[int, int]]) -> int:
+    """Return a bound on the words of the texts of the batches of ``run``: a text of c
+    characters has at most (c + 1) // 2."""
+    start, stop = (run[0][0], run[-1][1]) if run else (0, 0)
+    return (sum(map(len, texts[start:stop])) + stop - start) // 2 + 1
+
+
+def _hashed(texts: Sequence[str], run: list[tuple[int, int]], words: np.ndarray):
+    """Hash the batches of ``run`` in order into ``words``; return how many words were
+    written, and each batch's word counts and sequence hashes."""
     counts, sequences, filled, scratch = [], [], 0, _Scratch()
-    for start, stop in _batches(texts):
+    for start, stop in run:
         w, c, h = _hash_words(texts[start:stop], spacing=False, scratch=scratch, out=words[filled:])
         if w.base is not words:  # the C loop writes them in place
             words[filled : filled + w.size] = w
         filled += w.size
         counts.append(c)
         sequences.append(h)
-    if not counts:
-        return WordHashes(words[:0], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
-    return WordHashes(words[:filled], np.concatenate(counts), np.concatenate(sequences))
+    return filled, counts, sequences
