@@ -35,9 +35,9 @@ pytestmark = pytest.mark.skipif(word_hashing.KERNELS is None, reason="only the C
 def split_everything(monkeypatch):
     """Split every call that can be split, however small (a batch a text, a window a thread)."""
     monkeypatch.setattr(word_hashing, "_BATCH_CHARS", 64)
-    monkeypatch.setattr(word_runs, "_MIN_BATCHES_A_THREAD", 1)
-    monkeypatch.setattr(word_runs, "_MIN_WINDOWS_A_THREAD", 1)
-    monkeypatch.setattr(parallel_join, "_MIN_WINDOWS_A_THREAD", 1)
+    monkeypatch.setattr(word_runs, "_MIN_BATCHES_A_RUN", 1)
+    monkeypatch.setattr(word_runs, "_MIN_WINDOWS_A_PART", 1)
+    monkeypatch.setattr(parallel_join, "_MIN_WINDOWS_A_PART", 1)
     monkeypatch.setattr(verify, "_PAIRS_A_THREAD", 1)
 
     def on(threads: int, run):

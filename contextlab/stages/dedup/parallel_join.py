@@ -1,6 +1,6 @@
 """``segment_index.join`` in C: each slice of windows in calls of ``_kernels.join_slice``.
 
-A slice of many windows is cut in parts, one a core (``cores``): the loop reads the index and
+A slice of many windows is cut in parts run on every core (``cores.each``): the loop reads the index and
 writes only its own keys, and lets go of the GIL, so the parts run side by side. The limit on
 matches holds for the whole: each part counts against what the slices before it left, and
 the parts together pass it exactly when the slice would.
@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
 __all__ = ["join_slices"]
 
-# Windows each thread joining a slice must have (``cores.THREADS`` of them at most).
-_MIN_WINDOWS_A_THREAD = 1 << 14
+# A long slice is joined in up to this many parts a thread (handed out in turn: a busy core
+# takes fewer), each of at least the second many windows.
+_PARTS_A_THREAD = 4
+_MIN_WINDOWS_A_PART = 1 << 14
 
 
 def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bool,
@@ -42,7 +44,7 @@ def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bo
 
     for w in windows.slices:
         n = w.hashes.size
-        parts = min(cores.THREADS, n // _MIN_WINDOWS_A_THREAD)
+        parts = 1 if cores.THREADS == 1 else min(_PARTS_A_THREAD * cores.THREADS, n // _MIN_WINDOWS_A_PART)
         if parts <= 1:
             keys, total = part(w, 0, n, total, -1 if limit is None else limit)
             if keys is None:
@@ -53,11 +55,7 @@ def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bo
         # exactly when the whole slice would.
         left = -1 if limit is None else limit - total
         cuts = [n * k // parts for k in range(parts + 1)]
-        others = [cores.pool().submit(part, w, cuts[k], cuts[k + 1], 0, left) for k in range(1, parts)]
-        try:
-            answers = [part(w, 0, cuts[1], 0, left)]
-        finally:
-            answers += [f.result() for f in others]
+        answers = cores.each(parts, lambda k: part(w, cuts[k], cuts[k + 1], 0, left))  # run here, on this slice
         total += sum(t for _, t in answers)
         if any(keys is None for keys, _ in answers) or (limit is not None and total > limit):
             return None

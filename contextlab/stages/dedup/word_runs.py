@@ -9,6 +9,7 @@ hashes, so a collision can only add a candidate, never lose one.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -26,11 +27,12 @@ _LENGTH_WEIGHT = 0xD6E8FEB86659FD93
 # Runs up to this long are hashed term by term (Horner's rule over the words); longer ones
 # from running sums of the whole sequence, built the first time one is asked for.
 _DIRECT = 8
-# Batches each thread hashing a call must have (``cores.THREADS`` of them at most; fewer
-# batches, fewer threads).
-_MIN_BATCHES_A_THREAD = 2
-# Windows each thread hashing a range of windows must have.
-_MIN_WINDOWS_A_THREAD = 1 << 16
+# A call's batches are hashed in up to this many runs a thread (handed out in turn: a busy
+# core takes fewer), each of at least the second many batches.
+_RUNS_A_THREAD = 4
+_MIN_BATCHES_A_RUN = 2
+# Windows each part of a range of windows hashed on several cores must have.
+_MIN_WINDOWS_A_PART = 1 << 15
 
 
 @lru_cache(maxsize=2)
@@ -112,15 +114,11 @@ class WordHashes:
         if length <= _DIRECT and loops is not None and hi > lo:
             h = np.empty(hi - lo, dtype=np.uint64)
             weight = length * _LENGTH_WEIGHT % (1 << 64)
-            parts = max(1, min(cores.THREADS, (hi - lo) // _MIN_WINDOWS_A_THREAD))
+            parts = 1 if cores.THREADS == 1 else max(1, min(_RUNS_A_THREAD * cores.THREADS,
+                                                            (hi - lo) // _MIN_WINDOWS_A_PART))
             cuts = [lo + (hi - lo) * k // parts for k in range(parts + 1)]
-            others = [cores.pool().submit(loops.window_hashes, self.words, a, b, length, weight, h[a - lo : b - lo])
-                      for a, b in zip(cuts[1:-1], cuts[2:])]
-            try:
-                loops.window_hashes(self.words, cuts[0], cuts[1], length, weight, h[: cuts[1] - lo])
-            finally:
-                for f in others:  # never leave a thread writing
-                    f.result()
+            cores.each(parts, lambda k: loops.window_hashes(self.words, cuts[k], cuts[k + 1], length, weight,
+                                                            h[cuts[k] - lo : cuts[k + 1] - lo]))
             return h
         if length <= _DIRECT:
             h = self.words[lo + length - 1 : hi + length - 1].copy()
@@ -141,34 +139,60 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
 
     ``word_hashing`` hashes the words of ``text.lower().split()``; the normalised text is
     lowercase already and pure ASCII needs nothing more, so the words hashed are the words
-    compared. With more than one core the batches are cut in runs, one a core: the first is
-    hashed by the calling thread, the others each by a thread of the pool into an array of
-    its own, copied after it (the C loop lets go of the GIL while it hashes).
+    compared. With more than one core the batches are cut in runs, hashed on every core
+    (``cores.each``) and placed in order (``_Placing``).
     """
     import numpy as np
 
     batches = list(_batches(texts))
-    parts = max(1, min(cores.THREADS, len(batches) // _MIN_BATCHES_A_THREAD))
+    parts = 1 if cores.THREADS == 1 else max(1, min(_RUNS_A_THREAD * cores.THREADS,
+                                                    len(batches) // _MIN_BATCHES_A_RUN))
     cuts = [len(batches) * k // parts for k in range(parts + 1)]
-    runs = [batches[cuts[k] : cuts[k + 1]] for k in range(parts)]
     # A text of c characters has at most (c + 1) // 2 words, so this bounds the words; the
     # pages past the real count are never touched, so they cost nothing (where gathering
     # the batches into a fresh array costs a page fault a page).
-    words = np.empty(_most_words(texts, batches), dtype=np.uint64)
-    others = [(own, cores.pool().submit(_hashed, texts, run, own))
-              for run in runs[1:] for own in [np.empty(_most_words(texts, run), dtype=np.uint64)]]
-    try:
-        filled, counts, sequences = _hashed(texts, runs[0], words)
-    finally:
-        done = [(own, f.result()) for own, f in others]  # never leave a thread writing
-    for own, (n, c, h) in done:
-        words[filled : filled + n] = own[:n]
-        filled += n
-        counts += c
-        sequences += h
+    placing = _Placing(texts, np.empty(_most_words(texts, batches), dtype=np.uint64))
+    cores.each(parts, lambda k: placing.run(k, batches[cuts[k] : cuts[k + 1]]))
+    words, counts, sequences = placing.words[: placing.filled], placing.counts, placing.sequences
     if not counts:
         return WordHashes(words[:0], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
-    return WordHashes(words[:filled], np.concatenate(counts), np.concatenate(sequences))
+    return WordHashes(words, np.concatenate(counts), np.concatenate(sequences))
+
+
+class _Placing:
+    """The word hashes of runs of batches, put in order into one array as the runs end.
+
+    A run begun when every run before it is placed is hashed straight into the array after
+    them; another (begun while an earlier one is still being hashed, on another core) into an
+    array of its own, copied in when its turn comes. So on one core, or a busy machine where
+    one thread does most runs, nothing is copied.
+    """
+
+    def __init__(self, texts: Sequence[str], words: np.ndarray) -> None:
+        self.texts, self.words = texts, words
+        self.filled, self.placed = 0, 0  # words placed, and the runs they came from
+        self.counts: list[np.ndarray] = []
+        self.sequences: list[np.ndarray] = []
+        self._ended: dict[int, tuple] = {}
+        self._lock = threading.Lock()
+
+    def run(self, k: int, run: list[tuple[int, int]]) -> None:
+        import numpy as np
+
+        with self._lock:
+            straight = self.placed == k  # nothing before it is left: its place is known
+            out = self.words[self.filled :] if straight else np.empty(_most_words(self.texts, run), dtype=np.uint64)
+        n, counts, sequences = _hashed(self.texts, run, out)
+        with self._lock:
+            self._ended[k] = (None if straight else out, n, counts, sequences)
+            while self.placed in self._ended:
+                own, n, counts, sequences = self._ended.pop(self.placed)
+                if own is not None:
+                    self.words[self.filled : self.filled + n] = own[:n]
+                self.filled += n
+                self.counts += counts
+                self.sequences += sequences
+                self.placed += 1
 
 
 def _most_words(texts: Sequence[str], run: list[tuple[int, int]]) -> int:
