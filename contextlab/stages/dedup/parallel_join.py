@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["join_slices"]
 
 # A long slice is joined in up to this many parts a thread (handed out in turn: a busy core
-# takes fewer), each of at least the second many windows.
+# takes fewer; one a thread under a limit, below), each of at least the second many windows.
 _PARTS_A_THREAD = 4
 _MIN_WINDOWS_A_PART = 1 << 14
 
@@ -44,7 +44,10 @@ def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bo
 
     for w in windows.slices:
         n = w.hashes.size
-        parts = 1 if cores.THREADS == 1 else min(_PARTS_A_THREAD * cores.THREADS, n // _MIN_WINDOWS_A_PART)
+        # With a limit, one part a thread: each part may make up to what is left of the limit
+        # before the total is seen, so the matches made past it are at most that many times it.
+        per_thread = 1 if limit is not None else _PARTS_A_THREAD
+        parts = 1 if cores.THREADS == 1 else min(per_thread * cores.THREADS, n // _MIN_WINDOWS_A_PART)
         if parts <= 1:
             keys, total = part(w, 0, n, total, -1 if limit is None else limit)
             if keys is None:
