@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["THREADS", "each", "pool"]
+__all__ = ["THREADS", "each", "parts", "pool"]
 
 T = TypeVar("T")
 
@@ -39,6 +39,12 @@ def pool() -> ThreadPoolExecutor:
             _pool = ThreadPoolExecutor(size, thread_name_prefix="contextlab-dedup")
             _pool_pid, _pool_size = os.getpid(), size
         return _pool
+
+
+def parts(items: int, smallest: int, a_thread: int) -> int:
+    """Return how many parts to cut ``items`` in: up to ``a_thread`` parts a thread, each of at
+    least ``smallest`` items (one on a single core)."""
+    return 1 if THREADS == 1 else max(1, min(a_thread * THREADS, items // smallest))
 
 
 def each(count: int, task: Callable[[int], T]) -> list[T]:

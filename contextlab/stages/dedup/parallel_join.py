@@ -1,7 +1,7 @@
 """``segment_index.join`` in C: each slice of windows in calls of ``_kernels.join_slice``.
 
-A slice of many windows is cut in parts run on every core (``cores.each``): the loop reads the index and
-writes only its own keys, and lets go of the GIL, so the parts run side by side. The limit on
+A slice of many windows is cut in parts run on every core (``cores.each``): the loop reads
+the index and writes only its own keys, and lets go of the GIL, so the parts run side by side. The limit on
 matches holds for the whole: each part counts against what the slices before it left, and
 the parts together pass it exactly when the slice would.
 """
@@ -25,8 +25,9 @@ _MIN_WINDOWS_A_PART = 1 << 14
 
 def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bool,
                 limit: int | None) -> list[np.ndarray] | None:
-    """Return the keys ``segment_index.join`` makes, in unsorted parts, or None past ``limit``: each slice of ``windows`` in calls of ``_kernels.join_slice`` (the loop of
-    ``join``'s numpy code, a window at a time), a long slice in parts, one a core."""
+    """Return the keys ``segment_index.join`` makes, in unsorted parts, or None past ``limit``:
+    each slice of ``windows`` in calls of ``_kernels.join_slice`` (the loop of ``join``'s numpy
+    code, a window at a time), a long slice in parts run on every core."""
     import numpy as np
 
     layout, directory, found, total = index.layout, index._directory, [], 0
@@ -46,8 +47,7 @@ def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bo
         n = w.hashes.size
         # With a limit, one part a thread: each part may make up to what is left of the limit
         # before the total is seen, so the matches made past it are at most that many times it.
-        per_thread = 1 if limit is not None else _PARTS_A_THREAD
-        parts = 1 if cores.THREADS == 1 else min(per_thread * cores.THREADS, n // _MIN_WINDOWS_A_PART)
+        parts = cores.parts(n, _MIN_WINDOWS_A_PART, 1 if limit is not None else _PARTS_A_THREAD)
         if parts <= 1:
             keys, total = part(w, 0, n, total, -1 if limit is None else limit)
             if keys is None:

@@ -114,8 +114,7 @@ class WordHashes:
         if length <= _DIRECT and loops is not None and hi > lo:
             h = np.empty(hi - lo, dtype=np.uint64)
             weight = length * _LENGTH_WEIGHT % (1 << 64)
-            parts = 1 if cores.THREADS == 1 else max(1, min(_RUNS_A_THREAD * cores.THREADS,
-                                                            (hi - lo) // _MIN_WINDOWS_A_PART))
+            parts = cores.parts(hi - lo, _MIN_WINDOWS_A_PART, _RUNS_A_THREAD)
             cuts = [lo + (hi - lo) * k // parts for k in range(parts + 1)]
             cores.each(parts, lambda k: loops.window_hashes(self.words, cuts[k], cuts[k + 1], length, weight,
                                                             h[cuts[k] - lo : cuts[k + 1] - lo]))
@@ -145,8 +144,7 @@ def hash_words(texts: Sequence[str]) -> WordHashes:
     import numpy as np
 
     batches = list(_batches(texts))
-    parts = 1 if cores.THREADS == 1 else max(1, min(_RUNS_A_THREAD * cores.THREADS,
-                                                    len(batches) // _MIN_BATCHES_A_RUN))
+    parts = cores.parts(len(batches), _MIN_BATCHES_A_RUN, _RUNS_A_THREAD)
     cuts = [len(batches) * k // parts for k in range(parts + 1)]
     # A text of c characters has at most (c + 1) // 2 words, so this bounds the words; the
     # pages past the real count are never touched, so they cost nothing (where gathering
