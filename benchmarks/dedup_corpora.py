@@ -12,7 +12,10 @@ same way every time (seeded), from a vocabulary of 65,536 made-up words ("kalomi
   of them near copies of an earlier one (1 to 5 % of their words inserted, deleted or replaced);
 - ``distinct-mixed``: texts of the lengths of ``mixed``'s, in order, that share no 3-word run:
   the all-distinct corpus of the same size (46 million words, where ``distinct`` has 9.6
-  million), the control ``mixed`` is held to word for word.
+  million), the control ``mixed`` is held to word for word;
+- ``mixed-150``: ``mixed`` with lengths of 5 to 5,000 words drawn heavy-tailed (a power law
+  whose mean is 150 words: most texts short, a few long, as retrieved chunks of mixed sources
+  are), so it holds ``distinct``'s 9.6 million words and is held to ``distinct`` like with like.
 """
 
 from __future__ import annotations
@@ -98,9 +101,37 @@ def _edited(words: list[str], share: float, rng: random.Random) -> list[str]:
 
 
 def mixed(n: int) -> list[str]:
-    """Return n texts of 5 to 5,000 words, a fifth of them near copies of an earlier one."""
-    rng, np_rng = random.Random(4), np.random.default_rng(4)
-    lengths = np.exp(np_rng.uniform(math.log(5), math.log(5000), n)).astype(int)
+    """Return n texts of 5 to 5,000 words (log-uniform), a fifth of them near copies of an
+    earlier one."""
+    np_rng = np.random.default_rng(4)
+    return _mixed(np.exp(np_rng.uniform(math.log(5), math.log(5000), n)).astype(int), random.Random(4), np_rng)
+
+
+def _power_law(n: int, low: float, high: float, mean: float, rng: np.random.Generator) -> np.ndarray:
+    """Return n lengths from ``low`` to ``high`` with density proportional to length**-a, the
+    exponent a (between 1 and 2) found so that the mean is ``mean``."""
+
+    def mean_of(a: float) -> float:
+        return (1 - a) / (2 - a) * (high ** (2 - a) - low ** (2 - a)) / (high ** (1 - a) - low ** (1 - a))
+
+    lo_a, hi_a = 1.01, 1.99  # the mean falls as the exponent grows
+    for _ in range(60):
+        a = (lo_a + hi_a) / 2
+        lo_a, hi_a = (a, hi_a) if mean_of(a) > mean else (lo_a, a)
+    u = rng.uniform(0, 1, n)  # the inverse of the distribution function
+    return (low ** (1 - a) + u * (high ** (1 - a) - low ** (1 - a))) ** (1 / (1 - a))
+
+
+def mixed_150(n: int) -> list[str]:
+    """Return n texts of 5 to 5,000 words, 150 on average (a power law), a fifth of them near
+    copies of an earlier one."""
+    np_rng = np.random.default_rng(6)
+    return _mixed(np.rint(_power_law(n, 5, 5000, 150, np_rng)).astype(int), random.Random(6), np_rng)
+
+
+def _mixed(lengths: np.ndarray, rng: random.Random, np_rng: np.random.Generator) -> list[str]:
+    """Return texts of ``lengths`` words, a fifth of them near copies of an earlier one (1 to
+    5 % of their words inserted, deleted or replaced: their lengths move a little)."""
     out: list[str] = []
     for i, length in enumerate(lengths.tolist()):
         if out and rng.random() < 0.2:
@@ -130,4 +161,5 @@ CORPORA: dict[str, tuple[Callable[[int], list[str]], int]] = {
     "long-1pct": (long_1pct, 1000),
     "mixed": (mixed, 64000),
     "distinct-mixed": (distinct_mixed, 64000),
+    "mixed-150": (mixed_150, 64000),
 }

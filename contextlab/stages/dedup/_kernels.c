@@ -705,6 +705,114 @@ finish:
     return result;
 }
 
+/* The Levenshtein distance of word sequences a[0:n] and b[0:m] if it is at most k, else k + 1;
+ * -1 when deciding would take more than `budget` steps (the caller measures such a pair another
+ * way). Ukkonen's diagonal transitions (Landau & Vishkin 1989): for e = 0, 1, ... the furthest
+ * row each diagonal reaches with e edits, slid along equal words; work about (n + m) + d * d
+ * for a distance d on text that does not repeat itself, more on text that does (the budget).
+ * `row` and `next` hold 2k + 3 entries each. */
+static int64_t bounded_distance(const uint64_t *a, int64_t n, const uint64_t *b, int64_t m, int64_t k,
+                                int64_t budget, int64_t *row, int64_t *next) {
+    while (n > 0 && m > 0 && a[0] == b[0]) a++, b++, n--, m--;  /* the shared ends cost nothing */
+    while (n > 0 && m > 0 && a[n - 1] == b[m - 1]) n--, m--;
+    int64_t target = m - n, work = 0;
+    if ((target < 0 ? -target : target) > k) return k + 1;
+    if (n == 0 || m == 0) return n > m ? n : m;
+    const int64_t none = INT64_MIN / 2, off = k + 1;
+    for (int64_t d = 0; d < 2 * k + 3; d++) row[d] = none;
+    int64_t i = 0;
+    while (i < n && i < m && a[i] == b[i]) i++;
+    row[off] = i;
+    if (target == 0 && i >= n) return 0;
+    for (int64_t e = 1; e <= k; e++) {
+        int64_t lo = -e > -n ? -e : -n, hi = e < m ? e : m;
+        for (int64_t d = lo; d <= hi; d++) {
+            int64_t x = row[off + d] + 1;                           /* a substitution */
+            if (d + 1 <= k && row[off + d + 1] + 1 > x) x = row[off + d + 1] + 1;  /* a[i] left out */
+            if (d - 1 >= -k && row[off + d - 1] > x) x = row[off + d - 1];        /* b[j] put in */
+            if (x > n) x = n;
+            if (x + d > m) x = m - d;
+            if (x < 0 || x + d < 0) { next[off + d] = none; continue; }
+            int64_t start = x;
+            while (x < n && x + d < m && a[x] == b[x + d]) x++;
+            work += 1 + (x - start);
+            next[off + d] = x;
+        }
+        for (int64_t d = lo; d <= hi; d++) row[off + d] = next[off + d];
+        if (target >= lo && target <= hi && row[off + target] >= n) return e;
+        if (work > budget) return -1;
+    }
+    return k + 1;
+}
+
+/* bounded_distances(words, first, second, lengths_a, lengths_b, bounds, out, lo, hi, factor)
+ *
+ * For pairs lo to hi - 1: the word sequences words[first[p]:first[p] + lengths_a[p]] and
+ * words[second[p]:...+ lengths_b[p]]; out[p] = their Levenshtein distance when it is at most
+ * bounds[p], bounds[p] + 1 when it is more, -1 when that would take more than `factor` times
+ * the steps of a banded bit-parallel measure (text that repeats itself: the caller measures it
+ * so; a factor of 0 hands back every pair that is not settled by its ends alone). */
+static PyObject *bounded_distances(PyObject *self, PyObject *args) {
+    PyObject *o_words, *o_first, *o_second, *o_la, *o_lb, *o_bounds, *o_out;
+    Py_ssize_t lo, hi;
+    long long factor;
+    if (!PyArg_ParseTuple(args, "OOOOOOOnnL", &o_words, &o_first, &o_second, &o_la, &o_lb, &o_bounds, &o_out, &lo,
+                          &hi, &factor))
+        return NULL;
+    Arr words, first, second, la, lb, bounds, out;
+    Arr *all[] = {&words, &first, &second, &la, &lb, &bounds, &out};
+    for (size_t q = 0; q < sizeof(all) / sizeof(all[0]); q++) all[q]->held = 0;
+    PyObject *result = NULL;
+    int64_t *row = NULL;
+    if (take(o_words, &words, 8, 0, "words") < 0 || take(o_first, &first, 8, 0, "first") < 0 ||
+        take(o_second, &second, 8, 0, "second") < 0 || take(o_la, &la, 8, 0, "lengths_a") < 0 ||
+        take(o_lb, &lb, 8, 0, "lengths_b") < 0 || take(o_bounds, &bounds, 8, 0, "bounds") < 0 ||
+        take(o_out, &out, 8, 1, "out") < 0)
+        goto finish;
+    if (first.n != second.n || first.n != la.n || first.n != lb.n || first.n != bounds.n || first.n != out.n ||
+        lo < 0 || hi < lo || hi > first.n || factor < 0 || factor > 1024) {
+        PyErr_SetString(PyExc_ValueError, "bounded_distances: inconsistent arguments");
+        goto finish;
+    }
+    {
+        const uint64_t *w = words.view.buf;
+        const int64_t *fa = first.view.buf, *fb = second.view.buf, *na = la.view.buf, *nb = lb.view.buf;
+        const int64_t *kb = bounds.view.buf;
+        int64_t *o = out.view.buf, most = 0;
+        for (Py_ssize_t p = lo; p < hi; p++) {
+            if (fa[p] < 0 || fb[p] < 0 || na[p] < 0 || nb[p] < 0 || kb[p] < 0 || fa[p] + na[p] > words.n ||
+                fb[p] + nb[p] > words.n) {
+                PyErr_SetString(PyExc_ValueError, "bounded_distances: a pair points outside the words");
+                goto finish;
+            }
+            int64_t k = kb[p] < (na[p] > nb[p] ? na[p] : nb[p]) ? kb[p] : (na[p] > nb[p] ? na[p] : nb[p]);
+            if (k > most) most = k;
+        }
+        row = malloc((size_t)(2 * (2 * most + 3)) * sizeof(int64_t));
+        if (!row) {
+            PyErr_NoMemory();
+            goto finish;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t p = lo; p < hi; p++) {
+            int64_t longer = na[p] > nb[p] ? na[p] : nb[p];
+            int64_t k = kb[p] < longer ? kb[p] : longer;  /* no distance is more than the longer */
+            /* A banded bit-parallel measure takes about longer * (2k + 1) / 64 word steps, each
+             * several instructions: past `factor` times that (and a floor), hand the pair back. */
+            int64_t budget = factor * (longer * ((2 * k + 64) / 64) + (na[p] + nb[p]) / 4 + 256);
+            int64_t d = bounded_distance(w + fa[p], na[p], w + fb[p], nb[p], k, budget, row, row + 2 * most + 3);
+            o[p] = d > k ? kb[p] + 1 : d;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+finish:
+    free(row);
+    for (size_t q = 0; q < sizeof(all) / sizeof(all[0]); q++) drop(all[q]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
     {"mark_keys", mark_keys, METH_VARARGS, "Mark keys in a bitmap and count them by bucket (see the module source)."},
@@ -714,6 +822,7 @@ static PyMethodDef methods[] = {
     {"code_texts", code_texts, METH_VARARGS, "Write texts' words as numbered code points (see the module source)."},
     {"sort_keys", sort_keys, METH_VARARGS, "Sort 64-bit keys in place, a radix sort (see the module source)."},
     {"join_slice", join_slice, METH_VARARGS, "Join one slice of windows with an index of segments (see the module source)."},
+    {"bounded_distances", bounded_distances, METH_VARARGS, "Levenshtein distances of word sequences up to bounds (see the module source)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,10 +1,15 @@
 """Exact word edit similarities of candidate pairs, computed on their words' 64-bit hashes.
 
-Every pair the filter names is measured here (rapidfuzz, C++), on strings of one character per
-word. Words are numbered by hash the first time a text they are in is measured (an
-open-addressing table of every word seen so far), so a text never measured is never
-numbered. The answer could differ from one on the words themselves only if two different
-words agreed on all 64 bits of their hash.
+Every pair the filter names is measured here, up to the distance the threshold allows it
+(past that it is rejected, whatever the distance). Where the C loops were built, on the hashes
+themselves (``_kernels.bounded_distances``: Ukkonen's diagonal transitions, whose work is about
+the two lengths plus the distance squared, so a near copy costs little more than reading it; a
+call of many pairs on every core). A pair that would take that loop many times the steps of a
+banded bit-parallel measure (text that repeats itself), and every pair where the loops were not
+built, is measured by rapidfuzz (C++) on strings of one character per word: words numbered by
+hash the first time a text they are in is measured that way (an open-addressing table of every
+word seen so far), so a text never measured so is never numbered. The answer could differ from
+one on the words themselves only if two different words agreed on all 64 bits of their hash.
 """
 
 from __future__ import annotations
@@ -26,9 +31,14 @@ _EPS = 1e-9
 # Pairs allowed more edits than this are measured first with a quarter of their bound (a
 # banded distance costs about its band): near copies are usually far inside it.
 _FIRST_TRY = 64
-# Pairs a call of rapidfuzz must have to measure them on every core (fewer: one thread, as
-# starting its threads costs more than they save).
+# Pairs a call must have to measure them on every core (fewer: one thread, as handing out the
+# parts costs more than they save), and parts a thread (handed out in turn: a busy core takes
+# fewer), cut at equal sums of the pairs' longer lengths.
 _PAIRS_A_THREAD = 512
+_PARTS_A_THREAD = 4
+# The C loop hands back a pair that would take it more than this many times the steps of a
+# banded bit-parallel measure (tests set 0: every pair goes to rapidfuzz).
+_BUDGET_FACTOR = 16
 
 
 class _Vocabulary:
@@ -143,6 +153,12 @@ class Verifier:
         self._recent: list[int] = []  # texts written since the last forget
 
     def prepare(self, texts: np.ndarray) -> None:
+        """Get ready to measure pairs of ``texts``: where the C loops were built, nothing (they
+        read the hashes); else write their words as characters (``_write``), all in one call."""
+        if kernels() is None:
+            self._write(texts)
+
+    def _write(self, texts: np.ndarray) -> None:
         """Write the words of ``texts`` (those not written yet) as characters, one a word."""
         import numpy as np
 
@@ -183,14 +199,62 @@ class Verifier:
         """Return the word edit similarity of texts ``a[k]`` and ``b[k]`` for every k (exact at
         or above the threshold, some value below it otherwise)."""
         import numpy as np
-        from rapidfuzz.distance import Levenshtein
-        from rapidfuzz.process import cpdist
 
         if a.size == 0:
             return np.zeros(0)
-        self.prepare(np.concatenate((a, b)))
+        return self._measure(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64))
+
+    def similarity(self, a: int, b: int) -> float:
+        """Return the word edit similarity of texts ``a`` and ``b`` (exact at or above the
+        threshold, some value below it otherwise)."""
+        import numpy as np
+
+        return float(self._measure(np.array([a], dtype=np.int64), np.array([b], dtype=np.int64))[0])
+
+    def _measure(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``similarities`` of int64 arrays, one pair or more."""
+        import numpy as np
+
         longer = np.maximum(self.wh.counts[a], self.wh.counts[b])
         bound = self._tau[longer]
+        loops = kernels()
+        if loops is None:
+            return 1.0 - self._rapidfuzz(a, b, bound) / longer
+        distance = self._distances(loops, a, b, longer, bound)
+        again = np.flatnonzero(distance < 0)  # handed back: text that repeats itself
+        if again.size:
+            distance[again] = self._rapidfuzz(a[again], b[again], bound[again])
+        return 1.0 - distance.astype(np.float64) / longer
+
+    def _distances(self, loops, a: np.ndarray, b: np.ndarray, longer: np.ndarray, bound: np.ndarray) -> np.ndarray:
+        """Return the distances of pairs (a, b) up to ``bound`` (past it: bound + 1; -1 where the
+        C loop hands a pair back), a call of many pairs cut in parts run on every core."""
+        import numpy as np
+
+        wh, out = self.wh, np.empty(a.size, dtype=np.int64)
+        first, second = wh.begin[a], wh.begin[b]
+        na, nb = wh.counts[a], wh.counts[b]
+
+        def part(lo: int, hi: int) -> None:
+            loops.bounded_distances(wh.words, first, second, na, nb, bound, out, lo, hi, _BUDGET_FACTOR)
+
+        count = cores.parts(a.size, _PAIRS_A_THREAD, _PARTS_A_THREAD)
+        if count <= 1:
+            part(0, a.size)
+            return out
+        work = np.cumsum(longer + 1)  # a pair's work grows with its length: equal shares of it
+        cuts = [0, *np.searchsorted(work, work[-1] * np.arange(1, count) / count).tolist(), a.size]
+        cores.each(count, lambda k: part(cuts[k], cuts[k + 1]))
+        return out
+
+    def _rapidfuzz(self, a: np.ndarray, b: np.ndarray, bound: np.ndarray) -> np.ndarray:
+        """Return the distances of pairs (a, b) up to ``bound`` (past it: some value above it),
+        measured by rapidfuzz on the texts written as characters."""
+        import numpy as np
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cpdist
+
+        self._write(np.concatenate((a, b)))
         first, second = [self._texts[t] for t in a.tolist()], [self._texts[t] for t in b.tolist()]
         # Past the largest bound a pair allows, its distance need not be exact: it is rejected.
         cutoff = int(bound.max())
@@ -202,18 +266,4 @@ class Verifier:
         if again.size:
             distance[again] = cpdist([first[k] for k in again.tolist()], [second[k] for k in again.tolist()],
                                      scorer=Levenshtein.distance, score_cutoff=int(bound.max()), workers=workers)
-        return 1.0 - distance.astype(np.float64) / longer
-
-    def similarity(self, a: int, b: int) -> float:
-        """Return the word edit similarity of texts ``a`` and ``b`` (exact at or above the
-        threshold, some value below it otherwise); both must have been prepared."""
-        from rapidfuzz.distance import Levenshtein
-
-        longer = max(int(self.wh.counts[a]), int(self.wh.counts[b]))
-        bound = int(self._tau[longer])
-        first, second = self._texts[a], self._texts[b]
-        cutoff = bound // 4 if bound > _FIRST_TRY else bound
-        distance = Levenshtein.distance(first, second, score_cutoff=cutoff)
-        if distance > cutoff and bound > cutoff:
-            distance = Levenshtein.distance(first, second, score_cutoff=bound)
-        return 1.0 - distance / longer
+        return distance.astype(np.int64)
