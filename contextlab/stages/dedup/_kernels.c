@@ -725,7 +725,10 @@ static int64_t bounded_distance(const uint64_t *a, int64_t n, const uint64_t *b,
     row[off] = i;
     if (target == 0 && i >= n) return 0;
     for (int64_t e = 1; e <= k; e++) {
+        /* A diagonal d is still off the end's by |target - d| edits: past the bound, skip it. */
         int64_t lo = -e > -n ? -e : -n, hi = e < m ? e : m;
+        if (lo < target - (k - e)) lo = target - (k - e);
+        if (hi > target + (k - e)) hi = target + (k - e);
         for (int64_t d = lo; d <= hi; d++) {
             int64_t x = row[off + d] + 1;                           /* a substitution */
             if (d + 1 <= k && row[off + d + 1] + 1 > x) x = row[off + d + 1] + 1;  /* a[i] left out */
@@ -739,6 +742,9 @@ static int64_t bounded_distance(const uint64_t *a, int64_t n, const uint64_t *b,
             next[off + d] = x;
         }
         for (int64_t d = lo; d <= hi; d++) row[off + d] = next[off + d];
+        /* The band moves a diagonal a step at most: what was just left behind reads as none. */
+        if (lo - 1 >= -k - 1) row[off + lo - 1] = none;
+        if (hi + 1 <= k + 1) row[off + hi + 1] = none;
         if (target >= lo && target <= hi && row[off + target] >= n) return e;
         if (work > budget) return -1;
     }
