@@ -212,13 +212,15 @@ def _hash_words(texts: Sequence[str], spacing: bool = True, scratch: _Scratch | 
     return words, counts, _mix(keys)
 
 
-def _batches(texts: Sequence[str]):
-    """Yield (start, stop) slices of ``texts`` of about ``_BATCH_CHARS`` characters each."""
-    start, size = 0, 0
-    for i, text in enumerate(texts):
-        size += len(text)
-        if size >= _BATCH_CHARS:
-            yield start, i + 1
-            start, size = i + 1, 0
-    if start < len(texts):
-        yield start, len(texts)
+def _batches(texts: Sequence[str]) -> list[tuple[int, int]]:
+    """Return (start, stop) slices of ``texts`` of about ``_BATCH_CHARS`` characters each: a
+    batch ends with the text that takes the characters so far past a multiple of it (or the
+    last text), so a batch holds at least one text."""
+    import numpy as np
+
+    if not texts:
+        return []
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    stops = np.searchsorted(ends, np.arange(_BATCH_CHARS, int(ends[-1]) + 1, _BATCH_CHARS), "left") + 1
+    stops = np.unique(np.append(stops, len(texts))).tolist()
+    return list(zip([0, *stops[:-1]], stops))
