@@ -63,6 +63,12 @@ def test_dedup_verify_diagonals_give_the_distance_up_to_the_bound_and_bound_plus
     out = _bounded(pairs, bounds)
     true = [Levenshtein.distance(a, b) for a, b in pairs]
     assert out.tolist() == [d if d <= k else k + 1 for d, k in zip(true, bounds)]
+    words = np.array([x for a, b in pairs[:600] for x in a + b], dtype=np.uint64)
+    at, one = 0, []
+    for (a, b), k in zip(pairs[:600], bounds):  # the one-pair call gives the same
+        one.append(LOOPS.bounded_distance(words, at, len(a), at + len(a), len(b), k, 16))
+        at += len(a) + len(b)
+    assert one == out[:600].tolist()
     # Shared ends cost nothing, and a length difference past the bound is decided at once.
     assert _bounded([([1, 2, 3], [1, 2, 3]), ([1] * 50, [1] * 10), ([], [4, 5])], [0, 3, 2]).tolist() == [0, 4, 2]
 
@@ -93,6 +99,8 @@ def test_dedup_verify_bounded_distances_refuse_pairs_outside_the_words():
         LOOPS.bounded_distances(words, one * 3, one, one * 2, one, one, np.empty(1, dtype=np.int64), 0, 1, 16)
     with pytest.raises(ValueError, match="inconsistent"):
         LOOPS.bounded_distances(words, one, one, one, one, one, np.empty(1, dtype=np.int64), 0, 2, 16)
+    with pytest.raises(ValueError, match="outside the words"):
+        LOOPS.bounded_distance(words, 3, 2, 0, 1, 1, 16)
 
 
 def test_dedup_verify_vocabulary_numbers_equal_hashes_alike_and_slot_sharers_apart():
