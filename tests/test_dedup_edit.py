@@ -219,6 +219,18 @@ def test_dedup_edit_format_characters_all_lie_in_the_planes_scanned():
     assert {"\u200b", "\u200d", "\u200e", "\u202e", "\u2069", "\ufeff", "\u00ad"} <= every
 
 
+def test_dedup_edit_a_text_of_printable_lines_has_no_format_character():
+    # normalized_text skips the membership scan on such a text: every format character is
+    # unprintable, and none is a line break splitlines() would take out.
+    from contextlab.stages.dedup.normalize import normalized_text
+
+    every = format_characters()
+    assert not any(c.isprintable() for c in every)
+    assert not any(len(f"a{c}b".splitlines()) > 1 for c in every)
+    assert normalized_text("caf\u00e9\nsoft\u00adhyphen\r\nzero\u200bwidth") == "café\nsofthyphen\r\nzerowidth"
+    assert normalized_text("caf\u00e9\nplain line\u2028next") == "café\nplain line\u2028next"
+
+
 def test_dedup_edit_word_diff_marks_the_words_that_differ_as_given():
     diff = word_diff("Refunds take THIRTY days to arrive", "Refunds take\u200b thirty business days to arrive")
     assert diff.first == [("Refunds", False), ("take", False), ("THIRTY", False), ("days", False),

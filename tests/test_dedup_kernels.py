@@ -114,6 +114,58 @@ def test_dedup_kernels_search_and_mark_like_numpy():
 
 
 @needs_loops
+@pytest.mark.parametrize("loops", [LOOPS, None])
+def test_dedup_kernels_a_layout_of_few_hash_bits_loses_no_pair(monkeypatch, loops):
+    # Texts and places numbered in 48 of a key's 64 bits (2**21 texts, one of 2**26 words)
+    # leave 16 bits of hash: fewer than the bitmap in front of the index would have, whose
+    # slots must then come from the hash bits alone, or a window misses its own segment.
+    from contextlab.stages.dedup import kept_pass, segment_index
+
+    class Wide(segment_index.KeyLayout):
+        def __init__(self, n_texts, longest_text):
+            super().__init__(max(n_texts, 1 << 21), max(longest_text, 1 << 26))
+
+    texts = overlapping_chunks(prose_words(), 300, 60, 40)
+    texts += [t.replace(" the ", " a ", 1) for t in texts[::3]]
+    expected = find_duplicates(texts, 0.85)
+    monkeypatch.setattr(word_hashing, "KERNELS", loops)
+    monkeypatch.setattr(kept_pass, "KeyLayout", Wide)
+    monkeypatch.setattr(segment_index, "KeyLayout", Wide)
+    got = find_duplicates(texts, 0.85)
+    assert got.kept == expected.kept and got.pairs == expected.pairs and len(got.pairs) > 20
+
+
+# 52 hash bits; 16, fewer than the directory's 21 (a hash's keys span several of its buckets)
+@pytest.mark.parametrize("n_texts, longest, capacity", [(50, 40, 2400), (1 << 21, 1 << 26, 1 << 20)])
+def test_dedup_kernels_index_counts_crowds_and_merges_like_numpy(monkeypatch, n_texts, longest, capacity):
+    from contextlab.stages.dedup import segment_index
+    from contextlab.stages.dedup.segment_index import KeyLayout, SegmentIndex
+
+    monkeypatch.setattr(segment_index, "_DIRECTORY_FROM", 0)  # a directory, of more bits than the hash
+    rng = np.random.default_rng(4)
+    layout = KeyLayout(n_texts, longest)
+    hashes = rng.integers(0, 1 << 63, 3000, dtype=np.uint64) << np.uint64(1)
+    hashes[200:300] = hashes[200]  # a crowd, of segments of many texts
+    owners = rng.integers(0, min(n_texts, 50), hashes.size)
+    keys = np.unique(layout.pack(hashes, rng.integers(0, longest, hashes.size), owners))
+    batches = [np.sort(rng.choice(keys, 600, replace=False)) for _ in range(4)]
+    needed = rng.integers(1, 80, n_texts)
+
+    def built(loops):
+        monkeypatch.setattr(word_hashing, "KERNELS", loops)
+        index = SegmentIndex(layout, n_texts, capacity, needed)
+        for batch in batches:
+            index.add(np.setdiff1d(batch, index.keys))  # a key is indexed once
+        return index
+
+    c, numpy_ = built(LOOPS), built(None)
+    assert 64 - layout.owner_bits - layout.place_bits in (52, 16)
+    assert int(c._directory.shift) == 64 - (12 if capacity < 4096 else 21)
+    assert np.array_equal(c.keys, numpy_.keys) and np.all(c.keys[1:] > c.keys[:-1])
+    assert np.array_equal(c.extra, numpy_.extra) and c.extra.any()  # some texts' crowd was left out
+
+
+@needs_loops
 @pytest.mark.parametrize("dtype", [np.uint64, np.int64])
 @pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
 def test_dedup_kernels_radix_sort_orders_keys_as_numpy_does(dtype, size):
@@ -204,6 +256,10 @@ def test_dedup_kernels_refuse_arguments_that_would_read_outside_their_arrays():
     with pytest.raises(ValueError, match="code_texts"):  # a text past the words
         LOOPS.code_texts(table, 0, 4, words, np.array([8], dtype=np.int64), np.array([5], dtype=np.int64),
                          np.empty(5, dtype=np.uint32), 0)
+    with pytest.raises(ValueError, match="merge_keys"):  # no room
+        LOOPS.merge_keys(np.zeros(4, dtype=np.uint64), 3, np.arange(2, dtype=np.uint64))
+    with pytest.raises(ValueError, match="crowd_sizes"):  # a bitmap of the wrong size
+        LOOPS.crowd_sizes(keys, 0, keys, np.zeros(3, dtype=np.uint8), 59, None, 0, np.empty(4, dtype=np.int64))
     with pytest.raises(ValueError, match="place_words"):  # no room
         LOOPS.place_words(table, np.arange(20, dtype=np.uint64), np.arange(1, 21, dtype=np.uint64))
 

@@ -486,6 +486,118 @@ finish:
     return result;
 }
 
+/* crowd_sizes(new, low, keys, bitmap, bitmap_shift, begins, shift, sizes)
+ *
+ * segment_index.SegmentIndex.add's count: for each of the sorted keys `new`, how many keys share
+ * its hash part (key & ~low) among `new` and among the index's sorted `keys` (looked up only
+ * where the part's bit is set in `bitmap`, through the directory `begins` of shift `shift`, or
+ * all the keys when begins is None), into sizes (int64). */
+static PyObject *crowd_sizes(PyObject *self, PyObject *args) {
+    PyObject *o_new, *o_keys, *o_bitmap, *o_begins, *o_sizes;
+    unsigned long long low;
+    long long bitmap_shift, shift;
+    if (!PyArg_ParseTuple(args, "OKOOLOLO", &o_new, &low, &o_keys, &o_bitmap, &bitmap_shift, &o_begins, &shift,
+                          &o_sizes))
+        return NULL;
+    Arr fresh, keys, bitmap, begins, sizes;
+    Arr *all[] = {&fresh, &keys, &bitmap, &begins, &sizes};
+    for (size_t q = 0; q < sizeof(all) / sizeof(all[0]); q++) all[q]->held = 0;
+    PyObject *result = NULL;
+    if (take(o_new, &fresh, 8, 0, "new") < 0 || take(o_keys, &keys, 8, 0, "keys") < 0 ||
+        take(o_bitmap, &bitmap, 1, 0, "bitmap") < 0 || take(o_begins, &begins, 4, 0, "begins") < 0 ||
+        take(o_sizes, &sizes, 8, 1, "sizes") < 0)
+        goto finish;
+    if (sizes.n < fresh.n || bitmap_shift < 3 || bitmap_shift > 60 || (uint64_t)bitmap.n != (1ULL << (61 - bitmap_shift)) ||
+        (o_begins != Py_None && (shift < 2 || shift > 63 || (uint64_t)begins.n != (1ULL << (64 - shift)) + 1))) {
+        PyErr_SetString(PyExc_ValueError, "crowd_sizes: inconsistent arguments");
+        goto finish;
+    }
+    {
+        const uint64_t *f = fresh.view.buf, *k = keys.view.buf, hash = ~(uint64_t)low;
+        const uint8_t *bits = bitmap.view.buf;
+        const int32_t *b = o_begins == Py_None ? NULL : begins.view.buf;
+        int64_t *out = sizes.view.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < fresh.n && !bad;) {
+            uint64_t part = f[i] & hash;
+            Py_ssize_t j = i + 1;
+            while (j < fresh.n && (f[j] & hash) == part) j++;
+            int64_t count = j - i;
+            uint64_t slot = part >> bitmap_shift;
+            if (keys.n > 0 && ((bits[slot >> 3] >> (slot & 7)) & 1)) {
+                /* The keys from the part's least key to its greatest: each end searched in its
+                 * own bucket (a part may span buckets when the directory has more bits). */
+                uint64_t past = part | (uint64_t)low;
+                Py_ssize_t lo = 0, hi = keys.n, lo2 = 0, hi2 = keys.n;
+                if (b) {
+                    lo = b[part >> shift];
+                    hi = b[(part >> shift) + 1];
+                    lo2 = b[past >> shift];
+                    hi2 = b[(past >> shift) + 1];
+                    if (lo < 0 || hi > keys.n || lo > hi || lo2 < 0 || hi2 > keys.n || lo2 > hi2) { bad = 1; break; }
+                }
+                Py_ssize_t first = lower_bound(k, lo, hi, part);
+                while (lo2 < hi2) {  /* the first key past the part's greatest */
+                    Py_ssize_t mid = lo2 + ((hi2 - lo2) >> 1);
+                    if (k[mid] <= past) lo2 = mid + 1;
+                    else hi2 = mid;
+                }
+                count += lo2 - first;
+            }
+            for (Py_ssize_t q = i; q < j; q++) out[q] = count;
+            i = j;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "crowd_sizes: begins point outside the keys");
+            goto finish;
+        }
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    for (size_t q = 0; q < sizeof(all) / sizeof(all[0]); q++) drop(all[q]);
+    return result;
+}
+
+/* merge_keys(buffer, filled, new)
+ *
+ * Merge the sorted keys `new` into buffer[0:filled] (sorted) so that buffer[0:filled + len(new)]
+ * holds both, sorted (an equal key of the buffer's first): from the back, in place, one pass. */
+static PyObject *merge_keys(PyObject *self, PyObject *args) {
+    PyObject *o_buffer, *o_new;
+    Py_ssize_t filled;
+    if (!PyArg_ParseTuple(args, "OnO", &o_buffer, &filled, &o_new)) return NULL;
+    Arr buffer, fresh;
+    buffer.held = fresh.held = 0;
+    PyObject *result = NULL;
+    if (take(o_buffer, &buffer, 8, 1, "buffer") < 0 || take(o_new, &fresh, 8, 0, "new") < 0) goto finish;
+    if (filled < 0 || filled + fresh.n > buffer.n ||
+        ((const char *)fresh.view.buf < (const char *)buffer.view.buf + buffer.view.len &&
+         (const char *)buffer.view.buf < (const char *)fresh.view.buf + fresh.view.len && fresh.n > 0)) {
+        PyErr_SetString(PyExc_ValueError, "merge_keys: no room in the buffer, or new keys inside it");
+        goto finish;
+    }
+    {
+        uint64_t *out = buffer.view.buf;
+        const uint64_t *f = fresh.view.buf;
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t a = filled - 1, c = fresh.n - 1, w = filled + fresh.n - 1;
+        while (c >= 0) {
+            if (a >= 0 && out[a] > f[c]) out[w--] = out[a--];
+            else out[w--] = f[c--];
+        }
+        Py_END_ALLOW_THREADS
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+finish:
+    drop(&buffer);
+    drop(&fresh);
+    return result;
+}
+
 /* place_words(table, words, numbers)
  *
  * verify._Vocabulary._place: put distinct words, none in the table yet, with their numbers plus
@@ -856,6 +968,8 @@ static PyMethodDef methods[] = {
     {"hash_words", hash_words, METH_VARARGS, "Hash every word of a batch's code units (see the module source)."},
     {"mark_keys", mark_keys, METH_VARARGS, "Mark keys in a bitmap and count them by bucket (see the module source)."},
     {"search_keys", search_keys, METH_VARARGS, "np.searchsorted through a directory of buckets (see the module source)."},
+    {"crowd_sizes", crowd_sizes, METH_VARARGS, "How many keys share each new key's hash, new and indexed (see the module source)."},
+    {"merge_keys", merge_keys, METH_VARARGS, "Merge sorted keys into a sorted buffer, in place (see the module source)."},
     {"place_words", place_words, METH_VARARGS, "Put numbered words in an open-addressing table (see the module source)."},
     {"window_hashes", window_hashes, METH_VARARGS, "Hash every run of a few words in a range (see the module source)."},
     {"code_texts", code_texts, METH_VARARGS, "Write texts' words as numbered code points (see the module source)."},

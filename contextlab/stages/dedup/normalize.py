@@ -49,9 +49,12 @@ def normalized_text(text: str) -> str:
     """
     if text.isascii():
         return text.lower()
-    # A membership scan is far cheaper than translate (or a regex) on text with none in it,
-    # and checking a text is NFKC already cheaper than normalising it (most text is).
-    stripped = text if _format_set().isdisjoint(text) else text.translate(_format_table())
+    # Every format character is unprintable and none breaks a line, so a text whose lines are
+    # all printable has none (one C scan); else a membership scan, far cheaper than translate
+    # (or a regex) on text with none in it. Checking a text is NFKC already is cheaper than
+    # normalising it (most text is).
+    clean = all(map(str.isprintable, text.splitlines())) or _format_set().isdisjoint(text)
+    stripped = text if clean else text.translate(_format_table())
     return _nfkc(_nfkc(stripped).casefold())
 
 

@@ -45,10 +45,12 @@ _MAX_BITMAP_BITS = 27
 class _Bitmap:
     """A packed bitmap of the top bits of 64-bit hashes."""
 
-    def __init__(self, expected: int) -> None:
+    def __init__(self, expected: int, hash_bits: int = 64) -> None:
         import numpy as np
 
-        bits = min(_MAX_BITMAP_BITS, max(13, (16 * expected).bit_length()))
+        # A slot is the top bits of a key, looked up by the top bits of a window's hash: no
+        # more of them than the keys' hash bits (past those a key holds its start and text).
+        bits = min(_MAX_BITMAP_BITS, hash_bits, max(13, (16 * expected).bit_length()))
         self.shift = np.uint64(64 - bits)
         self.table = np.zeros(1 << (bits - 3), dtype=np.uint8)
 
@@ -191,7 +193,7 @@ class SegmentIndex:
         self.layout, self.needed_min = layout, needed_min
         self._buffer = np.empty(capacity, dtype=np.uint64)
         self.keys = self._buffer[:0]
-        self.bitmap = _Bitmap(capacity)
+        self.bitmap = _Bitmap(capacity, 64 - layout.owner_bits - layout.place_bits)
         self._directory = _Directory(capacity) if _DIRECTORY_FROM < capacity < 1 << 31 else None
         #: Per text: its crowded segments left out (credited to its count).
         self.extra = np.zeros(n_texts, dtype=np.int64)
@@ -218,13 +220,21 @@ class SegmentIndex:
 
         if keys.size == 0:
             return
-        part = keys & ~self.layout.low
-        starts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1])))
-        runs = np.diff(np.append(starts, part.size))
-        sizes = np.repeat(runs, runs)
-        if self.keys.size:  # only a hash the bitmap may hold can be in the index already
-            seen = self.bitmap.hits(part)
-            sizes[seen] += self.search(part[seen] | self.layout.low, "right") - self.search(part[seen])
+        loops, directory = kernels(), self._directory
+        if loops is not None:
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            sizes = np.empty(keys.size, dtype=np.int64)
+            loops.crowd_sizes(keys, int(self.layout.low), self.keys, self.bitmap.table, int(self.bitmap.shift),
+                              None if directory is None else directory.begins,
+                              0 if directory is None else int(directory.shift), sizes)
+        else:
+            part = keys & ~self.layout.low
+            starts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1])))
+            runs = np.diff(np.append(starts, part.size))
+            sizes = np.repeat(runs, runs)
+            if self.keys.size:  # only a hash the bitmap may hold can be in the index already
+                seen = self.bitmap.hits(part)
+                sizes[seen] += self.search(part[seen] | self.layout.low, "right") - self.search(part[seen])
         crowded = sizes > _CROWD
         if crowded.any():
             owners = self.layout.owners(keys)
@@ -235,9 +245,13 @@ class SegmentIndex:
             left_out[texts[lean]] = True
             keys = keys[~(crowded & left_out[owners])]
         size = self.keys.size + keys.size
-        self._buffer[self.keys.size : size] = keys
-        self.keys = self._buffer[:size]
-        self.keys.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
+        if loops is not None:  # merged from the back, in place
+            loops.merge_keys(self._buffer, self.keys.size, np.ascontiguousarray(keys, dtype=np.uint64))
+            self.keys = self._buffer[:size]
+        else:
+            self._buffer[self.keys.size : size] = keys
+            self.keys = self._buffer[:size]
+            self.keys.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
         self.bitmap.add(keys)
         if self._directory is not None:
             self._directory.add(keys)
