@@ -6,8 +6,9 @@ normalised words, near duplicates a word edit similarity ``1 - lev / max(len)`` 
 words at or above the threshold with a document already kept. Candidates come from a
 partition filter that provably keeps every pair at the threshold (``segment_filter.py``).
 The filter's inner loops run in C where the install built them (``_kernels.c``: hashing,
-the join with the kept texts' segments, the index's upkeep, sorting, numbering words to
-verify), in numpy's code otherwise; the two give the same answer (``tests/test_dedup_kernels.py``).
+the join with the kept texts' segments, the index's upkeep, sorting, measuring the candidates),
+in numpy's code and rapidfuzz otherwise; the two give the same answer
+(``tests/test_dedup_kernels.py``).
 
 ``shingle_jaccard`` (seed 000's, for ``ContextManager.seed_compatible()``): exact duplicates
 share the md5 of their lowercased, whitespace-collapsed text; near duplicates have a Jaccard

@@ -1,11 +1,13 @@
 /* The default measure's inner loops, in C: hashing the words of a batch and the windows of a
  * few words (word_hashing.py, word_runs.py), joining a slice of windows with an index of
- * segments and keeping that index's bitmap, directory and searches (segment_index.py), a radix
- * sort of 64-bit keys, and numbering the words of texts to verify (verify.py).
+ * segments and keeping that index's bitmap, directory, crowd counts, merges and searches
+ * (segment_index.py), a radix sort of 64-bit keys, and measuring candidate pairs on their word
+ * hashes up to a bound, or numbering their words for rapidfuzz (verify.py).
  *
- * Optional: when this module is not built (no C compiler at install), the numpy code computes
- * the same values. Each function here is the numpy code's loop written out, and the tests hold
- * the two to the same output (tests/test_dedup_kernels.py). Arrays come in through the buffer
+ * Optional: when this module is not built (no C compiler at install), the numpy code (and
+ * rapidfuzz, for the distances) computes the same values. Each function here is the numpy
+ * code's loop written out, and the tests hold the two to the same output
+ * (tests/test_dedup_kernels.py, tests/test_dedup_verify.py). Arrays come in through the buffer
  * protocol (numpy arrays, C-contiguous) and every index read from them is checked against the
  * array it reads, so bad input raises ValueError instead of reading out of bounds. Each loop
  * runs without the GIL, on buffers it holds for the call.

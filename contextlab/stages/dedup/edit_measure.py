@@ -15,11 +15,12 @@ compared (and below a threshold of 0.75, where segments are three words or fewer
 ``segment_filter.candidate_pairs`` names the pairs that can reach the threshold (provably all
 of them) and only those are compared. Both give the same answer.
 
-Distances come from ``rapidfuzz`` (C++). The scans are exact: a few texts are compared as
-word lists (by each word's hash, which can only make a distance too small) and every pair
+The scans' distances come from ``rapidfuzz`` (C++), and are exact: a few texts are compared
+as word lists (by each word's hash, which can only make a distance too small) and every pair
 that comes within reach is measured again on the words; many texts are numbered word by word,
-one character per distinct word. The filtered pass numbers words by their 64-bit hashes, so
-its answer could differ only if two different words agreed on all 64 bits.
+one character per distinct word. The filtered pass measures its pairs on the words' 64-bit
+hashes (``verify``: in C where the install built the loops, else by rapidfuzz), so its answer
+could differ only if two different words agreed on all 64 bits.
 """
 
 from __future__ import annotations
