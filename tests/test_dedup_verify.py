@@ -90,6 +90,8 @@ def test_dedup_verify_a_pair_past_the_loops_budget_is_handed_back_and_measured_b
     assert handed_back._texts  # rapidfuzz measured some
     keep = expected >= 0.6
     assert np.array_equal(got >= 0.6, keep) and np.array_equal(got[keep], expected[keep])
+    one = np.array([Verifier(wh, 0.6).similarity(int(x), int(y)) for x, y in zip(a, b)])  # a pair a call
+    assert np.array_equal(one >= 0.6, keep) and np.array_equal(one[keep], expected[keep])
 
 
 @needs_loops

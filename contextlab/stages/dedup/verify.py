@@ -214,10 +214,12 @@ class Verifier:
             wh = self.wh
             na, nb = int(wh.counts[a]), int(wh.counts[b])
             longer = max(na, nb)
-            distance = loops.bounded_distance(wh.words, int(wh.begin[a]), na, int(wh.begin[b]), nb,
-                                              int(self._tau[longer]), _BUDGET_FACTOR)
-            if distance >= 0:
-                return 1.0 - distance / longer
+            bound = int(self._tau[longer])
+            distance = loops.bounded_distance(wh.words, int(wh.begin[a]), na, int(wh.begin[b]), nb, bound,
+                                              _BUDGET_FACTOR)
+            if distance < 0:  # handed back: text that repeats itself
+                distance = int(self._rapidfuzz(np.array([a]), np.array([b]), np.array([bound]))[0])
+            return 1.0 - distance / longer
         return float(self._measure(np.array([a], dtype=np.int64), np.array([b], dtype=np.int64))[0])
 
     def _measure(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
