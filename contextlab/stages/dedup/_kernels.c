@@ -865,6 +865,24 @@ static int64_t bounded_distance(const uint64_t *a, int64_t n, const uint64_t *b,
     return k + 1;
 }
 
+/* The bound a pair of n and m words is measured to: no distance is more than the longer. */
+static inline int64_t usable_bound(int64_t k, int64_t n, int64_t m) {
+    int64_t longer = n > m ? n : m;
+    return k < longer ? k : longer;
+}
+
+/* bounded_distance with the bound k as asked (k + 1 past it, whatever the usable bound) and a
+ * budget of `factor` times the steps of a banded bit-parallel measure: about longer * (2k + 1)
+ * / 64 word steps, each several instructions, plus a floor. `row` and `next` hold
+ * 2 * usable_bound(k, n, m) + 3 entries each. */
+static int64_t distance_up_to(const uint64_t *a, int64_t n, const uint64_t *b, int64_t m, int64_t k,
+                              int64_t factor, int64_t *row, int64_t *next) {
+    int64_t longer = n > m ? n : m, kk = usable_bound(k, n, m);
+    int64_t budget = factor * (longer * ((2 * kk + 64) / 64) + (n + m) / 4 + 256);
+    int64_t d = bounded_distance(a, n, b, m, kk, budget, row, next);
+    return d > kk ? k + 1 : d;
+}
+
 /* bounded_distances(words, first, second, lengths_a, lengths_b, bounds, out, lo, hi, factor)
  *
  * For pairs lo to hi - 1: the word sequences words[first[p]:first[p] + lengths_a[p]] and
@@ -905,7 +923,7 @@ static PyObject *bounded_distances(PyObject *self, PyObject *args) {
                 PyErr_SetString(PyExc_ValueError, "bounded_distances: a pair points outside the words");
                 goto finish;
             }
-            int64_t k = kb[p] < (na[p] > nb[p] ? na[p] : nb[p]) ? kb[p] : (na[p] > nb[p] ? na[p] : nb[p]);
+            int64_t k = usable_bound(kb[p], na[p], nb[p]);
             if (k > most) most = k;
         }
         row = malloc((size_t)(2 * (2 * most + 3)) * sizeof(int64_t));
@@ -914,15 +932,8 @@ static PyObject *bounded_distances(PyObject *self, PyObject *args) {
             goto finish;
         }
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t p = lo; p < hi; p++) {
-            int64_t longer = na[p] > nb[p] ? na[p] : nb[p];
-            int64_t k = kb[p] < longer ? kb[p] : longer;  /* no distance is more than the longer */
-            /* A banded bit-parallel measure takes about longer * (2k + 1) / 64 word steps, each
-             * several instructions: past `factor` times that (and a floor), hand the pair back. */
-            int64_t budget = factor * (longer * ((2 * k + 64) / 64) + (na[p] + nb[p]) / 4 + 256);
-            int64_t d = bounded_distance(w + fa[p], na[p], w + fb[p], nb[p], k, budget, row, row + 2 * most + 3);
-            o[p] = d > k ? kb[p] + 1 : d;
-        }
+        for (Py_ssize_t p = lo; p < hi; p++)
+            o[p] = distance_up_to(w + fa[p], na[p], w + fb[p], nb[p], kb[p], factor, row, row + 2 * most + 3);
         Py_END_ALLOW_THREADS
         result = Py_None;
         Py_INCREF(result);
@@ -952,18 +963,17 @@ static PyObject *bounded_distance_one(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "bounded_distance: the pair points outside the words");
         return NULL;
     }
-    int64_t longer = na > nb ? na : nb, kk = k < longer ? k : longer;
+    int64_t kk = usable_bound(k, na, nb);
     int64_t small[2 * (2 * 64 + 3)], *row = kk <= 64 ? small : malloc((size_t)(2 * (2 * kk + 3)) * sizeof(int64_t));
     if (!row) {
         drop(&words);
         return PyErr_NoMemory();
     }
-    int64_t budget = factor * (longer * ((2 * kk + 64) / 64) + (na + nb) / 4 + 256);
     const uint64_t *w = words.view.buf;
-    int64_t d = bounded_distance(w + fa, na, w + fb, nb, kk, budget, row, row + 2 * kk + 3);
+    int64_t d = distance_up_to(w + fa, na, w + fb, nb, k, factor, row, row + 2 * kk + 3);
     if (row != small) free(row);
     drop(&words);
-    return PyLong_FromLongLong(d > kk ? k + 1 : d);
+    return PyLong_FromLongLong(d);
 }
 
 static PyMethodDef methods[] = {
