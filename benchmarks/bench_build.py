@@ -151,23 +151,25 @@ def check_sample_sets() -> int:
     for sample in list_sample_sets():
         for budget in (60, 120, 300, 700, 1500, 5000):
             for threshold in (0.5, 0.7, 0.85, 1.0):
-                request = PromptRequest(query=sample.query, documents=sample.documents,
-                                        max_context_tokens=budget)
+                request = PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=budget)
                 naive = NaiveSeedContextManager(dedup_threshold=threshold).build(request)
                 seed = ContextManager.seed_compatible(dedup_threshold=threshold).build(request)
                 if (seed.context_block, seed.duplicates_removed, seed.tokens_used) != (
-                        naive.context_block, naive.duplicates_removed, naive.tokens_used):
+                    naive.context_block,
+                    naive.duplicates_removed,
+                    naive.tokens_used,
+                ):
                     failures += 1
-                    print(f"MISMATCH on sample set {sample.name}, budget {budget}, threshold "
-                          f"{threshold}", file=sys.stderr)
+                    print(
+                        f"MISMATCH on sample set {sample.name}, budget {budget}, threshold {threshold}", file=sys.stderr
+                    )
     return failures
 
 
 # -- timing ------------------------------------------------------------------------------------
 
 
-def best_time(fn: Callable[[], object], repeat: int,
-              before: Callable[[], None] | None = None) -> tuple[float, object]:
+def best_time(fn: Callable[[], object], repeat: int, before: Callable[[], None] | None = None) -> tuple[float, object]:
     """Return the fastest of ``repeat`` runs of ``fn`` in CPU seconds, and the last result.
 
     CPU time (``time.process_time``) rather than wall time: the benchmark machine is shared,
@@ -191,10 +193,12 @@ def cold_tokenizer(manager: ContextManager) -> Callable[[], None]:
     The cl100k_base tokenizer memoises counts by text (the lab recounts the same documents on
     every slider move); a benchmark that repeats a build must not time the memo.
     """
+
     def clear() -> None:
         cache = getattr(manager.tokenizer, "_cache", None)
         if isinstance(cache, dict):
             cache.clear()
+
     return clear
 
 
@@ -235,8 +239,9 @@ def corpus_worker(mode: str, n: int, corpus: Path) -> None:
         tokens, stages = result.tokens_used, result.timings_ms
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     grown = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
-    print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": grown, "tokens": tokens, "stages": stages,
-                      "threads": threads}))
+    print(
+        json.dumps({"wall": wall, "cpu": cpu, "rss_mb": grown, "tokens": tokens, "stages": stages, "threads": threads})
+    )
 
 
 def corpus_table(corpus: Path, n: int, repeat: int) -> int:
@@ -244,29 +249,39 @@ def corpus_table(corpus: Path, n: int, repeat: int) -> int:
     runs: dict[str, list[dict]] = {"floor": [], "build": []}
     for _ in range(repeat):
         for mode in runs:  # alternated, so a busy spell on the machine hits both alike
-            proc = subprocess.run([sys.executable, __file__, "--corpus-worker", mode, str(n),
-                                   "--corpus", str(corpus)], capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--corpus-worker", mode, str(n), "--corpus", str(corpus)],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode:
                 raise SystemExit(f"{mode} run failed:\n{proc.stderr}")
             runs[mode].append(json.loads(proc.stdout.splitlines()[-1]))
             print(f"  {mode} n={n}: {runs[mode][-1]['wall']:.2f} s wall", file=sys.stderr, flush=True)
-    med = {mode: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_mb")}
-           for mode, rs in runs.items()}
+    med = {
+        mode: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_mb")} for mode, rs in runs.items()
+    }
     # Each build is divided by the floor run just before it: a busy spell on the shared
     # machine then inflates both sides of a ratio, and the median ratio is the verdict.
     ratio = statistics.median(b["wall"] / f["wall"] for f, b in zip(runs["floor"], runs["build"]))
-    print(f"\nA default build of the first {n:,} documents of corpus A against the tokenization "
-          f"floor (encode_ordinary_batch, {runs['floor'][0]['threads']} threads); median of {repeat}:\n")
+    print(
+        f"\nA default build of the first {n:,} documents of corpus A against the tokenization "
+        f"floor (encode_ordinary_batch, {runs['floor'][0]['threads']} threads); median of {repeat}:\n"
+    )
     print("| run | wall s | CPU s | peak RSS growth MB |\n|---|---|---|---|")
     for mode, label in (("floor", "tokenization floor"), ("build", "default build")):
         print(f"| {label} | {med[mode]['wall']:.2f} | {med[mode]['cpu']:.2f} | {med[mode]['rss_mb']:.0f} |")
     stages = ", ".join(f"{k} {v:.0f}" for k, v in runs["build"][-1]["stages"].items() if v >= 1)
     print(f"\nbuild stages (ms, wall clock of the last run): {stages}")
     ok_ratio, ok_rss = ratio <= TARGET_FLOOR_RATIO, med["build"]["rss_mb"] <= TARGET_RSS_MB
-    print(f"target build <= {TARGET_FLOOR_RATIO}x the floor (median of the paired wall-time ratios): "
-          f"{ratio:.2f}x — {'met' if ok_ratio else 'MISSED'} (CPU: {med['build']['cpu'] / med['floor']['cpu']:.2f}x)")
-    print(f"target peak RSS growth <= {TARGET_RSS_MB} MB: {med['build']['rss_mb']:.0f} MB — "
-          f"{'met' if ok_rss else 'MISSED'}")
+    print(
+        f"target build <= {TARGET_FLOOR_RATIO}x the floor (median of the paired wall-time ratios): "
+        f"{ratio:.2f}x — {'met' if ok_ratio else 'MISSED'} (CPU: {med['build']['cpu'] / med['floor']['cpu']:.2f}x)"
+    )
+    print(
+        f"target peak RSS growth <= {TARGET_RSS_MB} MB: {med['build']['rss_mb']:.0f} MB — "
+        f"{'met' if ok_rss else 'MISSED'}"
+    )
     return 0 if ok_ratio and ok_rss else 1
 
 
@@ -274,16 +289,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark, print the table; return 1 when the engine's output differs from the seed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only 500, 1000 and 2000 documents")
-    parser.add_argument("--sizes", type=lambda s: tuple(int(x) for x in s.split(",")),
-                        help="comma-separated document counts (overrides --quick)")
-    parser.add_argument("--naive-cap", type=float, default=60.0,
-                        help="skip the naive run when its predicted time exceeds this (seconds)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="cold runs per engine timing, the fastest is kept (naive: one run); "
-                             "runs per corpus timing, the median is kept")
+    parser.add_argument(
+        "--sizes",
+        type=lambda s: tuple(int(x) for x in s.split(",")),
+        help="comma-separated document counts (overrides --quick)",
+    )
+    parser.add_argument(
+        "--naive-cap",
+        type=float,
+        default=60.0,
+        help="skip the naive run when its predicted time exceeds this (seconds)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="cold runs per engine timing, the fastest is kept (naive: one run); "
+        "runs per corpus timing, the median is kept",
+    )
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus A's .jsonl.gz")
-    parser.add_argument("--corpus-size", type=int, default=CORPUS_SIZE,
-                        help="documents of the corpus to build (64000)")
+    parser.add_argument("--corpus-size", type=int, default=CORPUS_SIZE, help="documents of the corpus to build (64000)")
     parser.add_argument("--corpus-only", action="store_true", help="only the build-vs-floor table")
     parser.add_argument("--no-corpus", action="store_true", help="skip the build-vs-floor table")
     parser.add_argument("--corpus-worker", nargs=2, help=argparse.SUPPRESS)
@@ -296,8 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = args.sizes or (QUICK_SIZES if args.quick else FULL_SIZES)
 
     if check_sample_sets():
-        print("seed-compatible output differs from the naive seed on the sample sets; "
-              "timings not reported", file=sys.stderr)
+        print(
+            "seed-compatible output differs from the naive seed on the sample sets; timings not reported",
+            file=sys.stderr,
+        )
         return 1
     generator = ProseGenerator(corpus_words())
     naive_manager = NaiveSeedContextManager()
@@ -316,45 +343,75 @@ def main(argv: Sequence[str] | None = None) -> int:
         if predicted is None or predicted <= args.naive_cap:
             naive_s, naive = best_time(lambda: naive_manager.build(request), 1)
             last_naive = (n, naive_s)
-        seed_s, seed = best_time(lambda: seed_manager.build(request), args.repeat,
-                                 cold_tokenizer(seed_manager))
-        default_s, default = best_time(lambda: default_manager.build(request), args.repeat,
-                                       cold_tokenizer(default_manager))
+        seed_s, seed = best_time(lambda: seed_manager.build(request), args.repeat, cold_tokenizer(seed_manager))
+        default_s, default = best_time(
+            lambda: default_manager.build(request), args.repeat, cold_tokenizer(default_manager)
+        )
         same = "—"
         if naive is not None:
             same_block = seed.context_block == naive.context_block
-            same_counts = (seed.duplicates_removed, seed.tokens_used) == (naive.duplicates_removed,
-                                                                         naive.tokens_used)
+            same_counts = (seed.duplicates_removed, seed.tokens_used) == (naive.duplicates_removed, naive.tokens_used)
             same = "yes" if same_block and same_counts else "NO"
             if same != "yes":
                 mismatches += 1
-                print(f"MISMATCH at n={n}: block equal={same_block}, duplicates "
-                      f"{seed.duplicates_removed} vs {naive.duplicates_removed}, tokens "
-                      f"{seed.tokens_used} vs {naive.tokens_used}", file=sys.stderr)
-        rows.append(dict(n=n, naive=naive_s, seed=seed_s, default=default_s, same=same,
-                         dupes=seed.duplicates_removed, seed_stages=seed.timings_ms,
-                         default_stages=default.timings_ms))
+                print(
+                    f"MISMATCH at n={n}: block equal={same_block}, duplicates "
+                    f"{seed.duplicates_removed} vs {naive.duplicates_removed}, tokens "
+                    f"{seed.tokens_used} vs {naive.tokens_used}",
+                    file=sys.stderr,
+                )
+        rows.append(
+            dict(
+                n=n,
+                naive=naive_s,
+                seed=seed_s,
+                default=default_s,
+                same=same,
+                dupes=seed.duplicates_removed,
+                seed_stages=seed.timings_ms,
+                default_stages=default.timings_ms,
+            )
+        )
         print(f"  measured n={n}", file=sys.stderr, flush=True)
     sys.stderr.flush()
 
     if mismatches:
-        print(f"seed-compatible output differs from the naive seed in {mismatches} run(s); "
-              "timings not reported", file=sys.stderr)
+        print(
+            f"seed-compatible output differs from the naive seed in {mismatches} run(s); timings not reported",
+            file=sys.stderr,
+        )
         return 1
 
-    header = ("n", "dups", "naive s", "seed-compat s", "default s", "naive/seed", "naive/default",
-              "seed x/doubling", "default x/doubling", "same block")
+    header = (
+        "n",
+        "dups",
+        "naive s",
+        "seed-compat s",
+        "default s",
+        "naive/seed",
+        "naive/default",
+        "seed x/doubling",
+        "default x/doubling",
+        "same block",
+    )
     lines = [header]
     prev = None
     for row in rows:
         doubled = prev is not None and row["n"] == 2 * prev["n"]
-        lines.append((
-            str(row["n"]), str(row["dupes"]), fmt(row["naive"]), fmt(row["seed"]), fmt(row["default"]),
-            ratio(row["naive"], row["seed"]), ratio(row["naive"], row["default"]),
-            ratio(row["seed"], prev["seed"]) if doubled else "—",
-            ratio(row["default"], prev["default"]) if doubled else "—",
-            row["same"],
-        ))
+        lines.append(
+            (
+                str(row["n"]),
+                str(row["dupes"]),
+                fmt(row["naive"]),
+                fmt(row["seed"]),
+                fmt(row["default"]),
+                ratio(row["naive"], row["seed"]),
+                ratio(row["naive"], row["default"]),
+                ratio(row["seed"], prev["seed"]) if doubled else "—",
+                ratio(row["default"], prev["default"]) if doubled else "—",
+                row["same"],
+            )
+        )
         prev = row
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     for k, line in enumerate(lines):
@@ -371,15 +428,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if at_2000:
         speedup = at_2000["naive"] / at_2000["seed"]
         verdict = "met" if speedup >= TARGET_SPEEDUP_AT_2000 else "MISSED"
-        print(f"target >= {TARGET_SPEEDUP_AT_2000:.0f}x naive at 2000 docs (seed-compatible): "
-              f"{speedup:.0f}x — {verdict}")
+        print(
+            f"target >= {TARGET_SPEEDUP_AT_2000:.0f}x naive at 2000 docs (seed-compatible): {speedup:.0f}x — {verdict}"
+        )
     for key, label in (("seed", "seed-compatible"), ("default", "default")):
         growth = [b[key] / a[key] for a, b in zip(rows, rows[1:]) if b["n"] == 2 * a["n"]]
         if growth:
             worst = max(growth)
             verdict = "met" if worst <= TARGET_GROWTH_PER_DOUBLING else "MISSED"
-            print(f"target <= {TARGET_GROWTH_PER_DOUBLING}x per doubling ({label}): worst "
-                  f"{worst:.2f}x — {verdict}")
+            print(f"target <= {TARGET_GROWTH_PER_DOUBLING}x per doubling ({label}): worst {worst:.2f}x — {verdict}")
     if args.no_corpus or not args.corpus.exists():
         if not args.no_corpus:
             print(f"\n(corpus not found at {args.corpus}: build-vs-floor table skipped)")

@@ -52,18 +52,33 @@ def main() -> None:
     parser.add_argument("--positions", default="1,3,5")
     parser.add_argument("--parallel", type=int, default=2, help="server slots, and requests in flight")
     parser.add_argument("--shots", type=int, default=2)
-    parser.add_argument("--with-conditions", action="store_true",
-                        help="also closed-book and gold-only (5 prompts a question instead of 3)")
+    parser.add_argument(
+        "--with-conditions",
+        action="store_true",
+        help="also closed-book and gold-only (5 prompts a question instead of 3)",
+    )
     parser.add_argument("--endpoint", default=None, help="a running server's URL (default: start one)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first S questions")
     parser.add_argument("--cache", default=":memory:", help="the response cache (default: none kept)")
     args = parser.parse_args()
 
-    whole = plan_curve(documents=args.documents, positions=args.positions, limit=args.skip + args.questions,
-                       shots=args.shots, closed_book=args.with_conditions, oracle=args.with_conditions)
-    ids = {q.query_id for q in whole.questions[args.skip:]}
-    plan = CurvePlan(whole.documents, whole.positions, whole.shots, whole.questions[args.skip:],
-                     [c for c in whole.cases if c.query_id in ids], whole.template)
+    whole = plan_curve(
+        documents=args.documents,
+        positions=args.positions,
+        limit=args.skip + args.questions,
+        shots=args.shots,
+        closed_book=args.with_conditions,
+        oracle=args.with_conditions,
+    )
+    ids = {q.query_id for q in whole.questions[args.skip :]}
+    plan = CurvePlan(
+        whole.documents,
+        whole.positions,
+        whole.shots,
+        whole.questions[args.skip :],
+        [c for c in whole.cases if c.query_id in ids],
+        whole.template,
+    )
     prompts = plan.sending_order()
     load_before = _load()
     if args.endpoint:
@@ -74,16 +89,22 @@ def main() -> None:
     load_after = _load()
     busy = pace.server_busy_s
     per_100 = pace.wall_s / 60 / (pace.calls / (len(prompts) / len(plan.questions))) * 100 if pace.calls else 0.0
-    print(f"curve: {len(plan.questions)} questions x {len(prompts) // len(plan.questions)} prompts "
-          f"({args.documents} documents, positions {args.positions}, {args.shots} shots), "
-          f"{pace.calls} calls sent ({len(prompts) - pace.calls} from the cache), concurrency {args.parallel} on "
-          f"{args.parallel} server slots")
-    print(f"{'wall s':>8} {'server busy s':>14} {'wall/busy':>10} {'cached share':>13} {'prompt tok/s':>13} "
-          f"{'min/100 q':>10}  load average (before; after)")
+    print(
+        f"curve: {len(plan.questions)} questions x {len(prompts) // len(plan.questions)} prompts "
+        f"({args.documents} documents, positions {args.positions}, {args.shots} shots), "
+        f"{pace.calls} calls sent ({len(prompts) - pace.calls} from the cache), concurrency {args.parallel} on "
+        f"{args.parallel} server slots"
+    )
+    print(
+        f"{'wall s':>8} {'server busy s':>14} {'wall/busy':>10} {'cached share':>13} {'prompt tok/s':>13} "
+        f"{'min/100 q':>10}  load average (before; after)"
+    )
     ratio = f"{pace.wall_s / busy:.2f}x" if busy else "-"
     share = f"{100 * pace.cached_share:.0f}%" if pace.cached_share is not None else "-"
-    print(f"{pace.wall_s:8.1f} {busy or 0:14.1f} {ratio:>10} {share:>13} {pace.prompt_tokens_per_s or 0:13.0f} "
-          f"{per_100:10.1f}  {load_before}; {load_after}")
+    print(
+        f"{pace.wall_s:8.1f} {busy or 0:14.1f} {ratio:>10} {share:>13} {pace.prompt_tokens_per_s or 0:13.0f} "
+        f"{per_100:10.1f}  {load_before}; {load_after}"
+    )
     for line in pace.lines():
         print(f"  {line}")
 

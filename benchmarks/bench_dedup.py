@@ -69,9 +69,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Read in place, never copied: beside the main checkout, or two levels up from a worktree.
-CORPUS = next((p for p in (ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz",
-                           ROOT.parent.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz")
-               if p.exists()), ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz")
+CORPUS = next(
+    (
+        p
+        for p in (
+            ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz",
+            ROOT.parent.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz",
+        )
+        if p.exists()
+    ),
+    ROOT.parent / "shared" / "data" / "bench" / "corpus_A_64k.jsonl.gz",
+)
 THRESHOLD = 0.85
 NUM_PERM = 128
 NUM_BANDS = 16
@@ -87,7 +95,8 @@ TARGET_NAIVE = 100.0  # x the naive scan at 2,000 chunks
 #: path its corpus takes, so imports and tables built on first use (contextlab's filter and
 #: Unicode tables, a tenth of a second; rensa's and datasketch's own) are not in the time.
 WARM_UP = [f"warm up the method on record {i} once before it is timed" for i in range(60)] + [
-    "Réchauffer la méthode une fois — avant qu'elle soit chronométrée."]
+    "Réchauffer la méthode une fois — avant qu'elle soit chronométrée."
+]
 
 
 def load_texts(path: Path, n: int) -> list[str]:
@@ -185,10 +194,15 @@ def run_naive(texts: Sequence[str]) -> list[int]:
     return [i for i, d in enumerate(docs) if id(d) not in kept]
 
 
-RUNNERS = {"contextlab": run_contextlab, "contextlab-numpy": run_contextlab_numpy,
-           "contextlab-1thread": run_contextlab_one_thread,
-           "contextlab-seed": run_contextlab_seed, "rensa": run_rensa,
-           "datasketch": run_datasketch, "naive": run_naive}
+RUNNERS = {
+    "contextlab": run_contextlab,
+    "contextlab-numpy": run_contextlab_numpy,
+    "contextlab-1thread": run_contextlab_one_thread,
+    "contextlab-seed": run_contextlab_seed,
+    "rensa": run_rensa,
+    "datasketch": run_datasketch,
+    "naive": run_naive,
+}
 
 
 def worker(method: str, n: int, corpus: Path) -> None:
@@ -202,29 +216,44 @@ def worker(method: str, n: int, corpus: Path) -> None:
     dropped = run(texts)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"cpu": cpu, "wall": wall, "rss_mb": max(0, peak - before) / 1024,
-                      "dropped": dropped}))
+    print(json.dumps({"cpu": cpu, "wall": wall, "rss_mb": max(0, peak - before) / 1024, "dropped": dropped}))
 
 
 def measure(method: str, n: int, corpus: Path, repeat: int) -> dict:
     """Return the median CPU and wall seconds, the largest RSS growth and the drops of a method."""
     runs = []
     for _ in range(repeat):
-        proc = subprocess.run([sys.executable, __file__, "--worker", method, str(n),
-                               "--corpus", str(corpus)], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--worker", method, str(n), "--corpus", str(corpus)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if proc.returncode:
             raise SystemExit(f"{method} at n={n} failed:\n{proc.stderr}")
         runs.append(json.loads(proc.stdout.splitlines()[-1]))
         print(f"  {method:>10} n={n}: {runs[-1]['cpu']:.2f} s CPU", file=sys.stderr, flush=True)
-    return {"cpu": statistics.median(r["cpu"] for r in runs),
-            "wall": statistics.median(r["wall"] for r in runs),
-            "rss_mb": max(r["rss_mb"] for r in runs), "dropped": set(runs[-1]["dropped"])}
+    return {
+        "cpu": statistics.median(r["cpu"] for r in runs),
+        "wall": statistics.median(r["wall"] for r in runs),
+        "rss_mb": max(r["rss_mb"] for r in runs),
+        "dropped": set(runs[-1]["dropped"]),
+    }
 
 
 # -- the adversarial corpora (--adversarial) ----------------------------------------------------
 
-ADVERSARIAL = ("templated-8", "templated-20", "identical", "distinct", "long-1pct", "mixed-150", "mixed",
-               "distinct-mixed", "corpus-A")
+ADVERSARIAL = (
+    "templated-8",
+    "templated-20",
+    "identical",
+    "distinct",
+    "long-1pct",
+    "mixed-150",
+    "mixed",
+    "distinct-mixed",
+    "corpus-A",
+)
 #: A corpus of far more words than the all-distinct one, held to an all-distinct control of its
 #: own lengths instead: corpus -> control.
 CONTROLS = {"mixed": "distinct-mixed"}
@@ -300,9 +329,18 @@ def adversarial_worker(method: str, source: str, code: str, memory_gb: int) -> N
     wall, cpu = time.perf_counter(), time.process_time()
     dropped = run(texts)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    print(json.dumps({"cpu": cpu, "wall": wall, "rss_mb": max(0, _status_kb("VmHWM") - before) / 1024,
-                      "verified": seen[0] if measured else None, "dropped": len(dropped),
-                      "load": [load, os.getloadavg()[0]]}))
+    print(
+        json.dumps(
+            {
+                "cpu": cpu,
+                "wall": wall,
+                "rss_mb": max(0, _status_kb("VmHWM") - before) / 1024,
+                "verified": seen[0] if measured else None,
+                "dropped": len(dropped),
+                "load": [load, os.getloadavg()[0]],
+            }
+        )
+    )
 
 
 def _write_corpus(name: str, n: int, folder: Path) -> tuple[str, int]:
@@ -322,15 +360,22 @@ def _adversarial_run(method: str, source: str, code: Path, timeout: float, memor
     """Return one worker's numbers, or why it stopped (``stopped``)."""
     load = os.getloadavg()[0]
     try:
-        proc = subprocess.run([sys.executable, __file__, "--adv-worker", method, source, str(code),
-                               "--memory-gb", str(memory_gb)], capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--adv-worker", method, source, str(code), "--memory-gb", str(memory_gb)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return {"stopped": f"> {timeout:.0f} s", "load": [load, os.getloadavg()[0]]}
     if proc.returncode:
         out_of_memory = "MemoryError" in proc.stderr or proc.returncode < 0
-        return {"stopped": f"out of memory (> {memory_gb} GB)" if out_of_memory else "failed",
-                "load": [load, os.getloadavg()[0]], "error": proc.stderr[-400:]}
+        return {
+            "stopped": f"out of memory (> {memory_gb} GB)" if out_of_memory else "failed",
+            "load": [load, os.getloadavg()[0]],
+            "error": proc.stderr[-400:],
+        }
     return json.loads(proc.stdout.splitlines()[-1])
 
 
@@ -353,11 +398,17 @@ def adversarial(args: argparse.Namespace) -> int:
             runs += [("after, one thread", "contextlab-1thread", ROOT)] if args.one_thread else []
             runs += [("rensa", "rensa", ROOT)] if name == "corpus-A" else []
             for label, method, code in runs:
-                results[(spec, label)] = _median_run([_adversarial_run(method, source, code, args.timeout,
-                                                                       args.memory_gb)
-                                                      for _ in range(args.repeat or 1)])
-                print(f"  {spec} {label}: {results[(spec, label)].get('cpu', results[(spec, label)].get('stopped'))}",
-                      file=sys.stderr, flush=True)
+                results[(spec, label)] = _median_run(
+                    [
+                        _adversarial_run(method, source, code, args.timeout, args.memory_gb)
+                        for _ in range(args.repeat or 1)
+                    ]
+                )
+                print(
+                    f"  {spec} {label}: {results[(spec, label)].get('cpu', results[(spec, label)].get('stopped'))}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     _print_adversarial(results, sizes, [v for v, _ in versions])
     return _adversarial_verdicts(results, sizes)
 
@@ -370,9 +421,13 @@ def _median_run(runs: list[dict]) -> dict:
     if stopped is not None or len(runs) == 1:
         return stopped or runs[0]
     row = dict(runs[-1])
-    row.update(cpu=statistics.median(r["cpu"] for r in runs), wall=statistics.median(r["wall"] for r in runs),
-               rss_mb=max(r["rss_mb"] for r in runs), load=[runs[0]["load"][0], runs[-1]["load"][1]],
-               runs=len(runs))
+    row.update(
+        cpu=statistics.median(r["cpu"] for r in runs),
+        wall=statistics.median(r["wall"] for r in runs),
+        rss_mb=max(r["rss_mb"] for r in runs),
+        load=[runs[0]["load"][0], runs[-1]["load"][1]],
+        runs=len(runs),
+    )
     return row
 
 
@@ -389,24 +444,57 @@ def _print_adversarial(results: dict, sizes: dict, versions: list[str]) -> None:
         n, words = sizes[spec]
         load = f"{r['load'][0]:.1f} → {r['load'][1]:.1f}"
         if "stopped" in r:
-            rows.append((spec, f"{n:,}", f"{words:,}", label, "stopped: " + r["stopped"], "—", "—", "—", "—", "—", load))
+            rows.append(
+                (spec, f"{n:,}", f"{words:,}", label, "stopped: " + r["stopped"], "—", "—", "—", "—", "—", load)
+            )
             continue
         verified = "—" if r["verified"] is None else f"{r['verified']:,}"
-        rows.append((spec, f"{n:,}", f"{words:,}", label, f"{r['cpu']:.2f}", f"{r['wall']:.2f}",
-                     f"{r['cpu'] / words * 1e6:.3f}", verified, f"{r['dropped']:,}", f"{r['rss_mb']:.0f}", load))
+        rows.append(
+            (
+                spec,
+                f"{n:,}",
+                f"{words:,}",
+                label,
+                f"{r['cpu']:.2f}",
+                f"{r['wall']:.2f}",
+                f"{r['cpu'] / words * 1e6:.3f}",
+                verified,
+                f"{r['dropped']:,}",
+                f"{r['rss_mb']:.0f}",
+                load,
+            )
+        )
     repeat = max((r.get("runs", 1) for r in results.values()), default=1)
     runs = "one run each" if repeat == 1 else f"the median of {repeat} runs each"
-    print(f"Default measure (word edit similarity), threshold {THRESHOLD}, {runs} in its own "
-          f"process; load average (1 min) at the start and end of each {'run' if repeat == 1 else 'set'}.\n")
-    print_table(("corpus", "documents", "words", "code", "CPU s", "wall s", "CPU s / M words",
-                 "pairs verified", "dropped", "peak RSS growth MB", "load"), rows)
+    print(
+        f"Default measure (word edit similarity), threshold {THRESHOLD}, {runs} in its own "
+        f"process; load average (1 min) at the start and end of each {'run' if repeat == 1 else 'set'}.\n"
+    )
+    print_table(
+        (
+            "corpus",
+            "documents",
+            "words",
+            "code",
+            "CPU s",
+            "wall s",
+            "CPU s / M words",
+            "pairs verified",
+            "dropped",
+            "peak RSS growth MB",
+            "load",
+        ),
+        rows,
+    )
 
 
 def _verdict(what: str, ratio: dict[str, float], goal: float, unit: str = "x") -> int:
     """Print a goal on wall and CPU time; return 1 when either misses it."""
     ok = {m: r <= goal for m, r in ratio.items()}
-    print(f"{what}: wall {ratio['wall']:.2f}{unit}, CPU {ratio['cpu']:.2f}{unit} (goal <= {goal:g}{unit}): "
-          + ", ".join(f"{'met' if ok[m] else 'MISSED'} on {m}" for m in ("wall", "cpu")))
+    print(
+        f"{what}: wall {ratio['wall']:.2f}{unit}, CPU {ratio['cpu']:.2f}{unit} (goal <= {goal:g}{unit}): "
+        + ", ".join(f"{'met' if ok[m] else 'MISSED'} on {m}" for m in ("wall", "cpu"))
+    )
     return 0 if all(ok.values()) else 1
 
 
@@ -417,32 +505,47 @@ def _adversarial_verdicts(results: dict, sizes: dict) -> int:
     base = results.get((BASELINE, "after"), {})
     times = ("wall", "cpu")
     for (spec, label), r in results.items():
-        if (label != "after" or spec in (BASELINE, "corpus-A") or spec in CONTROLS.values() or "@" in spec
-                or "wall" not in r):
+        if (
+            label != "after"
+            or spec in (BASELINE, "corpus-A")
+            or spec in CONTROLS.values()
+            or "@" in spec
+            or "wall" not in r
+        ):
             continue  # the goals are for the full-size corpora
         missed += _verdict(f"{spec}, seconds", {m: r[m] for m in times}, TARGET_SECONDS, " s")
         control = results.get((CONTROLS.get(spec, ""), "after"), {})
         if "wall" in base and spec in CONTROLS:  # a corpus of another size: held to its own control
             words, base_words = sizes[spec][1], sizes[BASELINE][1]
-            print(f"{spec} / the all-distinct corpus: wall {r['wall'] / base['wall']:.2f}x, CPU "
-                  f"{r['cpu'] / base['cpu']:.2f}x ({words / base_words:.1f}x its words; held to "
-                  f"{CONTROLS[spec]} instead)")
+            print(
+                f"{spec} / the all-distinct corpus: wall {r['wall'] / base['wall']:.2f}x, CPU "
+                f"{r['cpu'] / base['cpu']:.2f}x ({words / base_words:.1f}x its words; held to "
+                f"{CONTROLS[spec]} instead)"
+            )
         elif "wall" in base:
-            missed += _verdict(f"{spec} / the all-distinct corpus", {m: r[m] / base[m] for m in times},
-                               TARGET_VS_DISTINCT)
+            missed += _verdict(
+                f"{spec} / the all-distinct corpus", {m: r[m] / base[m] for m in times}, TARGET_VS_DISTINCT
+            )
         if "wall" in control:
             words, control_words = sizes[spec][1], sizes[CONTROLS[spec]][1]
-            missed += _verdict(f"{spec} / {CONTROLS[spec]}, the all-distinct corpus of its lengths ({words:,} "
-                               f"and {control_words:,} words)", {m: r[m] / control[m] for m in times},
-                               TARGET_VS_DISTINCT)
+            missed += _verdict(
+                f"{spec} / {CONTROLS[spec]}, the all-distinct corpus of its lengths ({words:,} "
+                f"and {control_words:,} words)",
+                {m: r[m] / control[m] for m in times},
+                TARGET_VS_DISTINCT,
+            )
     ours, rensa = results.get(("corpus-A", "after"), {}), results.get(("corpus-A", "rensa"), {})
     if "wall" in ours and "wall" in rensa:
-        missed += _verdict(f"corpus A / rensa ({ours['wall']:.2f} s against {rensa['wall']:.2f} s wall)",
-                           {m: ours[m] / rensa[m] for m in times}, TARGET_VS_RENSA)
+        missed += _verdict(
+            f"corpus A / rensa ({ours['wall']:.2f} s against {rensa['wall']:.2f} s wall)",
+            {m: ours[m] / rensa[m] for m in times},
+            TARGET_VS_RENSA,
+        )
     small = results.get(("corpus-A@16000", "after"), {})
     if "wall" in ours and "wall" in small:
-        missed += _verdict("corpus A, 16,000 -> 64,000 documents", {m: ours[m] / small[m] for m in times},
-                           TARGET_GROWTH)
+        missed += _verdict(
+            "corpus A, 16,000 -> 64,000 documents", {m: ours[m] / small[m] for m in times}, TARGET_GROWTH
+        )
     return 1 if missed else 0
 
 
@@ -458,21 +561,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its tables; return 1 when contextlab differs from the seed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="4k and 16k documents, one run each")
-    parser.add_argument("--sizes", type=lambda s: tuple(int(x) for x in s.split(",")),
-                        help="comma-separated document counts")
-    parser.add_argument("--repeat", type=int, default=None,
-                        help="runs per method and size (3; with --adversarial 1, the table's times their medians)")
+    parser.add_argument(
+        "--sizes", type=lambda s: tuple(int(x) for x in s.split(",")), help="comma-separated document counts"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs per method and size (3; with --adversarial 1, the table's times their medians)",
+    )
     parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated methods")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive-scan table")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus A's .jsonl.gz")
     parser.add_argument("--adversarial", action="store_true", help="the adversarial corpora's table")
-    parser.add_argument("--corpora", default=",".join(ADVERSARIAL),
-                        help="with --adversarial: comma-separated corpora, NAME or NAME@DOCUMENTS")
+    parser.add_argument(
+        "--corpora",
+        default=",".join(ADVERSARIAL),
+        help="with --adversarial: comma-separated corpora, NAME or NAME@DOCUMENTS",
+    )
     parser.add_argument("--before", type=Path, help="with --adversarial: also run the checkout in this folder")
-    parser.add_argument("--one-thread", action="store_true",
-                        help="with --adversarial: this checkout on one core too")
-    parser.add_argument("--numpy", action="store_true",
-                        help="with --adversarial: also run this checkout with numpy's code in place of the C loops")
+    parser.add_argument("--one-thread", action="store_true", help="with --adversarial: this checkout on one core too")
+    parser.add_argument(
+        "--numpy",
+        action="store_true",
+        help="with --adversarial: also run this checkout with numpy's code in place of the C loops",
+    )
     parser.add_argument("--timeout", type=float, default=120.0, help="with --adversarial: seconds a run may take")
     parser.add_argument("--memory-gb", type=int, default=8, help="with --adversarial: address space a run may use")
     parser.add_argument("--worker", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
@@ -505,20 +618,48 @@ def main(argv: Sequence[str] | None = None) -> int:
                 recall = f"{len(r['dropped'] & truth) / len(truth):.2f}" if truth else "—"
                 wrong = str(len(r["dropped"] - truth))
             versus = f"{r['cpu'] / exact['cpu']:.1f}x" if exact else "—"
-            rows.append((f"{n:,}", m, f"{r['cpu']:.2f}", f"{r['wall']:.2f}", versus, f"{len(r['dropped']):,}",
-                         recall, wrong, f"{r['rss_mb']:.0f}"))
+            rows.append(
+                (
+                    f"{n:,}",
+                    m,
+                    f"{r['cpu']:.2f}",
+                    f"{r['wall']:.2f}",
+                    versus,
+                    f"{len(r['dropped']):,}",
+                    recall,
+                    wrong,
+                    f"{r['rss_mb']:.0f}",
+                )
+            )
     load = os.getloadavg()
-    print(f"Corpus A, first n documents, threshold {THRESHOLD} (contextlab: word edit similarity; the "
-          f"others: Jaccard over 5-word shingles); median of {repeat} run(s), each in its own process; "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.\n")
-    print_table(("n", "method", "CPU s", "wall s", "time vs contextlab", "dropped", "recall (shingles)",
-                 "wrong drops", "peak RSS growth MB"), rows)
+    print(
+        f"Corpus A, first n documents, threshold {THRESHOLD} (contextlab: word edit similarity; the "
+        f"others: Jaccard over 5-word shingles); median of {repeat} run(s), each in its own process; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.\n"
+    )
+    print_table(
+        (
+            "n",
+            "method",
+            "CPU s",
+            "wall s",
+            "time vs contextlab",
+            "dropped",
+            "recall (shingles)",
+            "wrong drops",
+            "peak RSS growth MB",
+        ),
+        rows,
+    )
     print()
     for m in methods:
         if (m, 16000) in results and (m, 64000) in results:
             growth = results[(m, 64000)]["cpu"] / results[(m, 16000)]["cpu"]
-            verdict = f" (target <= {TARGET_GROWTH}x: {'met' if growth <= TARGET_GROWTH else 'MISSED'})" \
-                if m.startswith("contextlab") else ""
+            verdict = (
+                f" (target <= {TARGET_GROWTH}x: {'met' if growth <= TARGET_GROWTH else 'MISSED'})"
+                if m.startswith("contextlab")
+                else ""
+            )
             print(f"{m}: 16k -> 64k documents took {growth:.2f}x the time{verdict}")
     if args.no_naive:
         return 0
@@ -527,12 +668,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     same = naive["dropped"] == ours["dropped"]
     speedup = naive["cpu"] / ours["cpu"]
     print(f"\nThe seed's naive scan against find_duplicates, first {NAIVE_SIZE:,} chunks of corpus A:\n")
-    print_table(("method", "CPU s", "speed-up", "same kept set"),
-                [("naive scan (seed 000)", f"{naive['cpu']:.2f}", "1x", "—"),
-                 ("contextlab find_duplicates (seed measure)", f"{ours['cpu']:.3f}", f"{speedup:.0f}x",
-                  "yes" if same else "NO")])
-    print(f"\ntarget >= {TARGET_NAIVE:.0f}x the naive scan: "
-          f"{'met' if speedup >= TARGET_NAIVE else 'MISSED'}")
+    print_table(
+        ("method", "CPU s", "speed-up", "same kept set"),
+        [
+            ("naive scan (seed 000)", f"{naive['cpu']:.2f}", "1x", "—"),
+            (
+                "contextlab find_duplicates (seed measure)",
+                f"{ours['cpu']:.3f}",
+                f"{speedup:.0f}x",
+                "yes" if same else "NO",
+            ),
+        ],
+    )
+    print(f"\ntarget >= {TARGET_NAIVE:.0f}x the naive scan: {'met' if speedup >= TARGET_NAIVE else 'MISSED'}")
     return 0 if same else 1
 
 

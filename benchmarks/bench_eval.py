@@ -59,9 +59,18 @@ def naive_rows(evalset, grid: list[str]) -> list[dict]:
             docs = evalset.retriever.retrieve(q.query, TOP_K)
             prep = prepare_question(q, docs)
             result = config.make_manager().build(
-                PromptRequest(query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens))
-            rows.append({"config": config.label, "query_id": q.query_id, **config.settings,
-                         **question_metrics(prep, result, DEFAULT_CURVE_MODEL)})
+                PromptRequest(
+                    query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens
+                )
+            )
+            rows.append(
+                {
+                    "config": config.label,
+                    "query_id": q.query_id,
+                    **config.settings,
+                    **question_metrics(prep, result, DEFAULT_CURVE_MODEL),
+                }
+            )
     return rows
 
 
@@ -83,8 +92,18 @@ def cli_times(limit: int, workers: int) -> list[tuple[float, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         outs = [Path(tmp) / "serial.csv", Path(tmp) / "dask.csv"]
         for out, extra in zip(outs, ([], ["--workers", str(workers)])):
-            cmd = [sys.executable, "-m", "contextlab.cli", "eval", "--limit", str(limit), *grid,
-                   "--out", str(out), *extra]
+            cmd = [
+                sys.executable,
+                "-m",
+                "contextlab.cli",
+                "eval",
+                "--limit",
+                str(limit),
+                *grid,
+                "--out",
+                str(out),
+                *extra,
+            ]
             start, cpu = time.perf_counter(), _children_cpu()
             subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times.append((time.perf_counter() - start, _children_cpu() - cpu))
@@ -130,8 +149,10 @@ def main() -> int:
         (serial_s, serial_cpu), (dask_s, dask_cpu) = cli_times(args.limit, args.workers)
         print(f"`contextlab eval`, fresh processes, {n} questions x 12 configurations, identical results.csv:")
         print(f"  serial:      {serial_s:6.1f} s wall, {serial_cpu:6.1f} s CPU")
-        print(f"  {args.workers} workers:   {dask_s:6.1f} s wall, {dask_cpu:6.1f} s CPU (cluster start included; "
-              f"{serial_s / dask_s:.2f}x wall; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        print(
+            f"  {args.workers} workers:   {dask_s:6.1f} s wall, {dask_cpu:6.1f} s CPU (cluster start included; "
+            f"{serial_s / dask_s:.2f}x wall; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        )
     return 0
 
 

@@ -30,8 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["refund", "invoice", "billing", "export", "password", "seat", "currency", "tax", "trial", "api"]
 VERBS = ["explains", "covers", "describes", "lists", "answers", "clarifies"]
-FILLER = ("the plan customer account workspace settings page month year team admin owner "
-          "report client payment card bank transfer receipt total due date policy").split()
+FILLER = (
+    "the plan customer account workspace settings page month year team admin owner "
+    "report client payment card bank transfer receipt total due date policy"
+).split()
 
 
 def make_documents(n: int, seed: int = 7) -> list[dict]:
@@ -43,14 +45,14 @@ def make_documents(n: int, seed: int = 7) -> list[dict]:
             base = rng.choice(docs)
             words = base["content"].split()
             words[rng.randrange(len(words))] = "edited"
-            docs.append({"content": " ".join(words), "score": round(base["score"] * 0.9, 4),
-                         "source": f"mirror/{i}.md"})
+            docs.append(
+                {"content": " ".join(words), "score": round(base["score"] * 0.9, 4), "source": f"mirror/{i}.md"}
+            )
             continue
         topic = rng.choice(TOPICS)
         words = [f"This article {rng.choice(VERBS)} {topic} number {i}."]
         words += [rng.choice(FILLER) for _ in range(115)]
-        docs.append({"content": " ".join(words), "score": round(rng.random(), 4),
-                     "source": f"kb/{topic}/{i}.md"})
+        docs.append({"content": " ".join(words), "score": round(rng.random(), 4), "source": f"kb/{topic}/{i}.md"})
     return docs
 
 
@@ -118,8 +120,13 @@ def bench_browser(repeat: int, pause: float = 0.0) -> dict:
     sys.path.insert(0, str(ROOT))
     from tests.e2e.lab_server import VIEWS, lab_page, settle_ms, wait_for_app, watch_runs
 
-    out: dict = {"key_step_ms": [], "drag_ms": [], "first_visit_ms": {v: [] for v in VIEWS}, "missed_drags": 0,
-                 "load_before": os.getloadavg()}
+    out: dict = {
+        "key_step_ms": [],
+        "drag_ms": [],
+        "first_visit_ms": {v: [] for v in VIEWS},
+        "missed_drags": 0,
+        "load_before": os.getloadavg(),
+    }
     with lab_page() as page:
         watch_runs(page)
         for _ in range(repeat):  # each round a fresh session: every view's visit is a first visit
@@ -129,13 +136,14 @@ def bench_browser(repeat: int, pause: float = 0.0) -> dict:
             for view in VIEWS[1:]:  # the overview is open; each other view, visited once
                 button = page.get_by_role("radio", name={"final": "Final block"}.get(view, view.capitalize()))
                 out["first_visit_ms"][view].append(settle_ms(page, button.click))
-            out["first_visit_ms"]["overview"].append(
-                settle_ms(page, page.get_by_role("radio", name="Overview").click))
+            out["first_visit_ms"]["overview"].append(settle_ms(page, page.get_by_role("radio", name="Overview").click))
         slider = page.get_by_role("slider", name="Token budget")
         for k in range(repeat):
             slider.focus()
             before = slider.bounding_box()["x"]
-            out["key_step_ms"].append(settle_ms(page, lambda: slider.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")))
+            out["key_step_ms"].append(
+                settle_ms(page, lambda: slider.press("ArrowRight" if k % 2 == 0 else "ArrowLeft"))
+            )
             box = slider.bounding_box()
             shown = slider.get_attribute("aria-valuetext")
             # The slider role sits on the thumb: grab it and drag three of the steps the key moved it.
@@ -162,13 +170,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--views", nargs="*", default=["overview", "duplicates", "placement", "budget", "final",
-                                                               "compare", "learn", "window"])
+    parser.add_argument(
+        "--views",
+        nargs="*",
+        default=["overview", "duplicates", "placement", "budget", "final", "compare", "learn", "window"],
+    )
     parser.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
-    parser.add_argument("--browser", action="store_true",
-                        help="measure settle times in Chromium on the default sample instead")
-    parser.add_argument("--pause", type=float, default=0.0,
-                        help="with --browser: seconds to wait after the page loads before the first click")
+    parser.add_argument(
+        "--browser", action="store_true", help="measure settle times in Chromium on the default sample instead"
+    )
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="with --browser: seconds to wait after the page loads before the first click",
+    )
     args = parser.parse_args()
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     if args.browser:
@@ -176,17 +192,23 @@ def main() -> None:
         if args.json:
             print(json.dumps(found, indent=2))
             return
-        print("lab in Chromium on the default sample (streamlit run; ms from input to the run's end, drawn; "
-              f"first click {args.pause:g} s after load)")
+        print(
+            "lab in Chromium on the default sample (streamlit run; ms from input to the run's end, drawn; "
+            f"first click {args.pause:g} s after load)"
+        )
         for name in ("key_step_ms", "drag_ms"):
             values = found[name]
-            print(f"{name:<14} median {statistics.median(values):6.0f}   max {max(values):6.0f}   "
-                  f"(n={len(values)})")
+            print(f"{name:<14} median {statistics.median(values):6.0f}   max {max(values):6.0f}   (n={len(values)})")
         for view, values in found["first_visit_ms"].items():
-            print(f"first visit of {view:<11} median {statistics.median(values):6.0f}   max {max(values):6.0f}   "
-                  f"(n={len(values)})")
-        print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f} "
-              "on {} cores".format(*found["load_before"], *found["load_after"], os.cpu_count()))
+            print(
+                f"first visit of {view:<11} median {statistics.median(values):6.0f}   max {max(values):6.0f}   "
+                f"(n={len(values)})"
+            )
+        print(
+            "load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f} on {} cores".format(
+                *found["load_before"], *found["load_after"], os.cpu_count()
+            )
+        )
         return
     results = bench(args.docs, args.repeat, args.views)
     if args.json:
@@ -197,8 +219,10 @@ def main() -> None:
     print(f"{'view':<12}{'slider change':>15}{'no change':>12}{'uncached':>12}{'speed-up':>10}")
     for view, r in results["views"].items():
         speedup = r["uncached_s"] / max(r["slider_change_s"], 1e-9)
-        print(f"{view:<12}{r['slider_change_s'] * 1000:>12.0f} ms{r['no_change_s'] * 1000:>9.0f} ms"
-              f"{r['uncached_s'] * 1000:>9.0f} ms{speedup:>9.1f}x")
+        print(
+            f"{view:<12}{r['slider_change_s'] * 1000:>12.0f} ms{r['no_change_s'] * 1000:>9.0f} ms"
+            f"{r['uncached_s'] * 1000:>9.0f} ms{speedup:>9.1f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -55,11 +55,13 @@ _BUILD = (
 STAGES: dict[str, str] = {
     "import": "import contextlab.cli\n",
     "load": _LOAD,
-    "load + tokenize": _LOAD + (
+    "load + tokenize": _LOAD
+    + (
         "from contextlab.tokenizers import count_many, get_tokenizer\n"
         "counts = count_many(get_tokenizer('cl100k_base'), [d.content for d in docs])\n"
     ),
-    "load + dedup": _LOAD + (
+    "load + dedup": _LOAD
+    + (
         "from contextlab.stages.dedup import find_duplicates\n"
         "outcome = find_duplicates([d.content for d in docs], 0.8)\n"
     ),
@@ -109,8 +111,13 @@ def peak_rss(code: str, *args: str) -> int:
     """Return the peak resident memory, in bytes, of a fresh Python running ``code`` with ``args``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(ROOT)
-    result = subprocess.run([sys.executable, "-c", code + _REPORT, *args], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code + _REPORT, *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     last = result.stderr.strip().splitlines()[-1:] or [""]
     if result.returncode != 0 or not last[0].startswith("VmHWM "):
         raise SystemExit(f"{code.splitlines()[-1]} failed ({result.returncode}):\n{result.stderr}")
@@ -120,8 +127,12 @@ def peak_rss(code: str, *args: str) -> int:
 def build_args(path: Path, size: int) -> list[str]:
     """Return the `contextlab build` arguments for the input (limits raised to fit it)."""
     argv = ["build", str(path), "-q", QUERY, "--max-bytes", str(size + 1)]
-    usage = subprocess.run([sys.executable, "-m", "contextlab.cli", "build", "--help"], capture_output=True,
-                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    usage = subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", "build", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    ).stdout
     if "--max-documents" in usage:
         argv += ["--max-documents", str(10**7)]
     return argv
@@ -137,9 +148,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"input: {size / 1e6:.1f} MB of JSON Lines, {lines:,} documents ({args.corpus.name})")
         rows = [(name, peak_rss(code, str(path), str(size + 1))) for name, code in STAGES.items()]
         rows.append(("contextlab build", peak_rss(_BUILD, str(path), str(size + 1), *build_args(path, size))))
-        others = [(f"load {other.suffix}", other.stat().st_size,
-                   peak_rss(STAGES["load"], str(other), str(other.stat().st_size + 1)))
-                  for other in write_other_formats(path)]
+        others = [
+            (
+                f"load {other.suffix}",
+                other.stat().st_size,
+                peak_rss(STAGES["load"], str(other), str(other.stat().st_size + 1)),
+            )
+            for other in write_other_formats(path)
+        ]
     floor = rows[0][1]
     print(f"{'stage':<18} {'peak RSS':>10} {'x input':>8} {'above import':>13}")
     for name, input_size, peak in [(name, size, peak) for name, peak in rows] + others:

@@ -40,8 +40,7 @@ def _plain(url: str, model: str, prompts: list[str], concurrency: int, sampling:
     client = openai.OpenAI(base_url=url, api_key="no-key", timeout=600, max_retries=4)
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        list(pool.map(lambda p: client.completions.create(model=model, prompt=p, **sampling).choices[0].text,
-                      prompts))
+        list(pool.map(lambda p: client.completions.create(model=model, prompt=p, **sampling).choices[0].text, prompts))
     return time.perf_counter() - start
 
 
@@ -56,12 +55,17 @@ def _own_costs(url: str, questions: int, folder: Path) -> None:
     settings = MeasureSettings(url, api="completions", cache=folder / "own.sqlite")
     rows = questions * 2
     # warm what every run loads once per process (the bundled set, its BM25 index, cl100k_base)
-    plan_measured(None, GRID, RunOptions(limit=1, top_k=5),
-                  measure=MeasureSettings(url, api="completions", use_cache=False, model_tokens=False))
+    plan_measured(
+        None,
+        GRID,
+        RunOptions(limit=1, top_k=5),
+        measure=MeasureSettings(url, api="completions", use_cache=False, model_tokens=False),
+    )
     start = time.perf_counter()
     options = RunOptions(limit=questions, top_k=5)
-    plain = plan_measured(None, GRID, options, measure=MeasureSettings(url, api="completions", use_cache=False,
-                                                                       model_tokens=False))
+    plain = plan_measured(
+        None, GRID, options, measure=MeasureSettings(url, api="completions", use_cache=False, model_tokens=False)
+    )
     cl100k_s = time.perf_counter() - start
     start = time.perf_counter()
     run = plan_measured(None, GRID, options, measure=settings)
@@ -79,10 +83,14 @@ def _own_costs(url: str, questions: int, folder: Path) -> None:
     score_s = time.perf_counter() - start
     print(f"contextlab's own time per measured row ({rows} rows: {questions} questions x 2 configurations):")
     print(f"  engine build alone (reference, evaluate_chunk)     {engine_s / rows * 1000:8.2f} ms")
-    print(f"  build + prompt, cl100k_base budget                {cl100k_s / rows * 1000:8.2f} ms "
-          f"({cl100k_s / max(engine_s, 1e-9):.2f}x the engine alone)")
-    print(f"  build + prompt, model's tokens via /tokenize      {model_tokens_s / rows * 1000:8.2f} ms (first time: "
-          f"each text counted by the server once)")
+    print(
+        f"  build + prompt, cl100k_base budget                {cl100k_s / rows * 1000:8.2f} ms "
+        f"({cl100k_s / max(engine_s, 1e-9):.2f}x the engine alone)"
+    )
+    print(
+        f"  build + prompt, model's tokens via /tokenize      {model_tokens_s / rows * 1000:8.2f} ms (first time: "
+        f"each text counted by the server once)"
+    )
     print(f"  the same, counts remembered in the cache          {rebuild_s / rows * 1000:8.2f} ms")
     print(f"  scoring + cache lookups + rows (warm cache)       {score_s / rows * 1000:8.2f} ms")
 
@@ -97,8 +105,12 @@ def main() -> None:
         folder = Path(tmp)
         print(f"load average before: {os.getloadavg()}")
         _own_costs(server.url, args.questions, folder)
-        run = plan_measured(None, GRID, RunOptions(limit=args.questions, top_k=5),
-                            measure=MeasureSettings(server.url, api="completions", use_cache=False))
+        run = plan_measured(
+            None,
+            GRID,
+            RunOptions(limit=args.questions, top_k=5),
+            measure=MeasureSettings(server.url, api="completions", use_cache=False),
+        )
         prompts = list(dict.fromkeys(run.prompts))
         model = run.client.resolve_model()
         fields = run.client.request_fields()
@@ -112,12 +124,17 @@ def main() -> None:
                 # A first line of the same length, unique to this side and round, so neither side reuses
                 # the KV cache the server kept from the other's prompts (llama.cpp caches prompt prefixes).
                 tagged = [f"Run {r:02d}{who[0]}.\n{p}" for p in prompts]
-                seconds[who] = (_plain(server.url, model, tagged, args.concurrency, fields) if who == "plain"
-                                else _ours(run, tagged, args.concurrency, folder, f"round{r}"))
+                seconds[who] = (
+                    _plain(server.url, model, tagged, args.concurrency, fields)
+                    if who == "plain"
+                    else _ours(run, tagged, args.concurrency, folder, f"round{r}")
+                )
             ratio = seconds["plain"] / seconds["ours"]
             ratios.append(ratio)
-            print(f"  round {r + 1} ({' then '.join(order)}): plain openai {len(prompts) / seconds['plain']:.3f} "
-                  f"prompts/s, contextlab {len(prompts) / seconds['ours']:.3f} prompts/s, ratio {ratio:.3f}")
+            print(
+                f"  round {r + 1} ({' then '.join(order)}): plain openai {len(prompts) / seconds['plain']:.3f} "
+                f"prompts/s, contextlab {len(prompts) / seconds['ours']:.3f} prompts/s, ratio {ratio:.3f}"
+            )
         print(f"contextlab / plain client throughput: {sum(ratios) / len(ratios):.3f} (goal >= 0.9)")
         print(f"load average after: {os.getloadavg()}")
 

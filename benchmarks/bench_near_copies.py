@@ -80,8 +80,9 @@ def edit(words: list[str], edits: int, vocabulary: Sequence[str], rng: random.Ra
     return out
 
 
-def labelled_pairs(words: list[str], sentences: list[str], length: int, n: int,
-                   rng: random.Random) -> list[tuple[str, str, bool, str]]:
+def labelled_pairs(
+    words: list[str], sentences: list[str], length: int, n: int, rng: random.Random
+) -> list[tuple[str, str, bool, str]]:
     """Return (kept, candidate, is_copy, kind) pairs at ``length`` words."""
     top = len(words) - 3 * length
     most = 2 if length <= 20 else 4
@@ -89,19 +90,30 @@ def labelled_pairs(words: list[str], sentences: list[str], length: int, n: int,
     for _ in range(n):
         start = rng.randrange(top)
         chunk = words[start : start + length]
-        pairs.append((" ".join(chunk), " ".join(edit(chunk, rng.randint(1, most), words, rng)), True,
-                      "near copy"))
+        pairs.append((" ".join(chunk), " ".join(edit(chunk, rng.randint(1, most), words, rng)), True, "near copy"))
     for k in range(n):
         start = rng.randrange(top)
         if k % 2 == 0:
             step = length - round(OVERLAP * length)
-            pairs.append((" ".join(words[start : start + length]),
-                          " ".join(words[start + step : start + step + length]), False, "20% overlap"))
+            pairs.append(
+                (
+                    " ".join(words[start : start + length]),
+                    " ".join(words[start + step : start + step + length]),
+                    False,
+                    "20% overlap",
+                )
+            )
         else:
             other = (start + rng.randrange(2 * length, top // 2)) % top
             sentence = rng.choice(sentences)
-            pairs.append((" ".join(words[start : start + length]) + " " + sentence,
-                          " ".join(words[other : other + length]) + " " + sentence, False, "boilerplate"))
+            pairs.append(
+                (
+                    " ".join(words[start : start + length]) + " " + sentence,
+                    " ".join(words[other : other + length]) + " " + sentence,
+                    False,
+                    "boilerplate",
+                )
+            )
     return pairs
 
 
@@ -132,12 +144,18 @@ def rensa_method() -> Callable[[str, str], bool]:
 def score(method: Callable[[str, str], bool], pairs) -> dict[str, float | int]:
     """Return recall, precision and the false removals by kind for one method."""
     tp = sum(1 for a, b, copy, _ in pairs if copy and method(a, b))
-    fp = {kind: sum(1 for a, b, copy, k in pairs if not copy and k == kind and method(a, b))
-          for kind in ("20% overlap", "boilerplate")}
+    fp = {
+        kind: sum(1 for a, b, copy, k in pairs if not copy and k == kind and method(a, b))
+        for kind in ("20% overlap", "boilerplate")
+    }
     positives = sum(1 for p in pairs if p[2])
     removed = tp + sum(fp.values())
-    return {"recall": tp / positives, "precision": tp / removed if removed else 1.0,
-            "fp_overlap": fp["20% overlap"], "fp_boilerplate": fp["boilerplate"]}
+    return {
+        "recall": tp / positives,
+        "precision": tp / removed if removed else 1.0,
+        "fp_overlap": fp["20% overlap"],
+        "fp_boilerplate": fp["boilerplate"],
+    }
 
 
 def _margins(pairs) -> tuple[float, float, float]:
@@ -160,15 +178,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.corpus.exists():
         raise SystemExit(f"corpus not found: {args.corpus} (pass --corpus PATH)")
     words, sentences = load_stream(args.corpus)
-    methods = {"contextlab word edit (default)": contextlab_method("word_edit"),
-               "shingle Jaccard (seed 000)": contextlab_method("shingle_jaccard")}
+    methods = {
+        "contextlab word edit (default)": contextlab_method("word_edit"),
+        "shingle Jaccard (seed 000)": contextlab_method("shingle_jaccard"),
+    }
     try:
         methods["rensa MinHash-LSH"] = rensa_method()
     except ImportError:
         print("(rensa not installed: pip install -r requirements-bench.txt; its rows are skipped)")
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "
-          f"threshold {THRESHOLD}; {args.pairs} positives and {args.pairs} negatives per length "
-          f"(half 20% overlap, half a shared boilerplate sentence), corpus A\n")
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "
+        f"threshold {THRESHOLD}; {args.pairs} positives and {args.pairs} negatives per length "
+        f"(half 20% overlap, half a shared boilerplate sentence), corpus A\n"
+    )
     print("| words | method | recall | precision | removed: 20% overlap | removed: boilerplate |")
     print("|---|---|---|---|---|---|")
     met, margins = True, []
@@ -176,19 +198,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairs = labelled_pairs(words, sentences, length, args.pairs, random.Random(args.seed + length))
         for name, method in methods.items():
             r = score(method, pairs)
-            print(f"| {length} | {name} | {r['recall']:.3f} | {r['precision']:.3f} | "
-                  f"{r['fp_overlap']} | {r['fp_boilerplate']} |")
+            print(
+                f"| {length} | {name} | {r['recall']:.3f} | {r['precision']:.3f} | "
+                f"{r['fp_overlap']} | {r['fp_boilerplate']} |"
+            )
             if name.startswith("contextlab"):
                 met &= r["recall"] >= GOAL_RECALL and r["precision"] >= GOAL_PRECISION
         margins.append((length, *_margins(pairs)))
-    print("\nThe default measure's margin: its lowest similarity on a near copy, its highest on a "
-          "negative (the threshold must lie between them):\n")
+    print(
+        "\nThe default measure's margin: its lowest similarity on a near copy, its highest on a "
+        "negative (the threshold must lie between them):\n"
+    )
     print("| words | lowest near copy | highest 20% overlap | highest boilerplate |")
     print("|---|---|---|---|")
     for length, low, overlap, boiler in margins:
         print(f"| {length} | {low:.3f} | {overlap:.3f} | {boiler:.3f} |")
-    print(f"\ngoal (default measure): recall >= {GOAL_RECALL} and precision >= {GOAL_PRECISION} at every "
-          f"length — {'met' if met else 'MISSED'}")
+    print(
+        f"\ngoal (default measure): recall >= {GOAL_RECALL} and precision >= {GOAL_PRECISION} at every "
+        f"length — {'met' if met else 'MISSED'}"
+    )
     return 0 if met else 1
 
 

@@ -56,7 +56,7 @@ def time_rounds(manager: ContextManager, docs: list[Document], k: int, rounds: i
         batch = docs[(r * k) % (len(docs) - k) :][:k]
         texts = [d.content for d in batch]
         timed = {}
-        for mode in (("floor", "build") if r % 2 == 0 else ("build", "floor")):
+        for mode in ("floor", "build") if r % 2 == 0 else ("build", "floor"):
             if isinstance(memo, dict):
                 memo.clear()
             start = time.perf_counter()
@@ -69,9 +69,12 @@ def time_rounds(manager: ContextManager, docs: list[Document], k: int, rounds: i
         builds.append(timed["build"])
         stages.append(result.timings_ms)
     names = sorted({name for s in stages for name in s})
-    return {"floor": statistics.median(floors), "build": statistics.median(builds),
-            "ratio": statistics.median(b / f for b, f in zip(builds, floors)),
-            "stages": {name: statistics.median(s.get(name, 0.0) for s in stages) for name in names}}
+    return {
+        "floor": statistics.median(floors),
+        "build": statistics.median(builds),
+        "ratio": statistics.median(b / f for b, f in zip(builds, floors)),
+        "stages": {name: statistics.median(s.get(name, 0.0) for s in stages) for name in names},
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,18 +90,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     manager.build(PromptRequest("warm up", docs[:20]))  # load the tokenizer and the libraries
     load = os.getloadavg()
     results = {k: time_rounds(manager, docs, k, args.rounds) for k in SIZES}
-    print(f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, after "
-          f"{os.getloadavg()[0]:.2f}; median of {args.rounds} rounds, fresh chunks each round\n")
+    print(
+        f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, after "
+        f"{os.getloadavg()[0]:.2f}; median of {args.rounds} rounds, fresh chunks each round\n"
+    )
     print("| chunks | tokenize floor ms | default build ms | build / floor | dedup ms | stages (ms) |")
     print("|---|---|---|---|---|---|")
     met = True
     for k, r in results.items():
         stages = ", ".join(f"{name} {ms:.2f}" for name, ms in r["stages"].items() if ms >= 0.05)
-        print(f"| {k} | {r['floor']:.2f} | {r['build']:.2f} | {r['ratio']:.2f}x | "
-              f"{r['stages'].get('dedup', 0.0):.2f} | {stages} |")
+        print(
+            f"| {k} | {r['floor']:.2f} | {r['build']:.2f} | {r['ratio']:.2f}x | "
+            f"{r['stages'].get('dedup', 0.0):.2f} | {stages} |"
+        )
         met &= r["ratio"] <= GOAL
-    print(f"\ngoal: build <= {GOAL}x the floor at {' and '.join(map(str, SIZES))} chunks — "
-          f"{'met' if met else 'MISSED'}")
+    print(
+        f"\ngoal: build <= {GOAL}x the floor at {' and '.join(map(str, SIZES))} chunks — {'met' if met else 'MISSED'}"
+    )
     return 0 if met else 1
 
 

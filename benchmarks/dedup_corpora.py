@@ -37,8 +37,10 @@ def templated_8(n: int) -> list[str]:
 
 def templated_20(n: int) -> list[str]:
     """Return n records of 20 words that differ in one."""
-    return [f"order {i} for the customer account was billed on the first day of the month and paid in full today"
-            for i in range(n)]
+    return [
+        f"order {i} for the customer account was billed on the first day of the month and paid in full today"
+        for i in range(n)
+    ]
 
 
 def _words(ids: np.ndarray) -> str:

@@ -23,8 +23,17 @@ from typing import IO
 
 from .errors import InvalidInputError
 
-__all__ = ["StagedFile", "UMASK", "remove_stale_temps", "atomic_path", "atomic_writer", "check_target", "new_file_mode",
-           "write_files", "write_text"]
+__all__ = [
+    "StagedFile",
+    "UMASK",
+    "remove_stale_temps",
+    "atomic_path",
+    "atomic_writer",
+    "check_target",
+    "new_file_mode",
+    "write_files",
+    "write_text",
+]
 
 
 def _read_umask() -> int:
@@ -79,7 +88,7 @@ def remove_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
     target = Path(path)
     removed = []
     for temp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
-        pid = temp.name[len(target.name) + 2:].split(".", 1)[0]
+        pid = temp.name[len(target.name) + 2 :].split(".", 1)[0]
         if pid.isdigit() and not _running(int(pid)):
             try:
                 temp.unlink()
@@ -114,12 +123,13 @@ class StagedFile:
         if self.path.exists() and not self.path.is_file() and not self.path.is_dir():
             # The rename would put a regular file where the device was: as root, --out /dev/null
             # replaced /dev/null itself.
-            raise InvalidInputError(f"{str(self.path)!r} is a device, a pipe or a socket, not a file: a file is "
-                                    "written whole by renaming a finished copy onto its name; give a file name")
+            raise InvalidInputError(
+                f"{str(self.path)!r} is a device, a pipe or a socket, not a file: a file is "
+                "written whole by renaming a finished copy onto its name; give a file name"
+            )
         remove_stale_temps(self.path)
         # The writer's pid in the name lets a later writer tell a killed run's file from a live one's.
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=".tmp",
-                                    dir=self.path.parent)
+        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=".tmp", dir=self.path.parent)
         self.temp = Path(temp)
         try:
             os.fchmod(fd, new_file_mode(self.path))  # mkstemp's 0600 would make the output private
@@ -163,8 +173,9 @@ class StagedFile:
 
 
 @contextmanager
-def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
-                  newline: str | None = "") -> Iterator[IO[str]]:
+def atomic_writer(
+    path: str | os.PathLike[str], *, encoding: str = "utf-8", newline: str | None = ""
+) -> Iterator[IO[str]]:
     """Yield a text handle whose content becomes ``path`` only when the block ends without an error."""
     with StagedFile(path, encoding=encoding, newline=newline) as staged:
         yield staged.handle
@@ -208,8 +219,9 @@ def check_target(path: str | os.PathLike[str], field: str) -> Path:
     if target.exists() and not target.is_file():
         raise InvalidInputError(f"{where} is a device, a pipe or a socket, not a file; give a file name", field=field)
     if not folder.is_dir():
-        raise InvalidInputError(f"{where}: folder {str(folder)!r} does not exist; create it or give another path",
-                                field=field)
+        raise InvalidInputError(
+            f"{where}: folder {str(folder)!r} does not exist; create it or give another path", field=field
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InvalidInputError(f"{where}: folder {str(folder)!r} is not writable; give another path", field=field)
     if target.exists() and not os.access(target, os.W_OK):

@@ -60,8 +60,7 @@ class BuildCache:
             self._stats["count_misses"] += len(missing)
         return [known[t] for t in texts]
 
-    def duplicates(self, ranked_texts: Sequence[str], threshold: float,
-                   measure: str = DEFAULT_MEASURE) -> DedupOutcome:
+    def duplicates(self, ranked_texts: Sequence[str], threshold: float, measure: str = DEFAULT_MEASURE) -> DedupOutcome:
         """Return ``find_duplicates(ranked_texts, threshold, measure)``, computed once per distinct input."""
         key = (float(threshold), measure, tuple(ranked_texts))
         with self._lock:

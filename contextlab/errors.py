@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["ContextLabError", "InvalidInputError", "BudgetError", "LoadError", "StoreError", "EndpointError",
-           "CacheError", "ClusterError", "RunInterrupted"]
+__all__ = [
+    "ContextLabError",
+    "InvalidInputError",
+    "BudgetError",
+    "LoadError",
+    "StoreError",
+    "EndpointError",
+    "CacheError",
+    "ClusterError",
+    "RunInterrupted",
+]
 
 
 class ContextLabError(Exception):

@@ -45,8 +45,9 @@ def format_bounds(low: float, high: float, *, signed: bool = False, digits: int 
     return f"[{low:{spec}}, {high:{spec}}]"
 
 
-def format_interval(value: float, low: float, high: float, *, signed: bool = False, digits: int = 1,
-                    width: int = 0) -> str:
+def format_interval(
+    value: float, low: float, high: float, *, signed: bool = False, digits: int = 1, width: int = 0
+) -> str:
     """Return ``"12.3 [5.3, 29.7]"`` (``"+6.7 [-8.1, +21.4]"`` when ``signed``), each number ``width`` wide.
 
     Every printed interval is written here.

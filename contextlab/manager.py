@@ -116,8 +116,9 @@ class ContextManager:
         position_curve: PositionCurve | Sequence[float] | None = None,
         dedup_measure: str = DEFAULT_MEASURE,
     ) -> None:
-        self.dedup_threshold = fraction("dedup_threshold", dedup_threshold,
-                                        hint="1.0 removes only texts equal once normalised")
+        self.dedup_threshold = fraction(
+            "dedup_threshold", dedup_threshold, hint="1.0 removes only texts equal once normalised"
+        )
         #: How near duplicates are measured (``contextlab.stages.dedup.MEASURES``): word edit
         #: similarity of normalised text by default, seed 000's shingle Jaccard in seed mode.
         self.dedup_measure: str = one_of("dedup_measure", dedup_measure, MEASURES)
@@ -137,9 +138,11 @@ class ContextManager:
         if position_curve is not None and not isinstance(position_curve, PositionCurve):
             position_curve = PositionCurve.from_accuracies(position_curve)
         if self.placement == "curve" and position_curve is None:
-            raise InvalidInputError("placement 'curve' needs position_curve: the accuracy the model reads each "
-                                    "position with (contextlab.curves.published.position_curve makes one)",
-                                    field="position_curve")
+            raise InvalidInputError(
+                "placement 'curve' needs position_curve: the accuracy the model reads each "
+                "position with (contextlab.curves.published.position_curve makes one)",
+                field="position_curve",
+            )
         #: What placement "curve" follows: how well the model reads each depth (None otherwise needed).
         self.position_curve: PositionCurve | None = position_curve
         #: The word before a score in a header: ``(relevance: 0.87)``.
@@ -154,8 +157,9 @@ class ContextManager:
         return manager
 
     @classmethod
-    def from_settings(cls, settings: EngineSettings, *,
-                      position_curve: PositionCurve | Sequence[float] | None = None) -> ContextManager:
+    def from_settings(
+        cls, settings: EngineSettings, *, position_curve: PositionCurve | Sequence[float] | None = None
+    ) -> ContextManager:
         """Return the manager ``settings`` describe (seed-compatible when they say so).
 
         ``position_curve`` is what placement "curve" follows: one you measured, or by default the
@@ -179,9 +183,11 @@ class ContextManager:
     @property
     def is_seed_mode(self) -> bool:
         """True when the budget follows seed 000 literally (heuristic, reorder first, headers free)."""
-        return (self.tokenizer.name == SEED_MODE["tokenizer"]
-                and self.budget_before_reorder == SEED_MODE["budget_before_reorder"]
-                and self.budget_includes_headers == SEED_MODE["budget_includes_headers"])
+        return (
+            self.tokenizer.name == SEED_MODE["tokenizer"]
+            and self.budget_before_reorder == SEED_MODE["budget_before_reorder"]
+            and self.budget_includes_headers == SEED_MODE["budget_includes_headers"]
+        )
 
     def __repr__(self) -> str:
         return (
@@ -215,10 +221,14 @@ class ContextManager:
         if self.budget_before_reorder:
             placed = place(self.placement, placed, [p.doc.score for p in placed], self.position_curve)
             clock.lap("reorder")
-        block = measure_and_drop(placed, budget, self.tokenizer, rank_of=selection.rank_of,
-                                 enforce=self.budget_includes_headers,
-                                 render=partial(format_block, score_label=self.score_label,
-                                                seed_rule=self.is_seed_mode))
+        block = measure_and_drop(
+            placed,
+            budget,
+            self.tokenizer,
+            rank_of=selection.rank_of,
+            enforce=self.budget_includes_headers,
+            render=partial(format_block, score_label=self.score_label, seed_rule=self.is_seed_mode),
+        )
         clock.lap("format")
         trace = self._trace(docs, selection, block, outcome, budget)
         in_block = {p.index for p in block.placed if p.fate == "included"}
@@ -258,10 +268,14 @@ class ContextManager:
         rank_of = {index: rank for rank, index in enumerate(ranked, start=1)}
         clock.lap("rank")
         ranked_texts = [texts[i] for i in ranked]
-        outcome = (cache.duplicates(ranked_texts, self.dedup_threshold, self.dedup_measure) if cache is not None
-                   else find_duplicates(ranked_texts, self.dedup_threshold, self.dedup_measure))
-        pairs = [DuplicatePair(ranked[p.kept_index], ranked[p.dropped_index], p.similarity, p.kind)
-                 for p in outcome.pairs]
+        outcome = (
+            cache.duplicates(ranked_texts, self.dedup_threshold, self.dedup_measure)
+            if cache is not None
+            else find_duplicates(ranked_texts, self.dedup_threshold, self.dedup_measure)
+        )
+        pairs = [
+            DuplicatePair(ranked[p.kept_index], ranked[p.dropped_index], p.similarity, p.kind) for p in outcome.pairs
+        ]
         clock.lap("dedup")
         return _Selection(list(tokens), filtered, rank_of, pairs, [ranked[k] for k in outcome.kept])
 
@@ -276,8 +290,9 @@ class ContextManager:
             header=partial(source_header, score_label=self.score_label, seed_rule=self.is_seed_mode),
         )
 
-    def _trace(self, docs: Sequence[Document], selection: _Selection, block: FittedBlock,
-               outcome: BudgetOutcome, budget: int) -> list[DocTrace]:
+    def _trace(
+        self, docs: Sequence[Document], selection: _Selection, block: FittedBlock, outcome: BudgetOutcome, budget: int
+    ) -> list[DocTrace]:
         """Return one trace entry per input document, saying what happened to it and why."""
         tokens = selection.tokens
         trace = [DocTrace(i, d.source, d.score, tokens[i]) for i, d in enumerate(docs)]
@@ -290,22 +305,31 @@ class ContextManager:
             _trace_duplicate(trace[p.dropped_index], p, self.dedup_threshold, self.dedup_measure)
         n_placed = len(block.placed)
         for position, p in enumerate(block.placed, start=1):
-            _trace_placed(trace[p.index], p.fate, p.cost, p.remaining_before, position, n_placed,
-                          outcome.header_costs.get(p.index))
+            _trace_placed(
+                trace[p.index],
+                p.fate,
+                p.cost,
+                p.remaining_before,
+                position,
+                n_placed,
+                outcome.header_costs.get(p.index),
+            )
         for i, remaining in outcome.excluded_at.items():
             trace[i].fate = "excluded"
-            trace[i].reason = _excluded_reason(tokens[i], outcome.header_costs.get(i), remaining,
-                                               budget, docs[i].source)
+            trace[i].reason = _excluded_reason(
+                tokens[i], outcome.header_costs.get(i), remaining, budget, docs[i].source
+            )
         for i, measured in block.dropped.items():
             t = trace[i]
             t.fate, t.position, t.block_tokens = "excluded", None, None
-            t.reason = (f"over budget: the finished block measured {measured} tokens > {budget}, "
-                        f"so the least relevant document was dropped")
+            t.reason = (
+                f"over budget: the finished block measured {measured} tokens > {budget}, "
+                f"so the least relevant document was dropped"
+            )
         return trace
 
 
-def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: int,
-                     source: str | None) -> str:
+def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: int, source: str | None) -> str:
     """Return why the budget left a document out, in the two measures ``DocTrace`` names.
 
     Its *block cost* (text tokens plus header line) when the header was priced; otherwise the
@@ -315,8 +339,10 @@ def _excluded_reason(tokens: int, header: int | None, remaining: int, budget: in
     if header is None:
         return f"over budget: its {tokens} text tokens alone are more than the {left}"
     long_source = f"; its source is {len(source):,} characters" if source and len(source) > 200 else ""
-    return (f"over budget: block cost {tokens + header} tokens ({tokens} text + {header} for its header "
-            f"line{long_source}), {left}")
+    return (
+        f"over budget: block cost {tokens + header} tokens ({tokens} text + {header} for its header "
+        f"line{long_source}), {left}"
+    )
 
 
 def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float, measure: str) -> None:
@@ -327,16 +353,21 @@ def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float, measure
     seed = measure == SEED_MEASURE
     if pair.kind == "exact":
         t.reason = f"exact duplicate of #{pair.kept_index} " + (
-            "(same text ignoring case and spacing)" if seed else
-            "(same words ignoring case, spacing, Unicode forms and invisible characters)")
+            "(same text ignoring case and spacing)"
+            if seed
+            else "(same words ignoring case, spacing, Unicode forms and invisible characters)"
+        )
     else:
-        t.reason = (f"near-duplicate of #{pair.kept_index}: "
-                    f"{'shingle' if seed else 'word edit'} similarity {pair.similarity:.2f} "
-                    f">= threshold {threshold:.2f}")
+        t.reason = (
+            f"near-duplicate of #{pair.kept_index}: "
+            f"{'shingle' if seed else 'word edit'} similarity {pair.similarity:.2f} "
+            f">= threshold {threshold:.2f}"
+        )
 
 
-def _trace_placed(t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int,
-                  header: int | None = None) -> None:
+def _trace_placed(
+    t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int, header: int | None = None
+) -> None:
     """Mark ``t`` as placed at ``position`` of ``n_placed``, with what it cost.
 
     Reasons name the two token measures as ``DocTrace`` does: a document's *text tokens*
@@ -347,21 +378,29 @@ def _trace_placed(t: DocTrace, fate: str, cost: int, remaining: int, position: i
     t.position = position
     t.block_tokens = cost
     if fate == "included":
-        where = "an end of the block" if position in (1, n_placed) and n_placed > 1 else (
-            "the middle" if 1 < position < n_placed else "the block")
+        where = (
+            "an end of the block"
+            if position in (1, n_placed) and n_placed > 1
+            else ("the middle" if 1 < position < n_placed else "the block")
+        )
         head = cost - t.tokens
         parts = f" ({t.tokens} text + {head} header)" if head > 0 else ""
-        t.reason = (f"rank {t.relevance_rank}, fits: block cost {cost} tokens{parts}; "
-                    f"placed {position} of {n_placed}, {where}")
+        t.reason = (
+            f"rank {t.relevance_rank}, fits: block cost {cost} tokens{parts}; placed {position} of {n_placed}, {where}"
+        )
         return
     # Whole, it would have cost its text plus its header line (when the budget counts headers).
-    whole = (f"block cost {t.tokens + header} tokens ({t.tokens} text + {header} header), {remaining} left"
-             if header else f"{t.tokens} text tokens, {remaining} left")
+    whole = (
+        f"block cost {t.tokens + header} tokens ({t.tokens} text + {header} header), {remaining} left"
+        if header
+        else f"{t.tokens} text tokens, {remaining} left"
+    )
     if fate == "truncated":
         t.reason = f"did not fit ({whole}): cut to a block cost of {cost} tokens; placed {position} of {n_placed}"
     else:
-        t.reason = (f"did not fit ({whole}): one-sentence synopsis, block cost {cost} tokens; "
-                    f"placed {position} of {n_placed}")
+        t.reason = (
+            f"did not fit ({whole}): one-sentence synopsis, block cost {cost} tokens; placed {position} of {n_placed}"
+        )
 
 
 def validate_request(request: PromptRequest) -> None:

@@ -84,7 +84,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     k = min(only_a, only_b)
     # Exact integers until the last division: no underflow at thousands of discordant pairs.
     tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, 2 * tail / 2 ** n)
+    return min(1.0, 2 * tail / 2**n)
 
 
 def paired_rate_interval(only_a: int, only_b: int, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -126,8 +126,10 @@ def _permutation_p(row_sums: Sequence[int], k: int, observed: int, base: int, *,
     for r in sorted(set(row_sums)):
         rows = sum(1 for v in row_sums if v == r)
         if math.comb(k, r) <= 4096:
-            patterns = np.array([[1 if c in chosen else 0 for c in range(k)]
-                                 for chosen in itertools.combinations(range(k), r)], dtype=np.int64)
+            patterns = np.array(
+                [[1 if c in chosen else 0 for c in range(k)] for chosen in itertools.combinations(range(k), r)],
+                dtype=np.int64,
+            )
             picks = rng.integers(0, len(patterns), size=(PERMUTATIONS, rows))
             offsets = (picks + len(patterns) * np.arange(PERMUTATIONS)[:, None]).ravel()
             counts = np.bincount(offsets, minlength=PERMUTATIONS * len(patterns)).reshape(PERMUTATIONS, -1)
@@ -137,7 +139,7 @@ def _permutation_p(row_sums: Sequence[int], k: int, observed: int, base: int, *,
         for start in range(0, PERMUTATIONS, 200):  # too many arrangements to list: shuffle each row
             count = min(200, PERMUTATIONS - start)
             shuffled = rng.permuted(np.broadcast_to(row, (count, rows, k)), axis=2)
-            columns[start:start + count] += shuffled.sum(axis=1)
+            columns[start : start + count] += shuffled.sum(axis=1)
     hits = int(((columns * columns).sum(axis=1) >= observed).sum())
     return (hits + 1) / (PERMUTATIONS + 1)
 
@@ -157,8 +159,9 @@ def cochran_q(outcomes: Sequence[Sequence[bool]]) -> tuple[float, int, float]:
         raise InvalidInputError(f"Cochran's Q needs two conditions or more, got {k}")
     n = len(outcomes[0])
     if any(len(column) != n for column in outcomes):
-        raise InvalidInputError("Cochran's Q needs every condition on the same questions: "
-                                f"{[len(c) for c in outcomes]} answers")
+        raise InvalidInputError(
+            f"Cochran's Q needs every condition on the same questions: {[len(c) for c in outcomes]} answers"
+        )
     col = [sum(bool(v) for v in column) for column in outcomes]
     row = [sum(bool(outcomes[c][i]) for c in range(k)) for i in range(n)]
     total = sum(col)
@@ -174,8 +177,9 @@ def cochran_q(outcomes: Sequence[Sequence[bool]]) -> tuple[float, int, float]:
     return (q, k - 1, _permutation_p([r for r in row if 0 < r < k], k, squares, row.count(k)))
 
 
-def rate_difference(successes_a: float, n_a: int, successes_b: float, n_b: int,
-                    z: float = Z_95) -> tuple[float, float, float, float]:
+def rate_difference(
+    successes_a: float, n_a: int, successes_b: float, n_b: int, z: float = Z_95
+) -> tuple[float, float, float, float]:
     """Return ``(B - A, low, high, p)`` for two rates without their pairing: Newcombe's interval, pooled z.
 
     Newcombe's hybrid score interval (1998, method 10) from the two Wilson intervals, and the
@@ -229,8 +233,9 @@ def mcnemar_power(difference: float, discordance: float, n: int, alpha: float = 
     psi = _check_discordance(discordance)
     delta = abs(difference)
     if delta > psi + 1e-12:
-        raise InvalidInputError(f"a difference of {delta:.3f} needs at least that share of questions answered "
-                                f"differently, not {psi:.3f}")
+        raise InvalidInputError(
+            f"a difference of {delta:.3f} needs at least that share of questions answered differently, not {psi:.3f}"
+        )
     if n <= 0 or delta == 0:
         return 0.0
     spread = math.sqrt(max(0.0, psi - delta * delta))
@@ -240,8 +245,9 @@ def mcnemar_power(difference: float, discordance: float, n: int, alpha: float = 
     return _NORMAL.cdf(signal / spread)
 
 
-def questions_for_difference(difference: float, discordance: float = DEFAULT_DISCORDANCE, *,
-                             alpha: float = ALPHA, power: float = POWER) -> int:
+def questions_for_difference(
+    difference: float, discordance: float = DEFAULT_DISCORDANCE, *, alpha: float = ALPHA, power: float = POWER
+) -> int:
     """Return how many questions McNemar's test needs to show ``difference`` with ``power``.
 
     n = (z_α √ψ + z_β √(ψ − δ²))² / δ² (Connor 1987), rounded up; ``difference`` a fraction.
@@ -249,15 +255,15 @@ def questions_for_difference(difference: float, discordance: float = DEFAULT_DIS
     psi = _check_discordance(discordance)
     delta = abs(difference)
     if not 0 < delta <= psi:
-        raise InvalidInputError(f"difference must be above 0 and at most the discordance {psi:.3f}, "
-                                f"got {difference!r}")
+        raise InvalidInputError(f"difference must be above 0 and at most the discordance {psi:.3f}, got {difference!r}")
     z_beta = _NORMAL.inv_cdf(power)
     n = (z_for(alpha) * math.sqrt(psi) + z_beta * math.sqrt(psi - delta * delta)) ** 2 / (delta * delta)
     return max(2, math.ceil(n - 1e-9))
 
 
-def detectable_difference(n: int, discordance: float = DEFAULT_DISCORDANCE, *, alpha: float = ALPHA,
-                          power: float = POWER) -> float | None:
+def detectable_difference(
+    n: int, discordance: float = DEFAULT_DISCORDANCE, *, alpha: float = ALPHA, power: float = POWER
+) -> float | None:
     """Return the smallest paired difference (a fraction) ``n`` questions show with ``power``.
 
     None when no difference up to the discordance itself reaches that power on ``n`` questions.

@@ -29,8 +29,9 @@ class ProgressBar:
     ``"9 calls 3 cached  ETA 1m05s"``. Redraws at most ten times a second, and always at the end.
     """
 
-    def __init__(self, stream: TextIO | None = None, *, width: int = 30, label: str = "questions",
-                 enabled: bool | None = None) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, width: int = 30, label: str = "questions", enabled: bool | None = None
+    ) -> None:
         self.stream = stream or sys.stderr
         self.width = width
         self.label = label

@@ -74,7 +74,6 @@ def visible_controls(text: str) -> str:
     if text.isascii():
         return text
     return "".join(
-        f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in _INVISIBLE_CATEGORIES and ch not in _KEEP
-        else ch
+        f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in _INVISIBLE_CATEGORIES and ch not in _KEEP else ch
         for ch in text
     )

@@ -60,8 +60,12 @@ DEFAULT_CURVE_MODEL = "GPT-3.5-Turbo"
 #: What seed-compatible mode fixes (``ContextManager.seed_compatible``): seed 000's budget rules
 #: and its near-duplicate measure (shingle Jaccard).
 SEED_MODE: Mapping[str, Any] = MappingProxyType(
-    {"tokenizer": "heuristic", "budget_before_reorder": False, "budget_includes_headers": False,
-     "dedup_measure": SEED_MEASURE}
+    {
+        "tokenizer": "heuristic",
+        "budget_before_reorder": False,
+        "budget_includes_headers": False,
+        "dedup_measure": SEED_MEASURE,
+    }
 )
 #: Seed 000's switch between lost-in-the-middle (True) and relevance order (False).
 LEGACY_REORDER = "use_lost_in_middle"
@@ -79,8 +83,9 @@ def placement_for(placement: str | None = None, use_lost_in_middle: bool | None 
     must name the same placement, else ``InvalidInputError``.
     """
     if use_lost_in_middle is not None and not isinstance(use_lost_in_middle, bool):
-        raise InvalidInputError(f"{LEGACY_REORDER} must be True or False, got {use_lost_in_middle!r}",
-                                field=LEGACY_REORDER)
+        raise InvalidInputError(
+            f"{LEGACY_REORDER} must be True or False, got {use_lost_in_middle!r}", field=LEGACY_REORDER
+        )
     if use_lost_in_middle is None:
         return DEFAULT_PLACEMENT if placement is None else one_of("placement", placement, PLACEMENTS)
     implied = "lost_in_the_middle" if use_lost_in_middle else "relevance"
@@ -129,8 +134,7 @@ class EngineSettings:
         whole_number("max_memory_messages", self.max_memory_messages, minimum=0)
         for name in _BOOLEANS:
             if not isinstance(getattr(self, name), bool):
-                raise InvalidInputError(f"{name} must be true or false, got {getattr(self, name)!r}",
-                                        field=name)
+                raise InvalidInputError(f"{name} must be true or false, got {getattr(self, name)!r}", field=name)
 
     @property
     def effective_tokenizer(self) -> str:

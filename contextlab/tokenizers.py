@@ -42,8 +42,7 @@ _COUNT_CACHE_CHARS = 32_000_000
 # Whole context blocks are counted once per build and rarely again: not worth the memory.
 _MAX_MEMO_CHARS = 20_000
 # Threads that count a batch: one per core this process may run on.
-_THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else os.cpu_count() or 1))
+_THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
 @runtime_checkable
@@ -158,8 +157,7 @@ class TiktokenTokenizer:
     def _remember(self, counts: dict[str, int]) -> None:
         chars = sum(len(t) for t in counts)
         with self._lock:
-            if (len(self._cache) + len(counts) > _COUNT_CACHE_SIZE
-                    or self._cached_chars + chars > _COUNT_CACHE_CHARS):
+            if len(self._cache) + len(counts) > _COUNT_CACHE_SIZE or self._cached_chars + chars > _COUNT_CACHE_CHARS:
                 self._cache.clear()
                 self._cached_chars = 0
             self._cache.update(counts)

@@ -191,8 +191,7 @@ def document_list(value: object, *, name: str = "documents") -> Sequence[Any]:
     Each problem names the document's index: ``documents[3].score must be a finite number``.
     """
     if not isinstance(value, (list, tuple)):
-        raise InvalidInputError(f"{name} must be a list of Document, got {type(value).__name__}",
-                                field=name)
+        raise InvalidInputError(f"{name} must be a list of Document, got {type(value).__name__}", field=name)
     for i, doc in enumerate(value):
         at = f"{name}[{i}]"
         if not isinstance(doc, Document):
@@ -204,6 +203,7 @@ def document_list(value: object, *, name: str = "documents") -> Sequence[Any]:
             finite_number(f"{at}.timestamp", doc.timestamp)
         text(f"{at}.source", doc.source, optional=True)
         if not isinstance(doc.metadata, dict):
-            raise InvalidInputError(f"{at}.metadata must be a dict, got {type(doc.metadata).__name__}",
-                                    field=f"{at}.metadata")
+            raise InvalidInputError(
+                f"{at}.metadata must be a dict, got {type(doc.metadata).__name__}", field=f"{at}.metadata"
+            )
     return value

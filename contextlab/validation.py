@@ -62,13 +62,17 @@ def message_value(value: object) -> str:
 
 def is_finite_number(value: object) -> bool:
     """Return True for an int or float (not a bool) that is neither NaN nor infinite."""
-    return (not isinstance(value, bool) and isinstance(value, (int, float))
-            and math.isfinite(value))
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def whole_number(name: str, value: object, *, minimum: int | None = 0,
-                 maximum: int | None = None,
-                 error: type[InvalidInputError] = InvalidInputError) -> int:
+def whole_number(
+    name: str,
+    value: object,
+    *,
+    minimum: int | None = 0,
+    maximum: int | None = None,
+    error: type[InvalidInputError] = InvalidInputError,
+) -> int:
     """Return ``value`` when it is an int (not a bool) of at least ``minimum`` (at most ``maximum``)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise error(f"{name} must be a whole number, got {message_value(value)}", field=name)
@@ -79,9 +83,14 @@ def whole_number(name: str, value: object, *, minimum: int | None = 0,
     return value
 
 
-def finite_number(name: str, value: object, *, minimum: float | None = None,
-                  maximum: float | None = None,
-                  error: type[InvalidInputError] = InvalidInputError) -> float:
+def finite_number(
+    name: str,
+    value: object,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    error: type[InvalidInputError] = InvalidInputError,
+) -> float:
     """Return ``value`` as a float when it is a finite number within the given bounds."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise error(f"{name} must be a number, got {type(value).__name__} {message_value(value)}", field=name)
@@ -94,8 +103,14 @@ def finite_number(name: str, value: object, *, minimum: float | None = None,
     return float(value)
 
 
-def fraction(name: str, value: object, *, allow_zero: bool = False, hint: str = "",
-             error: type[InvalidInputError] = InvalidInputError) -> float:
+def fraction(
+    name: str,
+    value: object,
+    *,
+    allow_zero: bool = False,
+    hint: str = "",
+    error: type[InvalidInputError] = InvalidInputError,
+) -> float:
     """Return ``value`` as a float when it lies in (0, 1] (or [0, 1] with ``allow_zero``)."""
     low = "[0" if allow_zero else "(0"
     ok = is_finite_number(value) and (0 <= value <= 1 if allow_zero else 0 < value <= 1)  # type: ignore[operator]
@@ -105,8 +120,7 @@ def fraction(name: str, value: object, *, allow_zero: bool = False, hint: str = 
     return float(value)  # type: ignore[arg-type]
 
 
-def one_of(name: str, value: T, choices: Iterable[T], *,
-           error: type[InvalidInputError] = InvalidInputError) -> T:
+def one_of(name: str, value: T, choices: Iterable[T], *, error: type[InvalidInputError] = InvalidInputError) -> T:
     """Return ``value`` when it is one of ``choices``; the message lists them."""
     options = list(choices)
     if value not in options:
@@ -115,8 +129,9 @@ def one_of(name: str, value: T, choices: Iterable[T], *,
     return value
 
 
-def text(name: str, value: object, *, optional: bool = False,
-         error: type[InvalidInputError] = InvalidInputError) -> str | None:
+def text(
+    name: str, value: object, *, optional: bool = False, error: type[InvalidInputError] = InvalidInputError
+) -> str | None:
     """Return ``value`` when it is a string (or None with ``optional``)."""
     if value is None and optional:
         return None
@@ -137,8 +152,9 @@ def boolean_word(name: str, value: object) -> bool:
         return True
     if word in FALSE_WORDS:
         return False
-    raise InvalidInputError(f"{name}: {message_value(value)} is not true or false (true/false, yes/no, on/off, 1/0)",
-                            field=name)
+    raise InvalidInputError(
+        f"{name}: {message_value(value)} is not true or false (true/false, yes/no, on/off, 1/0)", field=name
+    )
 
 
 def bool_text(value: object) -> str:

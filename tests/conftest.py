@@ -102,6 +102,7 @@ def read_only():
         _make_read_only(path)
         made.append(path)
         return path
+
     yield make
     for path in reversed(made):
         _make_writable(path)

@@ -22,8 +22,20 @@ from typing import Any
 #: A self-signed certificate for localhost and 127.0.0.1 (its key beside it), for a fake that speaks TLS.
 TLS_CERT = Path(__file__).parent / "tls" / "localhost.pem"
 
-__all__ = ["FaultServer", "fault_server", "send_json", "send_raw", "send_wire", "trickle", "trickle_headers",
-           "redirect", "echo_authorization", "huge_completion", "hang_up", "TLS_CERT"]
+__all__ = [
+    "FaultServer",
+    "fault_server",
+    "send_json",
+    "send_raw",
+    "send_wire",
+    "trickle",
+    "trickle_headers",
+    "redirect",
+    "echo_authorization",
+    "huge_completion",
+    "hang_up",
+    "TLS_CERT",
+]
 
 Action = Callable[["_Handler"], None]
 
@@ -104,9 +116,11 @@ def fault_server(*, tls: bool = False, host: str = "127.0.0.1") -> Iterator[Faul
         server.server_close()
 
 
-def send_raw(body: bytes, *, status: int = 200, content_type: str = "application/json",
-             headers: dict[str, str] | None = None) -> Action:
+def send_raw(
+    body: bytes, *, status: int = 200, content_type: str = "application/json", headers: dict[str, str] | None = None
+) -> Action:
     """Return an action that answers ``status`` with ``body`` as is."""
+
     def act(h: _Handler) -> None:
         h.send_response(status)
         h.send_header("Content-Type", content_type)
@@ -115,16 +129,19 @@ def send_raw(body: bytes, *, status: int = 200, content_type: str = "application
             h.send_header(name, value)
         h.end_headers()
         h.wfile.write(body)
+
     return act
 
 
 def send_wire(raw: bytes) -> Action:
     """Return an action that writes ``raw`` as it is (its own status line and headers, or none), then hangs up."""
+
     def act(h: _Handler) -> None:
         h.wfile.write(raw)
         h.wfile.flush()
         h.connection.shutdown(socket.SHUT_RDWR)
         h.close_connection = True
+
     return act
 
 
@@ -135,6 +152,7 @@ def send_json(value: Any, *, status: int = 200, headers: dict[str, str] | None =
 
 def trickle(body: bytes, *, every: float = 0.5) -> Action:
     """Return an action that sends its headers at once, then ``body`` one byte every ``every`` seconds."""
+
     def act(h: _Handler) -> None:
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
@@ -144,49 +162,60 @@ def trickle(body: bytes, *, every: float = 0.5) -> Action:
         for i in range(len(body)):
             if h.server.stopping.wait(every):  # type: ignore[attr-defined]
                 return
-            h.wfile.write(body[i:i + 1])
+            h.wfile.write(body[i : i + 1])
             h.wfile.flush()
+
     return act
 
 
 def trickle_headers(*, every: float = 0.5) -> Action:
     """Return an action that sends its status line and headers one byte every ``every`` seconds, forever."""
+
     def act(h: _Handler) -> None:
         head = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Slow-%d: %s\r\n" % (i, b"y" * 40) for i in range(90))
         for i in range(len(head)):
             if h.server.stopping.wait(every):  # type: ignore[attr-defined]
                 return
-            h.wfile.write(head[i:i + 1])
+            h.wfile.write(head[i : i + 1])
             h.wfile.flush()
+
     return act
 
 
 def redirect(location: str, *, status: int = 307) -> Action:
     """Return an action that answers with a redirect to ``location``."""
+
     def act(h: _Handler) -> None:
         h.send_response(status)
         h.send_header("Location", location)
         h.send_header("Content-Length", "0")
         h.end_headers()
+
     return act
 
 
 def completion_body(text: Any, api: str = "completions", **extra: Any) -> dict[str, Any]:
     """Return a completion reply whose text is ``text`` (for faults: an echoed header, a huge text)."""
-    choice = {"index": 0, "finish_reason": "stop",
-              **({"message": {"role": "assistant", "content": text}} if api == "chat" else {"text": text})}
+    choice = {
+        "index": 0,
+        "finish_reason": "stop",
+        **({"message": {"role": "assistant", "content": text}} if api == "chat" else {"text": text}),
+    }
     return {"object": "text_completion", "choices": [choice], **extra}
 
 
 def echo_authorization(api: str = "completions") -> Action:
     """Return an action whose completion text is the request's ``Authorization`` header (a hostile server)."""
+
     def act(h: _Handler) -> None:
         send_json(completion_body(f"The header was: {h.headers.get('Authorization', '')}", api))(h)
+
     return act
 
 
 def huge_completion(n_bytes: int) -> Action:
     """Return an action whose completion text is ``n_bytes`` of "a", streamed without a length."""
+
     def act(h: _Handler) -> None:
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
@@ -200,12 +229,15 @@ def huge_completion(n_bytes: int) -> Action:
             sent += len(block)
         h.wfile.write(b'"}]}')
         h.close_connection = True
+
     return act
 
 
 def hang_up() -> Action:
     """Return an action that closes the connection without a reply."""
+
     def act(h: _Handler) -> None:
         h.connection.shutdown(socket.SHUT_RDWR)
         h.close_connection = True
+
     return act

@@ -18,8 +18,14 @@ CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.e
 __all__ = ["CLI", "kill_group", "listening", "run_cli", "wait_until"]
 
 
-def wait_until(condition: Callable[[], bool], seconds: float = 30.0, *, what: str = "the condition",
-               proc: subprocess.Popen | None = None, interval: float = 0.1) -> None:
+def wait_until(
+    condition: Callable[[], bool],
+    seconds: float = 30.0,
+    *,
+    what: str = "the condition",
+    proc: subprocess.Popen | None = None,
+    interval: float = 0.1,
+) -> None:
     """Return once ``condition()`` holds; fail naming ``what`` if it still does not after ``seconds``.
 
     With ``proc``, fail at once (with its output) when that process exits first. Polls every
@@ -55,5 +61,11 @@ def kill_group(proc: subprocess.Popen, timeout: float = 30.0) -> None:
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
     """Return the finished ``contextlab`` run of ``args`` (output captured, ``env`` added to this one's)."""
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )

@@ -14,8 +14,14 @@ from contextlab.types import ContextResult, Document
 
 
 class SeedContextManager:
-    def __init__(self, dedup_threshold=0.85, min_doc_tokens=5, use_lost_in_middle=True,
-                 summarize_overflow=False, max_memory_messages=10):
+    def __init__(
+        self,
+        dedup_threshold=0.85,
+        min_doc_tokens=5,
+        use_lost_in_middle=True,
+        summarize_overflow=False,
+        max_memory_messages=10,
+    ):
         self.dedup_threshold = dedup_threshold
         self.min_doc_tokens = min_doc_tokens
         self.use_lost_in_middle = use_lost_in_middle
@@ -35,15 +41,19 @@ class SeedContextManager:
         included, excluded, truncated = self._apply_budget(docs, request.max_context_tokens)
         block, citation_map = self._format(included)
         return ContextResult(
-            context_block=block, included_docs=included, excluded_docs=excluded,
-            citation_map=citation_map, tokens_used=self._count_tokens(block),
-            tokens_budget=request.max_context_tokens, duplicates_removed=n_dupes,
+            context_block=block,
+            included_docs=included,
+            excluded_docs=excluded,
+            citation_map=citation_map,
+            tokens_used=self._count_tokens(block),
+            tokens_budget=request.max_context_tokens,
+            duplicates_removed=n_dupes,
             truncated=truncated,
         )
 
     def format_memory(self, memory, max_turns=None):
         max_turns = max_turns or self.max_memory_messages
-        recent = memory[-max_turns * 2:]
+        recent = memory[-max_turns * 2 :]
         if not recent:
             return ""
         return "\n".join(f"{'User' if m.role == 'user' else 'Assistant'}: {m.content}" for m in recent)
@@ -69,7 +79,7 @@ class SeedContextManager:
         words = text.lower().split()
         if len(words) < k:
             return {" ".join(words)} if words else set()
-        return {" ".join(words[i:i + k]) for i in range(len(words) - k + 1)}
+        return {" ".join(words[i : i + k]) for i in range(len(words) - k + 1)}
 
     @staticmethod
     def _jaccard(a, b):
@@ -102,8 +112,12 @@ class SeedContextManager:
             remaining = budget - used
             if remaining > 50:
                 words = d.content.split()[: int(remaining / 1.3)]
-                partial = Document(content=" ".join(words) + " [...]", score=d.score,
-                                   source=d.source, metadata={**d.metadata, "truncated": True})
+                partial = Document(
+                    content=" ".join(words) + " [...]",
+                    score=d.score,
+                    source=d.source,
+                    metadata={**d.metadata, "truncated": True},
+                )
                 included.append(partial)
                 used += self._count_tokens(partial.content)
             excluded.append(d)

@@ -20,14 +20,35 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "contextlab"
 
 #: The engine layer (and the base below it): what any front end, feature or lab module may use.
-ENGINE = ("contextlab.errors", "contextlab.validation", "contextlab.types", "contextlab.tokenizers",
-          "contextlab.stages", "contextlab.manager", "contextlab.build_cache", "contextlab.settings",
-          "contextlab.curves", "contextlab.events", "contextlab.atomic", "contextlab.progress",
-          "contextlab.intervals")
+ENGINE = (
+    "contextlab.errors",
+    "contextlab.validation",
+    "contextlab.types",
+    "contextlab.tokenizers",
+    "contextlab.stages",
+    "contextlab.manager",
+    "contextlab.build_cache",
+    "contextlab.settings",
+    "contextlab.curves",
+    "contextlab.events",
+    "contextlab.atomic",
+    "contextlab.progress",
+    "contextlab.intervals",
+)
 #: What the engine must never import, lazily or not.
-ABOVE_ENGINE = ("contextlab.lab", "contextlab.ui", "contextlab.cli", "contextlab.charts",
-                "contextlab.evaluation", "contextlab.integrations", "contextlab.runs", "contextlab.window",
-                "contextlab.models", "contextlab.retrieval", "contextlab.loaders")
+ABOVE_ENGINE = (
+    "contextlab.lab",
+    "contextlab.ui",
+    "contextlab.cli",
+    "contextlab.charts",
+    "contextlab.evaluation",
+    "contextlab.integrations",
+    "contextlab.runs",
+    "contextlab.window",
+    "contextlab.models",
+    "contextlab.retrieval",
+    "contextlab.loaders",
+)
 MAX_FUNCTION_LINES = 60
 MAX_MODULE_LINES = 400
 #: Files over a limit whose split belongs to another piece of work (issue 17's owners), with the
@@ -143,8 +164,13 @@ def test_architecture_no_import_cycles_lazy_imports_included():
 
 
 def test_architecture_engine_imports_nothing_above_it():
-    bad = sorted((name, target) for name, targets in _graph().items() if _in(name, ENGINE)
-                 for target in targets if _in(target, ABOVE_ENGINE))
+    bad = sorted(
+        (name, target)
+        for name, targets in _graph().items()
+        if _in(name, ENGINE)
+        for target in targets
+        if _in(target, ABOVE_ENGINE)
+    )
     assert bad == []
 
 
@@ -165,15 +191,21 @@ def test_architecture_every_module_is_in_a_layer():
 
 def test_architecture_docs_name_every_module():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    missing = [rel for rel in (p.relative_to(PACKAGE).as_posix() for p in sorted(PACKAGE.rglob("*.py")))
-               if f"`{rel}`" not in text]
+    missing = [
+        rel
+        for rel in (p.relative_to(PACKAGE).as_posix() for p in sorted(PACKAGE.rglob("*.py")))
+        if f"`{rel}`" not in text
+    ]
     assert missing == []
 
 
 def test_architecture_count_many_dispatch_is_written_once():
     # tokenizers.count_many picks a tokenizer's batch method; nothing else re-implements the pick.
-    elsewhere = sorted(p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py")
-                       if p.name != "tokenizers.py" and '"count_many"' in p.read_text(encoding="utf-8"))
+    elsewhere = sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if p.name != "tokenizers.py" and '"count_many"' in p.read_text(encoding="utf-8")
+    )
     assert elsewhere == []
 
 
@@ -194,16 +226,20 @@ def _size_offenders() -> set[str]:
 def test_architecture_functions_and_modules_stay_small():
     offenders = _size_offenders()
     assert sorted(offenders - set(PENDING_SIZE)) == [], (
-        f"functions over {MAX_FUNCTION_LINES} lines or modules over {MAX_MODULE_LINES} lines")
+        f"functions over {MAX_FUNCTION_LINES} lines or modules over {MAX_MODULE_LINES} lines"
+    )
     done = sorted(set(PENDING_SIZE) - offenders)
     if done:
         warnings.warn(f"split already, remove from PENDING_SIZE: {', '.join(done)}", stacklevel=1)
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("def f():\n" + "    x = 1\n" * 60, {"m.py:f"}),  # 61 lines
-    ("def f():\n" + "    x = 1\n" * 59, set()),       # 60 lines
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f():\n" + "    x = 1\n" * 60, {"m.py:f"}),  # 61 lines
+        ("def f():\n" + "    x = 1\n" * 59, set()),  # 60 lines
+    ],
+)
 def test_architecture_size_check_counts_lines(tmp_path, monkeypatch, source, expected):
     package = tmp_path / "contextlab"
     package.mkdir()

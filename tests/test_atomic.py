@@ -63,8 +63,10 @@ def test_atomic_write_to_a_pipe_is_refused_and_the_pipe_stays(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(InvalidInputError) as err:
         write_text(pipe, "a,b\n")
-    assert str(err.value) == (f"{str(pipe)!r} is a device, a pipe or a socket, not a file: a file is written whole by "
-                              "renaming a finished copy onto its name; give a file name")
+    assert str(err.value) == (
+        f"{str(pipe)!r} is a device, a pipe or a socket, not a file: a file is written whole by "
+        "renaming a finished copy onto its name; give a file name"
+    )
     assert pipe.is_fifo() and _leftovers(tmp_path) == []
 
 

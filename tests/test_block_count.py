@@ -13,9 +13,35 @@ from contextlab.tokenizers import get_tokenizer
 TOKENIZER = get_tokenizer("cl100k_base")
 # Text that stresses the pre-tokenizer at the joins: newlines, runs of spaces, punctuation,
 # digits, contractions, non-Latin letters, unusual spaces and a special token's spelling.
-PIECES = ["word", "Word", " ", "  ", "\n", "\n\n", "\t", ".", "...", "!?", "'s", "'ll", "123",
-          "4567", "(", ")", "-", "---", "é", "日本語", "\u00a0", "\u2028", "\x1c", "<|endoftext|>",
-          "[...]", ":", "0.87"]
+PIECES = [
+    "word",
+    "Word",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "\t",
+    ".",
+    "...",
+    "!?",
+    "'s",
+    "'ll",
+    "123",
+    "4567",
+    "(",
+    ")",
+    "-",
+    "---",
+    "é",
+    "日本語",
+    "\u00a0",
+    "\u2028",
+    "\x1c",
+    "<|endoftext|>",
+    "[...]",
+    ":",
+    "0.87",
+]
 texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
 
 
@@ -33,9 +59,11 @@ def test_block_count_is_the_whole_blocks_count_whenever_it_answers(docs):
 
 
 def test_block_count_answers_for_ordinary_prose_and_matches():
-    documents = [Document("Refunds are prorated after the first month.", score=0.9, source="a.md"),
-                 Document("Annual plans renew each year; cancel any time before.", score=0.5, source="b.md"),
-                 Document("Contact support for anything else.", source="c.md")]
+    documents = [
+        Document("Refunds are prorated after the first month.", score=0.9, source="a.md"),
+        Document("Annual plans renew each year; cancel any time before.", score=0.5, source="b.md"),
+        Document("Contact support for anything else.", source="c.md"),
+    ]
     text, _ = format_block(documents)
     assert block_count(text, [d.content for d in documents], TOKENIZER) == whole(text)
 

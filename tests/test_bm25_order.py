@@ -28,9 +28,11 @@ def test_sqlite_backend_ranks_the_bundled_samples_by_bm25_not_by_capped_coverage
         path = files("contextlab") / "data" / "sample_data" / name
         store.index(load_file(str(path)), origin=name)
     hits = store.retrieve("refund policy", top_k=10)
-    assert [h.source for h in hits[:3]] == ["help-center/archive/2024/refunds.md",
-                                            "support/macros/refund-annual-request.md",
-                                            "help-center/account/delete-workspace.md"]
+    assert [h.source for h in hits[:3]] == [
+        "help-center/archive/2024/refunds.md",
+        "support/macros/refund-annual-request.md",
+        "help-center/account/delete-workspace.md",
+    ]
     bm25 = [h.metadata["bm25"] for h in hits]
     assert bm25 == sorted(bm25, reverse=True)
     scores = [h.score for h in hits]
@@ -43,8 +45,10 @@ def _independent_ranks(titles_texts: list[tuple[str, str]], queries: list[str]) 
     """Return, per query, every passage's -bm25() from a plain FTS5 table over the same text."""
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE p USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')")
-    conn.executemany("INSERT INTO p (rowid, body) VALUES (?, ?)",
-                     [(i, _CLITIC.sub("", f"{t}\n{x}")) for i, (t, x) in enumerate(titles_texts)])
+    conn.executemany(
+        "INSERT INTO p (rowid, body) VALUES (?, ?)",
+        [(i, _CLITIC.sub("", f"{t}\n{x}")) for i, (t, x) in enumerate(titles_texts)],
+    )
     out = []
     for q in queries:
         words = [w for w in dict.fromkeys(re.findall(r"[^\W_]+", q.lower())) if w not in STOPWORDS]

@@ -65,14 +65,20 @@ def test_budget_seed_walk_cuts_the_first_misfit_at_once():
     # 80 fits; 60 does not and is cut to the 20 left; the small 4 behind it finds no room.
     decisions = seed_walk([80, 60, 4], 100, shorten=_cut_all_that_is_left, min_remaining=5)
     assert [(d.fate, d.cost, d.remaining_before) for d in decisions] == [
-        ("included", 80, 100), ("truncated", 20, 20), ("excluded", 0, 0)]
+        ("included", 80, 100),
+        ("truncated", 20, 20),
+        ("excluded", 0, 0),
+    ]
 
 
 def test_budget_default_walk_lets_a_small_whole_document_ahead_of_the_cut():
     # The same documents: the small 4 goes in whole first, the cut of 60 gets the 16 left.
     decisions = default_walk([80, 60, 4], 100, shorten=_cut_all_that_is_left, min_remaining=5)
     assert [(d.fate, d.cost, d.remaining_before) for d in decisions] == [
-        ("included", 80, 100), ("truncated", 16, 16), ("included", 4, 20)]
+        ("included", 80, 100),
+        ("truncated", 16, 16),
+        ("included", 4, 20),
+    ]
     # fit_to_budget is the two walks behind one switch.
     assert fit_to_budget([80, 60, 4], 100, shorten=_cut_all_that_is_left, min_remaining=5) == decisions
 
@@ -80,8 +86,7 @@ def test_budget_default_walk_lets_a_small_whole_document_ahead_of_the_cut():
 def test_budget_walk_order_is_recorded_in_the_result():
     from contextlab import ContextManager, PromptRequest
 
-    docs = [Document(f"document {i} " + words(f"w{i}x", 12), score=1.0 - i / 10, source=f"d{i}")
-            for i in range(5)]
+    docs = [Document(f"document {i} " + words(f"w{i}x", 12), score=1.0 - i / 10, source=f"d{i}") for i in range(5)]
     request = PromptRequest("q", docs, max_context_tokens=10_000)
     # The default walks by relevance; seed 000 places first (lost in the middle), then walks that order.
     assert ContextManager(tokenizer="heuristic").build(request).budget_walk == [0, 1, 2, 3, 4]
@@ -122,7 +127,11 @@ def test_budget_cut_never_crowds_out_a_whole_document_that_fits():
     calls = []
     decisions = fit_to_budget(costs, 256, shorten=_cut_to_remaining(calls))
     assert [(d.fate, d.cost) for d in decisions] == [
-        ("included", 100), ("truncated", 140), ("included", 16), ("excluded", 0)]
+        ("included", 100),
+        ("truncated", 140),
+        ("included", 16),
+        ("excluded", 0),
+    ]
     assert calls == [(1, 140)]  # rank 4 is offered nothing: 0 left, not more than 50
     seed_walk = fit_to_budget(costs, 256, shorten=_cut_to_remaining([]), whole_first=False)
     assert [d.fate for d in seed_walk] == ["included", "truncated", "excluded", "excluded"]
@@ -136,8 +145,11 @@ def test_budget_left_out_documents_are_shortened_in_walk_order_while_room_remain
     # turn after the synopses, and still fits whole then
     decisions = fit_to_budget([500, 8, 400, 90], 400, shorten=half, min_remaining=10)
     assert [(d.index, d.fate, d.cost, d.remaining_before) for d in decisions] == [
-        (0, "summarized", 196, 392), (1, "included", 8, 400), (2, "summarized", 98, 196),
-        (3, "included", 90, 98)]
+        (0, "summarized", 196, 392),
+        (1, "included", 8, 400),
+        (2, "summarized", 98, 196),
+        (3, "included", 90, 98),
+    ]
 
 
 def test_budget_larger_document_does_not_go_ahead_of_a_pending_cut():
@@ -146,7 +158,11 @@ def test_budget_larger_document_does_not_go_ahead_of_a_pending_cut():
     # than a cut's minimum (50), so it waits; 10 goes ahead (90 left, still more than 50)
     decisions = fit_to_budget([100, 200, 60, 10], 200, shorten=_cut_to_remaining(calls))
     assert [(d.fate, d.cost) for d in decisions] == [
-        ("included", 100), ("truncated", 90), ("excluded", 0), ("included", 10)]
+        ("included", 100),
+        ("truncated", 90),
+        ("excluded", 0),
+        ("included", 10),
+    ]
     assert calls == [(1, 90)]
 
 
@@ -154,7 +170,11 @@ def test_budget_small_document_waits_when_it_would_cancel_the_cut():
     # after 100 and 45, 55 are left; 40 more would leave 15, too little for the cut owed to 300
     decisions = fit_to_budget([100, 300, 45, 40], 200, shorten=_cut_to_remaining([]))
     assert [(d.fate, d.cost) for d in decisions] == [
-        ("included", 100), ("truncated", 55), ("included", 45), ("excluded", 0)]
+        ("included", 100),
+        ("truncated", 55),
+        ("included", 45),
+        ("excluded", 0),
+    ]
 
 
 def test_budget_overhead_asked_only_for_documents_that_could_fit():
@@ -205,8 +225,11 @@ def test_budget_fit_text_never_exceeds_room(text, room, marker):
 
 # -- apply_budget ----------------------------------------------------------------------------------
 
-DOCS = [Document(words("a", 30), 0.9, "a"), Document(words("b", 100), 0.8, "b", {"k": 1}),
-        Document(words("c", 10), 0.7, "c")]
+DOCS = [
+    Document(words("a", 30), 0.9, "a"),
+    Document(words("b", 100), 0.8, "b", {"k": 1}),
+    Document(words("c", 10), 0.7, "c"),
+]
 TOKENS = [HEURISTIC.count(d.content) for d in DOCS]
 
 
@@ -251,8 +274,9 @@ def test_budget_apply_seed_mode_cuts_by_words():
 
 
 def test_budget_apply_summarizes_instead_of_cutting():
-    rules = BudgetRules(HEURISTIC, include_headers=False, summarizer=lambda text, query: f"About {query}.",
-                        query="bees")
+    rules = BudgetRules(
+        HEURISTIC, include_headers=False, summarizer=lambda text, query: f"About {query}.", query="bees"
+    )
     outcome = apply_budget([0, 1], DOCS, TOKENS, 60, rules)
     assert outcome.placed[1].fate == "summarized"
     assert outcome.placed[1].doc.content == SUMMARY_PREFIX + "About bees."

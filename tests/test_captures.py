@@ -28,8 +28,12 @@ from contextlab.runs.captures import (
 from contextlab.settings import EngineSettings
 
 DOCS = [
-    Document("Refunds are prorated after thirty days for annual plans.", score=0.9, source="a.md",
-             metadata={"team": "billing"}),
+    Document(
+        "Refunds are prorated after thirty days for annual plans.",
+        score=0.9,
+        source="a.md",
+        metadata={"team": "billing"},
+    ),
     Document("Shipping takes three to five business days in Europe.", score=0.4, source="b.md"),
 ]
 
@@ -37,14 +41,24 @@ DOCS = [
 def _record(query="annual refunds", **extra):
     cfg = LabConfig(query=query, max_context_tokens=200, placement="relevance")
     result = cfg.build(DOCS)
-    return capture_record(query, DOCS, cfg.to_dict(), result, framework="test",
-                          time=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), **extra)
+    return capture_record(
+        query,
+        DOCS,
+        cfg.to_dict(),
+        result,
+        framework="test",
+        time=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc),
+        **extra,
+    )
 
 
 def _span(kind="RETRIEVER", **attrs):
-    return {"name": "retrieve", "context": {"trace_id": "0x1", "span_id": "0x2"},
-            "start_time": "2026-01-02T03:04:05Z",
-            "attributes": {"openinference.span.kind": kind, **attrs}}
+    return {
+        "name": "retrieve",
+        "context": {"trace_id": "0x1", "span_id": "0x2"},
+        "start_time": "2026-01-02T03:04:05Z",
+        "attributes": {"openinference.span.kind": kind, **attrs},
+    }
 
 
 def test_captures_round_trip_a_run(tmp_path):
@@ -52,17 +66,21 @@ def test_captures_round_trip_a_run(tmp_path):
     append_run(path, _record(gold_sources=["a.md"], answers=["prorated"]))
     append_run(path, _record("shipping time"))
     first, second = iter_runs(path)
-    assert (first.number, first.where, first.query, first.time) == (1, "line 1", "annual refunds",
-                                                                   "2026-01-02T03:04:05Z")
+    assert (first.number, first.where, first.query, first.time) == (
+        1,
+        "line 1",
+        "annual refunds",
+        "2026-01-02T03:04:05Z",
+    )
     assert first.documents == DOCS and first.framework == "test"
     assert first.config() == EngineSettings(max_context_tokens=200, placement="relevance")
-    assert LabConfig.from_run(first) == LabConfig(query="annual refunds", max_context_tokens=200,
-                                                  placement="relevance")
+    assert LabConfig.from_run(first) == LabConfig(query="annual refunds", max_context_tokens=200, placement="relevance")
     assert first.gold_sources == ("a.md",) and first.answers == ("prorated",)
     assert second.gold_sources == () and second.query == "shipping time"
     assert first.build().context_block == first.result["context_block"]
-    assert first.label == (f"#1 · 2 docs, {len(first.result['included_docs'])} kept · "
-                           "'annual refunds' · 2026-01-02 03:04:05")
+    assert first.label == (
+        f"#1 · 2 docs, {len(first.result['included_docs'])} kept · 'annual refunds' · 2026-01-02 03:04:05"
+    )
 
 
 def test_captures_file_with_gold_is_an_evaluation_set(tmp_path):
@@ -73,7 +91,9 @@ def test_captures_file_with_gold_is_an_evaluation_set(tmp_path):
     append_run(path, _record("shipping time", answers=["three to five"]))
     questions = load_eval_set(path).questions
     assert [(q.query, set(q.gold_sources), q.answers) for q in questions] == [
-        ("annual refunds", {"a.md"}, ("prorated",)), ("shipping time", set(), ("three to five",))]
+        ("annual refunds", {"a.md"}, ("prorated",)),
+        ("shipping time", set(), ("three to five",)),
+    ]
     assert [list(q.documents) for q in questions] == [DOCS, DOCS]
 
 
@@ -110,29 +130,49 @@ def test_captures_read_run_by_number(tmp_path):
         read_run(path, 0)
 
 
-@pytest.mark.parametrize("text, match", [
-    ("", r"^x\.jsonl: the file is empty"),
-    ('{"documents": [{"text": "a"}]}\n', r"^x\.jsonl: line 1: neither a contextlab capture run nor "
-                                         r"an OpenTelemetry span \(fields: documents\)"),
-    ('[1, 2]\n', r"^x\.jsonl: line 1, item 0: expected a JSON object, got int"),
-    ('{"contextlab_capture": 1, "query": 3, "documents": []}\n', r"line 1: 'query' must be text"),
-    ('{"contextlab_capture": 1, "query": "q", "documents": {}}\n', r"line 1: 'documents' must be a list"),
-    ('{"contextlab_capture": 1, "documents": [{"content": 5}]}\n',
-     r"line 1: documents\[0\]: 'content' must be text"),
-    ('{"contextlab_capture": 1, "documents": [{"content": "a", "colour": 1}]}\n',
-     r"line 1: documents\[0\]: unknown field\(s\) colour"),
-    ('{"contextlab_capture": 1, "documents": [{"content": "a", "score": "high"}]}\n',
-     r"line 1: documents\[0\]\.score must be a number"),
-    ('{"contextlab_capture": 1, "documents": [], "settings": {"max_context_tokens": -4}}\n',
-     r"line 1: settings: max_context_tokens must be a whole number"),
-    ('{"contextlab_capture": 1, "documents": [], "settings": {"budget": 40}}\n',
-     r"line 1: settings: unknown capture settings field\(s\): budget"),
-    ('{"contextlab_capture": 1, "documents": [], "gold_sources": [1]}\n',
-     r"line 1: 'gold_sources' must be a list of text"),
-    ('{\n  "name": "llm",\n  "context": {},\n  "attributes": {"openinference.span.kind": "LLM"}\n}\n',
-     r"^x\.jsonl: no runs found \(1 span\(s\), none a RETRIEVER span\)"),
-    ('{\n  "name": "x",\n  "attributes": \n', r"^x\.jsonl: record 1 \(line 4\): not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("", r"^x\.jsonl: the file is empty"),
+        (
+            '{"documents": [{"text": "a"}]}\n',
+            r"^x\.jsonl: line 1: neither a contextlab capture run nor "
+            r"an OpenTelemetry span \(fields: documents\)",
+        ),
+        ("[1, 2]\n", r"^x\.jsonl: line 1, item 0: expected a JSON object, got int"),
+        ('{"contextlab_capture": 1, "query": 3, "documents": []}\n', r"line 1: 'query' must be text"),
+        ('{"contextlab_capture": 1, "query": "q", "documents": {}}\n', r"line 1: 'documents' must be a list"),
+        (
+            '{"contextlab_capture": 1, "documents": [{"content": 5}]}\n',
+            r"line 1: documents\[0\]: 'content' must be text",
+        ),
+        (
+            '{"contextlab_capture": 1, "documents": [{"content": "a", "colour": 1}]}\n',
+            r"line 1: documents\[0\]: unknown field\(s\) colour",
+        ),
+        (
+            '{"contextlab_capture": 1, "documents": [{"content": "a", "score": "high"}]}\n',
+            r"line 1: documents\[0\]\.score must be a number",
+        ),
+        (
+            '{"contextlab_capture": 1, "documents": [], "settings": {"max_context_tokens": -4}}\n',
+            r"line 1: settings: max_context_tokens must be a whole number",
+        ),
+        (
+            '{"contextlab_capture": 1, "documents": [], "settings": {"budget": 40}}\n',
+            r"line 1: settings: unknown capture settings field\(s\): budget",
+        ),
+        (
+            '{"contextlab_capture": 1, "documents": [], "gold_sources": [1]}\n',
+            r"line 1: 'gold_sources' must be a list of text",
+        ),
+        (
+            '{\n  "name": "llm",\n  "context": {},\n  "attributes": {"openinference.span.kind": "LLM"}\n}\n',
+            r"^x\.jsonl: no runs found \(1 span\(s\), none a RETRIEVER span\)",
+        ),
+        ('{\n  "name": "x",\n  "attributes": \n', r"^x\.jsonl: record 1 \(line 4\): not valid JSON"),
+    ],
+)
 def test_captures_refuse_with_one_line_naming_the_record(tmp_path, text, match):
     path = tmp_path / "x.jsonl"
     path.write_text(text, encoding="utf-8")
@@ -153,13 +193,18 @@ def test_captures_refuse_a_whole_file_export_over_the_limit():
 
 
 def test_captures_read_a_span_with_scores_ids_and_json_input():
-    span = _span(**{
-        "input.value": json.dumps({"query": "refund window"}), "input.mime_type": "application/json",
-        "retrieval.documents.1.document.content": "second", "retrieval.documents.1.document.score": "0.25",
-        "retrieval.documents.0.document.content": "first", "retrieval.documents.0.document.score": 0.75,
-        "retrieval.documents.0.document.id": "doc-1",
-        "retrieval.documents.0.document.metadata": json.dumps({"url": "https://x/1", "lang": "en"}),
-    })
+    span = _span(
+        **{
+            "input.value": json.dumps({"query": "refund window"}),
+            "input.mime_type": "application/json",
+            "retrieval.documents.1.document.content": "second",
+            "retrieval.documents.1.document.score": "0.25",
+            "retrieval.documents.0.document.content": "first",
+            "retrieval.documents.0.document.score": 0.75,
+            "retrieval.documents.0.document.id": "doc-1",
+            "retrieval.documents.0.document.metadata": json.dumps({"url": "https://x/1", "lang": "en"}),
+        }
+    )
     (run,) = runs_from_bytes(json.dumps(span).encode(), "s.json")
     assert run.query == "refund window" and run.ids == {"trace_id": "0x1", "span_id": "0x2"}
     assert run.documents == [
@@ -170,38 +215,78 @@ def test_captures_read_a_span_with_scores_ids_and_json_input():
 
 
 def test_captures_read_nested_attributes_and_skip_other_spans():
-    nested = {"name": "retriever", "context": {}, "attributes": {
-        "openinference": {"span": {"kind": "RETRIEVER"}}, "input": {"value": "sso"},
-        "retrieval": {"documents": [{"document": {"content": "SAML and OIDC", "id": 7}}]}}}
+    nested = {
+        "name": "retriever",
+        "context": {},
+        "attributes": {
+            "openinference": {"span": {"kind": "RETRIEVER"}},
+            "input": {"value": "sso"},
+            "retrieval": {"documents": [{"document": {"content": "SAML and OIDC", "id": 7}}]},
+        },
+    }
     data = json.dumps([_span("LLM"), nested, _span("CHAIN")]).encode()
     (run,) = runs_from_bytes(data, "phoenix.json")
     assert run.number == 1 and run.where == "line 1, item 1" and run.query == "sso"
-    assert run.documents == [Document("SAML and OIDC", source="7",
-                                      metadata={"id": "7", "score_missing": True})]
+    assert run.documents == [Document("SAML and OIDC", source="7", metadata={"id": "7", "score_missing": True})]
 
 
-@pytest.mark.parametrize("attrs, match", [
-    ({"retrieval.documents.0.document.score": 0.5}, r"retrieval\.documents\.0\.document\.content must be text"),
-    ({"retrieval.documents.0.document.content": "a", "retrieval.documents.0.document.score": "NaN"},
-     r"retrieval\.documents\.0\.document\.score must be a finite number"),
-])
+@pytest.mark.parametrize(
+    "attrs, match",
+    [
+        ({"retrieval.documents.0.document.score": 0.5}, r"retrieval\.documents\.0\.document\.content must be text"),
+        (
+            {"retrieval.documents.0.document.content": "a", "retrieval.documents.0.document.score": "NaN"},
+            r"retrieval\.documents\.0\.document\.score must be a finite number",
+        ),
+    ],
+)
 def test_captures_refuse_a_bad_span_document(attrs, match):
     with pytest.raises(LoadError, match=r"^s\.json: line 1: " + match):
         runs_from_bytes(json.dumps(_span(**attrs)).encode(), "s.json")
 
 
 def test_captures_read_otlp_attributes_of_every_type():
-    otlp = {"resourceSpans": [{"scopeSpans": [{"spans": [{
-        "traceId": "AQ==", "spanId": "Ag==", "name": "r", "startTimeUnixNano": "1767323045000000000",
-        "attributes": [
-            {"key": "openinference.span.kind", "value": {"stringValue": "RETRIEVER"}},
-            {"key": "input.value", "value": {"stringValue": "q"}},
-            {"key": "retrieval.documents.0.document.content", "value": {"stringValue": "text"}},
-            {"key": "retrieval.documents.0.document.score", "value": {"intValue": "2"}},
-            {"key": "retrieval.documents.0.document.metadata",
-             "value": {"kvlistValue": {"values": [{"key": "tags", "value": {"arrayValue": {
-                 "values": [{"stringValue": "a"}, {"boolValue": True}]}}}]}}},
-        ]}]}]}]}
+    otlp = {
+        "resourceSpans": [
+            {
+                "scopeSpans": [
+                    {
+                        "spans": [
+                            {
+                                "traceId": "AQ==",
+                                "spanId": "Ag==",
+                                "name": "r",
+                                "startTimeUnixNano": "1767323045000000000",
+                                "attributes": [
+                                    {"key": "openinference.span.kind", "value": {"stringValue": "RETRIEVER"}},
+                                    {"key": "input.value", "value": {"stringValue": "q"}},
+                                    {"key": "retrieval.documents.0.document.content", "value": {"stringValue": "text"}},
+                                    {"key": "retrieval.documents.0.document.score", "value": {"intValue": "2"}},
+                                    {
+                                        "key": "retrieval.documents.0.document.metadata",
+                                        "value": {
+                                            "kvlistValue": {
+                                                "values": [
+                                                    {
+                                                        "key": "tags",
+                                                        "value": {
+                                                            "arrayValue": {
+                                                                "values": [{"stringValue": "a"}, {"boolValue": True}]
+                                                            }
+                                                        },
+                                                    }
+                                                ]
+                                            }
+                                        },
+                                    },
+                                ],
+                            }
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
     (run,) = runs_from_bytes(json.dumps(otlp).encode(), "otlp.json")
     assert run.time == "2026-01-02T03:04:05Z" and run.ids == {"trace_id": "AQ==", "span_id": "Ag=="}
     assert run.documents == [Document("text", score=2.0, metadata={"tags": ["a", True]})]
@@ -210,8 +295,7 @@ def test_captures_read_otlp_attributes_of_every_type():
 
 def test_captures_a_run_builds_like_the_engine():
     (run,) = runs_from_bytes(json.dumps(_record()).encode(), "one.jsonl")
-    direct = ContextManager(placement="relevance").build(
-        PromptRequest("annual refunds", DOCS, max_context_tokens=200))
+    direct = ContextManager(placement="relevance").build(PromptRequest("annual refunds", DOCS, max_context_tokens=200))
     assert run.build().context_block == direct.context_block
 
 
@@ -251,8 +335,9 @@ def test_captures_cli_build_run_explicit_default_values_still_override(tmp_path,
 
     path = _two_runs(tmp_path)
     assert read_run(path, 1).config().max_context_tokens == 200
-    assert cli.main(["build", "--run", "1", str(path), "--budget", "2048", "--threshold", "0.85",
-                     "--format", "json"]) == 0
+    assert (
+        cli.main(["build", "--run", "1", str(path), "--budget", "2048", "--threshold", "0.85", "--format", "json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["tokens_budget"] == 2048
 
@@ -279,15 +364,33 @@ def test_captures_cli_lab_runs_opens_the_lab_on_the_file(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setenv(LAB_RUNS_ENV, "")  # restored after the test: the command sets it
     from contextlab.cli import lab as cli_lab
+
     monkeypatch.setattr(cli_lab, "lab_app_path", lambda: app)
     monkeypatch.setattr(cli_lab.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     monkeypatch.setattr(cli.os, "execv", lambda exe, cmd: calls.append(cmd))
     assert cli.main(["lab", "--runs", str(path), "--server.port", "8599"]) == 0
     # The lab's own defaults (127.0.0.1, no usage statistics) come first; the user's options after them.
-    assert calls == [[sys.executable, "-m", "streamlit", "run", str(app), "--server.address", "127.0.0.1",
-                      "--server.headless", "true", "--browser.gatherUsageStats", "false",
-                      "--runner.postScriptGC", "false", "--browser.serverAddress", "localhost",
-                      "--server.port", "8599"]]
+    assert calls == [
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(app),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--runner.postScriptGC",
+            "false",
+            "--browser.serverAddress",
+            "localhost",
+            "--server.port",
+            "8599",
+        ]
+    ]
     assert os.environ[LAB_RUNS_ENV] == str(path.resolve())
 
 
@@ -297,6 +400,7 @@ def test_captures_cli_lab_runs_refuses_a_foreign_file_before_starting(tmp_path, 
     app = tmp_path / "streamlit_app.py"
     app.write_text("", encoding="utf-8")
     from contextlab.cli import lab as cli_lab
+
     monkeypatch.setattr(cli_lab, "lab_app_path", lambda: app)
     monkeypatch.setattr(cli.os, "execv", lambda exe, cmd: pytest.fail("the lab started"))
     (tmp_path / "notes.jsonl").write_text('{"text": "hello"}\n', encoding="utf-8")
@@ -309,13 +413,22 @@ def test_captures_read_spans_dataframe_records():
     # The shape of Phoenix's spans dataframe written by pandas' to_json(orient="records", lines=True).
     rows = [
         {"name": "llm", "span_kind": "LLM", "start_time": 1767323045000, "attributes.input.value": "hi"},
-        {"name": "retriever", "span_kind": "RETRIEVER", "start_time": 1767323045000,
-         "context.span_id": "ab12", "context.trace_id": "cd34",
-         "attributes.input.value": "refund window",
-         "attributes.retrieval.documents": [
-             {"document.content": "Refunds within 30 days.", "document.score": 0.8,
-              "document.metadata": {"source": "refunds.md"}},
-             {"document.content": "Shipping is free.", "document.id": "d2"}]},
+        {
+            "name": "retriever",
+            "span_kind": "RETRIEVER",
+            "start_time": 1767323045000,
+            "context.span_id": "ab12",
+            "context.trace_id": "cd34",
+            "attributes.input.value": "refund window",
+            "attributes.retrieval.documents": [
+                {
+                    "document.content": "Refunds within 30 days.",
+                    "document.score": 0.8,
+                    "document.metadata": {"source": "refunds.md"},
+                },
+                {"document.content": "Shipping is free.", "document.id": "d2"},
+            ],
+        },
     ]
     data = "\n".join(json.dumps(r) for r in rows).encode()
     (run,) = runs_from_bytes(data, "phoenix.jsonl")

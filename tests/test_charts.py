@@ -23,9 +23,7 @@ def result():
     docs = [Document(_text(i), score=1.0 - i * 0.05, source=f"doc{i}.md") for i in range(12)]
     docs.append(Document(docs[0].content, score=0.2, source="copy.md"))  # exact duplicate
     docs.append(Document("too short", score=0.9, source="short.md"))  # filtered
-    return ContextManager(tokenizer="heuristic").build(
-        PromptRequest(query="q", documents=docs, max_context_tokens=400)
-    )
+    return ContextManager(tokenizer="heuristic").build(PromptRequest(query="q", documents=docs, max_context_tokens=400))
 
 
 def test_charts_sankey_flows_add_up_to_every_document(result):
@@ -41,9 +39,7 @@ def test_charts_sankey_flows_add_up_to_every_document(result):
     assert out_of_input == len(result.trace)
     # The unique documents split once: into the block, or left out for the budget.
     final = {"In the block", "Left out for budget"}
-    into_final = sum(
-        v for t, v in zip(sankey.link.target, sankey.link.value) if labels[t].split(":")[0] in final
-    )
+    into_final = sum(v for t, v in zip(sankey.link.target, sankey.link.value) if labels[t].split(":")[0] in final)
     assert into_final == len(result.trace) - counts["filtered"] - counts["duplicate"]
     in_block = counts["included"] + counts["truncated"] + counts["summarized"]
     assert f"In the block: {in_block}" in labels
@@ -59,8 +55,9 @@ def test_charts_sankey_leaves_out_empty_fates(result):
 def test_charts_heatmap_boxes_exactly_the_pairs_at_threshold():
     texts = [_text(1), _text(1) + " extra words here", _text(2), _text(3)]
     matrix = similarity_matrix(texts)
-    fig = charts.similarity_heatmap(matrix, ["a", "b", "c", "d"], threshold=0.8,
-                                    full_labels=["a long", "b long", "c long", "d long"])
+    fig = charts.similarity_heatmap(
+        matrix, ["a", "b", "c", "d"], threshold=0.8, full_labels=["a long", "b long", "c long", "d long"]
+    )
     boxed = {(int(s.y0 + 0.5), int(s.x0 + 0.5)) for s in fig.layout.shapes}
     # Each pair once: the lower triangle (row below column); the mirror half stays blank.
     expected = {(i, j) for i in range(4) for j in range(i) if matrix[i][j] >= 0.8}
@@ -105,20 +102,21 @@ def test_charts_placement_plots_every_block_document_at_its_position(result):
     assert list(ring.x) == [placed[1].position]
 
 
-
 def test_charts_placement_names_a_cut_document_in_its_legend_in_a_hue_apart_from_the_answer_ring():
     # 150-word documents at a budget of 2,000: nine whole, the tenth cut to fit
     docs = [Document(" ".join(f"w{i}{k}" for k in range(150)), score=1 - i / 40, source=f"d{i}") for i in range(27)]
-    result = ContextManager(tokenizer="heuristic").build(PromptRequest(query="q", documents=docs,
-                                                                       max_context_tokens=2000))
+    result = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="q", documents=docs, max_context_tokens=2000)
+    )
     fig = charts.placement_chart(result, [50.0] * 10, answer=[0])
     names = {t.name: t for t in fig.data}
     assert {"document, whole", "document, cut to fit", "holds the answer"} <= set(names)
     assert names["document, cut to fit"].marker.color == charts.FATE_COLORS["truncated"] == "#ef8f00"
     assert names["holds the answer"].marker.line.color == charts.ANSWER_COLOR == "#212529"
     assert (fig.layout.yaxis2.tick0, fig.layout.yaxis2.dtick) == (1, 1)  # ten ranks: every one labelled
-    deep = ContextManager(tokenizer="heuristic").build(PromptRequest(query="q", documents=docs,
-                                                                     max_context_tokens=6000))
+    deep = ContextManager(tokenizer="heuristic").build(
+        PromptRequest(query="q", documents=docs, max_context_tokens=6000)
+    )
     # 27 ranks in the block: a label every 5th rank from 1, not 27 crowding each other
     assert charts.placement_chart(deep, None).layout.yaxis2.dtick == 5
 
@@ -136,6 +134,7 @@ def test_charts_placement_labels_above_the_top_rank_are_not_clipped(result):
     fig = charts.for_projector(charts.placement_chart(result, [50.0] * 6, answer=[0]))
     labelled = [t for t in fig.data if t.name.startswith("document") or t.name == "holds the answer"]
     assert labelled and all(t.cliponaxis is False for t in labelled)
+
 
 def test_charts_placement_without_documents_is_an_empty_figure():
     empty = ContextManager().build(PromptRequest(query="q", documents=[]))
@@ -206,16 +205,21 @@ def test_charts_label_is_html_escape_without_quotes():
 
 
 def test_charts_every_figure_escapes_user_sources():
-    docs = [Document(f"{_text(i)} <b>x</b>", score=1 - i / 10, source=f"<a href='https://e.x'>s{i}</a>")
-            for i in range(5)]
+    docs = [
+        Document(f"{_text(i)} <b>x</b>", score=1 - i / 10, source=f"<a href='https://e.x'>s{i}</a>") for i in range(5)
+    ]
     docs.append(Document(docs[0].content, score=0.1, source="<b>copy</b>"))
     result = ContextManager(tokenizer="heuristic").build(
-        PromptRequest(query="q", documents=docs, max_context_tokens=120))
+        PromptRequest(query="q", documents=docs, max_context_tokens=120)
+    )
     labels = [charts.doc_label(t) for t in result.trace]
-    figures = [charts.fate_sankey(result), charts.budget_chart(result),
-               charts.placement_chart(result, [50.0] * 6, answer=[0]),
-               charts.similarity_heatmap([[1.0] * 6] * 6, labels, 0.8),
-               charts.tokenizer_comparison(labels, [1] * 6, [1] * 6)]
+    figures = [
+        charts.fate_sankey(result),
+        charts.budget_chart(result),
+        charts.placement_chart(result, [50.0] * 6, answer=[0]),
+        charts.similarity_heatmap([[1.0] * 6] * 6, labels, 0.8),
+        charts.tokenizer_comparison(labels, [1] * 6, [1] * 6),
+    ]
     for fig in figures:
         spec = fig.to_json()
         assert "<a href" not in spec and "<b>" not in spec, spec[:300]
@@ -230,13 +234,14 @@ def test_charts_for_projector_enlarges_every_text():
     assert fig.layout.font.size == 18 and fig.data[0].textfont.size == 18
 
 
-
 def test_charts_import_loads_neither_streamlit_nor_the_lab():
     import subprocess
     import sys
 
-    code = ("import sys, contextlab.charts; "
-            "print(sorted(m for m in sys.modules if m == 'streamlit' or m.startswith('contextlab.ui')))")
+    code = (
+        "import sys, contextlab.charts; "
+        "print(sorted(m for m in sys.modules if m == 'streamlit' or m.startswith('contextlab.ui')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -244,7 +249,8 @@ def test_charts_import_loads_neither_streamlit_nor_the_lab():
 def test_charts_sankey_counts_a_shortened_document_in_the_block_once():
     docs = [Document(_text(i, 120), score=1 - i / 10, source=f"d{i}") for i in range(3)]
     result = ContextManager(tokenizer="heuristic").build(
-        PromptRequest(query="q", documents=docs, max_context_tokens=300))
+        PromptRequest(query="q", documents=docs, max_context_tokens=300)
+    )
     labels = list(charts.fate_sankey(result).data[0].node.label)
     # one whole, one cut to fit, one left out: the block holds two, the cut one among them
     assert {"In the block: 2", "Whole: 1", "Truncated: 1", "Left out for budget: 1"} <= set(labels)

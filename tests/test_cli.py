@@ -22,16 +22,31 @@ from contextlab.types import Document, PromptRequest
 REPO = Path(__file__).resolve().parent.parent
 
 DOCS = [
-    {"content": "Refunds are processed within five business days after we receive the returned item.",
-     "score": 0.92, "source": "refunds.md"},
-    {"content": "Refunds are processed within five business days after we receive the returned item!",
-     "score": 0.90, "source": "faq.md"},
-    {"content": "Shipping is free for orders over fifty dollars in the continental United States.",
-     "score": 0.41, "source": "shipping.md"},
-    {"content": "To start a return, open your order history and click the return button next to it.",
-     "score": 0.77, "source": "returns.md"},
-    {"content": "Gift cards cannot be refunded or exchanged for cash except where required by law.",
-     "score": 0.63, "source": "giftcards.md"},
+    {
+        "content": "Refunds are processed within five business days after we receive the returned item.",
+        "score": 0.92,
+        "source": "refunds.md",
+    },
+    {
+        "content": "Refunds are processed within five business days after we receive the returned item!",
+        "score": 0.90,
+        "source": "faq.md",
+    },
+    {
+        "content": "Shipping is free for orders over fifty dollars in the continental United States.",
+        "score": 0.41,
+        "source": "shipping.md",
+    },
+    {
+        "content": "To start a return, open your order history and click the return button next to it.",
+        "score": 0.77,
+        "source": "returns.md",
+    },
+    {
+        "content": "Gift cards cannot be refunded or exchanged for cash except where required by law.",
+        "score": 0.63,
+        "source": "giftcards.md",
+    },
 ]
 
 
@@ -40,7 +55,12 @@ def run_process(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.C
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
         [sys.executable, "-m", "contextlab.cli", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 
@@ -135,28 +155,54 @@ def test_cli_version(tmp_path: Path):
 
 def test_cli_build_prints_the_library_block(tmp_path: Path, docs_file: Path):
     proc = run_process("build", str(docs_file), "--query", "refunds", "--budget", "120", cwd=tmp_path)
-    expected = ContextManager().build(
-        PromptRequest(query="refunds", documents=documents(), max_context_tokens=120))
+    expected = ContextManager().build(PromptRequest(query="refunds", documents=documents(), max_context_tokens=120))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == expected.context_block + "\n"
     assert proc.stderr == ""
 
 
 def test_cli_build_seed_compatible_matches_seed_manager(run, tmp_path: Path, docs_file: Path):
-    proc = run("build", str(docs_file), "-q", "refunds", "--budget", "60", "--seed-compatible",
-               "--threshold", "0.7", "--min-tokens", "3", cwd=tmp_path)
+    proc = run(
+        "build",
+        str(docs_file),
+        "-q",
+        "refunds",
+        "--budget",
+        "60",
+        "--seed-compatible",
+        "--threshold",
+        "0.7",
+        "--min-tokens",
+        "3",
+        cwd=tmp_path,
+    )
     expected = ContextManager.seed_compatible(dedup_threshold=0.7, min_doc_tokens=3).build(
-        PromptRequest(query="refunds", documents=documents(), max_context_tokens=60))
+        PromptRequest(query="refunds", documents=documents(), max_context_tokens=60)
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == expected.context_block + "\n"
 
 
 def test_cli_build_json_is_the_whole_result(run, tmp_path: Path, docs_file: Path):
-    proc = run("build", str(docs_file), "-q", "refunds", "--budget", "80", "--format", "json",
-               "--tokenizer", "heuristic", cwd=tmp_path)
+    proc = run(
+        "build",
+        str(docs_file),
+        "-q",
+        "refunds",
+        "--budget",
+        "80",
+        "--format",
+        "json",
+        "--tokenizer",
+        "heuristic",
+        cwd=tmp_path,
+    )
     data = json.loads(proc.stdout)
-    expected = ContextManager(tokenizer="heuristic").build(
-        PromptRequest(query="refunds", documents=documents(), max_context_tokens=80)).to_dict()
+    expected = (
+        ContextManager(tokenizer="heuristic")
+        .build(PromptRequest(query="refunds", documents=documents(), max_context_tokens=80))
+        .to_dict()
+    )
     data.pop("timings_ms")
     expected.pop("timings_ms")
     assert data == expected
@@ -186,25 +232,42 @@ def test_cli_build_options_reach_the_engine(run, tmp_path: Path, docs_file: Path
 
 def test_cli_build_scores_unscored_documents_against_the_query(run, tmp_path: Path):
     path = tmp_path / "plain.txt"
-    path.write_text("Cats purr when they are content and calm.\n\n"
-                    "The stock market closed higher on Friday afternoon.\n\n"
-                    "Cats sleep for up to sixteen hours every day.\n", encoding="utf-8")
-    proc = run("build", str(path), "-q", "why do cats purr", "-f", "json", "--budget", "500",
-               "--placement", "relevance", cwd=tmp_path)
+    path.write_text(
+        "Cats purr when they are content and calm.\n\n"
+        "The stock market closed higher on Friday afternoon.\n\n"
+        "Cats sleep for up to sixteen hours every day.\n",
+        encoding="utf-8",
+    )
+    proc = run(
+        "build",
+        str(path),
+        "-q",
+        "why do cats purr",
+        "-f",
+        "json",
+        "--budget",
+        "500",
+        "--placement",
+        "relevance",
+        cwd=tmp_path,
+    )
     data = json.loads(proc.stdout)
     scores = {d["content"][:6]: d["score"] for d in data["included_docs"]}
     assert scores["Cats p"] == 0.462107 and scores["The st"] == 0.0 and 0 < scores["Cats s"] < 0.462107
     assert all(d["metadata"]["score_source"] == "bm25" for d in data["included_docs"])
-    assert proc.stderr == ("contextlab: note: 3 document(s) had no score and were scored against "
-                           "the query (BM25, 0-1)\n")
+    assert proc.stderr == (
+        "contextlab: note: 3 document(s) had no score and were scored against the query (BM25, 0-1)\n"
+    )
 
 
 def test_cli_build_keeps_given_scores_and_says_how_many_were_scored(run, tmp_path: Path):
     path = tmp_path / "mixed.jsonl"
-    path.write_text('{"text": "Refunds take five business days to reach your card.", "score": 0.5}\n'
-                    '{"text": "Refunds for gift cards are not possible at all."}\n'
-                    '{"text": "Shipping is free over fifty dollars in most states.", "score": 0.25}\n',
-                    encoding="utf-8")
+    path.write_text(
+        '{"text": "Refunds take five business days to reach your card.", "score": 0.5}\n'
+        '{"text": "Refunds for gift cards are not possible at all."}\n'
+        '{"text": "Shipping is free over fifty dollars in most states.", "score": 0.25}\n',
+        encoding="utf-8",
+    )
     proc = run("build", str(path), "-q", "refunds", "-f", "json", "--placement", "relevance", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     scores = {t["input_index"]: t["score"] for t in json.loads(proc.stdout)["trace"]}
@@ -224,24 +287,36 @@ def test_cli_build_reads_stdin(tmp_path: Path):
 
 
 def test_cli_build_reads_stdin_json_with_input_format(run, tmp_path: Path):
-    proc = run("build", "-", "--input-format", "json", "-q", "x", "--tokenizer", "heuristic",
-               cwd=tmp_path, stdin=json.dumps(DOCS))
+    proc = run(
+        "build",
+        "-",
+        "--input-format",
+        "json",
+        "-q",
+        "x",
+        "--tokenizer",
+        "heuristic",
+        cwd=tmp_path,
+        stdin=json.dumps(DOCS),
+    )
     assert proc.returncode == 0 and "refunds.md" in proc.stdout
 
 
 def test_cli_build_unscored_without_query_is_clear_error(run, tmp_path: Path):
     path = tmp_path / "p.txt"
     path.write_text("one two three four five six\n", encoding="utf-8")
-    assert_one_line_error(run("build", str(path), cwd=tmp_path),
-                          r"p\.txt has documents without a score; pass --query")
+    assert_one_line_error(run("build", str(path), cwd=tmp_path), r"p\.txt has documents without a score; pass --query")
 
 
-@pytest.mark.parametrize("content,name,pattern", [
-    ('[{"content": "a"', "bad.json", r"bad\.json: line 1, column \d+: invalid JSON .*truncated"),
-    ('{"text": "a"}\n{"text": 1}\n', "bad.jsonl", r"bad\.jsonl: line 2: field 'text' must be text"),
-    ("title\nx\n", "bad.csv", r"bad\.csv: no text column"),
-    ("x", "bad.pdf", r"bad\.pdf: unsupported file type"),
-])
+@pytest.mark.parametrize(
+    "content,name,pattern",
+    [
+        ('[{"content": "a"', "bad.json", r"bad\.json: line 1, column \d+: invalid JSON .*truncated"),
+        ('{"text": "a"}\n{"text": 1}\n', "bad.jsonl", r"bad\.jsonl: line 2: field 'text' must be text"),
+        ("title\nx\n", "bad.csv", r"bad\.csv: no text column"),
+        ("x", "bad.pdf", r"bad\.pdf: unsupported file type"),
+    ],
+)
 def test_cli_build_bad_input_is_one_line_error(run, tmp_path: Path, content: str, name: str, pattern: str):
     (tmp_path / name).write_text(content, encoding="utf-8")
     assert_one_line_error(run("build", name, "-q", "x", cwd=tmp_path), pattern)
@@ -253,26 +328,31 @@ def test_cli_build_binary_file_is_one_line_error(run, tmp_path: Path):
 
 
 def test_cli_build_missing_file_is_one_line_error(run, tmp_path: Path):
-    assert_one_line_error(run("build", "nope.json", "-q", "x", cwd=tmp_path),
-                          r"nope\.json: No such file or directory")
+    assert_one_line_error(run("build", "nope.json", "-q", "x", cwd=tmp_path), r"nope\.json: No such file or directory")
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--budget", "-5"], "expected a whole number from 0 to 1,000,000,000, got '-5'"),
-    (["--budget", "lots"], "expected a whole number from 0 to 1,000,000,000, got 'lots'"),
-    (["--threshold", "1.5"], "expected a number in (0, 1], got 1.5"),
-    (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
-    (["--bogus"], "unrecognized arguments: --bogus"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--budget", "-5"], "expected a whole number from 0 to 1,000,000,000, got '-5'"),
+        (["--budget", "lots"], "expected a whole number from 0 to 1,000,000,000, got 'lots'"),
+        (["--threshold", "1.5"], "expected a number in (0, 1], got 1.5"),
+        (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
 def test_cli_build_bad_options_are_usage_errors(run, tmp_path: Path, docs_file: Path, args, message):
     proc = run("build", str(docs_file), "-q", "x", *args, cwd=tmp_path)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize(("args", "flag"), [
-    (["--max-documents", "3"], "--max-documents"),
-    (["--max-bytes", "100"], "--max-bytes"),
-])
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--max-documents", "3"], "--max-documents"),
+        (["--max-bytes", "100"], "--max-bytes"),
+    ],
+)
 def test_cli_limit_messages_name_the_flag(run, tmp_path: Path, docs_file: Path, args, flag):
     proc = run("build", "docs.json", "-q", "refunds", *args, cwd=tmp_path)
     assert_one_line_error(proc, rf"raise the limit \({flag} N\)$")
@@ -282,19 +362,21 @@ def test_cli_limit_messages_name_the_flag(run, tmp_path: Path, docs_file: Path, 
 HUGE = "9" * 23
 
 
-@pytest.mark.parametrize(("args", "flag"), [
-    (["search", "kb.db", "refund", "-k", HUGE], "--top-k/-k"),
-    (["search", "kb.db", "refund", "-k", "9" * 400], "--top-k/-k"),
-    (["eval", "--limit", "5", "--top-k", HUGE, "--out", "t.csv"], "--top-k/-k"),
-    (["eval", "--limit", HUGE, "--out", "t.csv"], "--limit/-n"),
-    (["eval", "--workers", "100000", "--out", "t.csv"], "--workers"),
-    (["build", "docs.json", "--budget", HUGE], "--max-context-tokens/--budget/-b"),
-    (["build", "docs.json", "--min-tokens", HUGE], "--min-doc-tokens/--min-tokens"),
-    (["build", "docs.json", "--max-bytes", "9" * 19], "--max-bytes"),
-    (["sweep", "docs.json", "--max-builds", HUGE], "--max-builds"),
-])
-def test_cli_huge_whole_numbers_are_one_line_usage_errors(run, tmp_path: Path, docs_file: Path,
-                                                          args, flag):
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["search", "kb.db", "refund", "-k", HUGE], "--top-k/-k"),
+        (["search", "kb.db", "refund", "-k", "9" * 400], "--top-k/-k"),
+        (["eval", "--limit", "5", "--top-k", HUGE, "--out", "t.csv"], "--top-k/-k"),
+        (["eval", "--limit", HUGE, "--out", "t.csv"], "--limit/-n"),
+        (["eval", "--workers", "100000", "--out", "t.csv"], "--workers"),
+        (["build", "docs.json", "--budget", HUGE], "--max-context-tokens/--budget/-b"),
+        (["build", "docs.json", "--min-tokens", HUGE], "--min-doc-tokens/--min-tokens"),
+        (["build", "docs.json", "--max-bytes", "9" * 19], "--max-bytes"),
+        (["sweep", "docs.json", "--max-builds", HUGE], "--max-builds"),
+    ],
+)
+def test_cli_huge_whole_numbers_are_one_line_usage_errors(run, tmp_path: Path, docs_file: Path, args, flag):
     proc = run(*args, cwd=tmp_path)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
@@ -315,13 +397,17 @@ def test_cli_search_min_score_must_be_a_number_from_0_to_1(run, tmp_path: Path, 
 def test_cli_folder_input_says_it_is_a_folder(run, tmp_path: Path, command):
     (tmp_path / "notes").mkdir()
     proc = run(*command, "notes", cwd=tmp_path)
-    assert_one_line_error(proc, r"notes: is a folder, not a documents file; folders are not read: "
-                                r"give the files in it instead \(e\.g\. notes/\*\.md\)$")
+    assert_one_line_error(
+        proc,
+        r"notes: is a folder, not a documents file; folders are not read: "
+        r"give the files in it instead \(e\.g\. notes/\*\.md\)$",
+    )
     assert not (tmp_path / "kb.db").exists()
 
 
-def test_cli_overflow_from_input_is_one_line_but_bugs_keep_their_traceback(run, tmp_path: Path,
-                                                                          docs_file: Path, monkeypatch):
+def test_cli_overflow_from_input_is_one_line_but_bugs_keep_their_traceback(
+    run, tmp_path: Path, docs_file: Path, monkeypatch
+):
     def overflow(args):
         raise OverflowError("Python int too large to convert to SQLite INTEGER")
 
@@ -349,12 +435,25 @@ def _with_handler(parser, handler):
 @pytest.mark.slow
 def test_cli_inputs_over_50000_documents_build_with_a_raised_limit(run, tmp_path: Path):
     path = tmp_path / "big.jsonl"
-    path.write_text("".join(json.dumps({"text": f"document {i} says little", "score": 0.5}) + "\n"
-                            for i in range(50_001)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"text": f"document {i} says little", "score": 0.5}) + "\n" for i in range(50_001)),
+        encoding="utf-8",
+    )
     refused = run("build", "big.jsonl", "--tokenizer", "heuristic", "-b", "20", cwd=tmp_path)
     assert_one_line_error(refused, r"more than 50,000 documents.*--max-documents N")
-    proc = run("build", "big.jsonl", "--tokenizer", "heuristic", "-b", "20", "-f", "json",
-               "--max-documents", "60000", cwd=tmp_path)
+    proc = run(
+        "build",
+        "big.jsonl",
+        "--tokenizer",
+        "heuristic",
+        "-b",
+        "20",
+        "-f",
+        "json",
+        "--max-documents",
+        "60000",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(json.loads(proc.stdout)["trace"]) == 50_001
 
@@ -363,24 +462,60 @@ def test_cli_inputs_over_50000_documents_build_with_a_raised_limit(run, tmp_path
 
 
 def test_cli_sweep_writes_csv_grid_to_stdout(run, tmp_path: Path, docs_file: Path):
-    proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.5:1.0:0.25",
-               "--budget", "40:120:40", "--tokenizer", "heuristic", cwd=tmp_path)
+    proc = run(
+        "sweep",
+        str(docs_file),
+        "-q",
+        "refunds",
+        "--threshold",
+        "0.5:1.0:0.25",
+        "--budget",
+        "40:120:40",
+        "--tokenizer",
+        "heuristic",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""  # no progress bar when stderr is not a terminal
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert list(rows[0]) == list(SWEEP_COLUMNS)
-    assert list(rows[0]) == ["dedup_threshold", "max_context_tokens", "filtered", "duplicate", "excluded",
-                             "truncated", "summarized", "included", "in_block", "tokens_used", "utilization_pct"]
+    assert list(rows[0]) == [
+        "dedup_threshold",
+        "max_context_tokens",
+        "filtered",
+        "duplicate",
+        "excluded",
+        "truncated",
+        "summarized",
+        "included",
+        "in_block",
+        "tokens_used",
+        "utilization_pct",
+    ]
     assert [(r["dedup_threshold"], r["max_context_tokens"]) for r in rows] == [
-        (t, b) for t in ("0.5", "0.75", "1.0") for b in ("40", "80", "120")]
+        (t, b) for t in ("0.5", "0.75", "1.0") for b in ("40", "80", "120")
+    ]
     dups = {r["dedup_threshold"]: int(r["duplicate"]) for r in rows}
     assert dups["0.5"] == 1 and dups["1.0"] == 0
     assert all(int(r["tokens_used"]) <= int(r["max_context_tokens"]) for r in rows)
 
 
 def test_cli_sweep_output_file_and_html(run, tmp_path: Path, docs_file: Path):
-    proc = run("sweep", str(docs_file), "-q", "refunds", "--threshold", "0.8,0.9",
-               "--budget", "100", "--out", "out.csv", "--html", "chart.html", cwd=tmp_path)
+    proc = run(
+        "sweep",
+        str(docs_file),
+        "-q",
+        "refunds",
+        "--threshold",
+        "0.8,0.9",
+        "--budget",
+        "100",
+        "--out",
+        "out.csv",
+        "--html",
+        "chart.html",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     assert "wrote 2 rows to out.csv" in proc.stderr and "wrote chart to chart.html" in proc.stderr
@@ -389,13 +524,18 @@ def test_cli_sweep_output_file_and_html(run, tmp_path: Path, docs_file: Path):
     assert "Plotly.newPlot" in html and "Parameter sweep" in html
 
 
-@pytest.mark.parametrize(("targets", "pattern"), [
-    (["-o", "s.csv", "--html", "/nonexistent/x.html"], r"--html '/nonexistent/x\.html': folder '/nonexistent' does not exist"),
-    (["-o", "/nonexistent/s.csv", "--html", "c.html"], r"--out '/nonexistent/s\.csv': folder"),
-    (["-o", "s.csv", "--html", "."], r"--html '\.' is a folder"),
-])
-def test_cli_sweep_checks_every_output_before_writing_any(run, tmp_path: Path, docs_file: Path,
-                                                          targets, pattern):
+@pytest.mark.parametrize(
+    ("targets", "pattern"),
+    [
+        (
+            ["-o", "s.csv", "--html", "/nonexistent/x.html"],
+            r"--html '/nonexistent/x\.html': folder '/nonexistent' does not exist",
+        ),
+        (["-o", "/nonexistent/s.csv", "--html", "c.html"], r"--out '/nonexistent/s\.csv': folder"),
+        (["-o", "s.csv", "--html", "."], r"--html '\.' is a folder"),
+    ],
+)
+def test_cli_sweep_checks_every_output_before_writing_any(run, tmp_path: Path, docs_file: Path, targets, pattern):
     (tmp_path / "s.csv").write_text("old\n", encoding="utf-8")
     before = sorted(p.name for p in tmp_path.iterdir())
     proc = run("sweep", "docs.json", "-q", "refunds", "-t", "0.9", "-b", "100", *targets, cwd=tmp_path)
@@ -419,17 +559,23 @@ def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
     assert (tmp_path / "b.html").stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
 
 
-@pytest.mark.parametrize("args,pattern", [
-    (["--threshold", "0.5:1.0"], r"--dedup-threshold '0\.5:1\.0': write a range as start:stop:step"),
-    (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside \(0, 1\]"),
-    (["--budget", "100:50:10"], r"--max-context-tokens '100:50:10': stop is below start"),
-    (["--budget", "1:10:0"], r"the step must be > 0"),
-    (["--budget", "a,b"], r"'a' is not a whole number"),
-    (["--budget", "0:100000000:1"], r"use a larger step or raise the limit \(--max-builds N\)$"),
-    (["--max-builds", "1"], r"--dedup-threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 builds; "
-                            r"use a larger step or raise the limit \(--max-builds N\)$"),
-    (["-t", "0.5,0.6", "-b", "1,2", "--max-builds", "3"], r"the grid has 4 builds.*\(--max-builds N\)$"),
-])
+@pytest.mark.parametrize(
+    "args,pattern",
+    [
+        (["--threshold", "0.5:1.0"], r"--dedup-threshold '0\.5:1\.0': write a range as start:stop:step"),
+        (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside \(0, 1\]"),
+        (["--budget", "100:50:10"], r"--max-context-tokens '100:50:10': stop is below start"),
+        (["--budget", "1:10:0"], r"the step must be > 0"),
+        (["--budget", "a,b"], r"'a' is not a whole number"),
+        (["--budget", "0:100000000:1"], r"use a larger step or raise the limit \(--max-builds N\)$"),
+        (
+            ["--max-builds", "1"],
+            r"--dedup-threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 builds; "
+            r"use a larger step or raise the limit \(--max-builds N\)$",
+        ),
+        (["-t", "0.5,0.6", "-b", "1,2", "--max-builds", "3"], r"the grid has 4 builds.*\(--max-builds N\)$"),
+    ],
+)
 def test_cli_sweep_bad_ranges_are_one_line_errors(run, tmp_path: Path, docs_file: Path, args, pattern):
     assert_one_line_error(run("sweep", str(docs_file), "-q", "x", *args, cwd=tmp_path), pattern)
 
@@ -444,27 +590,33 @@ def test_cli_index_then_search(run, tmp_path: Path, docs_file: Path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         f"{docs_file}: 5 added, 0 replaced, 0 unchanged, 0 removed",
-        f"{notes}: 1 added, 0 replaced, 0 unchanged, 0 removed", "kb.db holds 6 document(s)"]
+        f"{notes}: 1 added, 0 replaced, 0 unchanged, 0 removed",
+        "kb.db holds 6 document(s)",
+    ]
     again = run("index", "kb.db", str(docs_file), cwd=tmp_path)
-    assert again.stdout.splitlines() == [f"{docs_file}: 0 added, 0 replaced, 5 unchanged, 0 removed",
-                                         "kb.db holds 6 document(s)"]  # replaced, not doubled
+    assert again.stdout.splitlines() == [
+        f"{docs_file}: 0 added, 0 replaced, 5 unchanged, 0 removed",
+        "kb.db holds 6 document(s)",
+    ]  # replaced, not doubled
 
     found = run("search", "kb.db", "warranty defects", cwd=tmp_path)
     assert found.returncode == 0
-    assert found.stdout.splitlines() == [
-        "  1  0.618  notes.md  # Warranty The warranty covers defects for two years."]
+    assert found.stdout.splitlines() == ["  1  0.618  notes.md  # Warranty The warranty covers defects for two years."]
 
 
 def test_cli_reindexing_an_edited_file_replaces_it(run, tmp_path: Path):
     notes = tmp_path / "notes.md"
-    notes.write_text("# Refunds\nRefunds take 30 days.\n\n# Shipping\nShipping is free.\n\n"
-                     "# Returns\nReturns need a receipt.\n", encoding="utf-8")
+    notes.write_text(
+        "# Refunds\nRefunds take 30 days.\n\n# Shipping\nShipping is free.\n\n# Returns\nReturns need a receipt.\n",
+        encoding="utf-8",
+    )
     assert run("index", "kb.db", "notes.md", cwd=tmp_path).returncode == 0
-    notes.write_text("# Refunds\nRefunds take 5 days.\n\n# Shipping\nShipping is free.\n",
-                     encoding="utf-8")
+    notes.write_text("# Refunds\nRefunds take 5 days.\n\n# Shipping\nShipping is free.\n", encoding="utf-8")
     proc = run("index", "kb.db", "notes.md", cwd=tmp_path)
-    assert proc.stdout.splitlines() == ["notes.md: 0 added, 1 replaced, 1 unchanged, 1 removed",
-                                        "kb.db holds 2 document(s)"]
+    assert proc.stdout.splitlines() == [
+        "notes.md: 0 added, 1 replaced, 1 unchanged, 1 removed",
+        "kb.db holds 2 document(s)",
+    ]
     hits = json.loads(run("search", "kb.db", "refunds days", "-f", "json", cwd=tmp_path).stdout)
     assert [h["content"] for h in hits] == ["# Refunds\nRefunds take 5 days."]
     # The same file named another way, from another folder, is the same identity.
@@ -483,8 +635,7 @@ def test_cli_index_from_stdin_twice_keeps_both_batches(run, tmp_path: Path):
     assert "holds 2 document(s)" in second.stdout
     assert "Apples" in run("search", "st.db", "apples", cwd=tmp_path).stdout
     # The same stdin batch again changes nothing; a document with a source is known by it.
-    assert "0 added, 0 replaced, 1 unchanged" in run("index", "st.db", "-", cwd=tmp_path,
-                                                     stdin=apples).stdout
+    assert "0 added, 0 replaced, 1 unchanged" in run("index", "st.db", "-", cwd=tmp_path, stdin=apples).stdout
 
 
 def test_cli_same_sources_from_two_files_are_stored_once(run, tmp_path: Path, docs_file: Path):
@@ -505,15 +656,19 @@ def test_cli_remove_deletes_a_files_documents(run, tmp_path: Path, docs_file: Pa
     proc = run("remove", "kb.db", "./docs.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["removed 5 document(s) from ./docs.json", "kb.db holds 1 document(s)"]
-    assert_one_line_error(run("remove", "kb.db", "nope.md", cwd=tmp_path),
-                          r"nothing in kb\.db came from 'nope\.md'")
+    assert_one_line_error(run("remove", "kb.db", "nope.md", cwd=tmp_path), r"nothing in kb\.db came from 'nope\.md'")
 
 
 def test_cli_search_contractions_find_what_a_person_meant(run, tmp_path: Path):
-    docs = [{"text": "Refund policy: a refund goes back to the original card within 14 days.",
-             "source": "refund.md"}]
-    docs += [{"text": f"Postmortem {i}: the service's latency spiked and the team's pager didn't "
-                      "fire; I'm sure it's the cache's eviction.", "source": f"pm{i}.md"} for i in range(5)]
+    docs = [{"text": "Refund policy: a refund goes back to the original card within 14 days.", "source": "refund.md"}]
+    docs += [
+        {
+            "text": f"Postmortem {i}: the service's latency spiked and the team's pager didn't "
+            "fire; I'm sure it's the cache's eviction.",
+            "source": f"pm{i}.md",
+        }
+        for i in range(5)
+    ]
     (tmp_path / "kb.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
     run("index", "kb.db", "kb.jsonl", cwd=tmp_path)
     for query in ("refund's", "what's the refund policy", "I'm asking for a refund"):
@@ -537,8 +692,10 @@ def test_cli_search_no_match_says_so(run, tmp_path: Path, docs_file: Path):
 
 
 def test_cli_search_missing_store_is_one_line_error(run, tmp_path: Path):
-    assert_one_line_error(run("search", "none.db", "x", cwd=tmp_path),
-                          r"no store at 'none\.db'; create one with `contextlab index none\.db FILE\.\.\.`")
+    assert_one_line_error(
+        run("search", "none.db", "x", cwd=tmp_path),
+        r"no store at 'none\.db'; create one with `contextlab index none\.db FILE\.\.\.`",
+    )
     assert not (tmp_path / "none.db").exists()
 
 
@@ -551,8 +708,10 @@ def test_cli_index_bad_file_leaves_store_untouched(run, tmp_path: Path, docs_fil
 
 def test_cli_index_into_non_store_is_one_line_error(run, tmp_path: Path, docs_file: Path):
     (tmp_path / "x.db").write_text("not a database at all" * 50, encoding="utf-8")
-    assert_one_line_error(run("index", "x.db", str(docs_file), cwd=tmp_path),
-                          r"cannot open store 'x\.db': the file is not a SQLite database")
+    assert_one_line_error(
+        run("index", "x.db", str(docs_file), cwd=tmp_path),
+        r"cannot open store 'x\.db': the file is not a SQLite database",
+    )
 
 
 def test_cli_search_on_a_missing_store_creates_nothing(run, tmp_path: Path):
@@ -599,8 +758,15 @@ def _run_unprivileged(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]
     env = {**os.environ, "PYTHONPATH": path, "HOME": str(cwd)}
     for python in (sys.executable, os.path.realpath(sys.executable), "/usr/bin/python3"):
         try:
-            return subprocess.run([python, "-m", "contextlab.cli", *args], cwd=cwd, env=env,
-                                  capture_output=True, text=True, timeout=120, preexec_fn=drop)
+            return subprocess.run(
+                [python, "-m", "contextlab.cli", *args],
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                preexec_fn=drop,
+            )
         except PermissionError:
             continue  # e.g. a Python under /root, closed to nobody
     pytest.skip("no Python interpreter the unprivileged user may run")
@@ -649,23 +815,45 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
     monkeypatch.setattr(cli_lab.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))  # POSIX: the lab replaces the process
     assert cli.main(["lab", "--server.port", "8502", "--server.headless", "true"]) == 0
-    assert calls == [[sys.executable, "-m", "streamlit", "run", str(app),
-                      "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-                      "--runner.postScriptGC", "false", "--browser.serverAddress", "localhost",
-                      "--server.port", "8502", "--server.headless", "true"]]
+    assert calls == [
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(app),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--runner.postScriptGC",
+            "false",
+            "--browser.serverAddress",
+            "localhost",
+            "--server.port",
+            "8502",
+            "--server.headless",
+            "true",
+        ]
+    ]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--server.port", "abc"], "--server.port expects a port number from 1 to 65535, got 'abc'"),
-    (["--server.port=70000"], "--server.port expects a port number from 1 to 65535, got '70000'"),
-    (["--server.port", "0"], "--server.port expects a port number from 1 to 65535, got '0'"),
-    (["--server.port", "9" * 400], "--server.port expects a port number from 1 to 65535, got '99999999999999999...999999999999999999' (400 characters)"),
-    (["--server.headless", "maybe"], "--server.headless expects true or false, got 'maybe'"),
-    (["--server.port"], "--server.port needs a value"),
-    (["--server.port", "--server.headless", "true"], "--server.port needs a value"),
-])
-def test_cli_lab_bad_streamlit_options_are_one_line_usage_errors(run, tmp_path: Path, monkeypatch,
-                                                               args, message):
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--server.port", "abc"], "--server.port expects a port number from 1 to 65535, got 'abc'"),
+        (["--server.port=70000"], "--server.port expects a port number from 1 to 65535, got '70000'"),
+        (["--server.port", "0"], "--server.port expects a port number from 1 to 65535, got '0'"),
+        (
+            ["--server.port", "9" * 400],
+            "--server.port expects a port number from 1 to 65535, got '99999999999999999...999999999999999999' (400 characters)",
+        ),
+        (["--server.headless", "maybe"], "--server.headless expects true or false, got 'maybe'"),
+        (["--server.port"], "--server.port needs a value"),
+        (["--server.port", "--server.headless", "true"], "--server.port needs a value"),
+    ],
+)
+def test_cli_lab_bad_streamlit_options_are_one_line_usage_errors(run, tmp_path: Path, monkeypatch, args, message):
     calls: list[list[str]] = []
     monkeypatch.setattr(cli.os, "execv", lambda path, cmd: calls.append(cmd))
     monkeypatch.setattr(cli_lab.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
@@ -676,8 +864,9 @@ def test_cli_lab_bad_streamlit_options_are_one_line_usage_errors(run, tmp_path: 
 
 def test_cli_lab_runs_from_stdin_is_refused_in_one_line(run, tmp_path: Path, monkeypatch):
     monkeypatch.setattr(cli.os, "execv", lambda path, cmd: pytest.fail("the lab must not start"))
-    assert_one_line_error(run("lab", "--runs", "-", cwd=tmp_path),
-                          r"--runs reads a capture file or span export by name, not stdin")
+    assert_one_line_error(
+        run("lab", "--runs", "-", cwd=tmp_path), r"--runs reads a capture file or span export by name, not stdin"
+    )
 
 
 def test_cli_lab_app_path_points_into_the_package():
@@ -690,21 +879,37 @@ def test_cli_lab_app_path_points_into_the_package():
 
 
 def test_cli_import_does_not_pull_in_streamlit_or_plotly(tmp_path: Path):
-    code = ("import sys, contextlab.cli, contextlab.loaders, contextlab.retrieval, contextlab.events; "
-            "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    code = (
+        "import sys, contextlab.cli, contextlab.loaders, contextlab.retrieval, contextlab.events; "
+        "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
     assert proc.stdout.strip() == "[]", proc.stderr
 
 
 @pytest.mark.slow
 def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
-    code = ("import sys; from contextlab import cli; "
-            f"code = cli.main(['sweep', {str(docs_file)!r}, '-q', 'refunds', '-t', '0.9', '-b', '100', "
-            f"'-o', {str(tmp_path / 'o.csv')!r}, '--html', {str(tmp_path / 'c.html')!r}]); "
-            "print(code, sorted(m for m in sys.modules if m.startswith('contextlab.ui')))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    code = (
+        "import sys; from contextlab import cli; "
+        f"code = cli.main(['sweep', {str(docs_file)!r}, '-q', 'refunds', '-t', '0.9', '-b', '100', "
+        f"'-o', {str(tmp_path / 'o.csv')!r}, '--html', {str(tmp_path / 'c.html')!r}]); "
+        "print(code, sorted(m for m in sys.modules if m.startswith('contextlab.ui')))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
     assert proc.stdout.strip() == "0 []", proc.stderr
     assert "Plotly.newPlot" in (tmp_path / "c.html").read_text(encoding="utf-8")
 
@@ -712,8 +917,14 @@ def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
-        (("build", "docs.json", "--budget", "-5"), r"^contextlab build: error: argument --max-context-tokens/--budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'"),
-        (("build", "docs.json", "--threshold", "1.5"), r"^contextlab build: error: argument --dedup-threshold/--threshold/-t"),
+        (
+            ("build", "docs.json", "--budget", "-5"),
+            r"^contextlab build: error: argument --max-context-tokens/--budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'",
+        ),
+        (
+            ("build", "docs.json", "--threshold", "1.5"),
+            r"^contextlab build: error: argument --dedup-threshold/--threshold/-t",
+        ),
         (("build",), r"^contextlab build: error: the following arguments are required: FILE"),
         (("frobnicate",), r"^contextlab: error: argument COMMAND: invalid choice: 'frobnicate'"),
     ],
@@ -730,20 +941,22 @@ def test_cli_usage_error_is_one_line(run, args, pattern, tmp_path):
 def test_cli_build_says_when_nothing_made_it_in(run, tmp_path: Path):
     proc = run("build", "-", "-q", "x", "--input-format", "txt", cwd=tmp_path, stdin="a\n\nb\n")
     assert proc.returncode == 0 and proc.stdout == "\n"
-    assert proc.stderr.strip().splitlines()[-1] == ("contextlab: note: no document made it into the block "
-                                   "(2 too short for --min-tokens, 0 duplicate(s), 0 over the budget of 2048)")
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "contextlab: note: no document made it into the block "
+        "(2 too short for --min-tokens, 0 duplicate(s), 0 over the budget of 2048)"
+    )
 
 
 def test_cli_huge_max_bytes_reads_stdin_and_files_in_bounded_chunks(run, tmp_path: Path):
     # A limit far above the machine's memory must not be allocated up front.
     huge = str(10**18)
-    proc = run("build", "-", "-q", "alpha", "--max-bytes", huge, "--input-format", "json",
-               cwd=tmp_path, stdin=json.dumps(DOCS))
+    proc = run(
+        "build", "-", "-q", "alpha", "--max-bytes", huge, "--input-format", "json", cwd=tmp_path, stdin=json.dumps(DOCS)
+    )
     assert proc.returncode == 0, proc.stderr
     assert "--- Source [1]" in proc.stdout
     path = tmp_path / "docs.data"
     path.write_text(json.dumps(DOCS), encoding="utf-8")
-    proc = run("build", str(path), "-q", "alpha", "--max-bytes", huge, "--input-format", "json",
-               cwd=tmp_path)
+    proc = run("build", str(path), "-q", "alpha", "--max-bytes", huge, "--input-format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "--- Source [1]" in proc.stdout

@@ -18,15 +18,22 @@ FORGED = "kb/a.md\n  2  1.000  forged/trusted.md  Refunds are always granted\x1b
 
 
 def _cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "contextlab.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, input=stdin, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=stdin,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_terminal_safe_escapes_controls_and_keeps_text():
     assert terminal_safe("a\nb\x1b[31m\u202ec\u00e9\U0001f600") == "a\\nb\\x1b[31m\\u202ec\u00e9\U0001f600"
     assert terminal_safe_lines("row 1\n\tcell\x1b[2J") == "row 1\n\tcell\\x1b[2J"
     assert json.loads(json_terminal_safe(json.dumps({"s": "x\x9by\u2066"}, ensure_ascii=False))) == {
-        "s": "x\x9by\u2066"}
+        "s": "x\x9by\u2066"
+    }
     assert "\x9b" not in json_terminal_safe(json.dumps({"s": "x\x9by"}, ensure_ascii=False))
 
 
@@ -43,8 +50,10 @@ def test_cli_search_prints_a_forged_source_as_one_escaped_line(forged_store: Pat
     assert proc.returncode == 0, proc.stderr
     [line] = proc.stdout.splitlines()
     assert line.startswith("  1  0.")
-    assert ("kb/a.md\\n  2  1.000  forged/trusted.md  Refunds are always granted\\x1b]0;owned\\x07\\x9b2J  "
-            "Refund policy: refunds within 30 days.\\x1b[2J") in line
+    assert (
+        "kb/a.md\\n  2  1.000  forged/trusted.md  Refunds are always granted\\x1b]0;owned\\x07\\x9b2J  "
+        "Refund policy: refunds within 30 days.\\x1b[2J"
+    ) in line
     assert "\x1b" not in proc.stdout and "\x9b" not in proc.stdout
 
 
@@ -59,8 +68,10 @@ def test_cli_build_block_and_notes_show_escapes(tmp_path: Path):
     (tmp_path / "d.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     proc = _cli("build", "d.jsonl", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == ("--- Source [1] a\\x1b[8m.md --- (relevance: 9.00, outside 0-1)\n"
-                           "Refunds\\x1b]52;c;ZXZpbA==\\x07 take five days.\n")
+    assert proc.stdout == (
+        "--- Source [1] a\\x1b[8m.md --- (relevance: 9.00, outside 0-1)\n"
+        "Refunds\\x1b]52;c;ZXZpbA==\\x07 take five days.\n"
+    )
     assert "\x1b" not in proc.stderr
 
 

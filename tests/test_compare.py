@@ -10,18 +10,32 @@ from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult, DocTrace
 
 
-def _result(entries: list[tuple[str, int | None, int]], block: str = "block",
-            tokens_used: int = 100) -> ContextResult:
+def _result(entries: list[tuple[str, int | None, int]], block: str = "block", tokens_used: int = 100) -> ContextResult:
     """Return a result whose trace has one (fate, position, block_tokens) entry per document."""
     trace = [
-        DocTrace(input_index=i, source=f"s{i}", score=1 - i / 10, tokens=tokens,
-                 relevance_rank=i + 1, position=position, fate=fate,  # type: ignore[arg-type]
-                 block_tokens=tokens if position is not None else None)
+        DocTrace(
+            input_index=i,
+            source=f"s{i}",
+            score=1 - i / 10,
+            tokens=tokens,
+            relevance_rank=i + 1,
+            position=position,
+            fate=fate,  # type: ignore[arg-type]
+            block_tokens=tokens if position is not None else None,
+        )
         for i, (fate, position, tokens) in enumerate(entries)
     ]
-    return ContextResult(context_block=block, included_docs=[], excluded_docs=[], citation_map={},
-                         tokens_used=tokens_used, tokens_budget=200, duplicates_removed=0,
-                         truncated=False, trace=trace)
+    return ContextResult(
+        context_block=block,
+        included_docs=[],
+        excluded_docs=[],
+        citation_map={},
+        tokens_used=tokens_used,
+        tokens_budget=200,
+        duplicates_removed=0,
+        truncated=False,
+        trace=trace,
+    )
 
 
 def test_diff_results_identical_results_have_no_changes():
@@ -33,10 +47,16 @@ def test_diff_results_identical_results_have_no_changes():
 
 
 def test_diff_results_classifies_gained_lost_moved_resized():
-    a = _result([("included", 1, 10), ("included", 2, 20), ("excluded", None, 30),
-                 ("included", 3, 40), ("included", 4, 50)], block="A", tokens_used=120)
-    b = _result([("included", 1, 12), ("excluded", None, 20), ("included", 3, 30),
-                 ("included", 2, 40), ("truncated", 4, 25)], block="B", tokens_used=105)
+    a = _result(
+        [("included", 1, 10), ("included", 2, 20), ("excluded", None, 30), ("included", 3, 40), ("included", 4, 50)],
+        block="A",
+        tokens_used=120,
+    )
+    b = _result(
+        [("included", 1, 12), ("excluded", None, 20), ("included", 3, 30), ("included", 2, 40), ("truncated", 4, 25)],
+        block="B",
+        tokens_used=105,
+    )
     diff = diff_results(a, b)
     assert [c.change for c in diff.changes] == ["unchanged", "lost", "gained", "moved", "resized"]
     assert [c.input_index for c in diff.gained] == [2]
@@ -67,8 +87,7 @@ def test_diff_results_summary_puts_losses_first_by_rank():
     a = _result([("excluded", None, 10), ("included", 1, 20), ("included", 2, 30)], block="A")
     b = _result([("included", 1, 10), ("excluded", None, 20), ("excluded", None, 30)], block="B")
     lines = diff_results(a, b).summary()
-    assert [line.split(" (")[0] for line in lines[:3]] == ["B leaves out s1", "B leaves out s2",
-                                                          "B adds s0"]
+    assert [line.split(" (")[0] for line in lines[:3]] == ["B leaves out s1", "B leaves out s2", "B adds s0"]
 
 
 def test_diff_results_summary_names_each_change_and_the_token_delta():

@@ -31,11 +31,19 @@ def _filler(i: int) -> str:
 def run_folder(tmp_path_factory) -> Path:
     """Return a folder holding a real run's ``r.csv`` and ``s.json`` (4 questions, 2 budgets)."""
     folder = tmp_path_factory.mktemp("run")
-    records = [{"id": f"q{i}", "query": f"who kept skerry point light {i}", "answers": ["Tobias Wren"],
-                "gold_sources": ["gold"],
-                "documents": [{"content": ANSWER, "source": "gold", "score": 0.9},
-                              *({"content": _filler(j), "source": f"d{j}", "score": 0.5} for j in range(4))]}
-               for i in range(4)]
+    records = [
+        {
+            "id": f"q{i}",
+            "query": f"who kept skerry point light {i}",
+            "answers": ["Tobias Wren"],
+            "gold_sources": ["gold"],
+            "documents": [
+                {"content": ANSWER, "source": "gold", "score": 0.9},
+                *({"content": _filler(j), "source": f"d{j}", "score": 0.5} for j in range(4)),
+            ],
+        }
+        for i in range(4)
+    ]
     (folder / "set.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     result = run_evaluation(load_eval_set(str(folder / "set.jsonl")), ["max_context_tokens=30,400"])
     write_results(result, folder / "r.csv", folder / "s.json")
@@ -63,23 +71,35 @@ def _set(path: list, value):
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = value
+
     return change
 
 
-@pytest.mark.parametrize(("path", "value", "message"), [
-    (["configs"], "all of them", r"s\.json: configs is 'all of them', not a list of configurations"),
-    (["configs"], [], r"s\.json: configs is \[\], not a list of configurations"),
-    (["configs", 0], 7, r"s\.json: configs\[0\] is int 7, not an object"),
-    (["configs", 1, "config"], 5, r"s\.json: configs\[1\]\.config is 5, not a configuration's label"),
-    (["configs", 0, "gold_in_block"], "high", r"s\.json: configs\[0\]\.gold_in_block is 'high', not a number"),
-    (["configs", 0, "tokens_used_low"], True, r"s\.json: configs\[0\]\.tokens_used_low is True, not a number"),
-    (["results_csv"], "r.csv", r"s\.json: results_csv is 'r\.csv', not \{path, sha256\}"),
-    (["questions"], -3, r"s\.json: questions is -3, not a count"),
-    (["evalset"], ["x"], r"s\.json: evalset is \['x'\], not text"),
-    (["configs", 0, "tokens_used_low"], 1e308, r"s\.json: configs\[0\]: tokens_used_low 1e\+308 is above "
-                                               r"tokens_used_high \d+(\.\d+)?, not an interval"),
-    (["results_csv", "path"], "r.csv\x00", r"s\.json: results_csv\.path 'r\.csv\\x00' holds a NUL, not a file name"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (["configs"], "all of them", r"s\.json: configs is 'all of them', not a list of configurations"),
+        (["configs"], [], r"s\.json: configs is \[\], not a list of configurations"),
+        (["configs", 0], 7, r"s\.json: configs\[0\] is int 7, not an object"),
+        (["configs", 1, "config"], 5, r"s\.json: configs\[1\]\.config is 5, not a configuration's label"),
+        (["configs", 0, "gold_in_block"], "high", r"s\.json: configs\[0\]\.gold_in_block is 'high', not a number"),
+        (["configs", 0, "tokens_used_low"], True, r"s\.json: configs\[0\]\.tokens_used_low is True, not a number"),
+        (["results_csv"], "r.csv", r"s\.json: results_csv is 'r\.csv', not \{path, sha256\}"),
+        (["questions"], -3, r"s\.json: questions is -3, not a count"),
+        (["evalset"], ["x"], r"s\.json: evalset is \['x'\], not text"),
+        (
+            ["configs", 0, "tokens_used_low"],
+            1e308,
+            r"s\.json: configs\[0\]: tokens_used_low 1e\+308 is above "
+            r"tokens_used_high \d+(\.\d+)?, not an interval",
+        ),
+        (
+            ["results_csv", "path"],
+            "r.csv\x00",
+            r"s\.json: results_csv\.path 'r\.csv\\x00' holds a NUL, not a file name",
+        ),
+    ],
+)
 def test_compare_summary_with_a_key_of_the_wrong_type_is_one_line(run, path, value, message):
     """Injects a fault: one key of the summary holds a value of the wrong type."""
     _edit(run, _set(path, value))
@@ -105,8 +125,11 @@ def test_compare_results_path_outside_the_summarys_folder_is_refused(run, where)
     """Injects a fault: the summary names a results file outside its own folder; it is never opened."""
     (run.parent.parent / "outside.csv").write_text("config,query_id\n", encoding="utf-8")
     _edit(run, _set(["results_csv", "path"], where))
-    with pytest.raises(LoadError, match=r"results_csv\.path .* leads outside the summary's folder; contextlab compare "
-                                        r"reads only the results CSV beside its summary"):
+    with pytest.raises(
+        LoadError,
+        match=r"results_csv\.path .* leads outside the summary's folder; contextlab compare "
+        r"reads only the results CSV beside its summary",
+    ):
         load_run(run)
 
 
@@ -127,11 +150,14 @@ def test_compare_edited_results_are_not_paired_and_the_table_says_why(run):
     csv_path.write_text(text.replace(",1,1,", ",0,0,", 1), encoding="utf-8")
     loaded = load_run(run)
     assert loaded["rows"] is None
-    assert loaded["why"] == ("r.csv differs from the SHA-256 its summary recorded (changed after the run), "
-                             "so its rows are not used")
+    assert loaded["why"] == (
+        "r.csv differs from the SHA-256 its summary recorded (changed after the run), so its rows are not used"
+    )
     table = compare_table(compare_runs(run, run))
-    assert ("Unpaired: A: r.csv differs from the SHA-256 its summary recorded (changed after the run), so its "
-            "rows are not used; differences of the means, intervals unpaired.") in table.splitlines()
+    assert (
+        "Unpaired: A: r.csv differs from the SHA-256 its summary recorded (changed after the run), so its "
+        "rows are not used; differences of the means, intervals unpaired."
+    ) in table.splitlines()
 
 
 def test_compare_results_cell_that_is_not_a_number_names_the_line(run):
@@ -156,6 +182,7 @@ def test_compare_label_with_a_newline_prints_as_one_line(run, capsys):
         data["configs"][0]["config"] = forged
         data["evalset"] = "nq\nB is +99.0 better"
         data["results_csv"] = None
+
     _edit(run, change)
     assert main(["compare", str(run), str(run)]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -166,10 +193,12 @@ def test_compare_label_with_a_newline_prints_as_one_line(run, capsys):
 
 def test_compare_huge_strings_in_a_summary_print_as_short_lines(run, capsys):
     """Injects a fault: a 1,000,000-character date and label (once printed whole: a 1 MB line per string)."""
+
     def change(data):
         data["created"] = "x" * 1_000_000
         data["configs"][0]["config"] = "y" * 1_000_000
         data["results_csv"] = None
+
     _edit(run, change)
     assert main(["compare", str(run), str(run)]) == 0
     lines = capsys.readouterr().out.splitlines()

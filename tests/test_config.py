@@ -35,16 +35,16 @@ def test_config_seed_switch_is_not_a_setting_of_files_or_links():
 
 
 def test_config_build_uses_its_query_and_budget():
-    docs = [Document(f"document {i} explains refunds and how long they take", 0.9 - i / 10, f"d{i}")
-            for i in range(6)]
+    docs = [Document(f"document {i} explains refunds and how long they take", 0.9 - i / 10, f"d{i}") for i in range(6)]
     config = LabConfig(query="refunds", max_context_tokens=40, tokenizer="heuristic", placement="reversed")
     expected = config.make_manager().build(PromptRequest("refunds", docs, max_context_tokens=40))
     assert config.build(docs).context_block == expected.context_block
 
 
 def test_config_bad_query_params_fall_back_with_warning():
-    config, warnings = LabConfig.from_query_params({"max_context_tokens": "lots", "dedup_threshold": "2",
-                                                    "min_doc_tokens": "3"})
+    config, warnings = LabConfig.from_query_params(
+        {"max_context_tokens": "lots", "dedup_threshold": "2", "min_doc_tokens": "3"}
+    )
     assert config == LabConfig(min_doc_tokens=3)
     assert len(warnings) == 2 and "max_context_tokens" in warnings[0] and "dedup_threshold" in warnings[1]
 
@@ -73,10 +73,13 @@ def test_config_bad_json_raises():
 
 @pytest.mark.parametrize("placement", ["lost_in_the_middle", "reversed"])
 def test_config_code_snippet_reproduces_result(placement):
-    docs = [Document(f"document number {i} talks about refunds and plans in detail", 0.9 - i / 20, f"d{i}")
-            for i in range(8)]
-    config = LabConfig(query="refunds", max_context_tokens=60, dedup_threshold=0.7, tokenizer="heuristic",
-                       placement=placement)
+    docs = [
+        Document(f"document number {i} talks about refunds and plans in detail", 0.9 - i / 20, f"d{i}")
+        for i in range(8)
+    ]
+    config = LabConfig(
+        query="refunds", max_context_tokens=60, dedup_threshold=0.7, tokenizer="heuristic", placement=placement
+    )
     snippet = config.code_snippet(documents_expr="DOCS")
     namespace = {"DOCS": docs, "print": lambda *a: None}
     exec(snippet.replace("from contextlab.loaders import load_file\n", ""), namespace)
@@ -97,24 +100,39 @@ def test_config_has_no_alias_for_older_names():
     assert '"max_context_tokens": 300' in LabConfig(max_context_tokens=300).to_json()
 
 
-@pytest.mark.parametrize(("link", "expected"), [
-    ("max_context_tokens=700&dedup_threshold=0.6&tokenizer=heuristic&view=budget",
-     LabConfig(max_context_tokens=700, dedup_threshold=0.6, tokenizer="heuristic")),
-    ("seed_compatible=true&max_context_tokens=700", LabConfig(seed_compatible=True, max_context_tokens=700)),
-    ("summarize_overflow=true&max_context_tokens=1500&dedup_threshold=0.3&sample=support_faq",
-     LabConfig(summarize_overflow=True, max_context_tokens=1500, dedup_threshold=0.3)),
-    ("placement=curve&min_doc_tokens=0&budget_before_reorder=false&budget_includes_headers=false&query=why+refunds",
-     LabConfig(placement="curve", min_doc_tokens=0, budget_before_reorder=False, budget_includes_headers=False,
-               query="why refunds")),
-    ("scenario=faq_copies&dedup_threshold=0.95&present=1", LabConfig(dedup_threshold=0.95)),
-])
+@pytest.mark.parametrize(
+    ("link", "expected"),
+    [
+        (
+            "max_context_tokens=700&dedup_threshold=0.6&tokenizer=heuristic&view=budget",
+            LabConfig(max_context_tokens=700, dedup_threshold=0.6, tokenizer="heuristic"),
+        ),
+        ("seed_compatible=true&max_context_tokens=700", LabConfig(seed_compatible=True, max_context_tokens=700)),
+        (
+            "summarize_overflow=true&max_context_tokens=1500&dedup_threshold=0.3&sample=support_faq",
+            LabConfig(summarize_overflow=True, max_context_tokens=1500, dedup_threshold=0.3),
+        ),
+        (
+            "placement=curve&min_doc_tokens=0&budget_before_reorder=false&budget_includes_headers=false&query=why+refunds",
+            LabConfig(
+                placement="curve",
+                min_doc_tokens=0,
+                budget_before_reorder=False,
+                budget_includes_headers=False,
+                query="why refunds",
+            ),
+        ),
+        ("scenario=faq_copies&dedup_threshold=0.95&present=1", LabConfig(dedup_threshold=0.95)),
+    ],
+)
 def test_config_share_links_this_version_wrote_keep_loading(link, expected):
     # Links as this version's lab writes them (ui.share.url_params: the library's names, defaults left out).
     from urllib.parse import parse_qs
 
     assert LabConfig.from_query_params(parse_qs(link)) == (expected, [])
-    assert {k: v for k, v in expected.to_query_params().items()} == \
-        {k: v[-1] for k, v in parse_qs(link).items() if k in LabConfig.__dataclass_fields__}
+    assert {k: v for k, v in expected.to_query_params().items()} == {
+        k: v[-1] for k, v in parse_qs(link).items() if k in LabConfig.__dataclass_fields__
+    }
 
 
 def test_config_default_budget_is_the_engines():
@@ -128,8 +146,12 @@ def test_config_every_default_budget_is_the_settings_one():
     from contextlab.settings import DEFAULT_MAX_CONTEXT_TOKENS, EngineSettings
 
     assert DEFAULT_MAX_CONTEXT_TOKENS == 2048
-    assert (EngineSettings().max_context_tokens, ContextConfig().max_context_tokens,
-            engine_config().max_context_tokens, expand_grid({})[0].config.max_context_tokens) == (2048,) * 4
+    assert (
+        EngineSettings().max_context_tokens,
+        ContextConfig().max_context_tokens,
+        engine_config().max_context_tokens,
+        expand_grid({})[0].config.max_context_tokens,
+    ) == (2048,) * 4
     assert ContextManager().tokenizer.name == EngineSettings().tokenizer == ContextConfig().tokenizer == "cl100k_base"
 
 
@@ -160,14 +182,20 @@ def test_config_settings_own_measure_score_label_and_memory_and_reach_the_manage
     # Seed-compatible mode fixes seed 000's measure, as it fixes its tokenizer; the label and memory stay.
     seed = ContextManager.from_settings(EngineSettings(seed_compatible=True, score_label="bm25", max_memory_messages=3))
     assert (seed.dedup_measure, seed.score_label, seed.max_memory_messages) == ("shingle_jaccard", "bm25", 3)
-    assert "(bm25: 0.50)" in manager.build(PromptRequest("q", [Document("refunds take five to ten working days", 0.5)])).context_block
+    assert (
+        "(bm25: 0.50)"
+        in manager.build(PromptRequest("q", [Document("refunds take five to ten working days", 0.5)])).context_block
+    )
 
 
-@pytest.mark.parametrize(("data", "match"), [
-    ({"dedup_measure": "cosine"}, "unknown dedup_measure 'cosine'; choose one of: word_edit, shingle_jaccard"),
-    ({"score_label": " "}, "score_label must name the score"),
-    ({"max_memory_messages": -1}, "max_memory_messages must be a whole number >= 0"),
-])
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"dedup_measure": "cosine"}, "unknown dedup_measure 'cosine'; choose one of: word_edit, shingle_jaccard"),
+        ({"score_label": " "}, "score_label must name the score"),
+        ({"max_memory_messages": -1}, "max_memory_messages must be a whole number >= 0"),
+    ],
+)
 def test_config_bad_measure_score_label_or_memory_raises(data, match):
     from contextlab.settings import EngineSettings
 

@@ -41,7 +41,11 @@ def test_curve_positions_are_parsed_and_checked():
 def test_curve_plan_puts_the_gold_at_each_position_among_distractors():
     plan = plan_curve(documents=3, positions="1,3", limit=1)
     assert [(c.kind, c.total_docs, c.position) for c in plan.cases] == [
-        ("closed_book", 0, None), ("oracle", 1, 1), ("position", 3, 1), ("position", 3, 3)]
+        ("closed_book", 0, None),
+        ("oracle", 1, 1),
+        ("position", 3, 1),
+        ("position", 3, 3),
+    ]
     gold = "Document [{}](Title: List of Nobel laureates in Physics) The first Nobel Prize in Physics"
     first, last = plan.cases[2].prompt, plan.cases[3].prompt
     assert gold.format(1) in first and gold.format(3) in last
@@ -57,8 +61,10 @@ def test_curve_plan_puts_the_gold_at_each_position_among_distractors():
 def test_curve_solved_examples_come_from_outside_the_run():
     assert [s.answer for s in solved_examples(2, set())] == ["1980s", "1603"]
     shots = solved_examples(2, {"nq-2654"})  # the last question is in the run: skipped
-    assert [s.question for s in shots] == ["when was as you like it first performed",
-                                           "character in macbeth who is murdered and appears as a ghost"]
+    assert [s.question for s in shots] == [
+        "when was as you like it first performed",
+        "character in macbeth who is murdered and appears as a ghost",
+    ]
     assert [s.answer for s in shots] == ["1603", "Lord Banquo"]
     assert shots[0].documents.startswith("Document [1](Title: ")
     assert solved_examples(1, set(), with_documents=False)[0].documents == ""
@@ -67,12 +73,27 @@ def test_curve_solved_examples_come_from_outside_the_run():
 def test_curve_file_has_the_bundled_format_and_loads_as_a_curve(tmp_path):
     questions = [EvalQuestion(f"q{i}", "which?", ("a",)) for i in range(4)]
     plan = CurvePlan(documents=3, positions=[1, 3], shots=0, questions=questions, cases=[])
+
     # scored rows as data (what run_curve makes of a model's answers), to test the writer and reader
     def rows_of(kind, total, position, marks):
-        return [{"query_id": f"q{i}", "kind": kind, "total_docs": total, "position": position, "correct": c,
-                 "answer": "a" if c else "b"} for i, c in enumerate(marks)]
-    rows = (rows_of("position", 3, 1, (1, 1, 0, 0)) + rows_of("position", 3, 3, (1, 1, 1, 0))
-            + rows_of("closed_book", 0, None, (0, 0, 0, 1)) + rows_of("oracle", 1, 1, (1, 1, 1, 1)))
+        return [
+            {
+                "query_id": f"q{i}",
+                "kind": kind,
+                "total_docs": total,
+                "position": position,
+                "correct": c,
+                "answer": "a" if c else "b",
+            }
+            for i, c in enumerate(marks)
+        ]
+
+    rows = (
+        rows_of("position", 3, 1, (1, 1, 0, 0))
+        + rows_of("position", 3, 3, (1, 1, 1, 0))
+        + rows_of("closed_book", 0, None, (0, 0, 0, 1))
+        + rows_of("oracle", 1, 1, (1, 1, 1, 1))
+    )
     result = CurveResult(plan, "tiny", rows, meta={"endpoint": "http://127.0.0.1:8080/v1", "api": "completions"})
     text = curve_csv(result, "Tiny model")
     assert [line for line in text.splitlines() if not line.startswith("#")] == [
@@ -84,8 +105,10 @@ def test_curve_file_has_the_bundled_format_and_loads_as_a_curve(tmp_path):
     ]
     # One question differs (q2, right only at 3): McNemar p = 1; Bonett-Price [1/6 - 0.550, 0.25 + 0.550];
     # psi = delta = 1/4: (1.96 * 0.5 + 0.8416 * sqrt(0.1875))^2 / 0.0625 = 28.9 -> 29 questions.
-    assert "#   positions 1 and 3 differ by +25.0 [-38.3, +80.0] points, p = 1: not told apart on 4 questions; " \
-           "about 29 would tell a difference this size apart" in text.splitlines()
+    assert (
+        "#   positions 1 and 3 differ by +25.0 [-38.3, +80.0] points, p = 1: not told apart on 4 questions; "
+        "about 29 would tell a difference this size apart" in text.splitlines()
+    )
     path = write_curve(result, tmp_path / "curve.csv", "Tiny model")
     data = load_curve_file(path)
     assert data.models() == ["Tiny model"]
@@ -95,7 +118,9 @@ def test_curve_file_has_the_bundled_format_and_loads_as_a_curve(tmp_path):
     # the per-question outcomes beside it: the paired tests survive the file
     assert load_outcomes(path).by_position(3) == {1: [True, True, False, False], 3: [True, True, True, False]}
     assert (tmp_path / "curve.questions.csv").read_text().splitlines()[:2] == [
-        "query_id,kind,total_docs,position,correct,answer", "q0,position,3,1,1,a"]
+        "query_id,kind,total_docs,position,correct,answer",
+        "q0,position,3,1,1,a",
+    ]
     # one call gives what the file shows: paired with its outcomes beside it, from its points without
     assert file_evidence(path).paired and file_evidence(path).questions == 4
     alone = text_evidence(path.read_text(), name="curve.csv")
@@ -127,12 +152,15 @@ def test_curve_bundled_model_curve_ships_in_the_package_with_its_paired_tests():
     evidence = file_evidence(path)
     assert evidence.paired and evidence.questions == 223
     assert evidence.shape == "reads_the_end_best" and not evidence.misses_middle
-    assert [(d.first, d.second, d.resolved) for d in evidence.differences] == [(1, 3, True), (1, 5, True),
-                                                                                (3, 5, True)]
-    assert "#   reads the end best: position 5 (25.6%) above every other position measured, on 223 questions" \
+    assert [(d.first, d.second, d.resolved) for d in evidence.differences] == [(1, 3, True), (1, 5, True), (3, 5, True)]
+    assert (
+        "#   reads the end best: position 5 (25.6%) above every other position measured, on 223 questions"
         in text.splitlines()
-    assert "#   Cochran's Q = 42.3 (2 df), p < 0.001 (permutation test): the positions do not share one accuracy" \
+    )
+    assert (
+        "#   Cochran's Q = 42.3 (2 df), p < 0.001 (permutation test): the positions do not share one accuracy"
         in text.splitlines()
+    )
 
 
 # -- placement "curve" ------------------------------------------------------------------------
@@ -154,8 +182,9 @@ def test_curve_placement_in_the_engine_needs_its_curve():
         ContextManager(placement="curve")
     assert err.value.field == "position_curve"
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
-    docs = [Document(" ".join(words[i:] + words[:i]) + f" unique{i}", score=1 - i / 10, source=f"d{i}")
-            for i in range(5)]
+    docs = [
+        Document(" ".join(words[i:] + words[:i]) + f" unique{i}", score=1 - i / 10, source=f"d{i}") for i in range(5)
+    ]
     result = ContextManager(placement="curve", position_curve=[8.0, 8.0, 12.0]).build(PromptRequest("q", docs))
     assert [d.source for d in result.included_docs] == ["d2", "d3", "d4", "d1", "d0"]
 

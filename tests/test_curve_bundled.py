@@ -40,30 +40,76 @@ def cache(tmp_path_factory):
 
 
 def _own_set(path):
-    docs = [{"content": "The Eiffel Tower is in Paris, the capital of France.", "source": "eiffel"},
-            {"content": "Berlin is the capital of Germany.", "source": "berlin"},
-            {"content": "Madrid is the capital of Spain.", "source": "madrid"}]
-    moon = [{"content": "Neil Armstrong was the first person to walk on the Moon, in 1969.", "source": "moon"},
-            {"content": "Yuri Gagarin was the first human in space.", "source": "gagarin"},
-            {"content": "Sputnik was the first satellite.", "source": "sputnik"}]
-    records = [{"id": "paris", "query": "where is the eiffel tower", "documents": docs, "gold_sources": ["eiffel"],
-                "answers": ["Paris"]},
-               {"id": "moon", "query": "who first walked on the moon", "documents": moon, "gold_sources": ["moon"],
-                "answers": ["Neil Armstrong", "Armstrong"]},
-               {"id": "short", "query": "who first walked on the moon", "documents": moon[:2],
-                "gold_sources": ["moon"], "answers": ["Armstrong"]}]
+    docs = [
+        {"content": "The Eiffel Tower is in Paris, the capital of France.", "source": "eiffel"},
+        {"content": "Berlin is the capital of Germany.", "source": "berlin"},
+        {"content": "Madrid is the capital of Spain.", "source": "madrid"},
+    ]
+    moon = [
+        {"content": "Neil Armstrong was the first person to walk on the Moon, in 1969.", "source": "moon"},
+        {"content": "Yuri Gagarin was the first human in space.", "source": "gagarin"},
+        {"content": "Sputnik was the first satellite.", "source": "sputnik"},
+    ]
+    records = [
+        {
+            "id": "paris",
+            "query": "where is the eiffel tower",
+            "documents": docs,
+            "gold_sources": ["eiffel"],
+            "answers": ["Paris"],
+        },
+        {
+            "id": "moon",
+            "query": "who first walked on the moon",
+            "documents": moon,
+            "gold_sources": ["moon"],
+            "answers": ["Neil Armstrong", "Armstrong"],
+        },
+        {
+            "id": "short",
+            "query": "who first walked on the moon",
+            "documents": moon[:2],
+            "gold_sources": ["moon"],
+            "answers": ["Armstrong"],
+        },
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
 
 
 def test_curve_bundled_on_your_own_questions_writes_paired_tests_and_the_pace(server, cache, tmp_path):
     out = tmp_path / "mine.csv"
-    done = run_cli("curve", str(_own_set(tmp_path / "mine.jsonl")), "--endpoint", server.url, "--api", "completions",
-                   "--shots", "1", "--documents", "3", "--positions", "1,3", "--limit", "5", "--no-closed-book",
-                   "--concurrency", "2", "--cache", cache, "--yes", "--name", "Gemma mine", "--out", str(out))
+    done = run_cli(
+        "curve",
+        str(_own_set(tmp_path / "mine.jsonl")),
+        "--endpoint",
+        server.url,
+        "--api",
+        "completions",
+        "--shots",
+        "1",
+        "--documents",
+        "3",
+        "--positions",
+        "1,3",
+        "--limit",
+        "5",
+        "--no-closed-book",
+        "--concurrency",
+        "2",
+        "--cache",
+        cache,
+        "--yes",
+        "--name",
+        "Gemma mine",
+        "--out",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr
-    assert "contextlab: note: 1 question(s) of mine.jsonl skipped (first: short: only 1 other documents without " \
-           "an answer, 2 needed); 2 measured" in done.stderr
+    assert (
+        "contextlab: note: 1 question(s) of mine.jsonl skipped (first: short: only 1 other documents without "
+        "an answer, 2 needed); 2 measured" in done.stderr
+    )
     assert "paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):" in done.stdout
     assert "  positions 1 and 3 differ by " in done.stdout and "on 2 questions" in done.stdout
     # the server's own timings: llama.cpp reports them, so the pace compares wall time with them
@@ -80,12 +126,35 @@ def test_curve_bundled_on_your_own_questions_writes_paired_tests_and_the_pace(se
 
 
 def test_curve_bundled_until_resolved_takes_its_planned_looks(server, cache, tmp_path):
-    done = run_cli("curve", "--endpoint", server.url, "--api", "completions", "--documents", "2", "--positions",
-                   "1,2", "--limit", "2", "--until-resolved", "--max-questions", "4", "--no-closed-book",
-                   "--concurrency", "2", "--cache", cache, "--yes", "--out", str(tmp_path / "c.csv"))
+    done = run_cli(
+        "curve",
+        "--endpoint",
+        server.url,
+        "--api",
+        "completions",
+        "--documents",
+        "2",
+        "--positions",
+        "1,2",
+        "--limit",
+        "2",
+        "--until-resolved",
+        "--max-questions",
+        "4",
+        "--no-closed-book",
+        "--concurrency",
+        "2",
+        "--cache",
+        cache,
+        "--yes",
+        "--out",
+        str(tmp_path / "c.csv"),
+    )
     assert done.returncode == 0, done.stderr
-    assert ("contextlab: note: looks after 2, 4 questions; α = 0.05 split over 2 looks x 1 test(s) (first against "
-            "last), Bonferroni: each tested at p < 0.025, claims at α = 0.025") in done.stderr
+    assert (
+        "contextlab: note: looks after 2, 4 questions; α = 0.05 split over 2 looks x 1 test(s) (first against "
+        "last), Bonferroni: each tested at p < 0.025, claims at α = 0.025"
+    ) in done.stderr
     # Two or four questions cannot reach p < 0.025 (four discordant: 2 / 16 = 0.125): both looks are taken.
     assert "contextlab: note: look at 2 questions: first against last p = " in done.stderr
     assert "contextlab: note: look at 4 questions: first against last p = " in done.stderr
@@ -94,12 +163,31 @@ def test_curve_bundled_until_resolved_takes_its_planned_looks(server, cache, tmp
 
 def test_curve_bundled_says_power_and_time_before_asking_to_send(server, cache, tmp_path):
     # The runs above left this endpoint's pace in the cache; six new questions are asked about, not sent.
-    done = run_cli("curve", "--endpoint", server.url, "--api", "completions", "--documents", "2", "--positions",
-                   "1,2", "--limit", "10", "--no-closed-book", "--detect", "20", "--cache", cache,
-                   "--out", str(tmp_path / "c.csv"))
+    done = run_cli(
+        "curve",
+        "--endpoint",
+        server.url,
+        "--api",
+        "completions",
+        "--documents",
+        "2",
+        "--positions",
+        "1,2",
+        "--limit",
+        "10",
+        "--no-closed-book",
+        "--detect",
+        "20",
+        "--cache",
+        cache,
+        "--out",
+        str(tmp_path / "c.csv"),
+    )
     assert done.returncode == 1
-    assert ("contextlab: note: 10 questions per position cannot detect any difference (paired McNemar, 80% power, "
-            "α = 0.05, assuming 25% of questions are answered differently at two positions)") in done.stderr
+    assert (
+        "contextlab: note: 10 questions per position cannot detect any difference (paired McNemar, 80% power, "
+        "α = 0.05, assuming 25% of questions are answered differently at two positions)"
+    ) in done.stderr
     assert "contextlab: note: a 20-point difference needs about " in done.stderr
     assert " prompt tokens/s measured over the last " in done.stderr
     assert "not sending: stdin is not a terminal" in done.stderr

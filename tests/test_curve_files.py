@@ -51,25 +51,32 @@ def test_curve_files_utf8_byte_order_mark_is_accepted(tmp_path):
     assert parse_position_csv("\ufeff" + HEADER + "\n" + GOOD[0] + "\n", name="up.csv").models() == ["Tiny"]
 
 
-@pytest.mark.parametrize(("row", "column", "value", "said"), [
-    (0, "accuracy", "nan", "line 3: accuracy is 'nan', not a percentage from 0 to 100"),
-    (0, "accuracy", "inf", "line 3: accuracy is 'inf', not a percentage from 0 to 100"),
-    (1, "accuracy", "-5", "line 4: accuracy is '-5', not a percentage from 0 to 100"),
-    (1, "accuracy", "100.5", "line 4: accuracy is '100.5', not a percentage from 0 to 100"),
-    (0, "accuracy", "", "line 3: accuracy is empty, not a percentage from 0 to 100"),
-    (0, "accuracy_low", "nan", "line 3: accuracy_low is 'nan', not a percentage from 0 to 100"),
-    (0, "accuracy_high", "40.0", "line 3: the interval [15.0, 40.0] does not hold the accuracy 50.0"),
-    (0, "total_docs", "0", "line 3: total_docs is '0', not a whole number from 1 to 1,000"),
-    (0, "total_docs", "1e20", "line 3: total_docs is '1e20', not a whole number from 1 to 1,000"),
-    (1, "position", "4", "line 4: position is '4', not a whole number from 1 to 3"),
-    (1, "position", "0", "line 4: position is '0', not a whole number from 1 to 3"),
-    (0, "questions", "-3", "line 3: questions is '-3', not a whole number from 1 to 10,000,000"),
-    (2, "kind", "average", "line 5: unknown row kind 'average'; expected position, closed_book or oracle"),
-    (0, "total_docs", "\u00b2", "line 3: total_docs is '\u00b2', not a whole number from 1 to 1,000"),
-    (1, "position", "\u0663", "line 4: position is '\u0663', not a whole number from 1 to 3"),
-    (0, "accuracy", '"' + "9" * 200_000 + '"', "line 3: a line of 200,033 characters; a curve file's lines are "
-                                               "under 4,096"),
-])
+@pytest.mark.parametrize(
+    ("row", "column", "value", "said"),
+    [
+        (0, "accuracy", "nan", "line 3: accuracy is 'nan', not a percentage from 0 to 100"),
+        (0, "accuracy", "inf", "line 3: accuracy is 'inf', not a percentage from 0 to 100"),
+        (1, "accuracy", "-5", "line 4: accuracy is '-5', not a percentage from 0 to 100"),
+        (1, "accuracy", "100.5", "line 4: accuracy is '100.5', not a percentage from 0 to 100"),
+        (0, "accuracy", "", "line 3: accuracy is empty, not a percentage from 0 to 100"),
+        (0, "accuracy_low", "nan", "line 3: accuracy_low is 'nan', not a percentage from 0 to 100"),
+        (0, "accuracy_high", "40.0", "line 3: the interval [15.0, 40.0] does not hold the accuracy 50.0"),
+        (0, "total_docs", "0", "line 3: total_docs is '0', not a whole number from 1 to 1,000"),
+        (0, "total_docs", "1e20", "line 3: total_docs is '1e20', not a whole number from 1 to 1,000"),
+        (1, "position", "4", "line 4: position is '4', not a whole number from 1 to 3"),
+        (1, "position", "0", "line 4: position is '0', not a whole number from 1 to 3"),
+        (0, "questions", "-3", "line 3: questions is '-3', not a whole number from 1 to 10,000,000"),
+        (2, "kind", "average", "line 5: unknown row kind 'average'; expected position, closed_book or oracle"),
+        (0, "total_docs", "\u00b2", "line 3: total_docs is '\u00b2', not a whole number from 1 to 1,000"),
+        (1, "position", "\u0663", "line 4: position is '\u0663', not a whole number from 1 to 3"),
+        (
+            0,
+            "accuracy",
+            '"' + "9" * 200_000 + '"',
+            "line 3: a line of 200,033 characters; a curve file's lines are under 4,096",
+        ),
+    ],
+)
 def test_curve_files_bad_value_is_one_line_naming_file_line_and_value(tmp_path, row, column, value, said):
     """Injects a fault: one cell of a good curve file replaced by a value a curve cannot have."""
     with pytest.raises(LoadError) as err:
@@ -83,8 +90,9 @@ def test_curve_files_duplicate_position_is_refused_not_averaged(tmp_path):
     rows = ["Tiny,3,1,10.0,position,4,,", "Tiny,3,3,75.0,position,4,,", "Tiny,3,1,90.0,position,4,,"]
     with pytest.raises(LoadError) as err:
         load_curve_file(_file(tmp_path, rows))
-    assert str(err.value) == ("curve file 'curve.csv' line 5: Tiny's position 1 of 3 is given twice (first on line 3); "
-                              "give each point once")
+    assert str(err.value) == (
+        "curve file 'curve.csv' line 5: Tiny's position 1 of 3 is given twice (first on line 3); give each point once"
+    )
 
 
 def test_curve_files_duplicate_closed_book_is_refused(tmp_path):
@@ -96,8 +104,11 @@ def test_curve_files_duplicate_closed_book_is_refused(tmp_path):
 def test_curve_files_model_name_with_a_newline_is_refused(tmp_path):
     """Injects a fault: a quoted model name holding a newline (a forged second line when shown)."""
     rows = ['"Tiny\nB is better",3,1,50.0,position,4,,']
-    with pytest.raises(LoadError, match=r"curve file 'curve.csv' line 3: model is 'Tiny\\nB is better'; give a name "
-                                        r"of 1 to 200 characters on one line"):
+    with pytest.raises(
+        LoadError,
+        match=r"curve file 'curve.csv' line 3: model is 'Tiny\\nB is better'; give a name "
+        r"of 1 to 200 characters on one line",
+    ):
         load_curve_file(_file(tmp_path, rows))
 
 
@@ -132,16 +143,20 @@ def test_curve_files_column_given_twice_is_refused(tmp_path):
     path.write_text(HEADER.replace("questions", "accuracy") + "\n" + GOOD[0] + "\n", encoding="utf-8")
     with pytest.raises(LoadError) as err:
         load_curve_file(path)
-    assert str(err.value) == ("curve file 'curve.csv': the column accuracy appears more than once in the header; "
-                              "give each once")
+    assert str(err.value) == (
+        "curve file 'curve.csv': the column accuracy appears more than once in the header; give each once"
+    )
 
 
 def test_curve_files_missing_column_says_the_format(tmp_path):
     """Injects a fault: a CSV without the kind column."""
     path = tmp_path / "curve.csv"
     path.write_text("model,total_docs,position,accuracy\nTiny,3,1,50\n", encoding="utf-8")
-    with pytest.raises(LoadError, match=r"curve file 'curve.csv' is not in the curves' format "
-                                        r"\(model,total_docs,position,accuracy,kind\): no kind column"):
+    with pytest.raises(
+        LoadError,
+        match=r"curve file 'curve.csv' is not in the curves' format "
+        r"\(model,total_docs,position,accuracy,kind\): no kind column",
+    ):
         load_curve_file(path)
 
 
@@ -180,8 +195,9 @@ def test_curve_files_eval_curve_refuses_a_damaged_file_in_one_line(tmp_path, cap
     """Injects a fault: `eval --curve` given a file whose accuracy is NaN; nothing is written."""
     path = _file(tmp_path, _with(0, "accuracy", "NaN"))
     assert main(["eval", "--curve", str(path), "--limit", "1", "--out", str(tmp_path / "r.csv")]) == 1
-    assert capsys.readouterr().err == ("contextlab: error: --curve file 'curve.csv' line 3: accuracy is 'NaN', "
-                                       "not a percentage from 0 to 100\n")
+    assert capsys.readouterr().err == (
+        "contextlab: error: --curve file 'curve.csv' line 3: accuracy is 'NaN', not a percentage from 0 to 100\n"
+    )
     assert not (tmp_path / "r.csv").exists()
 
 

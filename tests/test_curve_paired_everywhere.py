@@ -27,8 +27,11 @@ def _curve_text(acc: dict[int, float], n: int, model: str = "m") -> str:
 
 
 def _outcomes_text(marks: dict[int, list[bool]]) -> str:
-    rows = [{"query_id": f"q{i}", "kind": "position", "total_docs": 5, "position": p, "correct": m, "answer": "a"}
-            for p, ms in marks.items() for i, m in enumerate(ms)]
+    rows = [
+        {"query_id": f"q{i}", "kind": "position", "total_docs": 5, "position": p, "correct": m, "answer": "a"}
+        for p, ms in marks.items()
+        for i, m in enumerate(ms)
+    ]
     return outcomes_csv(rows)
 
 
@@ -51,8 +54,11 @@ def test_outcomes_from_another_run_are_refused_naming_what_differs():
     mine = _outcomes_text({1: [True, True, False, False], 3: [True, False, False, False]})
     assert curve_evidence(parse_measured_curve(curve, mine), "m").paired
     other = _outcomes_text({1: [True, False, False, False], 3: [True, False, False, False]})
-    with pytest.raises(LoadError, match=r"outcomes give 25\.0% at position 1 of 5, the curve 50\.0%; they are "
-                                        r"from another run"):
+    with pytest.raises(
+        LoadError,
+        match=r"outcomes give 25\.0% at position 1 of 5, the curve 50\.0%; they are "
+        r"from another run",
+    ):
         parse_measured_curve(curve, other, name="curve file 'c.csv'")
     fewer = _outcomes_text({1: [True, False], 3: [False, False]})
     with pytest.raises(LoadError, match="its outcomes hold 2 questions, the curve says 4"):
@@ -66,24 +72,42 @@ def test_eval_curve_loads_the_outcomes_beside_the_file(tmp_path):
     path.write_text(BUNDLED.read_text())
     from contextlab.loaders.reading import DEFAULT_MAX_BYTES
 
-    args = argparse.Namespace(top_k=5, limit=10, curve_model="GPT-3.5-Turbo", baseline=None, blocks=False, workers=None,
-                              scheduler=None, store=None, max_bytes=DEFAULT_MAX_BYTES, curve=str(path))
+    args = argparse.Namespace(
+        top_k=5,
+        limit=10,
+        curve_model="GPT-3.5-Turbo",
+        baseline=None,
+        blocks=False,
+        workers=None,
+        scheduler=None,
+        store=None,
+        max_bytes=DEFAULT_MAX_BYTES,
+        curve=str(path),
+    )
     assert run_options(args).curves.outcomes is None  # no outcomes beside it: the tests stay unpaired
-    (tmp_path / "curve.questions.csv").write_text(BUNDLED.parent.joinpath("gemma3_270m_measured.questions.csv")
-                                                  .read_text())
+    (tmp_path / "curve.questions.csv").write_text(
+        BUNDLED.parent.joinpath("gemma3_270m_measured.questions.csv").read_text()
+    )
     assert run_options(args).curves.outcomes is not None
 
 
 def test_lab_upload_reads_the_newest_curve_with_its_own_outcomes_and_says_what_is_missing():
     from contextlab.ui.curve_store import pick_curve_files
 
-    curve, outcomes = _curve_text({1: 50.0, 3: 25.0}, 4), _outcomes_text({1: [True] * 2 + [False] * 2,
-                                                                         3: [True] + [False] * 3})
+    curve, outcomes = (
+        _curve_text({1: 50.0, 3: 25.0}, 4),
+        _outcomes_text({1: [True] * 2 + [False] * 2, 3: [True] + [False] * 3}),
+    )
     assert pick_curve_files([("c.questions.csv", outcomes), ("c.csv", curve)]) == ("c.csv", curve, outcomes)
     assert pick_curve_files([("c.csv", curve)]) == ("c.csv", curve, None)
     # the upload keeps every file given: the newest curve is read, with the outcomes named after it
     newer = _curve_text({1: 25.0, 3: 25.0}, 4)
-    files = [("d.csv", newer), ("c.csv", curve), ("c.questions.csv", outcomes), ("x.csv", outcomes.replace("a\n", "b\n"))]
+    files = [
+        ("d.csv", newer),
+        ("c.csv", curve),
+        ("c.questions.csv", outcomes),
+        ("x.csv", outcomes.replace("a\n", "b\n")),
+    ]
     assert pick_curve_files(files) == ("c.csv", curve, outcomes)
     assert pick_curve_files(files[:1] + files[2:]) == ("d.csv", newer, files[3][1])  # none named after it: the newest
     with pytest.raises(LoadError, match="only an outcomes file was given"):
@@ -100,6 +124,7 @@ def test_a_move_is_called_a_help_only_when_the_test_of_the_positions_it_reads_re
     assert move_undecided(evidence, 21, 1, 21) is None
     said = move_undecided(evidence, 21, 1, 9)
     assert said.startswith("positions 1 and 3 differ by +5.0") and "not told apart on 40 questions" in said
-    assert move_undecided(evidence, 21, 2, 3) == ("both positions read off the curve nearest its measured pos 1, "
-                                                  "and one measured position cannot tell two apart")
+    assert move_undecided(evidence, 21, 2, 3) == (
+        "both positions read off the curve nearest its measured pos 1, and one measured position cannot tell two apart"
+    )
     assert move_undecided(evidence, 21, 4, 4) is None  # no move: nothing to tell apart

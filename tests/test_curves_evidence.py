@@ -24,11 +24,11 @@ def outcomes(n: int, correct: dict[int, range]) -> dict[int, list[bool]]:
 def test_evidence_six_discordant_questions_tell_two_positions_apart():
     # 0 against 6 discordant of 30: McNemar p = 2 / 64; Bonett-Price [0.1875 - 0.1606, 0.2 + 0.1606].
     e = position_effect(outcomes=outcomes(30, {1: range(4), 5: range(10)}), total_docs=5)
-    assert e.differences[0].sentence() == ("positions 1 and 5 differ by +20.0 [+2.7, +36.1] points, p = 0.031: "
-                                           "told apart on 30 questions")
+    assert e.differences[0].sentence() == (
+        "positions 1 and 5 differ by +20.0 [+2.7, +36.1] points, p = 0.031: told apart on 30 questions"
+    )
     assert e.shape == "reads_the_end_best"
-    assert e.claims == ("reads the end best: position 5 (33.3%) above every other position measured, "
-                        "on 30 questions",)
+    assert e.claims == ("reads the end best: position 5 (33.3%) above every other position measured, on 30 questions",)
     assert e.reads_end_best and not e.misses_middle
 
 
@@ -38,12 +38,16 @@ def test_evidence_five_discordant_questions_do_not_and_say_what_would():
     e = position_effect(outcomes=outcomes(30, {1: range(4), 5: range(9)}), total_docs=5)
     d = e.differences[0]
     assert not d.resolved and d.questions_needed == 45
-    assert d.sentence() == ("positions 1 and 5 differ by +16.7 [+0.4, +31.9] points, p = 0.062: not told apart "
-                            "on 30 questions; about 45 would tell a difference this size apart")
+    assert d.sentence() == (
+        "positions 1 and 5 differ by +16.7 [+0.4, +31.9] points, p = 0.062: not told apart "
+        "on 30 questions; about 45 would tell a difference this size apart"
+    )
     assert e.shape == "no_effect_shown"
     assert not e.reads_end_best
-    assert e.headline.startswith("no position effect shown on 30 questions (Cochran's Q = 5.0, p = 0.062): "
-                                 "the largest difference seen, positions 1 and 5 differ by +16.7")
+    assert e.headline.startswith(
+        "no position effect shown on 30 questions (Cochran's Q = 5.0, p = 0.062): "
+        "the largest difference seen, positions 1 and 5 differ by +16.7"
+    )
 
 
 def test_evidence_holm_correction_withholds_a_raw_p_below_alpha():
@@ -63,8 +67,10 @@ def test_evidence_misses_the_middle_only_when_below_both_ends():
     # Middle 3 loses 8 questions against each end (p = 2 / 256, x3 = 0.023); the ends are equal.
     e = position_effect(outcomes=outcomes(40, {1: range(10), 3: range(2), 5: range(10)}), total_docs=5)
     assert e.shape == "misses_the_middle" and e.misses_middle
-    assert e.claims == ("misses the middle: position 3 (5.0%) read worse than both the first (25.0%) and the "
-                        "last (25.0%), on 40 questions",)
+    assert e.claims == (
+        "misses the middle: position 3 (5.0%) read worse than both the first (25.0%) and the "
+        "last (25.0%), on 40 questions",
+    )
     # Below the first only: the middle is not "missed".
     e = position_effect(outcomes=outcomes(40, {1: range(10), 3: range(2), 5: range(5)}), total_docs=5)
     assert not e.misses_middle
@@ -74,8 +80,12 @@ def test_evidence_points_carry_wilson_intervals():
     e = position_effect(outcomes=outcomes(30, {1: range(4), 5: range(6)}), total_docs=5)
     # 4 of 30: Wilson [5.3, 29.7] percent (the shipped curve's N = 30 point).
     p = e.point(1)
-    assert (p.accuracy, round(p.low, 1), round(p.high, 1), p.questions) == (pytest.approx(13.333, abs=1e-3),
-                                                                              5.3, 29.7, 30)
+    assert (p.accuracy, round(p.low, 1), round(p.high, 1), p.questions) == (
+        pytest.approx(13.333, abs=1e-3),
+        5.3,
+        29.7,
+        30,
+    )
     with pytest.raises(InvalidInputError, match="position 3 was not measured"):
         e.point(3)
 
@@ -106,8 +116,7 @@ def test_evidence_file_without_questions_makes_no_claim():
 
 
 def test_evidence_measured_file_reads_n_from_its_questions_column():
-    text = ("model,total_docs,position,accuracy,kind,questions\nm,5,1,10.0,position,400\n"
-            "m,5,5,30.0,position,400\n")
+    text = "model,total_docs,position,accuracy,kind,questions\nm,5,1,10.0,position,400\nm,5,5,30.0,position,400\n"
     e = curve_evidence(parse_position_csv(text), "m")
     assert e.questions == 400 and e.shape == "reads_the_end_best"
 

@@ -33,8 +33,14 @@ def _csv_rows() -> list[dict[str, str]]:
 
 
 def test_load_position_curves_reads_every_model_and_count():
-    assert MODELS == ["Claude-1.3", "Claude-1.3 (100K)", "GPT-3.5-Turbo", "GPT-3.5-Turbo (16K)",
-                      "MPT-30B-Instruct", "LongChat-13B (16K)"]
+    assert MODELS == [
+        "Claude-1.3",
+        "Claude-1.3 (100K)",
+        "GPT-3.5-Turbo",
+        "GPT-3.5-Turbo (16K)",
+        "MPT-30B-Instruct",
+        "LongChat-13B (16K)",
+    ]
     assert DATA.doc_counts("GPT-3.5-Turbo (16K)") == [10, 20, 30]
     assert DATA.doc_counts("GPT-3.5-Turbo") == [10, 20]
     assert DATA.curve("GPT-3.5-Turbo (16K)", 20) == [(1, 75.7), (5, 57.3), (10, 54.1), (15, 55.4), (20, 63.1)]
@@ -64,8 +70,11 @@ def test_citation_names_the_paper():
 # -- interpolation -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("row", [r for r in _csv_rows() if r["kind"] == "position"],
-                         ids=lambda r: f"{r['model']}-{r['total_docs']}-{r['position']}")
+@pytest.mark.parametrize(
+    "row",
+    [r for r in _csv_rows() if r["kind"] == "position"],
+    ids=lambda r: f"{r['model']}-{r['total_docs']}-{r['position']}",
+)
 def test_accuracy_at_equals_data_at_measured_points(row: dict[str, str]):
     value = accuracy_at(row["model"], int(row["total_docs"]), int(row["position"]))
     assert value == float(row["accuracy"])
@@ -102,9 +111,9 @@ def test_accuracy_at_lies_within_neighbouring_measured_values(model, n, data):
 
 
 def test_accuracy_at_clamps_counts_outside_measured_range():
-    assert accuracy_at("Claude-1.3", 5, 1) == 62.9          # below 10: the 10-doc curve
-    assert accuracy_at("Claude-1.3", 60, 60) == 59.9        # above 30: the 30-doc curve
-    assert accuracy_at("GPT-3.5-Turbo", 30, 30) == 63.2     # measured only up to 20
+    assert accuracy_at("Claude-1.3", 5, 1) == 62.9  # below 10: the 10-doc curve
+    assert accuracy_at("Claude-1.3", 60, 60) == 59.9  # above 30: the 30-doc curve
+    assert accuracy_at("GPT-3.5-Turbo", 30, 30) == 63.2  # measured only up to 20
     assert accuracy_at("Claude-1.3", 1, 1) == 62.9
 
 
@@ -142,8 +151,7 @@ def test_ordering_score_bad_model_names_known_models():
 
 # -- scoring -------------------------------------------------------------------------------------
 
-U_SHAPED = [m for m in MODELS
-            if all(DATA.curve(m, 20)[-1][1] > a for _, a in DATA.curve(m, 20)[1:-1])]
+U_SHAPED = [m for m in MODELS if all(DATA.curve(m, 20)[-1][1] > a for _, a in DATA.curve(m, 20)[1:-1])]
 
 
 def test_u_shaped_models_are_the_expected_five():
@@ -189,7 +197,8 @@ def test_ordering_score_pads_to_n_docs():
     assert ordering_score([1.0], "GPT-3.5-Turbo (16K)", 20) == pytest.approx(1.0)
     middle = [0.0] * 9 + [1.0]
     assert ordering_score(middle, "GPT-3.5-Turbo (16K)", 20) == pytest.approx(
-        accuracy_at("GPT-3.5-Turbo (16K)", 20, 10) / 75.7)
+        accuracy_at("GPT-3.5-Turbo (16K)", 20, 10) / 75.7
+    )
 
 
 def test_ordering_score_zero_relevance_is_zero():

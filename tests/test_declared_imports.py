@@ -79,8 +79,10 @@ def test_declared_imports_every_module_is_declared_by_its_extra():
             distributions = _distributions(module)
             assert distributions, f"{relative} imports {module}, which no installed distribution provides"
             if not distributions & allowed:
-                undeclared.append(f"{relative}: {module} (from {', '.join(sorted(distributions))}; "
-                                  f"declared: base + {', '.join(_extras_for(relative)) or 'nothing else'})")
+                undeclared.append(
+                    f"{relative}: {module} (from {', '.join(sorted(distributions))}; "
+                    f"declared: base + {', '.join(_extras_for(relative)) or 'nothing else'})"
+                )
     assert not undeclared, "undeclared imports:\n" + "\n".join(undeclared)
 
 
@@ -91,11 +93,14 @@ def test_declared_imports_the_table_names_real_extras_and_real_files():
         assert set(owners) <= set(extras), (prefix, owners)
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("import httpx\n", {"httpx"}),
-    ("def f():\n    from openai import OpenAI\n", {"openai"}),
-    ("import os, json\nfrom . import x\nfrom contextlab import y\n", set()),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import httpx\n", {"httpx"}),
+        ("def f():\n    from openai import OpenAI\n", {"openai"}),
+        ("import os, json\nfrom . import x\nfrom contextlab import y\n", set()),
+    ],
+)
 def test_declared_imports_reader_sees_function_level_imports(tmp_path, source, expected):
     module = tmp_path / "m.py"
     module.write_text(source)

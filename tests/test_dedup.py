@@ -86,12 +86,23 @@ def test_dedup_shared_word_mask_marks_shared_windows():
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("a b", "A  B"), (" a b", "a b"), ("a b ", "a\tb\n"), ("a\u00a0b", "a b"), ("", " "), ("\n", " "),
-     ("x\u2003y", "X y"), ("a b", "ab"), ("İstanbul", "i̇stanbul")],
+    [
+        ("a b", "A  B"),
+        (" a b", "a b"),
+        ("a b ", "a\tb\n"),
+        ("a\u00a0b", "a b"),
+        ("", " "),
+        ("\n", " "),
+        ("x\u2003y", "X y"),
+        ("a b", "ab"),
+        ("İstanbul", "i̇stanbul"),
+    ],
 )
 def test_dedup_exact_duplicates_follow_seed_md5(a, b):
     same_hash = content_hash(a) == content_hash(b)
-    assert (find_duplicates([a, b], 1.0).pairs[:1] != [] and find_duplicates([a, b], 1.0).pairs[0].kind == "exact") == same_hash
+    assert (
+        find_duplicates([a, b], 1.0).pairs[:1] != [] and find_duplicates([a, b], 1.0).pairs[0].kind == "exact"
+    ) == same_hash
 
 
 # -- find_duplicates against the naive scan, on overlapping chunks of real prose -----------------
@@ -183,12 +194,15 @@ def test_dedup_splits_words_on_every_unicode_space_as_str_split_does():
         assert find_duplicates([plain, spaced], 1.0).pairs[0].kind == "exact"
 
 
-@pytest.mark.parametrize(("a", "b", "kept"), [
-    ("one two three", "ONE two three", [0]),         # same text but case: an exact duplicate
-    ("one two three", "one two three four", [0, 1]),  # one shingle each, different ones
-    ("one two three four", "x one two three four", [0, 1]),  # a short text vs a five-word one
-    ("😀 b c d e f", "😀 b c d e g", [0, 1]),           # astral characters (two UTF-16 units)
-])
+@pytest.mark.parametrize(
+    ("a", "b", "kept"),
+    [
+        ("one two three", "ONE two three", [0]),  # same text but case: an exact duplicate
+        ("one two three", "one two three four", [0, 1]),  # one shingle each, different ones
+        ("one two three four", "x one two three four", [0, 1]),  # a short text vs a five-word one
+        ("😀 b c d e f", "😀 b c d e g", [0, 1]),  # astral characters (two UTF-16 units)
+    ],
+)
 def test_dedup_short_and_unusual_texts_follow_the_seed(a, b, kept):
     assert find_duplicates([a, b], 0.5).kept == kept == naive_scan([a, b], 0.5)[0]
 

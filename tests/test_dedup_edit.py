@@ -27,8 +27,10 @@ from contextlab.stages.dedup.word_runs import hash_words
 from contextlab.types import DuplicatePair
 from tests.test_dedup import overlapping_chunks, prose_words
 
-THIRTY = ("the refund window for annual plans is thirty days from the date of purchase and "
-          "any request after that date goes to the billing team for a manual review today").split()
+THIRTY = (
+    "the refund window for annual plans is thirty days from the date of purchase and "
+    "any request after that date goes to the billing team for a manual review today"
+).split()
 
 
 def levenshtein(a: list[str], b: list[str]) -> int:
@@ -57,8 +59,10 @@ def test_dedup_edit_reference_distance_is_the_textbook_one():
         a = [rng.choice(words) for _ in range(rng.randint(0, 25))]
         b = [rng.choice(words) for _ in range(rng.randint(0, 25))]
         assert similarity(" ".join(a), " ".join(b)) == (
-            1.0 if not (a or b) else
-            1.0 - levenshtein(normalized_words(" ".join(a)), normalized_words(" ".join(b))) / max(len(a), len(b)))
+            1.0
+            if not (a or b)
+            else 1.0 - levenshtein(normalized_words(" ".join(a)), normalized_words(" ".join(b))) / max(len(a), len(b))
+        )
 
 
 def brute_force(texts: list[str], threshold: float) -> tuple[list[int], list[DuplicatePair]]:
@@ -95,14 +99,17 @@ def test_dedup_edit_similarity_edges():
     assert word_similarity("Hello   WORLD", "hello world") == 1.0
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("caf\u00e9 na\u00efve r\u00e9sum\u00e9", "cafe\u0301 nai\u0308ve re\u0301sume\u0301"),  # NFC vs NFD
-    ("refund policy applies", "re\u200bfund po\u200blicy applies"),                        # zero-width spaces
-    ("order 2024 shipped in 12 days", "order \uff12\uff10\uff12\uff14 shipped in \uff11\uff12 days"),  # full width
-    ("pay within 30 days", "\u200epay within \u200f30 days\u2069"),                     # bidi marks
-    ("Stra\u00dfe closed today", "STRASSE closed today"),                                # case folding
-    ("the soft\u00adhyphen word", "the softhyphen word"),                                 # soft hyphen (Cf)
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("caf\u00e9 na\u00efve r\u00e9sum\u00e9", "cafe\u0301 nai\u0308ve re\u0301sume\u0301"),  # NFC vs NFD
+        ("refund policy applies", "re\u200bfund po\u200blicy applies"),  # zero-width spaces
+        ("order 2024 shipped in 12 days", "order \uff12\uff10\uff12\uff14 shipped in \uff11\uff12 days"),  # full width
+        ("pay within 30 days", "\u200epay within \u200f30 days\u2069"),  # bidi marks
+        ("Stra\u00dfe closed today", "STRASSE closed today"),  # case folding
+        ("the soft\u00adhyphen word", "the softhyphen word"),  # soft hyphen (Cf)
+    ],
+)
 def test_dedup_edit_unicode_copies_are_exact_duplicates(a, b):
     outcome = find_duplicates([a, b], 0.85)
     assert outcome.kept == [0]
@@ -156,8 +163,10 @@ def test_dedup_edit_bad_measure_names_the_field():
 
 
 def test_dedup_edit_manager_default_and_seed_mode_measures():
-    note = ("Parental leave: employees may take up to sixteen weeks of paid leave after the birth or "
-            "adoption of a child, to be taken within the first year.")
+    note = (
+        "Parental leave: employees may take up to sixteen weeks of paid leave after the birth or "
+        "adoption of a child, to be taken within the first year."
+    )
     copy = note.replace("sixteen", "16").replace("paid leave", "fully paid leave").replace("first", "1st")
     docs = [Document(note, 0.9, "leave.md"), Document(copy, 0.8, "leave-copy.md")]
     request = PromptRequest("leave", docs)
@@ -203,8 +212,9 @@ def test_dedup_edit_candidates_hold_every_pair_at_the_threshold():
     n = len(texts)
     for threshold in (0.75, 0.85, 0.95):  # the filter's range (below 0.75 texts are scanned)
         keys = set(candidate_pairs(wh, threshold).tolist())
-        at_threshold = {a * n + b for a in range(n) for b in range(a + 1, n)
-                        if similarity(texts[a], texts[b]) >= threshold}
+        at_threshold = {
+            a * n + b for a in range(n) for b in range(a + 1, n) if similarity(texts[a], texts[b]) >= threshold
+        }
         assert len(at_threshold) > 20
         assert at_threshold <= keys, sorted(at_threshold - keys)[:5]
         if threshold == 0.85:  # and it is a filter: most pairs are never compared
@@ -233,10 +243,23 @@ def test_dedup_edit_a_text_of_printable_lines_has_no_format_character():
 
 def test_dedup_edit_word_diff_marks_the_words_that_differ_as_given():
     diff = word_diff("Refunds take THIRTY days to arrive", "Refunds take\u200b thirty business days to arrive")
-    assert diff.first == [("Refunds", False), ("take", False), ("THIRTY", False), ("days", False),
-                          ("to", False), ("arrive", False)]
-    assert diff.second == [("Refunds", False), ("take\u200b", False), ("thirty", False),
-                           ("business", True), ("days", False), ("to", False), ("arrive", False)]
+    assert diff.first == [
+        ("Refunds", False),
+        ("take", False),
+        ("THIRTY", False),
+        ("days", False),
+        ("to", False),
+        ("arrive", False),
+    ]
+    assert diff.second == [
+        ("Refunds", False),
+        ("take\u200b", False),
+        ("thirty", False),
+        ("business", True),
+        ("days", False),
+        ("to", False),
+        ("arrive", False),
+    ]
     assert (diff.edits, diff.similarity) == (1, 1 - 1 / 7)
     replaced = word_diff("a b c", "a x c")
     assert replaced.first == [("a", False), ("b", True), ("c", False)] and replaced.edits == 1
@@ -244,13 +267,20 @@ def test_dedup_edit_word_diff_marks_the_words_that_differ_as_given():
 
 def test_dedup_edit_near_misses_are_the_kept_pairs_just_below_the_threshold():
     base = "one two three four five six seven eight nine ten"
-    texts = [base, base.replace("two", "2"), base.replace("two", "2").replace("six", "6"),
-             base.replace("one", "1").replace("two", "2").replace("three", "3").replace("four", "4"),
-             "something else entirely"]
+    texts = [
+        base,
+        base.replace("two", "2"),
+        base.replace("two", "2").replace("six", "6"),
+        base.replace("one", "1").replace("two", "2").replace("three", "3").replace("four", "4"),
+        "something else entirely",
+    ]
     # at 0.95 nothing is dropped; 0.9, 0.8 and 0.6 from the first are below it
     misses = near_misses(texts, 0.95)
     assert [(m.first_index, m.second_index, m.similarity) for m in misses][:3] == [
-        (0, 1, 0.9), (1, 2, 0.9), (0, 2, 0.8)]
+        (0, 1, 0.9),
+        (1, 2, 0.9),
+        (0, 2, 0.8),
+    ]
     assert all(0.8 <= m.similarity < 0.95 for m in misses)
     assert near_misses(texts, 0.85) == [m for m in near_misses(texts, 0.85) if m.similarity < 0.85]
     # at 0.85 text 1 (0.9 from text 0) is dropped; of the kept, only (0, 2) at 0.8 is within 0.1

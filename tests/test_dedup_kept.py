@@ -148,8 +148,12 @@ def test_dedup_kept_directory_searches_give_the_definitions_answer(monkeypatch, 
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edited_texts(max_size=50), st.sampled_from([0.75, 0.8, 0.85, 0.9, 0.95]),
-       st.sampled_from([(1 << 18, 32), (25, 2), (5, 1)]), st.sampled_from([1 << 16, 0]))
+@given(
+    edited_texts(max_size=50),
+    st.sampled_from([0.75, 0.8, 0.85, 0.9, 0.95]),
+    st.sampled_from([(1 << 18, 32), (25, 2), (5, 1)]),
+    st.sampled_from([1 << 16, 0]),
+)
 def test_dedup_kept_property_tiny_blocks_equal_brute_force(raw, threshold, blocks, directory_from):
     from contextlab.stages.dedup import kept_pass, segment_index
 
@@ -199,11 +203,17 @@ def test_dedup_kept_sixty_thousand_templated_records_take_seconds_not_minutes():
 def test_dedup_kept_cli_builds_sixty_thousand_records_past_the_document_limit(tmp_path):
     """What the 50,000-document limit's message recommends (--max-documents) finishes."""
     path = tmp_path / "records.jsonl"
-    path.write_text("".join(json.dumps({"content": RECORD.format(i), "score": 0.5}) + "\n"
-                            for i in range(60_000)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"content": RECORD.format(i), "score": 0.5}) + "\n" for i in range(60_000)), encoding="utf-8"
+    )
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", "build", str(path), "--max-documents",
-                           "100000", "--format", "json"], capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", "build", str(path), "--max-documents", "100000", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert time.perf_counter() - started < 60
     result = json.loads(proc.stdout)

@@ -31,8 +31,21 @@ needs_loops = pytest.mark.skipif(LOOPS is None, reason="the C loops are not buil
 # whitespace and the controls str.split() splits on, Unicode spaces, a lone surrogate, an
 # astral character, "İ" (which lowercases to two characters), a final sigma.
 _CHARACTERS = list("ab XY\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x00\x01\x1b\x85\xa0") + [
-    "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u200b", "é",
-    "\u0130", "Σ", "\U0001f600", "\ud800"]
+    "\u1680",
+    "\u2000",
+    "\u200a",
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
+    "\u3000",
+    "\u200b",
+    "é",
+    "\u0130",
+    "Σ",
+    "\U0001f600",
+    "\ud800",
+]
 texts_of_any_characters = st.lists(st.text(alphabet=st.sampled_from(_CHARACTERS), max_size=30), max_size=8)
 ascii_texts = st.lists(st.text(alphabet=st.sampled_from(list("ab YZ\t\n\x0b\x1c\x1f\x01.")), max_size=30), max_size=8)
 
@@ -51,8 +64,10 @@ def test_dedup_kernels_are_built_where_a_compiler_is():
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None and shutil.which("cc") is None:
         pytest.skip("no C compiler on this machine: numpy computes the same (the other tests check it)")
-    assert LOOPS is not None, ("contextlab/stages/dedup/_kernels.c was not built: run scripts/setup.sh again "
-                               "(pip install -e . builds it; its output says why it could not)")
+    assert LOOPS is not None, (
+        "contextlab/stages/dedup/_kernels.c was not built: run scripts/setup.sh again "
+        "(pip install -e . builds it; its output says why it could not)"
+    )
 
 
 @needs_loops
@@ -248,14 +263,21 @@ def test_dedup_kernels_refuse_arguments_that_would_read_outside_their_arrays():
     with pytest.raises(ValueError, match="search_keys"):
         LOOPS.search_keys(keys, np.zeros(5, dtype=np.int32), 61, keys, False, np.empty(4, dtype=np.int64))
     with pytest.raises(ValueError, match="begins point outside"):
-        LOOPS.search_keys(keys, np.array([0, 9, 9, 9, 9], dtype=np.int32), 62, keys, False,
-                          np.empty(4, dtype=np.int64))
+        LOOPS.search_keys(keys, np.array([0, 9, 9, 9, 9], dtype=np.int32), 62, keys, False, np.empty(4, dtype=np.int64))
     with pytest.raises(ValueError, match="mark_keys"):
         LOOPS.mark_keys(keys, np.zeros(3, dtype=np.uint8), 59, None, 0)
     table = np.zeros((16, 2), dtype=np.uint64)
     with pytest.raises(ValueError, match="code_texts"):  # a text past the words
-        LOOPS.code_texts(table, 0, 4, words, np.array([8], dtype=np.int64), np.array([5], dtype=np.int64),
-                         np.empty(5, dtype=np.uint32), 0)
+        LOOPS.code_texts(
+            table,
+            0,
+            4,
+            words,
+            np.array([8], dtype=np.int64),
+            np.array([5], dtype=np.int64),
+            np.empty(5, dtype=np.uint32),
+            0,
+        )
     with pytest.raises(ValueError, match="merge_keys"):  # no room
         LOOPS.merge_keys(np.zeros(4, dtype=np.uint64), 3, np.arange(2, dtype=np.uint64))
     with pytest.raises(ValueError, match="crowd_sizes"):  # a bitmap of the wrong size

@@ -46,13 +46,22 @@ def test_segment_index_directory_search_finds_what_a_binary_search_does_in_crowd
     rng = np.random.default_rng(7)
     spread = rng.integers(0, 1 << 62, 6000, dtype=np.int64).astype(np.uint64) << np.uint64(2)
     crowd = np.uint64(5 << 50) + rng.integers(0, 1 << 20, 3000).astype(np.uint64)  # one bucket
-    batches = [np.sort(np.concatenate((spread[:4000], crowd[:1000]))),
-               np.sort(np.concatenate((spread[4000:], crowd[1000:])))]
+    batches = [
+        np.sort(np.concatenate((spread[:4000], crowd[:1000]))),
+        np.sort(np.concatenate((spread[4000:], crowd[1000:]))),
+    ]
     directory = _Directory(1 << 17)
     for batch in batches:
         directory.add(batch)
     keys = np.sort(np.concatenate(batches))
-    values = np.concatenate((keys, keys + np.uint64(1), keys - np.uint64(1), crowd + np.uint64(3),
-                             rng.integers(0, 1 << 63, 4000, dtype=np.int64).astype(np.uint64)))
+    values = np.concatenate(
+        (
+            keys,
+            keys + np.uint64(1),
+            keys - np.uint64(1),
+            crowd + np.uint64(3),
+            rng.integers(0, 1 << 63, 4000, dtype=np.int64).astype(np.uint64),
+        )
+    )
     for side in ("left", "right"):
         assert np.array_equal(directory.search(keys, values, side), np.searchsorted(keys, values, side))

@@ -51,7 +51,11 @@ def _corpus() -> list[str]:
     footer = "all requests go to the billing team and are answered within two working days"
     texts = overlapping_chunks(prose_words(), size=30, stride=24, seed=7)[:250]
     texts += [f"{t} {footer}" for t in texts[:60]] + [f"record {i} about refunds and billing" for i in range(150)]
-    return texts + ["Ünïcödé text, with an İ", "ünïcödé TEXT, with an i̇", "\U0001f600 astral words \U0001f600"] + texts[:25]
+    return (
+        texts
+        + ["Ünïcödé text, with an İ", "ünïcödé TEXT, with an i̇", "\U0001f600 astral words \U0001f600"]
+        + texts[:25]
+    )
 
 
 @pytest.mark.parametrize("threads", [2, 3, 4])
@@ -90,7 +94,9 @@ def test_dedup_threads_block_splits_and_limits_change_nothing(split_everything, 
     assert np.array_equal(*pairs) and pairs[0].size > 100
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(edited_texts(max_size=60), st.sampled_from([0.75, 0.85, 0.95]))
 def test_dedup_threads_property_same_answer(split_everything, raw, threshold):
     from contextlab.stages.dedup.edit_measure import _filtered

@@ -49,9 +49,18 @@ def _bounded(pairs, bounds, factor=16):
         at += len(a) + len(b)
     out = np.empty(len(pairs), dtype=np.int64)
     ints = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
-    LOOPS.bounded_distances(np.array(words, dtype=np.uint64), ints(first), ints(second),
-                            ints([len(a) for a, _ in pairs]), ints([len(b) for _, b in pairs]), ints(bounds), out,
-                            0, len(pairs), factor)
+    LOOPS.bounded_distances(
+        np.array(words, dtype=np.uint64),
+        ints(first),
+        ints(second),
+        ints([len(a) for a, _ in pairs]),
+        ints([len(b) for _, b in pairs]),
+        ints(bounds),
+        out,
+        0,
+        len(pairs),
+        factor,
+    )
     return out
 
 

@@ -41,8 +41,10 @@ def test_endpoint_transport_faults_body_shorter_than_its_length_is_refused_and_n
     cache = ResponseCache(tmp_path / "c.sqlite")
     with pytest.raises(EndpointError) as err:
         answer_prompts(_client(server.url, max_retries=1), ["prompt"], cache=cache)
-    assert str(err.value) == (f"the endpoint {server.url} sent a reply cut off before its end "
-                              f"({len(GOOD)} of {len(GOOD) + 500} bytes) (POST /completions after 1 retries)")
+    assert str(err.value) == (
+        f"the endpoint {server.url} sent a reply cut off before its end "
+        f"({len(GOOD)} of {len(GOOD) + 500} bytes) (POST /completions after 1 retries)"
+    )
     assert _posts(server) == 2  # a cut reply may be a passing fault: tried again once, as told
     assert len(cache) == 0
 
@@ -50,7 +52,7 @@ def test_endpoint_transport_faults_body_shorter_than_its_length_is_refused_and_n
 def test_endpoint_transport_faults_chunked_body_that_breaks_off_is_said_so(server):
     """Injects a fault: a chunked reply whose next chunk size is not a number (the body breaks off)."""
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-    server.on("POST", "/v1/completions", send_wire(head + b"7\r\n{\"choic\r\nzz\r\n"))
+    server.on("POST", "/v1/completions", send_wire(head + b'7\r\n{"choic\r\nzz\r\n'))
     with pytest.raises(EndpointError) as err:
         _client(server.url).complete("prompt")
     assert str(err.value) == f"the endpoint {server.url} sent a reply cut off before its end (POST /completions)"
@@ -58,7 +60,7 @@ def test_endpoint_transport_faults_chunked_body_that_breaks_off_is_said_so(serve
 
 def test_endpoint_transport_faults_chunked_reply_that_is_whole_is_read(server):
     """Injects nothing wrong: a chunked reply in 7-byte chunks (what proxies send) is read whole."""
-    chunks = b"".join(b"%x\r\n%s\r\n" % (len(GOOD[i:i + 7]), GOOD[i:i + 7]) for i in range(0, len(GOOD), 7))
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(GOOD[i : i + 7]), GOOD[i : i + 7]) for i in range(0, len(GOOD), 7))
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     server.on("POST", "/v1/completions", send_wire(head + chunks + b"0\r\n\r\n"))
     assert _client(server.url).complete("prompt").text == "Paris"
@@ -69,8 +71,10 @@ def test_endpoint_transport_faults_reply_that_is_not_http_is_one_line_and_not_re
     server.on("POST", "/v1/completions", send_wire(b"+OK POP3 server ready\r\n\r\n"))
     with pytest.raises(EndpointError) as err:
         _client(server.url, max_retries=3).complete("prompt")
-    assert str(err.value) == (f"the endpoint {server.url} answered with something that is not HTTP (BadStatusLine) "
-                              "(POST /completions); is it an OpenAI-compatible API?")
+    assert str(err.value) == (
+        f"the endpoint {server.url} answered with something that is not HTTP (BadStatusLine) "
+        "(POST /completions); is it an OpenAI-compatible API?"
+    )
     assert _posts(server) == 1
 
 
@@ -79,15 +83,25 @@ def test_endpoint_transport_faults_gzip_body_nobody_asked_for_is_named(server):
     server.on("POST", "/v1/completions", send_raw(gzip.compress(GOOD), headers={"Content-Encoding": "gzip"}))
     with pytest.raises(EndpointError) as err:
         _client(server.url).complete("prompt")
-    assert str(err.value) == (f"the endpoint {server.url} sent a reply in the content encoding gzip, which contextlab "
-                              "did not ask for (it asks for identity) (POST /completions)")
+    assert str(err.value) == (
+        f"the endpoint {server.url} sent a reply in the content encoding gzip, which contextlab "
+        "did not ask for (it asks for identity) (POST /completions)"
+    )
 
 
-@pytest.mark.parametrize(("reply", "why"), [
-    (send_wire(b"+OK POP3 server ready\r\n\r\n"), "/tokenize answered with something that is not HTTP (BadStatusLine)"),
-    (send_raw(gzip.compress(b'{"tokens": [1, 2]}'), headers={"Content-Encoding": "gzip"}),
-     "/tokenize sent a reply in the content encoding gzip"),
-])
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (
+            send_wire(b"+OK POP3 server ready\r\n\r\n"),
+            "/tokenize answered with something that is not HTTP (BadStatusLine)",
+        ),
+        (
+            send_raw(gzip.compress(b'{"tokens": [1, 2]}'), headers={"Content-Encoding": "gzip"}),
+            "/tokenize sent a reply in the content encoding gzip",
+        ),
+    ],
+)
 def test_endpoint_transport_faults_tokenize_answering_badly_falls_back_with_a_note(server, reply, why):
     """Injects a fault: /tokenize answers bytes that are not HTTP, or gzip: cl100k_base counts, the note says why."""
     server.on("POST", "/tokenize", reply)
@@ -113,9 +127,11 @@ def test_endpoint_transport_faults_untrusted_certificate_says_how_to_trust_it(mo
     with fault_server(tls=True) as tls:
         with pytest.raises(EndpointError) as err:
             _client(tls.url).list_models()
-        assert str(err.value) == (f"cannot talk to the endpoint {tls.url}: its TLS certificate is not trusted here "
-                                  "(self-signed certificate); if you trust it, point SSL_CERT_FILE at its "
-                                  "authority's certificate")
+        assert str(err.value) == (
+            f"cannot talk to the endpoint {tls.url}: its TLS certificate is not trusted here "
+            "(self-signed certificate); if you trust it, point SSL_CERT_FILE at its "
+            "authority's certificate"
+        )
         monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERT))
         assert _client(tls.url).list_models() == ["m"]
 
@@ -131,8 +147,13 @@ def test_endpoint_transport_faults_name_lookup_that_hangs_ends_at_the_deadline(s
 
     from contextlab.models.http import HTTPFailure, post_json
 
-    server.on("POST", "/v1/completions", send_wire(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                                    b"Content-Length: %d\r\n\r\n" % len(GOOD) + GOOD))
+    server.on(
+        "POST",
+        "/v1/completions",
+        send_wire(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(GOOD) + GOOD
+        ),
+    )
     real, release = socket.getaddrinfo, threading.Event()
 
     def lookup(host, *args, **kwargs):

@@ -66,19 +66,25 @@ def _user_set(tmp_path, records) -> str:
 # -- answers and grids ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("The Beatles!", "beatles"),
-    ("  Wilhelm   Conrad Röntgen. ", "wilhelm conrad röntgen"),
-    ("an apple, a pear", "apple pear"),
-    ("Theatre", "theatre"),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("The Beatles!", "beatles"),
+        ("  Wilhelm   Conrad Röntgen. ", "wilhelm conrad röntgen"),
+        ("an apple, a pear", "apple pear"),
+        ("Theatre", "theatre"),
+    ],
+)
 def test_normalize_answer_follows_squad(raw, expected):
     assert normalize_answer(raw) == expected
 
 
 @pytest.mark.slow
-@given(st.lists(st.sampled_from(["The", "a", "an", "Theatre", "x.y", "!", " ", "\n", "\t", "Ann", "-", "é"]),
-                max_size=30).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["The", "a", "an", "Theatre", "x.y", "!", " ", "\n", "\t", "Ann", "-", "é"]), max_size=30
+    ).map("".join)
+)
 def test_normalized_block_equals_normalizing_the_whole_text(text):
     from contextlab.evaluation.metrics import normalized_block
 
@@ -101,23 +107,31 @@ def test_parse_grid_takes_the_librarys_names_only():
     assert [c.label for c in expand_grid(grid)] == ["max_context_tokens=256", "max_context_tokens=512"]
 
 
-@pytest.mark.parametrize("spec, match", [
-    (["max_context_tokens=abc"], "max_context_tokens.*whole number"),
-    (["dedup_threshold=1.5"], "dedup_threshold"),
-    (["placement=middle_out"], "placement"),
-    (["max_context_tokens=256", "max_context_tokens=512"], "twice"),
-    (["max_context_tokens"], "KEY=V1,V2"),
-    (["max_context_tokens=1:100000:1"], "larger step"),
-])
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        (["max_context_tokens=abc"], "max_context_tokens.*whole number"),
+        (["dedup_threshold=1.5"], "dedup_threshold"),
+        (["placement=middle_out"], "placement"),
+        (["max_context_tokens=256", "max_context_tokens=512"], "twice"),
+        (["max_context_tokens"], "KEY=V1,V2"),
+        (["max_context_tokens=1:100000:1"], "larger step"),
+    ],
+)
 def test_parse_grid_rejects_bad_specs(spec, match):
     with pytest.raises(InvalidInputError, match=match):
         parse_grid(spec)
 
 
 def test_parse_grid_types_values_and_expands_ranges():
-    grid = parse_grid(["max_context_tokens=256:1024:256", "placement=relevance,lost_in_the_middle", "seed_compatible=false"])
-    assert grid == {"max_context_tokens": [256, 512, 768, 1024], "placement": ["relevance", "lost_in_the_middle"],
-                    "seed_compatible": [False]}
+    grid = parse_grid(
+        ["max_context_tokens=256:1024:256", "placement=relevance,lost_in_the_middle", "seed_compatible=false"]
+    )
+    assert grid == {
+        "max_context_tokens": [256, 512, 768, 1024],
+        "placement": ["relevance", "lost_in_the_middle"],
+        "seed_compatible": [False],
+    }
     configs = expand_grid(grid)
     assert len(configs) == 8
     assert configs[0].label == "max_context_tokens=256 placement=relevance seed_compatible=false"
@@ -153,13 +167,16 @@ def test_parse_eval_records_answers_only_infers_gold_from_text():
     assert prepare_question(q, q.documents).gold == [3]
 
 
-@pytest.mark.parametrize("records, match", [
-    ([{"query": "q", "documents": ["some text here"]}], "no question has gold documents or answers"),
-    ([{"query": "q", "answers": ["x"]}], "--store"),
-    ([{"documents": ["x"], "answers": ["x"]}], "needs a \"query\""),
-    ([{"query": "q", "answers": "x", "documents": "oops"}], "\"documents\" must be a list"),
-    ([], "holds no questions"),
-])
+@pytest.mark.parametrize(
+    "records, match",
+    [
+        ([{"query": "q", "documents": ["some text here"]}], "no question has gold documents or answers"),
+        ([{"query": "q", "answers": ["x"]}], "--store"),
+        ([{"documents": ["x"], "answers": ["x"]}], 'needs a "query"'),
+        ([{"query": "q", "answers": "x", "documents": "oops"}], '"documents" must be a list'),
+        ([], "holds no questions"),
+    ],
+)
 def test_parse_eval_records_bad_sets_are_one_clear_error(records, match):
     with pytest.raises(LoadError, match=match):
         parse_eval_records(records, name="set.jsonl")
@@ -170,11 +187,16 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
 
     db = tmp_path / "kb.db"
     with SQLiteBackend(str(db)) as store:
-        store.add([Document("Refunds on annual plans are prorated after the first month.", source="refunds.md"),
-                   Document("Passwords are reset from the login page.", source="passwords.md"),
-                   Document("Invoices are emailed on the first day of the month.", source="invoices.md")])
-    path = _user_set(tmp_path, [{"query": "annual plan refunds", "gold_sources": ["refunds.md"],
-                                 "answers": ["prorated"]}])
+        store.add(
+            [
+                Document("Refunds on annual plans are prorated after the first month.", source="refunds.md"),
+                Document("Passwords are reset from the login page.", source="passwords.md"),
+                Document("Invoices are emailed on the first day of the month.", source="invoices.md"),
+            ]
+        )
+    path = _user_set(
+        tmp_path, [{"query": "annual plan refunds", "gold_sources": ["refunds.md"], "answers": ["prorated"]}]
+    )
     result = run_evaluation(load_eval_set(path, store=str(db)), ["max_context_tokens=30,400"], RunOptions(top_k=2))
     by = {r["max_context_tokens"]: r for r in result.rows}
     assert by[400]["gold_retrieved"] and by[400]["gold_rank"] == 1 and by[400]["answer_in_block"]
@@ -237,8 +259,9 @@ def test_question_metrics_gold_out_of_block_gets_closed_book():
     assert (row["curve_low"], row["curve_high"]) == (54.205, 57.978)
 
 
-@pytest.mark.parametrize("position, n, zone", [(None, 5, "not in block"), (1, 5, "first"), (5, 5, "last"),
-                                               (3, 5, "middle"), (1, 1, "first")])
+@pytest.mark.parametrize(
+    "position, n, zone", [(None, 5, "not in block"), (1, 5, "first"), (5, 5, "last"), (3, 5, "middle"), (1, 1, "first")]
+)
 def test_gold_zone_names_the_part_of_the_block(position, n, zone):
     assert gold_zone(position, n) == zone
 
@@ -259,8 +282,15 @@ def _small_run(tmp_path):
     for k in range(6):
         docs = _docs(8)
         docs[k]["content"] = f"The code word for question {k} is pelican{k}, as everyone knows."
-        records.append({"id": f"q{k}", "query": f"code word {k}", "documents": docs,
-                        "gold_sources": [f"doc-{k}"], "answers": [f"pelican{k}"]})
+        records.append(
+            {
+                "id": f"q{k}",
+                "query": f"code word {k}",
+                "documents": docs,
+                "gold_sources": [f"doc-{k}"],
+                "answers": [f"pelican{k}"],
+            }
+        )
     evalset = load_eval_set(_user_set(tmp_path, records))
     return run_evaluation(evalset, ["max_context_tokens=40,400", "placement=relevance,reversed"])
 
@@ -275,7 +305,10 @@ def test_run_evaluation_rows_cover_every_question_and_config(tmp_path):
     assert big["gold_position"] == 3 and big["in_block"] == 8
     assert by[("q2", "max_context_tokens=400 placement=reversed")]["gold_position"] == 6
     for k in range(6):
-        small, large = by[(f"q{k}", "max_context_tokens=40 placement=relevance")], by[(f"q{k}", "max_context_tokens=400 placement=relevance")]
+        small, large = (
+            by[(f"q{k}", "max_context_tokens=40 placement=relevance")],
+            by[(f"q{k}", "max_context_tokens=400 placement=relevance")],
+        )
         assert small["tokens_used"] <= 40 and large["gold_in_block"] >= small["gold_in_block"]
 
 
@@ -299,8 +332,12 @@ def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
 
     result = _small_run(tmp_path)
     write_results(result, tmp_path / "kept.csv", tmp_path / "kept.json")
-    streamed = evaluate_to_files(str(tmp_path / "set.jsonl"), tmp_path / "streamed.csv", tmp_path / "streamed.json",
-                                 grid=["max_context_tokens=40,400", "placement=relevance,reversed"])
+    streamed = evaluate_to_files(
+        str(tmp_path / "set.jsonl"),
+        tmp_path / "streamed.csv",
+        tmp_path / "streamed.json",
+        grid=["max_context_tokens=40,400", "placement=relevance,reversed"],
+    )
     assert streamed.rows == [] and streamed.n_rows == 24 and streamed.n_questions == 6
     assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "kept.csv").read_bytes()
     kept, got = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("kept", "streamed"))
@@ -364,7 +401,9 @@ def test_run_evaluation_rejects_unknown_model_and_both_backends(tmp_path):
 
 @pytest.mark.slow
 def test_import_contextlab_does_not_import_dask():
-    code = ("import sys, contextlab, contextlab.evaluation; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    code = (
+        "import sys, contextlab, contextlab.evaluation; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -24,8 +24,7 @@ def test_evaluate_cli_writes_the_librarys_rows_and_summary(tmp_path, capsys, bun
     # The CLI on 30 questions gives the library's rows for them (the 300-question acceptance
     # numbers are checked on the shared run in tests/test_evaluate_bundled.py).
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    code = main(["eval", "--limit", "30", "--grid", "budget=256,1024", "--out", str(out),
-                 "--summary", str(summary)])
+    code = main(["eval", "--limit", "30", "--grid", "budget=256,1024", "--out", str(out), "--summary", str(summary)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     rows = _rows(out)
@@ -34,8 +33,10 @@ def test_evaluate_cli_writes_the_librarys_rows_and_summary(tmp_path, capsys, bun
     library = {(r["query_id"], str(r["max_context_tokens"])): r for r in bundled_run300.rows}
     for row in rows:
         expected = library[(row["query_id"], row["max_context_tokens"])]
-        assert (int(row["gold_in_block"]), int(row["tokens_used"])) == (int(expected["gold_in_block"]),
-                                                                        expected["tokens_used"])
+        assert (int(row["gold_in_block"]), int(row["tokens_used"])) == (
+            int(expected["gold_in_block"]),
+            expected["tokens_used"],
+        )
     assert "max_context_tokens=1024" in captured.out and "Liu et al." in captured.out
     assert "wrote 60 rows" in captured.err
     data = json.loads(summary.read_text(encoding="utf-8"))
@@ -43,17 +44,20 @@ def test_evaluate_cli_writes_the_librarys_rows_and_summary(tmp_path, capsys, bun
     assert [c["config"] for c in data["configs"]] == ["max_context_tokens=256", "max_context_tokens=1024"]
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["--grid", "budgte=1"], "unknown grid key 'budgte'; valid keys: max_context_tokens, dedup_threshold"),
-    (["--grid", "placement=zigzag"], "placement"),
-    (["--curve-model", "gpt-9"], "unknown model 'gpt-9'"),
-    (["--model", "gemma"], "--model names the model at --endpoint that answers; give --endpoint too"),
-    (["missing.jsonl"], "does not exist"),
-    (["--scheduler", "tcp://127.0.0.1:9", "--limit", "2"], "cannot reach the Dask scheduler"),
-    (["--scheduler", "notaurl", "--limit", "2"], "is not a Dask scheduler address"),
-    (["--scheduler", "http://127.0.0.1:8599", "--limit", "2"], "must be tcp:// or tls://"),
-    (["--store", "nope.db", "--limit", "2"], "the bundled set retrieves from its own passages"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--grid", "budgte=1"], "unknown grid key 'budgte'; valid keys: max_context_tokens, dedup_threshold"),
+        (["--grid", "placement=zigzag"], "placement"),
+        (["--curve-model", "gpt-9"], "unknown model 'gpt-9'"),
+        (["--model", "gemma"], "--model names the model at --endpoint that answers; give --endpoint too"),
+        (["missing.jsonl"], "does not exist"),
+        (["--scheduler", "tcp://127.0.0.1:9", "--limit", "2"], "cannot reach the Dask scheduler"),
+        (["--scheduler", "notaurl", "--limit", "2"], "is not a Dask scheduler address"),
+        (["--scheduler", "http://127.0.0.1:8599", "--limit", "2"], "must be tcp:// or tls://"),
+        (["--store", "nope.db", "--limit", "2"], "the bundled set retrieves from its own passages"),
+    ],
+)
 def test_evaluate_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, match):
     out = tmp_path / "r.csv"
     code = main(["eval", "--out", str(out), *argv])
@@ -101,17 +105,32 @@ def test_evaluate_cli_bad_scheduler_leaves_no_client_behind():
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", "eval", "--limit", "2",
-                           "--scheduler", "notaurl", "--out", "never.csv"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "contextlab.cli",
+            "eval",
+            "--limit",
+            "2",
+            "--scheduler",
+            "notaurl",
+            "--out",
+            "never.csv",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_evaluate_cli_store_unused_by_a_set_with_documents_is_refused(tmp_path, capsys):
     evalset = tmp_path / "set.jsonl"
-    evalset.write_text(json.dumps({"query": "q", "documents": ["some text"], "answers": ["text"]}) + "\n",
-                       encoding="utf-8")
+    evalset.write_text(
+        json.dumps({"query": "q", "documents": ["some text"], "answers": ["text"]}) + "\n", encoding="utf-8"
+    )
     code = main(["eval", str(evalset), "--store", str(tmp_path / "kb.db"), "--out", str(tmp_path / "r.csv")])
     err = capsys.readouterr().err
     assert code == 1 and "would not be used" in err
@@ -121,8 +140,21 @@ def test_evaluate_cli_store_unused_by_a_set_with_documents_is_refused(tmp_path, 
 @pytest.mark.slow
 def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_is_zero(tmp_path, capsys):
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    code = main(["eval", "--limit", "10", "--grid", "budget=128,1024", "--baseline", "budget=1024",
-                 "--out", str(out), "--summary", str(summary)])
+    code = main(
+        [
+            "eval",
+            "--limit",
+            "10",
+            "--grid",
+            "budget=128,1024",
+            "--baseline",
+            "budget=1024",
+            "--out",
+            str(out),
+            "--summary",
+            str(summary),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "baseline: max_context_tokens=1024" in captured.out and "d gold in block vs base" in captured.out
@@ -138,14 +170,20 @@ def test_evaluate_cli_baseline_prints_paired_differences_and_compare_of_itself_i
         assert line.count("+0.0 [") == 3, line
 
 
-@pytest.mark.parametrize("argv, match, exit_code", [
-    (["eval", "--limit", "2", "--baseline", "budget=999"], "--baseline 'max_context_tokens=999' matches no configuration",
-     1),
-    (["eval", "a.jsonl", "b.jsonl"], "unrecognized arguments: b.jsonl", 2),
-    (["compare", "only.json"], "contextlab compare: error: the following arguments are required: B.json", 2),
-    (["compare", "nope.json", "nope.json"], "nope.json: cannot be read", 1),
-    (["eval", "compare", "a.json", "b.json"], "unrecognized arguments: a.json b.json", 2),  # compare is a command
-])
+@pytest.mark.parametrize(
+    "argv, match, exit_code",
+    [
+        (
+            ["eval", "--limit", "2", "--baseline", "budget=999"],
+            "--baseline 'max_context_tokens=999' matches no configuration",
+            1,
+        ),
+        (["eval", "a.jsonl", "b.jsonl"], "unrecognized arguments: b.jsonl", 2),
+        (["compare", "only.json"], "contextlab compare: error: the following arguments are required: B.json", 2),
+        (["compare", "nope.json", "nope.json"], "nope.json: cannot be read", 1),
+        (["eval", "compare", "a.json", "b.json"], "unrecognized arguments: a.json b.json", 2),  # compare is a command
+    ],
+)
 def test_evaluate_cli_baseline_and_compare_errors_are_one_line(tmp_path, capsys, argv, match, exit_code):
     extra = ["--out", str(tmp_path / "r.csv")] if argv[0] == "eval" else []
     with pytest.raises(SystemExit) if exit_code == 2 else contextlib.nullcontext() as usage:

@@ -33,11 +33,15 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
 def cluster(tmp_path: Path):
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    scheduler = _start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                        "--no-dashboard"], tmp_path / "scheduler.log")
+    scheduler = _start(
+        [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        tmp_path / "scheduler.log",
+    )
     wait_until(lambda: listening(port), 60, what="the scheduler")
-    worker = _start([str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1",
-                     "--no-dashboard"], tmp_path / "worker.log")
+    worker = _start(
+        [str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard"],
+        tmp_path / "worker.log",
+    )
     yield address, scheduler, worker
     kill_group(worker)
     kill_group(scheduler)
@@ -46,9 +50,28 @@ def cluster(tmp_path: Path):
 def _eval(address: str, cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-m", "contextlab.cli", "eval", "--scheduler", address, "--limit", "2000",
-         "--grid", "max_context_tokens=256,512,1024,2048", "--grid", "placement=lost_in_the_middle,relevance",
-         "--out", "r.csv"], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "contextlab.cli",
+            "eval",
+            "--scheduler",
+            address,
+            "--limit",
+            "2000",
+            "--grid",
+            "max_context_tokens=256,512,1024,2048",
+            "--grid",
+            "placement=lost_in_the_middle,relevance",
+            "--out",
+            "r.csv",
+        ],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _temps(folder: Path) -> list[str]:
@@ -81,7 +104,8 @@ def test_eval_whose_last_worker_is_killed_fails_in_bounded_time_with_one_line(tm
     assert code == 1
     assert stderr.splitlines() == [
         f"contextlab: error: the Dask scheduler '{address}' has had no workers for 20 s (the last one "
-        "stopped), so the run stopped and wrote nothing; start workers for it and run again"]
+        "stopped), so the run stopped and wrote nothing; start workers for it and run again"
+    ]
     assert seconds < 45
 
 
@@ -92,8 +116,7 @@ def test_eval_whose_scheduler_is_killed_fails_in_bounded_time_with_one_line(tmp_
     assert len(stderr.splitlines()) == 1, stderr
     [line] = stderr.splitlines()
     assert line.startswith(f"contextlab: error: lost the Dask scheduler '{address}' mid-run (")
-    assert line.endswith("); the run stopped and wrote nothing: check that the scheduler is running "
-                         "and run again")
+    assert line.endswith("); the run stopped and wrote nothing: check that the scheduler is running and run again")
     assert seconds < 45
 
 

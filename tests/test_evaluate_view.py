@@ -26,35 +26,79 @@ from tests.ui.conftest import chart, open_lab, run, table, texts, traces, unesca
 
 
 def _summary(config, tokens, accuracy, **settings):
-    return {"config": config, "tokens_used": tokens, "expected_accuracy": accuracy,
-            "expected_accuracy_low": accuracy - 1, "expected_accuracy_high": accuracy + 1,
-            "gold_in_block": 0.9, **settings}
+    return {
+        "config": config,
+        "tokens_used": tokens,
+        "expected_accuracy": accuracy,
+        "expected_accuracy_low": accuracy - 1,
+        "expected_accuracy_high": accuracy + 1,
+        "gold_in_block": 0.9,
+        **settings,
+    }
 
 
 def test_pareto_front_keeps_only_undominated_configs():
-    summaries = [_summary("cheap", 100, 60), _summary("dominated", 200, 59), _summary("best", 300, 70),
-                 _summary("tie-but-costlier", 400, 70)]
+    summaries = [
+        _summary("cheap", 100, 60),
+        _summary("dominated", 200, 59),
+        _summary("best", 300, 70),
+        _summary("tie-but-costlier", 400, 70),
+    ]
     assert pareto_front(summaries) == ["cheap", "best"]
 
 
 def test_setting_table_averages_over_the_other_settings():
-    summaries = [_summary("a", 1, 60, budget=256, placement="x", tokenizer="h"),
-                 _summary("b", 1, 70, budget=256, placement="x", tokenizer="c"),
-                 _summary("c", 1, 50, budget=512, placement="x", tokenizer="h")]
+    summaries = [
+        _summary("a", 1, 60, budget=256, placement="x", tokenizer="h"),
+        _summary("b", 1, 70, budget=256, placement="x", tokenizer="c"),
+        _summary("c", 1, 50, budget=512, placement="x", tokenizer="h"),
+    ]
     xs, ys, cells = setting_table(summaries, "budget", "placement")
     assert xs == [256, 512] and ys == ["x"] and cells == [[65.0, 50.0]]
 
 
 def test_gold_zone_shares_and_disagreements_read_rows():
     rows = [
-        {"config": "A", "query_id": "q1", "placement": "p", "gold_retrieved": True, "gold_in_block": True,
-         "gold_position": 1, "in_block": 3, "tokens_used": 10},
-        {"config": "B", "query_id": "q1", "placement": "r", "gold_retrieved": True, "gold_in_block": False,
-         "gold_position": None, "in_block": 2, "tokens_used": 5},
-        {"config": "A", "query_id": "q2", "placement": "p", "gold_retrieved": True, "gold_in_block": True,
-         "gold_position": 2, "in_block": 3, "tokens_used": 10},
-        {"config": "B", "query_id": "q2", "placement": "r", "gold_retrieved": True, "gold_in_block": True,
-         "gold_position": 2, "in_block": 2, "tokens_used": 5},
+        {
+            "config": "A",
+            "query_id": "q1",
+            "placement": "p",
+            "gold_retrieved": True,
+            "gold_in_block": True,
+            "gold_position": 1,
+            "in_block": 3,
+            "tokens_used": 10,
+        },
+        {
+            "config": "B",
+            "query_id": "q1",
+            "placement": "r",
+            "gold_retrieved": True,
+            "gold_in_block": False,
+            "gold_position": None,
+            "in_block": 2,
+            "tokens_used": 5,
+        },
+        {
+            "config": "A",
+            "query_id": "q2",
+            "placement": "p",
+            "gold_retrieved": True,
+            "gold_in_block": True,
+            "gold_position": 2,
+            "in_block": 3,
+            "tokens_used": 10,
+        },
+        {
+            "config": "B",
+            "query_id": "q2",
+            "placement": "r",
+            "gold_retrieved": True,
+            "gold_in_block": True,
+            "gold_position": 2,
+            "in_block": 2,
+            "tokens_used": 5,
+        },
     ]
     shares = gold_zone_shares(rows, "placement")
     assert shares["p"] == {"first": 0.5, "middle": 0.5, "last": 0.0, "not in block": 0.0}
@@ -101,7 +145,9 @@ def test_evaluate_view_runs_a_grid_and_opens_a_question():
     assert at.session_state["view"] == "placement"
     assert at.session_state["doc_source"] == "table"
     assert len(at.session_state["table_documents"]) == 20
-    assert at.session_state["cfg_max_context_tokens"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
+    assert (
+        at.session_state["cfg_max_context_tokens"] == 256 and at.session_state["cfg_placement"] == "lost_in_the_middle"
+    )
     evalset = at.session_state["eval_set"]
     assert at.session_state["cfg_query"] == next(q.query for q in evalset.questions if q.query_id == question)
 
@@ -145,8 +191,9 @@ def test_evaluate_view_single_configuration_still_draws():
 
 def test_heatmap_states_its_colour_range_and_small_spreads_look_small():
     # Cells 71.2 to 72.6 (a 1.4-point spread) on a scale of at least 10 points: 66.9 to 76.9.
-    heat = settings_heatmap_figure([256, 512], ["x", "y"], [[0.712, 0.720], [0.726, None]], "budget", "placement",
-                                   "gold_in_block")
+    heat = settings_heatmap_figure(
+        [256, 512], ["x", "y"], [[0.712, 0.720], [0.726, None]], "budget", "placement", "gold_in_block"
+    )
     assert (heat.data[0].zmin, heat.data[0].zmax) == pytest.approx((66.9, 76.9))
     # the scale is the title's second line: one line of both was wider than the chart, and cut
     assert heat.layout.title.text == "gold_in_block by budget and placement"
@@ -206,10 +253,17 @@ def test_evaluate_view_link_carries_its_settings_and_the_table_leads_with_the_di
     at = run(opened.button(key="eval_run").click())
     columns = list(table(at, "Δ gold in block vs baseline").columns)
     # Δ and p right after the configuration: on screen without scrolling the table sideways
-    assert columns[:5] == ["configuration", "Δ gold in block vs baseline", "Δ 95% interval", "p (McNemar)",
-                           "mean tokens"]
-    assert "This chart reads expected accuracy, an estimate from the published curve; the recommendation reads " \
-           "gold in block." in texts(at)
+    assert columns[:5] == [
+        "configuration",
+        "Δ gold in block vs baseline",
+        "Δ 95% interval",
+        "p (McNemar)",
+        "mean tokens",
+    ]
+    assert (
+        "This chart reads expected accuracy, an estimate from the published curve; the recommendation reads "
+        "gold in block." in texts(at)
+    )
 
 
 def test_evaluate_view_a_bad_link_value_is_a_warning_not_a_failure():
@@ -226,14 +280,18 @@ def test_evaluate_view_measures_note_says_when_chart_and_recommendation_disagree
     advice = {"metric": "gold_in_block", "config": "max_context_tokens=512"}
     assert measures_note(advice, ["max_context_tokens=256"]).endswith(
         "Here they do: the recommended max_context_tokens=512 is not on this chart's front, which holds "
-        "max_context_tokens=256.")
+        "max_context_tokens=256."
+    )
     assert measures_note(advice, ["max_context_tokens=512"]).endswith(
-        "Here the recommended max_context_tokens=512 is on this chart's front too.")
+        "Here the recommended max_context_tokens=512 is on this chart's front too."
+    )
 
 
 def test_heatmap_of_measured_accuracy_is_not_scaled_twice():
-    summaries = [{"config": "a", "budget": 256, "placement": "x", "accuracy": 41.5},
-                 {"config": "b", "budget": 512, "placement": "x", "accuracy": 47.0}]
+    summaries = [
+        {"config": "a", "budget": 256, "placement": "x", "accuracy": 41.5},
+        {"config": "b", "budget": 512, "placement": "x", "accuracy": 47.0},
+    ]
     xs, ys, cells = setting_table(summaries, "budget", "placement", "accuracy")
     heat = settings_heatmap_figure(xs, ys, cells, "budget", "placement", "accuracy")
     # Already percent: not x100; a 5.5-point spread gets a 10-point scale around its middle, 44.25.

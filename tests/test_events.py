@@ -14,8 +14,10 @@ def log():
     got: list[tuple[str, object, dict]] = []
     receivers = {}
     for signal in events.ALL_SIGNALS:
+
         def receiver(sender, payload, _name=signal.name):
             got.append((_name, sender, payload))
+
         receivers[signal] = receiver
         signal.connect(receiver)
     yield got
@@ -35,8 +37,7 @@ def test_events_store_publishes_add_search_and_remove(log):
     store.remove([ids[1], "nope"])
     assert log == [
         ("memory-store", store, {"num_documents": 2, "ids": ids}),
-        ("memory-retrieve", store, {"context_injection": False, "query": "alpha",
-                                    "num_results": 1, "top_k": 3}),
+        ("memory-retrieve", store, {"context_injection": False, "query": "alpha", "num_results": 1, "top_k": 3}),
         ("memory-delete", store, {"requested": 2, "removed": 1}),
     ]
 

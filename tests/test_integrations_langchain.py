@@ -21,15 +21,13 @@ pytestmark = pytest.mark.integration
 QUERY = "annual plan refund"
 TEXTS = {
     "billing/refunds.md": "Refunds for an annual plan are prorated after the first thirty days; "
-                          "ask billing for a refund of the unused months.",
+    "ask billing for a refund of the unused months.",
     "archive/refunds.md": "Refunds for an annual plan are prorated after the first thirty days; "
-                          "ask billing for a refund of the unused months.",
+    "ask billing for a refund of the unused months.",
     "billing/cancel.md": "To cancel an annual plan open Settings, then Billing, then Cancel plan; "
-                         "a refund follows the refund policy.",
-    "shipping.md": "Shipping is free for orders over fifty dollars and takes three to five "
-                   "business days to arrive.",
-    "sso.md": "Single sign-on is available on the enterprise plan with SAML and OIDC providers "
-              "for every workspace.",
+    "a refund follows the refund policy.",
+    "shipping.md": "Shipping is free for orders over fifty dollars and takes three to five business days to arrive.",
+    "sso.md": "Single sign-on is available on the enterprise plan with SAML and OIDC providers for every workspace.",
 }
 
 
@@ -37,14 +35,16 @@ TEXTS = {
 def store() -> InMemoryVectorStore:
     # A fake but deterministic embedding: offline, and the documents come back without scores.
     vs = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
-    vs.add_documents([LangChainDocument(text, metadata={"source": src, "team": "support"}, id=src)
-                      for src, text in TEXTS.items()])
+    vs.add_documents(
+        [LangChainDocument(text, metadata={"source": src, "team": "support"}, id=src) for src, text in TEXTS.items()]
+    )
     return vs
 
 
 def _pipeline(store: InMemoryVectorStore, compressor: ContextLabCompressor) -> ContextualCompressionRetriever:
-    return ContextualCompressionRetriever(base_compressor=compressor,
-                                          base_retriever=store.as_retriever(search_kwargs={"k": 5}))
+    return ContextualCompressionRetriever(
+        base_compressor=compressor, base_retriever=store.as_retriever(search_kwargs={"k": 5})
+    )
 
 
 def test_langchain_compressor_returns_the_engines_block_in_block_order(store):
@@ -52,10 +52,10 @@ def test_langchain_compressor_returns_the_engines_block_in_block_order(store):
     out = _pipeline(store, ContextLabCompressor(max_context_tokens=200)).invoke(QUERY)
 
     # The same build, by the engine directly: unscored documents scored by BM25 first.
-    engine_docs = [Document(d.page_content, source=d.metadata["source"],
-                            metadata={"score_missing": True}) for d in retrieved]
-    expected = ContextManager().build(PromptRequest(QUERY, score_documents(engine_docs, QUERY),
-                                                    max_context_tokens=200))
+    engine_docs = [
+        Document(d.page_content, source=d.metadata["source"], metadata={"score_missing": True}) for d in retrieved
+    ]
+    expected = ContextManager().build(PromptRequest(QUERY, score_documents(engine_docs, QUERY), max_context_tokens=200))
     placed = sorted((t for t in expected.trace if t.position), key=lambda t: t.position)
     assert [d.id for d in out] == [retrieved[t.input_index].id for t in placed]
     assert [d.metadata["contextlab"]["citation"] for d in out] == list(range(1, len(out) + 1))
@@ -68,11 +68,12 @@ def test_langchain_compressor_returns_the_engines_block_in_block_order(store):
 
 
 def test_langchain_compressor_reads_scores_from_metadata_and_keeps_input_intact():
-    docs = [LangChainDocument(text, metadata={"source": src, "relevance_score": score}, id=src)
-            for (src, text), score in zip(TEXTS.items(), [0.2, 0.3, 0.9, 0.5, 0.7])]
+    docs = [
+        LangChainDocument(text, metadata={"source": src, "relevance_score": score}, id=src)
+        for (src, text), score in zip(TEXTS.items(), [0.2, 0.3, 0.9, 0.5, 0.7])
+    ]
     before = [d.model_copy(deep=True) for d in docs]
-    out = ContextLabCompressor(max_context_tokens=400, use_lost_in_middle=False) \
-        .compress_documents(docs, QUERY)
+    out = ContextLabCompressor(max_context_tokens=400, use_lost_in_middle=False).compress_documents(docs, QUERY)
     # Scored input is ranked by its own scores (no BM25): relevance placement is score order,
     # and archive/refunds.md (0.3) is the copy kept over billing/refunds.md (0.2).
     assert [d.id for d in out] == ["billing/cancel.md", "sso.md", "shipping.md", "archive/refunds.md"]
@@ -94,8 +95,12 @@ def test_langchain_compressor_takes_the_labs_json_and_keyword_overrides():
     exported = LabConfig(max_context_tokens=300, dedup_threshold=0.6, placement="relevance").to_json()
     compressor = ContextLabCompressor(config=exported, min_doc_tokens=2)
     cfg = compressor.step.config
-    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == \
-        (300, 0.6, "relevance", 2)
+    assert (cfg.max_context_tokens, cfg.dedup_threshold, cfg.placement, cfg.min_doc_tokens) == (
+        300,
+        0.6,
+        "relevance",
+        2,
+    )
     assert ContextLabCompressor(config={"max_context_tokens": 50}).step.config.max_context_tokens == 50
 
 
@@ -113,13 +118,16 @@ def test_langchain_compressor_captures_each_run(store, tmp_path):
     assert first.build().context_block == first.result["context_block"]
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"budget_tokens": 10}, "unknown setting"),
-    ({"max_context_tokens": -1}, "max_context_tokens"),
-    ({"dedup_threshold": 2}, "dedup_threshold"),
-    ({"config": 3}, "config must be"),
-    ({"capture_to": "/no/such/folder/runs.jsonl"}, "does not exist"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"budget_tokens": 10}, "unknown setting"),
+        ({"max_context_tokens": -1}, "max_context_tokens"),
+        ({"dedup_threshold": 2}, "dedup_threshold"),
+        ({"config": 3}, "config must be"),
+        ({"capture_to": "/no/such/folder/runs.jsonl"}, "does not exist"),
+    ],
+)
 def test_langchain_compressor_rejects_bad_settings(kwargs, match):
     with pytest.raises(InvalidInputError, match=match):
         ContextLabCompressor(**kwargs)

@@ -17,27 +17,26 @@ pytestmark = pytest.mark.integration
 QUERY = "annual plan refund"
 TEXTS = {
     "refunds.md": "Refunds for an annual plan are prorated after the first thirty days; ask "
-                  "billing for a refund of the unused months.",
+    "billing for a refund of the unused months.",
     "refunds-old.md": "Refunds for an annual plan are prorated after the first thirty days; ask "
-                      "billing for a refund of the unused months.",
+    "billing for a refund of the unused months.",
     "cancel.md": "To cancel an annual plan open Settings, then Billing, then Cancel plan; a "
-                 "refund follows the refund policy.",
-    "plans.md": "The annual plan costs ten months of the monthly price and renews every year "
-                "on the day it started.",
+    "refund follows the refund policy.",
+    "plans.md": "The annual plan costs ten months of the monthly price and renews every year on the day it started.",
     "sso.md": "Single sign-on is available on the enterprise plan with SAML and OIDC providers.",
 }
 
 
 def _nodes() -> list[TextNode]:
-    return [TextNode(text=text, id_=name, metadata={"file_name": name, "team": "support"})
-            for name, text in TEXTS.items()]
+    return [
+        TextNode(text=text, id_=name, metadata={"file_name": name, "team": "support"}) for name, text in TEXTS.items()
+    ]
 
 
 def _query_engine(postprocessor: ContextLabPostprocessor):
     # The keyword table needs no model to build or to retrieve; MockLLM stands in for the answer.
     index = SimpleKeywordTableIndex(_nodes(), llm=MockLLM())
-    engine = index.as_query_engine(retriever_mode="simple", llm=MockLLM(),
-                                   node_postprocessors=[postprocessor])
+    engine = index.as_query_engine(retriever_mode="simple", llm=MockLLM(), node_postprocessors=[postprocessor])
     return index, engine
 
 
@@ -48,8 +47,9 @@ def test_llama_index_postprocessor_in_a_query_engine_scores_and_orders_the_block
 
     response = engine.query(QUERY)
     nodes = response.source_nodes
-    scored = score_documents([Document(n.node.get_content(), metadata={"score_missing": True})
-                              for n in retrieved], QUERY)
+    scored = score_documents(
+        [Document(n.node.get_content(), metadata={"score_missing": True}) for n in retrieved], QUERY
+    )
     bm25 = {n.node.node_id: d.score for n, d in zip(retrieved, scored)}
     assert nodes, "the block is empty"
     assert [n.node.metadata["contextlab"]["citation"] for n in nodes] == list(range(1, len(nodes) + 1))
@@ -73,17 +73,23 @@ def test_llama_index_postprocessor_in_a_query_engine_scores_and_orders_the_block
 def test_llama_index_postprocessor_keeps_given_scores_in_relevance_order():
     scores = [0.2, 0.3, 0.9, 0.6, 0.5]
     nodes = [NodeWithScore(node=n, score=s) for n, s in zip(_nodes(), scores)]
-    out = ContextLabPostprocessor(max_context_tokens=500, use_lost_in_middle=False) \
-        .postprocess_nodes(nodes, query_str=QUERY)
+    out = ContextLabPostprocessor(max_context_tokens=500, use_lost_in_middle=False).postprocess_nodes(
+        nodes, query_str=QUERY
+    )
     assert [(n.node.node_id, n.score) for n in out] == [
-        ("cancel.md", 0.9), ("plans.md", 0.6), ("sso.md", 0.5), ("refunds-old.md", 0.3)]
+        ("cancel.md", 0.9),
+        ("plans.md", 0.6),
+        ("sso.md", 0.5),
+        ("refunds-old.md", 0.3),
+    ]
 
 
 def test_llama_index_postprocessor_returns_truncated_text_on_a_copy():
     text = " ".join(f"annual plan refund clause {i} applies to every workspace." for i in range(60))
     node = TextNode(text=text, id_="long", metadata={"file_name": "long.md"})
     out = ContextLabPostprocessor(max_context_tokens=80).postprocess_nodes(
-        [NodeWithScore(node=node, score=0.8)], query_str=QUERY)
+        [NodeWithScore(node=node, score=0.8)], query_str=QUERY
+    )
     assert out[0].node.node_id == "long" and out[0].node.metadata["contextlab"]["fate"] == "truncated"
     assert out[0].node.get_content().endswith("[...]")
     assert node.get_content() == text

@@ -41,8 +41,9 @@ def recorded(tmp_path_factory):
     instrumentor.instrument(tracer_provider=provider)
     try:
         store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
-        store.add_documents([LangChainDocument(t, metadata={"source": s, "lang": "en"}, id=s)
-                             for s, t in TEXTS.items()])
+        store.add_documents(
+            [LangChainDocument(t, metadata={"source": s, "lang": "en"}, id=s) for s, t in TEXTS.items()]
+        )
         retriever = store.as_retriever(search_kwargs={"k": 3})
         results = [retriever.invoke(q) for q in QUERIES]
     finally:

@@ -9,9 +9,11 @@ import pytest
 
 from contextlab.integrations._common import ContextLabStep, engine_document
 
-TEXTS = [("plans.md", "The annual plan renews every year."),
-         ("refunds.md", "Refunds for an annual plan are prorated; ask billing for a refund."),
-         ("sso.md", "Single sign-on is on the enterprise plan.")]
+TEXTS = [
+    ("plans.md", "The annual plan renews every year."),
+    ("refunds.md", "Refunds for an annual plan are prorated; ask billing for a refund."),
+    ("sso.md", "Single sign-on is on the enterprise plan."),
+]
 
 
 def test_engine_document_takes_the_score_a_retriever_left_in_metadata():
@@ -31,7 +33,8 @@ def test_step_says_it_rescored_and_keeps_the_retriever_rank(tmp_path):
     assert by_source["refunds.md"]["retriever_rank"] == 2
     assert outcome.result.notes == [
         "3 document(s) had no score and were scored against the query (BM25, 0-1); the "
-        "retriever's order was replaced by BM25's (metadata contextlab.retriever_rank keeps it)"]
+        "retriever's order was replaced by BM25's (metadata contextlab.retriever_rank keeps it)"
+    ]
     record = json.loads(capture.read_text(encoding="utf-8"))
     assert record["result"]["notes"] == outcome.result.notes
 
@@ -51,8 +54,10 @@ def test_llama_index_node_without_score_uses_its_metadata_score():
 
     from contextlab.integrations.llama_index import ContextLabPostprocessor
 
-    nodes = [NodeWithScore(node=TextNode(text=t, id_=s, metadata={"score": 0.9 - i / 10}), score=None)
-             for i, (s, t) in enumerate(TEXTS)]
+    nodes = [
+        NodeWithScore(node=TextNode(text=t, id_=s, metadata={"score": 0.9 - i / 10}), score=None)
+        for i, (s, t) in enumerate(TEXTS)
+    ]
     out = ContextLabPostprocessor(max_context_tokens=500).postprocess_nodes(nodes, query_str="annual plan refund")
     assert [n.node.node_id for n in out] == ["plans.md", "refunds.md", "sso.md"]
     assert [n.score for n in out] == [0.9, 0.8, 0.7]

@@ -19,18 +19,46 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_lab_options_default_to_this_machine_without_usage_statistics():
     assert lab_options(["--server.port", "8620"]) == [
-        "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        "--runner.postScriptGC", "false", "--browser.serverAddress", "localhost", "--server.port", "8620"]
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--runner.postScriptGC",
+        "false",
+        "--browser.serverAddress",
+        "localhost",
+        "--server.port",
+        "8620",
+    ]
 
 
 def test_lab_options_serve_the_network_only_when_asked():
     options = lab_options(["--server.address=0.0.0.0", "--browser.gatherUsageStats", "true"])
-    assert options == ["--server.headless", "true", "--runner.postScriptGC", "false",
-                       "--browser.serverAddress", socket.gethostname(),
-                       "--server.address=0.0.0.0", "--browser.gatherUsageStats", "true"]
+    assert options == [
+        "--server.headless",
+        "true",
+        "--runner.postScriptGC",
+        "false",
+        "--browser.serverAddress",
+        socket.gethostname(),
+        "--server.address=0.0.0.0",
+        "--browser.gatherUsageStats",
+        "true",
+    ]
     assert lab_options(["--server.address", "10.0.0.5", "--browser.serverAddress", "lab.example"]) == [
-        "--server.headless", "true", "--browser.gatherUsageStats", "false", "--runner.postScriptGC", "false",
-        "--server.address", "10.0.0.5", "--browser.serverAddress", "lab.example"]
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--runner.postScriptGC",
+        "false",
+        "--server.address",
+        "10.0.0.5",
+        "--browser.serverAddress",
+        "lab.example",
+    ]
 
 
 def _listening_addresses(port: int) -> set[str]:
@@ -49,7 +77,7 @@ def _listening_addresses(port: int) -> set[str]:
                 if width == 8:
                     found.add(socket.inet_ntop(socket.AF_INET, raw[::-1]))
                 else:  # four little-endian 32-bit words
-                    words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                    words = b"".join(raw[i : i + 4][::-1] for i in range(0, 16, 4))
                     found.add(socket.inet_ntop(socket.AF_INET6, words))
     return found
 
@@ -64,9 +92,14 @@ def test_contextlab_lab_listens_on_127_0_0_1_only_from_any_folder(tmp_path: Path
     env.pop("STREAMLIT_BROWSER_GATHER_USAGE_STATS", None)
     # From a folder that is not the checkout, so no .streamlit/config.toml is read.
     with log.open("w") as out:
-        lab = subprocess.Popen([sys.executable, "-m", "contextlab.cli", "lab", "--server.port", str(port)],
-                               cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+        lab = subprocess.Popen(
+            [sys.executable, "-m", "contextlab.cli", "lab", "--server.port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 120
         while not _listening_addresses(port):

@@ -99,14 +99,29 @@ def test_load_error_is_value_error_and_contextlab_error():
 
 
 def test_load_bytes_json_array_maps_fields_and_keeps_the_rest():
-    data = json.dumps([{
-        "content": "text one", "score": 0.75, "source": "wiki/a", "timestamp": 1700000000,
-        "importance": 0.9, "id": "d1", "metadata": {"page": 3}, "lang": "en",
-    }]).encode()
+    data = json.dumps(
+        [
+            {
+                "content": "text one",
+                "score": 0.75,
+                "source": "wiki/a",
+                "timestamp": 1700000000,
+                "importance": 0.9,
+                "id": "d1",
+                "metadata": {"page": 3},
+                "lang": "en",
+            }
+        ]
+    ).encode()
     [doc] = load_bytes(data, "docs.json")
-    assert doc == Document(content="text one", score=0.75, source="wiki/a",
-                           metadata={"page": 3, "id": "d1", "lang": "en"},
-                           timestamp=1700000000.0, importance=0.9)
+    assert doc == Document(
+        content="text one",
+        score=0.75,
+        source="wiki/a",
+        metadata={"page": 3, "id": "d1", "lang": "en"},
+        timestamp=1700000000.0,
+        importance=0.9,
+    )
 
 
 def test_load_bytes_json_documents_wrapper():
@@ -119,9 +134,11 @@ def test_load_bytes_single_json_object_is_one_document():
 
 
 def test_load_bytes_langchain_documents():
-    data = json.dumps([
-        {"page_content": "lc text", "metadata": {"source": "guide.pdf", "page": 1}, "type": "Document"},
-    ]).encode()
+    data = json.dumps(
+        [
+            {"page_content": "lc text", "metadata": {"source": "guide.pdf", "page": 1}, "type": "Document"},
+        ]
+    ).encode()
     [doc] = load_bytes(data, "lc.json")
     assert (doc.content, doc.source) == ("lc text", "guide.pdf")
     assert doc.metadata == {"page": 1, "type": "Document", "score_missing": True}
@@ -134,19 +151,38 @@ def test_load_bytes_langchain_scored_pairs():
 
 
 def test_load_bytes_langchain_serialised_form():
-    data = json.dumps([{"lc": 1, "type": "constructor", "id": ["langchain", "Document"],
-                        "kwargs": {"page_content": "ser text", "metadata": {"source": "s"}}}]).encode()
+    data = json.dumps(
+        [
+            {
+                "lc": 1,
+                "type": "constructor",
+                "id": ["langchain", "Document"],
+                "kwargs": {"page_content": "ser text", "metadata": {"source": "s"}},
+            }
+        ]
+    ).encode()
     [doc] = load_bytes(data, "lc.json")
     assert (doc.content, doc.source) == ("ser text", "s")
 
 
 def test_load_bytes_llamaindex_node_with_score():
-    data = json.dumps({"source_nodes": [{
-        "node": {"id_": "n-1", "text": "llama text", "embedding": None,
-                 "metadata": {"file_name": "report.pdf", "page_label": "4"},
-                 "relationships": {}, "start_char_idx": 0},
-        "score": 0.81,
-    }]}).encode()
+    data = json.dumps(
+        {
+            "source_nodes": [
+                {
+                    "node": {
+                        "id_": "n-1",
+                        "text": "llama text",
+                        "embedding": None,
+                        "metadata": {"file_name": "report.pdf", "page_label": "4"},
+                        "relationships": {},
+                        "start_char_idx": 0,
+                    },
+                    "score": 0.81,
+                }
+            ]
+        }
+    ).encode()
     [doc] = load_bytes(data, "llama.json")
     assert (doc.content, doc.score, doc.source) == ("llama text", 0.81, "report.pdf")
     assert doc.metadata == {"page_label": "4", "node_id": "n-1"}
@@ -158,13 +194,16 @@ def test_load_bytes_accepts_every_text_field_name(field):
     assert doc.content == "hello"
 
 
-@pytest.mark.parametrize("record,source", [
-    ({"text": "t", "url": "https://x.org/a"}, "https://x.org/a"),
-    ({"text": "t", "file_name": "a.txt"}, "a.txt"),
-    ({"text": "t", "metadata": {"source": "meta-src"}}, "meta-src"),
-    ({"text": "t", "source": 12}, "12"),
-    ({"text": "t"}, None),
-])
+@pytest.mark.parametrize(
+    "record,source",
+    [
+        ({"text": "t", "url": "https://x.org/a"}, "https://x.org/a"),
+        ({"text": "t", "file_name": "a.txt"}, "a.txt"),
+        ({"text": "t", "metadata": {"source": "meta-src"}}, "meta-src"),
+        ({"text": "t", "source": 12}, "12"),
+        ({"text": "t"}, None),
+    ],
+)
 def test_load_bytes_source_fields(record, source):
     [doc] = load_bytes(json.dumps([record]).encode(), "x.json")
     assert doc.source == source
@@ -190,34 +229,36 @@ def test_load_bytes_numeric_string_score():
     assert doc.score == 0.25
 
 
-@pytest.mark.parametrize("data,match", [
-    (b'[{"content": "a"}, {"content": "b"', r"bad\.json: line 1, column \d+: invalid JSON .*truncated"),
-    (b'[{"content": "a"} {"content": "b"}]', r"line 1, column 19: invalid JSON \(Expecting ',' delimiter\); check"),
-    (b'[{"content": 42}]', r"record 1: field 'content' must be text, got a number"),
-    (b'[{"content": ["a"]}]', r"record 1: field 'content' must be text, got an array"),
-    (b'[{"content": "a", "score": "high"}]', r"record 1: field 'score' must be a number, got 'high'"),
-    (b'[{"content": "a", "score": true}]', r"field 'score' must be a number, got a boolean"),
-    (b'[{"content": "a", "score": NaN}]', r"field 'score' must be a finite number"),
-    (b'[{"content": "a", "importance": {}}]', r"field 'importance' must be a number, got an object"),
-    (b'[{"content": "a", "timestamp": "yesterday"}]', r"'timestamp' must be epoch seconds or an ISO 8601"),
-    (b'[{"content": "a", "source": ["x"]}]', r"field 'source' must be text, got an array"),
-    (b'[{"content": "a"}, 7]', r"record 2: expected an object .* or a string, got a number"),
-    (b'[null]', r"record 1: expected an object .* got null"),
-    (b'{"documents": "nope"}', r"field 'documents' must be an array of documents, got text"),
-    (b'{"foo": 1, "bar": 2}', r"expected an array of documents .*got an object with keys: foo, bar"),
-    (b'42', r"expected an array of documents .*got a number"),
-    (b'', r"bad\.json: the file is empty"),
-    (b'  \n ', r"the file is empty"),
-    (b'[]', r"no documents found"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (b'[{"content": "a"}, {"content": "b"', r"bad\.json: line 1, column \d+: invalid JSON .*truncated"),
+        (b'[{"content": "a"} {"content": "b"}]', r"line 1, column 19: invalid JSON \(Expecting ',' delimiter\); check"),
+        (b'[{"content": 42}]', r"record 1: field 'content' must be text, got a number"),
+        (b'[{"content": ["a"]}]', r"record 1: field 'content' must be text, got an array"),
+        (b'[{"content": "a", "score": "high"}]', r"record 1: field 'score' must be a number, got 'high'"),
+        (b'[{"content": "a", "score": true}]', r"field 'score' must be a number, got a boolean"),
+        (b'[{"content": "a", "score": NaN}]', r"field 'score' must be a finite number"),
+        (b'[{"content": "a", "importance": {}}]', r"field 'importance' must be a number, got an object"),
+        (b'[{"content": "a", "timestamp": "yesterday"}]', r"'timestamp' must be epoch seconds or an ISO 8601"),
+        (b'[{"content": "a", "source": ["x"]}]', r"field 'source' must be text, got an array"),
+        (b'[{"content": "a"}, 7]', r"record 2: expected an object .* or a string, got a number"),
+        (b"[null]", r"record 1: expected an object .* got null"),
+        (b'{"documents": "nope"}', r"field 'documents' must be an array of documents, got text"),
+        (b'{"foo": 1, "bar": 2}', r"expected an array of documents .*got an object with keys: foo, bar"),
+        (b"42", r"expected an array of documents .*got a number"),
+        (b"", r"bad\.json: the file is empty"),
+        (b"  \n ", r"the file is empty"),
+        (b"[]", r"no documents found"),
+    ],
+)
 def test_load_bytes_json_malformed(data, match):
     with pytest.raises(ValueError, match=match):
         load_bytes(data, "bad.json")
 
 
 def test_load_bytes_records_without_text_are_reported_not_dropped():
-    data = json.dumps([{"content": "ok"}, {"title": "no text"}, {"content": "   "},
-                       {"content": "fine"}]).encode()
+    data = json.dumps([{"content": "ok"}, {"title": "no text"}, {"content": "   "}, {"content": "fine"}]).encode()
     with pytest.raises(LoadError) as info:
         load_bytes(data, "mixed.json")
     message = str(info.value)
@@ -255,14 +296,17 @@ def test_load_bytes_jsonl_skips_blank_lines():
     assert [(d.content, d.score) for d in docs] == [("one", 1.0), ("two", 0.3)]
 
 
-@pytest.mark.parametrize("data,match", [
-    (b'{"text": "one"}\n{"text": "two"\n', r"bad\.jsonl: line 2, column \d+: invalid JSON .*truncated"),
-    (b'{"text": "one"}\n\n{text: "two"}\n', r"bad\.jsonl: line 3, column 2: invalid JSON"),
-    (b'{"text": "one"}\n[1, 2, 3]\n', r"line 2: expected an object"),
-    (b'{"text": "one"}\n{"text": 5}\n', r"line 2: field 'text' must be text"),
-    (b'{"text": "one"}\n{"body": "x"}\n', r"1 record\(s\) have no text: line 2 \(fields: body\)"),
-    (b'\n\n', r"no documents found"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (b'{"text": "one"}\n{"text": "two"\n', r"bad\.jsonl: line 2, column \d+: invalid JSON .*truncated"),
+        (b'{"text": "one"}\n\n{text: "two"}\n', r"bad\.jsonl: line 3, column 2: invalid JSON"),
+        (b'{"text": "one"}\n[1, 2, 3]\n', r"line 2: expected an object"),
+        (b'{"text": "one"}\n{"text": 5}\n', r"line 2: field 'text' must be text"),
+        (b'{"text": "one"}\n{"body": "x"}\n', r"1 record\(s\) have no text: line 2 \(fields: body\)"),
+        (b"\n\n", r"no documents found"),
+    ],
+)
 def test_load_bytes_jsonl_malformed(data, match):
     with pytest.raises(ValueError, match=match):
         load_bytes(data, "bad.jsonl")
@@ -275,7 +319,9 @@ def test_load_bytes_csv_with_bom_crlf_and_quoted_commas():
     data = '\ufefftext,score,source,lang\r\n"hello, world",0.5,a.md,en\r\n"multi\r\nline",,b.md,\r\n'
     docs = load_bytes(data.encode("utf-8"), "x.csv")
     assert [(d.content, d.score, d.source) for d in docs] == [
-        ("hello, world", 0.5, "a.md"), ("multi\nline", 1.0, "b.md")]
+        ("hello, world", 0.5, "a.md"),
+        ("multi\nline", 1.0, "b.md"),
+    ]
     assert docs[0].metadata == {"lang": "en"}
     assert docs[1].metadata == {"lang": "", "score_missing": True}
 
@@ -307,15 +353,21 @@ def test_load_bytes_csv_long_cells_are_read():
     assert doc.content == long_text
 
 
-@pytest.mark.parametrize("data,match", [
-    (b"title,score\nx,1\n", r"bad\.csv: no text column; name one column content, text, page_content \(found columns: title, score\)"),
-    (b"text,score\na,1,extra\n", r"bad\.csv: line 2: 3 cells but the header has 2 columns"),
-    (b'text,score\nok,1\n"unterminated,1\n', r"bad\.csv: line 3: malformed CSV"),
-    (b"text,score\na,abc\n", r"line 2: field 'score' must be a number, got 'abc'"),
-    (b"text,score\na,1\n,0.5\n", r"1 record\(s\) have no text: line 3"),
-    (b"", r"bad\.csv: the file is empty"),
-    (b"text,score\n", r"no documents found"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (
+            b"title,score\nx,1\n",
+            r"bad\.csv: no text column; name one column content, text, page_content \(found columns: title, score\)",
+        ),
+        (b"text,score\na,1,extra\n", r"bad\.csv: line 2: 3 cells but the header has 2 columns"),
+        (b'text,score\nok,1\n"unterminated,1\n', r"bad\.csv: line 3: malformed CSV"),
+        (b"text,score\na,abc\n", r"line 2: field 'score' must be a number, got 'abc'"),
+        (b"text,score\na,1\n,0.5\n", r"1 record\(s\) have no text: line 3"),
+        (b"", r"bad\.csv: the file is empty"),
+        (b"text,score\n", r"no documents found"),
+    ],
+)
 def test_load_bytes_csv_malformed(data, match):
     with pytest.raises(ValueError, match=match):
         load_bytes(data, "bad.csv")
@@ -356,7 +408,7 @@ def test_load_bytes_markdown_without_headings_uses_paragraphs():
 
 
 def test_load_bytes_utf16_with_bom():
-    docs = load_bytes("[{\"content\": \"héllo\"}]".encode("utf-16"), "x.json")
+    docs = load_bytes('[{"content": "héllo"}]'.encode("utf-16"), "x.json")
     assert contents(docs) == ["héllo"]
 
 
@@ -364,14 +416,17 @@ def test_load_bytes_utf8_bom_json():
     assert contents(load_bytes(b'\xef\xbb\xbf[{"content": "x"}]', "x.json")) == ["x"]
 
 
-@pytest.mark.parametrize("data,match", [
-    (b"caf\xe9 au lait", r"bad\.txt: line 1: byte 0xe9 at offset 3 is not UTF-8; re-save the file as UTF-8"),
-    (b"ok\nline two \xff\n", r"line 2: byte 0xff"),
-    (b"%PDF-1.7\n\x00\x01\x02binary", r"bad\.txt: looks like a binary file \(a PDF file\), not text"),
-    (b"PK\x03\x04\x14\x00", r"bad\.txt: looks like a binary file \(a ZIP archive \(DOCX"),
-    (b"\x7fELF\x02\x01\x00\x00", r"bad\.txt: line 1: NUL byte at offset 6; .*binary file"),
-    (b"\xff\xfe\x00", r"starts with a UTF-16 mark but is not valid UTF-16"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (b"caf\xe9 au lait", r"bad\.txt: line 1: byte 0xe9 at offset 3 is not UTF-8; re-save the file as UTF-8"),
+        (b"ok\nline two \xff\n", r"line 2: byte 0xff"),
+        (b"%PDF-1.7\n\x00\x01\x02binary", r"bad\.txt: looks like a binary file \(a PDF file\), not text"),
+        (b"PK\x03\x04\x14\x00", r"bad\.txt: looks like a binary file \(a ZIP archive \(DOCX"),
+        (b"\x7fELF\x02\x01\x00\x00", r"bad\.txt: line 1: NUL byte at offset 6; .*binary file"),
+        (b"\xff\xfe\x00", r"starts with a UTF-16 mark but is not valid UTF-16"),
+    ],
+)
 def test_load_bytes_undecodable_is_clear_error(data, match):
     with pytest.raises(LoadError, match=match):
         load_bytes(data, "bad.txt")
@@ -403,23 +458,29 @@ def test_load_file_refuses_a_nul_byte_anywhere_like_load_bytes(tmp_path: Path, f
         load_file(path)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: load_bytes(b'[{"content": "a\\u0000b"}]', "x.json"),
-    lambda: load_bytes(b'{"text": "a", "source": "s\\u0000"}', "x.jsonl"),
-    lambda: load_bytes("[{\"content\": \"a\x00\"}]".encode("utf-16"), "x.json"),
-    lambda: parse_pasted("first\n\nsec\x00ond"),
-    lambda: parse_pasted('[{"content": "a\\u0000"}]'),
-    lambda: documents_from_records(["fine", {"content": "no\x00"}]),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: load_bytes(b'[{"content": "a\\u0000b"}]', "x.json"),
+        lambda: load_bytes(b'{"text": "a", "source": "s\\u0000"}', "x.jsonl"),
+        lambda: load_bytes('[{"content": "a\x00"}]'.encode("utf-16"), "x.json"),
+        lambda: parse_pasted("first\n\nsec\x00ond"),
+        lambda: parse_pasted('[{"content": "a\\u0000"}]'),
+        lambda: documents_from_records(["fine", {"content": "no\x00"}]),
+    ],
+)
 def test_nul_characters_in_decoded_text_are_refused_the_same_way(call):
     with pytest.raises(LoadError, match=r"NUL"):
         call()
 
 
-@pytest.mark.parametrize("filename,match", [
-    ("report.pdf", r"report\.pdf: unsupported file type \('\.pdf'\); use one of \.json"),
-    ("README", r"unsupported file type \(no extension\)"),
-])
+@pytest.mark.parametrize(
+    "filename,match",
+    [
+        ("report.pdf", r"report\.pdf: unsupported file type \('\.pdf'\); use one of \.json"),
+        ("README", r"unsupported file type \(no extension\)"),
+    ],
+)
 def test_load_bytes_unsupported_extension(filename, match):
     with pytest.raises(LoadError, match=match):
         load_bytes(b"text", filename)
@@ -455,11 +516,14 @@ def test_load_bytes_max_documents_is_enforced_per_format():
         load_bytes(b'["a", "b", "c", "d"]', "x.json", max_documents=3)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"max_bytes": 0}, r"max_bytes must be a whole number >= 1, got 0"),
-    ({"max_bytes": 1.5}, r"max_bytes must be a whole number >= 1, got 1\.5"),
-    ({"max_documents": -1}, r"max_documents must be a whole number >= 1, got -1"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"max_bytes": 0}, r"max_bytes must be a whole number >= 1, got 0"),
+        ({"max_bytes": 1.5}, r"max_bytes must be a whole number >= 1, got 1\.5"),
+        ({"max_documents": -1}, r"max_documents must be a whole number >= 1, got -1"),
+    ],
+)
 def test_load_bytes_bad_limits(kwargs, match):
     with pytest.raises(ValueError, match=match):
         load_bytes(b"x", "x.txt", **kwargs)
@@ -523,16 +587,20 @@ def test_load_bytes_csv_repeated_column_is_an_error():
 def test_load_bytes_huge_integer_score_is_an_error_that_says_too_large_without_every_digit():
     with pytest.raises(LoadError) as raised:
         load_bytes(b'[{"content": "a", "score": 1' + b"0" * 400 + b"}]", "x.json")
-    assert str(raised.value) == ("x.json: record 1: field 'score' is a number too large to use "
-                                 "(beyond ±1.8e308), got a 401-digit whole number")
+    assert str(raised.value) == (
+        "x.json: record 1: field 'score' is a number too large to use (beyond ±1.8e308), got a 401-digit whole number"
+    )
 
 
-@pytest.mark.parametrize(("field", "value", "says"), [
-    ("score", "9" * 400, "is a number too large to use (beyond ±1.8e308), got '9999"),
-    ("score", "x" * 400, "must be a number, got 'xxxx"),
-    ("importance", "nan" + " " * 300, "must be a finite number, got 'nan   "),
-    ("timestamp", "t" * 400, "must be epoch seconds or an ISO 8601 date such as 2024-05-01T12:00:00Z, got 'ttt"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("score", "9" * 400, "is a number too large to use (beyond ±1.8e308), got '9999"),
+        ("score", "x" * 400, "must be a number, got 'xxxx"),
+        ("importance", "nan" + " " * 300, "must be a finite number, got 'nan   "),
+        ("timestamp", "t" * 400, "must be epoch seconds or an ISO 8601 date such as 2024-05-01T12:00:00Z, got 'ttt"),
+    ],
+)
 def test_load_bytes_messages_quote_at_most_60_characters_of_a_value(field, value, says):
     with pytest.raises(LoadError) as raised:
         load_bytes(json.dumps([{"content": "a", field: value}]).encode(), "x.json")
@@ -551,10 +619,12 @@ def test_load_bytes_long_column_and_key_lists_are_shortened():
 
 
 def test_load_bytes_json_metadata_that_is_not_an_object_is_an_error():
-    with pytest.raises(LoadError, match=r"^x\.json: record 2: field 'metadata' must be an object of "
-                                        r"metadata fields, got text 'notadict'$"):
-        load_bytes(json.dumps([{"content": "a"}, {"content": "b", "metadata": "notadict"}]).encode(),
-                   "x.json")
+    with pytest.raises(
+        LoadError,
+        match=r"^x\.json: record 2: field 'metadata' must be an object of "
+        r"metadata fields, got text 'notadict'$",
+    ):
+        load_bytes(json.dumps([{"content": "a"}, {"content": "b", "metadata": "notadict"}]).encode(), "x.json")
     with pytest.raises(LoadError, match=r"line 1: field 'metadata' must be an object .* got an array"):
         load_bytes(b'{"content": "b", "metadata": [1, 2]}\n', "x.jsonl")
     # null or empty is no metadata; a CSV cell can only be text, so the column is kept as it is.
@@ -565,8 +635,11 @@ def test_load_bytes_json_metadata_that_is_not_an_object_is_an_error():
 
 
 def test_load_file_folder_says_it_is_a_folder(tmp_path: Path):
-    with pytest.raises(LoadError, match=r"is a folder, not a documents file; folders are not read: "
-                                        r"give the files in it instead"):
+    with pytest.raises(
+        LoadError,
+        match=r"is a folder, not a documents file; folders are not read: "
+        r"give the files in it instead",
+    ):
         load_file(tmp_path)
 
 
@@ -599,20 +672,31 @@ def test_parse_pasted_keeps_every_character_but_separators(text: str):
 
 
 @settings(max_examples=60, deadline=None)
-@given(records=st.lists(st.fixed_dictionaries({
-    # NUL is refused by rule (test_nul_characters_in_decoded_text_are_refused_the_same_way).
-    "content": st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=40)
-    .filter(lambda s: s.strip()),
-    "score": st.floats(0, 1),
-    "source": st.none() | st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=10)
-    .filter(lambda s: s.strip()),
-}), min_size=1, max_size=8), filename=st.sampled_from(["x.json", "x.jsonl"]))
+@given(
+    records=st.lists(
+        st.fixed_dictionaries(
+            {
+                # NUL is refused by rule (test_nul_characters_in_decoded_text_are_refused_the_same_way).
+                "content": st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=40).filter(
+                    lambda s: s.strip()
+                ),
+                "score": st.floats(0, 1),
+                "source": st.none()
+                | st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=10).filter(
+                    lambda s: s.strip()
+                ),
+            }
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    filename=st.sampled_from(["x.json", "x.jsonl"]),
+)
 def test_load_bytes_json_round_trip(records, filename):
     if filename.endswith(".jsonl"):
         data = "\n".join(json.dumps(r) for r in records).encode()
     else:
         data = json.dumps(records).encode()
     docs = load_bytes(data, filename)
-    expected = [(r["content"].replace("\r\n", "\n").replace("\r", "\n"), r["score"], r["source"])
-                for r in records]
+    expected = [(r["content"].replace("\r\n", "\n").replace("\r", "\n"), r["score"], r["source"]) for r in records]
     assert [(d.content, d.score, d.source) for d in docs] == expected

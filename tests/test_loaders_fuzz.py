@@ -24,9 +24,26 @@ from contextlab.types import Document
 
 FILENAMES = [f"input{ext}" for ext in SUPPORTED_EXTENSIONS]
 FORMATS = [None, "auto", "json", "jsonl", "csv", "txt", "md"]
-FIELDS = ["content", "text", "page_content", "Content", "score", "source", "url", "file_name",
-          "metadata", "node", "timestamp", "importance", "lc", "kwargs", "documents", "results",
-          "id_", "x"]
+FIELDS = [
+    "content",
+    "text",
+    "page_content",
+    "Content",
+    "score",
+    "source",
+    "url",
+    "file_name",
+    "metadata",
+    "node",
+    "timestamp",
+    "importance",
+    "lc",
+    "kwargs",
+    "documents",
+    "results",
+    "id_",
+    "x",
+]
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -47,12 +64,20 @@ def assert_documents_or_own_error(call: Callable[[], Any]) -> None:
         assert doc.source is None or isinstance(doc.source, str)
 
 
-_scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
-            | st.integers(min_value=10**300, max_value=10**310))
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=20)
+    | st.integers(min_value=10**300, max_value=10**310)
+)
 JSON_VALUES = st.recursive(
     _scalars,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=5), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=5), children, max_size=5)
+    ),
     max_leaves=25,
 )
 # Records that look like what retrievers dump, so fuzzing reaches past the first checks.
@@ -76,8 +101,11 @@ def test_load_bytes_random_bytes_give_documents_or_load_error(data: bytes, filen
 
 
 @FUZZ
-@given(text=st.text(max_size=300), filename=st.sampled_from(FILENAMES),
-       encoding=st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "latin-1"]))
+@given(
+    text=st.text(max_size=300),
+    filename=st.sampled_from(FILENAMES),
+    encoding=st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "latin-1"]),
+)
 def test_load_bytes_random_text_in_any_encoding(text: str, filename: str, encoding: str):
     try:
         data = text.encode(encoding)
@@ -95,11 +123,14 @@ def test_load_file_random_bytes_give_documents_or_load_error(tmp_path_factory, d
 
 
 @FUZZ
-@given(data=st.binary(min_size=1, max_size=200), max_bytes=st.integers(1, 250),
-       max_documents=st.integers(1, 5), filename=st.sampled_from(FILENAMES))
+@given(
+    data=st.binary(min_size=1, max_size=200),
+    max_bytes=st.integers(1, 250),
+    max_documents=st.integers(1, 5),
+    filename=st.sampled_from(FILENAMES),
+)
 def test_load_bytes_random_bytes_under_tight_limits(data: bytes, max_bytes: int, max_documents: int, filename: str):
-    assert_documents_or_own_error(
-        lambda: load_bytes(data, filename, max_bytes=max_bytes, max_documents=max_documents))
+    assert_documents_or_own_error(lambda: load_bytes(data, filename, max_bytes=max_bytes, max_documents=max_documents))
 
 
 @FUZZ
@@ -119,15 +150,18 @@ def test_load_file_huge_limit_reads_only_the_file(tmp_path: Path, filename: str)
 
 
 @FUZZ
-@given(text=st.text(max_size=300) | st.text(st.sampled_from("[]{}\",:\n\r\t -#\x00\ufeffab1"), max_size=200))
+@given(text=st.text(max_size=300) | st.text(st.sampled_from('[]{}",:\n\r\t -#\x00\ufeffab1'), max_size=200))
 def test_parse_pasted_random_text_gives_documents_or_load_error(text: str):
     assert_documents_or_own_error(lambda: parse_pasted(text))
 
 
 @FUZZ
-@given(value=st.one_of(st.integers(), st.binary(max_size=10), st.lists(st.text(max_size=3), max_size=3),
-                       st.none(), st.floats()),
-       entry=st.sampled_from(["bytes", "pasted", "records", "limits", "name", "file"]))
+@given(
+    value=st.one_of(
+        st.integers(), st.binary(max_size=10), st.lists(st.text(max_size=3), max_size=3), st.none(), st.floats()
+    ),
+    entry=st.sampled_from(["bytes", "pasted", "records", "limits", "name", "file"]),
+)
 def test_every_entry_point_wrong_argument_types_are_own_errors(value: Any, entry: str):
     calls: dict[str, Callable[[], Any]] = {
         "bytes": lambda: load_bytes(value, "x.json"),
@@ -145,8 +179,12 @@ def test_every_entry_point_wrong_argument_types_are_own_errors(value: Any, entry
 
 @pytest.mark.slow
 @FUZZ
-@given(value=JSON_VALUES | st.lists(RECORDS, max_size=6), allow_nan=st.booleans(),
-       filename=st.sampled_from(["x.json", "x.txt", "x.md"]), fmt=st.sampled_from([None, "auto", "json"]))
+@given(
+    value=JSON_VALUES | st.lists(RECORDS, max_size=6),
+    allow_nan=st.booleans(),
+    filename=st.sampled_from(["x.json", "x.txt", "x.md"]),
+    fmt=st.sampled_from([None, "auto", "json"]),
+)
 def test_load_bytes_random_json_values(value: Any, allow_nan: bool, filename: str, fmt: str | None):
     try:
         data = json.dumps(value, allow_nan=allow_nan).encode()
@@ -191,8 +229,9 @@ def csv_files(draw: st.DrawFn) -> bytes:
     """Return CSV written by the csv module: random header, random cells, random dialect."""
     delimiter = draw(st.sampled_from([",", ";", "\t", "|"]))
     header = draw(st.lists(st.sampled_from(FIELDS) | st.text(max_size=6), min_size=1, max_size=5))
-    cell = st.text(max_size=15) | st.sampled_from(["", " ", "0.5", "nan", "inf", "1e999", "2024-05-01T00:00:00Z",
-                                                    '{"source": "m"}', '{"a": [', "\"", delimiter])
+    cell = st.text(max_size=15) | st.sampled_from(
+        ["", " ", "0.5", "nan", "inf", "1e999", "2024-05-01T00:00:00Z", '{"source": "m"}', '{"a": [', '"', delimiter]
+    )
     rows = draw(st.lists(st.lists(cell, max_size=len(header) + 2), max_size=6))
     out = io.StringIO()
     writer = csv.writer(out, delimiter=delimiter, quoting=draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL])))
@@ -217,7 +256,7 @@ def test_load_bytes_random_csv_cut_and_spliced(data: bytes, cut: int, junk: byte
 
 
 @FUZZ
-@given(text=st.text(st.sampled_from('content,text\n\r"\';|\t ab\x00\u2028'), max_size=120))
+@given(text=st.text(st.sampled_from("content,text\n\r\"';|\t ab\x00\u2028"), max_size=120))
 def test_load_bytes_random_csv_like_text(text: str):
     assert_documents_or_own_error(lambda: load_bytes(text.encode("utf-8", "surrogatepass"), "x.csv"))
 

@@ -34,9 +34,7 @@ CHAT = [
 
 
 def test_format_memory_keeps_last_two_per_turn():
-    assert format_memory(CHAT, 1) == (
-        "Assistant: Check spam. Or use the backup codes.\nUser: Thanks!"
-    )
+    assert format_memory(CHAT, 1) == ("Assistant: Check spam. Or use the backup codes.\nUser: Thanks!")
 
 
 def test_format_memory_labels_system_and_other_roles_by_name():
@@ -46,9 +44,7 @@ def test_format_memory_labels_system_and_other_roles_by_name():
 
 def test_format_memory_seed_compatible_labels_every_non_user_role_assistant():
     msgs = [Message("system", "rules"), Message("tool", "42"), Message("User", "hi")]
-    assert format_memory(msgs, 5, seed_compatible=True) == (
-        "Assistant: rules\nAssistant: 42\nAssistant: hi"
-    )
+    assert format_memory(msgs, 5, seed_compatible=True) == ("Assistant: rules\nAssistant: 42\nAssistant: hi")
 
 
 @pytest.mark.parametrize("max_turns", [0, -1, -10])
@@ -88,9 +84,7 @@ def test_role_label_empty_role_is_unknown():
 
 def test_extractive_summary_takes_first_sentence_of_each_turn():
     assert extractive_summary(CHAT[:3]) == (
-        "- System: Be terse.\n"
-        "- User: How do I reset my password?\n"
-        "- Assistant: Open Settings, then Security."
+        "- System: Be terse.\n- User: How do I reset my password?\n- Assistant: Open Settings, then Security."
     )
 
 
@@ -137,8 +131,7 @@ def test_fit_history_summarizes_older_turns_literal_layout():
 
 def test_fit_history_account_covers_every_message():
     fit = fit_history(CHAT, 30, "heuristic")
-    assert fit.account() == {0: "summarized", 1: "summarized", 2: "summarized",
-                             3: "summarized", 4: "kept", 5: "kept"}
+    assert fit.account() == {0: "summarized", 1: "summarized", 2: "summarized", 3: "summarized", 4: "kept", 5: "kept"}
 
 
 def test_fit_history_zero_budget_accounts_for_all_in_summary_indices():
@@ -232,7 +225,7 @@ def test_fit_history_property_within_budget_and_nothing_lost(msgs, budget, overh
     assert HEURISTIC.count(fit.text) + overhead * fit.n_items <= budget
     assert sorted(fit.kept_indices + fit.summarized_indices) == list(range(len(msgs)))
     # The kept turns are the most recent run, in order, verbatim.
-    assert fit.kept == msgs[len(msgs) - len(fit.kept):]
+    assert fit.kept == msgs[len(msgs) - len(fit.kept) :]
     if fit.summarized_indices and fit.summary:
         assert fit.summary.startswith(summary_header(len(fit.summarized_indices)))
 

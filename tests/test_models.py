@@ -43,14 +43,17 @@ SECRET = "sk-contextlab-test-SECRET-0123456789"
 # -- scoring, as Liu et al. score -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("answer", "golds", "expected"), [
-    ("The Eiffel Tower.", ["eiffel tower"], True),
-    ("It was Wilhelm Conrad Röntgen, in 1901", ["Wilhelm Conrad Röntgen"], True),
-    ("Marie Curie", ["Wilhelm Conrad Röntgen"], False),
-    ("anything at all", ["the", "."], False),  # golds that normalise to nothing never match
-    ("1980s", ["the 1980s", "1970s"], True),
-    ("", ["Paris"], False),
-])
+@pytest.mark.parametrize(
+    ("answer", "golds", "expected"),
+    [
+        ("The Eiffel Tower.", ["eiffel tower"], True),
+        ("It was Wilhelm Conrad Röntgen, in 1901", ["Wilhelm Conrad Röntgen"], True),
+        ("Marie Curie", ["Wilhelm Conrad Röntgen"], False),
+        ("anything at all", ["the", "."], False),  # golds that normalise to nothing never match
+        ("1980s", ["the 1980s", "1970s"], True),
+        ("", ["Paris"], False),
+    ],
+)
 def test_models_answer_is_correct_as_the_paper_scores(answer, golds, expected):
     assert answer_is_correct(answer, golds) is expected
 
@@ -69,8 +72,7 @@ def test_models_first_line_is_the_answer():
 
 def test_models_paper_documents_format():
     docs = [Document("Paris is  the capital.", source="France"), Document("No title here.")]
-    assert paper_documents(docs) == ("Document [1](Title: France) Paris is the capital.\n"
-                                     "Document [2] No title here.")
+    assert paper_documents(docs) == ("Document [1](Title: France) Paris is the capital.\nDocument [2] No title here.")
 
 
 def test_models_template_renders_instruction_shots_then_question():
@@ -84,7 +86,10 @@ def test_models_template_renders_instruction_shots_then_question():
 
 
 def test_models_template_closed_book_uses_the_closed_book_instruction():
-    assert QATemplate().render("who wrote Hamlet?", "") == f"{CLOSED_BOOK_INSTRUCTION}\n\nQuestion: who wrote Hamlet?\nAnswer:"
+    assert (
+        QATemplate().render("who wrote Hamlet?", "")
+        == f"{CLOSED_BOOK_INSTRUCTION}\n\nQuestion: who wrote Hamlet?\nAnswer:"
+    )
 
 
 def test_models_template_question_format_must_hold_the_question():

@@ -62,8 +62,11 @@ def test_models_server_lists_the_model_and_listens_on_loopback_only(server):
     assert ids == [BUNDLED_MODEL]
     # /proc/net/tcp lists the listening socket: local address 0100007F (127.0.0.1), state 0A (LISTEN)
     port_hex = f"{server.port:04X}"
-    listening = [line.split()[1] for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
-                 if line.split()[1].endswith(":" + port_hex) and line.split()[3] == "0A"]
+    listening = [
+        line.split()[1]
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+        if line.split()[1].endswith(":" + port_hex) and line.split()[3] == "0A"
+    ]
     assert listening == [f"0100007F:{port_hex}"]
 
 
@@ -77,8 +80,9 @@ def test_models_server_counts_in_the_models_own_tokens(server):
 
 def test_models_server_answers_and_the_answer_is_scored(server):
     client = ModelClient(server.url, api="completions")
-    reply = client.complete("Question: What is the capital of France?\nAnswer: Paris\n\n"
-                            "Question: What is the capital of Italy?\nAnswer:")
+    reply = client.complete(
+        "Question: What is the capital of France?\nAnswer: Paris\n\nQuestion: What is the capital of Italy?\nAnswer:"
+    )
     # greedy decoding (temperature 0, seed 0): the model's answer is the same on every run
     assert (reply.answer, reply.prompt_tokens, reply.finish_reason) == ("Rome", 27, "stop")
     assert answer_is_correct(reply.answer, ["Rome"]) and not answer_is_correct(reply.answer, ["Milan"])
@@ -108,9 +112,28 @@ def test_models_server_eval_rows_then_the_cache_with_the_server_stopped(tmp_path
     the key."""
     served = LocalModelServer(port=0, parallel=2, context=2048)
     url = served.start()
-    args = ["eval", "--endpoint", url, "--api", "completions", "--shots", "1", "--limit", "2", "--top-k", "3",
-            "--grid", "placement=lost_in_the_middle,relevance", "--cache", str(tmp_path / "cache.sqlite"),
-            "--yes", "--out", str(tmp_path / "first.csv"), "--summary", str(tmp_path / "first.json")]
+    args = [
+        "eval",
+        "--endpoint",
+        url,
+        "--api",
+        "completions",
+        "--shots",
+        "1",
+        "--limit",
+        "2",
+        "--top-k",
+        "3",
+        "--grid",
+        "placement=lost_in_the_middle,relevance",
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+        "--yes",
+        "--out",
+        str(tmp_path / "first.csv"),
+        "--summary",
+        str(tmp_path / "first.json"),
+    ]
     try:
         first = run_cli(*args, env={"CONTEXTLAB_API_KEY": SECRET})
     finally:
@@ -121,8 +144,11 @@ def test_models_server_eval_rows_then_the_cache_with_the_server_stopped(tmp_path
     assert "this run sends 2 calls" in first.stderr
     rows = list(csv.DictReader((tmp_path / "first.csv").open()))
     assert [(r["config"], r["query_id"]) for r in rows] == [
-        ("placement=lost_in_the_middle", "nq-0"), ("placement=relevance", "nq-0"),
-        ("placement=lost_in_the_middle", "nq-1"), ("placement=relevance", "nq-1")]
+        ("placement=lost_in_the_middle", "nq-0"),
+        ("placement=relevance", "nq-0"),
+        ("placement=lost_in_the_middle", "nq-1"),
+        ("placement=relevance", "nq-1"),
+    ]
     golds = {q.query_id: q.answers for q in load_bundled_set().questions[:2]}
     assert rows[0]["answer"] == rows[1]["answer"] and rows[2]["answer"] == rows[3]["answer"]
     for row in rows:
@@ -132,9 +158,14 @@ def test_models_server_eval_rows_then_the_cache_with_the_server_stopped(tmp_path
     assert summary["answered_by"] == {"endpoint": url, "model": BUNDLED_MODEL}
     assert all(c["accuracy_n"] == 2 for c in summary["configs"])
 
-    again = run_cli(*args[:-4],
-                    "--out", str(tmp_path / "again.csv"), "--summary", str(tmp_path / "again.json"),
-                    env={"CONTEXTLAB_API_KEY": SECRET})
+    again = run_cli(
+        *args[:-4],
+        "--out",
+        str(tmp_path / "again.csv"),
+        "--summary",
+        str(tmp_path / "again.json"),
+        env={"CONTEXTLAB_API_KEY": SECRET},
+    )
     assert again.returncode == 0, again.stderr
     assert "every answer comes from the cache (2)" in again.stderr
     assert (tmp_path / "again.csv").read_text() == (tmp_path / "first.csv").read_text()
@@ -148,50 +179,129 @@ def test_models_server_eval_rows_then_the_cache_with_the_server_stopped(tmp_path
 
 def test_models_server_curve_file_feeds_eval_curve(server, tmp_path):
     out = tmp_path / "curve.csv"
-    done = run_cli("curve", "--endpoint", server.url, "--api", "completions", "--documents", "2",
-                   "--positions", "1,2", "--limit", "1", "--no-closed-book", "--name", "Gemma test",
-                   "--cache", str(tmp_path / "c.sqlite"), "--yes", "--out", str(out))
+    done = run_cli(
+        "curve",
+        "--endpoint",
+        server.url,
+        "--api",
+        "completions",
+        "--documents",
+        "2",
+        "--positions",
+        "1,2",
+        "--limit",
+        "1",
+        "--no-closed-book",
+        "--name",
+        "Gemma test",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--yes",
+        "--out",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr
     data = load_curve_file(out)
     assert data.models() == ["Gemma test"] and data.doc_counts("Gemma test") == [2]
     assert [p for p, _ in data.curve("Gemma test", 2)] == [1, 2]
     assert data.oracle("Gemma test") in (0.0, 100.0)
-    estimate = run_cli("eval", "--curve", str(out), "--limit", "2", "--grid", "placement=curve,relevance",
-                       "--out", str(tmp_path / "e.csv"))
+    estimate = run_cli(
+        "eval",
+        "--curve",
+        str(out),
+        "--limit",
+        "2",
+        "--grid",
+        "placement=curve,relevance",
+        "--out",
+        str(tmp_path / "e.csv"),
+    )
     assert estimate.returncode == 0, estimate.stderr
     rows = list(csv.DictReader((tmp_path / "e.csv").open()))
     # a block of another size than the curve's 2 documents says how the curve was read for it
     for row in rows:
         n = int(row["in_block"])
-        assert row["curve"] == ("measured: Gemma test" if n in (1, 2) else
-                                f"measured: Gemma test ({n} documents read at relative depth on the 2-document curve)")
+        assert row["curve"] == (
+            "measured: Gemma test"
+            if n in (1, 2)
+            else f"measured: Gemma test ({n} documents read at relative depth on the 2-document curve)"
+        )
 
 
 def test_models_server_refuses_to_send_without_a_terminal_or_yes(server, tmp_path):
-    done = run_cli("curve", "--endpoint", server.url, "--api", "completions", "--documents", "2",
-                   "--positions", "1", "--limit", "1", "--cache", str(tmp_path / "c.sqlite"),
-                   "--out", str(tmp_path / "c.csv"), timeout=300)
+    done = run_cli(
+        "curve",
+        "--endpoint",
+        server.url,
+        "--api",
+        "completions",
+        "--documents",
+        "2",
+        "--positions",
+        "1",
+        "--limit",
+        "1",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(tmp_path / "c.csv"),
+        timeout=300,
+    )
     assert done.returncode == 1
-    assert "contextlab: note: not sending: stdin is not a terminal, so nobody can answer; rerun with --yes" \
-        in done.stderr
+    assert (
+        "contextlab: note: not sending: stdin is not a terminal, so nobody can answer; rerun with --yes" in done.stderr
+    )
     assert not (tmp_path / "c.csv").exists()
 
 
 def test_models_server_unknown_model_and_unreachable_endpoint_are_one_line(server, tmp_path):
-    unknown = run_cli("curve", "--endpoint", server.url, "--model", "no-such-model", "--documents", "2",
-                      "--positions", "1", "--limit", "1", "--no-cache", "--yes", "--out", str(tmp_path / "c.csv"))
+    unknown = run_cli(
+        "curve",
+        "--endpoint",
+        server.url,
+        "--model",
+        "no-such-model",
+        "--documents",
+        "2",
+        "--positions",
+        "1",
+        "--limit",
+        "1",
+        "--no-cache",
+        "--yes",
+        "--out",
+        str(tmp_path / "c.csv"),
+    )
     assert unknown.returncode == 1
     assert unknown.stderr.strip().splitlines()[-1] == (
-        f"contextlab: error: the endpoint {server.url} does not serve model 'no-such-model'; "
-        f"it serves: {BUNDLED_MODEL}")
+        f"contextlab: error: the endpoint {server.url} does not serve model 'no-such-model'; it serves: {BUNDLED_MODEL}"
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_models_server_killed_run_resumes_from_the_cache(server, tmp_path):
     cache = tmp_path / "c.sqlite"
-    args = ["curve", "--endpoint", server.url, "--api", "completions", "--documents", "2", "--positions", "1,2",
-            "--limit", "2", "--no-closed-book", "--concurrency", "1", "--cache", str(cache), "--yes",
-            "--out", str(tmp_path / "c.csv")]
+    args = [
+        "curve",
+        "--endpoint",
+        server.url,
+        "--api",
+        "completions",
+        "--documents",
+        "2",
+        "--positions",
+        "1,2",
+        "--limit",
+        "2",
+        "--no-closed-book",
+        "--concurrency",
+        "1",
+        "--cache",
+        str(cache),
+        "--yes",
+        "--out",
+        str(tmp_path / "c.csv"),
+    ]
     proc = subprocess.Popen([*CLI, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def answered() -> int:
@@ -216,8 +326,13 @@ def test_models_server_killed_run_resumes_from_the_cache(server, tmp_path):
 
 
 def test_models_server_serve_command_prints_its_url_and_stops_on_sigterm():
-    proc = subprocess.Popen([*CLI, "model", "serve", "--port", "0", "--parallel", "1", "--context", "512"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [*CLI, "model", "serve", "--port", "0", "--parallel", "1", "--context", "512"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")

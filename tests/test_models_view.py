@@ -38,8 +38,7 @@ def test_models_view_unreachable_endpoint_is_one_line_when_counting_and_never_sh
     at = run(at.button(key="model_count").click())
     errors = [unescape(e.value) for e in at.error]
     assert len(errors) == 1 and "\n" not in errors[0]
-    assert errors[0].startswith(f"cannot reach the endpoint {endpoint} (connection refused); "
-                                "is the server running?")
+    assert errors[0].startswith(f"cannot reach the endpoint {endpoint} (connection refused); is the server running?")
     assert "model_send" not in [b.key for b in at.button]  # nothing can be sent
     assert SECRET not in texts(at)
 
@@ -83,8 +82,10 @@ def test_models_view_progress_estimates_time_left_from_the_calls_so_far():
     stats = CallStats(total=8, done=4, calls=4, cached=0, prompt_tokens=4000, completion_tokens=40, started=0.0)
     stats.started = __import__("time").monotonic() - 110.0  # a wave of 4 answered in 110 s
     said = progress_text(stats.done, stats.total, stats.note())  # the one progress protocol: (done, total, note)
-    assert said == "4/8 prompts answered: 4 calls, 0 cached, 4,000+40 tokens; about 1m50s left at the pace of the " \
-                   "calls so far"
+    assert (
+        said == "4/8 prompts answered: 4 calls, 0 cached, 4,000+40 tokens; about 1m50s left at the pace of the "
+        "calls so far"
+    )
     first = CallStats(total=8, started=0.0)
     assert "left" not in progress_text(first.done, first.total, first.note())  # no call answered yet: no estimate
 
@@ -113,5 +114,7 @@ def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(
     # "misses the middle" (position 3 is read better than position 1, not worse)
     assert "Watch the model miss the middle" not in said
     assert not [line for line in said.splitlines() if model in line and "misses the middle" in line]
-    assert (f"What these questions show: {model} reads the end best: position 5 (25.6%) above every other "
-            "position measured, on 223 questions.") in said
+    assert (
+        f"What these questions show: {model} reads the end best: position 5 (25.6%) above every other "
+        "position measured, on 223 questions."
+    ) in said

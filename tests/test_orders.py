@@ -26,11 +26,21 @@ _POSTMORTEM = "wiki/postmortems/2025-11-12-checkout-latency.md"
 
 def _plan(name: str = "eng_postmortems", budget: int = 1000, *, answer: bool = True, **measure):
     sample = load_sample_set(name)
-    settings = MeasureSettings(endpoint=measure.pop("endpoint", _NOWHERE), api="completions",
-                               shots=measure.pop("shots", 0), **({"use_cache": False} | measure))
+    settings = MeasureSettings(
+        endpoint=measure.pop("endpoint", _NOWHERE),
+        api="completions",
+        shots=measure.pop("shots", 0),
+        **({"use_cache": False} | measure),
+    )
     config = LabConfig(query=sample.query, max_context_tokens=budget)
-    return plan_orders(sample.documents, config, sample.query, measure=settings,
-                       answer=sample.answer_indices() if answer else (), gold_answers=sample.answers)
+    return plan_orders(
+        sample.documents,
+        config,
+        sample.query,
+        measure=settings,
+        answer=sample.answer_indices() if answer else (),
+        gold_answers=sample.answers,
+    )
 
 
 def test_orders_parse_and_positions():
@@ -44,19 +54,25 @@ def test_orders_parse_and_positions():
 def test_orders_move_only_the_answer_document_every_other_keeps_its_block_order():
     plan = _plan()
     assert (plan.moved_as, plan.block_size, [c.position for c in plan.cases]) == ("the answer", 6, [1, 3, 6])
-    others = ["wiki/runbooks/checkout-latency.md", "wiki/drafts/checkout-latency-postmortem-draft.md",
-              "wiki/platform/pgbouncer.md", "wiki/services/checkout/old-notes.md",
-              "slack/export/inc-checkout-2025-11-12.txt"]
+    others = [
+        "wiki/runbooks/checkout-latency.md",
+        "wiki/drafts/checkout-latency-postmortem-draft.md",
+        "wiki/platform/pgbouncer.md",
+        "wiki/services/checkout/old-notes.md",
+        "slack/export/inc-checkout-2025-11-12.txt",
+    ]
     for case in plan.cases:
         sources = [d.source for d in case.documents]
         assert sources.index(_POSTMORTEM) == case.position - 1
         assert [s for s in sources if s != _POSTMORTEM] == others
         assert f"--- Source [{case.position}] {_POSTMORTEM} ---" in case.block
-        assert case.prompt.endswith("Question: Why did checkout p99 latency spike on 12 November, and what fixed it?"
-                                    "\nAnswer:")
+        assert case.prompt.endswith(
+            "Question: Why did checkout p99 latency spike on 12 November, and what fixed it?\nAnswer:"
+        )
     assert plan.gold_answers[:2] == ("missing index", "sequential scan")
-    assert plan.cost().describe("http://127.0.0.1:1/v1") == ("3 calls, 3,063 prompt tokens (approximate: cl100k_base) "
-                                                            "to http://127.0.0.1:1/v1")
+    assert plan.cost().describe("http://127.0.0.1:1/v1") == (
+        "3 calls, 3,063 prompt tokens (approximate: cl100k_base) to http://127.0.0.1:1/v1"
+    )
 
 
 def test_orders_without_a_known_answer_move_the_most_relevant_document():
@@ -66,23 +82,47 @@ def test_orders_without_a_known_answer_move_the_most_relevant_document():
 
 
 def test_orders_refuse_a_block_too_small_and_an_answer_left_out():
-    with pytest.raises(InvalidInputError, match=r"^orders: the block holds 2 document\(s\), too few for first, "
-                                                r"middle, last to be different places"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^orders: the block holds 2 document\(s\), too few for first, "
+        r"middle, last to be different places",
+    ):
         _plan("support_faq", 300)
     # seed 000 reorders first, so its budget cuts the postmortem (the second-best-cut scenario)
     seed = LabConfig(max_context_tokens=1000, seed_compatible=True)
-    with pytest.raises(InvalidInputError, match=r"^orders: the document that holds the answer \(#23\) is not in "
-                                                r"the block \(excluded\); raise the budget so it fits"):
-        plan_orders(load_sample_set("eng_postmortems").documents, seed, "checkout latency",
-                    measure=MeasureSettings(endpoint=_NOWHERE, use_cache=False), answer=(23,))
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^orders: the document that holds the answer \(#23\) is not in "
+        r"the block \(excluded\); raise the budget so it fits",
+    ):
+        plan_orders(
+            load_sample_set("eng_postmortems").documents,
+            seed,
+            "checkout latency",
+            measure=MeasureSettings(endpoint=_NOWHERE, use_cache=False),
+            answer=(23,),
+        )
 
 
 def test_orders_cli_refuses_orders_without_an_endpoint_in_one_line(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", "build", str(SAMPLE_DATA_DIR / "support_faq.json"),
-                           "--orders", "first,last"], capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "contextlab.cli",
+            "build",
+            str(SAMPLE_DATA_DIR / "support_faq.json"),
+            "--orders",
+            "first,last",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode != 0 and proc.stdout == ""
-    assert proc.stderr == ("contextlab: error: --orders asks a model: give --endpoint URL too "
-                           "(`contextlab model serve` starts one)\n")
+    assert proc.stderr == (
+        "contextlab: error: --orders asks a model: give --endpoint URL too (`contextlab model serve` starts one)\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -117,14 +157,43 @@ def test_orders_ask_the_bundled_model_three_times_then_answer_from_the_cache(bun
 @pytest.mark.integration
 def test_orders_cli_asks_the_bundled_model_and_prints_each_order(bundled, tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "contextlab.cli", "build", str(SAMPLE_DATA_DIR / "support_faq.json"), "--budget", "400",
-         "--query", load_sample_set("support_faq").query, "--endpoint", bundled, "--api", "completions",
-         "--orders", "first,middle,last", "--answer-source", "help-center/billing/refunds.md", "--gold", "pro rata",
-         "--cache", str(tmp_path / "c.sqlite"), "--yes", "--format", "json"],
-        capture_output=True, text=True, cwd=Path(tmp_path), timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "contextlab.cli",
+            "build",
+            str(SAMPLE_DATA_DIR / "support_faq.json"),
+            "--budget",
+            "400",
+            "--query",
+            load_sample_set("support_faq").query,
+            "--endpoint",
+            bundled,
+            "--api",
+            "completions",
+            "--orders",
+            "first,middle,last",
+            "--answer-source",
+            "help-center/billing/refunds.md",
+            "--gold",
+            "pro rata",
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--yes",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(tmp_path),
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert [(o["order"], o["position"], o["documents"]) for o in out["orders"]] == [
-        ("first", 1, 3), ("middle", 2, 3), ("last", 3, 3)]
+        ("first", 1, 3),
+        ("middle", 2, 3),
+        ("last", 3, 3),
+    ]
     assert out["moved"]["source"] == "help-center/billing/refunds.md" and out["model"] == "gemma-3-270m-q4_k_m"
     assert re.search(r"this run sends 3 calls, [\d,]+ prompt tokens", proc.stderr)

@@ -57,9 +57,12 @@ def _lab_env() -> dict[str, str]:
 def _start_lab(command: list[str], port: int, cwd: Path) -> subprocess.Popen:
     # A session of its own, so cleanup can reach an orphaned server by the group id we started.
     return subprocess.Popen(
-        [*command, "lab", "--server.port", str(port), "--server.headless", "true",
-         "--server.address", "127.0.0.1"],
-        cwd=cwd, env=_lab_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [*command, "lab", "--server.port", str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
+        cwd=cwd,
+        env=_lab_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,
     )
 
@@ -78,8 +81,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pa
     base = tmp_path_factory.mktemp("wheel")
     src = base / "src"
     # Build from a copy: the checkout's build/ may hold stale files a wheel would pick up.
-    shutil.copytree(ROOT / "contextlab", src / "contextlab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(ROOT / "contextlab", src / "contextlab", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     dist = base / "dist"
@@ -87,22 +89,54 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pa
     # ext-modules (74.1; no download); Python >= 3.12 venvs come without it, and then pip
     # fetches the build backend as usual.
     isolation = ["--no-build-isolation"] if _setuptools_at_least(74, 1) else []
-    _ok([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", *isolation,
-         "--disable-pip-version-check", "-q", "-w", str(dist)], cwd=base)
+    _ok(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(src),
+            "--no-deps",
+            *isolation,
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(dist),
+        ],
+        cwd=base,
+    )
     (wheel,) = dist.glob("contextlab-*.whl")
     venv = base / "venv"
     _ok([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     python = venv / "bin" / "python"
-    _ok([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-         "--disable-pip-version-check", "-q", str(wheel)], cwd=base)
+    _ok(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            str(wheel),
+        ],
+        cwd=base,
+    )
     # Dependencies from the test environment, added only now so pip above saw an empty venv.
-    purelib = Path(_ok([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
-                   .stdout.strip())
+    purelib = Path(_ok([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
     (purelib / "_contextlab_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     work = base / "work"
     work.mkdir()
-    yield {"venv": venv, "python": python, "contextlab": venv / "bin" / "contextlab", "work": work,
-           "package": purelib / "contextlab"}
+    yield {
+        "venv": venv,
+        "python": python,
+        "contextlab": venv / "bin" / "contextlab",
+        "work": work,
+        "package": purelib / "contextlab",
+    }
 
 
 def test_wheel_imports_its_own_copy_with_the_sample_sets(installed: dict[str, Path]):
@@ -113,8 +147,14 @@ def test_wheel_imports_its_own_copy_with_the_sample_sets(installed: dict[str, Pa
         "print(','.join(s.name for s in list_sample_sets()))\n"
         "print(len(sc.scenario_keys()))\n"
     )
-    result = subprocess.run([str(installed["python"]), "-c", probe], cwd=installed["work"],
-                            env=_lab_env(), capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(installed["python"]), "-c", probe],
+        cwd=installed["work"],
+        env=_lab_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     where, names, scenarios = result.stdout.split("\n")[:3]
     assert Path(where).parent == installed["package"]  # not the checkout
@@ -124,19 +164,32 @@ def test_wheel_imports_its_own_copy_with_the_sample_sets(installed: dict[str, Pa
 
 def test_wheel_ships_every_data_file_of_the_package(installed: dict[str, Path]):
     data = ROOT / "contextlab" / "data"
-    wanted = sorted(str(p.relative_to(data)) for p in data.rglob("*")
-                    if p.is_file() and "__pycache__" not in p.parts)
-    shipped = sorted(str(p.relative_to(installed["package"] / "data"))
-                     for p in (installed["package"] / "data").rglob("*") if p.is_file())
+    wanted = sorted(str(p.relative_to(data)) for p in data.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    shipped = sorted(
+        str(p.relative_to(installed["package"] / "data"))
+        for p in (installed["package"] / "data").rglob("*")
+        if p.is_file()
+    )
     assert wanted and shipped == wanted
 
 
 def test_wheel_contextlab_build_runs_on_a_bundled_sample(installed: dict[str, Path]):
     sample = installed["package"] / "data" / "sample_data" / "eng_postmortems.json"
     result = subprocess.run(
-        [str(installed["contextlab"]), "build", str(sample), "-q",
-         "why did checkout p99 latency spike on 12 November", "--budget", "250"],
-        cwd=installed["work"], env=_lab_env(), capture_output=True, text=True, timeout=120,
+        [
+            str(installed["contextlab"]),
+            "build",
+            str(sample),
+            "-q",
+            "why did checkout p99 latency spike on 12 November",
+            "--budget",
+            "250",
+        ],
+        cwd=installed["work"],
+        env=_lab_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "--- Source" in result.stdout
@@ -149,7 +202,6 @@ def test_wheel_contextlab_lab_reaches_its_health_endpoint(installed: dict[str, P
         wait_until(lambda: _healthy(port), STARTUP_SECONDS, what="/_stcore/health to answer ok", proc=proc)
     finally:
         kill_group(proc)
-
 
 
 def test_lab_sigterm_stops_the_streamlit_server():
@@ -182,8 +234,14 @@ def _stub_venv(tmp_path: Path) -> tuple[Path, Path]:
 
 def _run_lab_script(venv: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "CONTEXTLAB_VENV": str(venv)}
-    return subprocess.run(["bash", str(ROOT / "scripts" / "lab.sh"), *args], env=env,
-                          capture_output=True, text=True, timeout=60, check=True)
+    return subprocess.run(
+        ["bash", str(ROOT / "scripts" / "lab.sh"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
 
 
 def test_lab_script_first_install_shows_progress_and_says_how_to_reach_the_command(tmp_path: Path):
@@ -217,8 +275,14 @@ def test_lab_script_after_a_dev_install_installs_nothing(tmp_path: Path):
     # requirements include the plain ones (-r requirements.txt), so nothing is reinstalled.
     venv, log = _stub_venv(tmp_path)
     env = {**os.environ, "CONTEXTLAB_VENV": str(venv)}
-    subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "--dev"], env=env,
-                   capture_output=True, text=True, timeout=60, check=True)
+    subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup.sh"), "--dev"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     pip = [c for c in log.read_text(encoding="utf-8").splitlines() if c.startswith("python -m pip")]
     assert len(pip) == 1 and "-r requirements-dev.txt" in pip[0]
     log.unlink()

@@ -58,11 +58,22 @@ CURVE = PositionCurve.from_accuracies([70.0, 55.0, 60.0, 65.0])
 
 
 @common
-@given(document_lists(source_strategy=wild_sources), budgets, thresholds,
-       st.sampled_from(["heuristic", "cl100k_base"]), st.booleans(), placements)
+@given(
+    document_lists(source_strategy=wild_sources),
+    budgets,
+    thresholds,
+    st.sampled_from(["heuristic", "cl100k_base"]),
+    st.booleans(),
+    placements,
+)
 def test_property_block_never_exceeds_budget(docs, budget, threshold, tokenizer, summarize, placement):
-    manager = ContextManager(dedup_threshold=threshold, tokenizer=tokenizer, summarize_overflow=summarize,
-                             placement=placement, position_curve=CURVE)
+    manager = ContextManager(
+        dedup_threshold=threshold,
+        tokenizer=tokenizer,
+        summarize_overflow=summarize,
+        placement=placement,
+        position_curve=CURVE,
+    )
     result = manager.build(PromptRequest("refund plan", docs, max_context_tokens=budget))
     assert result.tokens_used == manager.tokenizer.count(result.context_block)
     assert result.tokens_used <= budget
@@ -86,9 +97,14 @@ def test_property_placement_only_reorders_the_chosen_documents(docs, budget, thr
 @common
 @given(document_lists(source_strategy=wild_sources), budgets, thresholds, placements, st.booleans(), st.booleans())
 def test_property_every_document_traced_once(docs, budget, threshold, placement, before, headers):
-    manager = ContextManager(dedup_threshold=threshold, placement=placement, position_curve=CURVE,
-                             budget_before_reorder=before,
-                             budget_includes_headers=headers, tokenizer="heuristic")
+    manager = ContextManager(
+        dedup_threshold=threshold,
+        placement=placement,
+        position_curve=CURVE,
+        budget_before_reorder=before,
+        budget_includes_headers=headers,
+        tokenizer="heuristic",
+    )
     result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
     assert [t.input_index for t in result.trace] == list(range(len(docs)))
     in_block = sorted((t.position, t.input_index) for t in result.trace if t.position is not None)
@@ -112,8 +128,9 @@ def sized_documents(draw):
 @given(sized_documents(), budgets, placements)
 def test_property_cut_never_crowds_out_a_small_document_that_fits(docs, budget, placement):
     # Headers free and heuristic tokens, so a document costs exactly its tokens.
-    manager = ContextManager(tokenizer="heuristic", budget_includes_headers=False, placement=placement,
-                             position_curve=CURVE)
+    manager = ContextManager(
+        tokenizer="heuristic", budget_includes_headers=False, placement=placement, position_curve=CURVE
+    )
     result = manager.build(PromptRequest("q", docs, max_context_tokens=budget))
     walk = sorted((t for t in result.trace if t.relevance_rank is not None), key=lambda t: t.relevance_rank)
     placed = [t for t in walk if t.position is not None]
@@ -167,17 +184,29 @@ def test_property_seed_compatible_equals_seed(docs, budget, threshold, min_token
     assert ours.duplicates_removed == seed.duplicates_removed
     assert ours.truncated == seed.truncated
     assert [d.content for d in ours.excluded_docs] == [d.content for d in seed.excluded_docs]
-    assert [(d.content, d.metadata) for d in ours.included_docs] == [(d.content, d.metadata) for d in seed.included_docs]
+    assert [(d.content, d.metadata) for d in ours.included_docs] == [
+        (d.content, d.metadata) for d in seed.included_docs
+    ]
 
 
 @common
-@given(document_lists(), st.lists(budgets, min_size=1, max_size=3), thresholds,
-       st.sampled_from(PLACEMENTS), st.booleans(), st.booleans())
+@given(
+    document_lists(),
+    st.lists(budgets, min_size=1, max_size=3),
+    thresholds,
+    st.sampled_from(PLACEMENTS),
+    st.booleans(),
+    st.booleans(),
+)
 def test_property_build_cache_changes_nothing(docs, budget_list, threshold, placement, seed, summarize):
     make = ContextManager.seed_compatible if seed else ContextManager
-    manager = make(dedup_threshold=threshold, placement=placement, position_curve=CURVE,
-                   summarize_overflow=summarize,
-                   **({} if seed else {"tokenizer": "heuristic"}))
+    manager = make(
+        dedup_threshold=threshold,
+        placement=placement,
+        position_curve=CURVE,
+        summarize_overflow=summarize,
+        **({} if seed else {"tokenizer": "heuristic"}),
+    )
     cache = BuildCache()
     for budget in budget_list + budget_list:
         request = PromptRequest("refund plan", docs, max_context_tokens=budget)
@@ -188,8 +217,13 @@ def test_property_build_cache_changes_nothing(docs, budget_list, threshold, plac
 
 # -- the default dedup measure: the filtered pass equals the brute-force definition ---------------
 
-_VARIANTS = (lambda w: w, str.upper, lambda w: unicodedata.normalize("NFD", w), lambda w: w + "\u200b",
-             lambda w: w.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}))
+_VARIANTS = (
+    lambda w: w,
+    str.upper,
+    lambda w: unicodedata.normalize("NFD", w),
+    lambda w: w + "\u200b",
+    lambda w: w.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}),
+)
 
 
 @st.composite

@@ -40,8 +40,9 @@ def test_readme_cli_transcript_is_real():
     match = re.search(r"```\n\$ (contextlab build .*?)\n(.*?)```", text, re.S)
     assert match, "README lost its transcript"
     args = shlex.split(match.group(1))[1:]
-    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", *args], cwd=REPO,
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", *args], cwd=REPO, capture_output=True, text=True, check=True
+    )
     assert proc.stdout.strip() == match.group(2).strip()
 
 
@@ -56,8 +57,9 @@ def test_readme_eval_transcript_is_real(tmp_path):
     match = re.search(r"```\n\$ (contextlab eval .*?)\n(.*?)```", text, re.S)
     assert match, "README lost its eval transcript"
     args = shlex.split(match.group(1))[1:]
-    proc = subprocess.run([sys.executable, "-m", "contextlab.cli", *args], cwd=tmp_path,
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", *args], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     assert proc.stdout == match.group(2)
 
 
@@ -78,8 +80,17 @@ def test_readme_curve_transcript_is_the_shipped_curve_and_its_paired_tests():
     assert match, "README lost its curve transcript"
     path = resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv")
     rows = list(csv.DictReader(line for line in path.read_text().splitlines() if not line.startswith("#")))
-    points = [{**r, "position": r["position"] and int(r["position"]), "total_docs": r["total_docs"] and int(r["total_docs"]),
-               "accuracy": float(r["accuracy"]), "accuracy_low": float(r["accuracy_low"]),
-               "accuracy_high": float(r["accuracy_high"]), "questions": int(r["questions"])} for r in rows]
+    points = [
+        {
+            **r,
+            "position": r["position"] and int(r["position"]),
+            "total_docs": r["total_docs"] and int(r["total_docs"]),
+            "accuracy": float(r["accuracy"]),
+            "accuracy_low": float(r["accuracy_low"]),
+            "accuracy_high": float(r["accuracy_high"]),
+            "questions": int(r["questions"]),
+        }
+        for r in rows
+    ]
     expected = _table(points, rows[0]["model"]) + "\n" + _tests(file_evidence(path))
     assert match.group(1) == expected

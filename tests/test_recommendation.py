@@ -10,8 +10,14 @@ from contextlab.evaluation.recommendation import recommend
 
 
 def _summary(label, gold, tokens, expected, low, high):
-    return {"config": label, "gold_in_block": gold, "tokens_used": tokens, "expected_accuracy": expected,
-            "expected_accuracy_low": low, "expected_accuracy_high": high}
+    return {
+        "config": label,
+        "gold_in_block": gold,
+        "tokens_used": tokens,
+        "expected_accuracy": expected,
+        "expected_accuracy_low": low,
+        "expected_accuracy_high": high,
+    }
 
 
 GOLD = [1] * 39 + [0]  # every placement holds the same documents: 97.5% gold in block each
@@ -19,13 +25,17 @@ GOLD = [1] * 39 + [0]  # every placement holds the same documents: 97.5% gold in
 
 def _placements(spread: float):
     """Three placements on 40 questions; ``curve`` reads each question ``spread`` points above the others."""
-    summaries = [_summary("placement=curve", 0.975, 2016.62, 20.0 + spread, 18.0 + spread, 22.0 + spread),
-                 _summary("placement=lost_in_the_middle", 0.975, 2016.59, 20.0, 18.0, 22.0),
-                 _summary("placement=relevance", 0.975, 2016.60, 20.0, 18.0, 22.0)]
+    summaries = [
+        _summary("placement=curve", 0.975, 2016.62, 20.0 + spread, 18.0 + spread, 22.0 + spread),
+        _summary("placement=lost_in_the_middle", 0.975, 2016.59, 20.0, 18.0, 22.0),
+        _summary("placement=relevance", 0.975, 2016.60, 20.0, 18.0, 22.0),
+    ]
     values = {s["config"]: GOLD for s in summaries}
-    expected = {"placement=curve": [20.0 + spread + (i % 2) for i in range(40)],
-                "placement=lost_in_the_middle": [20.0 + (i % 2) for i in range(40)],
-                "placement=relevance": [20.0 + (i % 2) for i in range(40)]}
+    expected = {
+        "placement=curve": [20.0 + spread + (i % 2) for i in range(40)],
+        "placement=lost_in_the_middle": [20.0 + (i % 2) for i in range(40)],
+        "placement=relevance": [20.0 + (i % 2) for i in range(40)],
+    }
     errors = {s["config"]: (2.0, 2.0) for s in summaries}
     return summaries, values, expected, errors
 
@@ -35,9 +45,11 @@ def test_recommend_decides_a_tie_on_gold_in_block_by_the_curves_expected_accurac
     summaries, values, expected, errors = _placements(6.0)
     out = recommend(summaries, values, "gold_in_block", yes_no=True, expected=expected, curve_error=errors)
     assert (out["config"], out["decided_by"], out["told_apart"]) == ("placement=curve", "expected_accuracy", True)
-    assert out["text"].startswith("On gold in block (no model answered): the 3 configurations tie on gold in block "
-                                  "on 40 questions, so the curve's expected accuracy decides: take placement=curve: "
-                                  "2017 tokens on average, expected accuracy 26.0 [24.0, 28.0]%")
+    assert out["text"].startswith(
+        "On gold in block (no model answered): the 3 configurations tie on gold in block "
+        "on 40 questions, so the curve's expected accuracy decides: take placement=curve: "
+        "2017 tokens on average, expected accuracy 26.0 [24.0, 28.0]%"
+    )
     assert "the curve's own error included" in out["text"]
 
 
@@ -46,8 +58,10 @@ def test_recommend_says_when_the_curve_cannot_tell_the_tie_apart_either():
     summaries, values, expected, errors = _placements(2.0)
     out = recommend(summaries, values, "gold_in_block", yes_no=True, expected=expected, curve_error=errors)
     assert (out["decided_by"], out["told_apart"]) == ("gold_in_block", False)
-    assert out["text"].startswith("On gold in block (no model answered): these 3 configurations cannot be told apart "
-                                  "on 40 questions, on gold in block nor on the curve's expected accuracy")
+    assert out["text"].startswith(
+        "On gold in block (no model answered): these 3 configurations cannot be told apart "
+        "on 40 questions, on gold in block nor on the curve's expected accuracy"
+    )
     assert "the largest difference -2.0 [" in out["text"]
     # Not decided on 0.03 tokens: the costs are within 1%, the one the curve reads best is named.
     assert out["config"] == "placement=curve"
@@ -56,8 +70,10 @@ def test_recommend_says_when_the_curve_cannot_tell_the_tie_apart_either():
 @pytest.mark.parametrize("spread", [6.0, 2.0, 0.0])
 def test_recommend_does_not_depend_on_the_order_configurations_are_listed(spread):
     summaries, values, expected, errors = _placements(spread)
-    answers = {json_of(recommend(list(order), values, "gold_in_block", yes_no=True, expected=expected,
-                                 curve_error=errors)) for order in itertools.permutations(summaries)}
+    answers = {
+        json_of(recommend(list(order), values, "gold_in_block", yes_no=True, expected=expected, curve_error=errors))
+        for order in itertools.permutations(summaries)
+    }
     assert len(answers) == 1
 
 
@@ -68,17 +84,21 @@ def json_of(out):
 def test_recommend_without_a_curve_still_takes_the_cheapest_when_costs_differ():
     best = [1] * 40 + [0] * 10
     close = [1] * 39 + [0] * 11
-    summaries = [{"config": "b", "gold_in_block": 0.80, "tokens_used": 1000},
-                 {"config": "a", "gold_in_block": 0.78, "tokens_used": 500}]
+    summaries = [
+        {"config": "b", "gold_in_block": 0.80, "tokens_used": 1000},
+        {"config": "a", "gold_in_block": 0.78, "tokens_used": 500},
+    ]
     for order in (summaries, summaries[::-1]):
         assert recommend(order, {"b": best, "a": close}, "gold_in_block", yes_no=True)["config"] == "a"
 
 
 # -- the command: a measured curve read on other block sizes, and two curves compared -----------
 
-CURVE = ("model,total_docs,position,accuracy,kind,questions,accuracy_low,accuracy_high\n"
-         "{name},5,1,{first},position,30,{low},{high}\n{name},5,3,13.3,position,30,5.3,29.7\n"
-         "{name},5,5,20.0,position,30,9.5,37.3\n{name},,,3.3,closed_book,30,0.6,16.7\n")
+CURVE = (
+    "model,total_docs,position,accuracy,kind,questions,accuracy_low,accuracy_high\n"
+    "{name},5,1,{first},position,30,{low},{high}\n{name},5,3,13.3,position,30,5.3,29.7\n"
+    "{name},5,5,20.0,position,30,9.5,37.3\n{name},,,3.3,closed_book,30,0.6,16.7\n"
+)
 
 
 def _curve_run(tmp_path, capsys, name, first, low, high):
@@ -87,8 +107,21 @@ def _curve_run(tmp_path, capsys, name, first, low, high):
     folder = tmp_path / name
     folder.mkdir()
     (folder / "curve.csv").write_text(CURVE.format(name=name, first=first, low=low, high=high))
-    code = main(["eval", "--curve", str(folder / "curve.csv"), "--limit", "20", "--grid", "placement=relevance",
-                 "--out", str(folder / "r.csv"), "--summary", str(folder / "s.json")])
+    code = main(
+        [
+            "eval",
+            "--curve",
+            str(folder / "curve.csv"),
+            "--limit",
+            "20",
+            "--grid",
+            "placement=relevance",
+            "--out",
+            str(folder / "r.csv"),
+            "--summary",
+            str(folder / "s.json"),
+        ]
+    )
     assert code == 0
     return folder / "s.json", capsys.readouterr().err
 
@@ -118,11 +151,24 @@ def test_a_placement_decided_on_the_curve_is_not_called_a_tie_break(tmp_path, ca
     from importlib import resources
 
     bundled = str(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
-    code = main(["eval", "--curve", bundled, "--limit", "20",
-                 "--grid", "placement=curve,relevance", "--out", str(tmp_path / "r.csv")])
+    code = main(
+        [
+            "eval",
+            "--curve",
+            bundled,
+            "--limit",
+            "20",
+            "--grid",
+            "placement=curve,relevance",
+            "--out",
+            str(tmp_path / "r.csv"),
+        ]
+    )
     assert code == 0
     said = capsys.readouterr().out
     assert "the curve's expected accuracy decides: take placement=curve" in said
-    assert ("Placement made no difference to gold in block here: every question's gold in block is the same under "
-            "curve and relevance; the choice between them rests on the curve's expected accuracy above.") in said
+    assert (
+        "Placement made no difference to gold in block here: every question's gold in block is the same under "
+        "curve and relevance; the choice between them rests on the curve's expected accuracy above."
+    ) in said
     assert "tie-break" not in said

@@ -113,8 +113,15 @@ def test_orderings_do_not_mutate_input():
 
 @pytest.mark.parametrize(
     ("strategy", "n", "expected"),
-    [("langchain", 6, 6), ("langchain", 7, 1), ("llamaindex", 6, 6), ("lost_in_the_middle", 6, 1),
-     ("relevance", 6, 1), ("reversed", 6, 6), ("langchain", 1, 1)],
+    [
+        ("langchain", 6, 6),
+        ("langchain", 7, 1),
+        ("llamaindex", 6, 6),
+        ("lost_in_the_middle", 6, 1),
+        ("relevance", 6, 1),
+        ("reversed", 6, 6),
+        ("langchain", 1, 1),
+    ],
 )
 def test_most_relevant_position(strategy, n, expected):
     assert most_relevant_position(strategy, n) == expected
@@ -133,13 +140,16 @@ def test_reorder_placements_are_the_orderings_and_curve():
     assert PLACEMENTS == (*ORDERINGS, "curve")
 
 
-@pytest.mark.parametrize(("strategy", "seven", "six"), [
-    ("lost_in_the_middle", "acegfdb", "acefdb"),
-    ("relevance", "abcdefg", "abcdef"),
-    ("reversed", "gfedcba", "fedcba"),
-    ("langchain", "acegfdb", "bdfeca"),  # LongContextReorder: reverse, then alternate front/back
-    ("llamaindex", "acegfdb", "bdfeca"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "seven", "six"),
+    [
+        ("lost_in_the_middle", "acegfdb", "acefdb"),
+        ("relevance", "abcdefg", "abcdef"),
+        ("reversed", "gfedcba", "fedcba"),
+        ("langchain", "acegfdb", "bdfeca"),  # LongContextReorder: reverse, then alternate front/back
+        ("llamaindex", "acegfdb", "bdfeca"),
+    ],
+)
 def test_reorder_place_gives_each_strategys_order(strategy, seven, six):
     # Items come most relevant first (a); the expected block orders are written out by hand.
     assert "".join(place(strategy, list("abcdefg"))) == seven

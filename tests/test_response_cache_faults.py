@@ -38,8 +38,10 @@ def test_cache_faults_foreign_table_of_the_same_name_is_refused_and_left_alone(t
     before = path.read_bytes()
     with pytest.raises(InvalidInputError) as err:
         ResponseCache(path)
-    assert str(err.value) == (f"cache {str(path)!r} is another program's SQLite file (its table responses has the "
-                              "columns id, payload); give another --cache file or delete this one")
+    assert str(err.value) == (
+        f"cache {str(path)!r} is another program's SQLite file (its table responses has the "
+        "columns id, payload); give another --cache file or delete this one"
+    )
     assert err.value.field == "cache" and path.read_bytes() == before
 
 
@@ -66,8 +68,10 @@ def test_cache_faults_read_only_file_serves_what_it_holds_and_keeps_nothing_new(
     cache.put("k2", "http://h/v1", "m", CachedResponse("new", 3, 1, 2.0, "stop"))
     cache.memo_put("tok:y", "3")
     assert cache.get("k2") is None and cache.not_kept == 2
-    assert cache.note == (f"cache {path} is read-only: it serves the answers it holds, and new answers are not kept "
-                          "(a rerun asks them again)")
+    assert cache.note == (
+        f"cache {path} is read-only: it serves the answers it holds, and new answers are not kept "
+        "(a rerun asks them again)"
+    )
     cache.close()
     assert path.read_bytes() == before
 
@@ -88,8 +92,10 @@ def test_cache_faults_new_cache_in_a_read_only_folder_is_one_line(tmp_path, read
     folder = read_only(tmp_path)
     with pytest.raises(InvalidInputError) as err:
         ResponseCache(folder / "new.sqlite")
-    assert str(err.value) == (f"cache {str(folder / 'new.sqlite')!r} cannot be created: its folder may not be "
-                              "written; give another --cache file, or --no-cache")
+    assert str(err.value) == (
+        f"cache {str(folder / 'new.sqlite')!r} cannot be created: its folder may not be "
+        "written; give another --cache file, or --no-cache"
+    )
 
 
 @pytest.mark.parametrize("kind", ["device", "pipe"])
@@ -104,8 +110,9 @@ def test_cache_faults_cache_that_is_not_a_regular_file_is_refused_not_advised_de
         os.mkfifo(path)
     with pytest.raises(InvalidInputError) as err:
         ResponseCache(path)
-    assert str(err.value) == (f"cache {str(path)!r} is not a regular file (a device, a pipe or a socket); give a file "
-                              "name, or --no-cache")
+    assert str(err.value) == (
+        f"cache {str(path)!r} is not a regular file (a device, a pipe or a socket); give a file name, or --no-cache"
+    )
     assert err.value.field == "cache" and path.exists()
 
 
@@ -119,14 +126,24 @@ def test_cache_faults_full_disk_mid_run_is_one_line_and_keeps_what_was_stored(tm
     with pytest.raises(CacheError) as err:
         for i in range(50):
             cache.put(f"k{i + 2}", "http://h/v1", "m", CachedResponse("x" * 5000, 1, 1, 1.0, "stop"))
-    assert str(err.value) == (f"cache {path}: cannot keep an answer (database or disk is full); every answer kept so "
-                              "far is safe: free space (or give another --cache) and rerun to resume")
+    assert str(err.value) == (
+        f"cache {path}: cannot keep an answer (database or disk is full); every answer kept so "
+        "far is safe: free space (or give another --cache) and rerun to resume"
+    )
     cache.close()
     assert ResponseCache(path).get("k1") == KEPT
 
 
-@pytest.mark.parametrize(("column", "value"), [("text", b"\x00blob"), ("prompt_tokens", -3), ("completion_tokens", "many"),
-                                               ("latency_ms", "slow"), ("finish_reason", b"\x01")])
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("text", b"\x00blob"),
+        ("prompt_tokens", -3),
+        ("completion_tokens", "many"),
+        ("latency_ms", "slow"),
+        ("finish_reason", b"\x01"),
+    ],
+)
 def test_cache_faults_a_stored_value_that_is_not_well_formed_is_never_served(tmp_path, column, value):
     """Injects a fault: a row of the cache edited to hold a value of the wrong type."""
     path = _filled(tmp_path / "c.sqlite")

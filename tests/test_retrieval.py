@@ -5,9 +5,21 @@ from __future__ import annotations
 import contextlab.retrieval as retrieval
 
 # What `from contextlab.retrieval import X` offered before it became a package.
-EXPORTED = ["ContextConfig", "RetrievalResult", "MemoryBackend", "SQLiteBackend", "StoreError",
-            "format_context", "build_context_message", "inject_context", "score_documents",
-            "needs_scoring", "fts_query", "CONTEXT_PREAMBLE", "STOPWORDS"]
+EXPORTED = [
+    "ContextConfig",
+    "RetrievalResult",
+    "MemoryBackend",
+    "SQLiteBackend",
+    "StoreError",
+    "format_context",
+    "build_context_message",
+    "inject_context",
+    "score_documents",
+    "needs_scoring",
+    "fts_query",
+    "CONTEXT_PREAMBLE",
+    "STOPWORDS",
+]
 
 
 def test_retrieval_package_reexports_every_old_name():

@@ -75,7 +75,8 @@ def test_sample_set_scores_timestamps_and_sources_spread(sample: SampleSet):
 def test_sample_set_has_exact_duplicate_pair(sample: SampleSet):
     docs = sample.documents
     pairs = [
-        (i, j) for i, j in itertools.combinations(range(len(docs)), 2)
+        (i, j)
+        for i, j in itertools.combinations(range(len(docs)), 2)
         if _normalised(docs[i].content) == _normalised(docs[j].content)
     ]
     assert pairs
@@ -86,10 +87,7 @@ def test_sample_set_has_exact_duplicate_pair(sample: SampleSet):
 @pytest.mark.parametrize("sample", SETS, ids=SET_IDS)
 def test_sample_set_has_near_duplicate_pair(sample: SampleSet):
     docs = [d.content for d in sample.documents if len(d.content.split()) >= 5]
-    sims = [
-        _jaccard(a, b) for a, b in itertools.combinations(docs, 2)
-        if _normalised(a) != _normalised(b)
-    ]
+    sims = [_jaccard(a, b) for a, b in itertools.combinations(docs, 2) if _normalised(a) != _normalised(b)]
     assert any(0.6 <= s < 1.0 for s in sims)
     # and a spread of them, so the threshold slider has something to show
     assert sum(1 for s in sims if 0.5 <= s < 1.0) >= 3
@@ -127,8 +125,9 @@ def test_sample_sets_are_package_data_read_through_importlib_resources():
 
     package_dir = Path(contextlab.__file__).resolve().parent
     assert SAMPLE_DATA_DIR.resolve() == package_dir / "data" / "sample_data"
-    bundled = sorted(p.name for p in (files("contextlab") / "data" / "sample_data").iterdir()
-                     if p.name.endswith(".json"))
+    bundled = sorted(
+        p.name for p in (files("contextlab") / "data" / "sample_data").iterdir() if p.name.endswith(".json")
+    )
     assert bundled == sorted(f"{name}.json" for name in SET_IDS)
     checkout_link = package_dir.parent / "sample_data"
     if checkout_link.exists():  # absent when the tests run against an installed package
@@ -176,8 +175,7 @@ def _answer_trace(name: str, manager, budget: int):
     from contextlab.types import PromptRequest
 
     sample = load_sample_set(name)
-    result = manager.build(PromptRequest(query=sample.query, documents=sample.documents,
-                                         max_context_tokens=budget))
+    result = manager.build(PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=budget))
     (entry,) = [t for t in result.trace if t.source == sample.answer_source]
     return entry, result
 

@@ -16,8 +16,9 @@ from contextlab.types import ContextResult, DocTrace
 
 def _build(scenario: Scenario, config: LabConfig) -> ContextResult:
     sample = scenario.load()
-    return config.make_manager().build(PromptRequest(
-        query=config.query, documents=sample.documents, max_context_tokens=config.max_context_tokens))
+    return config.make_manager().build(
+        PromptRequest(query=config.query, documents=sample.documents, max_context_tokens=config.max_context_tokens)
+    )
 
 
 def _trace_of(result: ContextResult, index: int) -> DocTrace:
@@ -36,8 +37,7 @@ def test_scenario_fields_are_well_formed(scenario: Scenario):
     sentences = [s for s in scenario.story.replace(";", ".").split(". ") if s.strip()]
     assert 2 <= len(sentences) <= 4
     assert scenario.config.query == scenario.load().query
-    assert scenario.view in {"overview", "duplicates", "placement", "budget", "final", "compare",
-                             "learn", "window"}
+    assert scenario.view in {"overview", "duplicates", "placement", "budget", "final", "compare", "learn", "window"}
     if scenario.compare_with is not None:
         assert scenario.compare_with.query == scenario.config.query
         assert scenario.compare_with != scenario.config
@@ -76,8 +76,9 @@ def test_scenario_faq_copies_dedup_keeps_one_of_three():
     assert _trace_of(result, answer).fate == "included"
     # exact matching alone lets the edited copy into the block
     exact_only = _build(scenario, scenario.compare_with)
-    near = [t for t in copies
-            if next(p for p in result.duplicate_pairs if p.dropped_index == t.input_index).kind == "near"]
+    near = [
+        t for t in copies if next(p for p in result.duplicate_pairs if p.dropped_index == t.input_index).kind == "near"
+    ]
     assert near, "one copy must be a near (not exact) duplicate"
     assert all(_trace_of(exact_only, t.input_index).position is not None for t in near)
 
@@ -108,8 +109,9 @@ def test_scenario_lost_in_the_middle_answer_sits_mid_block_without_reorder():
     assert n >= 10, "the effect needs many documents"
     position = _trace_of(plain, answer).position
     assert position is not None and n / 3 < position <= 2 * n / 3
-    assert (_distance_to_end(_trace_of(reordered, answer), len(reordered.included_docs))
-            < _distance_to_end(_trace_of(plain, answer), n))
+    assert _distance_to_end(_trace_of(reordered, answer), len(reordered.included_docs)) < _distance_to_end(
+        _trace_of(plain, answer), n
+    )
 
 
 def test_scenario_lost_in_the_middle_answer_is_read_better_after_reorder():
@@ -131,12 +133,13 @@ def test_scenarios_module_import_reads_no_sample_set(tmp_path):
     import subprocess
     import sys
 
-    code = ("import contextlab.lab.samples as s\n"
-            "s.load_sample_set = None  # any read at import would fail\n"
-            "import contextlab.lab.scenarios as sc\n"
-            "print(sc.all_scenarios.cache_info().currsize)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                          check=False)
+    code = (
+        "import contextlab.lab.samples as s\n"
+        "s.load_sample_set = None  # any read at import would fail\n"
+        "import contextlab.lab.scenarios as sc\n"
+        "print(sc.all_scenarios.cache_info().currsize)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "0"
 
@@ -152,7 +155,8 @@ def test_scenario_punchlines_give_the_numbers_the_builds_show():
     answer = _trace_of(a, _answer_index(cut))
     assert cut.punchline(a, b) == (
         f"The postmortem that answers the question is rank 2: contextlab's default (A) keeps it at "
-        f"pos {answer.position} of {_in_block(a)}; the original engine (B) leaves it out.")
+        f"pos {answer.position} of {_in_block(a)}; the original engine (B) leaves it out."
+    )
 
     copies = get_scenario("faq_copies")
     line = copies.punchline(_build(copies, copies.config), _build(copies, copies.compare_with))
@@ -165,6 +169,7 @@ def test_scenario_punchlines_give_the_numbers_the_builds_show():
     assert before.relevance_rank == 13
     assert middle.punchline(plain, moved) == (
         f"The answer, rank 13: pos {before.position} of {_in_block(plain)} in relevance order, "
-        f"pos {after.position} after the lost-in-the-middle reorder.")
+        f"pos {after.position} after the lost-in-the-middle reorder."
+    )
     # in relevance order the block holds it at the count of block documents ranked at or above it
     assert before.position == sum(1 for t in plain.trace if t.position and t.relevance_rank <= 13)

@@ -10,15 +10,15 @@ from contextlab.retrieval.scoring import needs_scoring, score_documents, score_u
 from contextlab.types import Document
 
 
-
-
 # -- score_documents / needs_scoring -------------------------------------------------------
 
 
 def test_score_documents_scores_new_copies_in_input_order():
-    docs = [Document("nothing relevant here", metadata={"score_missing": True}),
-            Document("solar panels on roofs", metadata={"score_missing": True, "k": 1}),
-            Document("solar", score=0.3, metadata={})]
+    docs = [
+        Document("nothing relevant here", metadata={"score_missing": True}),
+        Document("solar panels on roofs", metadata={"score_missing": True, "k": 1}),
+        Document("solar", score=0.3, metadata={}),
+    ]
     before = [Document(d.content, d.score, d.source, dict(d.metadata)) for d in docs]
     scored = score_documents(docs, "solar panels")
     assert docs == before
@@ -30,9 +30,11 @@ def test_score_documents_scores_new_copies_in_input_order():
 
 
 def test_score_documents_keeps_every_given_score():
-    docs = [Document("refunds are processed in five days", score=0.5, source="given"),
-            Document("refunds refunds refunds", metadata={"score_missing": True}),
-            Document("shipping is free", score=0.0, source="zero")]
+    docs = [
+        Document("refunds are processed in five days", score=0.5, source="given"),
+        Document("refunds refunds refunds", metadata={"score_missing": True}),
+        Document("shipping is free", score=0.0, source="zero"),
+    ]
     scored = score_documents(docs, "refunds")
     assert (scored[0].score, scored[2].score) == (0.5, 0.0)
     assert scored[0].metadata == {} and scored[1].metadata == {"score_source": "bm25"}
@@ -46,9 +48,14 @@ def test_score_documents_can_still_rescore_everything():
 
 
 def test_score_unscored_says_how_many_and_warns_about_scales():
-    mixed = score_unscored([Document("refunds", score=0.5),
-                            Document("refunds take days", metadata={"score_missing": True}),
-                            Document("shipping", metadata={"score_missing": True})], "refunds")
+    mixed = score_unscored(
+        [
+            Document("refunds", score=0.5),
+            Document("refunds take days", metadata={"score_missing": True}),
+            Document("shipping", metadata={"score_missing": True}),
+        ],
+        "refunds",
+    )
     assert mixed.scored == 2
     assert mixed.note.startswith("2 of 3 documents had no score and were scored against the query")
     assert "different" not in mixed.note and "do not compare directly" in mixed.note
@@ -59,8 +66,10 @@ def test_score_unscored_says_how_many_and_warns_about_scales():
 
 
 def test_score_documents_scores_duplicates_alike_and_publishes_nothing(received):
-    docs = [Document("same words here", metadata={"score_missing": True}),
-            Document("same words here", metadata={"score_missing": True})]
+    docs = [
+        Document("same words here", metadata={"score_missing": True}),
+        Document("same words here", metadata={"score_missing": True}),
+    ]
     scored = score_documents(docs, "words")
     assert scored[0].score == scored[1].score > 0
     assert received == []
@@ -70,11 +79,14 @@ def test_score_documents_empty_input():
     assert score_documents([], "anything") == []
 
 
-@pytest.mark.parametrize("query,match", [
-    ("", "the query has no words"),
-    ("?!", "the query has no words"),
-    (None, "query must be a string"),
-])
+@pytest.mark.parametrize(
+    "query,match",
+    [
+        ("", "the query has no words"),
+        ("?!", "the query has no words"),
+        (None, "query must be a string"),
+    ],
+)
 def test_score_documents_rejects_wordless_query(query, match):
     with pytest.raises(ValueError, match=match):
         score_documents([Document("x", metadata={"score_missing": True})], query)
@@ -87,8 +99,7 @@ def test_needs_scoring():
 
 
 @settings(max_examples=50, deadline=None)
-@given(texts=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=6),
-       query=st.text(min_size=1, max_size=30))
+@given(texts=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=6), query=st.text(min_size=1, max_size=30))
 def test_score_documents_is_a_scored_copy(texts, query):
     docs = [Document(t, metadata={"score_missing": True}) for t in texts]
     try:

@@ -40,42 +40,51 @@ def test_fts_query_deduplicates_and_handles_no_words():
     assert fts_query("?!* --- ()") == ("", [])
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("refund's", ["refund"]),
-    ("What’s the refund policy?", ["what", "the", "refund", "policy"]),
-    ("I'm asking for a refund", ["i", "asking", "for", "a", "refund"]),
-    ("they'll, we've, you'd, they're", ["they", "we", "you", "they"]),
-    ("don't, won't, can't, isn't", ["do", "not", "will", "not", "can", "not", "is", "not"]),
-    ("O'Brien's rock'n'roll", ["o", "brien", "rock", "n", "roll"]),
-    ("students' grades", ["students", "grades"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("refund's", ["refund"]),
+        ("What’s the refund policy?", ["what", "the", "refund", "policy"]),
+        ("I'm asking for a refund", ["i", "asking", "for", "a", "refund"]),
+        ("they'll, we've, you'd, they're", ["they", "we", "you", "they"]),
+        ("don't, won't, can't, isn't", ["do", "not", "will", "not", "can", "not", "is", "not"]),
+        ("O'Brien's rock'n'roll", ["o", "brien", "rock", "n", "roll"]),
+        ("students' grades", ["students", "grades"]),
+    ],
+)
 def test_words_undo_contractions_and_possessives(text, expected):
     assert words(text) == expected
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("refund's", ["refund"]),
-    ("what's the refund policy", ["refund", "policy"]),
-    ("I'm asking for a refund", ["asking", "refund"]),
-    ("why doesn't my refund show up", ["refund", "show"]),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("refund's", ["refund"]),
+        ("what's the refund policy", ["refund", "policy"]),
+        ("I'm asking for a refund", ["asking", "refund"]),
+        ("why doesn't my refund show up", ["refund", "show"]),
+    ],
+)
 def test_query_terms_are_the_words_a_person_meant(query, expected):
     assert query_terms(query) == expected
 
 
 def _refund_and_postmortems() -> list[Document]:
-    docs = [Document("Refund policy: a refund goes back to the original card within 14 days.",
-                     source="refund.md")]
+    docs = [Document("Refund policy: a refund goes back to the original card within 14 days.", source="refund.md")]
     for i in range(6):
-        docs.append(Document(
-            f"Postmortem {i}: the service's latency spiked and the team's pager didn't fire. I'm "
-            "sure it's the cache's eviction; we'd seen the db's p99 climb while I'm on call.",
-            source=f"postmortem-{i}.md"))
+        docs.append(
+            Document(
+                f"Postmortem {i}: the service's latency spiked and the team's pager didn't fire. I'm "
+                "sure it's the cache's eviction; we'd seen the db's p99 climb while I'm on call.",
+                source=f"postmortem-{i}.md",
+            )
+        )
     return docs
 
 
-@pytest.mark.parametrize("query", ["refund's", "what's the refund policy", "I'm asking for a refund",
-                                   "we'd like the refund"])
+@pytest.mark.parametrize(
+    "query", ["refund's", "what's the refund policy", "I'm asking for a refund", "we'd like the refund"]
+)
 def test_sqlite_backend_contractions_do_not_hijack_ranking(query):
     store = SQLiteBackend()
     store.add(_refund_and_postmortems())
@@ -102,7 +111,8 @@ def test_sqlite_backend_reindexes_a_version_1_store(tmp_path: Path):
         " tokenize = 'porter unicode61 remove_diacritics 2');"
         "INSERT INTO documents (id, content, source) VALUES ('x', 'the cache''s eviction', 'a');"
         "INSERT INTO documents_fts (rowid, content) VALUES (1, 'the cache''s eviction');"
-        "PRAGMA user_version = 1;")
+        "PRAGMA user_version = 1;"
+    )
     conn.close()
     with SQLiteBackend(path) as store:
         assert store.retrieve("s", top_k=5) == []
@@ -111,10 +121,14 @@ def test_sqlite_backend_reindexes_a_version_1_store(tmp_path: Path):
 
 def test_sqlite_backend_common_topic_word_still_counts_in_small_sets():
     store = SQLiteBackend()
-    store.add([Document("refunds take five days", source="r1"),
-               Document("refunds need a receipt", source="r2"),
-               Document("refunds for gift cards are not possible", source="r3"),
-               Document("shipping is free over fifty dollars and fast", source="s")])
+    store.add(
+        [
+            Document("refunds take five days", source="r1"),
+            Document("refunds need a receipt", source="r2"),
+            Document("refunds for gift cards are not possible", source="r3"),
+            Document("shipping is free over fifty dollars and fast", source="s"),
+        ]
+    )
     hits = store.retrieve("how do refunds and returns work", top_k=4)
     assert {h.source for h in hits} == {"r1", "r2", "r3"}
     # FTS5 gives "refunds" (in 3 of 4) an IDF of 1e-6; the ceiling shrinks with it, so the
@@ -146,8 +160,14 @@ def test_sqlite_backend_add_returns_ids_and_counts():
 
 def test_sqlite_backend_ranks_best_first_with_scores_in_unit_interval():
     store = SQLiteBackend()
-    store.add([Document("solar panels convert sunlight"), Document("solar solar energy panels"),
-               Document("wind turbines"), Document("panels of judges")])
+    store.add(
+        [
+            Document("solar panels convert sunlight"),
+            Document("solar solar energy panels"),
+            Document("wind turbines"),
+            Document("panels of judges"),
+        ]
+    )
     hits = store.retrieve("solar panels", top_k=10)
     assert [h.content for h in hits][:2] == ["solar solar energy panels", "solar panels convert sunlight"]
     assert all(0.0 <= h.score <= 1.0 for h in hits)
@@ -187,11 +207,32 @@ def test_sqlite_backend_stems_words():
     assert len(store.retrieve("document runs", top_k=5)) == 1
 
 
-@pytest.mark.parametrize("query", [
-    '"', "'", '"unbalanced', "AND", "OR NOT", "*", "alpha*", "-alpha", "(", "alpha)", "NEAR(alpha",
-    "col:alpha", "^alpha", "alpha AND", '"" AND ""', "alpha + beta", "{alpha}", "\x00", "δ ελληνικά",
-    "a" * 5000, "; DROP TABLE documents; --",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        "'",
+        '"unbalanced',
+        "AND",
+        "OR NOT",
+        "*",
+        "alpha*",
+        "-alpha",
+        "(",
+        "alpha)",
+        "NEAR(alpha",
+        "col:alpha",
+        "^alpha",
+        "alpha AND",
+        '"" AND ""',
+        "alpha + beta",
+        "{alpha}",
+        "\x00",
+        "δ ελληνικά",
+        "a" * 5000,
+        "; DROP TABLE documents; --",
+    ],
+)
 def test_sqlite_backend_user_text_is_never_query_syntax(query):
     store = SQLiteBackend()
     store.add(CORPUS)
@@ -206,12 +247,18 @@ def test_sqlite_backend_operator_words_are_searched_as_words():
     assert [h.content for h in store.retrieve("NOT", top_k=5)] == ["to be or not to be"]
 
 
-@pytest.mark.parametrize("bad,match", [
-    ({"query": 5, "top_k": 1}, "query must be a string, got int"),
-    ({"query": "q", "top_k": -1}, r"top_k must be a whole number >= 0, got -1"),
-    ({"query": "q", "top_k": 10**23}, r"top_k must be a whole number <= 1,000,000, got 1000"),
-    ({"query": "q", "top_k": 10**400}, r"top_k must be a whole number <= 1,000,000, got 1000000000000\.\.\.0+ \(401 digits\)"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ({"query": 5, "top_k": 1}, "query must be a string, got int"),
+        ({"query": "q", "top_k": -1}, r"top_k must be a whole number >= 0, got -1"),
+        ({"query": "q", "top_k": 10**23}, r"top_k must be a whole number <= 1,000,000, got 1000"),
+        (
+            {"query": "q", "top_k": 10**400},
+            r"top_k must be a whole number <= 1,000,000, got 1000000000000\.\.\.0+ \(401 digits\)",
+        ),
+    ],
+)
 def test_sqlite_backend_retrieve_rejects_bad_arguments(bad, match):
     with pytest.raises(ValueError, match=match):
         SQLiteBackend().retrieve(**bad)
@@ -219,13 +266,15 @@ def test_sqlite_backend_retrieve_rejects_bad_arguments(bad, match):
 
 def test_sqlite_backend_keeps_metadata_source_and_ids():
     store = SQLiteBackend()
-    [doc_id] = store.add([Document("alpha", source="s", metadata={"id": "doc-7", "page": 2},
-                                   timestamp=5.0, importance=0.9)])
+    [doc_id] = store.add(
+        [Document("alpha", source="s", metadata={"id": "doc-7", "page": 2}, timestamp=5.0, importance=0.9)]
+    )
     assert doc_id == "doc-7"
     [hit] = store.retrieve("alpha", top_k=1)
     assert (hit.id, hit.source, hit.metadata["page"], hit.metadata["importance"]) == ("doc-7", "s", 2, 0.9)
-    assert store.get("doc-7") == Document("alpha", source="s", metadata={"id": "doc-7", "page": 2},
-                                          timestamp=5.0, importance=0.9)
+    assert store.get("doc-7") == Document(
+        "alpha", source="s", metadata={"id": "doc-7", "page": 2}, timestamp=5.0, importance=0.9
+    )
     assert store.get("missing") is None
 
 
@@ -244,11 +293,14 @@ def test_sqlite_backend_explicit_ids_replace():
     assert store.retrieve("new", top_k=5)[0].id == "x"
 
 
-@pytest.mark.parametrize("docs,kwargs,match", [
-    ([Document("")], {}, r"document 0: content must be non-empty text"),
-    ([Document("ok"), 5], {}, r"document 1: expected a Document or a string, got int"),
-    ([Document("ok")], {"ids": ["a", "b"]}, r"got 2 ids for 1 documents"),
-])
+@pytest.mark.parametrize(
+    "docs,kwargs,match",
+    [
+        ([Document("")], {}, r"document 0: content must be non-empty text"),
+        ([Document("ok"), 5], {}, r"document 1: expected a Document or a string, got int"),
+        ([Document("ok")], {"ids": ["a", "b"]}, r"got 2 ids for 1 documents"),
+    ],
+)
 def test_sqlite_backend_add_rejects_bad_documents(docs, kwargs, match):
     store = SQLiteBackend()
     with pytest.raises(ValueError, match=match):
@@ -356,7 +408,9 @@ def test_sqlite_backend_concurrent_readers_and_writer_lose_nothing(tmp_path: Pat
 def test_sqlite_backend_rejects_a_file_that_is_not_a_database(tmp_path: Path):
     path = tmp_path / "notes.db"
     path.write_text("just some text, not sqlite" * 100)
-    with pytest.raises(StoreError, match=r"cannot open store .*notes\.db.*not a SQLite database.*a contextlab store or of a new file"):
+    with pytest.raises(
+        StoreError, match=r"cannot open store .*notes\.db.*not a SQLite database.*a contextlab store or of a new file"
+    ):
         SQLiteBackend(path)
 
 
@@ -392,8 +446,9 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _PROPERTY_STORE = SQLiteBackend()
-_PROPERTY_STORE.add(CORPUS + [Document('quotes " and * and (parens) AND NOT -minus'),
-                              Document("ünïcödé wörds ελληνικά 日本語")])
+_PROPERTY_STORE.add(
+    CORPUS + [Document('quotes " and * and (parens) AND NOT -minus'), Document("ünïcödé wörds ελληνικά 日本語")]
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -418,18 +473,20 @@ def test_sqlite_backend_edited_document_replaces_the_old_version():
 
 def test_sqlite_backend_documents_sharing_a_source_keep_their_places():
     store = SQLiteBackend()
-    ids = store.add([Document("first part", source="s"), Document("second part", source="s"),
-                     Document("no source at all")])
+    ids = store.add(
+        [Document("first part", source="s"), Document("second part", source="s"), Document("no source at all")]
+    )
     assert ids[:2] == ["s", "s#2"] and len(ids[2]) == 16
 
 
 def test_sqlite_backend_index_replaces_a_file_and_reports_what_changed():
     store = SQLiteBackend()
-    first = store.index([Document("alpha one", source="a"), Document("beta two", source="b"),
-                         Document("gamma three", source="c")], origin="notes.jsonl")
+    first = store.index(
+        [Document("alpha one", source="a"), Document("beta two", source="b"), Document("gamma three", source="c")],
+        origin="notes.jsonl",
+    )
     assert (first.added, first.replaced, first.unchanged, first.removed) == (3, 0, 0, 0)
-    second = store.index([Document("alpha one", source="a"), Document("beta EDITED", source="b")],
-                         origin="notes.jsonl")
+    second = store.index([Document("alpha one", source="a"), Document("beta EDITED", source="b")], origin="notes.jsonl")
     assert (second.added, second.replaced, second.unchanged, second.removed) == (0, 1, 1, 1)
     assert second.stored == 2 and len(store) == 2
     assert store.retrieve("gamma", top_k=5) == []
@@ -482,8 +539,9 @@ def _index_in_child(path: str, k: int, start, results) -> None:
     try:
         start.wait()
         with SQLiteBackend(path) as store:
-            store.index([Document(f"process {k} document {i} about topic{k}") for i in range(5)],
-                        origin=f"file-{k}.txt")
+            store.index(
+                [Document(f"process {k} document {i} about topic{k}") for i in range(5)], origin=f"file-{k}.txt"
+            )
         results.put((k, "ok"))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         results.put((k, f"{type(exc).__name__}: {exc}"))
@@ -527,7 +585,7 @@ def _damaged_store(tmp_path: Path) -> Path:
     with SQLiteBackend(path) as store:
         store.add([Document(f"document {i} " + "filler words " * 200, source=f"d{i}") for i in range(40)])
     data = bytearray(path.read_bytes())
-    data[4096:len(data) - 4096] = b"\xff" * (len(data) - 8192)  # keep the header, wreck the pages
+    data[4096 : len(data) - 4096] = b"\xff" * (len(data) - 8192)  # keep the header, wreck the pages
     path.write_bytes(bytes(data))
     return path
 
@@ -565,11 +623,16 @@ def test_sqlite_backend_read_only_store_refuses_writes_in_one_line(tmp_path: Pat
 
 def test_sqlite_backend_index_refuses_two_records_with_one_id_naming_both():
     store = SQLiteBackend()
-    docs = [Document("Refunds take five days.", metadata={"id": "faq-1"}),
-            Document("Shipping is free.", metadata={"id": "faq-2"}),
-            Document("Refunds take ten days.", metadata={"id": "faq-1"})]
-    with pytest.raises(InvalidInputError, match=r"^faq\.jsonl: records 1 and 3 both have the id "
-                                                r"'faq-1'; the second would replace the first"):
+    docs = [
+        Document("Refunds take five days.", metadata={"id": "faq-1"}),
+        Document("Shipping is free.", metadata={"id": "faq-2"}),
+        Document("Refunds take ten days.", metadata={"id": "faq-1"}),
+    ]
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^faq\.jsonl: records 1 and 3 both have the id "
+        r"'faq-1'; the second would replace the first",
+    ):
         store.index(docs, origin="faq.jsonl")
     assert len(store) == 0  # nothing of the batch was stored
 
@@ -593,8 +656,7 @@ def _killed_mid_write(path: str) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA cache_size = 1")  # so the write reaches the file before the commit
     conn.execute("BEGIN IMMEDIATE")
-    conn.executemany("INSERT INTO documents (id, content) VALUES (?, ?)",
-                     [(f"x{i}", "y" * 2000) for i in range(300)])
+    conn.executemany("INSERT INTO documents (id, content) VALUES (?, ?)", [(f"x{i}", "y" * 2000) for i in range(300)])
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -619,8 +681,11 @@ def test_sqlite_backend_killed_write_in_a_read_only_folder_says_what_to_do(tmp_p
     _leave_hot_journal(tmp_path / "kb.db")
     # The tests may run as root, who writes anywhere: the folder is made read-only by name.
     monkeypatch.setattr(sqlite_module, "read_only_reason", lambda path: "its folder is read-only")
-    with pytest.raises(StoreError, match=r"was left halfway through a write .*kb\.db-journal.*its "
-                                         r"folder is read-only.*copy .*together"):
+    with pytest.raises(
+        StoreError,
+        match=r"was left halfway through a write .*kb\.db-journal.*its "
+        r"folder is read-only.*copy .*together",
+    ):
         SQLiteBackend(tmp_path / "kb.db", read_only=True)
     assert Path(f"{tmp_path / 'kb.db'}-journal").stat().st_size > 0  # left for a writer to undo
 
@@ -632,8 +697,11 @@ def test_sqlite_backend_full_disk_says_so_and_leaves_the_store_as_it_was(tmp_pat
     conn = store._conn()
     # SQLite's own page limit fails a write exactly as a full disk does (SQLITE_FULL).
     conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")
-    with pytest.raises(StoreError, match=r"^cannot write to store .*kb\.db': the disk is full; "
-                                         r"nothing of this write was stored"):
+    with pytest.raises(
+        StoreError,
+        match=r"^cannot write to store .*kb\.db': the disk is full; "
+        r"nothing of this write was stored",
+    ):
         store.add([Document(f"long text {i} " * 400, source=f"b{i}") for i in range(20)])
     assert not Path(f"{path}-journal").exists()
     store.close()

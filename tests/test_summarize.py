@@ -8,8 +8,11 @@ TEXT = "Our office is in Lyon. Refunds take 14 days. Annual plans can be refunde
 
 
 def test_summarize_splits_sentences():
-    assert split_sentences(TEXT) == ["Our office is in Lyon.", "Refunds take 14 days.",
-                                     "Annual plans can be refunded within 30 days."]
+    assert split_sentences(TEXT) == [
+        "Our office is in Lyon.",
+        "Refunds take 14 days.",
+        "Annual plans can be refunded within 30 days.",
+    ]
     assert split_sentences("  \n ") == []
 
 

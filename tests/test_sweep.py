@@ -13,33 +13,41 @@ from contextlab.types import FATES, Document, PromptRequest
 
 
 def documents() -> list[Document]:
-    texts = ["Refunds are processed within five business days after we receive the returned item.",
-             "Refunds are processed within five business days after we receive the returned item!",
-             "Shipping is free for orders over fifty dollars in the continental United States.",
-             "To start a return, open your order history and click the return button next to it.",
-             "Gift cards cannot be refunded or exchanged for cash except where required by law."]
+    texts = [
+        "Refunds are processed within five business days after we receive the returned item.",
+        "Refunds are processed within five business days after we receive the returned item!",
+        "Shipping is free for orders over fifty dollars in the continental United States.",
+        "To start a return, open your order history and click the return button next to it.",
+        "Gift cards cannot be refunded or exchanged for cash except where required by law.",
+    ]
     scores = [0.92, 0.90, 0.41, 0.77, 0.63]
     return [Document(t, score=s, source=f"d{i}.md") for i, (t, s) in enumerate(zip(texts, scores))]
 
 
-@pytest.mark.parametrize("spec,integer,expected", [
-    ("0.5:1.0:0.05", False, [round(0.5 + i * 0.05, 10) for i in range(11)]),
-    ("500:4000:500", True, [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000]),
-    ("0.8, 0.9", False, [0.8, 0.9]),
-    ("300", True, [300]),
-    ("0.1:0.35:0.1", False, [0.1, 0.2, 0.3]),
-])
+@pytest.mark.parametrize(
+    "spec,integer,expected",
+    [
+        ("0.5:1.0:0.05", False, [round(0.5 + i * 0.05, 10) for i in range(11)]),
+        ("500:4000:500", True, [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000]),
+        ("0.8, 0.9", False, [0.8, 0.9]),
+        ("300", True, [300]),
+        ("0.1:0.35:0.1", False, [0.1, 0.2, 0.3]),
+    ],
+)
 def test_parse_range_values(spec, integer, expected):
     assert parse_range(spec, integer=integer) == expected
 
 
-@pytest.mark.parametrize("spec,match", [
-    ("", "empty"),
-    ("1:2", "start:stop:step"),
-    ("x:2:1", "'x' is not a number"),
-    ("nan", "not a finite number"),
-    ("2:1:1", "stop is below start"),
-])
+@pytest.mark.parametrize(
+    "spec,match",
+    [
+        ("", "empty"),
+        ("1:2", "start:stop:step"),
+        ("x:2:1", "'x' is not a number"),
+        ("nan", "not a finite number"),
+        ("2:1:1", "stop is below start"),
+    ],
+)
 def test_parse_range_rejects_bad_specs(spec, match):
     with pytest.raises(ValueError, match=match):
         parse_range(spec)
@@ -51,7 +59,8 @@ def test_run_sweep_rows_match_single_builds():
     assert len(rows) == 4
     for row in rows:
         result = ContextManager(dedup_threshold=row["dedup_threshold"], tokenizer="heuristic").build(
-            PromptRequest(query="refunds", documents=docs, max_context_tokens=row["max_context_tokens"]))
+            PromptRequest(query="refunds", documents=docs, max_context_tokens=row["max_context_tokens"])
+        )
         assert row["in_block"] == len(result.included_docs)
         assert row["included"] == sum(1 for t in result.trace if t.fate == "included")
         assert row["tokens_used"] == result.tokens_used
@@ -62,8 +71,7 @@ def test_run_sweep_rows_match_single_builds():
 def test_sweep_figure_builds_two_heatmaps_over_the_grid():
     from contextlab.charts.sweep import sweep_figure
 
-    rows = run_sweep(documents(), LabConfig(query="refunds", tokenizer="heuristic"), [0.7, 1.0],
-                     [60, 200, 400])
+    rows = run_sweep(documents(), LabConfig(query="refunds", tokenizer="heuristic"), [0.7, 1.0], [60, 200, 400])
     fig = sweep_figure(rows)
     assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
     assert list(fig.data[0].x) == ["60", "200", "400"] and list(fig.data[0].y) == ["0.7", "1"]
@@ -87,22 +95,28 @@ def test_sweep_grid_checks_values_and_names_the_given_flags():
 
 
 def test_sweep_grid_limit_can_be_raised():
-    with pytest.raises(ValueError, match=r"6 builds, over the limit of 4; use larger steps or "
-                                         r"raise the limit \(max_builds=N\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"6 builds, over the limit of 4; use larger steps or "
+        r"raise the limit \(max_builds=N\)$",
+    ):
         sweep_grid("0.5,0.6,0.7", "1,2", max_builds=4, names=("--threshold", "--budget", "--max-builds"))
     # One axis alone over the limit names the limit too, not only the step.
-    with pytest.raises(ValueError, match=r"--threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 "
-                                         r"builds; use a larger step or raise the limit \(max_builds=N\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"--threshold '0\.5:1\.0:0\.05' has 11 values, over the limit of 1 "
+        r"builds; use a larger step or raise the limit \(max_builds=N\)",
+    ):
         sweep_grid("0.5:1.0:0.05", "1", max_builds=1, names=("--threshold", "--budget", "--max-builds"))
     assert len(sweep_grid("0.0001:1:0.0001", "1", max_builds=20_000)[0]) == 10_000
 
 
 def test_sweep_rows_follow_the_config_placement():
     docs = documents()
-    rows = run_sweep(docs, LabConfig(query="refunds", tokenizer="heuristic", placement="reversed"),
-                     [1.0], [400])
+    rows = run_sweep(docs, LabConfig(query="refunds", tokenizer="heuristic", placement="reversed"), [1.0], [400])
     expected = ContextManager(tokenizer="heuristic", placement="reversed", dedup_threshold=1.0).build(
-        PromptRequest(query="refunds", documents=docs, max_context_tokens=400))
+        PromptRequest(query="refunds", documents=docs, max_context_tokens=400)
+    )
     assert rows[0]["tokens_used"] == expected.tokens_used
 
 
@@ -114,6 +128,11 @@ def test_sweep_write_csv_has_the_columns_in_order():
 
 def test_sweep_progress_counts_every_build():
     seen: list[tuple[int, int]] = []
-    run_sweep([Document("alpha beta gamma delta epsilon", 0.5)], LabConfig(tokenizer="heuristic"),
-              [0.8, 1.0], [10, 20, 30], progress=lambda done, total, note="": seen.append((done, total)))
+    run_sweep(
+        [Document("alpha beta gamma delta epsilon", 0.5)],
+        LabConfig(tokenizer="heuristic"),
+        [0.8, 1.0],
+        [10, 20, 30],
+        progress=lambda done, total, note="": seen.append((done, total)),
+    )
     assert seen == [(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 6)]

@@ -13,13 +13,30 @@ from contextlab import charts as tc
 
 
 def _result(positions: list[int | None], tokens: list[int], block: str) -> ContextResult:
-    trace = [DocTrace(input_index=i, source=f"s{i}", score=0.9, tokens=t, relevance_rank=i + 1,
-                      position=p, fate="included" if p else "excluded",
-                      block_tokens=t if p else None)
-             for i, (p, t) in enumerate(zip(positions, tokens))]
-    return ContextResult(context_block=block, included_docs=[], excluded_docs=[], citation_map={},
-                         tokens_used=sum(tokens), tokens_budget=100, duplicates_removed=0,
-                         truncated=False, trace=trace)
+    trace = [
+        DocTrace(
+            input_index=i,
+            source=f"s{i}",
+            score=0.9,
+            tokens=t,
+            relevance_rank=i + 1,
+            position=p,
+            fate="included" if p else "excluded",
+            block_tokens=t if p else None,
+        )
+        for i, (p, t) in enumerate(zip(positions, tokens))
+    ]
+    return ContextResult(
+        context_block=block,
+        included_docs=[],
+        excluded_docs=[],
+        citation_map={},
+        tokens_used=sum(tokens),
+        tokens_budget=100,
+        duplicates_removed=0,
+        truncated=False,
+        trace=trace,
+    )
 
 
 def _diff():
@@ -90,8 +107,7 @@ def test_ordering_rows_figure_pairs_relevance_with_accuracy():
 
 def test_position_curves_figure_one_line_per_model_with_references():
     curves = {"M1": [(10, 60.0), (1, 70.0)], "M2": [(1, 50.0), (10, 55.0)]}
-    fig = tc.position_curves_figure(curves, n_docs=10, references={"closed book": 40.0},
-                                    highlight="M1")
+    fig = tc.position_curves_figure(curves, n_docs=10, references={"closed book": 40.0}, highlight="M1")
     assert [t.name for t in fig.data] == ["M1", "M2"]
     assert list(fig.data[0].x) == [1, 10]  # sorted by position
     assert fig.data[0].line.width > fig.data[1].line.width
@@ -121,7 +137,9 @@ def test_curves_by_count_figure_one_panel_per_count_on_one_axis():
     curves = {20: [(1, 75.0), (10, 52.0), (20, 63.0)], 10: [(1, 76.8), (5, 61.2), (10, 62.4)]}
     fig = tc.curves_by_count_figure(curves, "M", closed_book=56.1)
     assert [a.text for a in fig.layout.annotations if re.fullmatch(r"\d+ documents", a.text)] == [
-        "10 documents", "20 documents"]
+        "10 documents",
+        "20 documents",
+    ]
     assert "dotted: 56.1% with no documents" in [a.text for a in fig.layout.annotations]
     assert {t.yaxis for t in fig.data} == {"y", "y2"}
     assert list(fig.layout.yaxis.range) == [0, 100]

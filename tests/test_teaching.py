@@ -22,12 +22,15 @@ def test_teaching_reorder_verdict_follows_the_answers_own_positions_not_the_curv
     # the answer moves from pos 9 (54.8%) to pos 7 (58.1%): the reorder helps it, whatever the last point reads
     helps = reorder_verdict(_SAGGING, 9, 7, "M", what="the answer")
     assert helps.helps and helps.gain == 3.3
-    assert helps.text == ("Here the reorder helps: it moves the answer from pos 9 in relevance order (54.8%) "
-                          "to pos 7 (58.1%), which M reads 3.3 points better.")
+    assert helps.text == (
+        "Here the reorder helps: it moves the answer from pos 9 in relevance order (54.8%) "
+        "to pos 7 (58.1%), which M reads 3.3 points better."
+    )
     hurts = reorder_verdict(_SAGGING, 2, 10, "M", what="the answer")
     assert not hurts.helps and hurts.text.startswith(
         "Here a reorder cannot beat relevance order: the reorder moves the answer from pos 2 (60.0%) to pos 10 "
-        "(51.0%), which M reads 9.0 points worse. A reorder pays off when the answer sits deep in the ranking")
+        "(51.0%), which M reads 9.0 points worse. A reorder pays off when the answer sits deep in the ranking"
+    )
 
 
 def test_teaching_reorder_verdict_at_the_boundary_of_a_tenth_of_a_point():
@@ -41,8 +44,10 @@ def test_teaching_reorder_verdict_at_the_boundary_of_a_tenth_of_a_point():
 def test_teaching_reorder_verdict_for_a_document_that_stays_and_for_a_reorder_not_applied():
     stays = reorder_verdict(_SAGGING, 1, 1, "M", what="the most relevant document (D3)")
     assert not stays.helps
-    assert stays.text.startswith("The reorder leaves the most relevant document (D3) where relevance order puts "
-                                 "it, at pos 1 (70.0%): here it can neither help nor hurt.")
+    assert stays.text.startswith(
+        "The reorder leaves the most relevant document (D3) where relevance order puts "
+        "it, at pos 1 (70.0%): here it can neither help nor hurt."
+    )
     would = reorder_verdict(_SAGGING, 9, 7, "M", reorder="the lost-in-the-middle reorder", would=True)
     assert would.text.startswith("Here the lost-in-the-middle reorder would help: it would move the answer")
     with pytest.raises(InvalidInputError, match=r"within the curve's 1\.\.10; got 0 and 3"):
@@ -66,12 +71,16 @@ def test_teaching_middle_zone_is_the_middle_third():
 
 def test_teaching_parse_order_is_bad_input_naming_the_field():
     assert parse_order("3, 1 2", 3) == [2, 0, 1]
-    with pytest.raises(InvalidInputError, match=r"^order: give each rank 1..3 exactly once \(repeated: \[1\]; missing: \[3\]\)$"):
+    with pytest.raises(
+        InvalidInputError, match=r"^order: give each rank 1..3 exactly once \(repeated: \[1\]; missing: \[3\]\)$"
+    ):
         parse_order("1 1 2", 3)
 
 
 def test_teaching_reorder_verdict_on_a_curve_whose_tests_tell_nothing_claims_nothing():
     said = reorder_verdict([13.3, 13.3, 13.3, 15.5, 20.0], 2, 5, "Gemma", undecided="no position effect shown")
     assert not said.helps and said.gain == 0.0
-    assert said.text == ("The reorder moves the answer from pos 2 in relevance order (13.3%) to pos 5 (20.0%) on "
-                         "this curve, but whether that helps these data cannot tell: no position effect shown.")
+    assert said.text == (
+        "The reorder moves the answer from pos 2 in relevance order (13.3%) to pos 5 (20.0%) on "
+        "this curve, but whether that helps these data cannot tell: no position effect shown."
+    )

@@ -7,8 +7,10 @@ import pytest
 from contextlab.lab.thresholds import catching_threshold, similarity_text, threshold_decimals, threshold_text
 
 
-@pytest.mark.parametrize(("similarity", "caught_at"), [(0.776, 0.77), (0.77, 0.77), (0.7799999, 0.77),
-                                                        (0.29, 0.29), (1.0, 1.0), (0.009, 0.0)])
+@pytest.mark.parametrize(
+    ("similarity", "caught_at"),
+    [(0.776, 0.77), (0.77, 0.77), (0.7799999, 0.77), (0.29, 0.29), (1.0, 1.0), (0.009, 0.0)],
+)
 def test_thresholds_catching_threshold_rounds_down_to_the_slider_step(similarity, caught_at):
     assert catching_threshold(similarity) == caught_at
     assert similarity >= catching_threshold(similarity)  # the pair really is caught there

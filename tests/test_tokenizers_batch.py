@@ -9,8 +9,22 @@ from contextlab.tokenizers import get_tokenizer
 
 def batch_texts(n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
-    pieces = ["refund", " window", "<|endoftext|>", "<|fim_prefix|>", "naïve", "😀", "\n\n",
-              "İstanbul", "  ", "—", "def f(x):\n    return x", "0.85", "\u00a0", "ünïcödé"]
+    pieces = [
+        "refund",
+        " window",
+        "<|endoftext|>",
+        "<|fim_prefix|>",
+        "naïve",
+        "😀",
+        "\n\n",
+        "İstanbul",
+        "  ",
+        "—",
+        "def f(x):\n    return x",
+        "0.85",
+        "\u00a0",
+        "ünïcödé",
+    ]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 40))) for _ in range(n)]
     return texts + ["", " ", "<|endoftext|>"] + texts[:5]  # empties, a bare special, repeats
 
@@ -30,5 +44,4 @@ def test_tokenizers_batch_count_reads_special_tokens_as_plain_text():
     tokenizer._cache.clear()
     counts = tokenizer.count_many(texts)
     assert counts == [len(tokenizer.encoding.encode_ordinary(t)) for t in texts]
-    assert counts[0] > len(tokenizer.encoding.encode("text 0 <|endoftext|> more",
-                                                     allowed_special="all"))
+    assert counts[0] > len(tokenizer.encoding.encode("text 0 <|endoftext|> more", allowed_special="all"))

@@ -131,14 +131,18 @@ def test_validation_document_list_uses_the_given_name():
         document_list([1], name="docs")
 
 
-@pytest.mark.parametrize(("value", "shown"), [
-    ("abc", "'abc'"),
-    ("9" * 400, "'99999999999999999...999999999999999999' (400 characters)"),
-    (10**40, "1000000000000...00000000000000 (41 digits)"),
-    (10**5000, "a number of about 5,000 digits"),  # repr() itself refuses such an int
-    ([1] * 10, "[1, 1, 1, 1, ...]"),
-    (0.5, "0.5"),
-], ids=["short-text", "long-text", "long-int", "huge-int", "list", "float"])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("abc", "'abc'"),
+        ("9" * 400, "'99999999999999999...999999999999999999' (400 characters)"),
+        (10**40, "1000000000000...00000000000000 (41 digits)"),
+        (10**5000, "a number of about 5,000 digits"),  # repr() itself refuses such an int
+        ([1] * 10, "[1, 1, 1, 1, ...]"),
+        (0.5, "0.5"),
+    ],
+    ids=["short-text", "long-text", "long-int", "huge-int", "list", "float"],
+)
 def test_validation_message_value_shortens_long_values_with_reprlib(value, shown):
     assert message_value(value) == shown
 
@@ -150,8 +154,19 @@ def test_validation_errors_carry_the_field_and_start_with_it():
     assert str(caught.value).startswith("max_context_tokens must be a whole number >= 0")
 
 
-@pytest.mark.parametrize(("word", "value"), [("true", True), (" Yes ", True), ("ON", True), ("1", True),
-                                             ("false", False), ("no", False), ("Off", False), ("0", False)])
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [
+        ("true", True),
+        (" Yes ", True),
+        ("ON", True),
+        ("1", True),
+        ("false", False),
+        ("no", False),
+        ("Off", False),
+        ("0", False),
+    ],
+)
 def test_validation_boolean_word_is_the_one_reading_of_true_and_false(word, value):
     from contextlab.validation import boolean_word
 
@@ -162,12 +177,16 @@ def test_validation_boolean_word_names_the_field_and_the_words_it_takes():
     from contextlab.lab.config import LabConfig
     from contextlab.validation import boolean_word
 
-    with pytest.raises(InvalidInputError, match=r"^grid seed_compatible: 'maybe' is not true or false "
-                                                r"\(true/false, yes/no, on/off, 1/0\)$"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^grid seed_compatible: 'maybe' is not true or false "
+        r"\(true/false, yes/no, on/off, 1/0\)$",
+    ):
         boolean_word("grid seed_compatible", "maybe")
     # the lab's links and the grids read the same words
     assert LabConfig.from_query_params({"seed_compatible": "on"}) == (LabConfig(seed_compatible=True), [])
     config, warnings = LabConfig.from_query_params({"seed_compatible": "maybe"})
     assert config == LabConfig() and warnings == [
         "ignored URL parameter seed_compatible='maybe': seed_compatible: 'maybe' is not true or false "
-        "(true/false, yes/no, on/off, 1/0)"]
+        "(true/false, yes/no, on/off, 1/0)"
+    ]

@@ -24,7 +24,10 @@ from contextlab.types import FATES, Document
 
 FIELDS = {f.name for f in fields(EngineSettings)}
 #: The names users type on the command line that are not the library's: they must never reach a file.
-SHORT_NAMES = {s.lstrip("-").replace("-", "_") for spellings in SHORT_SPELLINGS.values() for s in spellings} - {"b", "t"}
+SHORT_NAMES = {s.lstrip("-").replace("-", "_") for spellings in SHORT_SPELLINGS.values() for s in spellings} - {
+    "b",
+    "t",
+}
 
 
 def _parsers(parser: argparse.ArgumentParser, prog: str = "contextlab"):
@@ -47,11 +50,18 @@ def _options():
 def test_vocabulary_every_setting_of_a_block_has_its_flag_named_after_its_field():
     assert set(SETTING_FLAGS) == set(BLOCK_SETTINGS) == FIELDS - {"max_memory_messages"}
     assert {name: spellings[0] for name, spellings in SETTING_FLAGS.items()} == {
-        "max_context_tokens": "--max-context-tokens", "dedup_threshold": "--dedup-threshold",
-        "min_doc_tokens": "--min-doc-tokens", "placement": "--placement", "summarize_overflow": "--summarize-overflow",
-        "seed_compatible": "--seed-compatible", "tokenizer": "--tokenizer",
-        "budget_before_reorder": "--budget-before-reorder", "budget_includes_headers": "--budget-includes-headers",
-        "dedup_measure": "--dedup-measure", "score_label": "--score-label"}
+        "max_context_tokens": "--max-context-tokens",
+        "dedup_threshold": "--dedup-threshold",
+        "min_doc_tokens": "--min-doc-tokens",
+        "placement": "--placement",
+        "summarize_overflow": "--summarize-overflow",
+        "seed_compatible": "--seed-compatible",
+        "tokenizer": "--tokenizer",
+        "budget_before_reorder": "--budget-before-reorder",
+        "budget_includes_headers": "--budget-includes-headers",
+        "dedup_measure": "--dedup-measure",
+        "score_label": "--score-label",
+    }
     assert SETTING_FLAGS["max_context_tokens"] == ("--max-context-tokens", "--budget", "-b")
     assert not set(SETTING_FLAGS) & set(RUN_OPTIONS)  # a run option is never a setting's other name
 
@@ -81,8 +91,11 @@ def test_vocabulary_grid_keys_are_fields_and_the_short_spellings():
     assert set(LIBRARY_GRID_KEYS) == set(BLOCK_SETTINGS)
     assert set(GRID_KEYS.values()) == set(LIBRARY_GRID_KEYS)
     assert {k: v for k, v in GRID_KEYS.items() if k != v} == {
-        "budget": "max_context_tokens", "threshold": "dedup_threshold", "min_tokens": "min_doc_tokens",
-        "summarize": "summarize_overflow"}
+        "budget": "max_context_tokens",
+        "threshold": "dedup_threshold",
+        "min_tokens": "min_doc_tokens",
+        "summarize": "summarize_overflow",
+    }
 
 
 def test_vocabulary_errors_name_the_flag_of_the_field():
@@ -94,10 +107,17 @@ def test_vocabulary_errors_name_the_flag_of_the_field():
 def test_vocabulary_sweep_columns_are_fields_fates_and_result_names():
     from contextlab.lab.sweep import SWEEP_COLUMNS, run_sweep, write_csv
 
-    assert SWEEP_COLUMNS == ("dedup_threshold", "max_context_tokens", *FATES, "in_block", "tokens_used",
-                             "utilization_pct")
-    rows = run_sweep([Document("refunds take five days to reach a card", 0.9)], LabConfig(tokenizer="heuristic"),
-                     [0.9], [50])
+    assert SWEEP_COLUMNS == (
+        "dedup_threshold",
+        "max_context_tokens",
+        *FATES,
+        "in_block",
+        "tokens_used",
+        "utilization_pct",
+    )
+    rows = run_sweep(
+        [Document("refunds take five days to reach a card", 0.9)], LabConfig(tokenizer="heuristic"), [0.9], [50]
+    )
     buffer = io.StringIO()
     write_csv(rows, buffer)
     assert next(csv.reader(io.StringIO(buffer.getvalue()))) == list(SWEEP_COLUMNS)
@@ -109,8 +129,9 @@ def test_vocabulary_results_csv_and_summary_use_field_names(tmp_path):
     from contextlab.evaluation.metrics import METRIC_COLUMNS
 
     out, summary = tmp_path / "r.csv", tmp_path / "s.json"
-    evaluate_to_files(None, out, summary, grid=["max_context_tokens=256", "placement=relevance,reversed"],
-                      options=RunOptions(limit=2))
+    evaluate_to_files(
+        None, out, summary, grid=["max_context_tokens=256", "placement=relevance,reversed"], options=RunOptions(limit=2)
+    )
     header = next(csv.reader(out.open(encoding="utf-8")))
     assert header == ["config", "query_id", "query", "max_context_tokens", "placement", *METRIC_COLUMNS]
     data = json.loads(summary.read_text(encoding="utf-8"))
@@ -125,11 +146,25 @@ def test_vocabulary_exports_links_and_captures_use_field_names():
     from contextlab.integrations._common import ContextLabStep
     from contextlab.runs.captures import capture_record
 
-    config = LabConfig(max_context_tokens=300, dedup_threshold=0.6, min_doc_tokens=1, summarize_overflow=True,
-                       score_label="bm25", max_memory_messages=2, query="q")
+    config = LabConfig(
+        max_context_tokens=300,
+        dedup_threshold=0.6,
+        min_doc_tokens=1,
+        summarize_overflow=True,
+        score_label="bm25",
+        max_memory_messages=2,
+        query="q",
+    )
     assert set(json.loads(config.to_json())) == {"contextlab_config", "query", *SETTING_NAMES}
-    assert set(config.to_query_params()) == {"max_context_tokens", "dedup_threshold", "min_doc_tokens",
-                                             "summarize_overflow", "score_label", "max_memory_messages", "query"}
+    assert set(config.to_query_params()) == {
+        "max_context_tokens",
+        "dedup_threshold",
+        "min_doc_tokens",
+        "summarize_overflow",
+        "score_label",
+        "max_memory_messages",
+        "query",
+    }
     step = ContextLabStep("test", max_context_tokens=300)
     record = capture_record("q", [], step.config.to_dict(), None)
     assert set(record["settings"]) == FIELDS
@@ -139,10 +174,20 @@ def test_vocabulary_exports_links_and_captures_use_field_names():
 def test_vocabulary_every_setting_reaches_the_manager_from_settings(name):
     from contextlab.manager import ContextManager
 
-    changed = {"max_context_tokens": 99, "dedup_threshold": 0.5, "min_doc_tokens": 1, "placement": "reversed",
-               "summarize_overflow": True, "seed_compatible": True, "tokenizer": "heuristic",
-               "budget_before_reorder": False, "budget_includes_headers": False, "dedup_measure": "shingle_jaccard",
-               "score_label": "bm25", "max_memory_messages": 3}[name]
+    changed = {
+        "max_context_tokens": 99,
+        "dedup_threshold": 0.5,
+        "min_doc_tokens": 1,
+        "placement": "reversed",
+        "summarize_overflow": True,
+        "seed_compatible": True,
+        "tokenizer": "heuristic",
+        "budget_before_reorder": False,
+        "budget_includes_headers": False,
+        "dedup_measure": "shingle_jaccard",
+        "score_label": "bm25",
+        "max_memory_messages": 3,
+    }[name]
     manager = ContextManager.from_settings(EngineSettings(**{name: changed}))
     default = ContextManager.from_settings(EngineSettings())
     if name == "max_context_tokens":  # the budget is the request's, not the manager's
@@ -151,5 +196,8 @@ def test_vocabulary_every_setting_reaches_the_manager_from_settings(name):
         assert manager.is_seed_mode and not default.is_seed_mode
     else:
         value = getattr(manager, name)
-        assert (value.name if name == "tokenizer" else value) == changed != (
-            default.tokenizer.name if name == "tokenizer" else getattr(default, name))
+        assert (
+            (value.name if name == "tokenizer" else value)
+            == changed
+            != (default.tokenizer.name if name == "tokenizer" else getattr(default, name))
+        )

@@ -47,8 +47,7 @@ def test_window_budget_default_allocation_matches_seed():
 
 
 def test_window_budget_unassigned_share_goes_to_buffer():
-    budget = WindowBudget(max_tokens=1000, system=0.1, documents=0.3, conversation=0.1,
-                          output_reserve=0.2, buffer=0.0)
+    budget = WindowBudget(max_tokens=1000, system=0.1, documents=0.3, conversation=0.1, output_reserve=0.2, buffer=0.0)
     assert budget.allocation()["buffer"] == 1000 - 200 - 100 - 300 - 100
 
 
@@ -83,8 +82,15 @@ HISTORY = [Message("user", "hi there"), Message("assistant", "hello, how can I h
 
 
 def test_assemble_prompt_literal_layout():
-    prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
-                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "Be brief.",
+        DOCS,
+        HISTORY,
+        "what is alpha?",
+        window_budget=WindowBudget(max_tokens=1000),
+        manager=heuristic_manager(),
+        now=NOW,
+    )
     assert prompt.text == (
         "Be brief.\n\n"
         "Documents:\n"
@@ -109,8 +115,15 @@ def test_assemble_prompt_literal_layout():
 
 
 def test_assemble_prompt_account_per_section():
-    prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
-                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "Be brief.",
+        DOCS,
+        HISTORY,
+        "what is alpha?",
+        window_budget=WindowBudget(max_tokens=1000),
+        manager=heuristic_manager(),
+        now=NOW,
+    )
     acc = prompt.sections
     assert list(acc) == ["system", "documents", "conversation", "query", "buffer"]
     assert (acc["system"].budget, acc["documents"].budget, acc["conversation"].budget) == (50, 500, 250)
@@ -123,8 +136,9 @@ def test_assemble_prompt_account_per_section():
 
 
 def test_assemble_prompt_exposes_documents_result_with_input_indices():
-    prompt = assemble_prompt("", DOCS, [], "q", window_budget=WindowBudget(max_tokens=1000),
-                             manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "", DOCS, [], "q", window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW
+    )
     result = prompt.documents_result
     assert result is not None
     assert [t.input_index for t in result.trace] == [0, 1]
@@ -133,27 +147,45 @@ def test_assemble_prompt_exposes_documents_result_with_input_indices():
 
 
 def test_assemble_prompt_hybrid_ranking_changes_order_with_the_clock():
-    docs = [Document("old document about alpha beta gamma", 0.9, "old", timestamp=NOW - 240 * HOUR),
-            Document("fresh document about alpha beta gamma delta", 0.7, "fresh", timestamp=NOW)]
-    prompt = assemble_prompt("", docs, [], "q", window_budget=WindowBudget(max_tokens=1000),
-                             manager=heuristic_manager(), now=NOW)
+    docs = [
+        Document("old document about alpha beta gamma", 0.9, "old", timestamp=NOW - 240 * HOUR),
+        Document("fresh document about alpha beta gamma delta", 0.7, "fresh", timestamp=NOW),
+    ]
+    prompt = assemble_prompt(
+        "", docs, [], "q", window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW
+    )
     assert [d.source for d in prompt.ranked_documents] == ["fresh", "old"]
-    pure = assemble_prompt("", docs, [], "q", window_budget=WindowBudget(max_tokens=1000),
-                           manager=heuristic_manager(), now=NOW,
-                           ranking=HybridRanking(relevance=1, recency=0, importance=0))
+    pure = assemble_prompt(
+        "",
+        docs,
+        [],
+        "q",
+        window_budget=WindowBudget(max_tokens=1000),
+        manager=heuristic_manager(),
+        now=NOW,
+        ranking=HybridRanking(relevance=1, recency=0, importance=0),
+    )
     assert [d.source for d in pure.ranked_documents] == ["old", "fresh"]
 
 
 def test_assemble_prompt_query_alone_too_long_raises_budget_error():
     with pytest.raises(BudgetError, match="the query alone needs .* tokens but the window leaves 85"):
-        assemble_prompt("sys", DOCS, HISTORY, "word " * 200, window_budget=WindowBudget(max_tokens=100),
-                        manager=heuristic_manager())
+        assemble_prompt(
+            "sys", DOCS, HISTORY, "word " * 200, window_budget=WindowBudget(max_tokens=100), manager=heuristic_manager()
+        )
 
 
 def test_assemble_prompt_long_query_is_never_truncated():
     query = " ".join(f"q{i}" for i in range(40))
-    prompt = assemble_prompt("system rules here", DOCS, HISTORY, query,
-                             window_budget=WindowBudget(max_tokens=120), manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "system rules here",
+        DOCS,
+        HISTORY,
+        query,
+        window_budget=WindowBudget(max_tokens=120),
+        manager=heuristic_manager(),
+        now=NOW,
+    )
     assert prompt.text.endswith("Question: " + query)
     assert prompt.messages[-1] == {"role": "user", "content": query}
     assert prompt.sections["query"].borrowed_from.get("documents", 0) > 0
@@ -162,8 +194,9 @@ def test_assemble_prompt_long_query_is_never_truncated():
 
 def test_assemble_prompt_unused_conversation_share_is_lent_to_documents():
     docs = [Document(" ".join(f"w{i}_{j}" for j in range(60)), 0.9 - i / 10, f"d{i}") for i in range(8)]
-    prompt = assemble_prompt("", docs, [], "q", window_budget=WindowBudget(max_tokens=600),
-                             manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "", docs, [], "q", window_budget=WindowBudget(max_tokens=600), manager=heuristic_manager(), now=NOW
+    )
     conv, documents = prompt.sections["conversation"], prompt.sections["documents"]
     assert conv.lent_to.get("documents", 0) > 0
     assert documents.borrowed_from["conversation"] == conv.lent_to["documents"]
@@ -175,8 +208,9 @@ def test_assemble_prompt_system_prompt_truncated_only_as_last_resort():
     system = " ".join(f"rule{i}" for i in range(100))  # 130 heuristic tokens, share is 30
     docs = [Document(" ".join(f"w{i}_{j}" for j in range(80)), 0.9, f"d{i}") for i in range(10)]
     history = [Message("user", " ".join(f"h{i}_{j}" for j in range(30))) for i in range(10)]
-    prompt = assemble_prompt(system, docs, history, "q", window_budget=WindowBudget(max_tokens=600),
-                             manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        system, docs, history, "q", window_budget=WindowBudget(max_tokens=600), manager=heuristic_manager(), now=NOW
+    )
     notes = prompt.sections["system"].notes
     assert any(n.startswith("system prompt truncated to its share") for n in notes)
     assert prompt.text.startswith("rule0 rule1")
@@ -185,18 +219,21 @@ def test_assemble_prompt_system_prompt_truncated_only_as_last_resort():
     assert prompt.sections["system"].borrowed_from["buffer"] > 0
     assert max(prompt.tokens_used, prompt.message_tokens) <= prompt.tokens_limit
 
-    roomy = assemble_prompt(system, docs[:1], [], "q", window_budget=WindowBudget(max_tokens=600),
-                            manager=heuristic_manager(), now=NOW)
+    roomy = assemble_prompt(
+        system, docs[:1], [], "q", window_budget=WindowBudget(max_tokens=600), manager=heuristic_manager(), now=NOW
+    )
     assert roomy.text.startswith(system + "\n\n")
     assert roomy.sections["system"].borrowed > 0
     assert not any("truncated" in n for n in roomy.sections["system"].notes)
 
 
 def test_assemble_prompt_old_history_is_summarized_not_dropped():
-    history = [Message("user" if i % 2 == 0 else "assistant", f"Turn {i} says something. More detail {i}.")
-               for i in range(30)]
-    prompt = assemble_prompt("", [], history, "q", window_budget=WindowBudget(max_tokens=300),
-                             manager=heuristic_manager(), now=NOW)
+    history = [
+        Message("user" if i % 2 == 0 else "assistant", f"Turn {i} says something. More detail {i}.") for i in range(30)
+    ]
+    prompt = assemble_prompt(
+        "", [], history, "q", window_budget=WindowBudget(max_tokens=300), manager=heuristic_manager(), now=NOW
+    )
     fit = prompt.history
     assert fit.summarized_indices and fit.kept_indices
     assert sorted(fit.summarized_indices + fit.kept_indices) == list(range(30))
@@ -205,8 +242,9 @@ def test_assemble_prompt_old_history_is_summarized_not_dropped():
 
 
 def test_assemble_prompt_empty_everything_is_just_the_query():
-    prompt = assemble_prompt("", [], [], "hello?", window_budget=WindowBudget(max_tokens=100),
-                             manager=heuristic_manager())
+    prompt = assemble_prompt(
+        "", [], [], "hello?", window_budget=WindowBudget(max_tokens=100), manager=heuristic_manager()
+    )
     assert prompt.text == "Question: hello?"
     assert prompt.messages == [{"role": "user", "content": "hello?"}]
     assert prompt.documents_result is None
@@ -231,12 +269,12 @@ def test_count_message_tokens_adds_overhead_per_message():
     ],
 )
 def test_assemble_prompt_rejects_bad_input(kwargs, match):
-    args = {"system_prompt": "s", "documents": DOCS, "history": HISTORY, "query": "q",
-            "manager": heuristic_manager()}
+    args = {"system_prompt": "s", "documents": DOCS, "history": HISTORY, "query": "q", "manager": heuristic_manager()}
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        assemble_prompt(args.pop("system_prompt"), args.pop("documents"), args.pop("history"),
-                        args.pop("query"), **args)
+        assemble_prompt(
+            args.pop("system_prompt"), args.pop("documents"), args.pop("history"), args.pop("query"), **args
+        )
 
 
 def test_assemble_prompt_errors_are_invalid_input_errors():
@@ -244,8 +282,7 @@ def test_assemble_prompt_errors_are_invalid_input_errors():
         assemble_prompt("s", [], [], None, manager=heuristic_manager())
 
 
-_words = st.lists(st.sampled_from(["alpha", "beta", "the", "cat.", "why?", "x" * 12, "!"]),
-                  max_size=40).map(" ".join)
+_words = st.lists(st.sampled_from(["alpha", "beta", "the", "cat.", "why?", "x" * 12, "!"]), max_size=40).map(" ".join)
 _windows = st.builds(
     WindowBudget,
     max_tokens=st.integers(min_value=40, max_value=700),
@@ -260,18 +297,25 @@ _windows = st.builds(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     system=_words,
-    docs=st.lists(st.builds(Document, content=_words, score=st.floats(0, 1),
-                            timestamp=st.one_of(st.none(), st.floats(NOW - 100 * HOUR, NOW)),
-                            importance=st.floats(0, 1)), max_size=8),
-    history=st.lists(st.builds(Message, st.sampled_from(["user", "assistant", "system"]), _words),
-                     max_size=10),
+    docs=st.lists(
+        st.builds(
+            Document,
+            content=_words,
+            score=st.floats(0, 1),
+            timestamp=st.one_of(st.none(), st.floats(NOW - 100 * HOUR, NOW)),
+            importance=st.floats(0, 1),
+        ),
+        max_size=8,
+    ),
+    history=st.lists(st.builds(Message, st.sampled_from(["user", "assistant", "system"]), _words), max_size=10),
     query=_words,
     budget=_windows,
 )
 def test_assemble_prompt_property_within_budget_query_last_nothing_lost(system, docs, history, query, budget):
     try:
-        prompt = assemble_prompt(system, docs, history, query, window_budget=budget,
-                                 manager=heuristic_manager(), now=NOW)
+        prompt = assemble_prompt(
+            system, docs, history, query, window_budget=budget, manager=heuristic_manager(), now=NOW
+        )
     except BudgetError:
         assume(False)
     assert isinstance(prompt, AssembledPrompt)
@@ -327,10 +371,19 @@ def test_readme_window_example_prints_documented_output():
 
         now = 1_700_000_000  # fixed clock so recency is reproducible
         docs = [
-            Document("Reset your password from Settings > Security > Reset password.", score=0.9,
-                     source="kb/reset.md", timestamp=now - 72 * 3600),
-            Document("2FA codes arrive by SMS; if they do not, use a backup code.", score=0.8,
-                     source="kb/2fa.md", timestamp=now - 3600, importance=0.9),
+            Document(
+                "Reset your password from Settings > Security > Reset password.",
+                score=0.9,
+                source="kb/reset.md",
+                timestamp=now - 72 * 3600,
+            ),
+            Document(
+                "2FA codes arrive by SMS; if they do not, use a backup code.",
+                score=0.8,
+                source="kb/2fa.md",
+                timestamp=now - 3600,
+                importance=0.9,
+            ),
         ]
         history = [
             Message("user", "How do I reset my password? I forgot it."),
@@ -338,9 +391,15 @@ def test_readme_window_example_prints_documented_output():
             Message("user", "And the 2FA code? It never arrives."),
             Message("assistant", "Check your spam folder first."),
         ]
-        prompt = assemble_prompt("You are a support assistant. Cite sources as [n].", docs, history,
-                                 "The backup codes are gone too. What now?",
-                                 window_budget=WindowBudget(max_tokens=180), ranking=HybridRanking(), now=now)
+        prompt = assemble_prompt(
+            "You are a support assistant. Cite sources as [n].",
+            docs,
+            history,
+            "The backup codes are gone too. What now?",
+            window_budget=WindowBudget(max_tokens=180),
+            ranking=HybridRanking(),
+            now=now,
+        )
         print(prompt.text)
         print(prompt.report())
         # --- end of README snippet ---
@@ -355,8 +414,16 @@ def test_assemble_prompt_pluggable_summarizer_is_called_once_per_prefix():
         return f"Earlier: {len(older)} turns about nothing."
 
     history = [Message("user", f"message number {i} with a few words") for i in range(20)]
-    prompt = assemble_prompt("", [], history, "q", window_budget=WindowBudget(max_tokens=200),
-                             manager=heuristic_manager(), now=NOW, summarizer=summarizer)
+    prompt = assemble_prompt(
+        "",
+        [],
+        history,
+        "q",
+        window_budget=WindowBudget(max_tokens=200),
+        manager=heuristic_manager(),
+        now=NOW,
+        summarizer=summarizer,
+    )
     n = len(prompt.history.summarized_indices)
     assert n > 0
     assert f"Earlier: {n} turns about nothing." in prompt.text
@@ -365,13 +432,22 @@ def test_assemble_prompt_pluggable_summarizer_is_called_once_per_prefix():
 
 def test_assemble_prompt_question_repeated_as_last_turn_appears_once():
     history = HISTORY + [Message("user", "what is  alpha?")]  # same words, other spacing
-    prompt = assemble_prompt("Be brief.", DOCS, history, "what is alpha?",
-                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "Be brief.",
+        DOCS,
+        history,
+        "what is alpha?",
+        window_budget=WindowBudget(max_tokens=1000),
+        manager=heuristic_manager(),
+        now=NOW,
+    )
     assert prompt.text.count("what is alpha?") == 1
     assert prompt.text.endswith("Assistant: hello, how can I help?\n\nQuestion: what is alpha?")
     assert [m["content"] for m in prompt.messages].count("what is alpha?") == 1
-    assert prompt.messages[-2:] == [{"role": "assistant", "content": "hello, how can I help?"},
-                                    {"role": "user", "content": "what is alpha?"}]
+    assert prompt.messages[-2:] == [
+        {"role": "assistant", "content": "hello, how can I help?"},
+        {"role": "user", "content": "what is alpha?"},
+    ]
     assert prompt.question_index == 2
     assert prompt.history.kept_indices == [0, 1]
     conversation = prompt.sections["conversation"]
@@ -382,16 +458,30 @@ def test_assemble_prompt_question_repeated_as_last_turn_appears_once():
 
 @pytest.mark.parametrize("last", [Message("assistant", "what is alpha?"), Message("user", "what is beta?")])
 def test_assemble_prompt_last_turn_that_is_not_the_question_is_kept(last):
-    prompt = assemble_prompt("", [], HISTORY + [last], "what is alpha?",
-                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "",
+        [],
+        HISTORY + [last],
+        "what is alpha?",
+        window_budget=WindowBudget(max_tokens=1000),
+        manager=heuristic_manager(),
+        now=NOW,
+    )
     assert prompt.question_index is None
     assert prompt.history.kept_indices == [0, 1, 2]
     assert prompt.messages[-2] == {"role": last.role, "content": last.content}
 
 
 def test_assemble_prompt_documents_budget_is_what_the_manager_got():
-    prompt = assemble_prompt("Be brief.", DOCS, HISTORY, "what is alpha?",
-                             window_budget=WindowBudget(max_tokens=1000), manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        "Be brief.",
+        DOCS,
+        HISTORY,
+        "what is alpha?",
+        window_budget=WindowBudget(max_tokens=1000),
+        manager=heuristic_manager(),
+        now=NOW,
+    )
     assert prompt.documents_result is not None
     assert prompt.documents_budget == prompt.documents_result.tokens_budget
     assert 0 < prompt.documents_budget < prompt.sections["documents"].limit
@@ -411,8 +501,9 @@ def test_assemble_prompt_cut_system_prompt_ends_with_the_truncation_marker():
 
     system = " ".join(f"rule{i}" for i in range(100))
     docs = [Document(" ".join(f"w{i}_{j}" for j in range(80)), 0.9, f"d{i}") for i in range(10)]
-    prompt = assemble_prompt(system, docs, [], "q", window_budget=WindowBudget(max_tokens=300),
-                             manager=heuristic_manager(), now=NOW)
+    prompt = assemble_prompt(
+        system, docs, [], "q", window_budget=WindowBudget(max_tokens=300), manager=heuristic_manager(), now=NOW
+    )
     cut = prompt.messages[0]["content"]
     assert cut.endswith(TRUNCATION_MARKER) and system.startswith(cut[: -len(TRUNCATION_MARKER)])
     assert len(cut) < len(system)
@@ -434,17 +525,35 @@ def test_assemble_prompt_slack_that_overshoots_is_offered_again_smaller():
     # The README's window: handing the conversation all the measured slack adds a chat message
     # and overshoots; a smaller offer still keeps the last two turns verbatim.
     now = 1_700_000_000
-    docs = [Document("Reset your password from Settings > Security > Reset password.", score=0.9,
-                     source="kb/reset.md", timestamp=now - 72 * 3600),
-            Document("2FA codes arrive by SMS; if they do not, use a backup code.", score=0.8,
-                     source="kb/2fa.md", timestamp=now - 3600, importance=0.9)]
-    history = [Message("user", "How do I reset my password? I forgot it."),
-               Message("assistant", "Open Settings, then Security. Click reset."),
-               Message("user", "And the 2FA code? It never arrives."),
-               Message("assistant", "Check your spam folder first.")]
-    prompt = assemble_prompt("You are a support assistant. Cite sources as [n].", docs, history,
-                             "The backup codes are gone too. What now?", window_budget=WindowBudget(max_tokens=180),
-                             now=now)
+    docs = [
+        Document(
+            "Reset your password from Settings > Security > Reset password.",
+            score=0.9,
+            source="kb/reset.md",
+            timestamp=now - 72 * 3600,
+        ),
+        Document(
+            "2FA codes arrive by SMS; if they do not, use a backup code.",
+            score=0.8,
+            source="kb/2fa.md",
+            timestamp=now - 3600,
+            importance=0.9,
+        ),
+    ]
+    history = [
+        Message("user", "How do I reset my password? I forgot it."),
+        Message("assistant", "Open Settings, then Security. Click reset."),
+        Message("user", "And the 2FA code? It never arrives."),
+        Message("assistant", "Check your spam folder first."),
+    ]
+    prompt = assemble_prompt(
+        "You are a support assistant. Cite sources as [n].",
+        docs,
+        history,
+        "The backup codes are gone too. What now?",
+        window_budget=WindowBudget(max_tokens=180),
+        now=now,
+    )
     assert prompt.history.kept_indices == [2, 3]
     assert any(n.startswith("took ") for n in prompt.sections["conversation"].notes)
     assert max(prompt.tokens_used, prompt.message_tokens) <= prompt.tokens_limit

@@ -15,8 +15,15 @@ from contextlab.validation import bool_text
 
 from .style import FATE_COLORS, label, layout
 
-__all__ = ["tokens_accuracy_figure", "settings_heatmap_figure", "gold_zones_figure", "color_range", "ZONE_COLORS",
-           "ESTIMATE_NOTE", "MIN_COLOR_SPAN"]
+__all__ = [
+    "tokens_accuracy_figure",
+    "settings_heatmap_figure",
+    "gold_zones_figure",
+    "color_range",
+    "ZONE_COLORS",
+    "ESTIMATE_NOTE",
+    "MIN_COLOR_SPAN",
+]
 
 #: One colour per zone of the block; "not in block" takes the engine's over-budget grey.
 ZONE_COLORS: dict[str, str] = {
@@ -30,8 +37,9 @@ ESTIMATE_NOTE = "estimate from the published curve (Liu et al., TACL 2024)"
 _FRONT_COLOR = "#d32f2f"
 
 
-def tokens_accuracy_figure(summaries: Sequence[Mapping[str, Any]], front: Sequence[str], *,
-                           model: str = "") -> go.Figure:
+def tokens_accuracy_figure(
+    summaries: Sequence[Mapping[str, Any]], front: Sequence[str], *, model: str = ""
+) -> go.Figure:
     """Return mean tokens (x) against mean expected accuracy (y) per configuration, with the Pareto front.
 
     Error bars are the 95% bootstrap intervals; the front joins the configurations no other
@@ -46,23 +54,40 @@ def tokens_accuracy_figure(summaries: Sequence[Mapping[str, Any]], front: Sequen
     ):
         if not group:
             continue
-        fig.add_trace(go.Scatter(
-            x=[s["tokens_used"] for s in group], y=[s["expected_accuracy"] for s in group],
-            mode="markers", name=name, marker=dict(color=color, size=size),
-            error_y=dict(type="data", symmetric=False, thickness=1, width=3,
-                         array=[s["expected_accuracy_high"] - s["expected_accuracy"] for s in group],
-                         arrayminus=[s["expected_accuracy"] - s["expected_accuracy_low"] for s in group]),
-            text=[label(s["config"]) for s in group],
-            customdata=[[s["gold_in_block"] * 100 if s["gold_in_block"] is not None else None] for s in group],
-            hovertemplate="%{text}<br>%{x:.0f} tokens<br>expected accuracy %{y:.1f}%"
-                          "<br>gold in block %{customdata[0]:.1f}%<extra></extra>",
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=[s["tokens_used"] for s in group],
+                y=[s["expected_accuracy"] for s in group],
+                mode="markers",
+                name=name,
+                marker=dict(color=color, size=size),
+                error_y=dict(
+                    type="data",
+                    symmetric=False,
+                    thickness=1,
+                    width=3,
+                    array=[s["expected_accuracy_high"] - s["expected_accuracy"] for s in group],
+                    arrayminus=[s["expected_accuracy"] - s["expected_accuracy_low"] for s in group],
+                ),
+                text=[label(s["config"]) for s in group],
+                customdata=[[s["gold_in_block"] * 100 if s["gold_in_block"] is not None else None] for s in group],
+                hovertemplate="%{text}<br>%{x:.0f} tokens<br>expected accuracy %{y:.1f}%"
+                "<br>gold in block %{customdata[0]:.1f}%<extra></extra>",
+            )
+        )
     by_name = {s["config"]: s for s in points}
     line = [by_name[n] for n in front if n in by_name]
     if len(line) > 1:
-        fig.add_trace(go.Scatter(x=[s["tokens_used"] for s in line], y=[s["expected_accuracy"] for s in line],
-                                 mode="lines", line=dict(color=_FRONT_COLOR, dash="dot"), showlegend=False,
-                                 hoverinfo="skip"))
+        fig.add_trace(
+            go.Scatter(
+                x=[s["tokens_used"] for s in line],
+                y=[s["expected_accuracy"] for s in line],
+                mode="lines",
+                line=dict(color=_FRONT_COLOR, dash="dot"),
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
     who = f", {label(model)}" if model else ""
     fig.update_xaxes(title_text="mean tokens in the block")
     fig.update_yaxes(title_text=f"expected accuracy % (estimate{who})")
@@ -74,7 +99,9 @@ def tokens_accuracy_figure(summaries: Sequence[Mapping[str, Any]], front: Sequen
 MIN_COLOR_SPAN = 10.0
 
 
-def color_range(values: Sequence[float], *, percent_scale: bool, min_span: float = MIN_COLOR_SPAN) -> tuple[float, float]:
+def color_range(
+    values: Sequence[float], *, percent_scale: bool, min_span: float = MIN_COLOR_SPAN
+) -> tuple[float, float]:
     """Return ``(low, high)`` of a heatmap's colour scale: the values' range, widened to ``min_span`` if narrower.
 
     Widened around the values' midpoint, and kept within 0-100 on a percentage scale. Values
@@ -88,8 +115,9 @@ def color_range(values: Sequence[float], *, percent_scale: bool, min_span: float
     return (high - min_span, high) if high - low < min_span else (low, high)
 
 
-def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequence[Sequence[float | None]],
-                            x_key: str, y_key: str, metric: str) -> go.Figure:
+def settings_heatmap_figure(
+    xs: Sequence[Any], ys: Sequence[Any], cells: Sequence[Sequence[float | None]], x_key: str, y_key: str, metric: str
+) -> go.Figure:
     """Return a heatmap of ``metric`` over two settings (cells from ``setting_table``), values written in.
 
     The colour bar and the title state the colour scale's range and the cells' spread: a
@@ -107,20 +135,33 @@ def settings_heatmap_figure(xs: Sequence[Any], ys: Sequence[Any], cells: Sequenc
     if present:
         zmin, zmax = color_range(present, percent_scale=bool(unit))
         spread = max(present) - min(present)
-        scale = (f" — cells {min(present):.1f} to {max(present):.1f} (spread {spread:.1f}{unit}); "
-                 f"colour scale {zmin:.1f} to {zmax:.1f}")
-    fig = go.Figure(go.Heatmap(
-        x=[label(bool_text(x)) for x in xs], y=[label(bool_text(y)) for y in ys], z=z, text=text,
-        texttemplate="%{text}", colorscale="Blues", zmin=zmin, zmax=zmax,
-        colorbar=dict(title=dict(text=("%" if percent else "") + (f"<br>{zmin:.1f}–{zmax:.1f}" if present else ""))),
-        hovertemplate=f"{label(x_key)}=%{{x}}<br>{label(y_key)}=%{{y}}<br>{label(metric)}: %{{text}}<extra></extra>",
-    ))
+        scale = (
+            f" — cells {min(present):.1f} to {max(present):.1f} (spread {spread:.1f}{unit}); "
+            f"colour scale {zmin:.1f} to {zmax:.1f}"
+        )
+    fig = go.Figure(
+        go.Heatmap(
+            x=[label(bool_text(x)) for x in xs],
+            y=[label(bool_text(y)) for y in ys],
+            z=z,
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Blues",
+            zmin=zmin,
+            zmax=zmax,
+            colorbar=dict(
+                title=dict(text=("%" if percent else "") + (f"<br>{zmin:.1f}–{zmax:.1f}" if present else ""))
+            ),
+            hovertemplate=f"{label(x_key)}=%{{x}}<br>{label(y_key)}=%{{y}}<br>{label(metric)}: %{{text}}<extra></extra>",
+        )
+    )
     fig.update_xaxes(title_text=label(x_key), type="category")
     fig.update_yaxes(title_text=label(y_key), type="category")
     # The title names what is shown; the estimate's source and the colour scale go on a second line
     # (one line of both was wider than the chart, and cut).
-    note = "; ".join(part for part in (ESTIMATE_NOTE if metric == "expected_accuracy" else "", scale.lstrip(" —"))
-                     if part)
+    note = "; ".join(
+        part for part in (ESTIMATE_NOTE if metric == "expected_accuracy" else "", scale.lstrip(" —")) if part
+    )
     fig = layout(fig, f"{label(metric)} by {label(x_key)} and {label(y_key)}")
     if note:
         fig.update_layout(title_subtitle_text=note, title_subtitle_font_size=12, margin_t=88)
@@ -135,11 +176,15 @@ def gold_zones_figure(shares: Mapping[Any, Mapping[str, float]], by: str, pooled
     keys = list(shares)
     fig = go.Figure()
     for zone, color in ZONE_COLORS.items():
-        fig.add_trace(go.Bar(
-            x=[label(bool_text(k)) for k in keys], y=[shares[k].get(zone, 0.0) * 100 for k in keys],
-            name=zone, marker_color=color,
-            hovertemplate=f"%{{x}}<br>{zone}: %{{y:.1f}}%<extra></extra>",
-        ))
+        fig.add_trace(
+            go.Bar(
+                x=[label(bool_text(k)) for k in keys],
+                y=[shares[k].get(zone, 0.0) * 100 for k in keys],
+                name=zone,
+                marker_color=color,
+                hovertemplate=f"%{{x}}<br>{zone}: %{{y:.1f}}%<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=label(by), type="category")
     fig.update_yaxes(title_text="% of questions whose gold was retrieved", range=[0, 100])

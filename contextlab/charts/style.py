@@ -64,9 +64,15 @@ FONT = dict(family="Inter, 'Source Sans Pro', sans-serif", size=13, color="#3133
 #: The look every figure gets from ``layout``, written into the figure itself rather than as a
 #: plotly template: a template is about nine tenths of a small figure's JSON, and a browser
 #: redrawing a figure that carries one (Plotly.react) draws it again from scratch.
-_PAGE = dict(paper_bgcolor="white", plot_bgcolor="white", hovermode="closest", hoverlabel=dict(align="left"),
-             colorway=["#0068c9", "#ff8700", "#29b09d", "#ff2b2b", "#6d3fc0", "#83c9ff", "#ffd16a", "#7defa1"])
+_PAGE = dict(
+    paper_bgcolor="white",
+    plot_bgcolor="white",
+    hovermode="closest",
+    hoverlabel=dict(align="left"),
+    colorway=["#0068c9", "#ff8700", "#29b09d", "#ff2b2b", "#6d3fc0", "#83c9ff", "#ffd16a", "#7defa1"],
+)
 _AXIS = dict(gridcolor="#e6eaf1", linecolor="#d5dae5", zerolinecolor="#d5dae5", automargin=True)
+
 
 def label(text: object) -> str:
     """Return ``text`` as plotly shows it literally: ``<``, ``>``, ``&`` as entities, controls visible.
@@ -91,7 +97,7 @@ def doc_label(entry: DocTrace, width: int = 28) -> str:
     """
     source = visible_controls(" ".join((entry.source or "(no source)").split()))
     if len(source) > width:
-        source = "…" + source[-(width - 1):]
+        source = "…" + source[-(width - 1) :]
     return f"{doc_tag(entry.input_index)} · {source}"
 
 
@@ -126,35 +132,62 @@ def stamp_revision(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def add_band(fig: go.Figure, x: Sequence[float], band: tuple[Sequence[float], Sequence[float]], *,
-             color: str = CURVE_COLOR, name: str = "95% interval", row: int | None = None,
-             col: int | None = None) -> go.Figure:
+def add_band(
+    fig: go.Figure,
+    x: Sequence[float],
+    band: tuple[Sequence[float], Sequence[float]],
+    *,
+    color: str = CURVE_COLOR,
+    name: str = "95% interval",
+    row: int | None = None,
+    col: int | None = None,
+) -> go.Figure:
     """Return ``fig`` with a shaded band from ``band[0]`` (low) up to ``band[1]`` (high) over ``x``.
 
     A measured curve's 95% interval: drawn before (under) the curve's own line, one legend entry.
     """
     low, high = list(band[0]), list(band[1])
     where = {"row": row, "col": col} if row is not None else {}
-    fig.add_trace(go.Scatter(x=list(x), y=high, mode="lines", line=dict(width=0), hoverinfo="skip",
-                             showlegend=False, legendgroup=name, name=name), **where)
-    fig.add_trace(go.Scatter(x=list(x), y=low, mode="lines", line=dict(width=0), fill="tonexty",
-                             fillcolor=rgba(color, 0.18), name=label(name), legendgroup=name,
-                             customdata=[[h] for h in high],
-                             hovertemplate="pos %{x}: 95% interval %{y:.1f}–%{customdata[0]:.1f}%<extra></extra>"),
-                  **where)
+    fig.add_trace(
+        go.Scatter(
+            x=list(x),
+            y=high,
+            mode="lines",
+            line=dict(width=0),
+            hoverinfo="skip",
+            showlegend=False,
+            legendgroup=name,
+            name=name,
+        ),
+        **where,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=list(x),
+            y=low,
+            mode="lines",
+            line=dict(width=0),
+            fill="tonexty",
+            fillcolor=rgba(color, 0.18),
+            name=label(name),
+            legendgroup=name,
+            customdata=[[h] for h in high],
+            hovertemplate="pos %{x}: 95% interval %{y:.1f}–%{customdata[0]:.1f}%<extra></extra>",
+        ),
+        **where,
+    )
     return fig
 
 
 def rgba(hex_color: str, alpha: float) -> str:
     """Return ``#rrggbb`` as an ``rgba(...)`` string with opacity ``alpha``."""
-    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(hex_color[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgba({r},{g},{b},{alpha})"
 
 
 def for_projector(fig: go.Figure) -> go.Figure:
     """Return ``fig`` with every text enlarged for a projector: title, axes, legend, Sankey labels."""
-    fig.update_layout(font_size=18, title_font_size=24, legend_font_size=16,
-                      height=(fig.layout.height or 450) + 100)
+    fig.update_layout(font_size=18, title_font_size=24, legend_font_size=16, height=(fig.layout.height or 450) + 100)
     fig.update_xaxes(tickfont_size=16, title_font_size=18)
     fig.update_yaxes(tickfont_size=16, title_font_size=18)
     fig.update_annotations(font_size=16)

@@ -22,8 +22,7 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
     """
     if not rows:
         fig = go.Figure()
-        fig.add_annotation(text="No sweep results to show", showarrow=False,
-                           xref="paper", yref="paper", x=0.5, y=0.5)
+        fig.add_annotation(text="No sweep results to show", showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_layout(xaxis_visible=False, yaxis_visible=False)
         return fig
 
@@ -40,7 +39,9 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
                 f"threshold {t:g}, budget {b}<br>in the block {r['in_block']} ({r['truncated']} "
                 f"truncated), duplicates {r['duplicate']}, excluded {r['excluded']}<br>"
                 f"{r['tokens_used']} tokens ({r['utilization_pct']}% of budget)"
-            ) if (r := cell.get((t, b))) is not None else ""
+            )
+            if (r := cell.get((t, b))) is not None
+            else ""
             for b in budgets
         ]
         for t in thresholds
@@ -48,20 +49,40 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]]) -> go.Figure:
     x = [str(b) for b in budgets]
     y = [f"{t:g}" for t in thresholds]
     fig = make_subplots(
-        rows=1, cols=2, horizontal_spacing=0.14,
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.14,
         subplot_titles=("Documents in the block", "Budget used (%)"),
     )
     fig.add_trace(
-        go.Heatmap(z=grid("in_block"), x=x, y=y, text=hover, hoverinfo="text",
-                   colorscale="Blues", texttemplate="%{z}",
-                   colorbar={"title": "docs", "x": 0.43}),
-        row=1, col=1,
+        go.Heatmap(
+            z=grid("in_block"),
+            x=x,
+            y=y,
+            text=hover,
+            hoverinfo="text",
+            colorscale="Blues",
+            texttemplate="%{z}",
+            colorbar={"title": "docs", "x": 0.43},
+        ),
+        row=1,
+        col=1,
     )
     fig.add_trace(
-        go.Heatmap(z=grid("utilization_pct"), x=x, y=y, text=hover, hoverinfo="text",
-                   colorscale="Greens", zmin=0, zmax=100, texttemplate="%{z:.0f}",
-                   colorbar={"title": "%", "x": 1.0}),
-        row=1, col=2,
+        go.Heatmap(
+            z=grid("utilization_pct"),
+            x=x,
+            y=y,
+            text=hover,
+            hoverinfo="text",
+            colorscale="Greens",
+            zmin=0,
+            zmax=100,
+            texttemplate="%{z:.0f}",
+            colorbar={"title": "%", "x": 1.0},
+        ),
+        row=1,
+        col=2,
     )
     for col in (1, 2):
         fig.update_xaxes(title_text="token budget", type="category", row=1, col=col)

@@ -33,8 +33,18 @@ from .sweep import add_sweep
 __all__ = ["main", "build_parser", "lab_app_path", "COMMANDS"]
 
 #: Each command's parser, in the order ``--help`` lists them.
-COMMANDS: list[Callable[[Any], None]] = [add_build, add_sweep, add_eval, add_compare, add_curve, add_index,
-                                         add_remove, add_search, add_lab, add_model]
+COMMANDS: list[Callable[[Any], None]] = [
+    add_build,
+    add_sweep,
+    add_eval,
+    add_compare,
+    add_curve,
+    add_index,
+    add_remove,
+    add_search,
+    add_lab,
+    add_model,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +94,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Input too large or too deep for some step (a number, a nesting): one line naming the
         # error, not a traceback. Any other exception is a bug and keeps its traceback.
         detail = str(exc)[:200]
-        error_line(f"{type(exc).__name__}{': ' + detail if detail else ''} "
-                   "(an input or option is too large)")
+        error_line(f"{type(exc).__name__}{': ' + detail if detail else ''} (an input or option is too large)")
         return 1

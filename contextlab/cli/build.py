@@ -31,16 +31,19 @@ def cmd_build(args: argparse.Namespace) -> int:
     if wants_orders(args):
         return cmd_build_orders(args, documents, config, result)
     if args.format == "json":
-        sys.stdout.write(json_terminal_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False,
-                                                       default=str)) + "\n")
+        sys.stdout.write(
+            json_terminal_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str)) + "\n"
+        )
     else:
         # Newlines are the block's own; any other control character is shown, not sent.
         sys.stdout.write(terminal_safe_lines(result.context_block) + "\n")
     if documents and not result.included_docs:
         counts = result.fate_counts()
-        note(f"no document made it into the block ({counts['filtered']} too short for --min-tokens, "
-             f"{counts['duplicate']} duplicate(s), {counts['excluded']} over the budget of "
-             f"{result.tokens_budget})")
+        note(
+            f"no document made it into the block ({counts['filtered']} too short for --min-tokens, "
+            f"{counts['duplicate']} duplicate(s), {counts['excluded']} over the budget of "
+            f"{result.tokens_budget})"
+        )
     elif sys.stderr.isatty():
         print(summary(result), file=sys.stderr)
     return 0
@@ -64,28 +67,37 @@ def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
     if args.query:
         changes["query"] = args.query
     config = LabConfig.from_run(run).with_changes(**changes)
-    scoring = argparse.Namespace(**{**vars(args), "query": config.query,
-                                    "file": f"{args.file} run {args.run}"})
+    scoring = argparse.Namespace(**{**vars(args), "query": config.query, "file": f"{args.file} run {args.run}"})
     return scored(run.documents, scoring), config
 
 
 def add_build(sub: Any) -> None:
     p = sub.add_parser(
-        "build", help="print the context block for FILE's documents",
+        "build",
+        help="print the context block for FILE's documents",
         description="Filter, rank, deduplicate, reorder and budget FILE's documents into a "
-                    "citation-labelled context block, printed on stdout.",
+        "citation-labelled context block, printed on stdout.",
         epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800; with a model: "
-               "... --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 --orders first,middle,last",
+        "... --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 --orders first,middle,last",
     )
-    p.add_argument("file", metavar="FILE",
-                   help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    p.add_argument("file", metavar="FILE", help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
     add_engine_options(p)
-    p.add_argument("--format", "-f", choices=("text", "json"), default="text",
-                   help="text: the block; json: the whole result with its per-document trace")
-    p.add_argument("--run", type=positive_int, default=None, metavar="N",
-                   help="FILE is a capture file (a component's capture_to=) or an OpenInference "
-                        "span export: build its run N (numbered as the lab lists them) with the "
-                        "run's own query and settings; options given here override them")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("text", "json"),
+        default="text",
+        help="text: the block; json: the whole result with its per-document trace",
+    )
+    p.add_argument(
+        "--run",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="FILE is a capture file (a component's capture_to=) or an OpenInference "
+        "span export: build its run N (numbered as the lab lists them) with the "
+        "run's own query and settings; options given here override them",
+    )
     add_input_options(p)
     add_orders_options(p)
     p.set_defaults(handler=cmd_build)

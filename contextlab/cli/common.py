@@ -11,8 +11,14 @@ from ..errors import ContextLabError
 from ..lab.config import LabConfig
 from ..retrieval import fts_query, needs_scoring
 from ..retrieval.scoring import score_unscored
-from ..settings import (DEFAULT_DEDUP_THRESHOLD, DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_MIN_DOC_TOKENS,
-                        DEFAULT_PLACEMENT, DEFAULT_TOKENIZER, EngineSettings)
+from ..settings import (
+    DEFAULT_DEDUP_THRESHOLD,
+    DEFAULT_MAX_CONTEXT_TOKENS,
+    DEFAULT_MIN_DOC_TOKENS,
+    DEFAULT_PLACEMENT,
+    DEFAULT_TOKENIZER,
+    EngineSettings,
+)
 from ..stages.dedup import DEFAULT_MEASURE, MEASURES
 from ..stages.format import DEFAULT_SCORE_LABEL
 from ..stages.reorder import PLACEMENTS
@@ -21,8 +27,7 @@ from ..types import ContextResult, Document
 from .flags import RUN_OPTIONS, SETTING_FLAGS, note
 from .inputs import label, threshold, token_count
 
-__all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary",
-           "require"]
+__all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary", "require"]
 
 _DEFAULTS = EngineSettings().to_dict()
 
@@ -34,21 +39,27 @@ _HELP: dict[str, str] = {
     "placement": f"where documents go in the block (default {DEFAULT_PLACEMENT})",
     "summarize_overflow": "give documents that do not fit a one-sentence synopsis while budget remains",
     "seed_compatible": "reproduce seed 000 exactly: heuristic tokens, reorder before budget, headers not "
-                       "counted, shingle near-duplicates",
+    "counted, shingle near-duplicates",
     "tokenizer": f"token counter (default {DEFAULT_TOKENIZER}; heuristic with --seed-compatible)",
     "budget_before_reorder": "pick documents by relevance until the budget is spent, then place them "
-                             "(default; --no-budget-before-reorder places first, as seed 000)",
+    "(default; --no-budget-before-reorder places first, as seed 000)",
     "budget_includes_headers": "count headers and separators toward the budget (default; "
-                               "--no-budget-includes-headers counts text only, as seed 000)",
+    "--no-budget-includes-headers counts text only, as seed 000)",
     "dedup_measure": f"how near duplicates are measured (default {DEFAULT_MEASURE})",
     "score_label": f"the word before a score in a header (default {DEFAULT_SCORE_LABEL!r})",
 }
 #: The settings that take one of a few names.
-_CHOICES: dict[str, tuple[str, ...]] = {"placement": PLACEMENTS, "tokenizer": TOKENIZER_NAMES,
-                                        "dedup_measure": MEASURES}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "placement": PLACEMENTS,
+    "tokenizer": TOKENIZER_NAMES,
+    "dedup_measure": MEASURES,
+}
 #: The argument type of the settings that take a number.
-_TYPES: dict[str, Any] = {"max_context_tokens": token_count, "min_doc_tokens": token_count,
-                          "dedup_threshold": threshold}
+_TYPES: dict[str, Any] = {
+    "max_context_tokens": token_count,
+    "min_doc_tokens": token_count,
+    "dedup_threshold": threshold,
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -66,21 +77,28 @@ def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[st
     library's, filled in by ``LabConfig``. ``ranges`` maps a setting to the range spec its flag
     takes instead (``contextlab sweep``): ``(default, help)``.
     """
-    p.add_argument(*RUN_OPTIONS["query"], default="",
-                   help="the user's question; documents without a score are scored against it (BM25)")
+    p.add_argument(
+        *RUN_OPTIONS["query"],
+        default="",
+        help="the user's question; documents without a score are scored against it (BM25)",
+    )
     for name, spellings in SETTING_FLAGS.items():
         if ranges and name in ranges:
             default, text = ranges[name]
             p.add_argument(*spellings, dest=name, default=default, metavar="RANGE", help=text)
         elif isinstance(_DEFAULTS[name], bool):
-            p.add_argument(*spellings, dest=name, action=argparse.BooleanOptionalAction, default=None,
-                           help=_HELP[name])
+            p.add_argument(*spellings, dest=name, action=argparse.BooleanOptionalAction, default=None, help=_HELP[name])
         elif name in _CHOICES:
             p.add_argument(*spellings, dest=name, choices=_CHOICES[name], default=None, help=_HELP[name])
         else:
-            p.add_argument(*spellings, dest=name, type=_TYPES.get(name, str), default=None,
-                           metavar="T" if name == "dedup_threshold" else "N" if name in _TYPES else "TEXT",
-                           help=_HELP[name])
+            p.add_argument(
+                *spellings,
+                dest=name,
+                type=_TYPES.get(name, str),
+                default=None,
+                metavar="T" if name == "dedup_threshold" else "N" if name in _TYPES else "TEXT",
+                help=_HELP[name],
+            )
 
 
 def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -123,8 +141,7 @@ def require(module: str, feature: str, extra: str = "lab") -> None:
     """Raise ``ContextLabError`` naming the extra to install when ``module`` is missing."""
     if importlib.util.find_spec(module) is None:
         raise ContextLabError(
-            f"{feature} needs the {module} package; install it with "
-            f"`pip install 'contextlab[{extra}]'`"
+            f"{feature} needs the {module} package; install it with `pip install 'contextlab[{extra}]'`"
         )
 
 

@@ -20,9 +20,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def add_compare(sub: Any) -> None:
     """Add ``contextlab compare``."""
     p = sub.add_parser(
-        "compare", help="two eval runs side by side: the same configurations, B - A",
+        "compare",
+        help="two eval runs side by side: the same configurations, B - A",
         description="Set two runs' summaries (contextlab eval --summary) side by side: every configuration "
-                    "both ran, B - A, paired by question when both results CSVs are next to their summaries.",
+        "both ran, B - A, paired by question when both results CSVs are next to their summaries.",
         epilog="example: contextlab compare before.json after.json",
     )
     p.add_argument("a", metavar="A.json", help="the first run's summary (the baseline)")

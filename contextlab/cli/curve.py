@@ -22,13 +22,18 @@ __all__ = ["add_curve"]
 
 
 def _table(points: list[dict[str, Any]], label: str) -> str:
-    lines = [f"{label}: accuracy by condition (95% Wilson interval)",
-             f"{'condition':<22} {'accuracy %':>10} {'interval':>15} {'N':>5}"]
+    lines = [
+        f"{label}: accuracy by condition (95% Wilson interval)",
+        f"{'condition':<22} {'accuracy %':>10} {'interval':>15} {'N':>5}",
+    ]
     for p in points:
-        name = {"closed_book": "closed book", "oracle": "gold only"}.get(p["kind"]) or \
-            f"gold at {p['position']} of {p['total_docs']}"
-        lines.append(f"{name:<22} {p['accuracy']:>10.1f} {p['accuracy_low']:>6.1f} - {p['accuracy_high']:<6.1f} "
-                     f"{p['questions']:>5}")
+        name = {"closed_book": "closed book", "oracle": "gold only"}.get(
+            p["kind"]
+        ) or f"gold at {p['position']} of {p['total_docs']}"
+        lines.append(
+            f"{name:<22} {p['accuracy']:>10.1f} {p['accuracy_low']:>6.1f} - {p['accuracy_high']:<6.1f} "
+            f"{p['questions']:>5}"
+        )
     return "\n".join(lines)
 
 
@@ -49,8 +54,14 @@ def _plan(args: argparse.Namespace) -> Any:
         for line in evalset.notes:
             note(line)
     size = args.max_questions if args.until_resolved else args.limit
-    plan = plan_curve(evalset, documents=args.documents, positions=args.positions, limit=size, shots=args.shots,
-                      closed_book=not args.no_closed_book)
+    plan = plan_curve(
+        evalset,
+        documents=args.documents,
+        positions=args.positions,
+        limit=size,
+        shots=args.shots,
+        closed_book=not args.no_closed_book,
+    )
     if plan.skipped_note():
         note(plan.skipped_note())
     return plan
@@ -64,8 +75,9 @@ def _before_sending(args: argparse.Namespace, plan: Any, schedule: Any, client: 
     from ..paired import ALPHA
 
     alpha = schedule.look_alpha if schedule is not None else ALPHA
-    power = curve_power(len(plan.questions), len(plan.positions), detect=args.detect, discordance=args.discordance,
-                        alpha=alpha)
+    power = curve_power(
+        len(plan.questions), len(plan.positions), detect=args.detect, discordance=args.discordance, alpha=alpha
+    )
     for line in power.lines():
         note(line)
     if schedule is not None:
@@ -74,15 +86,25 @@ def _before_sending(args: argparse.Namespace, plan: Any, schedule: Any, client: 
     tokenizer, _ = endpoint_tokenizer(client.endpoint, client.model, store=cache)
     cost = plan_calls(client, plan.prompts, cache, prompt_counter(tokenizer), tokens_exact=tokenizer is not None)
     if schedule is not None and cost.calls:
-        first = plan_calls(client, plan.first(schedule.looks[0]).prompts, cache, prompt_counter(tokenizer),
-                           tokens_exact=tokenizer is not None)
-        note(f"what follows is the most --until-resolved sends; the first look, after {schedule.looks[0]} "
-             f"questions, needs {first.calls} of those calls")
+        first = plan_calls(
+            client,
+            plan.first(schedule.looks[0]).prompts,
+            cache,
+            prompt_counter(tokenizer),
+            tokens_exact=tokenizer is not None,
+        )
+        note(
+            f"what follows is the most --until-resolved sends; the first look, after {schedule.looks[0]} "
+            f"questions, needs {first.calls} of those calls"
+        )
     if cost.calls:
         client.resolve_model()  # down, not its API, or no such model: one line before asking to send
         estimate = estimate_seconds(cache, client.endpoint, client.model_label, cost.prompt_tokens)
-        note(f"about {estimate[0] / 60:.0f} minutes {estimate[1]}" if estimate is not None else
-             "no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered")
+        note(
+            f"about {estimate[0] / 60:.0f} minutes {estimate[1]}"
+            if estimate is not None
+            else "no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered"
+        )
     return confirm_calls(cost, client.endpoint, args.yes)
 
 
@@ -106,8 +128,7 @@ def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
 
     settings = measure_settings(args, args.model)
     plan = _plan(args)
-    schedule = (look_schedule(args.limit, args.max_questions, len(plan.positions)) if args.until_resolved
-                else None)
+    schedule = look_schedule(args.limit, args.max_questions, len(plan.positions)) if args.until_resolved else None
     client, cache = settings.client(), settings.open_cache()
     if cache is not None and cache.note:
         note(cache.note)
@@ -118,8 +139,15 @@ def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
         result = run_curve(plan, client, cache=cache, concurrency=args.concurrency, progress=progress)
         evidence = result.evidence()
     else:
-        result, _ = run_until_resolved(plan, client, schedule, cache=cache, concurrency=args.concurrency,
-                                       progress=progress, on_look=lambda look: note(look.describe(schedule)))
+        result, _ = run_until_resolved(
+            plan,
+            client,
+            schedule,
+            cache=cache,
+            concurrency=args.concurrency,
+            progress=progress,
+            on_look=lambda look: note(look.describe(schedule)),
+        )
         evidence = result.evidence(alpha=schedule.look_alpha)
     for line in result.notes:
         note(line)
@@ -150,8 +178,10 @@ def cmd_curve(args: argparse.Namespace) -> int:
     if result.pace is not None:
         print(terminal_safe_lines("\n".join(["pace:", *(f"  {line}" for line in result.pace.lines())])))
         remember_pace(cache, client.endpoint, client.model_label, result.pace)
-    note(f"wrote the curve of {label} ({len(result.plan.questions)} questions) to {args.out} and its "
-         f"per-question outcomes beside it; use it with: contextlab eval --curve {args.out}")
+    note(
+        f"wrote the curve of {label} ({len(result.plan.questions)} questions) to {args.out} and its "
+        f"per-question outcomes beside it; use it with: contextlab eval --curve {args.out}"
+    )
     return 0
 
 
@@ -180,39 +210,79 @@ def add_curve(sub: Any) -> None:
     from ..paired import DEFAULT_DISCORDANCE
 
     p = sub.add_parser(
-        "curve", help="measure your model's position curve (the lost-in-the-middle experiment)",
+        "curve",
+        help="measure your model's position curve (the lost-in-the-middle experiment)",
         description="For each question (the bundled NaturalQuestions-Open ones, or your SET.jsonl in eval's "
-                    "format), put the gold document at each of --positions among --documents documents (the "
-                    "others: the question's own documents, a --store's nearest passages, or for the bundled "
-                    "set the most BM25-similar passages, none holding a gold answer), ask the model at "
-                    "--endpoint with Liu et al.'s QA prompt, and score its answers as the paper does; "
-                    "closed-book and gold-only too. Writes accuracy per position with 95% intervals in the "
-                    "bundled curves' format, the per-question outcomes beside it, and the paired tests.",
+        "format), put the gold document at each of --positions among --documents documents (the "
+        "others: the question's own documents, a --store's nearest passages, or for the bundled "
+        "set the most BM25-similar passages, none holding a gold answer), ask the model at "
+        "--endpoint with Liu et al.'s QA prompt, and score its answers as the paper does; "
+        "closed-book and gold-only too. Writes accuracy per position with 95% intervals in the "
+        "bundled curves' format, the per-question outcomes beside it, and the paired tests.",
         epilog="example: contextlab curve --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 "
-               "--documents 5 --positions 1,3,5 --limit 50 --until-resolved --max-questions 200 --out curve.csv; "
-               "then contextlab eval --curve curve.csv",
+        "--documents 5 --positions 1,3,5 --limit 50 --until-resolved --max-questions 200 --out curve.csv; "
+        "then contextlab eval --curve curve.csv",
     )
-    p.add_argument("evalset", metavar="SET", nargs="?", default=None,
-                   help="your questions in eval's JSONL format (query, documents, gold_sources, answers); "
-                        "default: the bundled NaturalQuestions-Open set")
+    p.add_argument(
+        "evalset",
+        metavar="SET",
+        nargs="?",
+        default=None,
+        help="your questions in eval's JSONL format (query, documents, gold_sources, answers); "
+        "default: the bundled NaturalQuestions-Open set",
+    )
     p.add_argument("--store", metavar="DB", help="take other documents for questions without any from this store")
     add_model_options(p, required=True)
-    p.add_argument("--documents", "-K", type=int_at_least(2, 30), default=10, metavar="K",
-                   help="documents per prompt, the gold among K-1 others (default 10)")
-    p.add_argument("--positions", default="1,5,10", metavar="P1,P2",
-                   help="the gold's 1-based positions to measure (default 1,5,10)")
-    p.add_argument("--limit", "-n", type=positive_int, default=100, metavar="N",
-                   help="questions to measure (default 100; with --until-resolved, the size of each batch)")
-    p.add_argument("--detect", type=_points, default=None, metavar="D",
-                   help="say how many questions a D-point difference between two positions needs")
-    p.add_argument("--discordance", type=_share, default=DEFAULT_DISCORDANCE, metavar="S",
-                   help=f"the share of questions assumed to answer differently at two positions, for the power "
-                        f"said before sending (default {DEFAULT_DISCORDANCE})")
-    p.add_argument("--until-resolved", action="store_true",
-                   help="add --limit questions at a time and stop once first against last (or Cochran's Q) "
-                        "is resolved, α split over the planned looks")
-    p.add_argument("--max-questions", type=positive_int, default=None, metavar="N",
-                   help="with --until-resolved: the most questions to add")
+    p.add_argument(
+        "--documents",
+        "-K",
+        type=int_at_least(2, 30),
+        default=10,
+        metavar="K",
+        help="documents per prompt, the gold among K-1 others (default 10)",
+    )
+    p.add_argument(
+        "--positions",
+        default="1,5,10",
+        metavar="P1,P2",
+        help="the gold's 1-based positions to measure (default 1,5,10)",
+    )
+    p.add_argument(
+        "--limit",
+        "-n",
+        type=positive_int,
+        default=100,
+        metavar="N",
+        help="questions to measure (default 100; with --until-resolved, the size of each batch)",
+    )
+    p.add_argument(
+        "--detect",
+        type=_points,
+        default=None,
+        metavar="D",
+        help="say how many questions a D-point difference between two positions needs",
+    )
+    p.add_argument(
+        "--discordance",
+        type=_share,
+        default=DEFAULT_DISCORDANCE,
+        metavar="S",
+        help=f"the share of questions assumed to answer differently at two positions, for the power "
+        f"said before sending (default {DEFAULT_DISCORDANCE})",
+    )
+    p.add_argument(
+        "--until-resolved",
+        action="store_true",
+        help="add --limit questions at a time and stop once first against last (or Cochran's Q) "
+        "is resolved, α split over the planned looks",
+    )
+    p.add_argument(
+        "--max-questions",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="with --until-resolved: the most questions to add",
+    )
     p.add_argument("--no-closed-book", action="store_true", help="skip the closed-book condition (no documents)")
     p.add_argument("--name", metavar="LABEL", help="the model's name in the file (default: the endpoint's model id)")
     p.add_argument("--out", "-o", required=True, metavar="CSV", help="write the curve here (whole or not at all)")

@@ -23,10 +23,19 @@ def run_options(args: argparse.Namespace) -> Any:
     from ..curves.outcomes import load_measured_curve
     from ..evaluation.options import RunOptions
 
-    return RunOptions(top_k=args.top_k, limit=args.limit, curve_model=args.curve_model, baseline=args.baseline,
-                      blocks=args.blocks, workers=args.workers, scheduler=args.scheduler, store=args.store,
-                      max_bytes=args.max_bytes, curves=load_measured_curve(args.curve) if args.curve else None,
-                      curve_name=Path(args.curve).name if args.curve else "")
+    return RunOptions(
+        top_k=args.top_k,
+        limit=args.limit,
+        curve_model=args.curve_model,
+        baseline=args.baseline,
+        blocks=args.blocks,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        store=args.store,
+        max_bytes=args.max_bytes,
+        curves=load_measured_curve(args.curve) if args.curve else None,
+        curve_name=Path(args.curve).name if args.curve else "",
+    )
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -36,8 +45,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .measure import cmd_eval_measured, finish_eval
 
     if args.model is not None and not args.endpoint:
-        error_line("--model names the model at --endpoint that answers; give --endpoint too, or --curve-model "
-                   "for whose published curve estimates expected_accuracy", prog="contextlab eval")
+        error_line(
+            "--model names the model at --endpoint that answers; give --endpoint too, or --curve-model "
+            "for whose published curve estimates expected_accuracy",
+            prog="contextlab eval",
+        )
         return 2
     # --grid budget=... and --baseline budget=... are the command line's spellings of the fields
     args.grid, args.baseline = library_grid(args.grid), library_settings(args.baseline)
@@ -65,8 +77,10 @@ def _grid_keys_help() -> str:
     for key, field in GRID_KEYS.items():
         if key != field:
             shorts.setdefault(field, []).append(key)
-    return ", ".join(f"{field} ({', '.join(shorts[field])})" if field in shorts else field
-                     for field in dict.fromkeys(GRID_KEYS.values()))
+    return ", ".join(
+        f"{field} ({', '.join(shorts[field])})" if field in shorts else field
+        for field in dict.fromkeys(GRID_KEYS.values())
+    )
 
 
 def add_eval(sub: Any) -> None:
@@ -74,40 +88,79 @@ def add_eval(sub: Any) -> None:
     from ..settings import DEFAULT_CURVE_MODEL
 
     p = sub.add_parser(
-        "eval", help="measure configurations on labelled questions (bundled NaturalQuestions set)",
+        "eval",
+        help="measure configurations on labelled questions (bundled NaturalQuestions set)",
         description="For every question of EVALSET and every configuration of the grid, build the "
-                    "block and record where the gold document went: one CSV row each (gold_retrieved, "
-                    "gold_rank, gold_in_block, gold_position, in_block, answer_in_block, tokens_used, "
-                    "duplicates_removed, expected_accuracy). expected_accuracy is an estimate from the "
-                    "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
+        "block and record where the gold document went: one CSV row each (gold_retrieved, "
+        "gold_rank, gold_in_block, gold_position, in_block, answer_in_block, tokens_used, "
+        "duplicates_removed, expected_accuracy). expected_accuracy is an estimate from the "
+        "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
         epilog="example: contextlab eval --limit 300 --grid budget=256,1024 "
-               "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json; "
-               "compare two runs' summaries: contextlab compare A.json B.json",
+        "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json; "
+        "compare two runs' summaries: contextlab compare A.json B.json",
     )
-    p.add_argument("evalset", metavar="EVALSET", nargs="?", default=None,
-                   help="a JSONL of questions ({query, documents?, gold_sources?, answers?} or the "
-                        "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set")
-    p.add_argument("--out", "-o", metavar="CSV", required=True,
-                   help="write one row per question and configuration (required)")
-    p.add_argument("--baseline", metavar="CONFIG",
-                   help="the configuration paired differences and p-values are taken against: its label or "
-                        "KEY=V settings naming one (default: the first configuration)")
-    p.add_argument("--blocks", action="store_true",
-                   help="write each row's context block to the CSV (column block), so a row reads without the library")
+    p.add_argument(
+        "evalset",
+        metavar="EVALSET",
+        nargs="?",
+        default=None,
+        help="a JSONL of questions ({query, documents?, gold_sources?, answers?} or the "
+        "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set",
+    )
+    p.add_argument(
+        "--out", "-o", metavar="CSV", required=True, help="write one row per question and configuration (required)"
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="CONFIG",
+        help="the configuration paired differences and p-values are taken against: its label or "
+        "KEY=V settings naming one (default: the first configuration)",
+    )
+    p.add_argument(
+        "--blocks",
+        action="store_true",
+        help="write each row's context block to the CSV (column block), so a row reads without the library",
+    )
     p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
-    p.add_argument("--grid", "-g", action="extend", nargs="+", metavar="KEY=V1,V2",
-                   help=f"vary a setting (repeatable); keys: {_grid_keys_help()}; numbers may be start:stop:step")
-    p.add_argument("--top-k", "-k", type=top_k, default=DEFAULT_TOP_K, metavar="K",
-                   help=f"documents retrieved per question (default {DEFAULT_TOP_K})")
+    p.add_argument(
+        "--grid",
+        "-g",
+        action="extend",
+        nargs="+",
+        metavar="KEY=V1,V2",
+        help=f"vary a setting (repeatable); keys: {_grid_keys_help()}; numbers may be start:stop:step",
+    )
+    p.add_argument(
+        "--top-k",
+        "-k",
+        type=top_k,
+        default=DEFAULT_TOP_K,
+        metavar="K",
+        help=f"documents retrieved per question (default {DEFAULT_TOP_K})",
+    )
     p.add_argument("--limit", "-n", type=positive_int, default=None, metavar="N", help="only the first N questions")
-    p.add_argument("--curve-model", default=DEFAULT_CURVE_MODEL, metavar="M",
-                   help=f"whose published position curve gives expected_accuracy (default {DEFAULT_CURVE_MODEL})")
+    p.add_argument(
+        "--curve-model",
+        default=DEFAULT_CURVE_MODEL,
+        metavar="M",
+        help=f"whose published position curve gives expected_accuracy (default {DEFAULT_CURVE_MODEL})",
+    )
     p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
-    p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
-                   help=f"read at most N bytes of EVALSET, counted after decompression (default {DEFAULT_MAX_BYTES:,})")
+    p.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"read at most N bytes of EVALSET, counted after decompression (default {DEFAULT_MAX_BYTES:,})",
+    )
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=workers, default=None, metavar="N",
-                       help="run on a local Dask cluster of N worker processes (needs contextlab[dask])")
+    where.add_argument(
+        "--workers",
+        type=workers,
+        default=None,
+        metavar="N",
+        help="run on a local Dask cluster of N worker processes (needs contextlab[dask])",
+    )
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://host:8786")
     add_measure_options(p)
     p.set_defaults(handler=cmd_eval)

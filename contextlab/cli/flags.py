@@ -18,8 +18,19 @@ import sys
 from ..safe_text import terminal_safe
 from ..settings import BLOCK_SETTINGS
 
-__all__ = ["SHORT_SPELLINGS", "SETTING_FLAGS", "RUN_OPTIONS", "FLAGS", "GRID_KEYS", "flag_for",
-           "library_grid", "library_settings", "describe", "note", "error_line"]
+__all__ = [
+    "SHORT_SPELLINGS",
+    "SETTING_FLAGS",
+    "RUN_OPTIONS",
+    "FLAGS",
+    "GRID_KEYS",
+    "flag_for",
+    "library_grid",
+    "library_settings",
+    "describe",
+    "note",
+    "error_line",
+]
 
 #: The short spellings users type, kept as documented spellings of the same flag (and, without
 #: the dashes, of the same grid key): ``--budget`` is ``--max-context-tokens``.
@@ -92,8 +103,12 @@ FLAGS: dict[str, str] = {name: spellings[0] for name, spellings in {**SETTING_FL
 #: block) by its name, and the short spellings without dashes.
 GRID_KEYS: dict[str, str] = {
     **{key: key for key in BLOCK_SETTINGS},
-    **{short[2:].replace("-", "_"): name for name, shorts in SHORT_SPELLINGS.items()
-       for short in shorts if short.startswith("--")},
+    **{
+        short[2:].replace("-", "_"): name
+        for name, shorts in SHORT_SPELLINGS.items()
+        for short in shorts
+        if short.startswith("--")
+    },
 }
 
 

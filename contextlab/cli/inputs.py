@@ -15,9 +15,21 @@ from ..retrieval.injection import MAX_TOP_K
 from ..types import Document
 from ..validation import message_value
 
-__all__ = ["INPUT_FORMATS", "MAX_WHOLE", "int_at_least", "positive_int", "non_negative_int",
-           "token_count", "top_k", "workers", "threshold", "score", "label", "read_documents",
-           "add_input_options"]
+__all__ = [
+    "INPUT_FORMATS",
+    "MAX_WHOLE",
+    "int_at_least",
+    "positive_int",
+    "non_negative_int",
+    "token_count",
+    "top_k",
+    "workers",
+    "threshold",
+    "score",
+    "label",
+    "read_documents",
+    "add_input_options",
+]
 
 #: What ``--input-format`` accepts.
 INPUT_FORMATS = ("auto", "json", "jsonl", "csv", "txt", "md")
@@ -31,17 +43,20 @@ def int_at_least(minimum: int, maximum: int = MAX_WHOLE) -> Callable[[str], int]
 
     A bad value is a usage error (argparse names the flag, exit 2), never an overflow later.
     """
+
     def parse(text: str) -> int:
         try:
             value = int(text) if len(text) <= 40 else None  # int() of a huge string is slow
         except ValueError:
             value = None
         if value is None:
-            raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to "
-                                             f"{maximum:,}, got {message_value(text)}")
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {minimum:,} to {maximum:,}, got {message_value(text)}"
+            )
         if not minimum <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to "
-                                             f"{maximum:,}, got {message_value(text)}")
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {minimum:,} to {maximum:,}, got {message_value(text)}"
+            )
         return value
 
     return parse
@@ -102,11 +117,25 @@ def read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
     """Add ``--input-format``, ``--max-bytes`` and ``--max-documents`` to a command's parser."""
-    p.add_argument("--input-format", choices=INPUT_FORMATS, default=None,
-                   help="read FILE as this format instead of by its extension "
-                        "(stdin defaults to auto: JSON, JSON Lines, or text split on --- lines "
-                        "or blank lines)")
-    p.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
-                   help=f"refuse inputs larger than N bytes (default {DEFAULT_MAX_BYTES:,})")
-    p.add_argument("--max-documents", type=positive_int, default=DEFAULT_MAX_DOCUMENTS, metavar="N",
-                   help=f"refuse inputs of more than N documents (default {DEFAULT_MAX_DOCUMENTS:,})")
+    p.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        default=None,
+        help="read FILE as this format instead of by its extension "
+        "(stdin defaults to auto: JSON, JSON Lines, or text split on --- lines "
+        "or blank lines)",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"refuse inputs larger than N bytes (default {DEFAULT_MAX_BYTES:,})",
+    )
+    p.add_argument(
+        "--max-documents",
+        type=positive_int,
+        default=DEFAULT_MAX_DOCUMENTS,
+        metavar="N",
+        help=f"refuse inputs of more than N documents (default {DEFAULT_MAX_DOCUMENTS:,})",
+    )

@@ -27,8 +27,7 @@ def lab_app_path() -> Path:
 
 def cmd_lab(args: argparse.Namespace, streamlit_args: list[str]) -> int:
     if args.runs == "-":
-        raise ContextLabError("--runs reads a capture file or span export by name, not stdin; "
-                              "save it to a file first")
+        raise ContextLabError("--runs reads a capture file or span export by name, not stdin; save it to a file first")
     app = lab_app_path()
     if not app.is_file():
         raise ContextLabError(
@@ -110,12 +109,15 @@ def _shown_host(address: str) -> str:
 #: Streamlit options checked here, so a typo is one line instead of Streamlit's usage text:
 #: each maps to (what it takes, a check). Other options go to Streamlit unchecked.
 _STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
-    "--server.address": ("an address to listen on (127.0.0.1 by default; 0.0.0.0 serves the network)",
-                         lambda v: bool(v) and not v.startswith("-")),
-    "--server.port": ("a port number from 1 to 65535",
-                      lambda v: v.isdigit() and len(v) <= 5 and 1 <= int(v) <= 65535),
-    "--server.maxUploadSize": ("a whole number of megabytes >= 1",
-                               lambda v: v.isdigit() and len(v) <= 9 and int(v) >= 1),
+    "--server.address": (
+        "an address to listen on (127.0.0.1 by default; 0.0.0.0 serves the network)",
+        lambda v: bool(v) and not v.startswith("-"),
+    ),
+    "--server.port": ("a port number from 1 to 65535", lambda v: v.isdigit() and len(v) <= 5 and 1 <= int(v) <= 65535),
+    "--server.maxUploadSize": (
+        "a whole number of megabytes >= 1",
+        lambda v: v.isdigit() and len(v) <= 9 and int(v) >= 1,
+    ),
     "--server.headless": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
     "--server.runOnSave": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
     "--browser.gatherUsageStats": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
@@ -141,12 +143,17 @@ def streamlit_problem(options: list[str]) -> str | None:
 
 def add_lab(sub: Any) -> None:
     p = sub.add_parser(
-        "lab", help="start the Streamlit lab",
+        "lab",
+        help="start the Streamlit lab",
         description="Start the Streamlit lab. Arguments after `lab` go to `streamlit run`. The lab "
-                    "listens on 127.0.0.1 only and sends no usage statistics; --server.address 0.0.0.0 "
-                    "serves it to the network (anyone who can reach the port can use it and upload files).",
+        "listens on 127.0.0.1 only and sends no usage statistics; --server.address 0.0.0.0 "
+        "serves it to the network (anyone who can reach the port can use it and upload files).",
         epilog="example: contextlab lab --server.port 8502",
     )
-    p.add_argument("--runs", metavar="FILE", default=None,
-                   help="open on the runs of a capture file or an OpenInference span export")
+    p.add_argument(
+        "--runs",
+        metavar="FILE",
+        default=None,
+        help="open on the runs of a capture file or an OpenInference span export",
+    )
     p.set_defaults(handler=None, passes_extra=True)

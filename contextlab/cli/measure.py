@@ -26,9 +26,12 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
     from .model import add_model_options
 
     add_model_options(p)
-    p.add_argument("--curve", metavar="FILE",
-                   help="a curve file from `contextlab curve`: expected_accuracy (and placement=curve) "
-                        "read your model's measured curve instead of the published ones")
+    p.add_argument(
+        "--curve",
+        metavar="FILE",
+        help="a curve file from `contextlab curve`: expected_accuracy (and placement=curve) "
+        "read your model's measured curve instead of the published ones",
+    )
 
 
 def _answered(args: argparse.Namespace, options: Any) -> Any:

@@ -28,20 +28,44 @@ def add_model_options(p: argparse.ArgumentParser, *, required: bool = False) -> 
     """Add the options of a model in the loop: endpoint, model, API, shots, concurrency, cache, --yes."""
     from ..models import APIS, DEFAULT_CONCURRENCY
 
-    p.add_argument("--endpoint", required=required, metavar="URL",
-                   help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (`contextlab model serve` "
-                        "prints one); the key only from CONTEXTLAB_API_KEY, else OPENAI_API_KEY")
-    p.add_argument("--model", "-m", default=None, metavar="NAME",
-                   help="the model at --endpoint that answers (default: the first it lists)")
-    p.add_argument("--api", choices=APIS, default="chat",
-                   help="chat messages or plain completions (base models such as the bundled one: completions)")
-    p.add_argument("--shots", type=shots, default=0, metavar="N",
-                   help="prepend N solved examples from questions outside the run (base models need them)")
-    p.add_argument("--concurrency", type=concurrency, default=DEFAULT_CONCURRENCY, metavar="N",
-                   help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})")
+    p.add_argument(
+        "--endpoint",
+        required=required,
+        metavar="URL",
+        help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (`contextlab model serve` "
+        "prints one); the key only from CONTEXTLAB_API_KEY, else OPENAI_API_KEY",
+    )
+    p.add_argument(
+        "--model",
+        "-m",
+        default=None,
+        metavar="NAME",
+        help="the model at --endpoint that answers (default: the first it lists)",
+    )
+    p.add_argument(
+        "--api",
+        choices=APIS,
+        default="chat",
+        help="chat messages or plain completions (base models such as the bundled one: completions)",
+    )
+    p.add_argument(
+        "--shots",
+        type=shots,
+        default=0,
+        metavar="N",
+        help="prepend N solved examples from questions outside the run (base models need them)",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=concurrency,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})",
+    )
     cache = p.add_mutually_exclusive_group()
-    cache.add_argument("--cache", metavar="PATH",
-                       help="the SQLite response cache (default ~/.cache/contextlab/responses.sqlite)")
+    cache.add_argument(
+        "--cache", metavar="PATH", help="the SQLite response cache (default ~/.cache/contextlab/responses.sqlite)"
+    )
     cache.add_argument("--no-cache", action="store_true", help="send every prompt and keep no answer")
     p.add_argument("--yes", "-y", action="store_true", help="send the calls without asking first (scripts)")
 
@@ -50,8 +74,15 @@ def measure_settings(args: argparse.Namespace, model: str | None) -> Any:
     """Return the library's ``MeasureSettings`` for the parsed options (``model`` as resolved by the command)."""
     from ..evaluation.measured import MeasureSettings
 
-    return MeasureSettings(endpoint=args.endpoint, model=model, api=args.api, shots=args.shots,
-                           concurrency=args.concurrency, cache=args.cache, use_cache=not args.no_cache)
+    return MeasureSettings(
+        endpoint=args.endpoint,
+        model=model,
+        api=args.api,
+        shots=args.shots,
+        concurrency=args.concurrency,
+        cache=args.cache,
+        use_cache=not args.no_cache,
+    )
 
 
 def confirm_calls(cost: Any, endpoint: str, yes: bool) -> bool:
@@ -80,8 +111,7 @@ def interrupted(stop: KeyboardInterrupt) -> int:
     """Say in one line what Ctrl-C stopped (calls sent, answered and kept; a rerun resumes); return 130."""
     from ..errors import RunInterrupted
 
-    note(str(stop) if isinstance(stop, RunInterrupted) else
-         "interrupted before any call was sent; nothing was written")
+    note(str(stop) if isinstance(stop, RunInterrupted) else "interrupted before any call was sent; nothing was written")
     return 130
 
 
@@ -101,8 +131,10 @@ def cmd_model_serve(args: argparse.Namespace) -> int:
         # log (on the same stream when both are redirected) can land between the URL and its end.
         sys.stdout.write(url + "\n")
         sys.stdout.flush()
-        note(f"serving {BUNDLED_MODEL} (Gemma 3 270M, Q4_K_M) on 127.0.0.1 only; Ctrl-C or SIGTERM stops it. "
-             f"Gemma Terms of Use: {GEMMA_TERMS_URL}. Measure with: --endpoint {url} --api completions --shots 2")
+        note(
+            f"serving {BUNDLED_MODEL} (Gemma 3 270M, Q4_K_M) on 127.0.0.1 only; Ctrl-C or SIGTERM stops it. "
+            f"Gemma Terms of Use: {GEMMA_TERMS_URL}. Measure with: --endpoint {url} --api completions --shots 2"
+        )
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:
@@ -116,20 +148,34 @@ def cmd_model_serve(args: argparse.Namespace) -> int:
 
 def add_model(sub: Any) -> None:
     """Add ``contextlab model serve``."""
-    p = sub.add_parser("model", help="the bundled local model (Gemma 3 270M on llama.cpp, contextlab[model])",
-                       description="Run the bundled model as an OpenAI-compatible server on 127.0.0.1.")
+    p = sub.add_parser(
+        "model",
+        help="the bundled local model (Gemma 3 270M on llama.cpp, contextlab[model])",
+        description="Run the bundled model as an OpenAI-compatible server on 127.0.0.1.",
+    )
     actions = p.add_subparsers(dest="model_command", metavar="ACTION", parser_class=type(p))
-    serve = actions.add_parser("serve", help="serve the bundled model until Ctrl-C or SIGTERM; prints its URL",
-                               description="Start llama.cpp's server in this process on 127.0.0.1 with the "
-                                           "bundled Gemma 3 270M (assembled once from its package and checked "
-                                           "against its SHA-256) and print the OpenAI-compatible base URL.",
-                               epilog="example: contextlab model serve --port 8080, then contextlab eval "
-                                      "--endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 ...")
-    serve.add_argument("--port", type=port, default=8080, help="TCP port on 127.0.0.1 (default 8080; 0 picks a free one)")
-    serve.add_argument("--parallel", type=int_at_least(1, 64), default=4, metavar="N",
-                       help="requests answered at once (default 4)")
-    serve.add_argument("--context", type=int_at_least(256, 131072), default=4096, metavar="TOKENS",
-                       help="context tokens per request (default 4096)")
+    serve = actions.add_parser(
+        "serve",
+        help="serve the bundled model until Ctrl-C or SIGTERM; prints its URL",
+        description="Start llama.cpp's server in this process on 127.0.0.1 with the "
+        "bundled Gemma 3 270M (assembled once from its package and checked "
+        "against its SHA-256) and print the OpenAI-compatible base URL.",
+        epilog="example: contextlab model serve --port 8080, then contextlab eval "
+        "--endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 ...",
+    )
+    serve.add_argument(
+        "--port", type=port, default=8080, help="TCP port on 127.0.0.1 (default 8080; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--parallel", type=int_at_least(1, 64), default=4, metavar="N", help="requests answered at once (default 4)"
+    )
+    serve.add_argument(
+        "--context",
+        type=int_at_least(256, 131072),
+        default=4096,
+        metavar="TOKENS",
+        help="context tokens per request (default 4096)",
+    )
     p.set_defaults(handler=lambda args: cmd_model_serve(args) if args.model_command == "serve" else _need_action(p))
 
 

@@ -26,13 +26,26 @@ __all__ = ["add_orders_options", "wants_orders", "cmd_build_orders"]
 def add_orders_options(p: argparse.ArgumentParser) -> None:
     """Add ``--orders --answer-source --gold`` and the model options (``--endpoint --model ...``) to ``build``."""
     add_model_options(p)
-    p.add_argument("--orders", default=None, metavar="LIST",
-                   help="with --endpoint: ask the question once per order with the answer document placed "
-                        "first, middle and/or last (default first,middle,last)")
-    p.add_argument("--answer-source", default=None, metavar="SOURCE",
-                   help="the source of the document that holds the answer (default: the most relevant in the block)")
-    p.add_argument("--gold", action="append", default=[], metavar="ANSWER",
-                   help="a correct answer (repeat for more): each order's answer is marked right or wrong")
+    p.add_argument(
+        "--orders",
+        default=None,
+        metavar="LIST",
+        help="with --endpoint: ask the question once per order with the answer document placed "
+        "first, middle and/or last (default first,middle,last)",
+    )
+    p.add_argument(
+        "--answer-source",
+        default=None,
+        metavar="SOURCE",
+        help="the source of the document that holds the answer (default: the most relevant in the block)",
+    )
+    p.add_argument(
+        "--gold",
+        action="append",
+        default=[],
+        metavar="ANSWER",
+        help="a correct answer (repeat for more): each order's answer is marked right or wrong",
+    )
 
 
 def wants_orders(args: argparse.Namespace) -> bool:
@@ -54,26 +67,45 @@ def _answer_indices(documents: list[Document], source: str | None) -> tuple[int,
     return found
 
 
-def cmd_build_orders(args: argparse.Namespace, documents: list[Document], config: LabConfig,
-                     result: ContextResult) -> int:
+def cmd_build_orders(
+    args: argparse.Namespace, documents: list[Document], config: LabConfig, result: ContextResult
+) -> int:
     """Ask ``config.query`` over ``result``'s block in each order; print the answers as they arrive."""
     from ..evaluation.orders import plan_orders
 
     if not config.query.strip():
         raise ContextLabError("--endpoint asks the model a question: give it with --query")
-    plan = plan_orders(documents, config, config.query, measure=measure_settings(args, args.model),
-                       answer=_answer_indices(documents, args.answer_source), gold_answers=args.gold,
-                       orders=args.orders or "first,middle,last", result=result)
+    plan = plan_orders(
+        documents,
+        config,
+        config.query,
+        measure=measure_settings(args, args.model),
+        answer=_answer_indices(documents, args.answer_source),
+        gold_answers=args.gold,
+        orders=args.orders or "first,middle,last",
+        result=result,
+    )
     moved = next(t for t in result.trace if t.input_index == plan.moved_index)
-    print(f"contextlab: asking {len(plan.cases)} orders of {plan.block_size} documents, {plan.moved_as} "
-          f"(#{moved.input_index} {moved.source or ''}) moved", file=sys.stderr)
+    print(
+        f"contextlab: asking {len(plan.cases)} orders of {plan.block_size} documents, {plan.moved_as} "
+        f"(#{moved.input_index} {moved.source or ''}) moved",
+        file=sys.stderr,
+    )
     if not confirm_calls(plan.cost(), plan.client.endpoint, args.yes):
         return 1
     rows: list[dict[str, Any]] = []
 
     def arrived(answer: Any) -> None:
-        rows.append({"order": answer.order, "position": answer.position, "documents": plan.block_size,
-                     "answer": answer.answer, "correct": answer.correct, "cached": answer.cached})
+        rows.append(
+            {
+                "order": answer.order,
+                "position": answer.position,
+                "documents": plan.block_size,
+                "answer": answer.answer,
+                "correct": answer.correct,
+                "cached": answer.cached,
+            }
+        )
         if args.format != "json":
             mark = "" if answer.correct is None else ("  [right]" if answer.correct else "  [wrong]")
             line = f"{answer.order:<6} (pos {answer.position} of {plan.block_size}): {answer.answer}{mark}"
@@ -82,11 +114,18 @@ def cmd_build_orders(args: argparse.Namespace, documents: list[Document], config
 
     answers = plan.run(on_answer=arrived)
     if args.format == "json":
-        document = {"question": config.query, "moved": {"input_index": moved.input_index, "source": moved.source,
-                                                         "as": plan.moved_as},
-                    "model": plan.model_name(answers), "endpoint": plan.client.endpoint, "orders": rows}
+        document = {
+            "question": config.query,
+            "moved": {"input_index": moved.input_index, "source": moved.source, "as": plan.moved_as},
+            "model": plan.model_name(answers),
+            "endpoint": plan.client.endpoint,
+            "orders": rows,
+        }
         sys.stdout.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
-        print(f"contextlab: answered by {plan.model_name(answers) or 'the endpoint default model'} "
-              f"at {plan.client.endpoint}", file=sys.stderr)
+        print(
+            f"contextlab: answered by {plan.model_name(answers) or 'the endpoint default model'} "
+            f"at {plan.client.endpoint}",
+            file=sys.stderr,
+        )
     return 0

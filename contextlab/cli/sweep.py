@@ -47,22 +47,30 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def add_sweep(sub: Any) -> None:
     p = sub.add_parser(
-        "sweep", help="build over a grid of thresholds and budgets; write CSV (and a chart)",
+        "sweep",
+        help="build over a grid of thresholds and budgets; write CSV (and a chart)",
         description="Build FILE's block for every (threshold, budget) pair and write one CSV row "
-                    "each: " + ", ".join(SWEEP_COLUMNS) + ".",
+        "each: " + ", ".join(SWEEP_COLUMNS) + ".",
         epilog="ranges are start:stop:step (stop included), a,b,c, or one value; example: "
-               "contextlab sweep docs.json -q 'refunds' --threshold 0.5:1.0:0.05 "
-               "--budget 500:4000:500 --out sweep.csv --html sweep.html",
+        "contextlab sweep docs.json -q 'refunds' --threshold 0.5:1.0:0.05 "
+        "--budget 500:4000:500 --out sweep.csv --html sweep.html",
     )
-    p.add_argument("file", metavar="FILE",
-                   help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
-    add_engine_options(p, ranges={"dedup_threshold": ("0.5:1.0:0.05", "dedup thresholds (default 0.5:1.0:0.05)"),
-                                  "max_context_tokens": ("500:4000:500", "token budgets (default 500:4000:500)")})
-    p.add_argument("--max-builds", type=positive_int, default=MAX_BUILDS, metavar="N",
-                   help=f"refuse grids of more than N builds (default {MAX_BUILDS:,})")
-    p.add_argument("--out", "-o", default=None, metavar="CSV",
-                   help="write the CSV here instead of stdout")
-    p.add_argument("--html", default=None, metavar="HTML",
-                   help="also write an interactive plotly chart (needs plotly)")
+    p.add_argument("file", metavar="FILE", help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    add_engine_options(
+        p,
+        ranges={
+            "dedup_threshold": ("0.5:1.0:0.05", "dedup thresholds (default 0.5:1.0:0.05)"),
+            "max_context_tokens": ("500:4000:500", "token budgets (default 500:4000:500)"),
+        },
+    )
+    p.add_argument(
+        "--max-builds",
+        type=positive_int,
+        default=MAX_BUILDS,
+        metavar="N",
+        help=f"refuse grids of more than N builds (default {MAX_BUILDS:,})",
+    )
+    p.add_argument("--out", "-o", default=None, metavar="CSV", help="write the CSV here instead of stdout")
+    p.add_argument("--html", default=None, metavar="HTML", help="also write an interactive plotly chart (needs plotly)")
     add_input_options(p)
     p.set_defaults(handler=cmd_sweep)

@@ -25,8 +25,16 @@ from ..errors import InvalidInputError, LoadError
 from ..safe_text import UNSAFE_CHARS
 from ..validation import message_value
 
-__all__ = ["MAX_CURVE_BYTES", "MAX_CURVE_ROWS", "MAX_TOTAL_DOCS", "KINDS", "PositionData", "load_curve_file",
-           "parse_curve_file", "parse_position_csv"]
+__all__ = [
+    "MAX_CURVE_BYTES",
+    "MAX_CURVE_ROWS",
+    "MAX_TOTAL_DOCS",
+    "KINDS",
+    "PositionData",
+    "load_curve_file",
+    "parse_curve_file",
+    "parse_position_csv",
+]
 
 #: The largest curve file read (a curve has a few dozen rows; the published file is 4 KB).
 MAX_CURVE_BYTES = 1024 * 1024
@@ -68,9 +76,7 @@ class PositionData:
             folded = {name.casefold(): name for name in self.curves}
             if model.strip().casefold() in folded:
                 return folded[model.strip().casefold()]
-        raise InvalidInputError(
-            f"unknown model {model!r}; choose one of: {', '.join(self.models())}"
-        )
+        raise InvalidInputError(f"unknown model {model!r}; choose one of: {', '.join(self.models())}")
 
     def doc_counts(self, model: str) -> list[int]:
         """Return the document counts measured for ``model``, ascending (e.g. ``[10, 20, 30]``)."""
@@ -111,24 +117,34 @@ def _next_row(reader: Any, numbered: list[tuple[int, str]], name: str) -> list[s
 
 def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(line number, row)`` for each data row of the CSV ``text`` (comments and blank lines skipped)."""
-    numbered = [(i, line) for i, line in enumerate(text.splitlines(keepends=True), start=1)
-                if line.strip() and not line.lstrip().startswith("#")]
+    numbered = [
+        (i, line)
+        for i, line in enumerate(text.splitlines(keepends=True), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     # The csv module's field limit is process-wide (the document loaders raise it), so a curve
     # file's own bound on a line is checked here: no row of a curve is longer than this.
     for i, line in numbered:
         if len(line) > _MAX_LINE_CHARS:
-            raise LoadError(f"{name} line {i}: a line of {len(line):,} characters; a curve file's lines are under "
-                            f"{_MAX_LINE_CHARS:,}", field="curve")
+            raise LoadError(
+                f"{name} line {i}: a line of {len(line):,} characters; a curve file's lines are under "
+                f"{_MAX_LINE_CHARS:,}",
+                field="curve",
+            )
     reader = csv.reader(line for _, line in numbered)
     header = _next_row(reader, numbered, name)
     missing = [c for c in _REQUIRED if c not in (header or [])]
     if missing:
-        raise LoadError(f"{name} is not in the curves' format (model,total_docs,position,accuracy,kind): "
-                        f"no {', '.join(missing)} column", field="curve")
+        raise LoadError(
+            f"{name} is not in the curves' format (model,total_docs,position,accuracy,kind): "
+            f"no {', '.join(missing)} column",
+            field="curve",
+        )
     twice = sorted({c for c in header if c and header.count(c) > 1})
     if twice:
-        raise LoadError(f"{name}: the column {twice[0]} appears more than once in the header; give each once",
-                        field="curve")
+        raise LoadError(
+            f"{name}: the column {twice[0]} appears more than once in the header; give each once", field="curve"
+        )
     count = 0
     while True:
         first = reader.line_num  # lines read so far: the index of the row's first line in ``numbered``
@@ -137,8 +153,9 @@ def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
             return
         count += 1
         if count > MAX_CURVE_ROWS:
-            raise LoadError(f"{name} holds more than {MAX_CURVE_ROWS:,} rows; a curve file has a few dozen",
-                            field="curve")
+            raise LoadError(
+                f"{name} holds more than {MAX_CURVE_ROWS:,} rows; a curve file has a few dozen", field="curve"
+            )
         # A row's line is where it starts (a quoted cell may run on over several).
         yield numbered[first][0], dict(zip(header, cells))
 
@@ -160,8 +177,9 @@ def _number(row: dict[str, str], column: str, where: str) -> float | None:
 def _whole(row: dict[str, str], column: str, where: str, most: int) -> int:
     cell = (row.get(column) or "").strip()
     if not (cell.isascii() and cell.isdigit()) or not 1 <= int(cell) <= most:  # "²" is a digit int() refuses
-        raise LoadError(f"{where}: {column} is {message_value(cell)}, not a whole number from 1 to {most:,}",
-                        field="curve")
+        raise LoadError(
+            f"{where}: {column} is {message_value(cell)}, not a whole number from 1 to {most:,}", field="curve"
+        )
     return int(cell)
 
 
@@ -169,12 +187,15 @@ def _checked_row(row: dict[str, str], where: str) -> tuple[str, str, float, int 
     """Return ``(model, kind, accuracy, total_docs, position, questions)`` of one row, every value checked."""
     model = (row.get("model") or "").strip()
     if not model or len(model) > _MAX_MODEL_CHARS or UNSAFE_CHARS.search(model):
-        raise LoadError(f"{where}: model is {message_value(model)}; give a name of 1 to {_MAX_MODEL_CHARS} "
-                        "characters on one line", field="curve")
+        raise LoadError(
+            f"{where}: model is {message_value(model)}; give a name of 1 to {_MAX_MODEL_CHARS} characters on one line",
+            field="curve",
+        )
     kind = (row.get("kind") or "").strip()
     if kind not in KINDS:
-        raise LoadError(f"{where}: unknown row kind {message_value(kind)}; expected position, closed_book or oracle",
-                        field="curve")
+        raise LoadError(
+            f"{where}: unknown row kind {message_value(kind)}; expected position, closed_book or oracle", field="curve"
+        )
     accuracy = _number(row, "accuracy", where)
     if accuracy is None:
         raise LoadError(f"{where}: accuracy is empty, not a percentage from 0 to 100", field="curve")
@@ -195,8 +216,9 @@ def parse_position_csv(text: str, *, name: str = "curve file") -> PositionData:
     the value (see the module docstring for what is refused).
     """
     if len(text) > MAX_CURVE_BYTES:
-        raise LoadError(f"{name} is larger than {MAX_CURVE_BYTES // 1024:,} KB; a curve file has a few dozen rows",
-                        field="curve")
+        raise LoadError(
+            f"{name} is larger than {MAX_CURVE_BYTES // 1024:,} KB; a curve file has a few dozen rows", field="curve"
+        )
     curves: dict[str, dict[int, dict[int, float]]] = {}
     singles: dict[str, dict[str, float]] = {"closed_book": {}, "oracle": {}}
     seen: dict[tuple[Any, ...], int] = {}
@@ -207,8 +229,10 @@ def parse_position_csv(text: str, *, name: str = "curve file") -> PositionData:
         point = (model, kind, total, position)
         if point in seen:
             what = f"position {position} of {total}" if kind == "position" else kind
-            raise LoadError(f"{where}: {model}'s {what} is given twice (first on line {seen[point]}); "
-                            "give each point once", field="curve")
+            raise LoadError(
+                f"{where}: {model}'s {what} is given twice (first on line {seen[point]}); give each point once",
+                field="curve",
+            )
         seen[point] = line
         if questions is not None:
             counts.append(questions)
@@ -217,10 +241,15 @@ def parse_position_csv(text: str, *, name: str = "curve file") -> PositionData:
         else:
             singles[kind][model] = accuracy
     # Read-only views: the parsed data may be cached and shared by every caller.
-    frozen = MappingProxyType({m: MappingProxyType({n: tuple(sorted(pts.items())) for n, pts in by_n.items()})
-                               for m, by_n in curves.items()})
-    return PositionData(curves=frozen, closed_book_accuracy=MappingProxyType(singles["closed_book"]),
-                        oracle_accuracy=MappingProxyType(singles["oracle"]), questions=min(counts) if counts else None)
+    frozen = MappingProxyType(
+        {m: MappingProxyType({n: tuple(sorted(pts.items())) for n, pts in by_n.items()}) for m, by_n in curves.items()}
+    )
+    return PositionData(
+        curves=frozen,
+        closed_book_accuracy=MappingProxyType(singles["closed_book"]),
+        oracle_accuracy=MappingProxyType(singles["oracle"]),
+        questions=min(counts) if counts else None,
+    )
 
 
 def parse_curve_file(text: str, *, name: str) -> PositionData:
@@ -243,14 +272,18 @@ def load_curve_file(path: str | Path) -> PositionData:
     """
     file = Path(path).expanduser()
     if not file.is_file():
-        raise InvalidInputError(f"curve file {str(file)!r} does not exist; `contextlab curve` writes one",
-                                field="curve")
+        raise InvalidInputError(
+            f"curve file {str(file)!r} does not exist; `contextlab curve` writes one", field="curve"
+        )
     try:
         with file.open("rb") as fh:
             raw = fh.read(MAX_CURVE_BYTES + 1)
         if len(raw) > MAX_CURVE_BYTES:
-            raise LoadError(f"curve file {file.name!r} is larger than {MAX_CURVE_BYTES // 1024:,} KB; a curve "
-                            "file has a few dozen rows", field="curve")
+            raise LoadError(
+                f"curve file {file.name!r} is larger than {MAX_CURVE_BYTES // 1024:,} KB; a curve "
+                "file has a few dozen rows",
+                field="curve",
+            )
         return parse_curve_file(raw.decode("utf-8"), name=f"curve file {file.name!r}")
     except UnicodeDecodeError:
         raise LoadError(f"curve file {file.name!r} is not UTF-8 text", field="curve") from None

@@ -56,13 +56,30 @@ from .curve_file import PositionData
 from .published import load_position_curves
 from .reading import CURVE_QUESTIONS
 
-__all__ = ["SHAPES", "CurveEvidence", "CurvePoint", "PointEvidence", "PositionDifference", "curve_evidence",
-           "position_effect", "published_evidence"]
+__all__ = [
+    "SHAPES",
+    "CurveEvidence",
+    "CurvePoint",
+    "PointEvidence",
+    "PositionDifference",
+    "curve_evidence",
+    "position_effect",
+    "published_evidence",
+]
 
 #: Every ``CurveEvidence.shape``: what the tests resolved, strongest first.
-SHAPES = ("misses_the_middle", "reads_the_end_best", "reads_the_beginning_best", "end_over_beginning",
-          "beginning_over_end", "positions_differ", "differs_overall", "no_effect_shown", "one_position",
-          "unknown_questions")
+SHAPES = (
+    "misses_the_middle",
+    "reads_the_end_best",
+    "reads_the_beginning_best",
+    "end_over_beginning",
+    "beginning_over_end",
+    "positions_differ",
+    "differs_overall",
+    "no_effect_shown",
+    "one_position",
+    "unknown_questions",
+)
 
 
 @dataclass(frozen=True)
@@ -110,9 +127,11 @@ class PositionDifference:
 
     def sentence(self) -> str:
         """Return e.g. ``positions 1 and 5 differ by +6.7 [-8.1, +21.4] points, p = 0.45: not told apart on 30 questions``."""
-        text = (f"positions {self.first} and {self.second} differ by "
-                f"{format_interval(self.difference, self.low, self.high, signed=True)} points, "
-                f"{_p_text(self.p_value)}")
+        text = (
+            f"positions {self.first} and {self.second} differ by "
+            f"{format_interval(self.difference, self.low, self.high, signed=True)} points, "
+            f"{_p_text(self.p_value)}"
+        )
         if self.comparisons > 1 and self.adjusted_p != self.p_value:
             text += f" (Holm-adjusted for {self.comparisons} comparisons: {_p_text(self.adjusted_p)})"
         test = "" if self.paired else " (unpaired test)"
@@ -169,8 +188,10 @@ class CurveEvidence:
         for p in self.points:
             if p.position == position:
                 return p
-        raise InvalidInputError(f"position {position!r} was not measured; the curve has "
-                                f"{', '.join(str(p.position) for p in self.points)}", field="position")
+        raise InvalidInputError(
+            f"position {position!r} was not measured; the curve has {', '.join(str(p.position) for p in self.points)}",
+            field="position",
+        )
 
     def difference(self, first: int, second: int) -> PositionDifference | None:
         """Return the tested difference between two positions (either order), or None if not in the family."""
@@ -178,15 +199,30 @@ class CurveEvidence:
             if (d.first, d.second) == (first, second):
                 return d
             if (d.first, d.second) == (second, first):
-                return PositionDifference(second, first, -d.difference, -d.high, -d.low, d.p_value, d.adjusted_p,
-                                          d.comparisons, d.questions, d.paired, d.resolved, d.questions_needed,
-                                          d.only_second, d.only_first)
+                return PositionDifference(
+                    second,
+                    first,
+                    -d.difference,
+                    -d.high,
+                    -d.low,
+                    d.p_value,
+                    d.adjusted_p,
+                    d.comparisons,
+                    d.questions,
+                    d.paired,
+                    d.resolved,
+                    d.questions_needed,
+                    d.only_second,
+                    d.only_first,
+                )
         return None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the evidence as plain JSON-serialisable data (NaN bounds as None)."""
+
         def clean(value: Any) -> Any:
             return None if isinstance(value, float) and math.isnan(value) else value
+
         out = asdict(self)
         out["points"] = [{k: clean(v) for k, v in p.items()} for p in out["points"]]
         out["differences"] = [{**d, "sentence": s.sentence()} for d, s in zip(out["differences"], self.differences)]
@@ -209,9 +245,16 @@ def _paired_test(a: Sequence[bool], b: Sequence[bool]) -> dict[str, Any]:
     only_b = sum(1 for x, y in zip(a, b) if y and not x)
     n = len(a)
     low, high = paired_rate_interval(only_a, only_b, n)
-    return {"difference": 100.0 * (only_b - only_a) / n, "low": 100.0 * low, "high": 100.0 * high,
-            "p_value": mcnemar_exact(only_a, only_b), "questions": n, "only_first": only_a, "only_second": only_b,
-            "discordance": (only_a + only_b) / n}
+    return {
+        "difference": 100.0 * (only_b - only_a) / n,
+        "low": 100.0 * low,
+        "high": 100.0 * high,
+        "p_value": mcnemar_exact(only_a, only_b),
+        "questions": n,
+        "only_first": only_a,
+        "only_second": only_b,
+        "discordance": (only_a + only_b) / n,
+    }
 
 
 def _unpaired_test(a: CurvePoint, b: CurvePoint) -> dict[str, Any]:
@@ -221,8 +264,14 @@ def _unpaired_test(a: CurvePoint, b: CurvePoint) -> dict[str, Any]:
     p_a, p_b = a.accuracy / 100.0, b.accuracy / 100.0
     # Answers at two positions taken as independent: the most discordance they could plausibly show.
     independent = p_a * (1 - p_b) + p_b * (1 - p_a)
-    return {"difference": 100.0 * diff, "low": 100.0 * low, "high": 100.0 * high, "p_value": p,
-            "questions": min(a.questions, b.questions), "discordance": independent}
+    return {
+        "difference": 100.0 * diff,
+        "low": 100.0 * low,
+        "high": 100.0 * high,
+        "p_value": p,
+        "questions": min(a.questions, b.questions),
+        "discordance": independent,
+    }
 
 
 def _needed(test: Mapping[str, Any], alpha: float) -> int | None:
@@ -232,22 +281,43 @@ def _needed(test: Mapping[str, Any], alpha: float) -> int | None:
     return questions_for_difference(delta, max(psi, delta), alpha=alpha)
 
 
-def _differences(points: Sequence[CurvePoint], outcomes: Mapping[int, Sequence[bool]] | None,
-                 alpha: float) -> tuple[list[PositionDifference], list[float]]:
+def _differences(
+    points: Sequence[CurvePoint], outcomes: Mapping[int, Sequence[bool]] | None, alpha: float
+) -> tuple[list[PositionDifference], list[float]]:
     """Return the family's tested differences (Holm-corrected) and each pair's discordance."""
     by_position = {p.position: p for p in points}
     pairs = _family([p.position for p in points])
-    tests = [(_paired_test(outcomes[a], outcomes[b]) if outcomes is not None
-              else _unpaired_test(by_position[a], by_position[b])) for a, b in pairs]
+    tests = [
+        (
+            _paired_test(outcomes[a], outcomes[b])
+            if outcomes is not None
+            else _unpaired_test(by_position[a], by_position[b])
+        )
+        for a, b in pairs
+    ]
     adjusted = holm_adjust([t["p_value"] for t in tests])
     m = len(pairs)
     out = []
     for (a, b), t, adj in zip(pairs, tests, adjusted):
         resolved = adj < alpha and (t["low"] > 0 or t["high"] < 0)
-        out.append(PositionDifference(a, b, t["difference"], t["low"], t["high"], t["p_value"], adj, m,
-                                      t["questions"], outcomes is not None, resolved,
-                                      None if resolved else _needed(t, alpha / m),
-                                      t.get("only_first"), t.get("only_second")))
+        out.append(
+            PositionDifference(
+                a,
+                b,
+                t["difference"],
+                t["low"],
+                t["high"],
+                t["p_value"],
+                adj,
+                m,
+                t["questions"],
+                outcomes is not None,
+                resolved,
+                None if resolved else _needed(t, alpha / m),
+                t.get("only_first"),
+                t.get("only_second"),
+            )
+        )
     return out, [t["discordance"] for t in tests]
 
 
@@ -278,40 +348,79 @@ def _shown(points: Sequence[PointEvidence], diffs: Sequence[PositionDifference])
     dips = [m for m in middles if _direction(diffs, first, m) == -1 and _direction(diffs, m, last) == 1]
     if dips:
         where = ", ".join(f"position {m} ({_acc(at, m)})" for m in dips)
-        shown.append(("misses_the_middle", f"misses the middle: {where} read worse than both the first "
-                      f"({_acc(at, first)}) and the last ({_acc(at, last)}), on {n:,} questions"))
+        shown.append(
+            (
+                "misses_the_middle",
+                f"misses the middle: {where} read worse than both the first "
+                f"({_acc(at, first)}) and the last ({_acc(at, last)}), on {n:,} questions",
+            )
+        )
     if ends == 1 and all(_direction(diffs, m, last) == 1 for m in middles):
-        shown.append(("reads_the_end_best", f"reads the end best: position {last} ({_acc(at, last)}) above every "
-                      f"other position measured, on {n:,} questions"))
+        shown.append(
+            (
+                "reads_the_end_best",
+                f"reads the end best: position {last} ({_acc(at, last)}) above every "
+                f"other position measured, on {n:,} questions",
+            )
+        )
     elif ends == 1:
-        shown.append(("end_over_beginning", f"reads the end better than the beginning: position {last} "
-                      f"({_acc(at, last)}) above position {first} ({_acc(at, first)}), on {n:,} questions"))
+        shown.append(
+            (
+                "end_over_beginning",
+                f"reads the end better than the beginning: position {last} "
+                f"({_acc(at, last)}) above position {first} ({_acc(at, first)}), on {n:,} questions",
+            )
+        )
     if ends == -1 and all(_direction(diffs, first, m) == -1 for m in middles):
-        shown.append(("reads_the_beginning_best", f"reads the beginning best: position {first} ({_acc(at, first)}) "
-                      f"above every other position measured, on {n:,} questions"))
+        shown.append(
+            (
+                "reads_the_beginning_best",
+                f"reads the beginning best: position {first} ({_acc(at, first)}) "
+                f"above every other position measured, on {n:,} questions",
+            )
+        )
     elif ends == -1:
-        shown.append(("beginning_over_end", f"reads the beginning better than the end: position {first} "
-                      f"({_acc(at, first)}) above position {last} ({_acc(at, last)}), on {n:,} questions"))
+        shown.append(
+            (
+                "beginning_over_end",
+                f"reads the beginning better than the end: position {first} "
+                f"({_acc(at, first)}) above position {last} ({_acc(at, last)}), on {n:,} questions",
+            )
+        )
     if not shown:
         shown += [("positions_differ", d.sentence()) for d in diffs if d.resolved]
     return shown
 
 
-def _not_shown(diffs: Sequence[PositionDifference], no_effect: tuple[float, int, float] | None, alpha: float,
-               detectable: float | None, discordance: float, assumed: bool) -> tuple[str, str]:
+def _not_shown(
+    diffs: Sequence[PositionDifference],
+    no_effect: tuple[float, int, float] | None,
+    alpha: float,
+    detectable: float | None,
+    discordance: float,
+    assumed: bool,
+) -> tuple[str, str]:
     """Return ``(shape, sentence)`` when no difference is resolved: what was seen and what N would tell."""
     n = min(d.questions for d in diffs)
     widest = max(diffs, key=lambda d: abs(d.difference))
-    basis = (f"assuming {100 * discordance:.0f}% of questions are answered differently at two positions"
-             if assumed else f"at the {100 * discordance:.0f}% of questions answered differently here")
+    basis = (
+        f"assuming {100 * discordance:.0f}% of questions are answered differently at two positions"
+        if assumed
+        else f"at the {100 * discordance:.0f}% of questions answered differently here"
+    )
     over = f"α = {alpha:g} split over {len(diffs)} comparisons, " if len(diffs) > 1 else f"α = {alpha:g}, "
-    power = (f"{n:,} questions detect a difference of {detectable:.1f} points or more (80% power, {over}{basis})"
-             if detectable is not None else
-             f"{n:,} questions cannot detect any difference with 80% power ({over}{basis})")
+    power = (
+        f"{n:,} questions detect a difference of {detectable:.1f} points or more (80% power, {over}{basis})"
+        if detectable is not None
+        else f"{n:,} questions cannot detect any difference with 80% power ({over}{basis})"
+    )
     seen = f"the largest difference seen, {widest.sentence()}"
     if no_effect is not None and no_effect[2] < alpha:
-        return ("differs_overall", f"the positions differ overall (Cochran's Q = {no_effect[0]:.1f}, "
-                f"{_p_text(no_effect[2])}), but no two are told apart on {n:,} questions: {seen}; {power}")
+        return (
+            "differs_overall",
+            f"the positions differ overall (Cochran's Q = {no_effect[0]:.1f}, "
+            f"{_p_text(no_effect[2])}), but no two are told apart on {n:,} questions: {seen}; {power}",
+        )
     overall = "" if no_effect is None else f" (Cochran's Q = {no_effect[0]:.1f}, {_p_text(no_effect[2])})"
     return ("no_effect_shown", f"no position effect shown on {n:,} questions{overall}: {seen}; {power}")
 
@@ -325,8 +434,11 @@ def _check_outcomes(outcomes: Mapping[int, Sequence[bool]]) -> dict[int, list[bo
     if not checked or 0 in sizes:
         raise InvalidInputError("outcomes must give each position's yes/no answers, none empty", field="outcomes")
     if len(sizes) > 1:
-        raise InvalidInputError("outcomes must hold the same questions at every position: "
-                                f"{ {p: len(m) for p, m in checked.items()} } answers", field="outcomes")
+        raise InvalidInputError(
+            "outcomes must hold the same questions at every position: "
+            f"{ {p: len(m) for p, m in checked.items()} } answers",
+            field="outcomes",
+        )
     return checked
 
 
@@ -337,8 +449,14 @@ def _point(p: CurvePoint) -> PointEvidence:
     return PointEvidence(p.position, p.accuracy, 100.0 * low, 100.0 * high, p.questions)
 
 
-def position_effect(points: Sequence[CurvePoint] | None = None, *, outcomes: Mapping[int, Sequence[bool]] | None = None,
-                    total_docs: int, label: str = "", alpha: float = ALPHA) -> CurveEvidence:
+def position_effect(
+    points: Sequence[CurvePoint] | None = None,
+    *,
+    outcomes: Mapping[int, Sequence[bool]] | None = None,
+    total_docs: int,
+    label: str = "",
+    alpha: float = ALPHA,
+) -> CurveEvidence:
     """Return the ``CurveEvidence`` of one curve: from per-question ``outcomes`` (paired) or ``points``."""
     checked = None if outcomes is None else _check_outcomes(outcomes)
     if checked is not None:
@@ -350,13 +468,27 @@ def position_effect(points: Sequence[CurvePoint] | None = None, *, outcomes: Map
     known = [p.questions for p in ordered if p.questions is not None]
     base = dict(label=label, total_docs=total_docs, points=shown_points, paired=checked is not None, alpha=alpha)
     if len(ordered) == 1 or len(known) < len(ordered):
-        shape, claim = (("one_position", "one position measured: a position effect needs two or more")
-                        if len(ordered) == 1 else
-                        ("unknown_questions", "the curve does not say how many questions each point was measured "
-                         "on, so it carries no interval and no claim; `contextlab curve` writes them"))
-        return CurveEvidence(**base, differences=(), no_effect=None, shape=shape, claims=(claim,),
-                             discordance=DEFAULT_DISCORDANCE, discordance_assumed=True, detectable=None,
-                             questions=min(known) if known else None, shapes=(shape,))
+        shape, claim = (
+            ("one_position", "one position measured: a position effect needs two or more")
+            if len(ordered) == 1
+            else (
+                "unknown_questions",
+                "the curve does not say how many questions each point was measured "
+                "on, so it carries no interval and no claim; `contextlab curve` writes them",
+            )
+        )
+        return CurveEvidence(
+            **base,
+            differences=(),
+            no_effect=None,
+            shape=shape,
+            claims=(claim,),
+            discordance=DEFAULT_DISCORDANCE,
+            discordance_assumed=True,
+            detectable=None,
+            questions=min(known) if known else None,
+            shapes=(shape,),
+        )
     diffs, discordances = _differences(ordered, checked, alpha)
     no_effect = cochran_q([checked[p.position] for p in ordered]) if checked is not None else None
     observed = sum(discordances) / len(discordances)
@@ -368,13 +500,29 @@ def position_effect(points: Sequence[CurvePoint] | None = None, *, outcomes: Map
     shown = _shown(shown_points, diffs)
     if not shown:
         shown = [_not_shown(diffs, no_effect, alpha, detectable, discordance, assumed)]
-    return CurveEvidence(**base, differences=tuple(diffs), no_effect=no_effect, shape=shown[0][0],
-                         claims=tuple(s for _, s in shown), discordance=discordance, discordance_assumed=assumed,
-                         detectable=detectable, questions=n, shapes=tuple(k for k, _ in shown))
+    return CurveEvidence(
+        **base,
+        differences=tuple(diffs),
+        no_effect=no_effect,
+        shape=shown[0][0],
+        claims=tuple(s for _, s in shown),
+        discordance=discordance,
+        discordance_assumed=assumed,
+        detectable=detectable,
+        questions=n,
+        shapes=tuple(k for k, _ in shown),
+    )
 
 
-def curve_evidence(data: PositionData, model: str, total_docs: int | None = None, *, questions: int | None = None,
-                   outcomes: Mapping[int, Sequence[bool]] | None = None, alpha: float = ALPHA) -> CurveEvidence:
+def curve_evidence(
+    data: PositionData,
+    model: str,
+    total_docs: int | None = None,
+    *,
+    questions: int | None = None,
+    outcomes: Mapping[int, Sequence[bool]] | None = None,
+    alpha: float = ALPHA,
+) -> CurveEvidence:
     """Return the ``CurveEvidence`` of ``model``'s curve at ``total_docs`` (default: its fewest) in ``data``.
 
     ``questions``: N per point (default ``data.questions``; None: unknown, so no interval and no claim).
@@ -387,8 +535,10 @@ def curve_evidence(data: PositionData, model: str, total_docs: int | None = None
         outcomes = data.outcomes.paired(curve, count)
     if outcomes is not None:
         if sorted(int(p) for p in outcomes) != [p for p, _ in curve]:
-            raise InvalidInputError(f"outcomes are for positions {sorted(outcomes)}, the curve has "
-                                    f"{[p for p, _ in curve]}", field="outcomes")
+            raise InvalidInputError(
+                f"outcomes are for positions {sorted(outcomes)}, the curve has {[p for p, _ in curve]}",
+                field="outcomes",
+            )
         return position_effect(outcomes=outcomes, total_docs=count, label=name, alpha=alpha)
     n = questions if questions is not None else data.questions
     points = [CurvePoint(p, acc, n) for p, acc in curve]

@@ -27,8 +27,19 @@ from ..errors import LoadError
 from .curve_file import PositionData, load_curve_file, parse_curve_file
 from .evidence import CurveEvidence, curve_evidence
 
-__all__ = ["OUTCOME_COLUMNS", "CurveOutcomes", "file_evidence", "load_measured_curve", "load_outcomes", "outcomes_csv",
-           "outcomes_path", "parse_measured_curve", "parse_outcomes", "text_evidence", "with_outcomes"]
+__all__ = [
+    "OUTCOME_COLUMNS",
+    "CurveOutcomes",
+    "file_evidence",
+    "load_measured_curve",
+    "load_outcomes",
+    "outcomes_csv",
+    "outcomes_path",
+    "parse_measured_curve",
+    "parse_outcomes",
+    "text_evidence",
+    "with_outcomes",
+]
 
 OUTCOME_COLUMNS = ("query_id", "kind", "total_docs", "position", "correct", "answer")
 _KINDS = ("position", "closed_book", "oracle")
@@ -56,15 +67,20 @@ class CurveOutcomes:
             raise LoadError("the outcomes file has no position rows", field="outcomes")
         count = counts[0] if total_docs is None else total_docs
         if count not in counts:
-            raise LoadError(f"the outcomes file has positions of {', '.join(map(str, counts))} documents, "
-                            f"not {count}", field="outcomes")
+            raise LoadError(
+                f"the outcomes file has positions of {', '.join(map(str, counts))} documents, not {count}",
+                field="outcomes",
+            )
         return {p: list(v) for (kind, n, p), v in sorted(self.conditions.items()) if kind == "position" and n == count}
 
     def paired(self, curve: Iterable[tuple[int, float]], total_docs: int) -> dict[int, list[bool]] | None:
         """Return ``{position: outcomes}`` for the curve's points at ``total_docs``, or None when they are not all here."""
         positions = [p for p, _ in curve]
-        found = {p: list(v) for (kind, n, p), v in self.conditions.items()
-                 if kind == "position" and n == total_docs and p in positions}
+        found = {
+            p: list(v)
+            for (kind, n, p), v in self.conditions.items()
+            if kind == "position" and n == total_docs and p in positions
+        }
         return found if sorted(found) == sorted(positions) else None
 
 
@@ -88,8 +104,11 @@ def _condition(row: Mapping[str, str], where: str) -> tuple[str, int, int]:
         return (kind, 0, 0) if kind == "closed_book" else (kind, 1, 1)
     total, position = (row.get("total_docs") or "").strip(), (row.get("position") or "").strip()
     if not total.isdigit() or not position.isdigit() or not 1 <= int(position) <= int(total):
-        raise LoadError(f"{where}: total_docs {total!r} and position {position!r} must be whole numbers with "
-                        "1 <= position <= total_docs", field="outcomes")
+        raise LoadError(
+            f"{where}: total_docs {total!r} and position {position!r} must be whole numbers with "
+            "1 <= position <= total_docs",
+            field="outcomes",
+        )
     return (kind, int(total), int(position))
 
 
@@ -119,8 +138,11 @@ def parse_outcomes(text: str, *, name: str = "outcomes file") -> CurveOutcomes:
     for (kind, total, position), marks in seen.items():
         if len(marks) != len(ids):
             what = f"position {position} of {total}" if kind == "position" else kind
-            raise LoadError(f"{name}: {what} has {len(marks)} questions, not the {len(ids)} of the others; "
-                            "paired tests need the same questions under every condition", field="outcomes")
+            raise LoadError(
+                f"{name}: {what} has {len(marks)} questions, not the {len(ids)} of the others; "
+                "paired tests need the same questions under every condition",
+                field="outcomes",
+            )
     return CurveOutcomes(ids, {c: tuple(marks[q] for q in ids) for c, marks in seen.items()})
 
 
@@ -146,22 +168,36 @@ def with_outcomes(data: PositionData, outcomes: CurveOutcomes | None, *, name: s
         return data
     n = len(outcomes.query_ids)
     if data.questions is not None and data.questions != n:
-        raise LoadError(f"{name}: its outcomes hold {n} questions, the curve says {data.questions}; they are from "
-                        "another run (one `contextlab curve` run writes both)", field="outcomes")
+        raise LoadError(
+            f"{name}: its outcomes hold {n} questions, the curve says {data.questions}; they are from "
+            "another run (one `contextlab curve` run writes both)",
+            field="outcomes",
+        )
     for model in data.models():
-        checks = [(f"position {p} of {count}", ("position", count, p), acc)
-                  for count in data.doc_counts(model) for p, acc in data.curve(model, count)]
-        checks += [(what, key, acc) for what, key, acc in (("closed book", ("closed_book", 0, 0), data.closed_book(model)),
-                                                           ("gold only", ("oracle", 1, 1), data.oracle(model)))
-                   if acc is not None]
+        checks = [
+            (f"position {p} of {count}", ("position", count, p), acc)
+            for count in data.doc_counts(model)
+            for p, acc in data.curve(model, count)
+        ]
+        checks += [
+            (what, key, acc)
+            for what, key, acc in (
+                ("closed book", ("closed_book", 0, 0), data.closed_book(model)),
+                ("gold only", ("oracle", 1, 1), data.oracle(model)),
+            )
+            if acc is not None
+        ]
         for what, key, accuracy in checks:
             marks = outcomes.conditions.get(key)
             if marks is None:
                 continue
             share = 100.0 * sum(marks) / len(marks)
             if abs(share - accuracy) > 0.05 + 1e-9:
-                raise LoadError(f"{name}: its outcomes give {share:.1f}% at {what}, the curve {accuracy:.1f}%; they "
-                                "are from another run (one `contextlab curve` run writes both)", field="outcomes")
+                raise LoadError(
+                    f"{name}: its outcomes give {share:.1f}% at {what}, the curve {accuracy:.1f}%; they "
+                    "are from another run (one `contextlab curve` run writes both)",
+                    field="outcomes",
+                )
     return replace(data, outcomes=outcomes)
 
 
@@ -171,7 +207,9 @@ def load_measured_curve(curve: str | Path) -> PositionData:
     return with_outcomes(load_curve_file(curve), load_outcomes(curve), name=name)
 
 
-def parse_measured_curve(curve_text: str, outcomes_text: str | None = None, *, name: str = "curve file") -> PositionData:
+def parse_measured_curve(
+    curve_text: str, outcomes_text: str | None = None, *, name: str = "curve file"
+) -> PositionData:
     """Return a measured curve from its file's text (an upload) and, when given, its outcomes file's text."""
     data = parse_curve_file(curve_text, name=name)
     outcomes = parse_outcomes(outcomes_text, name=f"outcomes of {name}") if outcomes_text is not None else None

@@ -39,7 +39,7 @@ __all__ = [
 #: The study the curves come from.
 CITATION = (
     "Nelson F. Liu, Kevin Lin, John Hewitt, Ashwin Paranjape, Michele Bevilacqua, Fabio Petroni "
-    "and Percy Liang. \"Lost in the Middle: How Language Models Use Long Contexts\". Transactions "
+    'and Percy Liang. "Lost in the Middle: How Language Models Use Long Contexts". Transactions '
     "of the Association for Computational Linguistics 12:157-173, 2024. arXiv:2307.03172."
 )
 CITATION_URL = "https://arxiv.org/abs/2307.03172"
@@ -148,8 +148,9 @@ def position_curve(model: str, total_docs: int | None = None, *, data: PositionD
     counts = data.doc_counts(name)
     count = counts[0] if total_docs is None else check_doc_count(total_docs, "total_docs")
     if count not in counts:
-        raise InvalidInputError(f"{name} was measured with {', '.join(map(str, counts))} documents, not {count}",
-                                field="total_docs")
+        raise InvalidInputError(
+            f"{name} was measured with {', '.join(map(str, counts))} documents, not {count}", field="total_docs"
+        )
     points = data.curve(name, count)
     return PositionCurve(tuple((_depth(p, count), acc) for p, acc in points), label=f"{name}, {count} documents")
 

@@ -47,13 +47,17 @@ def _bound(accuracy: float, side: int) -> float:
 def curve_bounds(side: int) -> PositionData:
     """Return the published curves with every point replaced by its Wilson bound (0 = low, 1 = high)."""
     data = load_position_curves()
-    curves = MappingProxyType({
-        model: MappingProxyType({n: tuple((p, _bound(a, side)) for p, a in points) for n, points in by_n.items()})
-        for model, by_n in data.curves.items()})
-    return PositionData(curves=curves,
-                        closed_book_accuracy=MappingProxyType(
-                            {m: _bound(a, side) for m, a in data.closed_book_accuracy.items()}),
-                        oracle_accuracy=MappingProxyType({m: _bound(a, side) for m, a in data.oracle_accuracy.items()}))
+    curves = MappingProxyType(
+        {
+            model: MappingProxyType({n: tuple((p, _bound(a, side)) for p, a in points) for n, points in by_n.items()})
+            for model, by_n in data.curves.items()
+        }
+    )
+    return PositionData(
+        curves=curves,
+        closed_book_accuracy=MappingProxyType({m: _bound(a, side) for m, a in data.closed_book_accuracy.items()}),
+        oracle_accuracy=MappingProxyType({m: _bound(a, side) for m, a in data.oracle_accuracy.items()}),
+    )
 
 
 def _read(data: PositionData, model: str, n_docs: int, position: int) -> float:
@@ -100,9 +104,14 @@ def read_curve(model: str, n_docs: int, position: int | None) -> CurveReading:
         value = data.closed_book(model)
         if value is None:
             raise ValueError(f"{model} has no closed-book accuracy in the published data")
-        return CurveReading(value, round(low_data.closed_book(model), 3), round(high_data.closed_book(model), 3),
-                            "closed book")
+        return CurveReading(
+            value, round(low_data.closed_book(model), 3), round(high_data.closed_book(model), 3), "closed book"
+        )
     name, outside = _curve_name(data, model, n_docs)
-    return CurveReading(round(_read(data, model, n_docs, position), 3),
-                        round(_read(low_data, model, n_docs, position), 3),
-                        round(_read(high_data, model, n_docs, position), 3), name, outside)
+    return CurveReading(
+        round(_read(data, model, n_docs, position), 3),
+        round(_read(low_data, model, n_docs, position), 3),
+        round(_read(high_data, model, n_docs, position), 3),
+        name,
+        outside,
+    )

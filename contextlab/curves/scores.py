@@ -48,10 +48,12 @@ class OrderingReport:
     def to_dict(self) -> dict[str, Any]:
         """Return the report as plain JSON-serialisable data."""
         return {
-            "model": self.model, "n_docs": self.n_docs, "score": self.score,
-            "best_score": self.best_score, "worst_score": self.worst_score,
-            "rows": [{"position": r.position, "relevance": r.relevance, "accuracy": r.accuracy}
-                     for r in self.rows],
+            "model": self.model,
+            "n_docs": self.n_docs,
+            "score": self.score,
+            "best_score": self.best_score,
+            "worst_score": self.worst_score,
+            "rows": [{"position": r.position, "relevance": r.relevance, "accuracy": r.accuracy} for r in self.rows],
         }
 
 
@@ -77,8 +79,9 @@ def _score(values: Sequence[float], accuracies: Sequence[float]) -> float:
     return sum(r * a for r, a in zip(values, accuracies)) / (total * max(accuracies))
 
 
-def ordering_report(relevances: Sequence[float], model: str, n_docs: int | None = None, *,
-                    data: PositionData | None = None) -> OrderingReport:
+def ordering_report(
+    relevances: Sequence[float], model: str, n_docs: int | None = None, *, data: PositionData | None = None
+) -> OrderingReport:
     """Return per-position rows and the score of ``relevances`` (in block order) under ``model``.
 
     ``best_score`` and ``worst_score`` are the scores of the same relevances placed best and
@@ -100,8 +103,9 @@ def ordering_report(relevances: Sequence[float], model: str, n_docs: int | None 
     )
 
 
-def ordering_score(relevances: Sequence[float], model: str, n_docs: int | None = None, *,
-                   data: PositionData | None = None) -> float:
+def ordering_score(
+    relevances: Sequence[float], model: str, n_docs: int | None = None, *, data: PositionData | None = None
+) -> float:
     """Return the share of relevance that lands in high-accuracy positions, in [0, 1].
 
     ``relevances[i]`` is the relevance of the document at block position i + 1 (non-negative,
@@ -115,8 +119,9 @@ def ordering_score(relevances: Sequence[float], model: str, n_docs: int | None =
     return ordering_report(relevances, model, n_docs, data=data).score
 
 
-def compare_orderings(ranked_relevances: Sequence[float], model: str, n_docs: int | None = None, *,
-                      data: PositionData | None = None) -> dict[str, float]:
+def compare_orderings(
+    ranked_relevances: Sequence[float], model: str, n_docs: int | None = None, *, data: PositionData | None = None
+) -> dict[str, float]:
     """Return ``ordering_score`` of every strategy in ``ORDERINGS`` for relevances sorted best first."""
     ranked = list(ranked_relevances)
     return {key: ordering_score(fn(ranked), model, n_docs, data=data) for key, fn in ORDERINGS.items()}

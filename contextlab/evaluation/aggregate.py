@@ -33,8 +33,15 @@ from .stats import (
     paired_comparison,
 )
 
-__all__ = ["Aggregator", "BOOTSTRAP_MAX_QUESTIONS", "PAIRED_METRICS", "aggregate", "bootstrap_interval",
-           "recommendation_metric", "INTERVALS"]
+__all__ = [
+    "Aggregator",
+    "BOOTSTRAP_MAX_QUESTIONS",
+    "PAIRED_METRICS",
+    "aggregate",
+    "bootstrap_interval",
+    "recommendation_metric",
+    "INTERVALS",
+]
 
 #: Above this many questions an interval is the normal approximation (mean ± Z_95 standard
 #: errors), which the bootstrap of a mean equals at that size; paired differences need the
@@ -50,19 +57,25 @@ _BOUNDED = frozenset({"gold_recall"})
 # summary says it); the other rates stay fractions. Paired differences stay in row units (0/1).
 _PERCENT = frozenset({"accuracy"})
 #: The metrics compared with the baseline, question by question.
-PAIRED_METRICS: tuple[str, ...] = ("accuracy", "gold_in_block", "gold_recall", "answer_in_block",
-                                   "expected_accuracy", "tokens_used")
+PAIRED_METRICS: tuple[str, ...] = (
+    "accuracy",
+    "gold_in_block",
+    "gold_recall",
+    "answer_in_block",
+    "expected_accuracy",
+    "tokens_used",
+)
 #: How the summary's intervals were made, in words (written into the summary JSON).
 INTERVALS: dict[str, Any] = {
     "level": 0.95,
     "rates": "Wilson score interval (accuracy in percent, the other rates as fractions)",
     "means": f"percentile bootstrap, {BOOTSTRAP_SAMPLES} resamples of the questions (seeded)",
     "expected_accuracy": "bootstrap of the questions combined (root sum of squares, per side) with the "
-                         "published curve's own Wilson interval (2,655 questions per point; never narrower "
-                         "than one 2,655-question rate at the estimate's value)",
+    "published curve's own Wilson interval (2,655 questions per point; never narrower "
+    "than one 2,655-question rate at the estimate's value)",
     "paired": "paired percentile bootstrap of the per-question differences (B - baseline); yes/no metrics: "
-              "widened where narrower to Bonett-Price's adjusted interval, McNemar's exact p; a difference of "
-              "expected_accuracy holds the published curve fixed (both configurations read the same curve)",
+    "widened where narrower to Bonett-Price's adjusted interval, McNemar's exact p; a difference of "
+    "expected_accuracy holds the published curve fixed (both configurations read the same curve)",
     "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation, no paired differences",
 }
 # Resampled indices are drawn in blocks of at most this many, so a million questions never
@@ -87,7 +100,7 @@ def bootstrap_interval(values: Sequence[float], *, seed: int = 0) -> tuple[float
     means = np.empty(BOOTSTRAP_SAMPLES)
     for start in range(0, BOOTSTRAP_SAMPLES, per_block):
         count = min(per_block, BOOTSTRAP_SAMPLES - start)
-        means[start:start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
+        means[start : start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return (float(data.mean()), float(low), float(high))
 
@@ -143,9 +156,14 @@ class Aggregator:
         entry = self._configs.get(row["config"])
         if entry is None:
             entry = self._configs[row["config"]] = {
-                "settings": {k: row[k] for k in self.grid_keys}, "questions": 0, "index": array("q"),
-                "values": {m: array("d") for m in _SOURCES}, "stats": {m: [0, 0.0, 0.0] for m in _SOURCES},
-                "curve": [0.0, 0.0], "outside": 0, "kept": True,
+                "settings": {k: row[k] for k in self.grid_keys},
+                "questions": 0,
+                "index": array("q"),
+                "values": {m: array("d") for m in _SOURCES},
+                "stats": {m: [0, 0.0, 0.0] for m in _SOURCES},
+                "curve": [0.0, 0.0],
+                "outside": 0,
+                "kept": True,
             }
         return entry
 
@@ -208,8 +226,10 @@ class Aggregator:
         if baseline is None:
             return next(iter(self._configs), None)
         if baseline not in self._configs:
-            raise InvalidInputError(f"baseline {baseline!r} is not a configuration of this run; "
-                                    f"choose one of: {', '.join(self._configs)}", field="baseline")
+            raise InvalidInputError(
+                f"baseline {baseline!r} is not a configuration of this run; choose one of: {', '.join(self._configs)}",
+                field="baseline",
+            )
         return baseline
 
     def _paired(self, label: str, baseline: str, seed: int) -> dict[str, Any] | None:
@@ -219,10 +239,13 @@ class Aggregator:
         for metric in PAIRED_METRICS:
             if not self._configs[label]["stats"][metric][0]:
                 continue
-            c = paired_comparison(self._dense(baseline, metric), self._dense(label, metric),
-                                  yes_no=metric in _RATES, seed=seed)
-            out[metric] = {k: (_significant(v) if k == "p_value" else _round(v) if isinstance(v, float) else v)
-                           for k, v in c.items()}
+            c = paired_comparison(
+                self._dense(baseline, metric), self._dense(label, metric), yes_no=metric in _RATES, seed=seed
+            )
+            out[metric] = {
+                k: (_significant(v) if k == "p_value" else _round(v) if isinstance(v, float) else v)
+                for k, v in c.items()
+            }
         return out
 
     def summaries(self, *, seed: int = 0, baseline: str | None = None) -> list[dict[str, Any]]:
@@ -234,7 +257,10 @@ class Aggregator:
             for metric in _SOURCES:
                 mean, low, high = self._interval(entry, metric, seed)
                 summary[metric], summary[f"{metric}_low"], summary[f"{metric}_high"] = (
-                    _round(mean), _round(low), _round(high))
+                    _round(mean),
+                    _round(low),
+                    _round(high),
+                )
                 summary[f"{metric}_n"] = entry["stats"][metric][0]
             summary["outside_curves"] = entry["outside"]
             summary["vs_baseline"] = None if label == base else self._paired(label, base, seed)
@@ -261,37 +287,61 @@ class Aggregator:
         if all(e["kept"] for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
             expected, errors = self._curve_evidence(summaries) if metric == "gold_in_block" else (None, None)
-            advice = recommend(summaries, values, metric, yes_no=True, seed=seed, percent=metric in _PERCENT,
-                               expected=expected, curve_error=errors)
+            advice = recommend(
+                summaries,
+                values,
+                metric,
+                yes_no=True,
+                seed=seed,
+                percent=metric in _PERCENT,
+                expected=expected,
+                curve_error=errors,
+            )
             settings = {label: entry["settings"] for label, entry in self._configs.items()}
             advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:
-            advice = {"metric": metric, "config": None, "text": "No recommendation: paired comparisons need the "
-                      f"per-question values, kept up to {self.max_bootstrap:,} questions."}
-        return {"baseline": self.baseline_label(baseline), "configs": summaries, "recommendation": advice,
-                "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block")}
+            advice = {
+                "metric": metric,
+                "config": None,
+                "text": "No recommendation: paired comparisons need the "
+                f"per-question values, kept up to {self.max_bootstrap:,} questions.",
+            }
+        return {
+            "baseline": self.baseline_label(baseline),
+            "configs": summaries,
+            "recommendation": advice,
+            "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block"),
+        }
 
 
-def _note_no_effect(advice: dict[str, Any], quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _note_no_effect(
+    advice: dict[str, Any], quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     """Return ``advice`` saying which settings made no difference (the recommendation's value of one is a tie-break)."""
     if not quiet:
         return {**advice, "no_effect": []}
     words = METRIC_WORDS.get(advice["metric"], advice["metric"])
     said = []
     for key in quiet:
-        values = [str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())]
+        values = [
+            str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())
+        ]
         tried = ", ".join(values[:-1]) + " and " + values[-1]
-        why = ("; the choice between them rests on the curve's expected accuracy above"
-               if advice.get("decided_by") == "expected_accuracy" and advice.get("told_apart")
-               else f", so the {key} named above is a tie-break, not a finding")
-        said.append(f"{key} made no difference to {words} here: every question's {words} is the same under "
-                    f"{tried}{why}")
+        why = (
+            "; the choice between them rests on the curve's expected accuracy above"
+            if advice.get("decided_by") == "expected_accuracy" and advice.get("told_apart")
+            else f", so the {key} named above is a tie-break, not a finding"
+        )
+        said.append(
+            f"{key} made no difference to {words} here: every question's {words} is the same under {tried}{why}"
+        )
     sentence = "; ".join(said)
     return {**advice, "no_effect": list(quiet), "text": f"{advice['text']} {sentence[:1].upper()}{sentence[1:]}."}
 
 
-def aggregate(rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0,
-              baseline: str | None = None) -> list[dict[str, Any]]:
+def aggregate(
+    rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0, baseline: str | None = None
+) -> list[dict[str, Any]]:
     """Return one summary per configuration (in first-seen order): each metric's mean and 95% interval.
 
     Rates (gold_in_block, ...) are fractions; expected_accuracy is in percent. A metric's mean

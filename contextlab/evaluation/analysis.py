@@ -15,15 +15,24 @@ from .metrics import SUMMARY_METRICS, gold_zone
 if TYPE_CHECKING:
     from .grid import Configuration
 
-__all__ = ["ZONES", "settings_without_effect", "pareto_front", "setting_table", "gold_zone_shares", "disagreements", "find_configuration",
-           "sort_by_difference"]
+__all__ = [
+    "ZONES",
+    "settings_without_effect",
+    "pareto_front",
+    "setting_table",
+    "gold_zone_shares",
+    "disagreements",
+    "find_configuration",
+    "sort_by_difference",
+]
 
 #: Where a gold document can be, in the order the lab draws them.
 ZONES: tuple[str, ...] = ("first", "middle", "last", "not in block")
 
 
-def settings_without_effect(settings: Mapping[str, Mapping[str, Any]], values: Mapping[str, Any],
-                            grid_keys: Sequence[str]) -> list[str]:
+def settings_without_effect(
+    settings: Mapping[str, Mapping[str, Any]], values: Mapping[str, Any], grid_keys: Sequence[str]
+) -> list[str]:
     """Return the grid keys that changed nothing: every question's value is the same under each of their values.
 
     ``settings`` maps a configuration's label to its grid values, ``values`` to its per-question
@@ -39,21 +48,26 @@ def settings_without_effect(settings: Mapping[str, Mapping[str, Any]], values: M
         for label, chosen in settings.items():
             groups.setdefault(tuple(chosen[k] for k in grid_keys if k != key), []).append(label)
         compared = [g for g in groups.values() if len(g) > 1]
-        if compared and all(np.array_equal(np.asarray(values[g[0]], dtype=float), np.asarray(values[other], dtype=float),
-                                           equal_nan=True) for g in compared for other in g[1:]):
+        if compared and all(
+            np.array_equal(
+                np.asarray(values[g[0]], dtype=float), np.asarray(values[other], dtype=float), equal_nan=True
+            )
+            for g in compared
+            for other in g[1:]
+        ):
             quiet.append(key)
     return quiet
 
 
-def pareto_front(summaries: Sequence[Mapping[str, Any]], *, cost: str = "tokens_used",
-                 gain: str = "expected_accuracy") -> list[str]:
+def pareto_front(
+    summaries: Sequence[Mapping[str, Any]], *, cost: str = "tokens_used", gain: str = "expected_accuracy"
+) -> list[str]:
     """Return the labels of the configurations no other beats: as cheap or cheaper, and better.
 
     Ordered by cost. A configuration is dominated when another costs no more and gains at
     least as much, strictly better in one of the two.
     """
-    points = [(s[cost], s[gain], s["config"]) for s in summaries if s.get(cost) is not None
-              and s.get(gain) is not None]
+    points = [(s[cost], s[gain], s["config"]) for s in summaries if s.get(cost) is not None and s.get(gain) is not None]
     front = []
     for c, g, name in points:
         dominated = any(c2 <= c and g2 >= g and (c2 < c or g2 > g) for c2, g2, _ in points)
@@ -62,8 +76,9 @@ def pareto_front(summaries: Sequence[Mapping[str, Any]], *, cost: str = "tokens_
     return [name for _, _, name in sorted(front)]
 
 
-def setting_table(summaries: Sequence[Mapping[str, Any]], x_key: str, y_key: str,
-                  metric: str = "expected_accuracy") -> tuple[list[Any], list[Any], list[list[float | None]]]:
+def setting_table(
+    summaries: Sequence[Mapping[str, Any]], x_key: str, y_key: str, metric: str = "expected_accuracy"
+) -> tuple[list[Any], list[Any], list[list[float | None]]]:
     """Return ``(x values, y values, cells)``: ``metric`` for each pair of two grid settings.
 
     With more grid keys than these two, a cell is the mean over the other settings' configurations.
@@ -101,8 +116,9 @@ def gold_zone_shares(rows: Sequence[Mapping[str, Any]], by: str = "config") -> d
     return {k: {z: n / max(1, sum(c.values())) for z, n in c.items()} for k, c in counts.items()}
 
 
-def disagreements(rows: Sequence[Mapping[str, Any]], config_a: str, config_b: str,
-                  metric: str = "gold_in_block") -> list[dict[str, Any]]:
+def disagreements(
+    rows: Sequence[Mapping[str, Any]], config_a: str, config_b: str, metric: str = "gold_in_block"
+) -> list[dict[str, Any]]:
     """Return the questions where configurations ``config_a`` and ``config_b`` differ on ``metric``.
 
     Each item: ``query_id``, the two values, and the gold position and tokens under each.
@@ -117,9 +133,17 @@ def disagreements(rows: Sequence[Mapping[str, Any]], config_a: str, config_b: st
         rb = b.get(qid)
         if rb is None or ra[metric] == rb[metric]:
             continue
-        out.append({"query_id": qid, "a": ra[metric], "b": rb[metric],
-                    "a_position": ra["gold_position"], "b_position": rb["gold_position"],
-                    "a_tokens": ra["tokens_used"], "b_tokens": rb["tokens_used"]})
+        out.append(
+            {
+                "query_id": qid,
+                "a": ra[metric],
+                "b": rb[metric],
+                "a_position": ra["gold_position"],
+                "b_position": rb["gold_position"],
+                "a_tokens": ra["tokens_used"],
+                "b_tokens": rb["tokens_used"],
+            }
+        )
     return out
 
 
@@ -137,25 +161,30 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
     for part in text.split():
         key, sep, value = part.partition("=")
         if not sep or not key:
-            raise InvalidInputError(f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
-                                    f"configurations: {', '.join(c.label for c in configs)}", field="baseline")
+            raise InvalidInputError(
+                f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
+                f"configurations: {', '.join(c.label for c in configs)}",
+                field="baseline",
+            )
         wanted[key] = value
-    matches = [c for c in configs
-               if all(k in c.settings and bool_text(c.settings[k]) == v for k, v in wanted.items())]
+    matches = [c for c in configs if all(k in c.settings and bool_text(c.settings[k]) == v for k, v in wanted.items())]
     if len(matches) != 1:
         how = "matches no configuration" if not matches else f"matches {len(matches)} configurations"
-        raise InvalidInputError(f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}",
-                                field="baseline")
+        raise InvalidInputError(
+            f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}", field="baseline"
+        )
     return matches[0]
 
 
-def sort_by_difference(summaries: Sequence[Mapping[str, Any]], metric: str, *,
-                       descending: bool = True) -> list[Mapping[str, Any]]:
+def sort_by_difference(
+    summaries: Sequence[Mapping[str, Any]], metric: str, *, descending: bool = True
+) -> list[Mapping[str, Any]]:
     """Return ``summaries`` ordered by their paired difference against the baseline on ``metric``.
 
     The baseline itself (difference 0 by definition) sorts as 0; a configuration without a
     paired difference on ``metric`` goes last.
     """
+
     def key(s: Mapping[str, Any]) -> tuple[int, float]:
         paired = s.get("vs_baseline")
         if paired is None:

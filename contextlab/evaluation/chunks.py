@@ -27,10 +27,16 @@ CONNECT_TIMEOUT_S = 5
 OnRow = Callable[[EvalQuestion, int, ContextResult], None]
 
 
-def evaluate_chunk(questions: Sequence[EvalQuestion], retriever: Any, configs: Sequence[Configuration],
-                   options: RunOptions, cache: BuildCache | None = None, *,
-                   managers: Sequence[ContextManager] | None = None,
-                   on_row: OnRow | None = None) -> list[dict[str, Any]]:
+def evaluate_chunk(
+    questions: Sequence[EvalQuestion],
+    retriever: Any,
+    configs: Sequence[Configuration],
+    options: RunOptions,
+    cache: BuildCache | None = None,
+    *,
+    managers: Sequence[ContextManager] | None = None,
+    on_row: OnRow | None = None,
+) -> list[dict[str, Any]]:
     """Return the rows of ``questions`` under every configuration (question-major order).
 
     Pure: the same arguments give the same rows in any process, which is what lets Dask
@@ -49,11 +55,16 @@ def evaluate_chunk(questions: Sequence[EvalQuestion], retriever: Any, configs: S
         docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, options.top_k)
         prep = prepare_question(q, docs)
         for k, (config, manager) in enumerate(zip(configs, managers)):
-            request = PromptRequest(query=q.query, documents=prep.documents,
-                                    max_context_tokens=config.config.max_context_tokens)
+            request = PromptRequest(
+                query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens
+            )
             result = manager.build(request, cache=cache)
-            row = {"config": config.label, "query_id": q.query_id, **config.settings,
-                   **question_metrics(prep, result, options.curve_model)}
+            row = {
+                "config": config.label,
+                "query_id": q.query_id,
+                **config.settings,
+                **question_metrics(prep, result, options.curve_model),
+            }
             if options.curves is not None:
                 apply_curve([row], options.curves)
             if options.blocks:

@@ -24,8 +24,9 @@ __all__ = ["dask_chunks", "dask_client"]
 
 
 @contextlib.contextmanager
-def dask_client(workers: int | None = None, scheduler: str | None = None,
-                timeout_s: float | None = None) -> Iterator[Any]:
+def dask_client(
+    workers: int | None = None, scheduler: str | None = None, timeout_s: float | None = None
+) -> Iterator[Any]:
     """Yield a Dask client: on a new local cluster of ``workers`` processes, or on ``scheduler``.
 
     The local cluster (and the client) are closed on exit; an existing cluster is left running.
@@ -51,8 +52,9 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
             client.close(timeout=timeout)
         return
     # Worker processes (not threads): the engine is pure Python and holds the GIL.
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    )
     client = Client(cluster, set_as_default=False)
     try:
         yield client
@@ -81,7 +83,8 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(
             f"scheduler {scheduler!r} is not a Dask scheduler address ({exc}); "
-            "give the address `dask scheduler` prints, e.g. tcp://host:8786", field="scheduler"
+            "give the address `dask scheduler` prints, e.g. tcp://host:8786",
+            field="scheduler",
         ) from None
     try:
         socket.create_connection((host, port), timeout=timeout).close()
@@ -89,8 +92,9 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
         raise _unreachable(scheduler, timeout, exc) from None
 
 
-def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], options: RunOptions, *,
-                progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+def dask_chunks(
+    evalset: EvalSet, configs: Sequence[Configuration], options: RunOptions, *, progress: Progress | None = None
+) -> Iterator[list[dict[str, Any]]]:
     """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn).
 
     Each chunk is ``evaluate_chunk`` of ``options.chunk_size`` questions on ``options.workers``
@@ -107,7 +111,7 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], options: Run
         starts = list(range(0, total, size))
         configs = list(configs)
         futures = {
-            client.submit(evaluate_chunk, questions[s:s + size], evalset.retriever, configs, options, pure=False): k
+            client.submit(evaluate_chunk, questions[s : s + size], evalset.retriever, configs, options, pure=False): k
             for k, s in enumerate(starts)
         }
         waiting: dict[int, list[dict[str, Any]]] = {}
@@ -123,6 +127,7 @@ def dask_chunks(evalset: EvalSet, configs: Sequence[Configuration], options: Run
             while next_chunk in waiting:
                 yield waiting.pop(next_chunk)
                 next_chunk += 1
+
 
 #: How long a run waits with no worker in the cluster before it gives up.
 NO_WORKERS_S = 20.0
@@ -182,8 +187,10 @@ def _result(future: Any, watch: _Watch) -> Any:
         try:
             return future.result(timeout=_FETCH_STEP_S)
         except KilledWorker as exc:
-            raise ClusterError(f"a Dask worker died while running a chunk of questions, each time it was "
-                               f"tried ({_first_line(exc)}); the run stopped and wrote nothing") from None
+            raise ClusterError(
+                f"a Dask worker died while running a chunk of questions, each time it was "
+                f"tried ({_first_line(exc)}); the run stopped and wrote nothing"
+            ) from None
         except TimeoutError:  # not fetched yet: a slow transfer, or being run again
             watch.check()
         except (CancelledError, CommClosedError, OSError) as exc:
@@ -191,8 +198,10 @@ def _result(future: Any, watch: _Watch) -> Any:
 
 
 def _lost(watch: _Watch, exc: BaseException) -> ClusterError:
-    return ClusterError(f"lost {watch.where} mid-run ({_first_line(exc)}); the run stopped and wrote "
-                        "nothing: check that the scheduler is running and run again")
+    return ClusterError(
+        f"lost {watch.where} mid-run ({_first_line(exc)}); the run stopped and wrote "
+        "nothing: check that the scheduler is running and run again"
+    )
 
 
 def _first_line(exc: BaseException) -> str:

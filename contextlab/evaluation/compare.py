@@ -65,8 +65,9 @@ def _number(text: str | None, where: str, column: str, yes_no: bool) -> float | 
         value = math.nan
     if not math.isfinite(value) or (yes_no and value not in (0.0, 1.0)):
         wanted = "0 or 1" if yes_no else "a finite number"
-        raise LoadError(f"{where}: {column} is {message_value(text)}, not {wanted}; "
-                        "give the results CSV of a contextlab eval run")
+        raise LoadError(
+            f"{where}: {column} is {message_value(text)}, not {wanted}; give the results CSV of a contextlab eval run"
+        )
     return value
 
 
@@ -78,8 +79,9 @@ def _read_rows(csv_path: Path) -> dict[str, dict[str, dict[str, Any]]]:
             reader = csv.DictReader(fh)
             missing = [c for c in ("config", "query_id") if c not in (reader.fieldnames or [])]
             if missing:
-                raise LoadError(f"{csv_path}: no {' and no '.join(missing)} column; "
-                                "give the results CSV of a contextlab eval run")
+                raise LoadError(
+                    f"{csv_path}: no {' and no '.join(missing)} column; give the results CSV of a contextlab eval run"
+                )
             for row in reader:
                 where = f"{csv_path} line {reader.line_num}"
                 parsed: dict[str, Any] = {"query": row.get("query"), "curve": row.get("curve") or ""}
@@ -127,8 +129,10 @@ def _check_config(entry: Any, i: int, path: Path) -> dict[str, Any]:
                 raise LoadError(f"{where}.{key} is {message_value(value)}, not a number")
         low, high = entry.get(f"{metric}_low"), entry.get(f"{metric}_high")
         if low is not None and high is not None and low > high:  # an unpaired interval would hold everything
-            raise LoadError(f"{where}: {metric}_low {message_value(low)} is above {metric}_high "
-                            f"{message_value(high)}, not an interval")
+            raise LoadError(
+                f"{where}: {metric}_low {message_value(low)} is above {metric}_high "
+                f"{message_value(high)}, not an interval"
+            )
     return entry
 
 
@@ -151,8 +155,11 @@ def _check_summary(summary: Any, path: Path) -> dict[str, Any]:
     if questions is not None and (isinstance(questions, bool) or not isinstance(questions, int) or questions < 0):
         raise LoadError(f"{path}: questions is {message_value(questions)}, not a count")
     record = summary.get("results_csv")
-    if record is not None and not (isinstance(record, dict) and isinstance(record.get("path"), str)
-                                   and isinstance(record.get("sha256"), (str, type(None)))):
+    if record is not None and not (
+        isinstance(record, dict)
+        and isinstance(record.get("path"), str)
+        and isinstance(record.get("sha256"), (str, type(None)))
+    ):
         raise LoadError(f"{path}: results_csv is {message_value(record)}, not {{path, sha256}}")
     answered = summary.get("answered_by")
     if answered is not None and not isinstance(answered, dict):
@@ -174,19 +181,24 @@ def _results_file(path: Path, record: Mapping[str, Any] | None) -> tuple[Path | 
     named = Path(record["path"])
     target = (folder / named).resolve()
     if named.is_absolute() or not target.is_relative_to(folder) or target == folder:
-        raise LoadError(f"{path}: results_csv.path {message_value(record['path'])} leads outside the summary's "
-                        f"folder; contextlab compare reads only the results CSV beside its summary")
+        raise LoadError(
+            f"{path}: results_csv.path {message_value(record['path'])} leads outside the summary's "
+            f"folder; contextlab compare reads only the results CSV beside its summary"
+        )
     if not target.is_file():
         return None, f"{target} is not there"
     if target.stat().st_size > MAX_RESULTS_BYTES:
-        raise LoadError(f"{target}: larger than {MAX_RESULTS_BYTES:,} bytes; contextlab compare reads results CSVs "
-                        "up to that size")
+        raise LoadError(
+            f"{target}: larger than {MAX_RESULTS_BYTES:,} bytes; contextlab compare reads results CSVs up to that size"
+        )
     recorded = record.get("sha256")
     if not isinstance(recorded, str) or not _SHA256.fullmatch(recorded):
         return None, f"the summary records no SHA-256 for {target.name}, so its rows cannot be trusted to be the run's"
     if file_sha256(target) != recorded:
-        return None, (f"{target.name} differs from the SHA-256 its summary recorded (changed after the run), "
-                      "so its rows are not used")
+        return None, (
+            f"{target.name} differs from the SHA-256 its summary recorded (changed after the run), "
+            "so its rows are not used"
+        )
     return target, None
 
 
@@ -221,8 +233,9 @@ def _unpaired(a: Mapping[str, Any], b: Mapping[str, Any], metric: str) -> dict[s
     return {"difference": diff, "low": diff - half, "high": diff + half, "n": None, "p_value": None, "paired": False}
 
 
-def _paired(rows_a: Mapping[str, Mapping[str, Any]], rows_b: Mapping[str, Mapping[str, Any]], metric: str,
-            seed: int) -> dict[str, Any] | None:
+def _paired(
+    rows_a: Mapping[str, Mapping[str, Any]], rows_b: Mapping[str, Mapping[str, Any]], metric: str, seed: int
+) -> dict[str, Any] | None:
     column, yes_no, _ = COMPARED_METRICS[metric]
     same = [q for q in rows_a if q in rows_b and (rows_a[q]["query"] or "") == (rows_b[q]["query"] or "")]
     a = [rows_a[q][column] for q in same]
@@ -239,16 +252,22 @@ def _paired(rows_a: Mapping[str, Mapping[str, Any]], rows_b: Mapping[str, Mappin
 
 def _curve_half(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
     """Return the mean curve error below and above of ``rows`` that read a curve (0 where none says)."""
-    read = [r for r in rows if r["expected_accuracy"] is not None and r["curve_low"] is not None
-            and r["curve_high"] is not None]
+    read = [
+        r
+        for r in rows
+        if r["expected_accuracy"] is not None and r["curve_low"] is not None and r["curve_high"] is not None
+    ]
     if not read:
         return (0.0, 0.0)
-    return (sum(r["expected_accuracy"] - r["curve_low"] for r in read) / len(read),
-            sum(r["curve_high"] - r["expected_accuracy"] for r in read) / len(read))
+    return (
+        sum(r["expected_accuracy"] - r["curve_low"] for r in read) / len(read),
+        sum(r["curve_high"] - r["expected_accuracy"] for r in read) / len(read),
+    )
 
 
-def _with_curve_error(c: Mapping[str, Any], rows_a: Sequence[Mapping[str, Any]],
-                      rows_b: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _with_curve_error(
+    c: Mapping[str, Any], rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
     """Return the expected-accuracy difference widened by both curves' own error when the runs read different curves.
 
     Two runs that read the same curve share its error (it cancels in the difference, as within
@@ -260,8 +279,9 @@ def _with_curve_error(c: Mapping[str, Any], rows_a: Sequence[Mapping[str, Any]],
     low_a, high_a = _curve_half(rows_a)
     low_b, high_b = _curve_half(rows_b)
     below, above = math.hypot(high_a, low_b), math.hypot(low_a, high_b)
-    low, high = combine_intervals(c["difference"], (c["low"], c["high"]),
-                                  (c["difference"] - below, c["difference"] + above))
+    low, high = combine_intervals(
+        c["difference"], (c["low"], c["high"]), (c["difference"] - below, c["difference"] + above)
+    )
     return {**c, "low": low, "high": high, "curve_error": True}
 
 
@@ -294,15 +314,29 @@ def compare_runs(a: str | Path, b: str | Path, *, seed: int = 0) -> dict[str, An
     if paired:
         first_a, first_b = run_a["rows"][shared[0]], run_b["rows"].get(shared[0], {})
         matched = sum(1 for q in first_a if q in first_b and first_a[q]["query"] == first_b[q]["query"])
-    return {"a": _about(run_a), "b": _about(run_b), "configs": configs, "matched_questions": matched,
-            "only_in_a": [x for x in by_a if x not in by_b], "only_in_b": [x for x in by_b if x not in by_a]}
+    return {
+        "a": _about(run_a),
+        "b": _about(run_b),
+        "configs": configs,
+        "matched_questions": matched,
+        "only_in_a": [x for x in by_a if x not in by_b],
+        "only_in_b": [x for x in by_b if x not in by_a],
+    }
 
 
 def _about(run: Mapping[str, Any]) -> dict[str, Any]:
     s = run["summary"]
-    return {"path": run["path"], "evalset": s.get("evalset"), "evalset_sha256": s.get("evalset_sha256"),
-            "curve_model": s.get("curve_model"), "answered_by": s.get("answered_by"), "questions": s.get("questions"),
-            "created": s.get("created"), "rows": run["rows"] is not None, "why_no_rows": run["why"]}
+    return {
+        "path": run["path"],
+        "evalset": s.get("evalset"),
+        "evalset_sha256": s.get("evalset_sha256"),
+        "curve_model": s.get("curve_model"),
+        "answered_by": s.get("answered_by"),
+        "questions": s.get("questions"),
+        "created": s.get("created"),
+        "rows": run["rows"] is not None,
+        "why_no_rows": run["why"],
+    }
 
 
 def _cell(c: Mapping[str, Any], scale: float) -> str:
@@ -320,12 +354,16 @@ def _shown(text: object) -> str:
 
 def _run_line(side: str, run: Mapping[str, Any]) -> str:
     """Return ``A: path (set, N questions, created)``: one short line whatever the summary's strings hold."""
-    return (f"{side}: {terminal_safe(run['path'])} ({_shown(run['evalset'])}, {run['questions']} questions, "
-            f"{_shown(run['created'])})")
+    return (
+        f"{side}: {terminal_safe(run['path'])} ({_shown(run['evalset'])}, {run['questions']} questions, "
+        f"{_shown(run['created'])})"
+    )
 
 
-def compare_table(comparison: Mapping[str, Any], metrics: Sequence[str] = ("gold_in_block", "accuracy",
-                                                                           "expected_accuracy", "tokens_used")) -> str:
+def compare_table(
+    comparison: Mapping[str, Any],
+    metrics: Sequence[str] = ("gold_in_block", "accuracy", "expected_accuracy", "tokens_used"),
+) -> str:
     """Return the comparison as aligned text: one line per configuration, B - A per metric with its interval.
 
     Every string that comes from the summaries (paths, set names, labels) is one line

@@ -35,15 +35,27 @@ from ..validation import whole_number
 from .curve_sources import CurveSkip, curve_question, gold_passage
 from .sets import EvalQuestion, EvalSet, load_bundled_set
 
-__all__ = ["CurveCase", "CurvePlan", "CurveResult", "plan_curve", "run_curve", "curve_csv", "write_curve",
-           "paired_test_lines", "solved_examples", "solved_questions", "parse_positions"]
+__all__ = [
+    "CurveCase",
+    "CurvePlan",
+    "CurveResult",
+    "plan_curve",
+    "run_curve",
+    "curve_csv",
+    "write_curve",
+    "paired_test_lines",
+    "solved_examples",
+    "solved_questions",
+    "parse_positions",
+]
+
 
 @dataclass(frozen=True)
 class CurveCase:
     """One prompt of the experiment: a question under one condition (and its gold's position)."""
 
     query_id: str
-    kind: str                 # "closed_book", "oracle" or "position"
+    kind: str  # "closed_book", "oracle" or "position"
     total_docs: int
     position: int | None
     prompt: str
@@ -55,11 +67,13 @@ def parse_positions(spec: str | Sequence[int], documents: int) -> list[int]:
     try:
         values = [int(p) for p in raw]
     except (TypeError, ValueError):
-        raise InvalidInputError(f"positions must be whole numbers such as 1,5,10; got {spec!r}",
-                                field="positions") from None
+        raise InvalidInputError(
+            f"positions must be whole numbers such as 1,5,10; got {spec!r}", field="positions"
+        ) from None
     if not values or any(not 1 <= p <= documents for p in values):
-        raise InvalidInputError(f"positions must lie between 1 and documents={documents}; got {spec!r}",
-                                field="positions")
+        raise InvalidInputError(
+            f"positions must lie between 1 and documents={documents}; got {spec!r}", field="positions"
+        )
     return sorted(dict.fromkeys(values))
 
 
@@ -83,8 +97,10 @@ def solved_questions(count: int, exclude: set[str]) -> list[tuple[EvalQuestion, 
 
 def solved_examples(count: int, exclude: set[str], *, with_documents: bool = True) -> list[Shot]:
     """Return ``count`` solved examples (``solved_questions``), documents in the paper's format."""
-    return [Shot(q.query, q.answers[0], paper_documents([doc]) if with_documents else "")
-            for q, doc in solved_questions(count, exclude)]
+    return [
+        Shot(q.query, q.answers[0], paper_documents([doc]) if with_documents else "")
+        for q, doc in solved_questions(count, exclude)
+    ]
 
 
 @dataclass
@@ -111,8 +127,16 @@ class CurvePlan:
         """Return the plan of its first ``count`` questions (the same prompts: a look at part of the run)."""
         kept = self.questions[:count]
         ids = {q.query_id for q in kept}
-        return CurvePlan(self.documents, self.positions, self.shots, kept,
-                         [c for c in self.cases if c.query_id in ids], self.template, self.skipped, self.source)
+        return CurvePlan(
+            self.documents,
+            self.positions,
+            self.shots,
+            kept,
+            [c for c in self.cases if c.query_id in ids],
+            self.template,
+            self.skipped,
+            self.source,
+        )
 
     def sending_order(self) -> list[str]:
         """Return the distinct prompts in the order to send them: those sharing a prefix together.
@@ -131,13 +155,23 @@ class CurvePlan:
         if not self.skipped:
             return None
         first = self.skipped[0]
-        return (f"{len(self.skipped)} question(s) of {self.source or 'the set'} skipped (first: {first.query_id}: "
-                f"{first.reason}); {len(self.questions)} measured")
+        return (
+            f"{len(self.skipped)} question(s) of {self.source or 'the set'} skipped (first: {first.query_id}: "
+            f"{first.reason}); {len(self.questions)} measured"
+        )
 
 
-def plan_curve(evalset: EvalSet | None = None, *, documents: int = 10, positions: str | Sequence[int] = (1, 5, 10),
-               limit: int = 100, shots: int = 0, template: QATemplate = DEFAULT_TEMPLATE, closed_book: bool = True,
-               oracle: bool = True) -> CurvePlan:
+def plan_curve(
+    evalset: EvalSet | None = None,
+    *,
+    documents: int = 10,
+    positions: str | Sequence[int] = (1, 5, 10),
+    limit: int = 100,
+    shots: int = 0,
+    template: QATemplate = DEFAULT_TEMPLATE,
+    closed_book: bool = True,
+    oracle: bool = True,
+) -> CurvePlan:
     """Return the prompts of the experiment on the first ``limit`` usable questions of ``evalset``.
 
     ``evalset`` None is the bundled NaturalQuestions-Open set; a user's set (``load_eval_set``)
@@ -167,12 +201,16 @@ def plan_curve(evalset: EvalSet | None = None, *, documents: int = 10, positions
         if closed_book:
             cases.append(CurveCase(q.query_id, "closed_book", 0, None, template.render(q.query, "", without_docs)))
         if oracle:
-            cases.append(CurveCase(q.query_id, "oracle", 1, 1, template.render(q.query, paper_documents([gold]),
-                                                                                 with_docs)))
+            cases.append(
+                CurveCase(q.query_id, "oracle", 1, 1, template.render(q.query, paper_documents([gold]), with_docs))
+            )
         for p in places:
-            docs = [*others[:p - 1], gold, *others[p - 1:]]
-            cases.append(CurveCase(q.query_id, "position", documents, p,
-                                   template.render(q.query, paper_documents(docs), with_docs)))
+            docs = [*others[: p - 1], gold, *others[p - 1 :]]
+            cases.append(
+                CurveCase(
+                    q.query_id, "position", documents, p, template.render(q.query, paper_documents(docs), with_docs)
+                )
+            )
     return CurvePlan(documents, places, shots, [c.question for c in kept], cases, template, skipped, evalset.name)
 
 
@@ -198,9 +236,18 @@ class CurveResult:
         out = []
         for (kind, total, position), marks in sorted(groups.items(), key=lambda g: (order[g[0][0]], g[0][2] or 0)):
             low, high = wilson_interval(sum(marks), len(marks))
-            out.append({"kind": kind, "total_docs": total, "position": position, "questions": len(marks),
-                        "correct": sum(marks), "accuracy": round(100.0 * sum(marks) / len(marks), 1),
-                        "accuracy_low": round(100.0 * low, 1), "accuracy_high": round(100.0 * high, 1)})
+            out.append(
+                {
+                    "kind": kind,
+                    "total_docs": total,
+                    "position": position,
+                    "questions": len(marks),
+                    "correct": sum(marks),
+                    "accuracy": round(100.0 * sum(marks) / len(marks), 1),
+                    "accuracy_low": round(100.0 * low, 1),
+                    "accuracy_high": round(100.0 * high, 1),
+                }
+            )
         return out
 
     def outcomes(self) -> dict[int, list[bool]]:
@@ -213,8 +260,9 @@ class CurveResult:
         return position_effect(outcomes=self.outcomes(), total_docs=self.plan.documents, label=self.model, alpha=alpha)
 
 
-def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: int = DEFAULT_CONCURRENCY,
-              progress: Any = None) -> CurveResult:
+def run_curve(
+    plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: int = DEFAULT_CONCURRENCY, progress: Any = None
+) -> CurveResult:
     """Return the answers of ``client`` (a ``ModelClient``) to every case of ``plan``, scored."""
     from ..models.batch import answer_notes, answer_prompts
 
@@ -227,14 +275,28 @@ def run_curve(plan: CurvePlan, client: Any, *, cache: Any = None, concurrency: i
     gold = {q.query_id: q.answers for q in plan.questions}
     rows = []
     for case, reply in zip(plan.cases, answers):
-        rows.append({"query_id": case.query_id, "kind": case.kind, "total_docs": case.total_docs,
-                     "position": case.position, "answer": reply.answer,
-                     "correct": answer_is_correct(reply.answer, gold[case.query_id]),
-                     "latency_ms": reply.latency_ms, "prompt_tokens": reply.prompt_tokens,
-                     "completion_tokens": reply.completion_tokens})
+        rows.append(
+            {
+                "query_id": case.query_id,
+                "kind": case.kind,
+                "total_docs": case.total_docs,
+                "position": case.position,
+                "answer": reply.answer,
+                "correct": answer_is_correct(reply.answer, gold[case.query_id]),
+                "latency_ms": reply.latency_ms,
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+            }
+        )
     model = (client.served_model if any(not a.cached for a in answers) else None) or client.model or "model"
-    return CurveResult(plan, safe_line(model), rows, meta={**client.describe(), "shots": plan.shots},
-                       notes=answer_notes(answers, client), pace=pace)
+    return CurveResult(
+        plan,
+        safe_line(model),
+        rows,
+        meta={**client.describe(), "shots": plan.shots},
+        notes=answer_notes(answers, client),
+        pace=pace,
+    )
 
 
 def paired_test_lines(evidence: CurveEvidence) -> list[str]:
@@ -242,8 +304,11 @@ def paired_test_lines(evidence: CurveEvidence) -> list[str]:
     lines = [*evidence.claims, *(d.sentence() for d in evidence.differences)]
     if evidence.no_effect is not None and len(evidence.points) > 2:
         q, df, p = evidence.no_effect
-        verdict = ("the positions do not share one accuracy" if p < evidence.alpha else
-                   "no position effect at all cannot be ruled out")
+        verdict = (
+            "the positions do not share one accuracy"
+            if p < evidence.alpha
+            else "no position effect at all cannot be ruled out"
+        )
         shown = "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
         lines.append(f"Cochran's Q = {q:.1f} ({df} df), {shown} (permutation test): {verdict}")
     return lines
@@ -252,8 +317,11 @@ def paired_test_lines(evidence: CurveEvidence) -> list[str]:
 def _source_words(plan: CurvePlan) -> str:
     from .sets import BUNDLED_SET
 
-    where = ("bundled NaturalQuestions-Open questions" if plan.source in ("", BUNDLED_SET)
-             else f"usable questions of {plan.source}")
+    where = (
+        "bundled NaturalQuestions-Open questions"
+        if plan.source in ("", BUNDLED_SET)
+        else f"usable questions of {plan.source}"
+    )
     skipped = f" ({len(plan.skipped)} skipped: too few documents, no gold or no answers)" if plan.skipped else ""
     return f"the first {len(plan.questions)} {where}{skipped}"
 
@@ -270,26 +338,33 @@ def curve_csv(result: CurveResult, name: str | None = None, evidence: CurveEvide
     buffer = io.StringIO()
     meta = result.meta
     buffer.write(f"# Position curve of {label}, measured by `contextlab curve` on {_source_words(result.plan)}.\n")
-    buffer.write(f"# endpoint: {meta.get('endpoint', '')}; api: {meta.get('api', '')}; shots: {result.plan.shots}; "
-                 f"temperature: {meta.get('temperature', '')}; max_tokens: {meta.get('max_tokens', '')}.\n")
-    buffer.write("# accuracy: % of questions whose answer holds a gold answer (SQuAD-normalised), as Liu et al. "
-                 "score; accuracy_low/high: 95% Wilson interval; questions: N.\n")
+    buffer.write(
+        f"# endpoint: {meta.get('endpoint', '')}; api: {meta.get('api', '')}; shots: {result.plan.shots}; "
+        f"temperature: {meta.get('temperature', '')}; max_tokens: {meta.get('max_tokens', '')}.\n"
+    )
+    buffer.write(
+        "# accuracy: % of questions whose answer holds a gold answer (SQuAD-normalised), as Liu et al. "
+        "score; accuracy_low/high: 95% Wilson interval; questions: N.\n"
+    )
     buffer.write("# paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):\n")
     for line in paired_test_lines(evidence or result.evidence()):
         buffer.write(f"#   {line}\n")
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["model", "total_docs", "position", "accuracy", "kind", "questions", "accuracy_low",
-                     "accuracy_high"])
+    writer.writerow(
+        ["model", "total_docs", "position", "accuracy", "kind", "questions", "accuracy_low", "accuracy_high"]
+    )
     for p in result.points():
         position = "" if p["kind"] != "position" else p["position"]
         total = p["total_docs"] if p["kind"] == "position" else ""
-        writer.writerow([label, total, position, p["accuracy"], p["kind"], p["questions"], p["accuracy_low"],
-                         p["accuracy_high"]])
+        writer.writerow(
+            [label, total, position, p["accuracy"], p["kind"], p["questions"], p["accuracy_low"], p["accuracy_high"]]
+        )
     return buffer.getvalue()
 
 
-def write_curve(result: CurveResult, out: str | Path, name: str | None = None,
-                evidence: CurveEvidence | None = None) -> Path:
+def write_curve(
+    result: CurveResult, out: str | Path, name: str | None = None, evidence: CurveEvidence | None = None
+) -> Path:
     """Write ``curve_csv`` to ``out`` and the per-question outcomes beside it (``outcomes_path``); return ``out``.
 
     Each file is written whole or not at all (``contextlab.atomic``), the outcomes first, so a

@@ -55,24 +55,36 @@ class CurvePower:
 
     def lines(self) -> list[str]:
         """Return the plan in words: what N detects, and (``detect``) how many a D-point difference needs."""
-        basis = (f"paired McNemar, 80% power, α = {self.alpha:g}"
-                 + (f" split over {self.comparisons} comparisons" if self.comparisons > 1 else "")
-                 + f", assuming {100 * self.discordance:.0f}% of questions are answered differently at two positions")
+        basis = (
+            f"paired McNemar, 80% power, α = {self.alpha:g}"
+            + (f" split over {self.comparisons} comparisons" if self.comparisons > 1 else "")
+            + f", assuming {100 * self.discordance:.0f}% of questions are answered differently at two positions"
+        )
         if self.detectable is None:
             out = [f"{self.questions} questions per position cannot detect any difference ({basis})"]
         else:
-            out = [f"{self.questions} questions per position detect a difference of {self.detectable:.1f} points "
-                   f"or more ({basis})"]
+            out = [
+                f"{self.questions} questions per position detect a difference of {self.detectable:.1f} points "
+                f"or more ({basis})"
+            ]
         if self.detect is not None:
-            out.append(f"a {self.detect:g}-point difference needs about {self.needed:,} questions per position"
-                       if self.needed is not None else
-                       f"a {self.detect:g}-point difference cannot be shown when only {100 * self.discordance:.0f}% "
-                       "of questions answer differently; give a larger --discordance if you expect more")
+            out.append(
+                f"a {self.detect:g}-point difference needs about {self.needed:,} questions per position"
+                if self.needed is not None
+                else f"a {self.detect:g}-point difference cannot be shown when only {100 * self.discordance:.0f}% "
+                "of questions answer differently; give a larger --discordance if you expect more"
+            )
         return out
 
 
-def curve_power(questions: int, positions: int, *, detect: float | None = None,
-                discordance: float = DEFAULT_DISCORDANCE, alpha: float = ALPHA) -> CurvePower:
+def curve_power(
+    questions: int,
+    positions: int,
+    *,
+    detect: float | None = None,
+    discordance: float = DEFAULT_DISCORDANCE,
+    alpha: float = ALPHA,
+) -> CurvePower:
     """Return the ``CurvePower`` of ``questions`` per position over ``positions`` positions (``detect`` in points)."""
     whole_number("questions", questions, minimum=1)
     m = _comparisons(positions)
@@ -80,12 +92,20 @@ def curve_power(questions: int, positions: int, *, detect: float | None = None,
     needed = None
     if detect is not None:
         if not isinstance(detect, (int, float)) or not 0 < detect <= 100:
-            raise InvalidInputError(f"detect must be a difference in points between 0 and 100, got {detect!r}",
-                                    field="detect")
+            raise InvalidInputError(
+                f"detect must be a difference in points between 0 and 100, got {detect!r}", field="detect"
+            )
         if detect / 100.0 <= discordance:
             needed = questions_for_difference(detect / 100.0, discordance, alpha=alpha / m)
-    return CurvePower(questions, m, alpha, discordance, None if found is None else 100.0 * found,
-                      None if detect is None else float(detect), needed)
+    return CurvePower(
+        questions,
+        m,
+        alpha,
+        discordance,
+        None if found is None else 100.0 * found,
+        None if detect is None else float(detect),
+        needed,
+    )
 
 
 @dataclass(frozen=True)
@@ -110,9 +130,11 @@ class LookSchedule:
         """Return the schedule in one line, with the correction it makes."""
         counts = ", ".join(str(n) for n in self.looks)
         tests = "first against last" if self.tests == 1 else "first against last, and Cochran's Q"
-        return (f"looks after {counts} questions; α = {self.alpha:g} split over {len(self.looks)} looks x "
-                f"{self.tests} test(s) ({tests}), Bonferroni: each tested at p < {self.test_alpha:.3g}, "
-                f"claims at α = {self.look_alpha:.3g}")
+        return (
+            f"looks after {counts} questions; α = {self.alpha:g} split over {len(self.looks)} looks x "
+            f"{self.tests} test(s) ({tests}), Bonferroni: each tested at p < {self.test_alpha:.3g}, "
+            f"claims at α = {self.look_alpha:.3g}"
+        )
 
 
 def look_schedule(batch: int, max_questions: int, positions: int, *, alpha: float = ALPHA) -> LookSchedule:
@@ -147,14 +169,20 @@ def _look(evidence: CurveEvidence, schedule: LookSchedule) -> Look:
     ends = evidence.difference(first, last)
     assert ends is not None
     q = evidence.no_effect[2] if evidence.no_effect is not None else None
-    resolved = ends.p_value < schedule.test_alpha or (schedule.tests == 2 and q is not None
-                                                      and q < schedule.test_alpha)
+    resolved = ends.p_value < schedule.test_alpha or (schedule.tests == 2 and q is not None and q < schedule.test_alpha)
     return Look(evidence.questions or 0, ends.p_value, q, resolved)
 
 
-def run_until_resolved(plan: CurvePlan, client: Any, schedule: LookSchedule, *, cache: Any = None,
-                       concurrency: int = DEFAULT_CONCURRENCY, progress: Any = None,
-                       on_look: Callable[[Look], None] | None = None) -> tuple[CurveResult, list[Look]]:
+def run_until_resolved(
+    plan: CurvePlan,
+    client: Any,
+    schedule: LookSchedule,
+    *,
+    cache: Any = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Any = None,
+    on_look: Callable[[Look], None] | None = None,
+) -> tuple[CurveResult, list[Look]]:
     """Return the curve at the first look that resolves (or the last), and every look taken.
 
     ``plan`` holds the run's largest set of questions (the schedule's last look); each look

@@ -100,7 +100,7 @@ def curve_question(question: EvalQuestion, evalset: EvalSet, documents: int) -> 
     """Return ``question`` with its gold and ``documents - 1`` others, or the ``CurveSkip`` saying why not."""
     need = documents - 1
     if not question.answers:
-        return CurveSkip(question.query_id, "no \"answers\" to score the model's answer by")
+        return CurveSkip(question.query_id, 'no "answers" to score the model\'s answer by')
     retriever = evalset.retriever
     if isinstance(retriever, BundledCorpus):
         gold: Document | None = gold_passage(question, retriever)
@@ -109,7 +109,7 @@ def curve_question(question: EvalQuestion, evalset: EvalSet, documents: int) -> 
     else:
         gold = _store_gold(question, retriever, need) if isinstance(retriever, StoreRetriever) else None
     if gold is None:
-        return CurveSkip(question.query_id, "no gold document (name it in \"gold_sources\")")
+        return CurveSkip(question.query_id, 'no gold document (name it in "gold_sources")')
     if question.documents is not None and not isinstance(retriever, BundledCorpus):
         candidates = list(question.documents)
     elif retriever is not None:
@@ -118,6 +118,5 @@ def curve_question(question: EvalQuestion, evalset: EvalSet, documents: int) -> 
         candidates = []
     others = _others(question, candidates, gold, need)
     if len(others) < need:
-        return CurveSkip(question.query_id, f"only {len(others)} other documents without an answer, "
-                                            f"{need} needed")
+        return CurveSkip(question.query_id, f"only {len(others)} other documents without an answer, {need} needed")
     return CurveQuestion(question, gold, tuple(others))

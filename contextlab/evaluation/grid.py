@@ -127,8 +127,7 @@ def _label(settings: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={bool_text(v)}" for k, v in settings.items())
 
 
-def expand_grid(grid: Mapping[str, Sequence[Any]],
-                base: EngineSettings | None = None) -> list[Configuration]:
+def expand_grid(grid: Mapping[str, Sequence[Any]], base: EngineSettings | None = None) -> list[Configuration]:
     """Return every configuration of ``grid`` (its cartesian product over ``base``), in order.
 
     ``base`` is ``EngineSettings`` (or a ``LabConfig``); the grid's keys are library names.

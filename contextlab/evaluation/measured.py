@@ -19,7 +19,15 @@ from typing import Any
 
 from ..build_cache import BuildCache
 from ..manager import ContextManager
-from ..models.batch import DEFAULT_CONCURRENCY, CallPlan, CallStats, answer_notes, answer_prompts, plan_calls, request_key
+from ..models.batch import (
+    DEFAULT_CONCURRENCY,
+    CallPlan,
+    CallStats,
+    answer_notes,
+    answer_prompts,
+    plan_calls,
+    request_key,
+)
 from ..models.cache import ResponseCache
 from ..models.client import ModelAnswer, ModelClient
 from ..models.pace import measured_pace
@@ -133,14 +141,20 @@ class MeasuredRun:
         a URL that is not its API, or a model it lacks is one line before anyone is asked to send
         anything; a run answered wholly from the cache needs no server.
         """
-        cost = plan_calls(self.client, self.prompts, self.cache, prompt_counter(self.tokenizer),
-                          tokens_exact=self.tokenizer is not None)
+        cost = plan_calls(
+            self.client,
+            self.prompts,
+            self.cache,
+            prompt_counter(self.tokenizer),
+            tokens_exact=self.tokenizer is not None,
+        )
         if cost.calls:
             self.client.resolve_model()
         return cost
 
-    def run(self, progress: Progress | None = None,
-            on_answers: Callable[[list[dict[str, Any]]], None] | None = None) -> EvalResult:
+    def run(
+        self, progress: Progress | None = None, on_answers: Callable[[list[dict[str, Any]]], None] | None = None
+    ) -> EvalResult:
         """Return the ``EvalResult`` with every row's measured answer (see the module doc).
 
         ``on_answers`` gets the rows answered so far, each time more have arrived: the cached ones
@@ -149,8 +163,9 @@ class MeasuredRun:
         """
         started = time.monotonic()
         if on_answers is None:
-            answers = answer_prompts(self.client, self.prompts, cache=self.cache,
-                                     concurrency=self.settings.concurrency, progress=progress)
+            answers = answer_prompts(
+                self.client, self.prompts, cache=self.cache, concurrency=self.settings.concurrency, progress=progress
+            )
         else:
             answers = self._in_waves(progress, on_answers)
         pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
@@ -158,24 +173,31 @@ class MeasuredRun:
         gold = self._gold()
         rows = [_measured(row, reply, gold) for row, reply in zip(self.rows, answers)]
         served = served_model(self.client, self.cache, asked=any(not a.cached for a in answers))
-        result = self.plan.result(rows, endpoint=self.client.endpoint, answer_model=served or None,
-                                  extra_columns=MEASURED_COLUMNS)
-        result.provenance["answered_with"] = {**self.client.describe(), "shots": self.settings.shots,
-                                              "budget_tokens": self.budget_tokens}
+        result = self.plan.result(
+            rows, endpoint=self.client.endpoint, answer_model=served or None, extra_columns=MEASURED_COLUMNS
+        )
+        result.provenance["answered_with"] = {
+            **self.client.describe(),
+            "shots": self.settings.shots,
+            "budget_tokens": self.budget_tokens,
+        }
         result.pace = pace
         return result
 
     def _gold(self) -> dict[str, Any]:
         return {q.query_id: q.answers for q in self.plan.evalset.questions}
 
-    def _in_waves(self, progress: Progress | None, on_answers: Callable[[list[dict[str, Any]]], None]) -> list[ModelAnswer]:
+    def _in_waves(
+        self, progress: Progress | None, on_answers: Callable[[list[dict[str, Any]]], None]
+    ) -> list[ModelAnswer]:
         """Return the answers to every prompt, asked ``concurrency`` at a time, each wave handed on as it lands."""
         distinct = list(dict.fromkeys(self.prompts))
         known = {p for p in distinct if self.cache is not None and request_key(self.client, p) in self.cache}
         todo = [p for p in distinct if p not in known]
         size = self.settings.concurrency
-        waves = ([[p for p in distinct if p in known]] if known else []) + [todo[i:i + size]
-                                                                          for i in range(0, len(todo), size)]
+        waves = ([[p for p in distinct if p in known]] if known else []) + [
+            todo[i : i + size] for i in range(0, len(todo), size)
+        ]
         stats = CallStats(total=len(distinct), started=time.monotonic())
         gold = self._gold()
         got: dict[str, ModelAnswer] = {}
@@ -197,14 +219,23 @@ class MeasuredRun:
 def _measured(row: dict[str, Any], reply: ModelAnswer, gold: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``row`` with its measured answer: the answer line, right or wrong, latency and tokens."""
     answers = gold.get(row["query_id"])
-    return {**row, "answer": reply.answer, "correct": answer_is_correct(reply.answer, answers) if answers else None,
-            "latency_ms": reply.latency_ms, "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens}
+    return {
+        **row,
+        "answer": reply.answer,
+        "correct": answer_is_correct(reply.answer, answers) if answers else None,
+        "latency_ms": reply.latency_ms,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+    }
 
 
-def plan_measured(evalset: EvalSet | str | Path | None = None,
-                  grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
-                  options: RunOptions | None = None, *, measure: MeasureSettings) -> MeasuredRun:
+def plan_measured(
+    evalset: EvalSet | str | Path | None = None,
+    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+    options: RunOptions | None = None,
+    *,
+    measure: MeasureSettings,
+) -> MeasuredRun:
     """Return the planned measured run of ``evalset`` x ``grid`` (as ``plan_run`` takes them).
 
     The rows come from the one evaluation loop (``chunks.evaluate_chunk``), here with each
@@ -217,8 +248,9 @@ def plan_measured(evalset: EvalSet | str | Path | None = None,
     plan = plan_run(evalset, grid, options)
     client = measure.client()
     cache = measure.open_cache()
-    tokenizer, why = endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens \
-        else (None, None)
+    tokenizer, why = (
+        endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens else (None, None)
+    )
     budget_tokens = tokenizer.name if tokenizer is not None else "cl100k_base (approximate for this model)"
     notes = [cache.note] if cache is not None and cache.note else []
     if why is not None:
@@ -234,7 +266,25 @@ def plan_measured(evalset: EvalSet | str | Path | None = None,
         blocks.append(result.context_block)
         prompts.append(measure.template.render(question.query, result.context_block, shots[k]))
 
-    rows = evaluate_chunk(plan.evalset.questions, plan.evalset.retriever, plan.configs, plan.options, BuildCache(),
-                          managers=managers, on_row=prompt_of)
-    return MeasuredRun(plan, measure, client, cache, rows, prompts, blocks, budget_tokens, shots[0] if shots else [],
-                       tokenizer=tokenizer, notes=notes)
+    rows = evaluate_chunk(
+        plan.evalset.questions,
+        plan.evalset.retriever,
+        plan.configs,
+        plan.options,
+        BuildCache(),
+        managers=managers,
+        on_row=prompt_of,
+    )
+    return MeasuredRun(
+        plan,
+        measure,
+        client,
+        cache,
+        rows,
+        prompts,
+        blocks,
+        budget_tokens,
+        shots[0] if shots else [],
+        tokenizer=tokenizer,
+        notes=notes,
+    )

@@ -36,16 +36,36 @@ __all__ = [
 
 #: The per-question columns, in ``results.csv`` order (after config, query_id and the grid keys).
 METRIC_COLUMNS: tuple[str, ...] = (
-    "gold_retrieved", "gold_rank", "gold_in_block", "gold_recall", "gold_via_copy", "gold_position",
-    "in_block", "answer_in_block", "tokens_used", "duplicates_removed", "expected_accuracy",
-    "curve", "curve_low", "curve_high", "gold_note",
+    "gold_retrieved",
+    "gold_rank",
+    "gold_in_block",
+    "gold_recall",
+    "gold_via_copy",
+    "gold_position",
+    "in_block",
+    "answer_in_block",
+    "tokens_used",
+    "duplicates_removed",
+    "expected_accuracy",
+    "curve",
+    "curve_low",
+    "curve_high",
+    "gold_note",
 )
 #: Yes/no metrics: their mean is a rate (Wilson intervals; paired: McNemar's exact test).
 RATE_METRICS: tuple[str, ...] = ("gold_retrieved", "gold_in_block", "gold_via_copy", "answer_in_block")
 #: The metrics the summary aggregates (with 95% intervals).
 SUMMARY_METRICS: tuple[str, ...] = (
-    "gold_retrieved", "gold_in_block", "gold_recall", "gold_via_copy", "answer_in_block", "expected_accuracy",
-    "tokens_used", "in_block", "gold_position", "duplicates_removed",
+    "gold_retrieved",
+    "gold_in_block",
+    "gold_recall",
+    "gold_via_copy",
+    "answer_in_block",
+    "expected_accuracy",
+    "tokens_used",
+    "in_block",
+    "gold_position",
+    "duplicates_removed",
 )
 EXPECTED_ACCURACY_NOTE = (
     "expected_accuracy is an estimate, not a measurement: the accuracy (%) Liu et al. published for "
@@ -64,8 +84,8 @@ class PreparedQuestion:
 
     question: EvalQuestion
     documents: list[Document]
-    gold: list[int]          # input indices of gold documents, most relevant first
-    gold_rank: int | None    # 1-based relevance rank of the best gold document
+    gold: list[int]  # input indices of gold documents, most relevant first
+    gold_rank: int | None  # 1-based relevance rank of the best gold document
     answers: tuple[str, ...]  # normalised answer strings (empty ones dropped)
 
 
@@ -125,8 +145,10 @@ def _gold_in_block(prep: PreparedQuestion, result: ContextResult) -> tuple[list[
         if kept is not None and kept in positions:
             found.append(positions[kept])
             similarity = "" if trace.similarity is None else f", similarity {trace.similarity:.2f}"
-            notes.append(f"gold D{gold} was dropped as a copy of D{kept}{similarity}; "
-                         f"it counts as present through D{kept} at pos {positions[kept]}")
+            notes.append(
+                f"gold D{gold} was dropped as a copy of D{kept}{similarity}; "
+                f"it counts as present through D{kept} at pos {positions[kept]}"
+            )
     return found, "; ".join(notes) or None
 
 
@@ -207,12 +229,20 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[s
         if value is None:
             row.update(expected_accuracy=None, curve=f"measured: {model}", curve_low=None, curve_high=None)
             continue
-        low, high = (wilson_interval(value / 100.0 * questions, questions) if questions else
-                     (value / 100.0, value / 100.0))
-        read = "" if position is None or n == 1 or n in measured else \
-            f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
-        row.update(expected_accuracy=round(value, 3), curve=f"measured: {model}{read}",
-                   curve_low=round(100.0 * low, 3), curve_high=round(100.0 * high, 3))
+        low, high = (
+            wilson_interval(value / 100.0 * questions, questions) if questions else (value / 100.0, value / 100.0)
+        )
+        read = (
+            ""
+            if position is None or n == 1 or n in measured
+            else f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
+        )
+        row.update(
+            expected_accuracy=round(value, 3),
+            curve=f"measured: {model}{read}",
+            curve_low=round(100.0 * low, 3),
+            curve_high=round(100.0 * high, 3),
+        )
     return rows
 
 
@@ -225,13 +255,23 @@ def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) 
     """
     model = curves.models()[0]
     measured = curves.doc_counts(model)
-    other = sorted({r["in_block"] for r in rows if r.get("expected_accuracy") is not None
-                    and r.get("gold_position") is not None and r["in_block"] > 1 and r["in_block"] not in measured})
+    other = sorted(
+        {
+            r["in_block"]
+            for r in rows
+            if r.get("expected_accuracy") is not None
+            and r.get("gold_position") is not None
+            and r["in_block"] > 1
+            and r["in_block"] not in measured
+        }
+    )
     if not other:
         return None
     count = sum(1 for r in rows if r.get("gold_position") is not None and r["in_block"] in other)
     sizes = ", ".join(map(str, other[:8])) + (", ..." if len(other) > 8 else "")
-    return (f"the curve of {model} was measured with {'/'.join(map(str, measured))} documents, but {count} of "
-            f"{len(rows)} rows have blocks of {sizes}: their gold at position p of n is read at relative depth "
-            "(p - 1)/(n - 1) on the measured curve, which assumes the effect follows depth, not count; measure "
-            "with `contextlab curve --documents N` for the block size you use to read it directly")
+    return (
+        f"the curve of {model} was measured with {'/'.join(map(str, measured))} documents, but {count} of "
+        f"{len(rows)} rows have blocks of {sizes}: their gold at position p of n is read at relative depth "
+        "(p - 1)/(n - 1) on the measured curve, which assumes the effect follows depth, not count; measure "
+        "with `contextlab curve --documents N` for the block size you use to read it directly"
+    )

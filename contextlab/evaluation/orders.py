@@ -40,8 +40,11 @@ def parse_orders(spec: str | Sequence[str]) -> tuple[str, ...]:
     names = [n for n in names if n]
     unknown = [n for n in names if n not in ORDERS]
     if unknown or not names:
-        raise InvalidInputError(f"orders: {', '.join(repr(n) for n in unknown) or 'none given'}; "
-                                f"give some of {', '.join(ORDERS)}, e.g. first,middle,last", field="orders")
+        raise InvalidInputError(
+            f"orders: {', '.join(repr(n) for n in unknown) or 'none given'}; "
+            f"give some of {', '.join(ORDERS)}, e.g. first,middle,last",
+            field="orders",
+        )
     return tuple(dict.fromkeys(names))
 
 
@@ -117,8 +120,11 @@ def _moved(result: ContextResult, answer: Sequence[int]) -> tuple[int, str]:
         held = [t for t in placed if t.input_index in set(answer)]
         if not held:
             missing = next(t for t in result.trace if t.input_index in set(answer))
-            raise InvalidInputError(f"orders: the document that holds the answer (#{missing.input_index}) is not in "
-                                    f"the block ({missing.fate}); raise the budget so it fits", field="orders")
+            raise InvalidInputError(
+                f"orders: the document that holds the answer (#{missing.input_index}) is not in "
+                f"the block ({missing.fate}); raise the budget so it fits",
+                field="orders",
+            )
         return held[0].input_index, "the answer"
     best = min(placed, key=lambda t: (t.relevance_rank or 0, t.position or 0))
     return best.input_index, "the most relevant"
@@ -133,9 +139,17 @@ def _shots(manager: ContextManager, count: int) -> list[Shot]:
     return shots
 
 
-def plan_orders(documents: Sequence[Document], settings: EngineSettings, question: str, *,
-                measure: MeasureSettings, answer: Sequence[int] = (), gold_answers: Sequence[str] = (),
-                orders: str | Sequence[str] = ORDERS, result: ContextResult | None = None) -> OrdersPlan:
+def plan_orders(
+    documents: Sequence[Document],
+    settings: EngineSettings,
+    question: str,
+    *,
+    measure: MeasureSettings,
+    answer: Sequence[int] = (),
+    gold_answers: Sequence[str] = (),
+    orders: str | Sequence[str] = ORDERS,
+    result: ContextResult | None = None,
+) -> OrdersPlan:
     """Return the plan to ask ``question`` over the block of ``documents`` in each of ``orders``.
 
     ``result`` is the build of ``documents`` under ``settings`` when the caller has it (else it is
@@ -146,21 +160,25 @@ def plan_orders(documents: Sequence[Document], settings: EngineSettings, questio
     wanted = parse_orders(orders)
     manager = ContextManager.from_settings(settings)
     if result is None:
-        result = manager.build(PromptRequest(query=question, documents=list(documents),
-                                             max_context_tokens=settings.max_context_tokens))
+        result = manager.build(
+            PromptRequest(query=question, documents=list(documents), max_context_tokens=settings.max_context_tokens)
+        )
     moved, moved_as = _moved(result, answer)
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
     docs = {t.input_index: d for t, d in zip(placed, result.included_docs)}
     n = len(placed)
     positions = {o: order_position(o, n) for o in wanted}
     if len(set(positions.values())) < len(positions):
-        raise InvalidInputError(f"orders: the block holds {n} document(s), too few for {', '.join(wanted)} to "
-                                "be different places; raise the budget or ask fewer orders", field="orders")
+        raise InvalidInputError(
+            f"orders: the block holds {n} document(s), too few for {', '.join(wanted)} to "
+            "be different places; raise the budget or ask fewer orders",
+            field="orders",
+        )
     others = [docs[t.input_index] for t in placed if t.input_index != moved]
     shots = _shots(manager, measure.shots)
     cases = []
     for order, position in positions.items():
-        ordered = others[: position - 1] + [docs[moved]] + others[position - 1:]
+        ordered = others[: position - 1] + [docs[moved]] + others[position - 1 :]
         block, _ = format_block(ordered, score_label=manager.score_label, seed_rule=manager.is_seed_mode)
         cases.append(OrderCase(order, position, tuple(ordered), block, measure.template.render(question, block, shots)))
     return OrdersPlan(question, moved, moved_as, n, cases, tuple(gold_answers), measure.client(), measure.open_cache())

@@ -33,8 +33,9 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _csv_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any],
-              questions: Mapping[str, str]) -> list[list[Any]]:
+def _csv_rows(
+    rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any], questions: Mapping[str, str]
+) -> list[list[Any]]:
     # Grid settings are written as given (true/false for booleans); metrics through _cell; the
     # question's text comes from the set, so a row reads without the library.
     def value(row: Mapping[str, Any], c: str) -> Any:
@@ -56,8 +57,7 @@ def results_csv(result: EvalResult) -> str:
     return buffer.getvalue()
 
 
-def write_results(result: EvalResult, out: str | Path, summary: str | Path | None = None,
-                  *, seed: int = 0) -> None:
+def write_results(result: EvalResult, out: str | Path, summary: str | Path | None = None, *, seed: int = 0) -> None:
     """Write ``results.csv`` (and ``summary.json``): to temporary files first, then renamed.
 
     A failure leaves no half-written file behind and any earlier file untouched. The summary
@@ -68,14 +68,16 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     texts: dict[Path, str] = {out_path: csv_text}
     if summary is not None:
         summary_path = check_target(summary, "summary")
-        result.provenance["results_csv"] = _csv_record(out_path, summary_path,
-                                                       hashlib.sha256(csv_text.encode("utf-8")).hexdigest())
+        result.provenance["results_csv"] = _csv_record(
+            out_path, summary_path, hashlib.sha256(csv_text.encode("utf-8")).hexdigest()
+        )
         texts[summary_path] = json.dumps(result.summary(seed=seed), indent=2, allow_nan=False) + "\n"
     write_files(texts)
 
 
-def stream_to_files(plan: RunPlan, out: str | Path, summary: str | Path | None = None, *,
-                    progress: Progress | None = None) -> EvalResult:
+def stream_to_files(
+    plan: RunPlan, out: str | Path, summary: str | Path | None = None, *, progress: Progress | None = None
+) -> EvalResult:
     """Return the run of ``plan`` (``plan_run``), its rows streamed to ``out`` as they are made.
 
     The output paths are checked before the first question, so a typo costs nothing. Rows go
@@ -98,8 +100,12 @@ def stream_to_files(plan: RunPlan, out: str | Path, summary: str | Path | None =
             aggregator.add(rows)
             written += len(rows)
         staged_csv.close()
-        result = plan.result([], analysis=aggregator.report(baseline=plan.options.baseline),
-                             question_count=len(plan.evalset), row_count=written)
+        result = plan.result(
+            [],
+            analysis=aggregator.report(baseline=plan.options.baseline),
+            question_count=len(plan.evalset),
+            row_count=written,
+        )
         if summary_path is None:
             staged_csv.commit()
             return result
@@ -112,9 +118,15 @@ def stream_to_files(plan: RunPlan, out: str | Path, summary: str | Path | None =
     return result
 
 
-def evaluate_to_files(evalset: EvalSet | str | Path | None, out: str | Path, summary: str | Path | None = None, *,
-                      grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
-                      options: RunOptions | None = None, progress: Progress | None = None) -> EvalResult:
+def evaluate_to_files(
+    evalset: EvalSet | str | Path | None,
+    out: str | Path,
+    summary: str | Path | None = None,
+    *,
+    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+    options: RunOptions | None = None,
+    progress: Progress | None = None,
+) -> EvalResult:
     """Return the run of ``evalset`` x ``grid`` (``plan_run``), streamed to ``out`` (``stream_to_files``)."""
     return stream_to_files(plan_run(evalset, grid, options), out, summary, progress=progress)
 
@@ -175,16 +187,16 @@ def gains_lines(gains: Sequence[Mapping[str, Any]]) -> list[str]:
     """Return one line per budget curve: points of gold in block per extra 100 tokens, and the knee."""
     lines = []
     for curve in gains:
-        steps = "; ".join(f"{st['from']}->{st['to']}: " + ("-" if st["gain_per_100"] is None
-                                                          else f"{st['gain_per_100']:+.2f}")
-                          for st in curve["steps"])
+        steps = "; ".join(
+            f"{st['from']}->{st['to']}: " + ("-" if st["gain_per_100"] is None else f"{st['gain_per_100']:+.2f}")
+            for st in curve["steps"]
+        )
         where = " ".join(f"{k}={bool_text(v)}" for k, v in curve["settings"].items())
         knee = f"; knee at {curve['key']}={curve['knee']}" if curve["knee"] is not None else "; no knee"
         rises = rising_step([st["gain_per_100"] for st in curve["steps"]]) if curve["knee"] is None else None
         if rises is not None:  # say why: returns do not diminish, a later step gains more
             up, down = curve["steps"][rises], curve["steps"][rises - 1]
-            knee += (f" ({up['from']}->{up['to']} gains more per 100 tokens than "
-                     f"{down['from']}->{down['to']})")
+            knee += f" ({up['from']}->{up['to']} gains more per 100 tokens than {down['from']}->{down['to']})"
         lines.append(f"gold in block gained per extra 100 tokens{' (' + where + ')' if where else ''}: {steps}{knee}")
     return lines
 
@@ -199,25 +211,33 @@ def summary_table(result: EvalResult) -> str:
     report = result.report()
     metric = report["recommendation"]["metric"]
     words = "accuracy" if metric == "accuracy" else "gold in block"
-    lines = [f"{result.n_questions} questions x {len(result.configs)} configurations "
-             f"({result.evalset}); expected accuracy: {result.curve_model}, estimated from Liu et al. (2024); "
-             f"baseline: {report['baseline']}"]
+    lines = [
+        f"{result.n_questions} questions x {len(result.configs)} configurations "
+        f"({result.evalset}); expected accuracy: {result.curve_model}, estimated from Liu et al. (2024); "
+        f"baseline: {report['baseline']}"
+    ]
     width = max(len(c.label) for c in result.configs)
     measured = metric == "accuracy"
-    head = (f"{'config':<{width}}  {'gold in block %':>20}  {'answer in block %':>20}  "
-            + (f"{'accuracy %':>20}  " if measured else "")
-            + f"{'expected acc. %':>20}  {'tokens':>7}  {('d ' + words + ' vs base'):>22}  {'p':>8}")
+    head = (
+        f"{'config':<{width}}  {'gold in block %':>20}  {'answer in block %':>20}  "
+        + (f"{'accuracy %':>20}  " if measured else "")
+        + f"{'expected acc. %':>20}  {'tokens':>7}  {('d ' + words + ' vs base'):>22}  {'p':>8}"
+    )
     lines += [head, "-" * len(head)]
     for s in report["configs"]:
-        lines.append(f"{s['config']:<{width}}  {_interval_cell(s, 'gold_in_block', 100)}  "
-                     f"{_interval_cell(s, 'answer_in_block', 100)}  "
-                     + (f"{_interval_cell(s, 'accuracy', 1.0)}  " if measured else "")
-                     + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
-                     f"{_difference_cells(s, metric, 100)}")
+        lines.append(
+            f"{s['config']:<{width}}  {_interval_cell(s, 'gold_in_block', 100)}  "
+            f"{_interval_cell(s, 'answer_in_block', 100)}  "
+            + (f"{_interval_cell(s, 'accuracy', 1.0)}  " if measured else "")
+            + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
+            f"{_difference_cells(s, metric, 100)}"
+        )
     outside = sum(s.get("outside_curves") or 0 for s in report["configs"])
     if outside:
-        lines.append(f"{outside:,} rows read outside every curve: their blocks hold more documents than any "
-                     f"published curve ({result.curve_model}), so expected_accuracy reads the largest (column curve).")
+        lines.append(
+            f"{outside:,} rows read outside every curve: their blocks hold more documents than any "
+            f"published curve ({result.curve_model}), so expected_accuracy reads the largest (column curve)."
+        )
     lines.append(f"Recommendation. {report['recommendation']['text']}")
     lines += gains_lines(report["budget_gains"])
     return "\n".join(lines)

@@ -82,8 +82,15 @@ class EvalResult:
     @property
     def columns(self) -> list[str]:
         """Return the ``results.csv`` columns: config, query_id, query, one per grid key, the metrics (and block)."""
-        return ["config", "query_id", "query", *self.grid_keys, *METRIC_COLUMNS, *self.extra_columns,
-                *(["block"] if self.blocks else [])]
+        return [
+            "config",
+            "query_id",
+            "query",
+            *self.grid_keys,
+            *METRIC_COLUMNS,
+            *self.extra_columns,
+            *(["block"] if self.blocks else []),
+        ]
 
     def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
         """Return the run's statistics (``Aggregator.report``): summaries, paired differences, recommendation.
@@ -111,8 +118,9 @@ class EvalResult:
 def _serial_chunks(plan: RunPlan, progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
     questions, cache = plan.evalset.questions, BuildCache()
     for start in range(0, len(questions), _SERIAL_CHUNK):
-        yield evaluate_chunk(questions[start:start + _SERIAL_CHUNK], plan.evalset.retriever, plan.configs,
-                             plan.options, cache)
+        yield evaluate_chunk(
+            questions[start : start + _SERIAL_CHUNK], plan.evalset.retriever, plan.configs, plan.options, cache
+        )
         if progress is not None:
             progress(min(start + _SERIAL_CHUNK, len(questions)), len(questions))
 
@@ -153,8 +161,17 @@ class RunPlan:
         provenance = {"contextlab_version": __version__, "created": utc_now(), "evalset_sha256": self.evalset_sha256}
         extra["provenance"] = {**provenance, **extra.get("provenance", {})}
         extra.setdefault("questions", {q.query_id: q.query for q in self.evalset.questions})
-        return EvalResult(self.evalset.name, self.curve_model, self.options.top_k, self.grid, self.configs, rows,
-                          baseline=self.options.baseline, blocks=self.options.blocks, **extra)
+        return EvalResult(
+            self.evalset.name,
+            self.curve_model,
+            self.options.top_k,
+            self.grid,
+            self.configs,
+            rows,
+            baseline=self.options.baseline,
+            blocks=self.options.blocks,
+            **extra,
+        )
 
     def run(self, progress: Progress | None = None) -> EvalResult:
         """Return the rows of every question under every configuration, kept in memory."""
@@ -167,18 +184,24 @@ def _load(evalset: EvalSet | str | Path | None, options: RunOptions) -> tuple[Ev
         return evalset, None
     if evalset is None:
         if options.store is not None:
-            raise InvalidInputError(f"store {str(options.store)!r} is not used: the bundled set retrieves from its "
-                                    "own passages; give an evaluation set whose questions have no documents",
-                                    field="store")
+            raise InvalidInputError(
+                f"store {str(options.store)!r} is not used: the bundled set retrieves from its "
+                "own passages; give an evaluation set whose questions have no documents",
+                field="store",
+            )
         bundled = load_bundled_set()
         return bundled, None
     loaded = load_eval_set(evalset, store=options.store, max_bytes=options.max_bytes)
     return loaded, file_sha256(Path(evalset).expanduser())
 
 
-def plan_run(evalset: EvalSet | str | Path | None = None,
-             grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
-             options: RunOptions | None = None, *, evalset_sha256: str | None = None) -> RunPlan:
+def plan_run(
+    evalset: EvalSet | str | Path | None = None,
+    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+    options: RunOptions | None = None,
+    *,
+    evalset_sha256: str | None = None,
+) -> RunPlan:
     """Return the checked plan of a run; every bad argument fails here, before any question runs.
 
     ``evalset`` is an ``EvalSet``, the path of a JSONL set (read as ``options`` say), or None
@@ -205,10 +228,14 @@ def plan_run(evalset: EvalSet | str | Path | None = None,
     return RunPlan(loaded.limited(options.limit), parsed, configs, options, digest, list(loaded.notes))
 
 
-def run_evaluation(evalset: EvalSet | str | Path | None = None,
-                   grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
-                   options: RunOptions | None = None, *, progress: Progress | None = None,
-                   evalset_sha256: str | None = None) -> EvalResult:
+def run_evaluation(
+    evalset: EvalSet | str | Path | None = None,
+    grid: Sequence[str] | Mapping[str, Sequence[Any]] | None = None,
+    options: RunOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    evalset_sha256: str | None = None,
+) -> EvalResult:
     """Return the rows of every question of ``evalset`` under every configuration of ``grid``.
 
     ``plan_run`` checks the arguments; with ``options.workers`` the work runs on a local Dask

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LoadError
 from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_limits, read_limited, too_big
+
 # One SQuAD normalisation for the set's answers and the model's (``contextlab.models.scoring``).
 from ..models.scoring import normalize_answer
 from ..types import Document
@@ -46,7 +47,6 @@ __all__ = [
 BUNDLED_SET = "nq-open (bundled)"
 _BUNDLED_DIR = "nq_open_liu2024"
 _BUNDLED_FILE = "nq-open-oracle.jsonl.gz"
-
 
 
 @dataclass
@@ -108,8 +108,7 @@ class StoreRetriever:
         """Return the ``top_k`` best stored documents for ``query``, ids in ``metadata["id"]``."""
         backend = _open_store(self.path)
         return [
-            Document(content=r.content, score=r.score, source=r.source,
-                     metadata={**r.metadata, "id": r.id})
+            Document(content=r.content, score=r.score, source=r.source, metadata={**r.metadata, "id": r.id})
             for r in backend.retrieve(query, top_k)
         ]
 
@@ -156,7 +155,7 @@ def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dic
     name = Path(path).name
     compressed = path.endswith(".gz")
     try:
-        with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:
+        with gzip.open(path, "rb") if compressed else open(path, "rb") as fh:
             size = 0 if compressed else os.fstat(fh.fileno()).st_size
             if size > max_bytes:
                 raise LoadError(too_big(name, size, max_bytes), field="max_bytes")
@@ -173,8 +172,9 @@ def _records(data: bytes, name: str) -> tuple[dict[str, Any], ...]:
     except UnicodeDecodeError as exc:
         raise LoadError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     del data
-    return tuple(_json_line(line, number, name)
-                 for number, line in enumerate(text.splitlines(), start=1) if line.strip())
+    return tuple(
+        _json_line(line, number, name) for number, line in enumerate(text.splitlines(), start=1) if line.strip()
+    )
 
 
 def _json_line(line: str, number: int, name: str) -> dict[str, Any]:
@@ -230,8 +230,12 @@ def load_bundled_set() -> EvalSet:
     path = str(bundled_set_path())
     gold, _ = _bundled_passages(path)
     questions = [
-        EvalQuestion(query_id=f"nq-{i}", query=r["question"], answers=tuple(r.get("answers") or ()),
-                     gold_ids=frozenset([gold[i]]))
+        EvalQuestion(
+            query_id=f"nq-{i}",
+            query=r["question"],
+            answers=tuple(r.get("answers") or ()),
+            gold_ids=frozenset([gold[i]]),
+        )
         for i, r in enumerate(_read_paper_file(path))
     ]
     return EvalSet(BUNDLED_SET, questions, BundledCorpus())
@@ -240,8 +244,7 @@ def load_bundled_set() -> EvalSet:
 # -- user sets -----------------------------------------------------------------------------
 
 
-def load_eval_set(path: str | Path, *, store: str | Path | None = None,
-                  max_bytes: int = DEFAULT_MAX_BYTES) -> EvalSet:
+def load_eval_set(path: str | Path, *, store: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> EvalSet:
     """Return the evaluation set in a JSONL file (``.jsonl`` or ``.jsonl.gz``).
 
     Each line is either ``{"query", "documents"?, "gold_sources"?, "answers"?, "id"?}`` or the
@@ -257,8 +260,9 @@ def load_eval_set(path: str | Path, *, store: str | Path | None = None,
     return parse_eval_records(records, name=Path(name).name, store=store)
 
 
-def load_eval_bytes(data: bytes, name: str, *, store: str | Path | None = None,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> EvalSet:
+def load_eval_bytes(
+    data: bytes, name: str, *, store: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> EvalSet:
     """Return the evaluation set in uploaded JSONL bytes (gzip is recognised by its magic number).
 
     At most ``max_bytes`` are read, counted after decompression, which stops at the limit.
@@ -275,30 +279,37 @@ def load_eval_bytes(data: bytes, name: str, *, store: str | Path | None = None,
     return parse_eval_records(_records(data, name), name=name, store=store)
 
 
-def parse_eval_records(records: Iterable[Any], *, name: str = "evaluation set",
-                       store: str | Path | None = None) -> EvalSet:
+def parse_eval_records(
+    records: Iterable[Any], *, name: str = "evaluation set", store: str | Path | None = None
+) -> EvalSet:
     """Return the evaluation set in ``records`` (dicts, as ``load_eval_set`` reads them)."""
     questions = [_question(r, i, name) for i, r in enumerate(records, start=1)]
     if not questions:
         raise LoadError(f"{name}: holds no questions; give one JSON object per line")
     unlabelled = [q.query_id for q in questions if not q.has_gold and not q.answers]
     if len(unlabelled) == len(questions):
-        raise LoadError(f"{name}: no question has gold documents or answers, so nothing can be measured; "
-                        "add \"gold_sources\" or \"answers\" to each line")
+        raise LoadError(
+            f"{name}: no question has gold documents or answers, so nothing can be measured; "
+            'add "gold_sources" or "answers" to each line'
+        )
     needs_docs = [q.query_id for q in questions if q.documents is None]
     if needs_docs and store is None:
-        raise LoadError(f"{name}: {len(needs_docs)} question(s) have no documents (first: {needs_docs[0]}); "
-                        "give them \"documents\" or retrieve from a store (--store PATH)")
+        raise LoadError(
+            f"{name}: {len(needs_docs)} question(s) have no documents (first: {needs_docs[0]}); "
+            'give them "documents" or retrieve from a store (--store PATH)'
+        )
     if store is not None and not needs_docs:
-        raise LoadError(f"{name}: every question has its documents, so the store {str(store)!r} would not be "
-                        "used; leave out --store, or drop \"documents\" to retrieve from it")
+        raise LoadError(
+            f"{name}: every question has its documents, so the store {str(store)!r} would not be "
+            'used; leave out --store, or drop "documents" to retrieve from it'
+        )
     retriever = StoreRetriever(str(Path(store).expanduser())) if store is not None else None
     if retriever is not None:
         _open_store(retriever.path)  # fail now, with the path, rather than in a worker
     return EvalSet(name, questions, retriever, _gold_notes(questions, retriever, name))
 
 
-_CHECK_GOLD = "check \"gold_sources\" against the documents' sources or ids"
+_CHECK_GOLD = 'check "gold_sources" against the documents\' sources or ids'
 
 
 def _gold_notes(questions: list[EvalQuestion], retriever: StoreRetriever | None, name: str) -> list[str]:
@@ -306,19 +317,26 @@ def _gold_notes(questions: list[EvalQuestion], retriever: StoreRetriever | None,
     named = [q for q in questions if q.has_gold]
     in_docs = [q.query_id for q in named if q.documents is not None and not any(map(q.is_gold, q.documents))]
     from_store = [q for q in named if q.documents is None]
-    known = _open_store(retriever.path).known_names(
-        {n for q in from_store for n in q.gold_ids | q.gold_sources}) if retriever and from_store else set()
+    known = (
+        _open_store(retriever.path).known_names({n for q in from_store for n in q.gold_ids | q.gold_sources})
+        if retriever and from_store
+        else set()
+    )
     in_store = [q.query_id for q in from_store if not (q.gold_ids | q.gold_sources) & known]
     if named and len(in_docs) + len(in_store) == len(named):
         first = (in_docs or in_store)[0]
-        raise LoadError(f"{name}: no question's gold matches any of its documents (first: {first}), so "
-                        f"gold in block would be 0 for every one; {_CHECK_GOLD}")
+        raise LoadError(
+            f"{name}: no question's gold matches any of its documents (first: {first}), so "
+            f"gold in block would be 0 for every one; {_CHECK_GOLD}"
+        )
     notes = []
     for missing, where in ((in_docs, "none of their documents"), (in_store, "nothing in the store")):
         if missing:
             shown = ", ".join(missing[:5]) + (f", ... ({len(missing)} in all)" if len(missing) > 5 else "")
-            notes.append(f"{name}: {len(missing)} of {len(questions)} questions name gold that matches "
-                         f"{where} ({shown}), so their gold cannot reach the block; {_CHECK_GOLD}")
+            notes.append(
+                f"{name}: {len(missing)} of {len(questions)} questions name gold that matches "
+                f"{where} ({shown}), so their gold cannot reach the block; {_CHECK_GOLD}"
+            )
     return notes
 
 
@@ -328,7 +346,7 @@ def _strings(value: Any, field_name: str, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise LoadError(f"{where}: \"{field_name}\" must be a list of strings")
+        raise LoadError(f'{where}: "{field_name}" must be a list of strings')
     return tuple(value)
 
 
@@ -338,7 +356,7 @@ def _question(record: Any, number: int, name: str) -> EvalQuestion:
         raise LoadError(f"{where}: expected a JSON object, got {type(record).__name__}")
     query = record.get("query", record.get("question"))
     if not isinstance(query, str) or not query.strip():
-        raise LoadError(f"{where}: needs a \"query\" (or the paper's \"question\") with text")
+        raise LoadError(f'{where}: needs a "query" (or the paper\'s "question") with text')
     query_id = str(record.get("id", record.get("query_id", f"q{number}")))
     answers = _strings(record.get("answers"), "answers", where)
     if "ctxs" in record:
@@ -354,27 +372,37 @@ def _given_documents(raw: Any, where: str) -> list[Document]:
     from ..loaders import documents_from_records
 
     if not isinstance(raw, list):
-        raise LoadError(f"{where}: \"documents\" must be a list of strings or objects")
+        raise LoadError(f'{where}: "documents" must be a list of strings or objects')
     docs = documents_from_records(raw, name=f"{where}: documents")
     # Documents listed without scores are taken as ranked in the order given (all 1.0; the
     # engine's sort is stable), rather than re-scored: the file's order is its retriever's.
-    return [d if "score_missing" not in d.metadata else
-            Document(content=d.content, source=d.source, metadata={k: v for k, v in d.metadata.items()
-                                                                    if k != "score_missing"},
-                     timestamp=d.timestamp, importance=d.importance)
-            for d in docs]
+    return [
+        d
+        if "score_missing" not in d.metadata
+        else Document(
+            content=d.content,
+            source=d.source,
+            metadata={k: v for k, v in d.metadata.items() if k != "score_missing"},
+            timestamp=d.timestamp,
+            importance=d.importance,
+        )
+        for d in docs
+    ]
 
 
 def _paper_question(ctxs: Any, query_id: str, query: str, answers: tuple[str, ...], where: str) -> EvalQuestion:
     """Return a question in the paper's format: ``ctxs`` in file order, ``isgold`` marks the gold."""
     if not isinstance(ctxs, list) or not all(isinstance(c, dict) and isinstance(c.get("text"), str) for c in ctxs):
-        raise LoadError(f"{where}: \"ctxs\" must be a list of objects with a \"text\"")
+        raise LoadError(f'{where}: "ctxs" must be a list of objects with a "text"')
     docs, gold = [], set()
     for k, ctx in enumerate(ctxs):
         doc_id = str(ctx.get("id", f"{query_id}-ctx{k}"))
         title = ctx.get("title") if isinstance(ctx.get("title"), str) else None
-        docs.append(Document(content=ctx["text"], source=title,
-                             metadata={"id": doc_id, "hasanswer": bool(ctx.get("hasanswer"))}))
+        docs.append(
+            Document(
+                content=ctx["text"], source=title, metadata={"id": doc_id, "hasanswer": bool(ctx.get("hasanswer"))}
+            )
+        )
         if ctx.get("isgold"):
             gold.add(doc_id)
     if not gold:

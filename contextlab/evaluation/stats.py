@@ -52,8 +52,9 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> Any:
     return y[keep] - x[keep]
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
-                     samples: int = BOOTSTRAP_SAMPLES) -> tuple[float, float, float]:
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], *, seed: int = 0, samples: int = BOOTSTRAP_SAMPLES
+) -> tuple[float, float, float]:
     """Return ``(mean of b - a, low, high)``: the paired difference and its 95% percentile bootstrap interval.
 
     ``a[i]`` and ``b[i]`` are the same question under two configurations; questions where either
@@ -71,13 +72,12 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, seed: int = 0,
     means = np.empty(samples)
     for start in range(0, samples, per_block):
         count = min(per_block, samples - start)
-        means[start:start + count] = d[rng.integers(0, d.size, size=(count, d.size))].mean(axis=1)
+        means[start : start + count] = d[rng.integers(0, d.size, size=(count, d.size))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return (float(d.mean()), float(low), float(high))
 
 
-def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95,
-                     z_power: float = Z_POWER_80) -> int | None:
+def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95, z_power: float = Z_POWER_80) -> int | None:
     """Return about how many questions a paired test needs to tell this difference from none.
 
     ``n = ((z_alpha + z_power) * sd / mean)^2`` of the per-question differences: a two-sided 5%
@@ -106,13 +106,24 @@ def paired_comparison(a: Sequence[float], b: Sequence[float], *, yes_no: bool, s
     """
     d = _paired(a, b)
     mean, low, high = paired_bootstrap(a, b, seed=seed)
-    out: dict[str, Any] = {"difference": mean, "low": low, "high": high, "n": int(d.size),
-                           "p_value": None, "questions_needed": questions_needed(d)}
+    out: dict[str, Any] = {
+        "difference": mean,
+        "low": low,
+        "high": high,
+        "n": int(d.size),
+        "p_value": None,
+        "questions_needed": questions_needed(d),
+    }
     if yes_no and d.size:
         only_a, only_b = int((d < 0).sum()), int((d > 0).sum())
         floor_low, floor_high = paired_rate_interval(only_a, only_b, int(d.size))
-        out.update(low=min(low, floor_low), high=max(high, floor_high), only_a=only_a, only_b=only_b,
-                   p_value=mcnemar_exact(only_a, only_b))
+        out.update(
+            low=min(low, floor_low),
+            high=max(high, floor_high),
+            only_a=only_a,
+            only_b=only_b,
+            p_value=mcnemar_exact(only_a, only_b),
+        )
     return out
 
 
@@ -147,8 +158,7 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
     slopes = [(y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:])]
     if None in slopes:
         return None
-    for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1),
-                             reverse=True):
+    for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1), reverse=True):
         before, after = slopes[:index], slopes[index:]
         if gap <= 0:
             break
@@ -165,8 +175,15 @@ def rising_step(gains: Sequence[float | None]) -> int | None:
     return None
 
 
-def budget_gains(summaries: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], metric: str = "gold_in_block",
-                 *, key: str = "max_context_tokens", cost: str = "tokens_used", rate: bool = True) -> list[dict[str, Any]]:
+def budget_gains(
+    summaries: Sequence[Mapping[str, Any]],
+    grid_keys: Sequence[str],
+    metric: str = "gold_in_block",
+    *,
+    key: str = "max_context_tokens",
+    cost: str = "tokens_used",
+    rate: bool = True,
+) -> list[dict[str, Any]]:
     """Return, per group of configurations differing only in ``key``, what each extra 100 tokens gains.
 
     Each group: ``settings`` (its other grid values), ``key``, ``steps`` (between neighbouring budgets:
@@ -192,9 +209,17 @@ def budget_gains(summaries: Sequence[Mapping[str, Any]], grid_keys: Sequence[str
         for lo, hi in zip(members, members[1:]):
             extra = hi[cost] - lo[cost]
             gain = None if extra <= 0 else float((hi[metric] - lo[metric]) * scale * 100 / extra)
-            steps.append({"from": lo[key], "to": hi[key], "tokens_from": lo[cost], "tokens_to": hi[cost],
-                          "gain_per_100": gain})
+            steps.append(
+                {"from": lo[key], "to": hi[key], "tokens_from": lo[cost], "tokens_to": hi[cost], "gain_per_100": gain}
+            )
         knee = knee_index([s[cost] for s in members], [s[metric] for s in members])
-        out.append({"settings": dict(zip(others, group)), "metric": metric, "key": key, "steps": steps,
-                    "knee": None if knee is None else members[knee][key]})
+        out.append(
+            {
+                "settings": dict(zip(others, group)),
+                "metric": metric,
+                "key": key,
+                "steps": steps,
+                "knee": None if knee is None else members[knee][key],
+            }
+        )
     return out

@@ -49,8 +49,9 @@ SCORE_KEYS: tuple[str, ...] = ("relevance_score", "score", "similarity_score")
 SETTING_NAMES: tuple[str, ...] = (*_ENGINE_NAMES, LEGACY_REORDER)
 
 
-def engine_config(config: EngineSettings | str | bytes | Mapping[str, Any] | None = None,
-                  **settings: Any) -> EngineSettings:
+def engine_config(
+    config: EngineSettings | str | bytes | Mapping[str, Any] | None = None, **settings: Any
+) -> EngineSettings:
     """Return the ``EngineSettings`` for ``config`` (settings, a LabConfig, its JSON export or dict).
 
     Keyword settings override the matching fields of ``config``; an unknown name is an error
@@ -68,7 +69,9 @@ def engine_config(config: EngineSettings | str | bytes | Mapping[str, Any] | Non
     else:
         raise InvalidInputError(
             "config must be EngineSettings, a LabConfig, its JSON export (text) or a dict, "
-            f"got {type(config).__name__}", field="config")
+            f"got {type(config).__name__}",
+            field="config",
+        )
     unknown = sorted(set(settings) - set(SETTING_NAMES))
     if unknown:
         raise InvalidInputError(
@@ -97,8 +100,9 @@ def _without_query(data: Any) -> Any:
     return {k: v for k, v in data.items() if k != "query"} if isinstance(data, Mapping) else data
 
 
-def engine_document(content: Any, *, score: Any, metadata: Any, doc_id: Any = None,
-                    source: Any = None, where: str = "document") -> Document:
+def engine_document(
+    content: Any, *, score: Any, metadata: Any, doc_id: Any = None, source: Any = None, where: str = "document"
+) -> Document:
     """Return the engine's ``Document`` for one framework document (its fields copied, never shared).
 
     Without ``score``, the first of ``SCORE_KEYS`` the metadata holds is the score (the copy's
@@ -119,8 +123,7 @@ def engine_document(content: Any, *, score: Any, metadata: Any, doc_id: Any = No
     if doc_id is not None and doc_id != "":
         meta.setdefault("id", doc_id)
     if source is None:
-        source = next((meta[k] for k in SOURCE_KEYS if isinstance(meta.get(k), str) and meta[k]),
-                      None)
+        source = next((meta[k] for k in SOURCE_KEYS if isinstance(meta.get(k), str) and meta[k]), None)
     if source is None and doc_id is not None and doc_id != "":
         source = str(doc_id)
     if score is None:
@@ -165,8 +168,9 @@ class StepOutcome:
 class ContextLabStep:
     """The engine with its settings and optional capture file, as the components run it."""
 
-    def __init__(self, framework: str, *, config: Any = None,
-                 capture_to: str | os.PathLike[str] | None = None, **settings: Any) -> None:
+    def __init__(
+        self, framework: str, *, config: Any = None, capture_to: str | os.PathLike[str] | None = None, **settings: Any
+    ) -> None:
         self.framework = framework
         self.config = engine_config(config, **settings)
         self.manager = ContextManager.from_settings(self.config)
@@ -185,15 +189,18 @@ class ContextLabStep:
         if needs_scoring(docs):
             scoring = score_unscored(docs, query)
             docs = scoring.documents
-            note = (f"{scoring.note}; the retriever's order was replaced by BM25's (metadata "
-                    f"{METADATA_KEY}.retriever_rank keeps it)")
+            note = (
+                f"{scoring.note}; the retriever's order was replaced by BM25's (metadata "
+                f"{METADATA_KEY}.retriever_rank keeps it)"
+            )
         request = PromptRequest(query=query, documents=docs, max_context_tokens=self.config.max_context_tokens)
         result = self.manager.build(request)
         if note:
             result.notes.append(note)  # in the capture too: the result is recorded whole
         if self.capture_to is not None:
-            append_run(self.capture_to, capture_record(query, docs, self.config.to_dict(), result,
-                                                       framework=self.framework))
+            append_run(
+                self.capture_to, capture_record(query, docs, self.config.to_dict(), result, framework=self.framework)
+            )
         return StepOutcome(documents=docs, result=result, kept=_kept(docs, result))
 
 
@@ -205,8 +212,12 @@ def _kept(docs: list[Document], result: ContextResult) -> list[KeptDocument]:
             input_index=t.input_index,
             content=result.included_docs[t.position - 1].content,
             score=docs[t.input_index].score,
-            info={"citation": t.position, "fate": t.fate, "reason": t.reason,
-                  **_score_origin(docs[t.input_index], t.input_index)},
+            info={
+                "citation": t.position,
+                "fate": t.fate,
+                "reason": t.reason,
+                **_score_origin(docs[t.input_index], t.input_index),
+            },
         )
         for t in placed
     ]
@@ -224,9 +235,7 @@ def _capture_path(capture_to: Any) -> Path | None:
     if capture_to is None:
         return None
     if not isinstance(capture_to, (str, os.PathLike)) or not str(capture_to):
-        raise InvalidInputError(
-            f"capture_to must be a file path (text), got {type(capture_to).__name__}"
-        )
+        raise InvalidInputError(f"capture_to must be a file path (text), got {type(capture_to).__name__}")
     path = Path(capture_to)
     if not path.parent.is_dir():
         raise InvalidInputError(

@@ -19,9 +19,7 @@ from ._common import METADATA_KEY, ContextLabStep, engine_document
 try:
     from haystack import Document, component, default_from_dict, default_to_dict
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "contextlab.integrations.haystack needs haystack-ai: pip install 'contextlab[haystack]'"
-    ) from exc
+    raise ImportError("contextlab.integrations.haystack needs haystack-ai: pip install 'contextlab[haystack]'") from exc
 
 __all__ = ["ContextLabBuilder"]
 
@@ -55,19 +53,20 @@ class ContextLabBuilder:
     def run(self, documents: list[Document], query: str) -> dict[str, Any]:
         """Return ``{"documents": the block's documents in block order, "context": the block}``."""
         engine_docs = [
-            engine_document(d.content, score=d.score, metadata=d.meta, doc_id=d.id,
-                            where=f"documents[{i}]")
+            engine_document(d.content, score=d.score, metadata=d.meta, doc_id=d.id, where=f"documents[{i}]")
             for i, d in enumerate(documents)
         ]
         outcome = self.step.run(query, engine_docs)
         out = []
         for kept in outcome.kept:
             original = documents[kept.input_index]
-            out.append(replace(
-                original,
-                id=original.id,  # kept as is: Haystack would derive a new id from the new meta
-                content=kept.content,
-                meta={**original.meta, METADATA_KEY: kept.info},
-                score=original.score if original.score is not None else kept.score,
-            ))
+            out.append(
+                replace(
+                    original,
+                    id=original.id,  # kept as is: Haystack would derive a new id from the new meta
+                    content=kept.content,
+                    meta={**original.meta, METADATA_KEY: kept.info},
+                    score=original.score if original.score is not None else kept.score,
+                )
+            )
         return {"documents": out, "context": outcome.result.context_block}

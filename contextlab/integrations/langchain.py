@@ -30,6 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = ["ContextLabCompressor", "SCORE_KEYS"]
 
+
 class ContextLabCompressor(BaseDocumentCompressor):
     """A LangChain document compressor returning the documents of contextlab's context block.
 
@@ -53,12 +54,12 @@ class ContextLabCompressor(BaseDocumentCompressor):
     def __repr__(self) -> str:
         return f"ContextLabCompressor({self._step.settings()!r})"
 
-    def compress_documents(self, documents: Sequence[LangChainDocument], query: str,
-                           callbacks: Callbacks | None = None) -> Sequence[LangChainDocument]:
+    def compress_documents(
+        self, documents: Sequence[LangChainDocument], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[LangChainDocument]:
         """Return the documents of the context block for ``query``, in block order."""
         engine_docs = [
-            engine_document(d.page_content, score=None, metadata=d.metadata,
-                            doc_id=d.id, where=f"documents[{i}]")
+            engine_document(d.page_content, score=None, metadata=d.metadata, doc_id=d.id, where=f"documents[{i}]")
             for i, d in enumerate(documents)
         ]
         outcome = self._step.run(query, engine_docs)
@@ -66,7 +67,5 @@ class ContextLabCompressor(BaseDocumentCompressor):
         for kept in outcome.kept:
             original = documents[kept.input_index]
             metadata = {**original.metadata, METADATA_KEY: kept.info}
-            out.append(original.model_copy(update={"page_content": kept.content,
-                                                   "metadata": metadata}))
+            out.append(original.model_copy(update={"page_content": kept.content, "metadata": metadata}))
         return out
-

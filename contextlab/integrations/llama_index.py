@@ -21,8 +21,7 @@ try:
     from pydantic import PrivateAttr
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "contextlab.integrations.llama_index needs llama-index-core: "
-        "pip install 'contextlab[llama-index]'"
+        "contextlab.integrations.llama_index needs llama-index-core: pip install 'contextlab[llama-index]'"
     ) from exc
 
 __all__ = ["ContextLabPostprocessor"]
@@ -55,13 +54,19 @@ class ContextLabPostprocessor(BaseNodePostprocessor):
     def __repr__(self) -> str:
         return f"ContextLabPostprocessor({self._step.settings()!r})"
 
-    def _postprocess_nodes(self, nodes: list[NodeWithScore],
-                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
         """Return the nodes of the context block for the bundle's query, in block order."""
         query = query_bundle.query_str if query_bundle is not None else ""
         engine_docs = [
-            engine_document(n.node.get_content(metadata_mode=MetadataMode.NONE), score=n.score,
-                            metadata=n.node.metadata, doc_id=n.node.node_id, where=f"nodes[{i}]")
+            engine_document(
+                n.node.get_content(metadata_mode=MetadataMode.NONE),
+                score=n.score,
+                metadata=n.node.metadata,
+                doc_id=n.node.node_id,
+                where=f"nodes[{i}]",
+            )
             for i, n in enumerate(nodes)
         ]
         outcome = self._step.run(query, engine_docs)
@@ -73,8 +78,7 @@ class ContextLabPostprocessor(BaseNodePostprocessor):
             node.metadata = {**original.node.metadata, METADATA_KEY: kept.info}
             # Metadata reaches the LLM's prompt text unless excluded; ours is for people.
             node.excluded_llm_metadata_keys = [*original.node.excluded_llm_metadata_keys, METADATA_KEY]
-            node.excluded_embed_metadata_keys = [*original.node.excluded_embed_metadata_keys,
-                                                 METADATA_KEY]
+            node.excluded_embed_metadata_keys = [*original.node.excluded_embed_metadata_keys, METADATA_KEY]
             if kept.content_changed:
                 node.set_content(kept.content)
             score = original.score if original.score is not None else kept.score

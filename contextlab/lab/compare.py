@@ -117,22 +117,26 @@ class ResultDiff:
             return ["Both configurations build exactly the same block."]
         lines: list[str] = []
         for c in _by_rank(self.lost):
-            lines.append(f"B leaves out {_name(c)} (doc {c.input_index}, "
-                         f"{_rank_text(c.relevance_rank_a)}): {c.fate_b} in B, "
-                         f"position {c.position_a} in A.")
+            lines.append(
+                f"B leaves out {_name(c)} (doc {c.input_index}, "
+                f"{_rank_text(c.relevance_rank_a)}): {c.fate_b} in B, "
+                f"position {c.position_a} in A."
+            )
         for c in _by_rank(self.gained):
-            lines.append(f"B adds {_name(c)} (doc {c.input_index}, "
-                         f"{_rank_text(c.relevance_rank_b)}) at position {c.position_b}; "
-                         f"{c.fate_a} in A.")
+            lines.append(
+                f"B adds {_name(c)} (doc {c.input_index}, "
+                f"{_rank_text(c.relevance_rank_b)}) at position {c.position_b}; "
+                f"{c.fate_a} in A."
+            )
         for c in _by_rank(self.moved):
-            lines.append(f"{_name(c)} (doc {c.input_index}) moves from position "
-                         f"{c.position_a} to {c.position_b}.")
+            lines.append(f"{_name(c)} (doc {c.input_index}) moves from position {c.position_a} to {c.position_b}.")
         for c in _by_rank(self.resized):
-            lines.append(f"{_name(c)} (doc {c.input_index}) is {c.fate_a} in A "
-                         f"({c.tokens_a} tokens) and {c.fate_b} in B ({c.tokens_b} tokens).")
+            lines.append(
+                f"{_name(c)} (doc {c.input_index}) is {c.fate_a} in A "
+                f"({c.tokens_a} tokens) and {c.fate_b} in B ({c.tokens_b} tokens)."
+            )
         sign = "+" if self.tokens_delta >= 0 else ""
-        lines.append(f"Block size: {self.tokens_used_a} → {self.tokens_used_b} tokens "
-                     f"({sign}{self.tokens_delta}).")
+        lines.append(f"Block size: {self.tokens_used_a} → {self.tokens_used_b} tokens ({sign}{self.tokens_delta}).")
         return lines
 
     def to_rows(self) -> list[dict[str, Any]]:
@@ -148,8 +152,7 @@ class ResultDiff:
                 "position B": c.position_b,
                 "tokens A": c.tokens_a,
                 "tokens B": c.tokens_b,
-                "relevance rank": c.relevance_rank_a if c.relevance_rank_a is not None
-                else c.relevance_rank_b,
+                "relevance rank": c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b,
             }
             for c in self.changes
         ]
@@ -163,6 +166,7 @@ def _by_rank(changes: list[DocChange]) -> list[DocChange]:
     def rank(c: DocChange) -> int:
         r = c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b
         return r if r is not None else 10**9
+
     return sorted(changes, key=lambda c: (rank(c), c.input_index))
 
 
@@ -205,25 +209,26 @@ def diff_results(a: ContextResult, b: ContextResult) -> ResultDiff:
         only_a = sorted(trace_a.keys() - trace_b.keys())
         only_b = sorted(trace_b.keys() - trace_a.keys())
         raise InvalidInputError(
-            "results were built from different documents: "
-            f"input indices only in A: {only_a}, only in B: {only_b}"
+            f"results were built from different documents: input indices only in A: {only_a}, only in B: {only_b}"
         )
     changes = []
     for index in sorted(trace_a):
         ta, tb = trace_a[index], trace_b[index]
-        changes.append(DocChange(
-            input_index=index,
-            source=ta.source,
-            relevance_rank_a=ta.relevance_rank,
-            relevance_rank_b=tb.relevance_rank,
-            fate_a=ta.fate,
-            fate_b=tb.fate,
-            position_a=ta.position,
-            position_b=tb.position,
-            tokens_a=_cost(ta),
-            tokens_b=_cost(tb),
-            change=_classify(ta, tb),
-        ))
+        changes.append(
+            DocChange(
+                input_index=index,
+                source=ta.source,
+                relevance_rank_a=ta.relevance_rank,
+                relevance_rank_b=tb.relevance_rank,
+                fate_a=ta.fate,
+                fate_b=tb.fate,
+                position_a=ta.position,
+                position_b=tb.position,
+                tokens_a=_cost(ta),
+                tokens_b=_cost(tb),
+                change=_classify(ta, tb),
+            )
+        )
     return ResultDiff(
         changes=tuple(changes),
         tokens_used_a=a.tokens_used,
@@ -241,5 +246,6 @@ def config_differences(a: Any, b: Any) -> list[tuple[str, Any, Any]]:
     """
     if type(a) is not type(b):
         raise InvalidInputError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
-    return [(f.name, getattr(a, f.name), getattr(b, f.name))
-            for f in fields(a) if getattr(a, f.name) != getattr(b, f.name)]
+    return [
+        (f.name, getattr(a, f.name), getattr(b, f.name)) for f in fields(a) if getattr(a, f.name) != getattr(b, f.name)
+    ]

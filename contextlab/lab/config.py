@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["LabConfig", "PLACEMENTS"]
 
 
-
 @dataclass(frozen=True)
 class LabConfig(EngineSettings):
     """Every parameter of one context build: the engine's settings and the query."""
@@ -59,8 +58,7 @@ class LabConfig(EngineSettings):
 
     def build(self, documents: list[Document], *, cache: BuildCache | None = None) -> ContextResult:
         """Return this configuration's build of ``documents`` (its query and budget)."""
-        request = PromptRequest(query=self.query, documents=list(documents),
-                                max_context_tokens=self.max_context_tokens)
+        request = PromptRequest(query=self.query, documents=list(documents), max_context_tokens=self.max_context_tokens)
         return self.make_manager().build(request, cache=cache)
 
     # -- JSON (``to_dict``, ``from_dict`` and ``from_json`` are EngineSettings') ----------
@@ -110,16 +108,18 @@ class LabConfig(EngineSettings):
         defaults = EngineSettings().to_dict()
         args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if defaults.get(k) != v)
         make = f"ContextManager.seed_compatible({args})" if self.seed_compatible else f"ContextManager({args})"
-        return "\n".join([
-            "from contextlab import ContextManager, PromptRequest",
-            "from contextlab.loaders import load_file",
-            "",
-            f"documents = {documents_expr}",
-            f"manager = {make}",
-            f"result = manager.build(PromptRequest(query={self.query!r}, documents=documents,",
-            f"                                     max_context_tokens={self.max_context_tokens}))",
-            "print(result.context_block)",
-        ])
+        return "\n".join(
+            [
+                "from contextlab import ContextManager, PromptRequest",
+                "from contextlab.loaders import load_file",
+                "",
+                f"documents = {documents_expr}",
+                f"manager = {make}",
+                f"result = manager.build(PromptRequest(query={self.query!r}, documents=documents,",
+                f"                                     max_context_tokens={self.max_context_tokens}))",
+                "print(result.context_block)",
+            ]
+        )
 
 
 def _parse_param(name: str, raw: Any, default: Any) -> Any:

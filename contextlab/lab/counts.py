@@ -50,9 +50,12 @@ class BlockCounts:
 
     def sentence(self) -> str:
         """Return the counts as one sentence that adds up: "20 in: 5 in the block (1 shortened), …"."""
-        parts = [f"{self.in_block} in the block" + (f" ({self.shortened} shortened)" if self.shortened else ""),
-                 f"{self.excluded} left out for the budget", f"{self.duplicate} duplicates",
-                 f"{self.filtered} too short"]
+        parts = [
+            f"{self.in_block} in the block" + (f" ({self.shortened} shortened)" if self.shortened else ""),
+            f"{self.excluded} left out for the budget",
+            f"{self.duplicate} duplicates",
+            f"{self.filtered} too short",
+        ]
         return f"{self.total} documents in: " + ", ".join(parts)
 
 
@@ -78,6 +81,8 @@ def relevance_position(result: ContextResult, entry: DocTrace) -> int | None:
     """
     if entry.position is None or entry.relevance_rank is None:
         return None
-    return sum(1 for t in result.trace
-               if t.position is not None and t.relevance_rank is not None
-               and t.relevance_rank <= entry.relevance_rank)
+    return sum(
+        1
+        for t in result.trace
+        if t.position is not None and t.relevance_rank is not None and t.relevance_rank <= entry.relevance_rank
+    )

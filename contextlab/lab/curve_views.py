@@ -18,13 +18,25 @@ from ..curves.evidence import CurveEvidence, curve_evidence
 from ..curves.published import accuracy_curve
 from ..curves.reading import curve_bounds
 
-__all__ = ["BlockCurve", "MeasuredPoints", "block_curve", "measured_points", "measured_label", "move_undecided",
-           "said_of"]
+__all__ = [
+    "BlockCurve",
+    "MeasuredPoints",
+    "block_curve",
+    "measured_points",
+    "measured_label",
+    "move_undecided",
+    "said_of",
+]
 
 #: The shapes whose sentence is a verb phrase about the model ("misses the middle: ..."); the others
 #: are sentences of their own ("no position effect shown ...") and follow the model's name after a colon.
-_VERB_SHAPES = ("misses_the_middle", "reads_the_end_best", "reads_the_beginning_best", "end_over_beginning",
-                "beginning_over_end")
+_VERB_SHAPES = (
+    "misses_the_middle",
+    "reads_the_end_best",
+    "reads_the_beginning_best",
+    "end_over_beginning",
+    "beginning_over_end",
+)
 
 
 @dataclass(frozen=True)
@@ -64,8 +76,9 @@ def measured_label(data: PositionData) -> str:
 def _bound(data: PositionData, model: str, evidence: CurveEvidence, side: int) -> PositionData:
     """Return ``data`` with ``model``'s curve replaced by its Wilson bound (0 low, 1 high) at each point."""
     bounds = tuple((p.position, p.low if side == 0 else p.high) for p in evidence.points)
-    return PositionData(curves=MappingProxyType({model: MappingProxyType({evidence.total_docs: bounds})}),
-                        questions=data.questions)
+    return PositionData(
+        curves=MappingProxyType({model: MappingProxyType({evidence.total_docs: bounds})}), questions=data.questions
+    )
 
 
 def measured_points(data: PositionData) -> MeasuredPoints:
@@ -98,8 +111,10 @@ def block_curve(n: int, model: str | None = None, measured: PositionData | None 
     shown = measured_points(measured)
     band = None
     if shown.band is not None:
-        band = (accuracy_curve(name, n, data=_bound(measured, name, shown.evidence, 0)),
-                accuracy_curve(name, n, data=_bound(measured, name, shown.evidence, 1)))
+        band = (
+            accuracy_curve(name, n, data=_bound(measured, name, shown.evidence, 0)),
+            accuracy_curve(name, n, data=_bound(measured, name, shown.evidence, 1)),
+        )
     return BlockCurve(measured_label(measured), values, band, measured=True)
 
 
@@ -121,10 +136,11 @@ def move_undecided(evidence: CurveEvidence, n: int, before: int, after: int) -> 
         return None
     first, second = sorted((_nearest_measured(before, n, evidence), _nearest_measured(after, n, evidence)))
     if first == second:
-        return (f"both positions read off the curve nearest its measured pos {first}, and one measured "
-                f"position cannot tell two apart")
+        return (
+            f"both positions read off the curve nearest its measured pos {first}, and one measured "
+            f"position cannot tell two apart"
+        )
     tested = evidence.difference(first, second)
     if tested is None:
         return f"the curve's tests do not compare its measured positions {first} and {second}"
     return None if tested.resolved else tested.sentence()
-

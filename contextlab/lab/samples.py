@@ -144,8 +144,18 @@ def _parse(raw: Any, path: Path) -> SampleSet:
     budget = raw.get("max_context_tokens")
     if budget is not None:
         whole_number(f"{where}: max_context_tokens", budget, minimum=0)
-    known = {"name", "title", "description", "query", "system_prompt", "answer_source", "answers", "documents",
-             "conversation", "max_context_tokens"}
+    known = {
+        "name",
+        "title",
+        "description",
+        "query",
+        "system_prompt",
+        "answer_source",
+        "answers",
+        "documents",
+        "conversation",
+        "max_context_tokens",
+    }
     return SampleSet(
         name=raw["name"],
         title=raw["title"],

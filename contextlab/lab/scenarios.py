@@ -117,15 +117,19 @@ def _second_best(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> s
     n = sum(1 for t in a.trace if t.position is not None)
     kept = f"keeps it at pos {answer.position} of {n}" if answer.position is not None else "leaves it out too"
     b_side = "leaves it out" if in_b is None or in_b.position is None else f"keeps it at pos {in_b.position}"
-    return (f"The postmortem that answers the question is rank {answer.relevance_rank}: contextlab's default "
-            f"(A) {kept}; the original engine (B) {b_side}.")
+    return (
+        f"The postmortem that answers the question is rank {answer.relevance_rank}: contextlab's default "
+        f"(A) {kept}; the original engine (B) {b_side}."
+    )
 
 
 def _copies(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> str:
     kinds = sorted(p.kind for p in a.duplicate_pairs if p.kept_index == answer.input_index)
     named = " and ".join(f"{kinds.count(k)} {k}" for k in ("exact", "near") if k in kinds)
-    return (f"Deduplication drops {len(kinds)} copies of the refund policy ({named}) and keeps the "
-            f"help-center page; exact matching alone (B) lets the near copy in.")
+    return (
+        f"Deduplication drops {len(kinds)} copies of the refund policy ({named}) and keeps the "
+        f"help-center page; exact matching alone (B) lets the near copy in."
+    )
 
 
 def _middle(a: ContextResult, answer: DocTrace, in_b: DocTrace | None) -> str:

@@ -24,7 +24,12 @@ __all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "parse_range", "sweep_grid", "run_swee
 
 #: The columns of a sweep row (and of ``contextlab sweep``'s CSV), in order.
 SWEEP_COLUMNS: tuple[str, ...] = (
-    "dedup_threshold", "max_context_tokens", *FATES, "in_block", "tokens_used", "utilization_pct",
+    "dedup_threshold",
+    "max_context_tokens",
+    *FATES,
+    "in_block",
+    "tokens_used",
+    "utilization_pct",
 )
 #: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
 MAX_BUILDS = 10_000
@@ -32,8 +37,9 @@ MAX_BUILDS = 10_000
 _RAISE = "raise the limit (max_builds=N)"
 
 
-def parse_range(spec: str, *, integer: bool = False, name: str = "value",
-                max_values: int = MAX_BUILDS) -> list[float] | list[int]:
+def parse_range(
+    spec: str, *, integer: bool = False, name: str = "value", max_values: int = MAX_BUILDS
+) -> list[float] | list[int]:
     """Return the values ``spec`` names: ``start:stop:step`` (stop included), ``a,b,c`` or one value."""
     text = spec.strip()
     convert: Callable[[str], Any] = int if integer else float
@@ -51,9 +57,7 @@ def parse_range(spec: str, *, integer: bool = False, name: str = "value",
     if ":" in text:
         parts = text.split(":")
         if len(parts) != 3:
-            raise InvalidInputError(
-                f"{name} {spec!r}: write a range as start:stop:step, e.g. 0.5:1.0:0.05", field=name
-            )
+            raise InvalidInputError(f"{name} {spec!r}: write a range as start:stop:step, e.g. 0.5:1.0:0.05", field=name)
         start, stop, step = (number(p) for p in parts)
         if step <= 0:
             raise InvalidInputError(f"{name} {spec!r}: the step must be > 0", field=name)
@@ -62,9 +66,11 @@ def parse_range(spec: str, *, integer: bool = False, name: str = "value",
         # The epsilon keeps the stop value when float steps land a hair past it.
         count = int(math.floor((stop - start) / step + 1e-9)) + 1
         if count > max_values:
-            raise InvalidInputError(f"{name} {spec!r} has {count:,} values, over the limit of "
-                                    f"{max_values:,} builds; use a larger step or {_RAISE}",
-                                    field=name)
+            raise InvalidInputError(
+                f"{name} {spec!r} has {count:,} values, over the limit of "
+                f"{max_values:,} builds; use a larger step or {_RAISE}",
+                field=name,
+            )
         values = [start + i * step for i in range(count)]
         return [int(v) for v in values] if integer else [round(v, 10) for v in values]
     if not text:
@@ -72,9 +78,13 @@ def parse_range(spec: str, *, integer: bool = False, name: str = "value",
     return [number(p) for p in text.split(",")]
 
 
-def sweep_grid(thresholds: str, budgets: str, *, max_builds: int = MAX_BUILDS,
-               names: tuple[str, str, str] = ("dedup_threshold", "max_context_tokens", "max_builds"),
-               ) -> tuple[list[float], list[int]]:
+def sweep_grid(
+    thresholds: str,
+    budgets: str,
+    *,
+    max_builds: int = MAX_BUILDS,
+    names: tuple[str, str, str] = ("dedup_threshold", "max_context_tokens", "max_builds"),
+) -> tuple[list[float], list[int]]:
     """Return the thresholds and budgets two range specs name, checked, at most ``max_builds`` pairs.
 
     ``names`` are what messages call the two specs and the cap (the CLI passes its flags).
@@ -91,8 +101,7 @@ def sweep_grid(thresholds: str, budgets: str, *, max_builds: int = MAX_BUILDS,
     cells = len(values) * len(sizes)
     if cells > max_builds:
         raise InvalidInputError(
-            f"the grid has {cells:,} builds, over the limit of {max_builds:,}; use larger steps "
-            f"or {_RAISE}"
+            f"the grid has {cells:,} builds, over the limit of {max_builds:,}; use larger steps or {_RAISE}"
         )
     return [float(v) for v in values], [int(b) for b in sizes]
 
@@ -122,14 +131,16 @@ def run_sweep(
                 cache=cache,
             )
             counts = result.fate_counts()
-            rows.append({
-                "dedup_threshold": threshold,
-                "max_context_tokens": budget,
-                **counts,
-                "in_block": sum(counts[fate] for fate in IN_BLOCK_FATES),
-                "tokens_used": result.tokens_used,
-                "utilization_pct": result.utilization_pct,
-            })
+            rows.append(
+                {
+                    "dedup_threshold": threshold,
+                    "max_context_tokens": budget,
+                    **counts,
+                    "in_block": sum(counts[fate] for fate in IN_BLOCK_FATES),
+                    "tokens_used": result.tokens_used,
+                    "utilization_pct": result.utilization_pct,
+                }
+            )
             if progress is not None:
                 progress(len(rows), len(thresholds) * len(budgets))
     return rows

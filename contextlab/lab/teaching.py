@@ -12,10 +12,25 @@ from dataclasses import dataclass
 from ..curves.published import load_position_curves
 from ..errors import InvalidInputError
 
-__all__ = ["is_measured", "curve_name", "accuracy_phrase", "ReorderVerdict", "reorder_verdict", "SAME_ACCURACY",
-           "score_text", "score_change_text", "HELPS_SCENARIO", "curve_dip",
-           "strongest_count", "most_marked_model", "parse_order", "step_sentence", "score_range_note", "middle_zone",
-           "dip_by_count"]
+__all__ = [
+    "is_measured",
+    "curve_name",
+    "accuracy_phrase",
+    "ReorderVerdict",
+    "reorder_verdict",
+    "SAME_ACCURACY",
+    "score_text",
+    "score_change_text",
+    "HELPS_SCENARIO",
+    "curve_dip",
+    "strongest_count",
+    "most_marked_model",
+    "parse_order",
+    "step_sentence",
+    "score_range_note",
+    "middle_zone",
+    "dip_by_count",
+]
 
 #: The scenario that shows a reorder clearly helping (an answer deep in the ranking).
 HELPS_SCENARIO = "lost_in_the_middle"
@@ -59,13 +74,22 @@ class ReorderVerdict:
         return self.gain >= SAME_ACCURACY
 
 
-_PAYS_OFF = ("A reorder pays off when the answer sits deep in the ranking, where relevance order would "
-             "bury it in the middle.")
+_PAYS_OFF = (
+    "A reorder pays off when the answer sits deep in the ranking, where relevance order would bury it in the middle."
+)
 
 
-def reorder_verdict(curve: Sequence[float], before: int, after: int, model: str, *,
-                    what: str = "the answer", reorder: str = "the reorder", would: bool = False,
-                    undecided: str | None = None) -> ReorderVerdict:
+def reorder_verdict(
+    curve: Sequence[float],
+    before: int,
+    after: int,
+    model: str,
+    *,
+    what: str = "the answer",
+    reorder: str = "the reorder",
+    would: bool = False,
+    undecided: str | None = None,
+) -> ReorderVerdict:
     """Return whether ``reorder`` helps the document it moves from pos ``before`` to pos ``after``.
 
     Both positions are read off ``curve`` (accuracy in %, position 1 first), the curve the page
@@ -80,25 +104,41 @@ def reorder_verdict(curve: Sequence[float], before: int, after: int, model: str,
     was, now = curve[before - 1], curve[after - 1]
     gain = round(now - was, 1)
     move, leave, help_, can, neither = (
-        ("would move", "would leave", "would help", "could", "would neither help nor hurt") if would
-        else ("moves", "leaves", "helps", "can", "neither helps nor hurts"))
+        ("would move", "would leave", "would help", "could", "would neither help nor hurt")
+        if would
+        else ("moves", "leaves", "helps", "can", "neither helps nor hurts")
+    )
     if undecided is not None and before != after:
-        return ReorderVerdict(before, after, 0.0, (
-            f"{_upper(reorder)} {move} {what} from pos {before} in relevance order ({was:.1f}%) to pos {after} "
-            f"({now:.1f}%) on this curve, but whether that helps these data cannot tell: {undecided}."))
+        return ReorderVerdict(
+            before,
+            after,
+            0.0,
+            (
+                f"{_upper(reorder)} {move} {what} from pos {before} in relevance order ({was:.1f}%) to pos {after} "
+                f"({now:.1f}%) on this curve, but whether that helps these data cannot tell: {undecided}."
+            ),
+        )
     if before == after:
-        text = (f"{_upper(reorder)} {leave} {what} where relevance order puts it, at pos {after} ({now:.1f}%): "
-                f"here it {can} neither help nor hurt. {_PAYS_OFF}")
+        text = (
+            f"{_upper(reorder)} {leave} {what} where relevance order puts it, at pos {after} ({now:.1f}%): "
+            f"here it {can} neither help nor hurt. {_PAYS_OFF}"
+        )
     elif gain >= SAME_ACCURACY:
-        text = (f"Here {reorder} {help_}: it {move} {what} from pos {before} in relevance order ({was:.1f}%) "
-                f"to pos {after} ({now:.1f}%), which {model} reads {gain:.1f} points better.")
+        text = (
+            f"Here {reorder} {help_}: it {move} {what} from pos {before} in relevance order ({was:.1f}%) "
+            f"to pos {after} ({now:.1f}%), which {model} reads {gain:.1f} points better."
+        )
     elif gain <= -SAME_ACCURACY:
-        text = (f"Here a reorder cannot beat relevance order: {reorder} {move} {what} from pos {before} "
-                f"({was:.1f}%) to pos {after} ({now:.1f}%), which {model} reads {-gain:.1f} points worse. "
-                f"{_PAYS_OFF}")
+        text = (
+            f"Here a reorder cannot beat relevance order: {reorder} {move} {what} from pos {before} "
+            f"({was:.1f}%) to pos {after} ({now:.1f}%), which {model} reads {-gain:.1f} points worse. "
+            f"{_PAYS_OFF}"
+        )
     else:
-        text = (f"{_upper(reorder)} {move} {what} from pos {before} to pos {after}, which {model} reads about "
-                f"the same ({was:.1f}% and {now:.1f}%): here it {neither}. {_PAYS_OFF}")
+        text = (
+            f"{_upper(reorder)} {move} {what} from pos {before} to pos {after}, which {model} reads about "
+            f"the same ({was:.1f}% and {now:.1f}%): here it {neither}. {_PAYS_OFF}"
+        )
     return ReorderVerdict(before, after, gain, text)
 
 
@@ -135,6 +175,7 @@ def most_marked_model() -> str:
     def dip(model: str) -> float:
         counts = data.doc_counts(model)
         return curve_dip(data.curve(model, counts[len(counts) // 2]))
+
     return max(data.models(), key=dip)
 
 
@@ -148,8 +189,9 @@ def parse_order(text: str, n: int) -> list[int]:
     try:
         ranks = [int(p) for p in parts]
     except ValueError:
-        raise InvalidInputError("order: type relevance ranks as whole numbers separated by spaces, "
-                         "e.g. 1 3 2") from None
+        raise InvalidInputError(
+            "order: type relevance ranks as whole numbers separated by spaces, e.g. 1 3 2"
+        ) from None
     if sorted(ranks) != list(range(1, n + 1)):
         missing = sorted(set(range(1, n + 1)) - set(ranks))
         repeated = sorted({r for r in ranks if ranks.count(r) > 1})
@@ -165,8 +207,9 @@ def parse_order(text: str, n: int) -> list[int]:
     return [r - 1 for r in ranks]
 
 
-def step_sentence(step: int, order: list[int], labels: list[str], curve: list[float], model: str,
-                  ranks: list[int] | None = None) -> str:
+def step_sentence(
+    step: int, order: list[int], labels: list[str], curve: list[float], model: str, ranks: list[int] | None = None
+) -> str:
     """Return what step ``step`` of the reorder does, with honest accuracy numbers.
 
     ``ranks[k]`` is the engine's relevance rank of the k-th most relevant document in the block
@@ -181,13 +224,17 @@ def step_sentence(step: int, order: list[int], labels: list[str], curve: list[fl
     inner = curve[1:-1] or curve
     middle = min(inner)
     shown = ranks[rank] if ranks is not None else rank + 1
-    text = (f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
-            f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy")
+    text = (
+        f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
+        f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy"
+    )
     gain = curve[slot - 1] - middle
     if n >= 3 and abs(gain) < 2.0:
-        text += (f", about the same as the middle's lowest ({middle:.1f}%): with {n} documents "
-                 f"this curve barely rises there, so this placement gains little. With more "
-                 f"documents the U is stronger (step 1)")
+        text += (
+            f", about the same as the middle's lowest ({middle:.1f}%): with {n} documents "
+            f"this curve barely rises there, so this placement gains little. With more "
+            f"documents the U is stronger (step 1)"
+        )
     elif n >= 3:
         text += f", {gain:.1f} points above the middle's lowest ({middle:.1f}%)"
     return text + "."
@@ -199,11 +246,11 @@ _SMALL_SPREAD = 0.01
 
 def score_range_note(worst: float, best: float, n: int) -> str:
     """Return one sentence on how much ordering can change the score of these ``n`` documents."""
-    note = (f"The worst possible placement of these {n} documents scores {score_text(worst)}, "
-            f"the best {score_text(best)}.")
+    note = (
+        f"The worst possible placement of these {n} documents scores {score_text(worst)}, the best {score_text(best)}."
+    )
     if best - worst < _SMALL_SPREAD:
-        note += (" The spread is small: the documents are about equally relevant, so their "
-                 "order matters little here.")
+        note += " The spread is small: the documents are about equally relevant, so their order matters little here."
     return note
 
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from decimal import ROUND_FLOOR, Decimal
 
-__all__ = ["threshold_text", "threshold_decimals", "similarity_floor", "similarity_text", "catching_threshold",
-           "SLIDER_STEP"]
+__all__ = [
+    "threshold_text",
+    "threshold_decimals",
+    "similarity_floor",
+    "similarity_text",
+    "catching_threshold",
+    "SLIDER_STEP",
+]
 
 #: The step of the lab's threshold slider: the thresholds a reader can pick by dragging.
 SLIDER_STEP = 0.01

@@ -141,8 +141,7 @@ def parse_pasted(
         raise LoadError(f"{name}: expected text, got {type(text).__name__}")
     check_limits(max_bytes, max_documents)
     if len(text) > max_bytes // 4 and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-        raise LoadError(too_big(name, len(text.encode("utf-8", "surrogatepass")), max_bytes),
-                        field="max_bytes")
+        raise LoadError(too_big(name, len(text.encode("utf-8", "surrogatepass")), max_bytes), field="max_bytes")
     text = normalise_newlines(text.lstrip("\ufeff"))
     reject_nul(text, name)
     stripped = text.strip()

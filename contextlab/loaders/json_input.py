@@ -22,10 +22,7 @@ _LOOKS_LIKE_JSON = re.compile(r'^(\[\s*[\[{"\]]|\{\s*"|\{\s*\})')
 
 def _json_error(name: str, exc: json.JSONDecodeError, text: str, where: str = "") -> LoadError:
     ends_early = exc.pos >= len(text.rstrip())
-    hint = (
-        "the text ends early (truncated?)" if ends_early
-        else "check for a missing comma, bracket or quote"
-    )
+    hint = "the text ends early (truncated?)" if ends_early else "check for a missing comma, bracket or quote"
     prefix = f"{name}: {where}" if where else f"{name}: line {exc.lineno}, column {exc.colno}: "
     return LoadError(f"{prefix}invalid JSON ({exc.msg}); {hint}")
 
@@ -62,23 +59,19 @@ def _record_list(data: Any, name: str) -> list[Any]:
         for key in _ARRAY_KEYS:
             if key in data:
                 if not isinstance(data[key], list):
-                    raise LoadError(
-                        f"{name}: field {key!r} must be an array of documents, "
-                        f"got {type_name(data[key])}"
-                    )
+                    raise LoadError(f"{name}: field {key!r} must be an array of documents, got {type_name(data[key])}")
                 return data[key]
         if has_text_field(data):
             return [data]
         keys = shortened(", ".join(list(map(str, data))[:8])) or "none"
         raise LoadError(
-            f"{name}: expected an array of documents or an object with a \"documents\" array; "
+            f'{name}: expected an array of documents or an object with a "documents" array; '
             f"got an object with keys: {keys}"
         )
     if isinstance(data, str):
         return [data]
     raise LoadError(
-        f"{name}: expected an array of documents or an object with a \"documents\" array; "
-        f"got {type_name(data)}"
+        f'{name}: expected an array of documents or an object with a "documents" array; got {type_name(data)}'
     )
 
 

@@ -105,8 +105,10 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
 
 def a_folder(path: object) -> str:
     """Return the message for a path that is a folder where a documents file was expected."""
-    return (f"{shortened(str(path))}: is a folder, not a documents file; folders are not read: "
-            f"give the files in it instead (e.g. {shortened(str(path))}/*.md)")
+    return (
+        f"{shortened(str(path))}: is a folder, not a documents file; folders are not read: "
+        f"give the files in it instead (e.g. {shortened(str(path))}/*.md)"
+    )
 
 
 def too_big(name: str, size: int, max_bytes: int) -> str:
@@ -119,10 +121,7 @@ def too_big(name: str, size: int, max_bytes: int) -> str:
 
 def too_many(name: str, max_documents: int) -> str:
     """Return the message for an input over the document limit, naming how to raise it."""
-    return (
-        f"{name} holds more than {max_documents:,} documents; split it or raise the limit "
-        "(max_documents=N)"
-    )
+    return f"{name} holds more than {max_documents:,} documents; split it or raise the limit (max_documents=N)"
 
 
 def format_for(filename: str) -> str:
@@ -166,8 +165,7 @@ def reject_nul(text: str, name: str, where: str = "") -> None:
         column = at - (text.rfind("\n", 0, at) + 1) + 1
         where = f"line {line}, column {column}"
     raise LoadError(
-        f"{name}: {where}: contains a NUL character (\\u0000) at position {at}; text cannot hold "
-        "NUL bytes: remove them"
+        f"{name}: {where}: contains a NUL character (\\u0000) at position {at}; text cannot hold NUL bytes: remove them"
     )
 
 
@@ -188,8 +186,7 @@ def _utf8_error(name: str, data: bytes, line: int, at: int, offset: int) -> Load
 def _check_magic(head: bytes, name: str) -> None:
     for magic, what in _MAGIC:
         if head.startswith(magic):
-            raise LoadError(f"{name}: looks like a binary file ({what}), not text; export its text "
-                            f"and {_SAVE_AS_TEXT}")
+            raise LoadError(f"{name}: looks like a binary file ({what}), not text; export its text and {_SAVE_AS_TEXT}")
 
 
 def _decode_utf16(data: bytes, name: str) -> str:
@@ -241,8 +238,7 @@ def too_big_decompressed(name: str, max_bytes: int) -> str:
     )
 
 
-def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0, *,
-                 compressed: bool = False) -> bytes:
+def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0, *, compressed: bool = False) -> bytes:
     """Return everything left in ``stream``; raise ``LoadError`` once it passes ``max_bytes``.
 
     ``expected`` (e.g. the size ``stat`` gave) is read in one piece, so a file is not copied;

@@ -31,12 +31,26 @@ TEXT_FIELDS: tuple[str, ...] = ("content", "text", "page_content")
 SOURCE_FIELDS: tuple[str, ...] = ("source", "url", "file_name")
 # LlamaIndex node bookkeeping: templates, offsets and relations that say nothing about the
 # document itself. Everything else a node carries is kept.
-_LLAMA_NODE_INTERNALS = frozenset({
-    "text", "metadata", "embedding", "excluded_embed_metadata_keys", "excluded_llm_metadata_keys",
-    "relationships", "start_char_idx", "end_char_idx", "text_template", "metadata_template",
-    "metadata_seperator", "metadata_separator", "class_name", "mimetype", "text_resource",
-    "id_",
-})
+_LLAMA_NODE_INTERNALS = frozenset(
+    {
+        "text",
+        "metadata",
+        "embedding",
+        "excluded_embed_metadata_keys",
+        "excluded_llm_metadata_keys",
+        "relationships",
+        "start_char_idx",
+        "end_char_idx",
+        "text_template",
+        "metadata_template",
+        "metadata_seperator",
+        "metadata_separator",
+        "class_name",
+        "mimetype",
+        "text_resource",
+        "id_",
+    }
+)
 
 
 def documents_from_records(records: Iterable[Any], *, name: str = "records") -> list[Document]:
@@ -119,8 +133,11 @@ def record_to_document(
 def _unpair(record: Any) -> tuple[Any, Any]:
     """Return (record, score) for LangChain's ``[document, score]`` pairs, (record, None) otherwise."""
     if (
-        isinstance(record, list) and len(record) == 2 and isinstance(record[0], (dict, str))
-        and isinstance(record[1], (int, float)) and not isinstance(record[1], bool)
+        isinstance(record, list)
+        and len(record) == 2
+        and isinstance(record[0], (dict, str))
+        and isinstance(record[1], (int, float))
+        and not isinstance(record[1], bool)
     ):
         return record[0], record[1]
     return record, None
@@ -163,8 +180,9 @@ def _take_text(rest: dict[str, Any], from_csv: bool) -> tuple[Any, str, dict[str
     return content, "node.text", nested_meta
 
 
-def _merge_own_metadata(rest: dict[str, Any], nested_meta: dict[str, Any], where: str,
-                        name: str, from_csv: bool) -> dict[str, Any]:
+def _merge_own_metadata(
+    rest: dict[str, Any], nested_meta: dict[str, Any], where: str, name: str, from_csv: bool
+) -> dict[str, Any]:
     """Return ``nested_meta`` updated with the record's own ``metadata`` object, popped from ``rest``.
 
     A JSON ``metadata`` that is not an object is an error (its fields would otherwise be lost
@@ -179,8 +197,10 @@ def _merge_own_metadata(rest: dict[str, Any], nested_meta: dict[str, Any], where
     if own is None or own == "":
         return nested_meta
     if not from_csv:
-        raise LoadError(f"{name}: {where}: field {shortened(meta_key)!r} must be an object of "
-                        f"metadata fields, got {type_name(own)} {quoted(own)}")
+        raise LoadError(
+            f"{name}: {where}: field {shortened(meta_key)!r} must be an object of "
+            f"metadata fields, got {type_name(own)} {quoted(own)}"
+        )
     rest["metadata"] = own
     return nested_meta
 
@@ -228,11 +248,13 @@ def _number(value: Any, field: str, where: str, name: str) -> float:
     except ValueError:
         raise LoadError(f"{name}: {where}: field {field!r} must be a number, got {quoted(value)}") from None
     if not math.isfinite(number):
-        too_large = isinstance(value, int) or (isinstance(value, str) and "inf" not in value.lower()
-                                               and math.isinf(number))
+        too_large = isinstance(value, int) or (
+            isinstance(value, str) and "inf" not in value.lower() and math.isinf(number)
+        )
         if too_large:
-            raise LoadError(f"{name}: {where}: field {field!r} is a number too large to use "
-                            f"(beyond ±1.8e308), got {quoted(value)}")
+            raise LoadError(
+                f"{name}: {where}: field {field!r} is a number too large to use (beyond ±1.8e308), got {quoted(value)}"
+            )
         raise LoadError(f"{name}: {where}: field {field!r} must be a finite number, got {quoted(value)}")
     return number
 

@@ -28,8 +28,13 @@ def split_plain(text: str) -> list[str]:
 
 
 def plain_documents(
-    parts: list[str], name: str, max_documents: int, *, source: str | None,
-    metadata: dict[str, Any] | None = None, headings: list[str | None] | None = None,
+    parts: list[str],
+    name: str,
+    max_documents: int,
+    *,
+    source: str | None,
+    metadata: dict[str, Any] | None = None,
+    headings: list[str | None] | None = None,
 ) -> list[Document]:
     """Return one unscored document per part; with a ``source``, parts are ``source#1``, ``#2``..."""
     if len(parts) > max_documents:
@@ -56,7 +61,7 @@ def parse_markdown(text: str, name: str, max_documents: int) -> list[Document]:
         parsed = [_FRONT_MATTER_LINE.match(ln) for ln in lines]
         if lines and all(parsed):
             front = {m.group(1): m.group(2) for m in parsed if m}
-            text = text[match.end():]
+            text = text[match.end() :]
     if _SEPARATOR_LINE.search(text) or not _MD_HEADING.search(text):
         return plain_documents(split_plain(text), name, max_documents, source=name, metadata=front)
     # Sections: each heading starts a document that keeps its heading line.

@@ -21,8 +21,15 @@ from .cache import CachedResponse, ResponseCache, cache_key
 from .client import ModelAnswer, ModelClient
 from .replies import answer_char_limit
 
-__all__ = ["DEFAULT_CONCURRENCY", "CallPlan", "CallStats", "plan_calls", "answer_prompts", "answer_notes",
-           "request_key"]
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "CallPlan",
+    "CallStats",
+    "plan_calls",
+    "answer_prompts",
+    "answer_notes",
+    "request_key",
+]
 
 #: Requests in flight at once unless told: a few per core of a local server.
 DEFAULT_CONCURRENCY = 4
@@ -48,20 +55,38 @@ class CallPlan:
     def describe(self, endpoint: str) -> str:
         """Return e.g. ``40 calls, 31,200 prompt tokens to URL; 8 answers come from the cache``."""
         approx = "" if self.tokens_exact else " (approximate: cl100k_base)"
-        cached = "" if not self.cached else (
-            f"; {self.cached:,} answer{'s' if self.cached != 1 else ''} come{'' if self.cached != 1 else 's'} "
-            "from the cache")
-        return (f"{self.calls:,} call{'s' if self.calls != 1 else ''}, {self.prompt_tokens:,} prompt tokens{approx} "
-                f"to {endpoint}{cached}")
+        cached = (
+            ""
+            if not self.cached
+            else (
+                f"; {self.cached:,} answer{'s' if self.cached != 1 else ''} come{'' if self.cached != 1 else 's'} "
+                "from the cache"
+            )
+        )
+        return (
+            f"{self.calls:,} call{'s' if self.calls != 1 else ''}, {self.prompt_tokens:,} prompt tokens{approx} "
+            f"to {endpoint}{cached}"
+        )
 
 
-def plan_calls(client: ModelClient, prompts: Sequence[str], cache: ResponseCache | None,
-               count: Callable[[str], int], *, tokens_exact: bool = False) -> CallPlan:
+def plan_calls(
+    client: ModelClient,
+    prompts: Sequence[str],
+    cache: ResponseCache | None,
+    count: Callable[[str], int],
+    *,
+    tokens_exact: bool = False,
+) -> CallPlan:
     """Return the ``CallPlan`` of ``prompts``; ``count`` gives a prompt's tokens (e.g. the endpoint's)."""
     distinct = list(dict.fromkeys(prompts))
     todo = [p for p in distinct if cache is None or request_key(client, p) not in cache]
-    return CallPlan(prompts=len(distinct), cached=len(distinct) - len(todo), calls=len(todo),
-                    prompt_tokens=sum(count(p) for p in todo), tokens_exact=tokens_exact)
+    return CallPlan(
+        prompts=len(distinct),
+        cached=len(distinct) - len(todo),
+        calls=len(todo),
+        prompt_tokens=sum(count(p) for p in todo),
+        tokens_exact=tokens_exact,
+    )
 
 
 @dataclass
@@ -104,12 +129,24 @@ class CallStats:
 
 
 def _from_cache(entry: CachedResponse) -> ModelAnswer:
-    return ModelAnswer(entry.text, entry.prompt_tokens, entry.completion_tokens, entry.latency_ms,
-                       cached=True, finish_reason=entry.finish_reason)
+    return ModelAnswer(
+        entry.text,
+        entry.prompt_tokens,
+        entry.completion_tokens,
+        entry.latency_ms,
+        cached=True,
+        finish_reason=entry.finish_reason,
+    )
 
 
-def answer_prompts(client: ModelClient, prompts: Sequence[str], *, cache: ResponseCache | None = None,
-                   concurrency: int = DEFAULT_CONCURRENCY, progress: Progress | None = None) -> list[ModelAnswer]:
+def answer_prompts(
+    client: ModelClient,
+    prompts: Sequence[str],
+    *,
+    cache: ResponseCache | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
+) -> list[ModelAnswer]:
     """Return the model's answer to each prompt, in order: cached ones first, the rest sent.
 
     At most ``concurrency`` requests are in flight. Each answer is stored in ``cache`` as it
@@ -145,8 +182,9 @@ class _Calls:
     server may take minutes), and one that is answered afterwards is still kept in the cache.
     """
 
-    def __init__(self, client: ModelClient, todo: list[str], keys: Mapping[str, str],
-                 cache: ResponseCache | None) -> None:
+    def __init__(
+        self, client: ModelClient, todo: list[str], keys: Mapping[str, str], cache: ResponseCache | None
+    ) -> None:
         self.client, self.keys, self.cache = client, keys, cache
         self.waiting: queue.SimpleQueue[str] = queue.SimpleQueue()
         for prompt in todo:
@@ -168,9 +206,18 @@ class _Calls:
             try:
                 reply = self.client.complete(prompt, cancel=self.stop)
                 if self.cache is not None:  # stored the moment it arrives: a kill after this loses nothing
-                    self.cache.put(self.keys[prompt], self.client.endpoint, self.client.model_label,
-                                   CachedResponse(reply.text, reply.prompt_tokens, reply.completion_tokens,
-                                                  reply.latency_ms, reply.finish_reason))
+                    self.cache.put(
+                        self.keys[prompt],
+                        self.client.endpoint,
+                        self.client.model_label,
+                        CachedResponse(
+                            reply.text,
+                            reply.prompt_tokens,
+                            reply.completion_tokens,
+                            reply.latency_ms,
+                            reply.finish_reason,
+                        ),
+                    )
             except BaseException as exc:  # handed to the calling thread, which raises it
                 self.back.put((prompt, None, exc))
                 return
@@ -185,12 +232,20 @@ class _Calls:
         if self.cache is None or self.cache.read_only:
             why = "no cache" if self.cache is None else "the cache is read-only"
             return RunInterrupted(f"{done} and not kept ({why}), {left}; a rerun sends them all again")
-        return RunInterrupted(f"{done} and kept in the cache, {left}; rerun to resume (only the calls not in the "
-                              "cache are sent again)")
+        return RunInterrupted(
+            f"{done} and kept in the cache, {left}; rerun to resume (only the calls not in the cache are sent again)"
+        )
 
 
-def _send_all(client: ModelClient, todo: list[str], keys: Mapping[str, str], cache: ResponseCache | None,
-              concurrency: int, stats: CallStats, progress: Progress | None) -> dict[str, ModelAnswer]:
+def _send_all(
+    client: ModelClient,
+    todo: list[str],
+    keys: Mapping[str, str],
+    cache: ResponseCache | None,
+    concurrency: int,
+    stats: CallStats,
+    progress: Progress | None,
+) -> dict[str, ModelAnswer]:
     """Return the answers to ``todo``, sent by at most ``concurrency`` worker threads."""
     calls = _Calls(client, todo, keys, cache)
     for _ in range(min(concurrency, len(todo))):
@@ -226,16 +281,20 @@ def answer_notes(answers: Sequence[ModelAnswer], client: ModelClient) -> list[st
     notes = []
     cut = sum(1 for a in answers if a.cut)
     if cut:
-        notes.append(f"{_answers(cut)} from {client.endpoint} {'were' if cut != 1 else 'was'} longer than "
-                     f"max_tokens={limit} allows and {'were' if cut != 1 else 'was'} cut at "
-                     f"{answer_char_limit(limit):,} characters")
+        notes.append(
+            f"{_answers(cut)} from {client.endpoint} {'were' if cut != 1 else 'was'} longer than "
+            f"max_tokens={limit} allows and {'were' if cut != 1 else 'was'} cut at "
+            f"{answer_char_limit(limit):,} characters"
+        )
     # A reasoning model spends its tokens thinking first (llama.cpp and vLLM send that apart from the
     # content): at the limit it has said nothing, and every such answer is scored wrong.
     silent = sum(1 for a in answers if a.finish_reason == "length" and not a.text.strip())
     if silent:
-        notes.append(f"{_answers(silent)} from {client.endpoint} reached max_tokens={limit} before any text "
-                     "and scored as wrong; a reasoning model thinks first: give it more tokens or turn its "
-                     "reasoning off")
+        notes.append(
+            f"{_answers(silent)} from {client.endpoint} reached max_tokens={limit} before any text "
+            "and scored as wrong; a reasoning model thinks first: give it more tokens or turn its "
+            "reasoning off"
+        )
     return notes
 
 

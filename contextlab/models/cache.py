@@ -66,16 +66,23 @@ def _count_or_none(value: Any) -> bool:
 def _well_formed(row: tuple[Any, ...]) -> bool:
     """Return True for ``(text, prompt_tokens, completion_tokens, latency_ms, finish_reason)`` of the right types."""
     text, prompt_tokens, completion_tokens, latency, reason = row
-    return (isinstance(text, str) and _count_or_none(prompt_tokens) and _count_or_none(completion_tokens)
-            and (latency is None or (is_finite_number(latency) and latency >= 0))
-            and (reason is None or isinstance(reason, str)))
+    return (
+        isinstance(text, str)
+        and _count_or_none(prompt_tokens)
+        and _count_or_none(completion_tokens)
+        and (latency is None or (is_finite_number(latency) and latency >= 0))
+        and (reason is None or isinstance(reason, str))
+    )
 
 
 def cache_key(endpoint: str, model: str, api: str, sampling: Mapping[str, Any], prompt: str) -> str:
     """Return the hex SHA-256 that identifies one request (endpoint, model, api, sampling, prompt)."""
-    payload = json.dumps({"endpoint": endpoint.rstrip("/"), "model": model, "api": api,
-                          "sampling": dict(sampling), "prompt": prompt},
-                         sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    payload = json.dumps(
+        {"endpoint": endpoint.rstrip("/"), "model": model, "api": api, "sampling": dict(sampling), "prompt": prompt},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -85,9 +92,20 @@ def default_cache_path() -> Path:
     return Path(base) / "contextlab" / "responses.sqlite"
 
 
-_COLUMNS = {"responses": ["key", "endpoint", "model", "text", "prompt_tokens", "completion_tokens", "latency_ms",
-                          "finish_reason", "created"],
-            "memo": ["key", "value"]}
+_COLUMNS = {
+    "responses": [
+        "key",
+        "endpoint",
+        "model",
+        "text",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+        "finish_reason",
+        "created",
+    ],
+    "memo": ["key", "value"],
+}
 
 
 def _connect(path: str, read_only: bool) -> sqlite3.Connection:
@@ -111,18 +129,26 @@ def _check_schema(db: sqlite3.Connection, path: str) -> None:
 
     contextlab never adds its tables to another program's database.
     """
-    tables = sorted(row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                    if not row[0].startswith("sqlite_"))
+    tables = sorted(
+        row[0]
+        for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not row[0].startswith("sqlite_")
+    )
     others = [t for t in tables if t not in _COLUMNS]
     if others:
-        raise InvalidInputError(f"cache {path!r} is another program's SQLite file (it holds the tables "
-                                f"{', '.join(others[:5])}); give another --cache file", field="cache")
+        raise InvalidInputError(
+            f"cache {path!r} is another program's SQLite file (it holds the tables "
+            f"{', '.join(others[:5])}); give another --cache file",
+            field="cache",
+        )
     for table, columns in _COLUMNS.items():
         found = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
         if found and found != columns:
-            raise InvalidInputError(f"cache {path!r} is another program's SQLite file (its table {table} has the "
-                                    f"columns {', '.join(found)}); give another --cache file or delete this one",
-                                    field="cache")
+            raise InvalidInputError(
+                f"cache {path!r} is another program's SQLite file (its table {table} has the "
+                f"columns {', '.join(found)}); give another --cache file or delete this one",
+                field="cache",
+            )
 
 
 def _writable(path: str) -> bool:
@@ -167,8 +193,11 @@ class ResponseCache:
                 self._db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
                 self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise InvalidInputError(f"cache {self.path!r} is not a contextlab response cache ({exc}); "
-                                    "give another --cache file, or delete this one", field="cache") from None
+            raise InvalidInputError(
+                f"cache {self.path!r} is not a contextlab response cache ({exc}); "
+                "give another --cache file, or delete this one",
+                field="cache",
+            ) from None
         self._lock = threading.Lock()
 
     def _prepare_file(self) -> bool:
@@ -177,18 +206,26 @@ class ResponseCache:
         if file.is_dir():
             raise InvalidInputError(f"cache {self.path!r} is a folder; give a file name", field="cache")
         if file.exists() and not file.is_file():  # never advise deleting /dev/null
-            raise InvalidInputError(f"cache {self.path!r} is not a regular file (a device, a pipe or a socket); "
-                                    "give a file name, or --no-cache", field="cache")
+            raise InvalidInputError(
+                f"cache {self.path!r} is not a regular file (a device, a pipe or a socket); "
+                "give a file name, or --no-cache",
+                field="cache",
+            )
         if file.exists() and not _writable(self.path):
             return True
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InvalidInputError(f"cache {self.path!r} cannot be created ({exc.strerror}); give another "
-                                    "--cache file, or --no-cache", field="cache") from None
+            raise InvalidInputError(
+                f"cache {self.path!r} cannot be created ({exc.strerror}); give another --cache file, or --no-cache",
+                field="cache",
+            ) from None
         if not _writable(self.path):
-            raise InvalidInputError(f"cache {self.path!r} cannot be created: its folder may not be written; give "
-                                    "another --cache file, or --no-cache", field="cache")
+            raise InvalidInputError(
+                f"cache {self.path!r} cannot be created: its folder may not be written; give "
+                "another --cache file, or --no-cache",
+                field="cache",
+            )
         return False
 
     @property
@@ -196,8 +233,10 @@ class ResponseCache:
         """Return the line to show when the cache keeps nothing new (read-only), else None."""
         if not self.read_only:
             return None
-        return (f"cache {self.path} is read-only: it serves the answers it holds, and new answers are not kept "
-                "(a rerun asks them again)")
+        return (
+            f"cache {self.path} is read-only: it serves the answers it holds, and new answers are not kept "
+            "(a rerun asks them again)"
+        )
 
     def _write(self, sql: str, values: tuple[Any, ...]) -> None:
         """Run one write and commit it, or raise ``CacheError`` (a read-only cache skips it)."""
@@ -208,21 +247,25 @@ class ResponseCache:
             with self._lock:
                 self._db.execute(sql, values)
         except sqlite3.Error as exc:
-            raise CacheError(f"cache {self.path}: cannot keep an answer ({exc}); every answer kept so far is safe: "
-                             "free space (or give another --cache) and rerun to resume") from None
+            raise CacheError(
+                f"cache {self.path}: cannot keep an answer ({exc}); every answer kept so far is safe: "
+                "free space (or give another --cache) and rerun to resume"
+            ) from None
 
     def _read(self, sql: str, key: object) -> Any:
         try:
             with self._lock:
                 return self._db.execute(sql, (key,)).fetchone()
         except sqlite3.Error as exc:
-            raise CacheError(f"cache {self.path}: cannot be read ({exc}); give another --cache file, or "
-                             "--no-cache") from None
+            raise CacheError(
+                f"cache {self.path}: cannot be read ({exc}); give another --cache file, or --no-cache"
+            ) from None
 
     def get(self, key: str) -> CachedResponse | None:
         """Return the response stored under ``key``, or None (also for a stored value that is not well formed)."""
-        row = self._read("SELECT text, prompt_tokens, completion_tokens, latency_ms, finish_reason "
-                         "FROM responses WHERE key = ?", key)
+        row = self._read(
+            "SELECT text, prompt_tokens, completion_tokens, latency_ms, finish_reason FROM responses WHERE key = ?", key
+        )
         if row is None or not _well_formed(row):
             return None
         return CachedResponse(scrub(row[0]), *row[1:])
@@ -232,12 +275,30 @@ class ResponseCache:
 
         A response that is not well formed is refused (``ValueError``): the cache never keeps one.
         """
-        if not _well_formed((response.text, response.prompt_tokens, response.completion_tokens,
-                             response.latency_ms, response.finish_reason)):
+        if not _well_formed(
+            (
+                response.text,
+                response.prompt_tokens,
+                response.completion_tokens,
+                response.latency_ms,
+                response.finish_reason,
+            )
+        ):
             raise ValueError(f"not a well-formed response: {response!r}")
-        self._write("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key, endpoint, model, scrub(response.text), response.prompt_tokens, response.completion_tokens,
-                     response.latency_ms, response.finish_reason, time.time()))
+        self._write(
+            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                endpoint,
+                model,
+                scrub(response.text),
+                response.prompt_tokens,
+                response.completion_tokens,
+                response.latency_ms,
+                response.finish_reason,
+                time.time(),
+            ),
+        )
 
     def memo_get(self, key: str) -> str | None:
         """Return a remembered value (an endpoint's token count, say), or None."""

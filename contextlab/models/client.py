@@ -33,8 +33,16 @@ from .replies import BadReply, answer_char_limit, completion, model_ids, safe_li
 from .pace import ServerTiming, server_timing
 from .scoring import first_line
 
-__all__ = ["APIS", "CUT", "ModelAnswer", "ModelClient", "Sampling", "check_endpoint_url", "default_sampling",
-           "unreachable"]
+__all__ = [
+    "APIS",
+    "CUT",
+    "ModelAnswer",
+    "ModelClient",
+    "Sampling",
+    "check_endpoint_url",
+    "default_sampling",
+    "unreachable",
+]
 
 #: The two request flavours: chat messages or a plain text completion (base models).
 APIS: tuple[str, ...] = ("chat", "completions")
@@ -57,8 +65,10 @@ def unreachable(endpoint: str, reason: str, kind: str = "connection") -> str:
     """
     if kind == "tls":
         return f"cannot talk to the endpoint {endpoint}: {reason}"
-    return (f"cannot reach the endpoint {endpoint} ({reason}); is the server running? "
-            "`contextlab model serve` starts the bundled model")
+    return (
+        f"cannot reach the endpoint {endpoint} ({reason}); is the server running? "
+        "`contextlab model serve` starts the bundled model"
+    )
 
 
 def check_endpoint_url(endpoint: str) -> str:
@@ -74,21 +84,25 @@ def check_endpoint_url(endpoint: str) -> str:
     try:
         urlsplit(url)
     except ValueError:  # "http://[::1/v1", "http://[x]/v1": urlsplit refuses only a bracketed host
-        raise InvalidInputError("endpoint's host in [ ] must be an IPv6 address with both brackets, as in "
-                                "http://[::1]:8080/v1", field="endpoint") from None
+        raise InvalidInputError(
+            "endpoint's host in [ ] must be an IPv6 address with both brackets, as in http://[::1]:8080/v1",
+            field="endpoint",
+        ) from None
     refuse_key_in_url(url)
     url = url.rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInputError("endpoint must be an http:// or https:// URL such as http://127.0.0.1:8080/v1",
-                                field="endpoint")
+        raise InvalidInputError(
+            "endpoint must be an http:// or https:// URL such as http://127.0.0.1:8080/v1", field="endpoint"
+        )
     try:
         port = parts.port
     except ValueError:
         port = 0
     if port == 0:  # never quoted: what stands there may be a pasted key
-        raise InvalidInputError("endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1",
-                                field="endpoint")
+        raise InvalidInputError(
+            "endpoint's port must be a number from 1 to 65535, as in http://127.0.0.1:8080/v1", field="endpoint"
+        )
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
         raise InvalidInputError("endpoint must not hold spaces or control characters", field="endpoint")
     return url
@@ -205,19 +219,27 @@ class ModelClient:
         after = f" after {tries - 1} retries" if tries > 1 else ""
         if exc.status in (401, 403):
             source = api_key_source()
-            message = (f"the endpoint {self.endpoint} refused the API key from {source} (HTTP {exc.status})"
-                       if source else f"the endpoint {self.endpoint} needs an API key (HTTP {exc.status}); "
-                       f"set {API_KEY_VARIABLES[0]}")
+            message = (
+                f"the endpoint {self.endpoint} refused the API key from {source} (HTTP {exc.status})"
+                if source
+                else f"the endpoint {self.endpoint} needs an API key (HTTP {exc.status}); set {API_KEY_VARIABLES[0]}"
+            )
         elif exc.status == 404:
-            message = (f"the endpoint {self.endpoint} does not serve model {self.model_label or '(default)'!r} "
-                       f"or this API (HTTP 404 on {call}); check the model name and --api"
-                       + ("" if _VERSIONED.search(self.endpoint) else ", and that the URL ends in /v1"))
+            message = (
+                f"the endpoint {self.endpoint} does not serve model {self.model_label or '(default)'!r} "
+                f"or this API (HTTP 404 on {call}); check the model name and --api"
+                + ("" if _VERSIONED.search(self.endpoint) else ", and that the URL ends in /v1")
+            )
         elif exc.status == 429:
-            message = (f"the endpoint {self.endpoint} kept refusing with HTTP 429 (rate limit){after}; "
-                       "lower concurrency or try later")
+            message = (
+                f"the endpoint {self.endpoint} kept refusing with HTTP 429 (rate limit){after}; "
+                "lower concurrency or try later"
+            )
         elif exc.kind == "timeout":
-            message = (f"the endpoint {self.endpoint} did not answer {call} within {deadline:g} s{after}; "
-                       "is it overloaded? lower concurrency or raise the timeout")
+            message = (
+                f"the endpoint {self.endpoint} did not answer {call} within {deadline:g} s{after}; "
+                "is it overloaded? lower concurrency or raise the timeout"
+            )
         elif exc.status is None and exc.kind not in _ANSWERED_BADLY:
             message = unreachable(self.endpoint, exc.reason + after, exc.kind)
         elif exc.kind in ("not_json", "not_http"):
@@ -226,9 +248,17 @@ class ModelClient:
             message = f"the endpoint {self.endpoint} {exc.reason} ({call}{after})"
         return EndpointError(scrub(message), status=exc.status)
 
-    def _call(self, method: str, path: str, body: Any = None, *, max_bytes: int | None = None,
-              deadline: float | None = None, retry_refused: bool = True,
-              cancel: threading.Event | None = None) -> Any:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        max_bytes: int | None = None,
+        deadline: float | None = None,
+        retry_refused: bool = True,
+        cancel: threading.Event | None = None,
+    ) -> Any:
         """Return the JSON reply of one call, tried again on transient failures, or raise ``EndpointError``."""
         call, deadline = f"{method} {path}", deadline or self.timeout
         options: dict[str, Any] = {"deadline": deadline, "method": method, "headers": auth_headers()}
@@ -241,8 +271,9 @@ class ModelClient:
                 retry = exc.transient and (retry_refused or exc.kind != "refused") and attempt < self.max_retries
                 if not retry or (cancel is not None and cancel.is_set()):
                     raise self._failure(call, exc, attempt + 1, deadline) from None
-                wait = exc.retry_after if exc.retry_after is not None else \
-                    min(_BACKOFF_MOST, _BACKOFF_FIRST * 2 ** attempt)
+                wait = (
+                    exc.retry_after if exc.retry_after is not None else min(_BACKOFF_MOST, _BACKOFF_FIRST * 2**attempt)
+                )
                 if cancel is not None:
                     if cancel.wait(wait):
                         raise self._failure(call, exc, attempt + 1, deadline) from None
@@ -275,8 +306,9 @@ class ModelClient:
         """Return ``endpoint + "/v1"`` when the endpoint is a server's root and its API is there, else None."""
         if _VERSIONED.search(urlsplit(self.endpoint).path):
             return None
-        below = ModelClient(self.endpoint + "/v1", self.model, api=self.api, timeout=min(self.timeout, 10.0),
-                            max_retries=0)
+        below = ModelClient(
+            self.endpoint + "/v1", self.model, api=self.api, timeout=min(self.timeout, 10.0), max_retries=0
+        )
         try:
             below.list_models()
         except EndpointError:
@@ -295,18 +327,21 @@ class ModelClient:
         served, why = self._listed()
         below = self._api_below()
         if below is not None:
-            raise EndpointError(f"the endpoint {self.endpoint} is the server's root, not its OpenAI API; "
-                                f"the API is at {below}: give that URL as the endpoint")
+            raise EndpointError(
+                f"the endpoint {self.endpoint} is the server's root, not its OpenAI API; "
+                f"the API is at {below}: give that URL as the endpoint"
+            )
         if self.model is None:
             if not served:
                 said = f"sent a broken model list ({scrub(why)})" if why else "lists no models (GET /models)"
-                raise EndpointError(f"the endpoint {self.endpoint} {said}; give the model name" + (
-                    "" if _VERSIONED.search(self.endpoint) else ", and check that the URL ends in /v1"))
+                raise EndpointError(
+                    f"the endpoint {self.endpoint} {said}; give the model name"
+                    + ("" if _VERSIONED.search(self.endpoint) else ", and check that the URL ends in /v1")
+                )
             self._resolved = served[0]
         elif served and self.model not in served:
             shown = ", ".join(safe_line(scrub(m), 80) for m in served[:10])
-            raise EndpointError(f"the endpoint {self.endpoint} does not serve model {self.model!r}; "
-                                f"it serves: {shown}")
+            raise EndpointError(f"the endpoint {self.endpoint} does not serve model {self.model!r}; it serves: {shown}")
         else:
             self._resolved = self.model
         return self._resolved
@@ -333,14 +368,21 @@ class ModelClient:
         try:
             checked = completion(reply, self.api, prompt_bytes=len(prompt.encode("utf-8")), max_tokens=max_tokens)
         except BadReply as exc:
-            raise EndpointError(scrub(f"the endpoint {self.endpoint} sent a broken reply to POST {path}: {exc}; "
-                                      "nothing was kept")) from None
+            raise EndpointError(
+                scrub(f"the endpoint {self.endpoint} sent a broken reply to POST {path}: {exc}; nothing was kept")
+            ) from None
         text, reason = scrub(checked.text), checked.finish_reason
         limit = answer_char_limit(max_tokens)
         if len(text) > limit:
             text, reason = text[:limit], CUT
-        return ModelAnswer(text=text, prompt_tokens=checked.prompt_tokens, completion_tokens=checked.completion_tokens,
-                           latency_ms=round(latency, 1), finish_reason=reason, server=server_timing(reply))
+        return ModelAnswer(
+            text=text,
+            prompt_tokens=checked.prompt_tokens,
+            completion_tokens=checked.completion_tokens,
+            latency_ms=round(latency, 1),
+            finish_reason=reason,
+            server=server_timing(reply),
+        )
 
     def describe(self) -> Mapping[str, Any]:
         """Return what a results file says about the model (endpoint, model, api, sampling; no key)."""

@@ -46,8 +46,15 @@ class HTTPFailure(Exception):
     no HTTP at all; ``"encoding"``, a compressed body nobody asked for).
     """
 
-    def __init__(self, reason: str, *, status: int | None = None, transient: bool = False,
-                 retry_after: float | None = None, kind: str = "connection") -> None:
+    def __init__(
+        self,
+        reason: str,
+        *,
+        status: int | None = None,
+        transient: bool = False,
+        retry_after: float | None = None,
+        kind: str = "connection",
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
@@ -81,7 +88,8 @@ def _connection(url: str, ends_at: float) -> tuple[http.client.HTTPConnection, s
     timeout = max(0.001, ends_at - time.monotonic())
     if parts.scheme == "https":
         connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.netloc, timeout=timeout, context=ssl.create_default_context())
+            parts.netloc, timeout=timeout, context=ssl.create_default_context()
+        )
     else:
         connection = http.client.HTTPConnection(parts.netloc, timeout=timeout)
     # http.client connects through this attribute: the name lookup is under the deadline too.
@@ -115,6 +123,7 @@ def _resolve(host: str, port: int, seconds: float) -> list[tuple[Any, ...]]:
 
 def _connector(ends_at: float) -> Any:
     """Return a ``socket.create_connection`` whose name lookup and connect end by ``ends_at``."""
+
     def create_connection(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
         host, port = address
         error: OSError | None = None
@@ -130,6 +139,7 @@ def _connector(ends_at: float) -> Any:
                 sock.close()
                 error = exc
         raise error or OSError(f"{host} has no address to connect to")
+
     return create_connection
 
 
@@ -167,12 +177,15 @@ def _read_capped(reply: http.client.HTTPResponse, ends_at: float, max_bytes: int
         chunk = reply.read1(_CHUNK)
         if not chunk:
             if refuse and reply.length:  # the connection ended before the Content-Length it promised
-                raise HTTPFailure(f"sent a reply cut off before its end ({size:,} of {size + reply.length:,} bytes)",
-                                  transient=True, kind="cut_off")
+                raise HTTPFailure(
+                    f"sent a reply cut off before its end ({size:,} of {size + reply.length:,} bytes)",
+                    transient=True,
+                    kind="cut_off",
+                )
             return b"".join(chunks)
         size += len(chunk)
         if size > max_bytes and not refuse:
-            return b"".join(chunks) + chunk[:max_bytes - size + len(chunk)]
+            return b"".join(chunks) + chunk[: max_bytes - size + len(chunk)]
         if size > max_bytes:
             raise HTTPFailure(f"sent a reply larger than {size_text(max_bytes)}; refused", kind="too_large")
         chunks.append(chunk)
@@ -217,13 +230,21 @@ def _status_failure(url: str, reply: http.client.HTTPResponse, body: bytes) -> H
         here, there = urlsplit(url), urlsplit(target)
         where = "another origin" if (here.scheme, here.netloc) != (there.scheme, there.netloc) else "another path"
         shown = _quoted(f"{there.scheme}://{there.netloc}{there.path}") if there.netloc else "nowhere"
-        return HTTPFailure(f"answered with a redirect (HTTP {status}) to {where}, {shown}; contextlab does not "
-                           "follow redirects: give the final URL as the endpoint if you trust it",
-                           status=status, kind="redirect")
+        return HTTPFailure(
+            f"answered with a redirect (HTTP {status}) to {where}, {shown}; contextlab does not "
+            "follow redirects: give the final URL as the endpoint if you trust it",
+            status=status,
+            kind="redirect",
+        )
     transient = status == 429 or status >= 500
     said = _server_message(body)
-    return HTTPFailure(f"answered HTTP {status}" + (f" ({said})" if said else ""), status=status,
-                       transient=transient, retry_after=_retry_after(reply) if transient else None, kind="status")
+    return HTTPFailure(
+        f"answered HTTP {status}" + (f" ({said})" if said else ""),
+        status=status,
+        transient=transient,
+        retry_after=_retry_after(reply) if transient else None,
+        kind="status",
+    )
 
 
 def _broken(exc: Exception) -> HTTPFailure:
@@ -237,8 +258,15 @@ def _broken(exc: Exception) -> HTTPFailure:
     return HTTPFailure(f"the connection failed ({type(exc).__name__})", transient=True)
 
 
-def _send(connection: http.client.HTTPConnection, method: str, path: str, payload: bytes | None,
-          headers: dict[str, str], ends_at: float, max_bytes: int) -> tuple[http.client.HTTPResponse, bytes]:
+def _send(
+    connection: http.client.HTTPConnection,
+    method: str,
+    path: str,
+    payload: bytes | None,
+    headers: dict[str, str],
+    ends_at: float,
+    max_bytes: int,
+) -> tuple[http.client.HTTPResponse, bytes]:
     """Return the reply and its body, read within the deadline; socket errors are left to the caller."""
     connection.request(method, path, body=payload, headers=headers)
     if connection.sock is not None:
@@ -250,8 +278,15 @@ def _send(connection: http.client.HTTPConnection, method: str, path: str, payloa
     return reply, _read_capped(reply, ends_at, max_bytes)
 
 
-def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, deadline: float = 30.0,
-              max_bytes: int = DEFAULT_MAX_BYTES, method: str = "POST") -> HTTPReply:
+def post_json(
+    url: str,
+    body: Any,
+    *,
+    headers: dict[str, str] | None = None,
+    deadline: float = 30.0,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    method: str = "POST",
+) -> HTTPReply:
     """Return the reply to ``body`` sent as JSON to ``url``, read whole within ``deadline`` seconds.
 
     ``body`` None sends none (``method="GET"``). Raises ``HTTPFailure`` for no connection, a
@@ -260,8 +295,11 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
     """
     ends_at = time.monotonic() + deadline
     payload = None if body is None else json.dumps(body).encode("utf-8")
-    sent = {"Accept": "application/json", **({"Content-Type": "application/json"} if payload else {}),
-            **(headers or {})}
+    sent = {
+        "Accept": "application/json",
+        **({"Content-Type": "application/json"} if payload else {}),
+        **(headers or {}),
+    }
     connection, path = _connection(url, ends_at)
     watchdog = _Watchdog(connection, deadline)
     try:
@@ -277,11 +315,17 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
     except socket.gaierror:
         raise HTTPFailure("the host name does not resolve", kind="dns") from None
     except ssl.SSLCertVerificationError as exc:
-        raise HTTPFailure(f"its TLS certificate is not trusted here ({exc.verify_message or exc.reason}); if you "
-                          "trust it, point SSL_CERT_FILE at its authority's certificate", kind="tls") from None
+        raise HTTPFailure(
+            f"its TLS certificate is not trusted here ({exc.verify_message or exc.reason}); if you "
+            "trust it, point SSL_CERT_FILE at its authority's certificate",
+            kind="tls",
+        ) from None
     except ssl.SSLError as exc:
-        raise HTTPFailure(f"TLS failed ({exc.reason or type(exc).__name__}); does it serve https? a server of "
-                          "plain http needs an http:// endpoint", kind="tls") from None
+        raise HTTPFailure(
+            f"TLS failed ({exc.reason or type(exc).__name__}); does it serve https? a server of "
+            "plain http needs an http:// endpoint",
+            kind="tls",
+        ) from None
     except (ConnectionError, http.client.HTTPException, OSError) as exc:
         if watchdog.expired:
             raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
@@ -295,12 +339,16 @@ def post_json(url: str, body: Any, *, headers: dict[str, str] | None = None, dea
         raise _status_failure(url, reply, raw)
     encoding = (reply.getheader("Content-Encoding") or "identity").strip().lower()
     if encoding != "identity":  # http.client asks for identity: a gzip body is not the JSON it reads
-        raise HTTPFailure(f"sent a reply in the content encoding {_quoted(encoding)}, which contextlab did not "
-                          "ask for (it asks for identity)", kind="encoding")
+        raise HTTPFailure(
+            f"sent a reply in the content encoding {_quoted(encoding)}, which contextlab did not "
+            "ask for (it asks for identity)",
+            kind="encoding",
+        )
     try:
         return HTTPReply(reply.status, json.loads(raw.decode("utf-8")))
     except (UnicodeDecodeError, ValueError, RecursionError):
         start = raw.lstrip()[:1]
-        said = "an HTML page, not JSON" if start == b"<" else "an empty reply" if not start else \
-            "a reply that is not JSON"
+        said = (
+            "an HTML page, not JSON" if start == b"<" else "an empty reply" if not start else "a reply that is not JSON"
+        )
         raise HTTPFailure(f"sent {said}", kind="not_json") from None

@@ -16,8 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import InvalidInputError
 
-__all__ = ["API_KEY_VARIABLES", "SCRUBBED", "api_key", "api_key_source", "auth_headers", "refuse_key_in_url",
-           "scrub"]
+__all__ = ["API_KEY_VARIABLES", "SCRUBBED", "api_key", "api_key_source", "auth_headers", "refuse_key_in_url", "scrub"]
 
 #: Where the key is read from, in order. Nothing else is ever read or written.
 API_KEY_VARIABLES: tuple[str, ...] = ("CONTEXTLAB_API_KEY", "OPENAI_API_KEY")
@@ -44,8 +43,10 @@ def api_key() -> tuple[str | None, str | None]:
         value = os.environ.get(name, "").strip()
         if value:
             if not _HEADER_SAFE.fullmatch(value):
-                raise InvalidInputError(f"{name} holds a line break or another character an HTTP header cannot "
-                                        "carry; set it to the key alone, on one line")
+                raise InvalidInputError(
+                    f"{name} holds a line break or another character an HTTP header cannot "
+                    "carry; set it to the key alone, on one line"
+                )
             return value, name
     return None, None
 
@@ -84,8 +85,7 @@ def refuse_key_in_url(url: str) -> None:
     repeats the URL (it holds the secret).
     """
     parts = urlsplit(url)
-    advice = ("put the key in CONTEXTLAB_API_KEY and give the plain base URL, such as "
-              "http://127.0.0.1:8080/v1")
+    advice = "put the key in CONTEXTLAB_API_KEY and give the plain base URL, such as http://127.0.0.1:8080/v1"
     if "@" in parts.netloc:
         raise InvalidInputError(f"endpoint must not carry a user name or password; {advice}", field="endpoint")
     if parts.query or url.rstrip().endswith("?"):

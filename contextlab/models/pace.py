@@ -19,7 +19,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RunPace", "ServerTiming", "combined_pace", "estimate_seconds", "measured_pace", "remember_pace", "server_timing"]
+__all__ = [
+    "RunPace",
+    "ServerTiming",
+    "combined_pace",
+    "estimate_seconds",
+    "measured_pace",
+    "remember_pace",
+    "server_timing",
+]
 
 _MAX_MS = 86_400_000.0  # a day: no single request's timing is longer
 _MAX_TOKENS = 10_000_000
@@ -100,15 +108,19 @@ class RunPace:
         if not self.calls:
             return ["every answer came from the cache: nothing was sent"]
         rate = self.prompt_tokens_per_s or 0.0
-        out = [f"{self.calls} calls in {self.wall_s:.1f} s at concurrency {self.concurrency}: "
-               f"{rate:,.0f} prompt tokens/s, {self.wall_s / self.calls:.2f} s per call"]
+        out = [
+            f"{self.calls} calls in {self.wall_s:.1f} s at concurrency {self.concurrency}: "
+            f"{rate:,.0f} prompt tokens/s, {self.wall_s / self.calls:.2f} s per call"
+        ]
         if self.cached_share is not None:
             out.append(f"the server served {100 * self.cached_share:.0f}% of prompt tokens from its cache")
         busy = self.server_busy_s
         if busy:
-            out.append(f"wall {self.wall_s:.1f} s against the server's own {busy:.1f} s "
-                       f"(its per-request times over {min(self.concurrency, self.calls)} in flight): "
-                       f"{self.wall_s / busy:.2f}x")
+            out.append(
+                f"wall {self.wall_s:.1f} s against the server's own {busy:.1f} s "
+                f"(its per-request times over {min(self.concurrency, self.calls)} in flight): "
+                f"{self.wall_s / busy:.2f}x"
+            )
         else:
             out.append("the server reports no timings of its own: wall time only")
         return out
@@ -117,17 +129,28 @@ class RunPace:
 def combined_pace(paces: Sequence[RunPace]) -> RunPace:
     """Return the paces of several batches (a run's looks) as one: calls, wall time and tokens summed."""
     concurrency = max((p.concurrency for p in paces), default=1)
-    return RunPace(sum(p.calls for p in paces), sum(p.wall_s for p in paces), concurrency,
-                   sum(p.prompt_tokens for p in paces), sum(p.completion_tokens for p in paces),
-                   tuple(t for p in paces for t in p.timings))
+    return RunPace(
+        sum(p.calls for p in paces),
+        sum(p.wall_s for p in paces),
+        concurrency,
+        sum(p.prompt_tokens for p in paces),
+        sum(p.completion_tokens for p in paces),
+        tuple(t for p in paces for t in p.timings),
+    )
 
 
 def measured_pace(answers: Sequence[Any], wall_s: float, concurrency: int) -> RunPace:
     """Return the ``RunPace`` of a batch's ``ModelAnswer`` list (``cached`` ones left out) over ``wall_s``."""
     sent = [a for a in answers if not a.cached]
     timings = tuple(a.server for a in sent if getattr(a, "server", None) is not None)
-    return RunPace(len(sent), wall_s, concurrency, sum(a.prompt_tokens or 0 for a in sent),
-                   sum(a.completion_tokens or 0 for a in sent), timings)
+    return RunPace(
+        len(sent),
+        wall_s,
+        concurrency,
+        sum(a.prompt_tokens or 0 for a in sent),
+        sum(a.completion_tokens or 0 for a in sent),
+        timings,
+    )
 
 
 def _memo_key(endpoint: str, model: str) -> str:
@@ -139,8 +162,10 @@ def remember_pace(cache: Any, endpoint: str, model: str, pace: RunPace) -> None:
     rate = pace.prompt_tokens_per_s
     if cache is None or rate is None or getattr(cache, "read_only", False):
         return
-    cache.memo_put(_memo_key(endpoint, model), json.dumps({"prompt_tokens_per_s": rate, "calls": pace.calls,
-                                                           "concurrency": pace.concurrency}))
+    cache.memo_put(
+        _memo_key(endpoint, model),
+        json.dumps({"prompt_tokens_per_s": rate, "calls": pace.calls, "concurrency": pace.concurrency}),
+    )
 
 
 def estimate_seconds(cache: Any, endpoint: str, model: str, prompt_tokens: int) -> tuple[float, str] | None:
@@ -153,5 +178,8 @@ def estimate_seconds(cache: Any, endpoint: str, model: str, prompt_tokens: int) 
         return None
     if not rate > 0:
         return None
-    return (prompt_tokens / rate, f"at the {rate:,.0f} prompt tokens/s measured over the last {calls} calls "
-                                  f"to this endpoint (concurrency {concurrency})")
+    return (
+        prompt_tokens / rate,
+        f"at the {rate:,.0f} prompt tokens/s measured over the last {calls} calls "
+        f"to this endpoint (concurrency {concurrency})",
+    )

@@ -16,8 +16,7 @@ from ..errors import InvalidInputError
 from ..types import Document
 from ..validation import text
 
-__all__ = ["QA_INSTRUCTION", "CLOSED_BOOK_INSTRUCTION", "QATemplate", "Shot", "paper_documents",
-           "DEFAULT_TEMPLATE"]
+__all__ = ["QA_INSTRUCTION", "CLOSED_BOOK_INSTRUCTION", "QATemplate", "Shot", "paper_documents", "DEFAULT_TEMPLATE"]
 
 #: The instruction of the paper's multi-document QA prompt (Liu et al. 2024, Figure 2).
 QA_INSTRUCTION = (
@@ -54,8 +53,9 @@ class QATemplate:
         for name in ("instruction", "closed_book_instruction", "answer_prefix"):
             text(name, getattr(self, name))
         if "{question}" not in text("question_format", self.question_format):
-            raise InvalidInputError("question_format must contain {question}, e.g. 'Question: {question}'",
-                                    field="question_format")
+            raise InvalidInputError(
+                "question_format must contain {question}, e.g. 'Question: {question}'", field="question_format"
+            )
 
     def _part(self, documents: str, question: str) -> str:
         head = f"{documents.strip()}\n\n" if documents.strip() else ""

@@ -19,8 +19,7 @@ from typing import Any
 from ..safe_text import terminal_safe
 from ..validation import message_value
 
-__all__ = ["BadReply", "Completion", "MAX_ID_CHARS", "answer_char_limit", "completion", "model_ids",
-           "safe_line"]
+__all__ = ["BadReply", "Completion", "MAX_ID_CHARS", "answer_char_limit", "completion", "model_ids", "safe_line"]
 
 #: How long a model id may be once shown (the rest is cut with "...").
 MAX_ID_CHARS = 200
@@ -62,8 +61,9 @@ def _count(usage: dict[str, Any], name: str, most: int) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-        raise BadReply(f"usage.{name} is {message_value(value)}, not a token count this request can have "
-                       f"(0 to {most:,})")
+        raise BadReply(
+            f"usage.{name} is {message_value(value)}, not a token count this request can have (0 to {most:,})"
+        )
     return value
 
 
@@ -73,8 +73,10 @@ def _usage(body: dict[str, Any], prompt_bytes: int, max_tokens: int) -> tuple[in
         return None, None
     if not isinstance(usage, dict):
         raise BadReply(f"usage is {type(usage).__name__} {message_value(usage)}, not an object of token counts")
-    return (_count(usage, "prompt_tokens", prompt_bytes + _TEMPLATE_TOKENS),
-            _count(usage, "completion_tokens", 2 * max_tokens + 16))
+    return (
+        _count(usage, "prompt_tokens", prompt_bytes + _TEMPLATE_TOKENS),
+        _count(usage, "completion_tokens", 2 * max_tokens + 16),
+    )
 
 
 def _text(choice: dict[str, Any], api: str) -> str:
@@ -107,19 +109,18 @@ def completion(body: Any, api: str, *, prompt_bytes: int, max_tokens: int) -> Co
     if reason is not None and not isinstance(reason, str):
         raise BadReply(f"choices[0].finish_reason is {message_value(reason)}, not text")
     prompt_tokens, completion_tokens = _usage(body, prompt_bytes, max_tokens)
-    return Completion(_text(choice, api), safe_line(reason, 40) if reason else None, prompt_tokens,
-                      completion_tokens)
+    return Completion(_text(choice, api), safe_line(reason, 40) if reason else None, prompt_tokens, completion_tokens)
 
 
 def model_ids(body: Any) -> list[str]:
     """Return the ids a ``GET /models`` reply lists (as sent), or raise ``BadReply``."""
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
-        raise BadReply("the reply to GET /models is not a model list ({\"data\": [{\"id\": ...}]})")
+        raise BadReply('the reply to GET /models is not a model list ({"data": [{"id": ...}]})')
     ids = []
     for i, entry in enumerate(data):
         if not isinstance(entry, dict):
-            raise BadReply(f"GET /models: data[{i}] is {message_value(entry)}, not a model ({{\"id\": ...}})")
+            raise BadReply(f'GET /models: data[{i}] is {message_value(entry)}, not a model ({{"id": ...}})')
         model = entry.get("id")
         if not isinstance(model, str):
             raise BadReply(f"GET /models: data[{i}].id is {message_value(model)}, not a model id")

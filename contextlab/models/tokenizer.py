@@ -71,8 +71,7 @@ class EndpointTokenizer:
     Thread-safe; each distinct text is counted once (the ``_MEMO_SIZE`` most recent kept).
     """
 
-    def __init__(self, endpoint: str, model: str | None = None, *, timeout: float = 30.0,
-                 store: Any = None) -> None:
+    def __init__(self, endpoint: str, model: str | None = None, *, timeout: float = 30.0, store: Any = None) -> None:
         self.endpoint = check_endpoint_url(endpoint)
         self.root = server_root(endpoint)
         #: A ``ResponseCache`` that keeps counts and cuts across runs (so a rerun needs no server).
@@ -86,16 +85,24 @@ class EndpointTokenizer:
 
     def _post(self, path: str, body: dict[str, Any], text: str, does: str = "count tokens") -> dict[str, Any]:
         try:
-            reply = post_json(self.root + path, body, headers=auth_headers(), deadline=self.timeout,
-                              max_bytes=64 * 1024 + 32 * len(text.encode("utf-8")))
+            reply = post_json(
+                self.root + path,
+                body,
+                headers=auth_headers(),
+                deadline=self.timeout,
+                max_bytes=64 * 1024 + 32 * len(text.encode("utf-8")),
+            )
         except HTTPFailure as exc:
             if exc.kind == "timeout":  # it was reached: this route is slow (or the whole server is stuck)
-                raise EndpointError(f"{self.root}{path} did not answer within {self.timeout:g} s; is the server "
-                                    "overloaded? try again when it answers") from None
+                raise EndpointError(
+                    f"{self.root}{path} did not answer within {self.timeout:g} s; is the server "
+                    "overloaded? try again when it answers"
+                ) from None
             if exc.status is None and exc.kind in _UNREACHED:
                 raise EndpointError(scrub(unreachable(self.endpoint, exc.reason, exc.kind))) from None
-            raise EndpointError(scrub(f"{self.root}{path} {exc.reason}; it cannot {does}"),
-                                status=exc.status or 0) from None
+            raise EndpointError(
+                scrub(f"{self.root}{path} {exc.reason}; it cannot {does}"), status=exc.status or 0
+            ) from None
         self.requests += 1
         if not isinstance(reply.body, dict):
             raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot {does}", status=0)
@@ -111,12 +118,16 @@ class EndpointTokenizer:
             raise EndpointError(f"{self.root}/tokenize gave no token list; it cannot count tokens", status=0)
         ids = [t.get("id") if isinstance(t, dict) else t for t in tokens]
         if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in ids):
-            raise EndpointError(f"{self.root}/tokenize gave token ids that are not whole numbers; "
-                                "it cannot count tokens", status=0)
+            raise EndpointError(
+                f"{self.root}/tokenize gave token ids that are not whole numbers; it cannot count tokens", status=0
+            )
         if not _plausible(text, len(ids)):
-            raise EndpointError(f"{self.root}/tokenize counted {len(ids):,} tokens in a text of "
-                                f"{len(text.encode('utf-8')):,} bytes, which cannot be true; its counts are not "
-                                "used", status=0)
+            raise EndpointError(
+                f"{self.root}/tokenize counted {len(ids):,} tokens in a text of "
+                f"{len(text.encode('utf-8')):,} bytes, which cannot be true; its counts are not "
+                "used",
+                status=0,
+            )
         return ids
 
     def _stored(self, kind: str, text: str, extra: str = "") -> tuple[str, str | None]:
@@ -164,8 +175,11 @@ class EndpointTokenizer:
             said = self._post("/detokenize", {"tokens": ids[:max_tokens]}, text, "cut text to a budget").get("content")
             cut = _start_of(text, said)
             if cut is None:
-                raise EndpointError(f"{self.root}/detokenize gave back no text, or text that is not the start of the "
-                                    "text it was given; it cannot cut text to a budget", status=0)
+                raise EndpointError(
+                    f"{self.root}/detokenize gave back no text, or text that is not the start of the "
+                    "text it was given; it cannot cut text to a budget",
+                    status=0,
+                )
         if key:
             self.store.memo_put(key, cut)
         return cut
@@ -178,8 +192,9 @@ def _refusal_key(tokenizer: EndpointTokenizer) -> str:
     return "tok:refused:" + hashlib.sha256(f"{tokenizer.root}\0{tokenizer.model or ''}".encode()).hexdigest()
 
 
-def endpoint_tokenizer(endpoint: str, model: str | None = None, *,
-                       store: Any = None) -> tuple[EndpointTokenizer | None, str | None]:
+def endpoint_tokenizer(
+    endpoint: str, model: str | None = None, *, store: Any = None
+) -> tuple[EndpointTokenizer | None, str | None]:
     """Return ``(tokenizer, None)`` when the endpoint counts tokens, else ``(None, why not)`` (OpenAI, Ollama).
 
     ``why not`` is one line (``/tokenize answered HTTP 404``, or a count that cannot be true).

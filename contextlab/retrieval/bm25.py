@@ -45,8 +45,9 @@ def document_counts(conn: sqlite3.Connection, terms: list[str]) -> tuple[int, di
     """Return the number of stored documents and, per term, how many hold it."""
     n_rows = conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
     hits = {
-        term: conn.execute("SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
-                           (f'"{term}"',)).fetchone()[0]
+        term: conn.execute("SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (f'"{term}"',)).fetchone()[
+            0
+        ]
         for term in terms
     }
     return n_rows, hits
@@ -75,7 +76,10 @@ def _idf(n_rows: int, hits: int) -> float:
 
 
 def rank(
-    conn: sqlite3.Connection, match: str, terms: list[str], top_k: int,
+    conn: sqlite3.Connection,
+    match: str,
+    terms: list[str],
+    top_k: int,
     counts: tuple[int, dict[str, int]] | None = None,
 ) -> list[tuple[int, float, float]]:
     """Return ``(rowid, score, bm25)`` of the best ``top_k`` matches (see the module docstring).

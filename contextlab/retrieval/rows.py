@@ -30,9 +30,7 @@ def document_rows(docs: list[Any], ids: Sequence[Any]) -> list[Row]:
     rows = []
     for i, doc in enumerate(docs):
         if not isinstance(doc, Document):
-            raise InvalidInputError(
-                f"document {i}: expected a Document or a string, got {type(doc).__name__}"
-            )
+            raise InvalidInputError(f"document {i}: expected a Document or a string, got {type(doc).__name__}")
         if not isinstance(doc.content, str) or not doc.content.strip():
             raise InvalidInputError(f"document {i}: content must be non-empty text")
         try:
@@ -98,8 +96,7 @@ def _document_id(doc: Document, given: Any) -> str:
 
 def put_row(conn: sqlite3.Connection, row: Row, *, origin: str | None) -> str:
     """Store one row under its id; return "added", "replaced" or "unchanged"."""
-    old = conn.execute(f"SELECT rowid, {COLUMNS}, origin FROM documents WHERE id = ?",
-                       (row[0],)).fetchone()
+    old = conn.execute(f"SELECT rowid, {COLUMNS}, origin FROM documents WHERE id = ?", (row[0],)).fetchone()
     if old is not None:
         if tuple(old[1:7]) == tuple(row):
             if old[7] != origin and origin is not None:
@@ -108,11 +105,8 @@ def put_row(conn: sqlite3.Connection, row: Row, *, origin: str | None) -> str:
             return "unchanged"
         conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (old[0],))
         conn.execute("DELETE FROM documents WHERE rowid = ?", (old[0],))
-    cur = conn.execute(
-        f"INSERT INTO documents ({COLUMNS}, origin) VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, origin)
-    )
-    conn.execute("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)",
-                 (cur.lastrowid, index_text(row[1])))
+    cur = conn.execute(f"INSERT INTO documents ({COLUMNS}, origin) VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, origin))
+    conn.execute("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)", (cur.lastrowid, index_text(row[1])))
     return "added" if old is None else "replaced"
 
 

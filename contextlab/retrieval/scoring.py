@@ -39,13 +39,14 @@ class ScoringOutcome:
         if not self.scored:
             return None
         if self.scored == total:
-            note = (f"{self.scored} document(s) had no score and were scored against the query "
-                    "(BM25, 0-1)")
+            note = f"{self.scored} document(s) had no score and were scored against the query (BM25, 0-1)"
         else:
-            note = (f"{self.scored} of {total} documents had no score and were scored against the "
-                    f"query (BM25, 0-1); the other {total - self.scored} keep the scores they came "
-                    "with, which are on the retriever's scale, not BM25's, so the two kinds do not "
-                    "compare directly")
+            note = (
+                f"{self.scored} of {total} documents had no score and were scored against the "
+                f"query (BM25, 0-1); the other {total - self.scored} keep the scores they came "
+                "with, which are on the retriever's scale, not BM25's, so the two kinds do not "
+                "compare directly"
+            )
         return f"{note}; {self.query_note}" if self.query_note else note
 
 
@@ -65,8 +66,7 @@ def score_unscored(documents: Sequence[Document], query: str) -> ScoringOutcome:
     return ScoringOutcome(scored, len(missing), query_note)
 
 
-def score_documents(documents: Sequence[Document], query: str, *,
-                    only_missing: bool = True) -> list[Document]:
+def score_documents(documents: Sequence[Document], query: str, *, only_missing: bool = True) -> list[Document]:
     """Return copies of ``documents`` with BM25 scores against ``query`` (normalised to [0, 1]).
 
     By default only documents without a score (``metadata["score_missing"]``) are scored and
@@ -78,8 +78,7 @@ def score_documents(documents: Sequence[Document], query: str, *,
     return _score(documents, query, set(range(len(documents))))[0]
 
 
-def _score(documents: Sequence[Document], query: str,
-           targets: set[int]) -> tuple[list[Document], str | None]:
+def _score(documents: Sequence[Document], query: str, targets: set[int]) -> tuple[list[Document], str | None]:
     text("query", query)
     docs = list(documents)
     for i, doc in enumerate(docs):
@@ -89,8 +88,7 @@ def _score(documents: Sequence[Document], query: str,
         return docs, None
     if not query_terms(query):
         raise InvalidInputError(
-            "cannot score documents: the query has no words; type a query, or give the "
-            "documents scores"
+            "cannot score documents: the query has no words; type a query, or give the documents scores"
         )
     scores, query_note = _bm25(docs, query)
     out = []

@@ -17,8 +17,17 @@ from urllib.parse import quote
 from ..errors import StoreError
 from .terms import index_text
 
-__all__ = ["SCHEMA_VERSION", "BUSY_TIMEOUT_S", "connect", "prepare_schema", "check_schema",
-           "store_errors", "read_only_reason", "hot_journal", "roll_back_quietly"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "BUSY_TIMEOUT_S",
+    "connect",
+    "prepare_schema",
+    "check_schema",
+    "store_errors",
+    "read_only_reason",
+    "hot_journal",
+    "roll_back_quietly",
+]
 
 # 2: the index holds ``terms.index_text`` of each document (1 held the raw text).
 # 3: each document records the file it was indexed from (``origin``).
@@ -46,8 +55,7 @@ def connect(path: str, *, memory: bool, read_only: bool) -> sqlite3.Connection:
         if read_only:
             conn = _connect_read_only(path)
         else:
-            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False,
-                                   isolation_level=None)
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         if not memory and not read_only:
             _leave_wal(conn)
@@ -107,8 +115,7 @@ def _connect_read_only(path: str) -> sqlite3.Connection:
     if journal is not None:
         _roll_back(path, journal)
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False,
-                           isolation_level=None)
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
     try:
         conn.execute("PRAGMA user_version").fetchone()
     except sqlite3.OperationalError:
@@ -118,8 +125,7 @@ def _connect_read_only(path: str) -> sqlite3.Connection:
         conn.close()
         if read_only_reason(path) != "its folder is read-only":
             raise
-        conn = sqlite3.connect(f"{uri}&immutable=1", uri=True, check_same_thread=False,
-                               isolation_level=None)
+        conn = sqlite3.connect(f"{uri}&immutable=1", uri=True, check_same_thread=False, isolation_level=None)
     return conn
 
 
@@ -155,8 +161,7 @@ def _read_schema(conn: sqlite3.Connection) -> tuple[int, set[str]]:
 
 def _is_store(version: int, tables: set[str]) -> bool:
     """Return True for a contextlab store (of any version) or a database with no tables of ours."""
-    foreign = {t for t in tables - _TABLES
-               if not t.startswith(_FTS_SHADOWS) and not t.startswith("sqlite_")}
+    foreign = {t for t in tables - _TABLES if not t.startswith(_FTS_SHADOWS) and not t.startswith("sqlite_")}
     known = 0 < version <= SCHEMA_VERSION and _TABLES <= tables
     return not foreign and (known or (version == 0 and not tables & _TABLES))
 
@@ -208,15 +213,15 @@ def _upgrade(conn: sqlite3.Connection, version: int) -> None:
         )
         # Porter stemming so "documents" finds "document"; diacritics folded.
         conn.execute(
-            "CREATE VIRTUAL TABLE documents_fts USING fts5("
-            "content, tokenize = 'porter unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE documents_fts USING fts5(content, tokenize = 'porter unicode61 remove_diacritics 2')"
         )
     if version == 1:
         # Re-index what an older version stored, with the tokenizer queries use now.
         conn.create_function("contextlab_index_text", 1, index_text, deterministic=True)
         conn.execute("DELETE FROM documents_fts")
-        conn.execute("INSERT INTO documents_fts (rowid, content)"
-                     " SELECT rowid, contextlab_index_text(content) FROM documents")
+        conn.execute(
+            "INSERT INTO documents_fts (rowid, content) SELECT rowid, contextlab_index_text(content) FROM documents"
+        )
     if 0 < version < 3:
         conn.execute("ALTER TABLE documents ADD COLUMN origin TEXT")
     conn.execute("CREATE INDEX IF NOT EXISTS documents_origin ON documents (origin)")
@@ -237,23 +242,31 @@ def _explain(exc: sqlite3.Error, path: str, action: str) -> str:
     low = text.lower()
     if "readonly" in low or "read-only" in low:
         why = read_only_reason(path) or "it is open read-only"
-        return (f"cannot {action} store {path!r}: {why}; search it as it is, or copy it "
-                "somewhere writable to change it")
+        return f"cannot {action} store {path!r}: {why}; search it as it is, or copy it somewhere writable to change it"
     if "not a database" in low:
-        return (f"cannot {action} store {path!r}: the file is not a SQLite database, or is "
-                "damaged; give the path of a contextlab store or of a new file")
+        return (
+            f"cannot {action} store {path!r}: the file is not a SQLite database, or is "
+            "damaged; give the path of a contextlab store or of a new file"
+        )
     if "malformed" in low or "corrupt" in low:
-        return (f"store {path!r} is damaged ({text}); index your files into a new store, or "
-                "restore this one from a backup")
+        return (
+            f"store {path!r} is damaged ({text}); index your files into a new store, or restore this one from a backup"
+        )
     if "disk is full" in low or "database or disk is full" in low:
-        return (f"cannot {action} store {path!r}: the disk is full; nothing of this write was "
-                "stored (the store is as it was): free some space and try again")
+        return (
+            f"cannot {action} store {path!r}: the disk is full; nothing of this write was "
+            "stored (the store is as it was): free some space and try again"
+        )
     if "disk i/o error" in low:
-        return (f"cannot {action} store {path!r}: a disk I/O error (a full disk, a removed drive "
-                "or a failing one); nothing of this write was stored: check the disk and try again")
+        return (
+            f"cannot {action} store {path!r}: a disk I/O error (a full disk, a removed drive "
+            "or a failing one); nothing of this write was stored: check the disk and try again"
+        )
     if "locked" in low or "busy" in low:
-        return (f"cannot {action} store {path!r}: another process kept it locked for over "
-                f"{BUSY_TIMEOUT_S:g} s; try again when it has finished")
+        return (
+            f"cannot {action} store {path!r}: another process kept it locked for over "
+            f"{BUSY_TIMEOUT_S:g} s; try again when it has finished"
+        )
     if "unable to open" in low:
         return f"cannot {action} store {path!r}: {text}; check the path and its permissions"
     return f"cannot {action} store {path!r}: {text}"

@@ -28,14 +28,11 @@ from ..types import Document
 from ..validation import text, whole_number
 from .bm25 import document_counts, informative_terms, rank
 from .injection import MAX_TOP_K, RetrievalResult
-from .rows import (COLUMNS, delete_row, document_rows, own_id, put_row, refuse_shared_ids,
-                   source_ids)
-from .sqlite import (check_schema, connect, prepare_schema, read_only_reason, roll_back_quietly,
-                     store_errors)
+from .rows import COLUMNS, delete_row, document_rows, own_id, put_row, refuse_shared_ids, source_ids
+from .sqlite import check_schema, connect, prepare_schema, read_only_reason, roll_back_quietly, store_errors
 from .terms import MAX_QUERY_TERMS, MAX_QUERY_WORDS, match_expression, query_terms
 
 __all__ = ["SQLiteBackend", "IndexReport", "SearchOutcome"]
-
 
 
 @dataclass(frozen=True)
@@ -67,9 +64,11 @@ class SearchOutcome:
         """Return one sentence on the query words left out (None when none were)."""
         if not self.left_out:
             return None
-        return (f"the query has {len(self.searched) + self.left_out:,} search words; the "
-                f"{len(self.searched)} most informative (held by the fewest stored documents) "
-                f"were searched, {self.left_out:,} left out")
+        return (
+            f"the query has {len(self.searched) + self.left_out:,} search words; the "
+            f"{len(self.searched)} most informative (held by the fewest stored documents) "
+            f"were searched, {self.left_out:,} left out"
+        )
 
 
 class SQLiteBackend:
@@ -83,13 +82,11 @@ class SQLiteBackend:
     connection per thread, in-memory stores one connection behind a lock; writes are serialised.
     """
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:", *,
-                 read_only: bool | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", *, read_only: bool | None = None) -> None:
         self._memory = str(path) in ("", ":memory:")
         self.path = str(path) if self._memory else str(Path(path).expanduser())
         if read_only is None:
-            read_only = (not self._memory and Path(self.path).is_file()
-                         and read_only_reason(self.path) is not None)
+            read_only = not self._memory and Path(self.path).is_file() and read_only_reason(self.path) is not None
         if read_only and self._memory:
             raise InvalidInputError("read_only needs a store file; an in-memory store starts empty")
         self.read_only: bool = read_only
@@ -108,8 +105,10 @@ class SQLiteBackend:
                 conn = self._conn()
                 if read_only:
                     if check_schema(conn, self.path) == 0:
-                        raise StoreError(f"{self.path!r} is not a contextlab store (it is empty); "
-                                         f"create one with `contextlab index {self.path} FILE...`")
+                        raise StoreError(
+                            f"{self.path!r} is not a contextlab store (it is empty); "
+                            f"create one with `contextlab index {self.path} FILE...`"
+                        )
                 else:
                     prepare_schema(conn, self.path)
         except BaseException:
@@ -123,17 +122,18 @@ class SQLiteBackend:
         if self.read_only and not path.is_file():
             raise StoreError(f"no store at {self.path!r} (opened read-only, so none is created)")
         if not path.parent.is_dir():
-            raise StoreError(
-                f"cannot create store {self.path!r}: folder {str(path.parent)!r} does not exist"
-            )
+            raise StoreError(f"cannot create store {self.path!r}: folder {str(path.parent)!r} does not exist")
         reason = None if self.read_only else read_only_reason(self.path)
         if reason and not path.exists():
-            raise StoreError(f"cannot create store {self.path!r}: its folder is read-only; "
-                             "give a path in a folder you can write to")
+            raise StoreError(
+                f"cannot create store {self.path!r}: its folder is read-only; give a path in a folder you can write to"
+            )
         if reason:
             # Asked to write (read_only=False): say so now, not after the work is done.
-            raise StoreError(f"cannot write to store {self.path!r}: {reason}; search it as it "
-                             "is, or copy it somewhere writable to change it")
+            raise StoreError(
+                f"cannot write to store {self.path!r}: {reason}; search it as it "
+                "is, or copy it somewhere writable to change it"
+            )
 
     # -- connections ------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -159,8 +159,10 @@ class SQLiteBackend:
     def _transaction(self, action: str) -> Iterator[sqlite3.Connection]:
         if self.read_only:
             why = read_only_reason(self.path) or "it was opened read-only"
-            raise StoreError(f"cannot {action} store {self.path!r}: {why}; search it as it is, "
-                             "or copy it somewhere writable to change it")
+            raise StoreError(
+                f"cannot {action} store {self.path!r}: {why}; search it as it is, "
+                "or copy it somewhere writable to change it"
+            )
         with self._write_lock, store_errors(self.path, action):
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
@@ -195,9 +197,7 @@ class SQLiteBackend:
         return f"<SQLiteBackend {self.path!r}>"
 
     # -- writing ----------------------------------------------------------------------
-    def add(
-        self, documents: Iterable[Document | str], *, ids: Sequence[str] | None = None
-    ) -> list[str]:
+    def add(self, documents: Iterable[Document | str], *, ids: Sequence[str] | None = None) -> list[str]:
         """Store ``documents`` and return their ids, in order.
 
         A document's id is ``ids[i]`` when given, else its ``metadata["id"]``, else its source
@@ -240,24 +240,26 @@ class SQLiteBackend:
             places = [origin]
         else:
             places = [f"{origin}#{i}" for i in range(1, len(docs) + 1)]
-        rows = document_rows(docs, [own_id(d) or by_source or place
-                            for d, by_source, place in zip(docs, source_ids(docs), places)])
+        rows = document_rows(
+            docs, [own_id(d) or by_source or place for d, by_source, place in zip(docs, source_ids(docs), places)]
+        )
         refuse_shared_ids(rows, origin=origin)
         counts: Counter[str] = Counter()
         with self._transaction("write to") as conn:
             new_ids = {row[0] for row in rows}
-            held = [] if origin is None else conn.execute(
-                "SELECT id FROM documents WHERE origin = ?", (origin,)).fetchall()
+            held = (
+                []
+                if origin is None
+                else conn.execute("SELECT id FROM documents WHERE origin = ?", (origin,)).fetchall()
+            )
             for (doc_id,) in held:
                 if doc_id not in new_ids:
                     counts["removed"] += delete_row(conn, doc_id)
             for row in rows:
                 counts[put_row(conn, row, origin=origin)] += 1
         if self._publishes:
-            events.publish(events.memory_store, self,
-                           {"num_documents": len(rows), "ids": [r[0] for r in rows]})
-        return IndexReport(origin, counts["added"], counts["replaced"], counts["unchanged"],
-                           counts["removed"])
+            events.publish(events.memory_store, self, {"num_documents": len(rows), "ids": [r[0] for r in rows]})
+        return IndexReport(origin, counts["added"], counts["replaced"], counts["unchanged"], counts["removed"])
 
     def remove(self, ids: Iterable[str]) -> int:
         """Delete the documents with these ids and return how many were stored (unknown ids are ignored)."""
@@ -276,12 +278,10 @@ class SQLiteBackend:
         counts: dict[str, int] = {}
         with self._transaction("delete from") as conn:
             for name in names:
-                found = conn.execute("SELECT id FROM documents WHERE origin = ? OR source = ?",
-                                     (name, name)).fetchall()
+                found = conn.execute("SELECT id FROM documents WHERE origin = ? OR source = ?", (name, name)).fetchall()
                 counts[name] = sum(delete_row(conn, doc_id) for (doc_id,) in found)
         if self._publishes:
-            events.publish(events.memory_delete, self,
-                           {"requested": len(names), "removed": sum(counts.values())})
+            events.publish(events.memory_delete, self, {"requested": len(names), "removed": sum(counts.values())})
         return counts
 
     # -- reading ----------------------------------------------------------------------
@@ -298,19 +298,22 @@ class SQLiteBackend:
         """Return which of ``names`` are the id or the source of a stored document."""
         wanted = json.dumps(sorted({str(n) for n in names}))
         with self._reading() as conn:
-            return {r[0] for r in conn.execute(
-                "SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM documents)"
-                " OR value IN (SELECT source FROM documents WHERE source IS NOT NULL)", (wanted,))}
+            return {
+                r[0]
+                for r in conn.execute(
+                    "SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM documents)"
+                    " OR value IN (SELECT source FROM documents WHERE source IS NOT NULL)",
+                    (wanted,),
+                )
+            }
 
     def get(self, doc_id: str) -> Document | None:
         """Return the stored document with this id (score 1.0), or None."""
         with self._reading() as conn:
-            row = conn.execute(f"SELECT {COLUMNS} FROM documents WHERE id = ?",
-                               (str(doc_id),)).fetchone()
+            row = conn.execute(f"SELECT {COLUMNS} FROM documents WHERE id = ?", (str(doc_id),)).fetchone()
         if row is None:
             return None
-        return Document(content=row[1], source=row[2], metadata=json.loads(row[3]),
-                        timestamp=row[4], importance=row[5])
+        return Document(content=row[1], source=row[2], metadata=json.loads(row[3]), timestamp=row[4], importance=row[5])
 
     def retrieve(self, query: str, top_k: int = 5) -> list[RetrievalResult]:
         """Return at most ``top_k`` documents matching ``query``, best first, scores in [0, 1]."""
@@ -334,13 +337,11 @@ class SQLiteBackend:
                 try:
                     counts = document_counts(conn, examined)
                     searched = informative_terms(examined, counts[1], MAX_QUERY_TERMS)
-                    ranked = rank(conn, match_expression(searched), searched, top_k, counts) \
-                        if searched else []
+                    ranked = rank(conn, match_expression(searched), searched, top_k, counts) if searched else []
                     rows = {
                         r[0]: r[1:]
                         for r in conn.execute(
-                            f"SELECT rowid, {COLUMNS} FROM documents"
-                            " WHERE rowid IN (SELECT value FROM json_each(?))",
+                            f"SELECT rowid, {COLUMNS} FROM documents WHERE rowid IN (SELECT value FROM json_each(?))",
                             (json.dumps([rowid for rowid, _, _ in ranked]),),
                         )
                     }
@@ -351,8 +352,7 @@ class SQLiteBackend:
             events.publish(
                 events.memory_retrieve,
                 self,
-                {"context_injection": False, "query": query, "num_results": len(results),
-                 "top_k": top_k},
+                {"context_injection": False, "query": query, "num_results": len(results), "top_k": top_k},
             )
         return SearchOutcome(results, tuple(searched), len(words) - len(searched))
 

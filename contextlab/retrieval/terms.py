@@ -17,8 +17,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOPWORDS", "MAX_QUERY_TERMS", "MAX_QUERY_WORDS", "words", "index_text",
-           "query_terms", "match_expression", "fts_query"]
+__all__ = [
+    "STOPWORDS",
+    "MAX_QUERY_TERMS",
+    "MAX_QUERY_WORDS",
+    "words",
+    "index_text",
+    "query_terms",
+    "match_expression",
+    "fts_query",
+]
 
 #: The most words one search looks for: a longer query keeps its most informative ones
 #: (``bm25.informative_terms``) and says how many it left out.
@@ -38,7 +46,8 @@ _NOT_STEMS = {"can": "can", "won": "will", "shan": "shall", "ain": "is"}
 #: scikit-learn's core, with the pieces contractions leave). In a handful of documents
 #: retrieved for one question "the" or "and" can be rarer than the topic word, and would
 #: outweigh it.
-STOPWORDS: frozenset[str] = frozenset("""
+STOPWORDS: frozenset[str] = frozenset(
+    """
 a about above after again against all also am an and any are aren as at be because been before
 being below between both but by can cannot could couldn d did didn do does doesn doing don down
 during each either else etc ever every few for from further had hadn has hasn have
@@ -50,7 +59,8 @@ the their theirs them themselves then there these they this those though through
 under until up upon us ve very via was wasn we were weren what whatever when where whether which
 while who whom whose why will with within without won would wouldn y yet you your yours yourself
 yourselves
-""".split())
+""".split()
+)
 
 
 def words(text: str) -> list[str]:

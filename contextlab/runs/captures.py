@@ -65,10 +65,17 @@ _write_lock = threading.Lock()
 # -- writing -------------------------------------------------------------------------------
 
 
-def capture_record(query: str, documents: Iterable[Document], settings: dict[str, Any],
-                   result: ContextResult | None, *, framework: str | None = None,
-                   time: datetime | None = None, gold_sources: Iterable[str] | None = None,
-                   answers: Iterable[str] | None = None) -> dict[str, Any]:
+def capture_record(
+    query: str,
+    documents: Iterable[Document],
+    settings: dict[str, Any],
+    result: ContextResult | None,
+    *,
+    framework: str | None = None,
+    time: datetime | None = None,
+    gold_sources: Iterable[str] | None = None,
+    answers: Iterable[str] | None = None,
+) -> dict[str, Any]:
     """Return the JSON object one capture line holds for a run."""
     stamp = (time or datetime.now(timezone.utc)).astimezone(timezone.utc)
     record: dict[str, Any] = {
@@ -99,8 +106,9 @@ def append_run(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
 # -- reading -------------------------------------------------------------------------------
 
 
-def iter_runs(source: str | os.PathLike[str] | IO[bytes], *, name: str | None = None,
-              max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[CapturedRun]:
+def iter_runs(
+    source: str | os.PathLike[str] | IO[bytes], *, name: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Iterator[CapturedRun]:
     """Yield the runs in a capture file or an OpenTelemetry/OpenInference export, one at a time.
 
     ``source`` is a path or a binary file object. Raises ``LoadError`` naming the record on the
@@ -119,8 +127,7 @@ def iter_runs(source: str | os.PathLike[str] | IO[bytes], *, name: str | None = 
         yield from _iter_stream(source, name or getattr(source, "name", "runs"), max_bytes)
 
 
-def runs_from_bytes(data: bytes, name: str = "runs", *,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> list[CapturedRun]:
+def runs_from_bytes(data: bytes, name: str = "runs", *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[CapturedRun]:
     """Return every run in ``data`` read as the file ``name`` (the lab's upload path)."""
     return list(iter_runs(io.BytesIO(data), name=name, max_bytes=max_bytes))
 
@@ -134,9 +141,7 @@ def read_run(source: str | os.PathLike[str], number: int) -> CapturedRun:
         seen = run.number
         if run.number == number:
             return run
-    raise InvalidInputError(
-        f"{Path(source).name} has {seen} run(s); choose a run number from 1 to {seen}"
-    )
+    raise InvalidInputError(f"{Path(source).name} has {seen} run(s); choose a run number from 1 to {seen}")
 
 
 def _iter_stream(fh: IO[bytes], name: str, max_bytes: int) -> Iterator[CapturedRun]:

@@ -21,8 +21,7 @@ from typing import Any
 from ..errors import LoadError
 from ..types import Document
 
-__all__ = ["otlp_spans", "retriever_run_fields", "is_dataframe_span", "dataframe_span",
-           "DOCUMENTS_PREFIX"]
+__all__ = ["otlp_spans", "retriever_run_fields", "is_dataframe_span", "dataframe_span", "DOCUMENTS_PREFIX"]
 
 #: Where OpenInference puts a retriever's documents among a span's attributes.
 DOCUMENTS_PREFIX = "retrieval.documents."
@@ -60,8 +59,9 @@ def is_dataframe_span(record: dict[str, Any]) -> bool:
 
 def dataframe_span(record: dict[str, Any]) -> dict[str, Any]:
     """Return a flat dataframe record (``attributes.input.value``, ``context.span_id``) as a span."""
-    attributes = {k[len("attributes."):]: v for k, v in record.items()
-                  if isinstance(k, str) and k.startswith("attributes.")}
+    attributes = {
+        k[len("attributes.") :]: v for k, v in record.items() if isinstance(k, str) and k.startswith("attributes.")
+    }
     if record.get("span_kind") is not None:
         attributes.setdefault("openinference.span.kind", record["span_kind"])
     return {
@@ -83,9 +83,14 @@ def retriever_run_fields(span: dict[str, Any], at: str) -> dict[str, Any] | None
     if str(kind).upper() != "RETRIEVER" and not has_docs:
         return None
     context = span.get("context") if isinstance(span.get("context"), dict) else {}
-    ids = {k: str(v) for k, v in (("trace_id", context.get("trace_id") or span.get("traceId")),
-                                   ("span_id", context.get("span_id") or span.get("spanId")))
-           if v}
+    ids = {
+        k: str(v)
+        for k, v in (
+            ("trace_id", context.get("trace_id") or span.get("traceId")),
+            ("span_id", context.get("span_id") or span.get("spanId")),
+        )
+        if v
+    }
     return {
         "query": _span_query(attrs),
         "documents": _span_documents(attrs, at),
@@ -132,8 +137,7 @@ def _otlp_value(value: Any) -> Any:
     if "arrayValue" in value:
         return [_otlp_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
     if "kvlistValue" in value:
-        return {kv.get("key"): _otlp_value(kv.get("value"))
-                for kv in (value["kvlistValue"] or {}).get("values", [])}
+        return {kv.get("key"): _otlp_value(kv.get("value")) for kv in (value["kvlistValue"] or {}).get("values", [])}
     return None
 
 
@@ -142,7 +146,7 @@ def _span_documents(attrs: dict[str, Any], at: str) -> list[Document]:
     for key, value in attrs.items():
         if not key.startswith(DOCUMENTS_PREFIX):
             continue
-        index, _, rest = key[len(DOCUMENTS_PREFIX):].partition(".")
+        index, _, rest = key[len(DOCUMENTS_PREFIX) :].partition(".")
         if not index.isdigit():
             continue
         fields.setdefault(int(index), {})[rest.removeprefix("document.")] = value
@@ -166,8 +170,14 @@ def _span_document(values: dict[str, Any], at: str) -> Document:
     doc_id = values.get("id")
     if doc_id is not None and doc_id != "":
         metadata.setdefault("id", str(doc_id))
-    source = next((str(metadata.pop(k)) for k in _SOURCE_KEYS
-                   if isinstance(metadata.get(k), (str, int)) and metadata.get(k) != ""), None)
+    source = next(
+        (
+            str(metadata.pop(k))
+            for k in _SOURCE_KEYS
+            if isinstance(metadata.get(k), (str, int)) and metadata.get(k) != ""
+        ),
+        None,
+    )
     if source is None and doc_id not in (None, ""):
         source = str(doc_id)
     score = values.get("score")

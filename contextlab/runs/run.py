@@ -56,8 +56,7 @@ class CapturedRun:
         if self.documents:
             return None
         what = "RETRIEVER span" if self.origin == "openinference" else "run"
-        return (f"{self.where}: the {what} holds no documents (the retriever returned none), so "
-                "its block is empty")
+        return f"{self.where}: the {what} holds no documents (the retriever returned none), so its block is empty"
 
     def config(self) -> EngineSettings:
         """Return the engine settings of this run: its recorded ones (or the defaults).
@@ -82,8 +81,9 @@ class CapturedRun:
         (unscored documents are scored against it).
         """
         cfg = config if config is not None else self.config()
-        request = PromptRequest(query=self.query, documents=self.scored_documents(),
-                                max_context_tokens=cfg.max_context_tokens)
+        request = PromptRequest(
+            query=self.query, documents=self.scored_documents(), max_context_tokens=cfg.max_context_tokens
+        )
         return ContextManager.from_settings(cfg).build(request)
 
 
@@ -108,10 +108,15 @@ def run_from_record(rec: dict[str, Any], name: str, where: str, number: int) -> 
     if result is not None and not isinstance(result, dict):
         raise LoadError(f"{at}: 'result' must be an object, got {value_kind(result)}")
     run = CapturedRun(
-        number=number, where=where, query=query, documents=documents,
+        number=number,
+        where=where,
+        query=query,
+        documents=documents,
         time=_text_or_none(rec.get("time"), f"{at}: 'time'"),
-        origin="capture", framework=_text_or_none(rec.get("framework"), f"{at}: 'framework'"),
-        settings=settings, result=result,
+        origin="capture",
+        framework=_text_or_none(rec.get("framework"), f"{at}: 'framework'"),
+        settings=settings,
+        result=result,
         gold_sources=_strings(rec.get("gold_sources"), f"{at}: 'gold_sources'"),
         answers=_strings(rec.get("answers", rec.get("answer")), f"{at}: 'answers'"),
     )
@@ -128,8 +133,7 @@ def _capture_document(raw: Any, at: str) -> Document:
         raise LoadError(f"{at}: expected a document object, got {value_kind(raw)}")
     unknown = sorted(set(raw) - set(_DOCUMENT_FIELDS))
     if unknown:
-        raise LoadError(f"{at}: unknown field(s) {', '.join(unknown)}; a document has "
-                        f"{', '.join(_DOCUMENT_FIELDS)}")
+        raise LoadError(f"{at}: unknown field(s) {', '.join(unknown)}; a document has {', '.join(_DOCUMENT_FIELDS)}")
     if not isinstance(raw.get("content"), str):
         raise LoadError(f"{at}: 'content' must be text, got {value_kind(raw.get('content'))}")
     values = dict(raw)

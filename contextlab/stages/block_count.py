@@ -43,15 +43,21 @@ def block_count(text: str, contents: Sequence[str], tokenizer: Tokenizer) -> int
         last = k == len(contents) - 1
         newline = text.find("\n", pos)
         start, end = newline + 1, newline + 1 + len(content)
-        if (newline < 0 or text[start:end] != content or not content or content[0].isspace()
-                or text[pos:pos + 1].isspace() or pos == newline):
+        if (
+            newline < 0
+            or text[start:end] != content
+            or not content
+            or content[0].isspace()
+            or text[pos : pos + 1].isspace()
+            or pos == newline
+        ):
             return None
         total += tokenizer.count(text[pos:start])  # the header and its newline
         if last:
             if end != len(text):
                 return None
             return total + tokenizer.count(content)
-        if text[end:end + len(SEPARATOR)] != SEPARATOR:
+        if text[end : end + len(SEPARATOR)] != SEPARATOR:
             return None
         j = _tail_start(content)
         if j < 0:

@@ -102,9 +102,14 @@ def _cost(costs: Sequence[int], i: int, remaining: int, overhead: Callable[[int]
     return cost + overhead(i) if cost <= remaining and overhead is not None else cost
 
 
-def seed_walk(costs: Sequence[int], budget: int, *, shorten: Shorten | None = None,
-              min_remaining: int = MIN_PARTIAL_TOKENS,
-              overhead: Callable[[int], int] | None = None) -> list[BudgetDecision]:
+def seed_walk(
+    costs: Sequence[int],
+    budget: int,
+    *,
+    shorten: Shorten | None = None,
+    min_remaining: int = MIN_PARTIAL_TOKENS,
+    overhead: Callable[[int], int] | None = None,
+) -> list[BudgetDecision]:
     """Return seed 000's decisions: one walk, a document that does not fit is shortened at once.
 
     The cut may crowd out a small document behind it that would have fitted whole (so a larger
@@ -123,9 +128,14 @@ def seed_walk(costs: Sequence[int], budget: int, *, shorten: Shorten | None = No
     return decisions
 
 
-def default_walk(costs: Sequence[int], budget: int, *, shorten: Shorten | None = None,
-                 min_remaining: int = MIN_PARTIAL_TOKENS,
-                 overhead: Callable[[int], int] | None = None) -> list[BudgetDecision]:
+def default_walk(
+    costs: Sequence[int],
+    budget: int,
+    *,
+    shorten: Shorten | None = None,
+    min_remaining: int = MIN_PARTIAL_TOKENS,
+    overhead: Callable[[int], int] | None = None,
+) -> list[BudgetDecision]:
     """Return the default decisions: whole documents first, then the cuts get the room left.
 
     First pass, in order: a document goes in whole when it fits, except that once one did not
@@ -155,8 +165,11 @@ def default_walk(costs: Sequence[int], budget: int, *, shorten: Shorten | None =
         remaining = budget - used
         cost = _cost(costs, i, remaining, overhead)
         fits = cost <= remaining
-        decisions[i] = (BudgetDecision(i, "included", None, cost, remaining) if fits
-                        else _offer(i, remaining, shorten, min_remaining))
+        decisions[i] = (
+            BudgetDecision(i, "included", None, cost, remaining)
+            if fits
+            else _offer(i, remaining, shorten, min_remaining)
+        )
         used += decisions[i].cost
     return [decisions[i] for i in range(len(costs))]
 
@@ -293,8 +306,9 @@ class _Charges:
         return Shortened(content, self.overhead(k) + tok.count(content), fate)
 
 
-def apply_budget(walk: Sequence[int], docs: Sequence[Document], tokens: Sequence[int], budget: int,
-                 rules: BudgetRules) -> BudgetOutcome:
+def apply_budget(
+    walk: Sequence[int], docs: Sequence[Document], tokens: Sequence[int], budget: int, rules: BudgetRules
+) -> BudgetOutcome:
     """Return which documents of ``walk`` (input indices, in walk order) go in, and in what form.
 
     Each document costs ``tokens[index]`` plus its header and separator when ``rules`` count
@@ -307,8 +321,13 @@ def apply_budget(walk: Sequence[int], docs: Sequence[Document], tokens: Sequence
     # behind it that fit whole (so a larger budget could lose a document a smaller one kept).
     # Otherwise small whole documents go ahead of the cut, which gets the room they leave.
     walk_budget = seed_walk if rules.seed_mode else default_walk
-    decisions = walk_budget([tokens[i] for i in walk], budget, shorten=charges.shorten,
-                            overhead=charges.overhead, min_remaining=min_remaining)
+    decisions = walk_budget(
+        [tokens[i] for i in walk],
+        budget,
+        shorten=charges.shorten,
+        overhead=charges.overhead,
+        min_remaining=min_remaining,
+    )
     outcome = BudgetOutcome(walk=list(walk))
     for d in decisions:
         index = walk[d.index]
@@ -344,9 +363,15 @@ class FittedBlock:
 BlockRenderer = Callable[[Sequence[Document]], "tuple[str, dict[int, str]]"]
 
 
-def measure_and_drop(placed: Sequence[PlacedDocument], budget: int, tokenizer: Tokenizer, *,
-                     rank_of: Mapping[int, int], enforce: bool = True,
-                     render: BlockRenderer = format_block) -> FittedBlock:
+def measure_and_drop(
+    placed: Sequence[PlacedDocument],
+    budget: int,
+    tokenizer: Tokenizer,
+    *,
+    rank_of: Mapping[int, int],
+    enforce: bool = True,
+    render: BlockRenderer = format_block,
+) -> FittedBlock:
     """Return the block of ``placed`` (in block order), measured by ``tokenizer``.
 
     Costs were estimated per document; the finished block is the judge. Tokens can merge

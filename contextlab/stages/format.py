@@ -32,12 +32,12 @@ SEPARATOR = "\n\n"
 DEFAULT_SCORE_LABEL = "relevance"
 
 
-
 def score_label_text(value: object) -> str:
     """Return ``value`` when it can stand before a score in a header (text that is not blank)."""
     if not text("score_label", value).strip():
-        raise InvalidInputError(f"score_label must name the score, e.g. 'relevance'; got {value!r}",
-                                field="score_label")
+        raise InvalidInputError(
+            f"score_label must name the score, e.g. 'relevance'; got {value!r}", field="score_label"
+        )
     return value
 
 
@@ -45,8 +45,9 @@ def score_label_text(value: object) -> str:
 OUTSIDE_UNIT = "outside 0-1"
 
 
-def source_header(position: int, doc: Document, *, score_label: str = DEFAULT_SCORE_LABEL,
-                  seed_rule: bool = False) -> str:
+def source_header(
+    position: int, doc: Document, *, score_label: str = DEFAULT_SCORE_LABEL, seed_rule: bool = False
+) -> str:
     """Return the one-line header of the document cited as ``[position]``.
 
     ``--- Source [i] {source} ---``, plus `` ({score_label}: 0.87)`` when the score is not 1;
@@ -84,8 +85,9 @@ def citation_label(position: int, doc: Document) -> str:
     return doc.source or f"doc_{position}"
 
 
-def format_block(docs: Sequence[Document], *, score_label: str = DEFAULT_SCORE_LABEL,
-                 seed_rule: bool = False) -> tuple[str, dict[int, str]]:
+def format_block(
+    docs: Sequence[Document], *, score_label: str = DEFAULT_SCORE_LABEL, seed_rule: bool = False
+) -> tuple[str, dict[int, str]]:
     """Return the block (header, newline, content per document; blank line between) and its citation map."""
     parts: list[str] = []
     citations: dict[int, str] = {}

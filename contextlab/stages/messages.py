@@ -33,9 +33,7 @@ def format_message(message: Message, *, seed_compatible: bool = False) -> str:
     return f"{role_label(message.role, seed_compatible=seed_compatible)}: {message.content}"
 
 
-def coerce_messages(
-    messages: Iterable[Message | Mapping[str, Any]], *, field_name: str = "messages"
-) -> list[Message]:
+def coerce_messages(messages: Iterable[Message | Mapping[str, Any]], *, field_name: str = "messages") -> list[Message]:
     """Return ``messages`` as ``Message`` objects; chat dicts ``{"role", "content"}`` are accepted.
 
     Raises ``InvalidInputError`` naming the index of the first message that is neither.
@@ -55,8 +53,7 @@ def coerce_messages(
             role, content = msg["role"], msg["content"]
         else:
             raise InvalidInputError(
-                f"{field_name}[{i}] must be a Message or a dict with 'role' and 'content'; "
-                f"got {type(msg).__name__}"
+                f"{field_name}[{i}] must be a Message or a dict with 'role' and 'content'; got {type(msg).__name__}"
             )
         if not isinstance(role, str) or not isinstance(content, str):
             raise InvalidInputError(

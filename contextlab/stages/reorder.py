@@ -110,8 +110,7 @@ def langchain_long_context_reorder(items: Sequence[T] | int) -> list[T]:
     return result
 
 
-def llamaindex_long_context_reorder(items: Sequence[T] | int,
-                                    scores: Sequence[float] | None = None) -> list[T]:
+def llamaindex_long_context_reorder(items: Sequence[T] | int, scores: Sequence[float] | None = None) -> list[T]:
     """Return ``items`` as LlamaIndex's ``LongContextReorder`` postprocessor places them.
 
     LlamaIndex sorts by score ascending (a stable sort), then inserts even steps at the front and
@@ -145,6 +144,7 @@ ORDERINGS: dict[str, Callable[[Sequence[Any]], list[Any]]] = {
     "llamaindex": llamaindex_long_context_reorder,
 }
 
+
 @dataclass(frozen=True)
 class PositionCurve:
     """How well a model reads each depth of a block: what the ``"curve"`` placement follows.
@@ -162,12 +162,13 @@ class PositionCurve:
     def __post_init__(self) -> None:
         points = tuple((float(d), float(a)) for d, a in self.points)
         if not points:
-            raise InvalidInputError("position_curve needs at least one (depth, accuracy) point",
-                                    field="position_curve")
+            raise InvalidInputError("position_curve needs at least one (depth, accuracy) point", field="position_curve")
         for depth, accuracy in points:
             if not (is_finite_number(depth) and is_finite_number(accuracy) and 0.0 <= depth <= 1.0):
-                raise InvalidInputError(f"position_curve points must be (depth in [0, 1], finite accuracy); "
-                                        f"got {(depth, accuracy)!r}", field="position_curve")
+                raise InvalidInputError(
+                    f"position_curve points must be (depth in [0, 1], finite accuracy); got {(depth, accuracy)!r}",
+                    field="position_curve",
+                )
         object.__setattr__(self, "points", tuple(sorted(points)))
 
     @classmethod
@@ -239,8 +240,9 @@ def most_relevant_position(strategy: str, n: int) -> int:
     return ordering_positions(strategy, n).index(0) + 1
 
 
-def place(strategy: str, items: Sequence[T], scores: Sequence[float] | None = None,
-          curve: PositionCurve | None = None) -> list[T]:
+def place(
+    strategy: str, items: Sequence[T], scores: Sequence[float] | None = None, curve: PositionCurve | None = None
+) -> list[T]:
     """Return ``items`` (most relevant first) in block order under the placement ``strategy``.
 
     ``scores`` (one per item) matter only to "llamaindex", which sorts by them as LlamaIndex
@@ -250,7 +252,9 @@ def place(strategy: str, items: Sequence[T], scores: Sequence[float] | None = No
         return llamaindex_long_context_reorder(items, scores)
     if strategy == "curve":
         if curve is None:
-            raise InvalidInputError("placement 'curve' needs position_curve: the accuracy the model reads "
-                                    "each position with", field="position_curve")
+            raise InvalidInputError(
+                "placement 'curve' needs position_curve: the accuracy the model reads each position with",
+                field="position_curve",
+            )
         return curve_ordering(items, curve)
     return _ordering(strategy)(items)

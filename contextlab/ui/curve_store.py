@@ -19,8 +19,15 @@ from contextlab.curves.curve_file import PositionData
 from contextlab.curves.outcomes import OUTCOME_COLUMNS, outcomes_path, parse_measured_curve
 from contextlab.errors import LoadError
 
-__all__ = ["BUNDLED_CURVE_FILE", "LOADED_CURVE", "read_curve_text", "loaded_curve", "curve_uploader", "is_bundled",
-           "pick_curve_files"]
+__all__ = [
+    "BUNDLED_CURVE_FILE",
+    "LOADED_CURVE",
+    "read_curve_text",
+    "loaded_curve",
+    "curve_uploader",
+    "is_bundled",
+    "pick_curve_files",
+]
 
 #: The bundled model's curve, measured by ``contextlab curve`` (package data beside the published one).
 BUNDLED_CURVE_FILE = "gemma3_270m_measured.csv"
@@ -45,8 +52,11 @@ def read_curve_text(text: str, name: str, outcomes: str | None = None) -> Positi
 
 def _bundled() -> tuple[str, str, str]:
     data = resources.files("contextlab").joinpath("data")
-    return (BUNDLED_CURVE_FILE, data.joinpath(BUNDLED_CURVE_FILE).read_text(encoding="utf-8"),
-            data.joinpath(outcomes_path(BUNDLED_CURVE_FILE).name).read_text(encoding="utf-8"))
+    return (
+        BUNDLED_CURVE_FILE,
+        data.joinpath(BUNDLED_CURVE_FILE).read_text(encoding="utf-8"),
+        data.joinpath(outcomes_path(BUNDLED_CURVE_FILE).name).read_text(encoding="utf-8"),
+    )
 
 
 def loaded_curve() -> tuple[str, PositionData]:
@@ -66,8 +76,11 @@ def pick_curve_files(files: list[tuple[str, str]]) -> tuple[str, str, str | None
     outcomes = [f for f in files if f[1].lstrip("\ufeff").startswith(header)]
     curves = [f for f in files if f not in outcomes]
     if not curves:
-        raise LoadError("upload the curve file `contextlab curve` writes (curve.csv) with its outcomes file "
-                        "(curve.questions.csv); only an outcomes file was given", field="curve")
+        raise LoadError(
+            "upload the curve file `contextlab curve` writes (curve.csv) with its outcomes file "
+            "(curve.questions.csv); only an outcomes file was given",
+            field="curve",
+        )
     name, text = curves[-1]
     own = [f for f in outcomes if f[0] == outcomes_path(name).name]
     chosen = (own or outcomes or [None])[-1]
@@ -89,8 +102,9 @@ def _load(key: str) -> None:
         try:
             files.append((upload.name, upload.getvalue().decode("utf-8")))
         except UnicodeDecodeError:
-            st.session_state[_PROBLEM] = (f"{upload.name} is not UTF-8 text; a curve file is the CSV "
-                                          "`contextlab curve` writes")
+            st.session_state[_PROBLEM] = (
+                f"{upload.name} is not UTF-8 text; a curve file is the CSV `contextlab curve` writes"
+            )
             return
     try:
         name, text, outcomes = pick_curve_files(files)
@@ -108,9 +122,15 @@ def _bundled_again() -> None:
 
 def curve_uploader(key: str) -> str | None:
     """Draw the upload that replaces the measured curve for every view; return a problem to show, or None."""
-    st.file_uploader("A curve file from `contextlab curve` (CSV), with the curve.questions.csv written beside "
-                     "it to make its tests paired; every view then reads it", type=["csv"],
-                     accept_multiple_files=True, key=key, on_change=_load, args=(key,))
+    st.file_uploader(
+        "A curve file from `contextlab curve` (CSV), with the curve.questions.csv written beside "
+        "it to make its tests paired; every view then reads it",
+        type=["csv"],
+        accept_multiple_files=True,
+        key=key,
+        on_change=_load,
+        args=(key,),
+    )
     if not is_bundled():
         st.button("Back to the bundled model's curve", key=f"{key}_bundled", on_click=_bundled_again)
     return st.session_state.get(_PROBLEM)

@@ -105,7 +105,10 @@ def _documents_json(snapshot: BuildSnapshot) -> str:
 
 #: What each download gives, from the newest snapshot.
 CONTENTS: dict[str, Callable[[BuildSnapshot], str]] = {
-    "block": _block_text, "result": _result_json, "config": _config_json, "documents": _documents_json,
+    "block": _block_text,
+    "result": _result_json,
+    "config": _config_json,
+    "documents": _documents_json,
 }
 
 
@@ -120,5 +123,6 @@ def download_newest(label: str, what: str, *, file_name: str, mime: str, key: st
         snapshot = holder.newest()
         return content(snapshot) if snapshot is not None else ""
 
-    st.download_button(label, make, file_name=file_name, mime=mime, key=key, width="stretch",
-                       help=help, on_click="ignore")
+    st.download_button(
+        label, make, file_name=file_name, mime=mime, key=key, width="stretch", help=help, on_click="ignore"
+    )

@@ -127,8 +127,9 @@ def pair_similarities_cached(texts: tuple[str, ...], measure: str = DEFAULT_MEAS
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def near_misses_cached(texts: tuple[str, ...], threshold: float,
-                       measure: str = DEFAULT_MEASURE) -> list[tuple[int, int, float]]:
+def near_misses_cached(
+    texts: tuple[str, ...], threshold: float, measure: str = DEFAULT_MEASURE
+) -> list[tuple[int, int, float]]:
     """Return (first, second, similarity) of the kept pairs of ``texts`` (in dedup order) just
     below ``threshold``, most similar first: what a lower threshold would remove next."""
     return [(m.first_index, m.second_index, m.similarity) for m in near_misses(texts, threshold, measure=measure)]
@@ -165,20 +166,26 @@ def _draw_every_figure_once() -> None:
     from contextlab.manager import ContextManager
 
     words = "refund annual plan months billing page cancel policy support answer".split()
-    docs = [Document(" ".join(words[(i + k) % len(words)] for k in range(40)), score=1 - i / 10,
-                     source=f"warm/{i}.md") for i in range(6)]
+    docs = [
+        Document(" ".join(words[(i + k) % len(words)] for k in range(40)), score=1 - i / 10, source=f"warm/{i}.md")
+        for i in range(6)
+    ]
     result = ContextManager(tokenizer="heuristic").build(
-        PromptRequest(query="refund", documents=docs, max_context_tokens=150))
+        PromptRequest(query="refund", documents=docs, max_context_tokens=150)
+    )
     labels = [charts.doc_label(t) for t in result.trace]
     curve = published.accuracy_curve(published.curve_models()[0], 6)
     figures = [
-        charts.fate_sankey(result), charts.budget_chart(result),
+        charts.fate_sankey(result),
+        charts.budget_chart(result),
         charts.placement_chart(result, curve, middle=(3, 4), answer=[0]),
         charts.similarity_heatmap([[0.5] * 6] * 6, labels, 0.4, full_labels=labels),
-        charts.similarity_histogram([0.2, 0.9], 0.5), charts.tokenizer_comparison(labels, [1] * 6, [2] * 6),
+        charts.similarity_histogram([0.2, 0.9], 0.5),
+        charts.tokenizer_comparison(labels, [1] * 6, [2] * 6),
         charts.compare_positions_figure(diff_results(result, result)),
         charts.compare_tokens_figure(diff_results(result, result)),
-        charts.strategy_positions_figure({"a": [0, 1, 2]}), charts.ordering_scores_figure({"a": 0.5}, (0.1, 0.9)),
+        charts.strategy_positions_figure({"a": [0, 1, 2]}),
+        charts.ordering_scores_figure({"a": 0.5}, (0.1, 0.9)),
         charts.ordering_rows_figure([1, 2], [0.5, 0.2], [60.0, 50.0], ["a", "b"]),
         charts.position_curves_figure({"m": [(1, 60.0), (2, 50.0)]}, 2, {"r": 40.0}),
         charts.curves_by_count_figure({10: [(1, 60.0), (10, 50.0)], 20: [(1, 60.0), (20, 55.0)]}, "m", 45.0),
@@ -210,8 +217,10 @@ def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], st
     walk (``budget_walk``) is read as it is.
     """
     recorded = getattr(result, "budget_walk", None)
-    ranked = sorted((t for t in result.trace if t.fate not in ("filtered", "duplicate")),
-                    key=lambda t: (t.relevance_rank or 0, t.input_index))
+    ranked = sorted(
+        (t for t in result.trace if t.fate not in ("filtered", "duplicate")),
+        key=lambda t: (t.relevance_rank or 0, t.input_index),
+    )
     placed_first = config.seed_compatible or not config.budget_before_reorder
     label = "block order (placed first, as seed 000)" if placed_first else "most relevant first"
     if recorded is not None:

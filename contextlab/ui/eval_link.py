@@ -23,8 +23,18 @@ from .curve_store import LOADED_CURVE
 from .engine import TOKENIZER_NAMES
 from .state import seed_once
 
-__all__ = ["BUDGET_CHOICES", "THRESHOLD_CHOICES", "MIN_TOKEN_CHOICES", "DEFAULT_LIMIT", "GRID_WIDGETS",
-           "seed_evaluate_widgets", "evaluate_params", "apply_evaluate_params", "OPENED_FROM_LINK", "MEASURED_CURVE"]
+__all__ = [
+    "BUDGET_CHOICES",
+    "THRESHOLD_CHOICES",
+    "MIN_TOKEN_CHOICES",
+    "DEFAULT_LIMIT",
+    "GRID_WIDGETS",
+    "seed_evaluate_widgets",
+    "evaluate_params",
+    "apply_evaluate_params",
+    "OPENED_FROM_LINK",
+    "MEASURED_CURVE",
+]
 
 BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
 THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
@@ -108,8 +118,9 @@ def _parse_grid(spec: str) -> tuple[dict[str, list[Any]], list[str]]:
         by_text = {_text(v): v for v in offered}
         picked = [by_text.get(v.strip()) for v in raw.split(",") if v.strip()]
         if not picked or None in picked:
-            warnings.append(f"ignored grid {part!r} in the link: {name} takes some of "
-                            f"{', '.join(_text(v) for v in offered)}")
+            warnings.append(
+                f"ignored grid {part!r} in the link: {name} takes some of {', '.join(_text(v) for v in offered)}"
+            )
             continue
         chosen[name] = picked
     return chosen, warnings
@@ -128,16 +139,20 @@ def apply_evaluate_params(params: Mapping[str, str], models: list[str]) -> list[
     """Put a link's Evaluate settings into the widgets' state; return one warning per value ignored."""
     warnings: list[str] = []
     if params.get("evalset") == "upload":
-        warnings.append("This link was made on an uploaded evaluation set, which a link cannot carry: the "
-                        "bundled set is open instead. Upload the same file to reproduce the run.")
+        warnings.append(
+            "This link was made on an uploaded evaluation set, which a link cannot carry: the "
+            "bundled set is open instead. Upload the same file to reproduce the run."
+        )
     limit, said = _whole(params, "limit", 1, 1_000_000)
     top_k, more = _whole(params, "top_k", 1, 100)
     warnings += said + more
     chosen, said = _parse_grid(params.get("grid", ""))
     warnings += said
     if params.get("curve") == "upload":
-        warnings.append("This link was made on a curve file, which a link cannot carry: the bundled model's "
-                        "curve is read instead. Load the same file under \"Your model's curve\" to reproduce.")
+        warnings.append(
+            "This link was made on a curve file, which a link cannot carry: the bundled model's "
+            'curve is read instead. Load the same file under "Your model\'s curve" to reproduce.'
+        )
     model = params.get("curve_model")
     if model is not None and model not in (*models, MEASURED_CURVE):
         warnings.append(f"ignored URL parameter curve_model={model!r}: choose one of: {', '.join(models)}")

@@ -76,8 +76,10 @@ def score_if_needed(documents: Sequence[Document], query: str) -> tuple[list[Doc
     missing = sum(1 for d in documents if d.metadata.get("score_missing"))
     if not query.strip():
         some = "1 document has" if missing == 1 else f"{missing:,} documents have"
-        return documents, (f"{some} no score. Type a query to score them "
-                           "against it (BM25); until then they all count as equally relevant.")
+        return documents, (
+            f"{some} no score. Type a query to score them "
+            "against it (BM25); until then they all count as equally relevant."
+        )
     try:
         scored = _score(documents_hash(documents), query, documents)
     except ContextLabError as exc:

@@ -18,12 +18,40 @@ from .loading import sample, sample_names
 from .parts import seed_fixed_key
 from .state import CONFIG_KEYS, reset_parameters, seed_config, seed_once
 
-__all__ = ["BUDGET_STEPS", "TOKENIZER_LABELS", "BUDGET_NOTE", "budget_widgets", "set_budget", "placement_widget",
-           "parameters_panel", "current_config"]
+__all__ = [
+    "BUDGET_STEPS",
+    "TOKENIZER_LABELS",
+    "BUDGET_NOTE",
+    "budget_widgets",
+    "set_budget",
+    "placement_widget",
+    "parameters_panel",
+    "current_config",
+]
 
 #: Token budgets the budget slider stops at (common context sizes); the box beside it takes any.
-BUDGET_STEPS: tuple[int, ...] = (0, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144,
-                                 8192, 12288, 16384, 24576, 32768, 65536, 131072)
+BUDGET_STEPS: tuple[int, ...] = (
+    0,
+    64,
+    128,
+    256,
+    384,
+    512,
+    768,
+    1024,
+    1536,
+    2048,
+    3072,
+    4096,
+    6144,
+    8192,
+    12288,
+    16384,
+    24576,
+    32768,
+    65536,
+    131072,
+)
 TOKENIZER_LABELS = {"cl100k_base": "exact (cl100k_base)", "heuristic": "heuristic (words × 1.3)"}
 
 
@@ -64,13 +92,26 @@ def budget_widgets(key: str = CONFIG_KEYS["max_context_tokens"], *, in_bar: bool
     st.session_state["budget_step"] = value
     st.session_state["budget_exact"] = value
     left, right = st.columns([3, 2], vertical_alignment="bottom")
-    left.select_slider("Token budget", sorted({*BUDGET_STEPS, value}), key="budget_step",
-                       on_change=_copy_budget, args=("budget_step", key), format_func=lambda v: f"{v:,}",
-                       help="The most tokens the context block may use. The slider stops at common "
-                            "budgets; type any number in the box.")
-    right.number_input("Exact budget", min_value=0, max_value=1_000_000, step=64, key="budget_exact",
-                       on_change=_copy_budget, args=("budget_exact", key),
-                       label_visibility="collapsed" if in_bar else "hidden")
+    left.select_slider(
+        "Token budget",
+        sorted({*BUDGET_STEPS, value}),
+        key="budget_step",
+        on_change=_copy_budget,
+        args=("budget_step", key),
+        format_func=lambda v: f"{v:,}",
+        help="The most tokens the context block may use. The slider stops at common "
+        "budgets; type any number in the box.",
+    )
+    right.number_input(
+        "Exact budget",
+        min_value=0,
+        max_value=1_000_000,
+        step=64,
+        key="budget_exact",
+        on_change=_copy_budget,
+        args=("budget_exact", key),
+        label_visibility="collapsed" if in_bar else "hidden",
+    )
     said = st.session_state.pop(BUDGET_NOTE, None)
     if said:  # the budget changed without the user touching it: say so where it happened
         st.caption(said)
@@ -84,41 +125,71 @@ def _reset() -> None:
 
 def placement_widget(key: str = CONFIG_KEYS["placement"]) -> None:
     """Draw the placement picker (the sidebar's, or the presenter's bar's while presenting)."""
-    st.selectbox("Placement", PLACEMENTS, key=key, format_func=STRATEGY_LABELS.get,
-                 help="Where each document goes in the block. Lost in the middle puts the most "
-                      "relevant at the start and the end, where models read best.")
+    st.selectbox(
+        "Placement",
+        PLACEMENTS,
+        key=key,
+        format_func=STRATEGY_LABELS.get,
+        help="Where each document goes in the block. Lost in the middle puts the most "
+        "relevant at the start and the end, where models read best.",
+    )
 
 
 def _engine_widgets(seed_mode: bool, presenting: bool) -> None:
     keys = CONFIG_KEYS
     # The slider writes the value the build uses: a linked 0.776 reads 0.776, not a rounded 0.78.
     decimals = threshold_decimals(float(st.session_state.get(keys["dedup_threshold"], 0.85)))
-    st.slider("Duplicate threshold", 0.01, 1.0, key=keys["dedup_threshold"], step=SLIDER_STEP,
-              format=f"%.{decimals}f",
-              help="Two documents at least this similar are duplicates (the Duplicates view says how "
-                   "similarity is measured); the more relevant one is kept. 1.0 removes only copies.")
+    st.slider(
+        "Duplicate threshold",
+        0.01,
+        1.0,
+        key=keys["dedup_threshold"],
+        step=SLIDER_STEP,
+        format=f"%.{decimals}f",
+        help="Two documents at least this similar are duplicates (the Duplicates view says how "
+        "similarity is measured); the more relevant one is kept. 1.0 removes only copies.",
+    )
     min_tokens = st.session_state[keys["min_doc_tokens"]]
-    st.slider("Minimum document tokens", 0, max(200, min_tokens), key=keys["min_doc_tokens"],
-              help="Shorter documents are filtered out before anything else.")
+    st.slider(
+        "Minimum document tokens",
+        0,
+        max(200, min_tokens),
+        key=keys["min_doc_tokens"],
+        help="Shorter documents are filtered out before anything else.",
+    )
     if not presenting:
         placement_widget()
-    st.toggle("Summarize overflow", key=keys["summarize_overflow"],
-              help="Documents that do not fit get a one-sentence synopsis while budget remains.")
+    st.toggle(
+        "Summarize overflow",
+        key=keys["summarize_overflow"],
+        help="Documents that do not fit get a one-sentence synopsis while budget remains.",
+    )
     with st.expander("Tokenizer and budget order", expanded=False):
         if seed_mode:
             st.caption("Seed-compatible mode fixes these: heuristic tokens, reorder first, headers free.")
         # In seed mode the disabled widgets show what the engine uses; the user's choices are kept.
-        st.radio("Tokenizer", list(TOKENIZER_NAMES), disabled=seed_mode,
-                 key=seed_fixed_key("tokenizer", keys["tokenizer"], seed_mode),
-                 format_func=TOKENIZER_LABELS.get, horizontal=True,
-                 help="Exact counts with OpenAI's cl100k_base, or the seed's words × 1.3 estimate.")
-        st.toggle("Budget before reorder", disabled=seed_mode,
-                  key=seed_fixed_key("budget_before_reorder", keys["budget_before_reorder"], seed_mode),
-                  help="Pick documents by relevance until the budget is spent, then reorder. "
-                       "Off: reorder first, so the budget cuts the end of the block.")
-        st.toggle("Headers count toward the budget", disabled=seed_mode,
-                  key=seed_fixed_key("budget_includes_headers", keys["budget_includes_headers"], seed_mode),
-                  help="Count the '--- Source [n] ---' headers, so the block never exceeds the budget.")
+        st.radio(
+            "Tokenizer",
+            list(TOKENIZER_NAMES),
+            disabled=seed_mode,
+            key=seed_fixed_key("tokenizer", keys["tokenizer"], seed_mode),
+            format_func=TOKENIZER_LABELS.get,
+            horizontal=True,
+            help="Exact counts with OpenAI's cl100k_base, or the seed's words × 1.3 estimate.",
+        )
+        st.toggle(
+            "Budget before reorder",
+            disabled=seed_mode,
+            key=seed_fixed_key("budget_before_reorder", keys["budget_before_reorder"], seed_mode),
+            help="Pick documents by relevance until the budget is spent, then reorder. "
+            "Off: reorder first, so the budget cuts the end of the block.",
+        )
+        st.toggle(
+            "Headers count toward the budget",
+            disabled=seed_mode,
+            key=seed_fixed_key("budget_includes_headers", keys["budget_includes_headers"], seed_mode),
+            help="Count the '--- Source [n] ---' headers, so the block never exceeds the budget.",
+        )
 
 
 def parameters_panel(default_query: str = "", *, presenting: bool = False) -> LabConfig:
@@ -129,10 +200,15 @@ def parameters_panel(default_query: str = "", *, presenting: bool = False) -> La
     keys = CONFIG_KEYS
     seed_config(LabConfig(), include_query=False)
     seed_once(keys["query"], default_query)
-    st.text_area("Query", key=keys["query"], height=80,
-                 help="The question the documents were retrieved for. Unscored documents are scored against it.")
+    st.text_area(
+        "Query",
+        key=keys["query"],
+        height=80,
+        help="The question the documents were retrieved for. Unscored documents are scored against it.",
+    )
     st.toggle(
-        "Seed-compatible (the original design)", key=keys["seed_compatible"],
+        "Seed-compatible (the original design)",
+        key=keys["seed_compatible"],
         help="Run seed 000 exactly: word-count tokens, reorder before the budget, headers not counted.",
     )
     if not presenting:

@@ -21,8 +21,22 @@ from .context import LabContext
 from .state import keep_values
 from .text import md_line, warning
 
-__all__ = ["WHOLE_PAGE", "whole_page", "ORDERS_SECTION", "open_three_orders", "show_chart", "show_table", "stale_notes", "explain", "by_index", "score_delta", "NO_CHANGE", "SEED_FIXED", "seed_fixed_key",
-           "on_request"]
+__all__ = [
+    "WHOLE_PAGE",
+    "whole_page",
+    "ORDERS_SECTION",
+    "open_three_orders",
+    "show_chart",
+    "show_table",
+    "stale_notes",
+    "explain",
+    "by_index",
+    "score_delta",
+    "NO_CHANGE",
+    "SEED_FIXED",
+    "seed_fixed_key",
+    "on_request",
+]
 
 #: A placement-score difference smaller than this (half a point in a hundred) is no change:
 #: the curves are published to one decimal of a percent, so a smaller difference is noise.
@@ -122,8 +136,11 @@ def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> N
     # A static table renders its cells as Markdown: text cells are escaped (``md_line``), so a
     # source like ``**x**`` or ``[a](https://…)`` shows as typed, never bold or a link.
     shown = frame.copy()
-    percent = {name for name, config in (dataframe_args.get("column_config") or {}).items()
-               if isinstance(config, dict) and (config.get("type_config") or {}).get("format") == "percent"}
+    percent = {
+        name
+        for name, config in (dataframe_args.get("column_config") or {}).items()
+        if isinstance(config, dict) and (config.get("type_config") or {}).get("format") == "percent"
+    }
     for column in shown.columns:
         if column in percent:  # a share shown as a percentage in the grid reads the same here
             shown[column] = [("" if pd.isna(v) else score_text(v)) for v in shown[column]]
@@ -146,10 +163,17 @@ def stale_notes(ctx: LabContext) -> None:
         why = ctx.documents[t.input_index].metadata.get("stale") if t.input_index < len(ctx.documents) else None
         if not why or t.position is None:
             continue
-        where = ("last, right before the question, where a model reads best" if t.position == placed > 1
-                 else "first, where a model reads best" if t.position == 1 else "in the middle")
-        warning(f"⚠ {doc_label(t, 60)} is stale: {why}. It is in the block at pos {t.position} of {placed}, "
-                f"{where}. Placement cannot tell current from stale text: leave it out, or lower its score.")
+        where = (
+            "last, right before the question, where a model reads best"
+            if t.position == placed > 1
+            else "first, where a model reads best"
+            if t.position == 1
+            else "in the middle"
+        )
+        warning(
+            f"⚠ {doc_label(t, 60)} is stale: {why}. It is in the block at pos {t.position} of {placed}, "
+            f"{where}. Placement cannot tell current from stale text: leave it out, or lower its score."
+        )
 
 
 def explain(text: str) -> None:
@@ -165,6 +189,7 @@ def by_index(ctx: LabContext) -> dict[int, DocTrace]:
 def score_delta(difference: float, versus: str) -> dict[str, object]:
     """Return ``st.metric`` delta arguments: "no change" in grey, or a signed, coloured delta."""
     if abs(difference) < NO_CHANGE:
-        return dict(delta=f"no change vs {versus} ({score_change_text(difference)})", delta_color="off",
-                    delta_arrow="off")
+        return dict(
+            delta=f"no change vs {versus} ({score_change_text(difference)})", delta_color="off", delta_arrow="off"
+        )
     return dict(delta=f"{score_change_text(difference)} vs {versus}", delta_color="normal")

@@ -64,9 +64,11 @@ def _upload_runs(data: bytes, name: str) -> list[CapturedRun]:
 def runs_documents(*, key: str = "runs_upload") -> DocumentsInput:
     """Draw the runs picker (and its upload); return the picked run as the sidebar's ``DocumentsInput``."""
     upload = st.file_uploader(
-        "Capture file or span export", type=["jsonl", "ndjson", "json"], key=key,
+        "Capture file or span export",
+        type=["jsonl", "ndjson", "json"],
+        key=key,
         help="A JSONL file written by a component's capture_to=, or OpenTelemetry spans with "
-             "OpenInference attributes (span.to_json() files, JSON Lines, OTLP JSON).",
+        "OpenInference attributes (span.to_json() files, JSON Lines, OTLP JSON).",
     )
     path = os.environ.get(RUNS_ENV)
     try:
@@ -86,8 +88,7 @@ def runs_documents(*, key: str = "runs_upload") -> DocumentsInput:
         return DocumentsInput([], "Runs: (unreadable file)", errors=(_message(exc, path),))
 
     pick_key = f"runs_pick_{hashlib.sha1(ident.encode()).hexdigest()[:12]}"
-    number = st.selectbox("Run", range(1, len(labels) + 1), key=pick_key,
-                          format_func=lambda n: plain(labels[n - 1]))
+    number = st.selectbox("Run", range(1, len(labels) + 1), key=pick_key, format_func=lambda n: plain(labels[n - 1]))
     try:
         run = runs[number - 1] if upload is not None else _file_run(path, stat.st_mtime_ns, stat.st_size, number)
     except (ContextLabError, OSError) as exc:
@@ -126,8 +127,10 @@ def _describe(run: CapturedRun) -> str:
     if run.time:
         parts.append(run.time)
     if run.result is not None:
-        parts.append(f"recorded block: {len(run.result.get('included_docs') or [])} document(s), "
-                     f"{run.result.get('tokens_used')} tokens")
+        parts.append(
+            f"recorded block: {len(run.result.get('included_docs') or [])} document(s), "
+            f"{run.result.get('tokens_used')} tokens"
+        )
     if run.gold_sources or run.answers:
         parts.append(f"gold: {len(run.gold_sources)} source(s), {len(run.answers)} answer(s)")
     return " · ".join(parts)

@@ -26,10 +26,11 @@ def scenario_picker(key: str = "scenario", on_change: Callable[[], None] | None 
     options = [_NONE] + [s.key for s in scenarios]
     titles = {s.key: s.title for s in scenarios}
     picked = st.selectbox(
-        "Scenario", options, key=key,
+        "Scenario",
+        options,
+        key=key,
         format_func=lambda k: titles.get(k, "Free play (no scenario)"),
-        help="Ready-made stories: each opens a sample set, settings and the view that shows "
-             "the effect.",
+        help="Ready-made stories: each opens a sample set, settings and the view that shows the effect.",
         on_change=on_change,
     )
     return get_scenario(picked) if picked else None

@@ -17,8 +17,14 @@ from .engine import build_cached
 from .state import apply_config_b, seed_config
 from .text import md_line
 
-__all__ = ["SCENARIO_KEY", "apply_scenario", "picked_scenario", "scenario_story", "answer_line",
-           "drop_scenario_if_left"]
+__all__ = [
+    "SCENARIO_KEY",
+    "apply_scenario",
+    "picked_scenario",
+    "scenario_story",
+    "answer_line",
+    "drop_scenario_if_left",
+]
 
 #: Session-state key of the scenario picker ("" is free play).
 SCENARIO_KEY = "scenario"
@@ -56,8 +62,10 @@ def drop_scenario_if_left(key: str = SCENARIO_KEY) -> None:
     scenario = picked_scenario(key)
     if scenario is None:
         return
-    if (st.session_state.get("doc_source", "sample") != "sample"
-            or st.session_state.get("sample_name") != scenario.sample_set):
+    if (
+        st.session_state.get("doc_source", "sample") != "sample"
+        or st.session_state.get("sample_name") != scenario.sample_set
+    ):
         st.session_state[key] = ""
 
 
@@ -92,5 +100,9 @@ def scenario_story(scenario: Scenario, ctx: LabContext) -> None:
             where = answer_line(ctx)
             if where:
                 st.markdown(md_line(where))
-            st.caption(md_line(f"{ctx.source_label} · {len(ctx.documents):,} documents"
-                               + (f" · the question: “{ctx.config.query}”" if ctx.config.query else "")))
+            st.caption(
+                md_line(
+                    f"{ctx.source_label} · {len(ctx.documents):,} documents"
+                    + (f" · the question: “{ctx.config.query}”" if ctx.config.query else "")
+                )
+            )

@@ -31,8 +31,10 @@ __all__ = ["apply_url_once", "url_params", "sync_url", "share_panel", "snippet",
 _APPLIED = "_url_applied"
 #: Document sources a link cannot carry, and how the page names them when such a link is opened.
 UNSHAREABLE: dict[str, str] = {
-    "paste": "pasted documents", "upload": "uploaded files", "table": "an edited table (or a question "
-    "opened from Evaluate)", "runs": "a captured run",
+    "paste": "pasted documents",
+    "upload": "uploaded files",
+    "table": "an edited table (or a question opened from Evaluate)",
+    "runs": "a captured run",
 }
 
 
@@ -58,8 +60,7 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
     # A link made on documents it cannot carry opens the sample with the sample's own question:
     # the link's question over other documents would score and mark the wrong things.
     own_documents = params.get("source") in UNSHAREABLE
-    seed_config(config, include_query=scenario is not None or ("query" in named and not own_documents),
-                force=True)
+    seed_config(config, include_query=scenario is not None or ("query" in named and not own_documents), force=True)
     if "max_context_tokens" not in named and scenario is None:
         opened = st.session_state.get("sample_name") or sample_names()[0]
         st.session_state[CONFIG_KEYS["max_context_tokens"]] = opening_budget(opened)
@@ -73,10 +74,12 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
         st.session_state["present"] = params["present"].strip().lower() in TRUE_WORDS
     source = params.get("source")
     if source in UNSHAREABLE:
-        warnings.append(f"This link was made on {UNSHAREABLE[source]}, which a link cannot carry, so it "
-                        "cannot reproduce what was shared: the settings are the shared ones, the documents "
-                        "and question are the sample set's own. Ask for the documents file (Share and "
-                        "export → Download documents).")
+        warnings.append(
+            f"This link was made on {UNSHAREABLE[source]}, which a link cannot carry, so it "
+            "cannot reproduce what was shared: the settings are the shared ones, the documents "
+            "and question are the sample set's own. Ask for the documents file (Share and "
+            "export → Download documents)."
+        )
     st.session_state[_APPLIED] = True
     return warnings
 
@@ -124,9 +127,17 @@ def _apply_scenario_param(name: str | None) -> list[str]:
     return []
 
 
-def url_params(config: LabConfig, *, view: str, default_view: str, present: bool,
-               sample: str | None, source: str = "sample", scenario: str | None = None,
-               question: tuple[str, int] | None = None) -> dict[str, str]:
+def url_params(
+    config: LabConfig,
+    *,
+    view: str,
+    default_view: str,
+    present: bool,
+    sample: str | None,
+    source: str = "sample",
+    scenario: str | None = None,
+    question: tuple[str, int] | None = None,
+) -> dict[str, str]:
     """Return the query parameters that reproduce this view (defaults left out).
 
     Documents of the user's own (``source`` other than a sample) cannot be put in a link: the
@@ -182,20 +193,30 @@ def share_panel(config: LabConfig, *, source: str, sample: str | None) -> None:
     """Draw the share, export/import and code-snippet panel for the current configuration."""
     st.markdown(
         "**Link.** The address bar holds every parameter: copy it to share this exact view."
-        + ("" if source == "sample" else
-           " Pasted or uploaded documents are not in the link; download them below.")
+        + ("" if source == "sample" else " Pasted or uploaded documents are not in the link; download them below.")
     )
-    download_newest("Download configuration (JSON)", "config", file_name="contextlab-config.json",
-                    mime="application/json", key="export_config")
-    st.file_uploader("Import a configuration", type=["json"], key="import_config",
-                     on_change=_import_config, args=("import_config",))
+    download_newest(
+        "Download configuration (JSON)",
+        "config",
+        file_name="contextlab-config.json",
+        mime="application/json",
+        key="export_config",
+    )
+    st.file_uploader(
+        "Import a configuration", type=["json"], key="import_config", on_change=_import_config, args=("import_config",)
+    )
     message = st.session_state.get("_import_message")
     if message is not None:
         kind, body = message
         (safe.error if kind == "error" else safe.success)(body)
-    download_newest("Download documents (JSON)", "documents", file_name="documents.json",
-                    mime="application/json", key="export_documents",
-                    help="The documents this build ran on (scored), ready for the snippet below.")
+    download_newest(
+        "Download documents (JSON)",
+        "documents",
+        file_name="documents.json",
+        mime="application/json",
+        key="export_documents",
+        help="The documents this build ran on (scored), ready for the snippet below.",
+    )
     st.markdown("**Use this in code**")
     st.code(snippet(config, sample), language="python")
 
@@ -214,4 +235,3 @@ def snippet(config: LabConfig, sample: str | None) -> str:
         return config.code_snippet('load_file("documents.json")')
     code = config.code_snippet(f"load_sample_set({sample!r}).documents")
     return code.replace(_LOAD_FILE, _LOAD_SAMPLE)
-

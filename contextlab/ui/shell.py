@@ -77,9 +77,13 @@ def _title() -> str:
     with head:
         st.title("contextlab", anchor=False)
     with toggle:
-        st.toggle("Presentation", key="present", width="content",
-                  help="Wide layout, larger type, sidebar closed (scenario, sample and budget stay "
-                       "above the view): for a projector.")
+        st.toggle(
+            "Presentation",
+            key="present",
+            width="content",
+            help="Wide layout, larger type, sidebar closed (scenario, sample and budget stay "
+            "above the view): for a projector.",
+        )
     # Re-stored every run: the switch is drawn only beside a build, and Streamlit forgets the
     # value of a widget a run does not draw (no documents yet must not reset the view).
     view = st.session_state.get("view")
@@ -99,8 +103,13 @@ def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
     if st.session_state.pop(WHOLE_PAGE, False):
         st.rerun(scope="app")
     view = st.segmented_control(
-        "View", list(VIEWS), key="view", required=True, width="stretch",
-        format_func=lambda v: VIEWS[v][0], label_visibility="collapsed",
+        "View",
+        list(VIEWS),
+        key="view",
+        required=True,
+        width="stretch",
+        format_func=lambda v: VIEWS[v][0],
+        label_visibility="collapsed",
     )
     try:
         VIEWS[view][1](ctx)
@@ -128,8 +137,13 @@ def _documents(brought: DocumentsInput, config: LabConfig, *, source_line: bool 
     documents, note = score_if_needed(documents, config.query)
     if source_line:
         with st.container(key="source_line"):
-            st.caption(md_line(f"{brought.label} · {len(documents):,} documents"
-                               + (f" · query: “{config.query}”" if config.query else ""), limit=160))
+            st.caption(
+                md_line(
+                    f"{brought.label} · {len(documents):,} documents"
+                    + (f" · query: “{config.query}”" if config.query else ""),
+                    limit=160,
+                )
+            )
     if note:
         info(note)  # may quote a scoring error about the input
     return documents
@@ -137,8 +151,7 @@ def _documents(brought: DocumentsInput, config: LabConfig, *, source_line: bool 
 
 def _nothing_to_build(brought: DocumentsInput) -> None:
     if brought.errors:
-        st.error("Nothing to build: the input could not be read. What is wrong, and where, "
-                 "is shown in the sidebar.")
+        st.error("Nothing to build: the input could not be read. What is wrong, and where, is shown in the sidebar.")
     else:
         st.info("No documents yet: pick a sample set, paste text or upload a file in the sidebar.")
 
@@ -168,8 +181,16 @@ def main() -> None:
     scenario = picked_scenario()
     documents = _documents(brought, config, source_line=not (present and scenario is not None))
     source = st.session_state.get("doc_source", "sample")
-    url = partial(url_params, config, default_view=DEFAULT_VIEW, present=present, sample=brought.sample,
-                  source=source, scenario=scenario.key if scenario else None, question=question_origin(documents))
+    url = partial(
+        url_params,
+        config,
+        default_view=DEFAULT_VIEW,
+        present=present,
+        sample=brought.sample,
+        source=source,
+        scenario=scenario.key if scenario else None,
+        question=question_origin(documents),
+    )
     with st.sidebar, st.expander("Share and export", expanded=False):
         share_panel(config, source=source, sample=brought.sample)
     result = _build(documents, config) if documents else None
@@ -182,9 +203,15 @@ def main() -> None:
     for result_note in result.notes:  # e.g. scores outside 0-1: what was seen, how it is shown
         info(result_note)
     ctx = LabContext(
-        documents=list(documents), config=config, result=result, history=list(brought.history),
-        system_prompt=brought.system_prompt, source_label=brought.label, presentation=present,
-        answer=brought.answer_indices(documents), gold_answers=brought.gold_answers,
+        documents=list(documents),
+        config=config,
+        result=result,
+        history=list(brought.history),
+        system_prompt=brought.system_prompt,
+        source_label=brought.label,
+        presentation=present,
+        answer=brought.answer_indices(documents),
+        gold_answers=brought.gold_answers,
     )
     if scenario is not None:
         scenario_story(scenario, ctx)

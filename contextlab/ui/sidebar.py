@@ -38,9 +38,14 @@ def presenter_bar() -> None:
         with cols[3]:
             budget_widgets(in_bar=True)
         with cols[4]:
-            st.button("Three orders", key="bar_three_orders", on_click=open_three_orders, width="stretch",
-                      help="Ask the model the same question with the answer document first, in the middle "
-                           "and last (Final block view).")
+            st.button(
+                "Three orders",
+                key="bar_three_orders",
+                on_click=open_three_orders,
+                width="stretch",
+                help="Ask the model the same question with the answer document first, in the middle "
+                "and last (Final block view).",
+            )
 
 
 def sidebar(*, present: bool) -> tuple[DocumentsInput, LabConfig]:

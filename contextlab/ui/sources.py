@@ -34,7 +34,7 @@ SOURCES: dict[str, str] = {
 }
 _PASTE_PLACEHOLDER = (
     "Paste documents: separate them with a line of ---, or blank lines.\n"
-    "A JSON array or JSON Lines of {\"content\": ..., \"score\": ..., \"source\": ...} works too."
+    'A JSON array or JSON Lines of {"content": ..., "score": ..., "source": ...} works too.'
 )
 
 
@@ -61,8 +61,13 @@ def documents_panel(*, key: str = "doc_source", sample_here: bool = True) -> Doc
     # keeps it while the user looks at a sample and comes back.
     keep_values("paste_text")
     source = st.radio(
-        "Documents", list(SOURCES), format_func=SOURCES.get, key=key, horizontal=True,
-        on_change=_on_source_change, args=(key,),
+        "Documents",
+        list(SOURCES),
+        format_func=SOURCES.get,
+        key=key,
+        horizontal=True,
+        on_change=_on_source_change,
+        args=(key,),
         help="Start from a bundled sample, paste text, upload files, or edit documents in a table.",
     )
     if source == "paste":
@@ -97,8 +102,9 @@ def sample_picker(key: str = "sample_name", *, label: str = "Sample set") -> str
     seed_once(key, names[0])
     if st.session_state[key] not in names:
         st.session_state[key] = names[0]
-    return st.selectbox(label, names, key=key, on_change=_on_sample_change, args=(key,),
-                        format_func=lambda n: sample(n).title)
+    return st.selectbox(
+        label, names, key=key, on_change=_on_sample_change, args=(key,), format_func=lambda n: sample(n).title
+    )
 
 
 def sample_documents(name: str) -> DocumentsInput:
@@ -135,16 +141,23 @@ def bidi_warning(names: Sequence[str]) -> str | None:
     odd = [plain(n) for n in names if plain(n) != n]
     if not odd:
         return None
-    return ("A file name holds invisible or right-to-left control characters, so the uploader "
-            "above may show it reordered. Its real name: " + "; ".join(odd))
+    return (
+        "A file name holds invisible or right-to-left control characters, so the uploader "
+        "above may show it reordered. Its real name: " + "; ".join(odd)
+    )
 
 
 def _uploaded_documents(key: str = "upload_files") -> DocumentsInput:
-    files = st.file_uploader(
-        "Document files", key=key, accept_multiple_files=True,
-        type=[ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS],
-        help="JSON, JSON Lines, CSV/TSV, plain text or Markdown. Scores are read when present.",
-    ) or []
+    files = (
+        st.file_uploader(
+            "Document files",
+            key=key,
+            accept_multiple_files=True,
+            type=[ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS],
+            help="JSON, JSON Lines, CSV/TSV, plain text or Markdown. Scores are read when present.",
+        )
+        or []
+    )
     docs, errors = load_uploads([(f.name, f.getvalue()) for f in files])
     names = [f.name for f in files]
     warning = bidi_warning(names)

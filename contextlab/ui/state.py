@@ -13,8 +13,18 @@ import streamlit as st
 
 from contextlab.lab.config import LabConfig
 
-__all__ = ["CONFIG_KEYS", "B_KEY", "B_FIELDS", "TABLE_ANSWER", "b_key", "seed_once", "seed_config",
-           "reset_parameters", "apply_config_b", "keep_values"]
+__all__ = [
+    "CONFIG_KEYS",
+    "B_KEY",
+    "B_FIELDS",
+    "TABLE_ANSWER",
+    "b_key",
+    "seed_once",
+    "seed_config",
+    "reset_parameters",
+    "apply_config_b",
+    "keep_values",
+]
 
 
 def keep_values(*keys: str) -> None:
@@ -28,15 +38,25 @@ def keep_values(*keys: str) -> None:
         if key in state:
             state[key] = state[key]
 
+
 #: Session-state key of each ``LabConfig`` field's widget: ``cfg_`` and the field's name.
 CONFIG_KEYS: dict[str, str] = {f.name: f"cfg_{f.name}" for f in fields(LabConfig)}
 #: The key prefix of Compare's configuration B widgets.
 B_KEY = "cmp_b"
 #: The parameters B can change; the query stays A's (both builds answer the same question).
 B_FIELDS: tuple[str, ...] = (
-    "max_context_tokens", "dedup_threshold", "min_doc_tokens", "placement", "summarize_overflow",
-    "tokenizer", "seed_compatible", "budget_before_reorder", "budget_includes_headers",
+    "max_context_tokens",
+    "dedup_threshold",
+    "min_doc_tokens",
+    "placement",
+    "summarize_overflow",
+    "tokenizer",
+    "seed_compatible",
+    "budget_before_reorder",
+    "budget_includes_headers",
 )
+
+
 def b_key(name: str, key: str = B_KEY) -> str:
     """Return the session-state key of B's widget for setting ``name``: ``key``, ``_`` and the field's name."""
     return f"{key}_{name}"

@@ -16,8 +16,14 @@ from .inputs import DocumentsInput
 from .loading import sample, sample_names
 from .state import TABLE_ANSWER
 
-__all__ = ["table_documents", "remember_for_table", "documents_frame", "documents_from_table",
-           "documents_editor", "TABLE_DOCUMENTS"]
+__all__ = [
+    "table_documents",
+    "remember_for_table",
+    "documents_frame",
+    "documents_from_table",
+    "documents_editor",
+    "TABLE_DOCUMENTS",
+]
 
 #: Session-state key of the documents the table starts from (a snapshot of the last source).
 TABLE_DOCUMENTS = "table_documents"
@@ -30,10 +36,17 @@ def table_documents() -> DocumentsInput:
     if docs is None:
         first = sample(sample_names()[0])
         docs, answer_source, answer_keys, gold = list(first.documents), first.answer_source, (), first.answers
-    st.caption("Edit content, score and source in the table above the view; add or delete rows. "
-               "A blank score is scored against the query.")
-    return DocumentsInput(list(docs), "Edited table", answer_source=answer_source,
-                          answer_keys=tuple(answer_keys), gold_answers=tuple(gold))
+    st.caption(
+        "Edit content, score and source in the table above the view; add or delete rows. "
+        "A blank score is scored against the query."
+    )
+    return DocumentsInput(
+        list(docs),
+        "Edited table",
+        answer_source=answer_source,
+        answer_keys=tuple(answer_keys),
+        gold_answers=tuple(gold),
+    )
 
 
 def remember_for_table(brought: DocumentsInput) -> None:
@@ -78,8 +91,9 @@ def documents_from_table(frame: pd.DataFrame, originals: Sequence[Document]) -> 
         metadata = {k: v for k, v in base.metadata.items() if k != "score_missing"}
         if missing:
             metadata["score_missing"] = True
-        docs.append(replace(base, content=content, score=1.0 if missing else float(score),
-                            source=source, metadata=metadata))
+        docs.append(
+            replace(base, content=content, score=1.0 if missing else float(score), source=source, metadata=metadata)
+        )
     return docs
 
 
@@ -95,7 +109,9 @@ def documents_editor(documents: Sequence[Document]) -> list[Document]:
         column_config={
             "content": st.column_config.TextColumn("content", width="large", required=True),
             "score": st.column_config.NumberColumn(
-                "score", min_value=0.0, format="%.3f",
+                "score",
+                min_value=0.0,
+                format="%.3f",
                 help="Retrieval score; leave blank to score the document against the query.",
             ),
             "source": st.column_config.TextColumn("source", width="medium"),

@@ -21,6 +21,17 @@ from .layout import (
 from .memory import HistoryFit, fit_history
 from .ranking import HybridRanking
 
-__all__ = ["AssembledPrompt", "HistoryFit", "HybridRanking", "PromptLayout", "SectionAccount", "WindowBudget",
-           "assemble_prompt", "count_message_tokens", "fit_history", "MESSAGE_OVERHEAD_TOKENS",
-           "REPLY_PRIMING_TOKENS", "SECTION_NAMES"]
+__all__ = [
+    "AssembledPrompt",
+    "HistoryFit",
+    "HybridRanking",
+    "PromptLayout",
+    "SectionAccount",
+    "WindowBudget",
+    "assemble_prompt",
+    "count_message_tokens",
+    "fit_history",
+    "MESSAGE_OVERHEAD_TOKENS",
+    "REPLY_PRIMING_TOKENS",
+    "SECTION_NAMES",
+]

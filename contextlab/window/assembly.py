@@ -56,9 +56,18 @@ if TYPE_CHECKING:
 
 # The window's value types live in contextlab.window.layout; they are re-exported here, where
 # the README and older code import them from.
-__all__ = ["AssembledPrompt", "HybridRanking", "PromptLayout", "SectionAccount", "WindowBudget",
-           "assemble_prompt", "count_message_tokens", "MESSAGE_OVERHEAD_TOKENS", "REPLY_PRIMING_TOKENS",
-           "SECTION_NAMES"]
+__all__ = [
+    "AssembledPrompt",
+    "HybridRanking",
+    "PromptLayout",
+    "SectionAccount",
+    "WindowBudget",
+    "assemble_prompt",
+    "count_message_tokens",
+    "MESSAGE_OVERHEAD_TOKENS",
+    "REPLY_PRIMING_TOKENS",
+    "SECTION_NAMES",
+]
 
 # Shrink-and-rebuild rounds before the last-resort layout (the first round nearly always fits).
 _MAX_FIT_ROUNDS = 8
@@ -104,9 +113,11 @@ def _lend_shares(plan: Plan) -> None:
             short -= take
     # 2. A long system prompt: what the buffer has left, then unused shares.
     # 3. Documents, then conversation, take what is left of the sections' shares.
-    for name, lenders in (("system", ("buffer", "conversation", "documents")),
-                          ("documents", ("system", "conversation")),
-                          ("conversation", ("documents", "system"))):
+    for name, lenders in (
+        ("system", ("buffer", "conversation", "documents")),
+        ("documents", ("system", "conversation")),
+        ("conversation", ("documents", "system")),
+    ):
         if needs[name] > grants[name]:
             grants[name] += _lend(plan, name, needs[name] - grants[name], lenders)
     for acc in accounts.values():
@@ -135,8 +146,9 @@ class _SectionBuilder:
         layout = PromptLayout(call.query, system=system)
         room = max(limits["conversation"] - self.plan.conversation_framing, 0)
         if room not in self.history_fits:
-            self.history_fits[room] = fit_history(call.history, room, tok, call.summarizer,
-                                                  message_overhead=HISTORY_OVERHEAD)
+            self.history_fits[room] = fit_history(
+                call.history, room, tok, call.summarizer, message_overhead=HISTORY_OVERHEAD
+            )
         layout.history = self.history_fits[room]
         if call.scored:
             room = self.plan.documents_room(limits)
@@ -152,9 +164,7 @@ class _SectionBuilder:
             return layout.system != self.call.system_prompt
         if name == "documents":
             result = layout.documents_result
-            return result is not None and any(
-                t.fate in ("excluded", "truncated", "summarized") for t in result.trace
-            )
+            return result is not None and any(t.fate in ("excluded", "truncated", "summarized") for t in result.trace)
         return bool(layout.history and layout.history.summarized_indices)
 
     def adopt(self, limits: dict[str, int]) -> PromptLayout:
@@ -212,8 +222,7 @@ def _shrink_until_fits(builder: _SectionBuilder) -> None:
             plan.totals = layout.totals(tok)
         plan.notes.append("the layout did not fit after shrinking; documents and conversation were dropped")
     if rounds:
-        plan.notes.append(f"rebuilt {rounds} time(s) so the measured total fits (joined text counts differ "
-                          "from parts)")
+        plan.notes.append(f"rebuilt {rounds} time(s) so the measured total fits (joined text counts differ from parts)")
 
 
 def _build_and_fit(call: Call, plan: Plan) -> None:
@@ -241,7 +250,8 @@ def _settle_accounts(call: Call, plan: Plan) -> None:
     if call.system_prompt and layout.system != call.system_prompt:
         accounts["system"].notes.append(
             f"system prompt truncated to its share and what others could lend "
-            f"({tok.count(layout.system)} of {tok.count(call.system_prompt)} tokens)")
+            f"({tok.count(layout.system)} of {tok.count(call.system_prompt)} tokens)"
+        )
     result = layout.documents_result
     if result is not None:
         accounts["documents"].items_out = len(result.included_docs)
@@ -251,8 +261,10 @@ def _settle_accounts(call: Call, plan: Plan) -> None:
     hist, conversation = layout.history, accounts["conversation"]
     conversation.items_out = len(hist.kept) if hist else 0
     if hist and hist.summarized_indices:
-        conversation.notes.append(f"{len(hist.summarized_indices)} older messages " + (
-            "summarized" if hist.summary else "covered by an empty summary (no room)"))
+        conversation.notes.append(
+            f"{len(hist.summarized_indices)} older messages "
+            + ("summarized" if hist.summary else "covered by an empty summary (no room)")
+        )
     if call.question_index is not None:
         conversation.notes.append("its last message is the question, shown once as the query")
     accounts["query"].items_out = 1
@@ -295,21 +307,38 @@ def assemble_prompt(
     everything. ``now`` (Unix seconds) fixes the clock for recency. Raises ``BudgetError``
     when the query alone does not fit in ``max_tokens - output_reserve``.
     """
-    call = check_call({"system_prompt": system_prompt, "documents": documents, "history": history,
-                       "query": query, "window_budget": window_budget, "manager": manager, "ranking": ranking,
-                       "now": now, "summarizer": summarizer, "tokenizer": tokenizer})
+    call = check_call(
+        {
+            "system_prompt": system_prompt,
+            "documents": documents,
+            "history": history,
+            "query": query,
+            "window_budget": window_budget,
+            "manager": manager,
+            "ranking": ranking,
+            "now": now,
+            "summarizer": summarizer,
+            "tokenizer": tokenizer,
+        }
+    )
     plan = measure_needs(call)
     _lend_shares(plan)
     _build_and_fit(call, plan)
     _settle_accounts(call, plan)
     layout = plan.layout
     return AssembledPrompt(
-        text=layout.text(), messages=layout.messages(), sections=plan.accounts,
-        tokens_used=plan.totals[0], message_tokens=plan.totals[1], tokens_limit=call.window_budget.limit,
-        window_budget=call.window_budget, documents_result=layout.documents_result,
+        text=layout.text(),
+        messages=layout.messages(),
+        sections=plan.accounts,
+        tokens_used=plan.totals[0],
+        message_tokens=plan.totals[1],
+        tokens_limit=call.window_budget.limit,
+        window_budget=call.window_budget,
+        documents_result=layout.documents_result,
         history=layout.history if layout.history is not None else fit_history([], 0, call.tok),
         ranked_documents=sorted(call.scored, key=lambda d: d.score, reverse=True),
-        tokenizer=call.tok.name, notes=plan.notes,
+        tokenizer=call.tok.name,
+        notes=plan.notes,
         documents_budget=plan.documents_room(plan.limits) if call.scored else 0,
         question_index=call.question_index,
     )

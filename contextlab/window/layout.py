@@ -19,9 +19,21 @@ from ..types import ContextResult, Document
 from ..validation import fraction, whole_number
 from .memory import HistoryFit
 
-__all__ = ["AssembledPrompt", "PromptLayout", "SectionAccount", "WindowBudget", "count_message_tokens",
-           "CONVERSATION_HEADER", "DOCUMENTS_HEADER", "MESSAGE_OVERHEAD_TOKENS", "QUERY_PREFIX",
-           "REPLY_PRIMING_TOKENS", "SECTION_NAMES", "SECTION_SEPARATOR", "SHARE_SECTIONS"]
+__all__ = [
+    "AssembledPrompt",
+    "PromptLayout",
+    "SectionAccount",
+    "WindowBudget",
+    "count_message_tokens",
+    "CONVERSATION_HEADER",
+    "DOCUMENTS_HEADER",
+    "MESSAGE_OVERHEAD_TOKENS",
+    "QUERY_PREFIX",
+    "REPLY_PRIMING_TOKENS",
+    "SECTION_NAMES",
+    "SECTION_SEPARATOR",
+    "SHARE_SECTIONS",
+]
 
 #: Tokens each chat message costs beyond its role and content (OpenAI's cookbook figure for
 #: gpt-3.5-turbo / gpt-4: ``<|start|>{role}\n{content}<|end|>\n``).
@@ -56,9 +68,10 @@ class WindowBudget:
 
     def __post_init__(self) -> None:
         whole_number("WindowBudget.max_tokens", self.max_tokens, minimum=1)
-        total = sum(fraction(f"WindowBudget.{name}", getattr(self, name), allow_zero=True,
-                             hint="a fraction of max_tokens")
-                    for name in (*SHARE_SECTIONS, "output_reserve", "buffer"))
+        total = sum(
+            fraction(f"WindowBudget.{name}", getattr(self, name), allow_zero=True, hint="a fraction of max_tokens")
+            for name in (*SHARE_SECTIONS, "output_reserve", "buffer")
+        )
         if total > 1.0 + 1e-9:
             raise InvalidInputError(
                 f"WindowBudget shares must sum to at most 1; system + documents + conversation + "
@@ -164,34 +177,50 @@ class AssembledPrompt:
     def documents_budget_note(self) -> str:
         """One line: the documents' share of the window, and the budget their ContextManager got."""
         share = f"{round(self.window_budget.documents * 100, 2):g}%"
-        got = (f"the ContextManager got {self.documents_budget} after lending and headers"
-               if self.sections["documents"].items_in else "no documents were given")
-        return (f"documents: {self.sections['documents'].budget} of the window's {self.window_budget.max_tokens} "
-                f"tokens ({share}), not max_context_tokens; {got}")
+        got = (
+            f"the ContextManager got {self.documents_budget} after lending and headers"
+            if self.sections["documents"].items_in
+            else "no documents were given"
+        )
+        return (
+            f"documents: {self.sections['documents'].budget} of the window's {self.window_budget.max_tokens} "
+            f"tokens ({share}), not max_context_tokens; {got}"
+        )
 
     def report(self) -> str:
         """Return the documents' budget line, then the account as a table, one line per section."""
-        lines = [self.documents_budget_note,
-                 f"{'section':<13}{'budget':>7}{'used':>7}{'in':>5}{'out':>5}  notes"]
+        lines = [self.documents_budget_note, f"{'section':<13}{'budget':>7}{'used':>7}{'in':>5}{'out':>5}  notes"]
         for acc in self.sections.values():
-            lines.append(f"{acc.name:<13}{acc.budget:>7}{acc.used:>7}{acc.items_in:>5}{acc.items_out:>5}  "
-                         + "; ".join(acc.notes))
-        lines.append(f"{'total':<13}{self.tokens_limit:>7}{self.tokens_used:>7}"
-                     f"  (+{self.output_reserve_tokens} reserved for the answer; {self.tokenizer})")
+            lines.append(
+                f"{acc.name:<13}{acc.budget:>7}{acc.used:>7}{acc.items_in:>5}{acc.items_out:>5}  "
+                + "; ".join(acc.notes)
+            )
+        lines.append(
+            f"{'total':<13}{self.tokens_limit:>7}{self.tokens_used:>7}"
+            f"  (+{self.output_reserve_tokens} reserved for the answer; {self.tokenizer})"
+        )
         return "\n".join(line.rstrip() for line in lines)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the prompt and its account as plain JSON-serialisable data."""
         hist = self.history
         return {
-            "text": self.text, "messages": [dict(m) for m in self.messages],
-            "tokens_used": self.tokens_used, "message_tokens": self.message_tokens,
-            "tokens_limit": self.tokens_limit, "output_reserve_tokens": self.output_reserve_tokens,
-            "tokenizer": self.tokenizer, "window_budget": asdict(self.window_budget),
-            "documents_budget": self.documents_budget, "question_index": self.question_index,
+            "text": self.text,
+            "messages": [dict(m) for m in self.messages],
+            "tokens_used": self.tokens_used,
+            "message_tokens": self.message_tokens,
+            "tokens_limit": self.tokens_limit,
+            "output_reserve_tokens": self.output_reserve_tokens,
+            "tokenizer": self.tokenizer,
+            "window_budget": asdict(self.window_budget),
+            "documents_budget": self.documents_budget,
+            "question_index": self.question_index,
             "sections": {name: {**asdict(acc), "limit": acc.limit} for name, acc in self.sections.items()},
-            "history": {"kept_indices": list(hist.kept_indices), "summary": hist.summary,
-                        "summarized_indices": list(hist.summarized_indices)},
+            "history": {
+                "kept_indices": list(hist.kept_indices),
+                "summary": hist.summary,
+                "summarized_indices": list(hist.summarized_indices),
+            },
             "documents_result": None if self.documents_result is None else self.documents_result.to_dict(),
             "notes": list(self.notes),
         }
@@ -214,18 +243,21 @@ class PromptLayout:
     def section_texts(self) -> dict[str, str]:
         """Return each section's text ("" for an empty section), headers included."""
         history = self.history.text if self.history else ""
-        return {"system": self.system,
-                "documents": DOCUMENTS_HEADER + self.documents if self.documents else "",
-                "conversation": CONVERSATION_HEADER + history if history else "",
-                "query": QUERY_PREFIX + self.query}
+        return {
+            "system": self.system,
+            "documents": DOCUMENTS_HEADER + self.documents if self.documents else "",
+            "conversation": CONVERSATION_HEADER + history if history else "",
+            "query": QUERY_PREFIX + self.query,
+        }
 
     def section_messages(self) -> dict[str, list[dict[str, str]]]:
         """Return each section's chat messages; the query is the last "user" message."""
-        return {"system": [{"role": "system", "content": self.system}] if self.system else [],
-                "documents": ([{"role": "system", "content": DOCUMENTS_HEADER + self.documents}]
-                              if self.documents else []),
-                "conversation": self.history.to_messages() if self.history else [],
-                "query": [{"role": "user", "content": self.query}]}
+        return {
+            "system": [{"role": "system", "content": self.system}] if self.system else [],
+            "documents": ([{"role": "system", "content": DOCUMENTS_HEADER + self.documents}] if self.documents else []),
+            "conversation": self.history.to_messages() if self.history else [],
+            "query": [{"role": "user", "content": self.query}],
+        }
 
     def text(self) -> str:
         """Return the prompt as one text: the non-empty sections joined by a blank line."""

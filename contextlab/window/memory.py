@@ -71,11 +71,7 @@ def extractive_summary(
     their conversation order. If not even one line fits, the first line is cut to fit.
     """
     messages = coerce_messages(messages)
-    lines = [
-        (i, f"- {role_label(m.role)}: {s}")
-        for i, m in enumerate(messages)
-        if (s := _first_sentence(m.content))
-    ]
+    lines = [(i, f"- {role_label(m.role)}: {s}") for i, m in enumerate(messages) if (s := _first_sentence(m.content))]
     if max_tokens is None:
         return "\n".join(line for _, line in lines)
     tok = resolve_tokenizer(tokenizer)
@@ -96,7 +92,7 @@ def extractive_summary(
         i, line = (primary or secondary)[0]
         prefix = f"- {role_label(messages[i].role)}: "
         cut = fit_text(tok, line, max_tokens) or ""
-        return cut if cut.startswith(prefix) and cut[len(prefix):] != TRUNCATION_MARKER.strip() else ""
+        return cut if cut.startswith(prefix) and cut[len(prefix) :] != TRUNCATION_MARKER.strip() else ""
     chosen.sort()
     text = "\n".join(line for _, line in chosen)
     # Counts of joined lines can differ from the sum of their parts; trust only the real count.
@@ -214,9 +210,7 @@ def fit_history(
     whole_number("max_tokens", max_tokens, minimum=0)
     whole_number("message_overhead", message_overhead, minimum=0)
     if summarizer is not None and not callable(summarizer):
-        raise InvalidInputError(
-            f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}"
-        )
+        raise InvalidInputError(f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}")
     tok = resolve_tokenizer(tokenizer)
     if not msgs:
         return HistoryFit([], [], "", [], 0, max_tokens, tok.name, message_overhead)
@@ -225,8 +219,9 @@ def fit_history(
     return fit
 
 
-def _fit_recent_first(msgs: list[Message], max_tokens: int, tok: Tokenizer,
-                      summarizer: Summarizer | None, message_overhead: int) -> HistoryFit:
+def _fit_recent_first(
+    msgs: list[Message], max_tokens: int, tok: Tokenizer, summarizer: Summarizer | None, message_overhead: int
+) -> HistoryFit:
     """Return the fit keeping the longest recent run that leaves the summary enough room."""
     n = len(msgs)
     costs = [tok.count(format_message(m)) + 1 + message_overhead for m in msgs]

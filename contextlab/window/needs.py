@@ -37,8 +37,18 @@ from .layout import (
 from .memory import Summarizer, coerce_messages, format_message
 from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
 
-__all__ = ["Call", "Plan", "HISTORY_OVERHEAD", "SummaryMemo", "build_documents", "check_call",
-           "fit_system_prompt", "measure_needs", "section_cost", "system_cost"]
+__all__ = [
+    "Call",
+    "Plan",
+    "HISTORY_OVERHEAD",
+    "SummaryMemo",
+    "build_documents",
+    "check_call",
+    "fit_system_prompt",
+    "measure_needs",
+    "section_cost",
+    "system_cost",
+]
 
 # A history message's role is one token in cl100k_base for every role OpenAI accepts; its
 # chat overhead is charged per message when the conversation is fitted.
@@ -114,18 +124,26 @@ def check_call(arguments: Mapping[str, Any]) -> Call:
     ranking = HybridRanking() if ranking is None else ranking
     for name, value, kind in (("window_budget", budget, WindowBudget), ("ranking", ranking, HybridRanking)):
         if not isinstance(value, kind):
-            raise InvalidInputError(f"{name} must be a {kind.__name__}; got {type(value).__name__}",
-                                    field=name)
+            raise InvalidInputError(f"{name} must be a {kind.__name__}; got {type(value).__name__}", field=name)
     if summarizer is not None and not callable(summarizer):
         raise InvalidInputError(
-            f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}",
-            field="summarizer")
+            f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}", field="summarizer"
+        )
     manager, tok = _window_manager(arguments["manager"], arguments["tokenizer"])
     now = time.time() if arguments["now"] is None else check_now(arguments["now"])
     scored = ranking.rescore(check_documents(arguments["documents"]), now)
     question_index, msgs = _split_history(coerce_messages(arguments["history"], field_name="history"), query)
-    return Call(system_prompt, query, scored, msgs, question_index, budget, manager, tok,
-                None if summarizer is None else SummaryMemo(summarizer))
+    return Call(
+        system_prompt,
+        query,
+        scored,
+        msgs,
+        question_index,
+        budget,
+        manager,
+        tok,
+        None if summarizer is None else SummaryMemo(summarizer),
+    )
 
 
 def _window_manager(manager: ContextManager | None, tokenizer: Any) -> tuple[ContextManager, Tokenizer]:
@@ -138,8 +156,11 @@ def _window_manager(manager: ContextManager | None, tokenizer: Any) -> tuple[Con
         manager.score_label = HYBRID_SCORE_LABEL
     tok = resolve_tokenizer(manager.tokenizer)
     if tokenizer is not None and resolve_tokenizer(tokenizer).name != tok.name:
-        raise InvalidInputError(f"tokenizer {resolve_tokenizer(tokenizer).name!r} differs from the "
-                                f"manager's {tok.name!r}; pass only one of them", field="tokenizer")
+        raise InvalidInputError(
+            f"tokenizer {resolve_tokenizer(tokenizer).name!r} differs from the "
+            f"manager's {tok.name!r}; pass only one of them",
+            field="tokenizer",
+        )
     return manager, tok
 
 
@@ -196,13 +217,15 @@ def measure_needs(call: Call) -> Plan:
         walked = sum(t.block_tokens or 0 for t in trial.trace if t.position is not None)
         d_need = max(trial.tokens_used, walked) + doc_framing if trial.context_block else 0
     alloc = budget.allocation()
-    items = {"system": 1 if call.system_prompt else 0, "documents": len(call.scored),
-             "conversation": len(call.history)}
+    items = {"system": 1 if call.system_prompt else 0, "documents": len(call.scored), "conversation": len(call.history)}
     accounts = {name: SectionAccount(name, alloc[name], items_in=items[name]) for name in SHARE_SECTIONS}
     accounts["query"] = SectionAccount("query", 0, items_in=1)
     accounts["buffer"] = SectionAccount("buffer", alloc["buffer"])
-    needs = {"system": system_cost(tok, call.system_prompt), "documents": d_need,
-             "conversation": c_need + conversation_framing if call.history else 0}
+    needs = {
+        "system": system_cost(tok, call.system_prompt),
+        "documents": d_need,
+        "conversation": c_need + conversation_framing if call.history else 0,
+    }
     return Plan(needs, q_need, doc_framing, conversation_framing, accounts)
 
 

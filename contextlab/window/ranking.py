@@ -32,9 +32,7 @@ def check_documents(documents: Any) -> list[Document]:
     if documents is None:
         return []
     if isinstance(documents, (str, bytes, Document)):
-        raise InvalidInputError(
-            f"documents must be a list of Document; got a single {type(documents).__name__}"
-        )
+        raise InvalidInputError(f"documents must be a list of Document; got a single {type(documents).__name__}")
     return list(document_list(list(documents)))
 
 
@@ -64,8 +62,7 @@ class HybridRanking:
             )
         if finite_number("HybridRanking.half_life_hours", self.half_life_hours) <= 0:
             raise InvalidInputError(
-                f"HybridRanking.half_life_hours must be > 0 (hours for recency to halve); "
-                f"got {self.half_life_hours!r}"
+                f"HybridRanking.half_life_hours must be > 0 (hours for recency to halve); got {self.half_life_hours!r}"
             )
 
     def recency_of(self, document: Document, now: float | None = None) -> float:
@@ -79,11 +76,7 @@ class HybridRanking:
     def components(self, document: Document, now: float | None = None) -> dict[str, float]:
         """Return the score's parts: relevance, recency, importance and the hybrid score."""
         recency = self.recency_of(document, now)
-        score = (
-            self.relevance * document.score
-            + self.recency * recency
-            + self.importance * document.importance
-        )
+        score = self.relevance * document.score + self.recency * recency + self.importance * document.importance
         return {
             "relevance": document.score,
             "recency": recency,

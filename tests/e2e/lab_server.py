@@ -27,8 +27,16 @@ from contextlab.models import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: The views that draw on the default sample as opened (what the benchmark visits).
 VIEWS = ("overview", "duplicates", "placement", "budget", "final", "compare", "learn", "window")
 #: What ``--screenshots`` saves by default: every view, Evaluate after a run of its grid.
@@ -117,12 +125,31 @@ def lab_server(timeout: float = 60.0, env: dict[str, str] | None = None) -> Iter
     """
     _guard_against_orphans()
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-           "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
-                            start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
     _LIVE[proc.pid] = proc
     url = f"http://127.0.0.1:{port}"
     try:
@@ -150,7 +177,6 @@ def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-
 @contextlib.contextmanager
 def lab_page(width: int = 1440, height: int = 1100, env: dict[str, str] | None = None) -> Iterator:
     """Yield a Chromium page beside a fresh lab server; ``page.base_url`` is the server's URL.
@@ -169,6 +195,7 @@ def lab_page(width: int = 1440, height: int = 1100, env: dict[str, str] | None =
             yield page
         finally:
             browser.close()
+
 
 #: True in the page once the script has finished and everything on screen is current and drawn:
 #: the app says no script is running, no skeleton, no stale element, no "Running", every plotly
@@ -257,6 +284,7 @@ def _script_finished(payload: bytes | str) -> bool:
 
 def watch_runs(page) -> None:
     """Remember the page's Streamlit websocket, so ``settle_ms`` can wait for a run's end."""
+
     def remember(ws) -> None:
         if ws.url.endswith("/_stcore/stream"):
             page.lab_socket = ws  # type: ignore[attr-defined]
@@ -310,8 +338,9 @@ def full_screenshot(page, path: Path, tall: int | None = None) -> Path:
     return path
 
 
-def save_screenshots(out_dir: Path, views=SCREENSHOT_VIEWS, width: int = 1440, height: int = 1000,
-                     query: str = "") -> list[Path]:
+def save_screenshots(
+    out_dir: Path, views=SCREENSHOT_VIEWS, width: int = 1440, height: int = 1000, query: str = ""
+) -> list[Path]:
     """Save a full-page screenshot of each view to ``out_dir``; return the paths."""
     saved = []
     suffix = "_" + query.replace("=", "-").replace("&", "_") if query else ""
@@ -328,16 +357,22 @@ def save_screenshots(out_dir: Path, views=SCREENSHOT_VIEWS, width: int = 1440, h
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--screenshots", type=Path, default=ROOT / "artifacts",
-                        help="folder for the pictures (default artifacts/, untracked)")
-    parser.add_argument("--views", nargs="*", default=list(SCREENSHOT_VIEWS),
-                        help=f"views to shoot (default all; evaluate first runs {EVALUATE_LIMIT} questions)")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--screenshots",
+        type=Path,
+        default=ROOT / "artifacts",
+        help="folder for the pictures (default artifacts/, untracked)",
+    )
+    parser.add_argument(
+        "--views",
+        nargs="*",
+        default=list(SCREENSHOT_VIEWS),
+        help=f"views to shoot (default all; evaluate first runs {EVALUATE_LIMIT} questions)",
+    )
     parser.add_argument("--query", default="", help="extra URL query, e.g. present=1")
     parser.add_argument("--height", type=int, default=1000, help="browser window height in pixels")
     parser.add_argument("--width", type=int, default=1440, help="browser window width in pixels")
     args = parser.parse_args()
-    for path in save_screenshots(args.screenshots, args.views, width=args.width, height=args.height,
-                                 query=args.query):
+    for path in save_screenshots(args.screenshots, args.views, width=args.width, height=args.height, query=args.query):
         print(path)

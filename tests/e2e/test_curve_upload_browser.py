@@ -30,8 +30,11 @@ def _curve() -> bytes:
 
 
 def _outcomes(correct: dict[int, int]) -> bytes:
-    return outcomes_csv({"query_id": f"q{i}", "kind": "position", "total_docs": 5, "position": p,
-                         "correct": i < k, "answer": "a"} for p, k in correct.items() for i in range(N)).encode()
+    return outcomes_csv(
+        {"query_id": f"q{i}", "kind": "position", "total_docs": 5, "position": p, "correct": i < k, "answer": "a"}
+        for p, k in correct.items()
+        for i in range(N)
+    ).encode()
 
 
 def _file(name: str, data: bytes) -> dict:
@@ -67,14 +70,18 @@ def test_curve_upload_browser_outcomes_beside_the_curve_make_its_tests_paired(pa
 
     _upload(page, _file("tiny.questions.csv", _outcomes(CORRECT)))  # added beside the curve, as a user adds it
     page.get_by_text("tiny reads the end best").first.wait_for(timeout=30_000)
-    assert _shown(page).startswith("What these questions show: tiny reads the end best: position 5 (40.0%) above "
-                                   "every other position measured, on 40 questions")
+    assert _shown(page).startswith(
+        "What these questions show: tiny reads the end best: position 5 (40.0%) above "
+        "every other position measured, on 40 questions"
+    )
 
     other = {1: 12, 3: 8, 5: 16}  # another run's answers: position 1 reads 30 %, the curve 20 %
     _upload(page, _file("tiny.questions.csv", _outcomes(other)))
     error = page.get_by_test_id("stAlertContentError").first.inner_text(timeout=30_000)
-    assert error == ("tiny.csv: its outcomes give 30.0% at position 1 of 5, the curve 20.0%; they are from "
-                     "another run (one `contextlab curve` run writes both)")
+    assert error == (
+        "tiny.csv: its outcomes give 30.0% at position 1 of 5, the curve 20.0%; they are from "
+        "another run (one `contextlab curve` run writes both)"
+    )
     assert "tiny reads the end best" in _shown(page)  # the curve loaded before stays
     page.get_by_test_id("stFileUploader").filter(has_text="A curve file from").scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir() / "e2e_curve_upload.png"))

@@ -43,7 +43,11 @@ def _sankey_nodes(page) -> dict[str, int]:
 def test_lab_browser_counts_add_up_to_the_input_the_same_way_in_every_view(page):
     # budget 700 on the default sample: one document is cut to fit, which once counted twice
     _open(page, "?max_context_tokens=700")
-    total, in_block, left_out = _metric(page, "Documents in"), _metric(page, "In the block"), _metric(page, "Left out for budget")
+    total, in_block, left_out = (
+        _metric(page, "Documents in"),
+        _metric(page, "In the block"),
+        _metric(page, "Left out for budget"),
+    )
     duplicates, too_short = _metric(page, "Duplicates removed"), _metric(page, "Too short")
     sentence = page.get_by_text(re.compile(r"^\d+ documents in: ")).inner_text()
     assert int(re.search(r"(\d+) too short", sentence).group(1)) == too_short
@@ -136,9 +140,16 @@ def test_lab_browser_presentation_tables_show_user_text_as_typed(page):
     # presentation mode draws tables as static tables, whose cells are Markdown: they must be escaped
     import json
 
-    docs = json.dumps([{"content": "refund policy for annual plans is pro rata " * 3, "score": 0.9,
-                        "source": "<b id='pwn'>x</b> **bold** [l](https://e.x)"},
-                       {"content": "cancel the monthly plan in settings " * 3, "score": 0.5, "source": "b.md"}])
+    docs = json.dumps(
+        [
+            {
+                "content": "refund policy for annual plans is pro rata " * 3,
+                "score": 0.9,
+                "source": "<b id='pwn'>x</b> **bold** [l](https://e.x)",
+            },
+            {"content": "cancel the monthly plan in settings " * 3, "score": 0.5, "source": "b.md"},
+        ]
+    )
     _open(page, "?present=1")
     page.locator('[data-testid="stExpandSidebarButton"]').click()  # the sidebar stays reachable
     page.get_by_text("Paste text", exact=True).click()

@@ -78,7 +78,7 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     assert sidebar.get_attribute("data-collapsed") == "true"
     size = page.evaluate(
         "() => parseFloat(getComputedStyle("
-        "document.querySelector('[data-testid=\"stMainBlockContainer\"] [data-testid=\"stMarkdown\"] p')).fontSize)"
+        'document.querySelector(\'[data-testid="stMainBlockContainer"] [data-testid="stMarkdown"] p\')).fontSize)'
     )
     assert size >= 19  # 1.25rem: readable from the back of the room
     headline = page.evaluate(
@@ -90,7 +90,8 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     assert toggle and toggle["x"] + toggle["width"] <= 1440 and toggle["y"] >= 0  # fully on screen
     assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
     axis_text = page.evaluate(
-        "() => Math.max(...Array.from(document.querySelectorAll('.xtick text, .x2tick text, .ytick text, .y2tick text')).map(t => parseFloat(t.style.fontSize)))")
+        "() => Math.max(...Array.from(document.querySelectorAll('.xtick text, .x2tick text, .ytick text, .y2tick text')).map(t => parseFloat(t.style.fontSize)))"
+    )
     assert axis_text >= 16  # chart text enlarged too
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
     page.get_by_text("Presentation", exact=True).click()  # and back: the sidebar returns
@@ -104,8 +105,10 @@ def test_lab_browser_pasted_html_is_shown_as_text(page):
     page.get_by_text("Paste text", exact=True).click()
     wait_for_app(page)
     area = page.get_by_label("Documents as text")
-    area.fill("<b id='pwned'>bold?</b> refund policy for annual plans is pro rata\n\n---\n\n"
-              "second document about cancelling the monthly plan in settings")
+    area.fill(
+        "<b id='pwned'>bold?</b> refund policy for annual plans is pro rata\n\n---\n\n"
+        "second document about cancelling the monthly plan in settings"
+    )
     area.press("Control+Enter")
     # the rerun may not have started yet: wait for the pasted documents to be the input
     expect(page.locator("body")).to_contain_text(" · 2 documents", timeout=60_000)

@@ -19,22 +19,37 @@ pytestmark = pytest.mark.browser
 
 EVIL = "https://evil.example/"
 # Every hostile string carries "PWN" so its rendering can be found on the page.
-MARKUP = (f"PWN<a href='{EVIL}a'>A</a><b id='pwned'>B</b><img src=x onerror=alert(1)> **PWNBOLD** "
-          f"*PWNEM* [PWNLINK]({EVIL}l) $PWNMATH$ :red[PWNRED] \u202eRTL")
+MARKUP = (
+    f"PWN<a href='{EVIL}a'>A</a><b id='pwned'>B</b><img src=x onerror=alert(1)> **PWNBOLD** "
+    f"*PWNEM* [PWNLINK]({EVIL}l) $PWNMATH$ :red[PWNRED] \u202eRTL"
+)
 SOURCE = f"kb/{MARKUP}.md"
 QUERY = f"annual plan refund\nPWNQ\n===\n[PWNQLINK]({EVIL}q) **PWNQBOLD** $PWNQMATH$"
-BASE = ("Annual plans are refunded pro rata within six months of purchase and monthly plans are "
-        "never refunded after the renewal date has passed for any reason at all")
+BASE = (
+    "Annual plans are refunded pro rata within six months of purchase and monthly plans are "
+    "never refunded after the renewal date has passed for any reason at all"
+)
 
 
 def _documents() -> list[dict]:
-    docs = [{"content": f"{BASE} {MARKUP}\n# PWNHEAD\n===\n- PWNLIST", "score": 0.9, "source": SOURCE},
-            # the same words in another case: an exact duplicate, with its own hostile source
-            {"content": f"{BASE.upper()} {MARKUP}\n# PWNHEAD\n===\n- PWNLIST", "score": 0.8,
-             "source": f"<b>PWNDUP</b>{SOURCE}"}]
-    docs += [{"content": f"Document {i} about cancelling the monthly plan from the billing page, "
-                         f"step {i} of the guide. {MARKUP}", "score": 0.7 - i / 20,
-              "source": f"[PWN{i}]({EVIL}{i})/notes.txt"} for i in range(6)]
+    docs = [
+        {"content": f"{BASE} {MARKUP}\n# PWNHEAD\n===\n- PWNLIST", "score": 0.9, "source": SOURCE},
+        # the same words in another case: an exact duplicate, with its own hostile source
+        {
+            "content": f"{BASE.upper()} {MARKUP}\n# PWNHEAD\n===\n- PWNLIST",
+            "score": 0.8,
+            "source": f"<b>PWNDUP</b>{SOURCE}",
+        },
+    ]
+    docs += [
+        {
+            "content": f"Document {i} about cancelling the monthly plan from the billing page, "
+            f"step {i} of the guide. {MARKUP}",
+            "score": 0.7 - i / 20,
+            "source": f"[PWN{i}]({EVIL}{i})/notes.txt",
+        }
+        for i in range(6)
+    ]
     return docs
 
 
@@ -116,8 +131,10 @@ def _open_sections(page) -> int:
     """Open every section a view draws only on request (``parts.on_request``, keys ``*_open``)
     and every tab not yet shown; return how many were opened."""
     opened = 0
-    closed = page.locator('[data-testid="stMain"] [class*="st-key-"][class*="_open"] > [data-testid="stExpander"] '
-                          'details:not([open]) > summary')
+    closed = page.locator(
+        '[data-testid="stMain"] [class*="st-key-"][class*="_open"] > [data-testid="stExpander"] '
+        "details:not([open]) > summary"
+    )
     while closed.count():
         settle_ms(page, closed.first.click)  # opening one reruns the script: it is drawn now
         opened += 1
@@ -128,8 +145,10 @@ def _open_sections(page) -> int:
 
 
 def test_lab_browser_hostile_url_values_are_text(page):
-    page.goto(f"{page.base_url}/?sample={quote('[PWNURL](' + EVIL + ')')}&view={quote('**PWNVIEW**')}"
-              f"&max_context_tokens={quote('$PWNMATH$')}")
+    page.goto(
+        f"{page.base_url}/?sample={quote('[PWNURL](' + EVIL + ')')}&view={quote('**PWNVIEW**')}"
+        f"&max_context_tokens={quote('$PWNMATH$')}"
+    )
     wait_for_app(page)
     warnings = _read(page.locator('[data-testid="stAlertContentWarning"]'))
     assert any(f"[PWNURL]({EVIL})" in w for w in warnings) and any("**PWNVIEW**" in w for w in warnings)
@@ -168,11 +187,19 @@ def test_lab_browser_hostile_upload_names_and_contents_are_text(page):
     settle_ms(page, page.get_by_text("Upload files", exact=True).click)
     good = "\n".join(json.dumps(d) for d in _documents()).encode()
     uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text="Document files")
-    settle_ms(page, lambda: uploader.locator('input[type="file"]').set_input_files([
-        {"name": f"PWN[up]({EVIL}u)**b**.jsonl", "mimeType": "application/json", "buffer": good},
-        {"name": f"PWN<b>bad</b>[x]({EVIL}x).json", "mimeType": "application/json",
-         "buffer": b'[{"content": "x",}]'},
-    ]))
+    settle_ms(
+        page,
+        lambda: uploader.locator('input[type="file"]').set_input_files(
+            [
+                {"name": f"PWN[up]({EVIL}u)**b**.jsonl", "mimeType": "application/json", "buffer": good},
+                {
+                    "name": f"PWN<b>bad</b>[x]({EVIL}x).json",
+                    "mimeType": "application/json",
+                    "buffer": b'[{"content": "x",}]',
+                },
+            ]
+        ),
+    )
     errors = _read(page.locator('[data-testid="stAlertContentError"]'))
     assert any(f"PWN<b>bad</b>[x]({EVIL}x).json" in e for e in errors), errors
     _clean(page, "upload")
@@ -186,18 +213,31 @@ def test_lab_browser_hostile_configuration_import_is_text(page):
     wait_for_app(page)
     page.get_by_text("Share and export", exact=True).click()
     uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text="Import a configuration")
-    settle_ms(page, lambda: uploader.locator('input[type="file"]').set_input_files(
-        {"name": "PWN**imp**.json", "mimeType": "application/json",
-         "buffer": json.dumps({f"[PWNKEY]({EVIL}k)": 1}).encode()}))
+    settle_ms(
+        page,
+        lambda: uploader.locator('input[type="file"]').set_input_files(
+            {
+                "name": "PWN**imp**.json",
+                "mimeType": "application/json",
+                "buffer": json.dumps({f"[PWNKEY]({EVIL}k)": 1}).encode(),
+            }
+        ),
+    )
     errors = _read(page.locator('[data-testid="stAlertContentError"]'))
     assert any(f"[PWNKEY]({EVIL}k)" in e for e in errors), errors
     _clean(page, "configuration import error")
-    settle_ms(page, lambda: uploader.locator('input[type="file"]').set_input_files(
-        {"name": f"PWN[ok]({EVIL}o).json", "mimeType": "application/json",
-         "buffer": json.dumps({"max_context_tokens": 700}).encode()}))
+    settle_ms(
+        page,
+        lambda: uploader.locator('input[type="file"]').set_input_files(
+            {
+                "name": f"PWN[ok]({EVIL}o).json",
+                "mimeType": "application/json",
+                "buffer": json.dumps({"max_context_tokens": 700}).encode(),
+            }
+        ),
+    )
     # replacing the file may take two runs (the old file goes, the new one comes): wait for it
     page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="PWN").first.wait_for(timeout=30_000)
     wait_for_app(page)
-    assert any(f"PWN[ok]({EVIL}o).json" in s
-               for s in _read(page.locator('[data-testid="stAlertContentSuccess"]')))
+    assert any(f"PWN[ok]({EVIL}o).json" in s for s in _read(page.locator('[data-testid="stAlertContentSuccess"]')))
     _clean(page, "configuration import success")

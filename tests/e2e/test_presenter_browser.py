@@ -101,5 +101,6 @@ def test_presenter_story_opens_the_whole_story_on_request(page):
     page.locator(".st-key-scenario_story").get_by_role("button", name="The story").click()
     told = page.get_by_text(re.compile(r"^★ The answer, D27 · "))
     expect(told).to_be_visible(timeout=30_000)
-    expect(page.get_by_text(re.compile(r"the meta-analysis that answers the question lands in the middle"))
-           ).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"the meta-analysis that answers the question lands in the middle"))
+    ).to_be_visible()

@@ -35,14 +35,18 @@ def _capture(path: Path) -> None:
     from contextlab.integrations.llama_index import ContextLabPostprocessor
 
     faq = load_sample_set("support_faq")
-    docs = [LangChainDocument(d.content, metadata={"source": d.source, "relevance_score": d.score})
-            for d in faq.documents]
+    docs = [
+        LangChainDocument(d.content, metadata={"source": d.source, "relevance_score": d.score}) for d in faq.documents
+    ]
     ContextLabCompressor(max_context_tokens=600, capture_to=path).compress_documents(docs, faq.query)
     incidents = load_sample_set("eng_postmortems")
-    nodes = [NodeWithScore(node=TextNode(text=d.content, metadata={"source": d.source}), score=d.score)
-             for d in incidents.documents]
-    ContextLabPostprocessor(max_context_tokens=400, dedup_threshold=0.7, capture_to=path) \
-        .postprocess_nodes(nodes, query_str=incidents.query)
+    nodes = [
+        NodeWithScore(node=TextNode(text=d.content, metadata={"source": d.source}), score=d.score)
+        for d in incidents.documents
+    ]
+    ContextLabPostprocessor(max_context_tokens=400, dedup_threshold=0.7, capture_to=path).postprocess_nodes(
+        nodes, query_str=incidents.query
+    )
 
 
 def _openinference_export(path: Path) -> None:
@@ -64,8 +68,12 @@ def _openinference_export(path: Path) -> None:
     instrumentor.instrument(tracer_provider=provider)
     try:
         store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
-        store.add_documents([LangChainDocument(d.content, metadata={"source": d.source})
-                             for d in load_sample_set("support_faq").documents])
+        store.add_documents(
+            [
+                LangChainDocument(d.content, metadata={"source": d.source})
+                for d in load_sample_set("support_faq").documents
+            ]
+        )
         retriever = store.as_retriever(search_kwargs={"k": 12})
         for query in ("how do I get a refund on an annual plan", "can I pay by invoice"):
             retriever.invoke(query)
@@ -102,8 +110,8 @@ def _switch_view(page, key: str, label: str) -> None:
     page.get_by_role("radio", name=label, exact=True).click()
     wanted = "" if key == DEFAULT_VIEW else f"view={key}"
     page.wait_for_function(
-        "w => w ? location.search.includes(w) : !location.search.includes('view=')", arg=wanted,
-        timeout=60_000)
+        "w => w ? location.search.includes(w) : !location.search.includes('view=')", arg=wanted, timeout=60_000
+    )
     wait_for_app(page)
 
 
@@ -151,7 +159,9 @@ def test_runs_browser_openinference_export_uploads_and_opens_in_every_view(page,
     uploader.locator('input[type="file"]').set_input_files(str(files["spans"]))
     page.get_by_text("Run #1 of spans.json").wait_for(timeout=60_000)
     wait_for_app(page)
-    assert page.get_by_role("textbox", name="Query", exact=True).input_value() == "how do I get a refund on an annual plan"
+    assert (
+        page.get_by_role("textbox", name="Query", exact=True).input_value() == "how do I get a refund on an annual plan"
+    )
     for key, (label, _) in VIEWS.items():
         _switch_view(page, key, label)
         body = _body(page)

@@ -35,8 +35,16 @@ def open_lab(**params: str) -> AppTest:
     return run(at)
 
 
-def _view_script(view: str, sample: str, budget: int, empty: bool, presentation: bool,
-                 scenario: str | None, no_history: bool, answer: bool) -> None:
+def _view_script(
+    view: str,
+    sample: str,
+    budget: int,
+    empty: bool,
+    presentation: bool,
+    scenario: str | None,
+    no_history: bool,
+    answer: bool,
+) -> None:
     # Runs inside AppTest: everything it needs is imported here.
     import streamlit as st
 
@@ -56,24 +64,50 @@ def _view_script(view: str, sample: str, budget: int, empty: bool, presentation:
 
         apply_config_b(get_scenario(scenario).compare_with)
         st.session_state["picked"] = True
-    ctx = LabContext(docs, cfg, build_cached(docs, cfg), [] if no_history else list(s.conversation),
-                     s.system_prompt, f"Sample: {s.name}", presentation,
-                     answer=tuple(s.answer_indices()) if answer else (),
-                     gold_answers=tuple(s.answers) if answer else ())
+    ctx = LabContext(
+        docs,
+        cfg,
+        build_cached(docs, cfg),
+        [] if no_history else list(s.conversation),
+        s.system_prompt,
+        f"Sample: {s.name}",
+        presentation,
+        answer=tuple(s.answer_indices()) if answer else (),
+        gold_answers=tuple(s.answers) if answer else (),
+    )
     VIEWS[view][1](ctx)
 
 
-def open_view(view: str, *, sample: str = "support_faq", budget: int = 1024, empty: bool = False,
-              presentation: bool = False, scenario: str | None = None, no_history: bool = False,
-              answer: bool = True, state: dict | None = None) -> AppTest:
+def open_view(
+    view: str,
+    *,
+    sample: str = "support_faq",
+    budget: int = 1024,
+    empty: bool = False,
+    presentation: bool = False,
+    scenario: str | None = None,
+    no_history: bool = False,
+    answer: bool = True,
+    state: dict | None = None,
+) -> AppTest:
     """Return one view drawn alone on a sample set (the answer document marked unless ``answer``=False).
 
     ``state`` is put in the session before the first run (e.g. a section opened, as a click does).
     """
     at = AppTest.from_function(
-        _view_script, default_timeout=TIMEOUT,
-        kwargs=dict(view=view, sample=sample, budget=budget, empty=empty, presentation=presentation,
-                    scenario=scenario, no_history=no_history, answer=answer))
+        _view_script,
+        default_timeout=TIMEOUT,
+        kwargs=dict(
+            view=view,
+            sample=sample,
+            budget=budget,
+            empty=empty,
+            presentation=presentation,
+            scenario=scenario,
+            no_history=no_history,
+            answer=answer,
+        ),
+    )
     for name, value in (state or {}).items():
         at.session_state[name] = value
     return run(at)

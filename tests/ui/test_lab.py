@@ -170,14 +170,18 @@ def test_lab_upload_reads_every_file_and_reports_a_bad_one():
     at = open_lab()
     at.radio(key="doc_source").set_value("upload")
     run(at)
-    good = (b'{"content": "Refunds for annual plans are pro rata in the first six months.", '
-            b'"score": 0.9, "source": "kb/refunds.md"}\n')
+    good = (
+        b'{"content": "Refunds for annual plans are pro rata in the first six months.", '
+        b'"score": 0.9, "source": "kb/refunds.md"}\n'
+    )
     csv = b"text,score,source\nCancel any time from Settings and Billing pages,0.4,kb/cancel.md\n"
-    at.file_uploader(key="upload_files").set_value([
-        ("docs.jsonl", good, "application/json"),
-        ("more.csv", csv, "text/csv"),
-        ("broken.json", b'[{"content": "x",}]', "application/json"),
-    ])
+    at.file_uploader(key="upload_files").set_value(
+        [
+            ("docs.jsonl", good, "application/json"),
+            ("more.csv", csv, "text/csv"),
+            ("broken.json", b'[{"content": "x",}]', "application/json"),
+        ]
+    )
     run(at)
     errors = [unescape(e.value) for e in at.error]
     assert len(errors) == 1 and errors[0].startswith("broken.json")
@@ -200,8 +204,9 @@ def test_lab_only_bad_upload_says_so_in_the_main_area():
 def test_lab_load_uploads_handler_keeps_good_files_and_names_the_bad():
     from contextlab.ui.loading import load_uploads
 
-    docs, errors = load_uploads([("a.txt", b"first document here\n\nsecond document here"),
-                                 ("b.csv", b"title,url\n1,2\n")])
+    docs, errors = load_uploads(
+        [("a.txt", b"first document here\n\nsecond document here"), ("b.csv", b"title,url\n1,2\n")]
+    )
     assert [d.content for d in docs] == ["first document here", "second document here"]
     assert len(errors) == 1 and errors[0].startswith("b.csv")
 
@@ -218,14 +223,18 @@ def test_lab_table_source_edits_documents():
 def test_lab_documents_from_table_applies_edits_and_blank_scores():
     from contextlab.ui.table import documents_from_table
 
-    originals = [Document("one two three", 0.5, "a.md", metadata={"lang": "en"}),
-                 Document("four five six", 0.7, "b.md")]
-    frame = pd.DataFrame({
-        "content": ["one two three edited", "", "a brand new row"],
-        "score": [0.9, 0.1, None],
-        "source": ["a.md", "b.md", ""],
-        "_row": [0, 1, None],
-    })
+    originals = [
+        Document("one two three", 0.5, "a.md", metadata={"lang": "en"}),
+        Document("four five six", 0.7, "b.md"),
+    ]
+    frame = pd.DataFrame(
+        {
+            "content": ["one two three edited", "", "a brand new row"],
+            "score": [0.9, 0.1, None],
+            "source": ["a.md", "b.md", ""],
+            "_row": [0, 1, None],
+        }
+    )
     docs = documents_from_table(frame, originals)
     assert [d.content for d in docs] == ["one two three edited", "a brand new row"]
     assert docs[0].score == 0.9 and docs[0].metadata == {"lang": "en"}
@@ -237,6 +246,7 @@ def test_lab_documents_from_table_applies_edits_and_blank_scores():
 
 def test_lab_engine_value_errors_are_shown_not_raised(monkeypatch):
     from contextlab.errors import InvalidInputError
+
     lab_main = importlib.import_module("contextlab.ui.shell")
 
     def broken(documents, config):
@@ -265,8 +275,14 @@ def test_lab_other_errors_are_not_swallowed(monkeypatch, raised):
 
 
 def test_lab_url_parameters_open_the_same_view():
-    at = open_lab(view="budget", max_context_tokens="700", dedup_threshold="0.6", tokenizer="heuristic",
-               placement="relevance", sample="clinical_abstracts")
+    at = open_lab(
+        view="budget",
+        max_context_tokens="700",
+        dedup_threshold="0.6",
+        tokenizer="heuristic",
+        placement="relevance",
+        sample="clinical_abstracts",
+    )
     assert at.segmented_control(key="view").value == "budget"
     assert at.select_slider(key="budget_step").value == 700  # any budget, not only the common ones
     assert at.number_input(key="budget_exact").value == 700
@@ -291,8 +307,9 @@ def test_lab_bad_url_values_warn_and_the_lab_still_opens():
 
 
 def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
-    at = open_lab(view="final", max_context_tokens="650", dedup_threshold="0.7", min_doc_tokens="12",
-               summarize_overflow="true")
+    at = open_lab(
+        view="final", max_context_tokens="650", dedup_threshold="0.7", min_doc_tokens="12", summarize_overflow="true"
+    )
     exported = downloads["contextlab-config.json"]
     block = at.code[0].value
     assert LabConfig.from_json(exported).max_context_tokens == 650
@@ -300,7 +317,8 @@ def test_lab_exported_configuration_imports_back_to_the_same_result(downloads):
     fresh = open_lab(view="final")
     assert fresh.code[0].value != block
     fresh.file_uploader(key="import_config").set_value(
-        ("contextlab-config.json", exported.encode(), "application/json"))
+        ("contextlab-config.json", exported.encode(), "application/json")
+    )
     run(fresh)
     assert fresh.select_slider(key="budget_step").value == 650
     assert fresh.toggle(key="cfg_summarize_overflow").value is True
@@ -361,12 +379,16 @@ def test_lab_presentation_toggle_goes_into_the_url():
 
 
 @pytest.mark.parametrize("view", ALL_VIEWS)
-@pytest.mark.parametrize("params", [
-    {"max_context_tokens": "0"},
-    {"min_doc_tokens": "10000"},
-    {"seed_compatible": "true", "max_context_tokens": "700"},
-    {"summarize_overflow": "true", "max_context_tokens": "1500", "dedup_threshold": "0.3"},
-], ids=["zero-budget", "all-filtered", "seed", "summarize"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"max_context_tokens": "0"},
+        {"min_doc_tokens": "10000"},
+        {"seed_compatible": "true", "max_context_tokens": "700"},
+        {"summarize_overflow": "true", "max_context_tokens": "1500", "dedup_threshold": "0.3"},
+    ],
+    ids=["zero-budget", "all-filtered", "seed", "summarize"],
+)
 def test_lab_every_view_survives_extreme_parameters(view, params):
     at = open_lab(view=view, **params)
     assert not at.error
@@ -385,14 +407,15 @@ def test_lab_view_switch_offers_every_registered_view_in_order():
 
     at = open_lab()
     assert list(at.segmented_control(key="view").options) == [label for label, _ in VIEWS.values()]
-    assert list(VIEWS)[:len(ALL_VIEWS)] == ALL_VIEWS
+    assert list(VIEWS)[: len(ALL_VIEWS)] == ALL_VIEWS
 
 
 def test_lab_overview_says_what_the_seed_design_would_do():
     at = open_lab()
     sample = load_sample_set("support_faq")
     seed = ContextManager.seed_compatible().build(
-        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024))
+        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024)
+    )
     line = next(c.value for c in at.caption if "original design" in c.value)
     assert f"{seed.tokens_used:,} tokens by its words × 1.3 estimate" in line
     at.toggle(key="cfg_seed_compatible").set_value(True)
@@ -440,9 +463,14 @@ def test_lab_scenario_middle_opens_placement_without_reorder():
 @pytest.mark.parametrize("view", ALL_VIEWS)
 def test_lab_every_view_takes_negative_and_tied_scores(view):
     # Some retrievers hand back logits: negative scores must not break any view.
-    records = [{"content": f"document {i} about annual plan refunds and the billing page number {i}",
-                "score": score, "source": f"d{i}.md"}
-               for i, score in enumerate([-2.5, -0.1, 0.0, 0.0, 3.7, -7.0])]
+    records = [
+        {
+            "content": f"document {i} about annual plan refunds and the billing page number {i}",
+            "score": score,
+            "source": f"d{i}.md",
+        }
+        for i, score in enumerate([-2.5, -0.1, 0.0, 0.0, 3.7, -7.0])
+    ]
     at = open_lab(view=view)
     at.radio(key="doc_source").set_value("paste")
     run(at)
@@ -498,7 +526,9 @@ def test_lab_warns_beside_the_uploader_when_a_file_name_holds_bidi_controls():
     at = open_lab()
     at.radio(key="doc_source").set_value("upload")
     at = run(at)
-    at.file_uploader(key="upload_files").set_value([("invoice\u202etxt.md", b"Refunds take five days.", "text/markdown")])
+    at.file_uploader(key="upload_files").set_value(
+        [("invoice\u202etxt.md", b"Refunds take five days.", "text/markdown")]
+    )
     at = run(at)
     said = [unescape(w.value) for w in at.sidebar.warning]
     assert any("may show it reordered. Its real name: invoice⟨U+202E⟩txt.md" in w for w in said)
@@ -529,11 +559,16 @@ def test_lab_budget_chart_walks_in_the_engines_order_in_seed_mode():
     order = [tick.split(" · ")[0] for tick in spec["layout"]["xaxis"]["categoryarray"]]
     sample = load_sample_set("support_faq")
     result = ContextManager.seed_compatible().build(
-        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024))
+        PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024)
+    )
     block = [f"D{t.input_index}" for t in sorted((t for t in result.trace if t.position), key=lambda t: t.position)]
     assert [d for d in order if d in block] == block
-    by_rank = [f"D{t.input_index}" for t in sorted((t for t in result.trace if t.fate not in ("filtered", "duplicate")),
-                                                   key=lambda t: t.relevance_rank)]
+    by_rank = [
+        f"D{t.input_index}"
+        for t in sorted(
+            (t for t in result.trace if t.fate not in ("filtered", "duplicate")), key=lambda t: t.relevance_rank
+        )
+    ]
     assert order != by_rank, "seed mode does not walk by relevance"
     assert "block order (placed first, as seed 000)" in spec["layout"]["xaxis"]["title"]["text"]
 
@@ -542,7 +577,9 @@ def test_lab_says_so_when_a_new_sample_set_resets_the_budget():
     at = open_lab(max_context_tokens="700")
     at = run(at.selectbox(key="sample_name").set_value("clinical_abstracts"))
     assert at.session_state["cfg_max_context_tokens"] == 1024
-    assert ("Budget set to 1,024 tokens (it was 700): the budget the sample set “Literature search: early "
-            "mobilisation after hip fracture surgery” opens at.") in [c.value for c in at.caption]
+    assert (
+        "Budget set to 1,024 tokens (it was 700): the budget the sample set “Literature search: early "
+        "mobilisation after hip fracture surgery” opens at."
+    ) in [c.value for c in at.caption]
     at = run(at.selectbox(key="sample_name").set_value("support_faq"))  # 1,024 again: nothing changed, nothing said
     assert not [c for c in at.caption if c.value.startswith("Budget set to")]

@@ -22,10 +22,17 @@ def test_lab_says_scores_outside_0_1_are_shown_as_given():
     at = open_lab(view="final")
     at.radio(key="doc_source").set_value("paste")
     run(at)
-    at.text_area(key="paste_text").input(json.dumps([
-        {"text": "Annual plans are refunded pro rata within six months.", "score": 7.5, "source": "a.md"},
-        {"text": "Our office dog is called Biscuit and loves long walks.", "score": -3, "source": "b.md"}]))
+    at.text_area(key="paste_text").input(
+        json.dumps(
+            [
+                {"text": "Annual plans are refunded pro rata within six months.", "score": 7.5, "source": "a.md"},
+                {"text": "Our office dog is called Biscuit and loves long walks.", "score": -3, "source": "b.md"},
+            ]
+        )
+    )
     run(at)
-    assert ("2 document(s) have scores outside 0-1 (7.5, -3): they rank as given (highest first), and "
-            "their headers show the score as given, marked 'outside 0-1'") in [_unescaped(i.value) for i in at.info]
+    assert (
+        "2 document(s) have scores outside 0-1 (7.5, -3): they rank as given (highest first), and "
+        "their headers show the score as given, marked 'outside 0-1'"
+    ) in [_unescaped(i.value) for i in at.info]
     assert "(relevance: 7.50, outside 0-1)" in at.code[0].value

@@ -22,8 +22,10 @@ RECORDS = 20_000
 
 
 def test_lab_megabyte_of_templated_records_keeps_one_and_answers_in_seconds():
-    lines = "".join(json.dumps({"content": f"short doc {i} about refunds and billing item",
-                                "source": f"orders/{i}.txt"}) + "\n" for i in range(RECORDS))
+    lines = "".join(
+        json.dumps({"content": f"short doc {i} about refunds and billing item", "source": f"orders/{i}.txt"}) + "\n"
+        for i in range(RECORDS)
+    )
     assert len(lines) > 1_000_000
     at = open_lab()
     run(at.radio(key="doc_source").set_value("upload"))

@@ -38,8 +38,9 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_ui_only_engine_py_imports_the_engine():
-    offenders = {_module(p): sorted(i for i in _imports(p) if i.startswith(ENGINE))
-                 for p in UI if p.name != "engine.py"}
+    offenders = {
+        _module(p): sorted(i for i in _imports(p) if i.startswith(ENGINE)) for p in UI if p.name != "engine.py"
+    }
     assert {m: i for m, i in offenders.items() if i} == {}
 
 
@@ -80,9 +81,11 @@ def test_ui_has_no_import_cycle_lazy_imports_included():
 def test_ui_and_charts_modules_and_functions_are_small(path: Path):
     source = path.read_text()
     assert len(source.splitlines()) <= 400
-    long = [f"{node.name}: {node.end_lineno - node.lineno + 1} lines"
-            for node in ast.walk(ast.parse(source))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60]
+    long = [
+        f"{node.name}: {node.end_lineno - node.lineno + 1} lines"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
+    ]
     assert long == []
 
 

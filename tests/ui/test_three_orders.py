@@ -16,8 +16,10 @@ from tests.ui.conftest import open_view, run, texts
 
 pytestmark = pytest.mark.integration
 
-_MOVED = ("The same question and the same 3 documents, three times: the answer (★ D6 · "
-          "help-center/billing/refunds.md) first, in the middle and last")
+_MOVED = (
+    "The same question and the same 3 documents, three times: the answer (★ D6 · "
+    "help-center/billing/refunds.md) first, in the middle and last"
+)
 
 
 def _section(**state):
@@ -54,8 +56,11 @@ def test_three_orders_start_the_bundled_model_on_request_and_answer_side_by_side
         said = texts(at)
         columns = [c for c in at.columns if any(m.value.startswith("**Answer ") for m in c.markdown)]
         titles = [next(m.value for m in c.markdown if m.value.startswith("**Answer ")) for c in columns]
-        assert titles == ["**Answer first** · pos 1 of 3", "**Answer in the middle** · pos 2 of 3",
-                          "**Answer last** · pos 3 of 3"]
+        assert titles == [
+            "**Answer first** · pos 1 of 3",
+            "**Answer in the middle** · pos 2 of 3",
+            "**Answer last** · pos 3 of 3",
+        ]
         marks = [m.value for c in columns for m in c.markdown if "right" in m.value or "wrong" in m.value]
         assert len(marks) == 3  # the sample knows its answers: each one marked right or wrong
         assert "Answered by gemma-3-270m-q4_k_m at http://127.0.0.1:" in said

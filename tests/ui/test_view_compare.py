@@ -120,6 +120,7 @@ def test_view_compare_folds_b_settings_until_asked_and_keeps_them(presentation):
     at = _compare(settings_open=False, presentation=presentation)
     assert "All of B's settings" in [e.label for e in at.expander]
     assert not at.number_input and not any(t.key.startswith("cmp_b_") for t in at.toggle)  # drawn when opened
+
     def differing(at) -> set[str]:  # the table of what B changes (Markdown-escaped when presenting)
         return {v.replace("\\", "") for v in table(at, "setting")["setting"]}
 

@@ -11,8 +11,10 @@ from tests.ui.conftest import open_lab, open_view, run, table, texts
 # The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
 pytestmark = pytest.mark.integration
 
-BASE = ("the refund window for annual plans is thirty days from the date of purchase and any request "
-        "after that date goes to the billing team for a manual review today").split()
+BASE = (
+    "the refund window for annual plans is thirty days from the date of purchase and any request "
+    "after that date goes to the billing team for a manual review today"
+).split()
 
 
 def _edited(words: list[str], changes: dict[int, str]) -> str:
@@ -27,11 +29,13 @@ def _lab_with(records: list[dict]):
 
 @pytest.mark.slow
 def test_view_duplicates_marks_the_words_that_differ_and_lists_near_misses():
-    two_edits = _edited(BASE, {3: "monthly", 20: "support"})           # 0.93: dropped at 0.85
+    two_edits = _edited(BASE, {3: "monthly", 20: "support"})  # 0.93: dropped at 0.85
     five_edits = _edited(BASE, {0: "a", 5: "plan", 9: "day", 14: "all", 27: "prompt"})  # 0.83: kept
-    records = [{"content": " ".join(BASE), "score": 0.9, "source": "refunds.md"},
-               {"content": two_edits, "score": 0.8, "source": "refunds-copy.md"},
-               {"content": five_edits, "score": 0.7, "source": "refunds-old.md"}]
+    records = [
+        {"content": " ".join(BASE), "score": 0.9, "source": "refunds.md"},
+        {"content": two_edits, "score": 0.8, "source": "refunds-copy.md"},
+        {"content": five_edits, "score": 0.7, "source": "refunds-old.md"},
+    ]
     at = _lab_with(records)
     dropped = table(at, "dropped")
     assert list(dropped["similarity"].round(3)) == [0.933]
@@ -53,8 +57,10 @@ def test_view_duplicates_marks_the_words_that_differ_and_lists_near_misses():
 
 def test_view_duplicates_user_text_in_a_diff_stays_text():
     hostile = "<script>alert(1)</script> " + " ".join(BASE[1:])
-    records = [{"content": " ".join(BASE), "score": 0.9, "source": "a.md"},
-               {"content": hostile, "score": 0.8, "source": "b.md"}]
+    records = [
+        {"content": " ".join(BASE), "score": 0.9, "source": "a.md"},
+        {"content": hostile, "score": 0.8, "source": "b.md"},
+    ]
     at = _lab_with(records)
     bodies = " ".join(h.proto.body for h in at.html)
     assert "<script>" not in bodies and "&lt;script&gt;alert(1)&lt;/script&gt;</mark>" in bodies
@@ -64,9 +70,11 @@ def test_view_duplicates_unicode_copies_are_exact_and_say_why():
     nfd = " ".join(BASE).replace("date", "da\u0301te")
     nfc = nfd.replace("a\u0301", "\u00e1")
     zwsp = nfc.replace(" ", " \u200b", 3)
-    records = [{"content": nfc, "score": 0.9, "source": "nfc.md"},
-               {"content": nfd, "score": 0.8, "source": "nfd.md"},
-               {"content": zwsp, "score": 0.7, "source": "zwsp.md"}]
+    records = [
+        {"content": nfc, "score": 0.9, "source": "nfc.md"},
+        {"content": nfd, "score": 0.8, "source": "nfd.md"},
+        {"content": zwsp, "score": 0.7, "source": "zwsp.md"},
+    ]
     at = _lab_with(records)
     dropped = table(at, "dropped")
     assert list(dropped["kind"]) == ["exact", "exact"] and list(dropped["similarity"]) == [1.0, 1.0]
@@ -90,8 +98,9 @@ def test_view_duplicates_near_miss_hint_never_rounds_a_threshold_up():
     # the first near miss scores 0.776: at 0.78 it is kept (4 dropped), at 0.77 it goes (5 dropped)
     at = open_lab(dedup_threshold="0.78", view="duplicates")
     said = texts(at)
-    assert ("At a threshold of 0.77 the less relevant of the first pair (0.776) goes too: 5 duplicates "
-            "instead of 4.") in said
+    assert (
+        "At a threshold of 0.77 the less relevant of the first pair (0.776) goes too: 5 duplicates instead of 4."
+    ) in said
     assert "threshold of 0.78 the less relevant" not in said
     assert table(at, "also kept")["similarity"].iloc[0] == 0.776  # cut to three places, never rounded up
 

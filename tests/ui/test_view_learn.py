@@ -42,8 +42,11 @@ def _bars(at) -> dict:
 
 def _chart_keys(at) -> list[str]:
     ids = [e.proto.id for e in at.get("plotly_chart")]
-    return [k for k in ("learn_counts_chart", "learn_curves_chart", "learn_step_chart", "learn_score_chart")
-            if any(k in i for i in ids)]
+    return [
+        k
+        for k in ("learn_counts_chart", "learn_curves_chart", "learn_step_chart", "learn_score_chart")
+        if any(k in i for i in ids)
+    ]
 
 
 def test_view_learn_first_visit_draws_one_section_one_chart_and_the_rest_on_request():
@@ -106,7 +109,8 @@ def test_view_learn_sentence_quotes_the_selected_curve():
     assert f"{points[0][1]:.1f}% correct when the answer is first" in said
     assert f"only {low[1]:.1f}% at pos {low[0]}" in said
     assert (f"below the {data.closed_book('GPT-3.5-Turbo'):.1f}%" in said) == (
-        low[1] < data.closed_book("GPT-3.5-Turbo"))
+        low[1] < data.closed_book("GPT-3.5-Turbo")
+    )
 
 
 def test_view_learn_stepper_next_places_one_more_document_from_the_other_end():
@@ -179,11 +183,14 @@ def test_parse_order_reads_a_permutation():
     assert parse_order("3, 1 2", 3) == [2, 0, 1]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 2 x", "whole numbers"),
-    ("1 2 2", r"repeated: \[2\]; missing: \[3\]"),
-    ("1 2 4", r"outside 1..3: \[4\]"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 2 x", "whole numbers"),
+        ("1 2 2", r"repeated: \[2\]; missing: \[3\]"),
+        ("1 2 4", r"outside 1..3: \[4\]"),
+    ],
+)
 def test_parse_order_rejects_bad_orders(text: str, message: str):
     with pytest.raises(ValueError, match=message):
         parse_order(text, 3)
@@ -225,8 +232,10 @@ def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are
 def test_view_learn_explains_when_a_reorder_cannot_help_and_opens_a_case_where_it_does():
     at = _learn(2, sample="support_faq")
     said = texts(at)
-    assert ("The reorder leaves the answer (★ D6 · help-center/billing/refunds.md, rank 1) where relevance order "
-            "puts it, at pos 1 (76.8%): here it can neither help nor hurt.") in said
+    assert (
+        "The reorder leaves the answer (★ D6 · help-center/billing/refunds.md, rank 1) where relevance order "
+        "puts it, at pos 1 (76.8%): here it can neither help nor hurt."
+    ) in said
     assert at.button(key="learn_open_helping").label.startswith("Show a case where it helps")
 
 
@@ -235,7 +244,9 @@ def test_view_learn_never_says_cannot_help_beside_an_answer_the_reorder_moves_so
     # the answer moves from pos 9 (54.8%) to pos 5 (58.1%), so the page says the reorder helps, only that
     at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
-    assert ("Here the reorder helps: it moves the answer (★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) "
-            "from pos 9 in relevance order (54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better.") in said
+    assert (
+        "Here the reorder helps: it moves the answer (★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) "
+        "from pos 9 in relevance order (54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better."
+    ) in said
     assert "cannot beat relevance order" not in said
     assert not [b for b in at.button if b.key == "learn_open_helping"]

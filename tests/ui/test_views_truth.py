@@ -52,8 +52,8 @@ def test_views_overview_table_puts_the_block_first_without_none():
     frame = table(open_lab(), "why")
     fates = list(frame["fate"])
     in_block = [f for f in fates if f in ("Included", "Truncated", "Summarized")]
-    assert fates[:len(in_block)] == in_block, "documents in the block come first"
-    assert list(frame["pos"][:len(in_block)]) == [str(p) for p in range(1, len(in_block) + 1)]
+    assert fates[: len(in_block)] == in_block, "documents in the block come first"
+    assert list(frame["pos"][: len(in_block)]) == [str(p) for p in range(1, len(in_block) + 1)]
     assert not frame.isna().any().any() and "None" not in frame.to_string()
     assert frame["doc"].str.match(r"D\d+").all()
     assert not frame["why"].str.contains("#").any(), "a document is Dn, never #n"
@@ -65,8 +65,9 @@ def test_views_duplicate_sources_are_told_apart_by_their_document_name():
     at = open_lab(view="duplicates")
     run(at.radio(key="doc_source").set_value("paste"))
     words = "the refund policy for annual plans pays back the unused months pro rata"
-    records = [{"content": f"{words} copy {i} of the page", "score": 0.9 - i / 10, "source": "notes.txt"}
-               for i in range(3)]
+    records = [
+        {"content": f"{words} copy {i} of the page", "score": 0.9 - i / 10, "source": "notes.txt"} for i in range(3)
+    ]
     run(at.text_area(key="paste_text").input(json.dumps(records)))
     run(at.slider(key="cfg_dedup_threshold").set_value(0.3))
     pairs = table(at, "dropped")
@@ -113,10 +114,13 @@ def test_views_no_table_shows_a_none_cell(source):
     at = open_lab()
     if source == "paste":
         run(at.radio(key="doc_source").set_value("paste"))
-        run(at.text_area(key="paste_text").input(
-            "Annual plans are refunded pro rata within six months.\n\n---\n\n"
-            "Monthly plans are cancelled in settings.\n\n---\n\n"
-            "Annual plans are refunded pro rata within six months."))
+        run(
+            at.text_area(key="paste_text").input(
+                "Annual plans are refunded pro rata within six months.\n\n---\n\n"
+                "Monthly plans are cancelled in settings.\n\n---\n\n"
+                "Annual plans are refunded pro rata within six months."
+            )
+        )
     at.session_state["budget_tokenizers_open"] = True  # these tables are in sections drawn when opened
     at.session_state["placement_strategies_open"] = True
     at.session_state["learn_section"] = "2 · What the reorder does with your documents"  # its stepper table
@@ -162,16 +166,20 @@ def test_views_the_copies_scenario_opens_on_a_pair_of_the_refund_policy():
 def test_views_placement_explains_on_the_page_why_the_reorder_does_not_help_here():
     # default sample: the answer is rank 1, at pos 1 either way, and the page says so once
     said = texts(open_view("placement"))
-    assert ("The reorder leaves it where relevance order puts it, at pos 1 (76.8%): here it can neither help "
-            "nor hurt. A reorder pays off when the answer sits deep in the ranking") in said
+    assert (
+        "The reorder leaves it where relevance order puts it, at pos 1 (76.8%): here it can neither help "
+        "nor hurt. A reorder pays off when the answer sits deep in the ranking"
+    ) in said
     assert said.count("pays off when") == 1 and "The Learn view opens such a case." in said
 
 
 def test_views_placement_never_says_a_reorder_cannot_help_while_it_moves_the_answer_somewhere_better():
     # the middle scenario in relevance order: the answer at pos 9 (54.8%) would move to pos 5 (58.1%)
     said = texts(open_lab(scenario="lost_in_the_middle"))
-    assert ("Here the lost-in-the-middle reorder would help: it would move it from pos 9 in relevance order "
-            "(54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better.") in said
+    assert (
+        "Here the lost-in-the-middle reorder would help: it would move it from pos 9 in relevance order "
+        "(54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better."
+    ) in said
     assert "cannot beat relevance order" not in said and "Learn view opens such a case" not in said
     reordered = texts(open_lab(scenario="lost_in_the_middle", placement="lost_in_the_middle"))
     assert "Here the reorder helps: it moves it from pos 9 in relevance order (54.8%) to pos 5 (58.1%)" in reordered
@@ -198,6 +206,8 @@ def test_views_placement_reads_the_loaded_measured_curve_with_its_band_and_claim
     # The move reads pos 9 and pos 5 of 21, nearest the curve's measured positions 3 and 1: the paired
     # test of those (the outcomes ship beside the curve) tells them apart (p = 0.049 on 223 questions), so
     # the verdict is worded as a difference (tests/test_curve_paired_everywhere.py holds the rule).
-    assert ("the lost-in-the-middle reorder would move it from pos 9 (13.5%) to pos 5 (11.9%), which "
-            "Gemma-3-270M Q4_K_M (bundled) reads 1.6 points worse") in said
+    assert (
+        "the lost-in-the-middle reorder would move it from pos 9 (13.5%) to pos 5 (11.9%), which "
+        "Gemma-3-270M Q4_K_M (bundled) reads 1.6 points worse"
+    ) in said
     assert "would help" not in said and "reads 0.0 points" not in said

@@ -39,8 +39,15 @@ from collections.abc import Sequence
 from ...errors import InvalidInputError
 from .edit_measure import word_similarity
 from .normalize import normalized_text, normalized_words
-from .explain import (NEAR_MISS_MARGIN, WordDiff, near_misses, pair_similarities, shared_word_mask,
-                      similarity_matrix, word_diff)
+from .explain import (
+    NEAR_MISS_MARGIN,
+    WordDiff,
+    near_misses,
+    pair_similarities,
+    shared_word_mask,
+    similarity_matrix,
+    word_diff,
+)
 from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, DedupOutcome
 from .prefix_filter import SHINGLE_SIZE
 from .shingle_measure import content_hash, find_shingle_duplicates, jaccard, shingles
@@ -68,10 +75,7 @@ __all__ = [
 ]
 
 
-
-
-def find_duplicates(texts: Sequence[str], threshold: float,
-                    measure: str = DEFAULT_MEASURE) -> DedupOutcome:
+def find_duplicates(texts: Sequence[str], threshold: float, measure: str = DEFAULT_MEASURE) -> DedupOutcome:
     """Return the kept positions of ``texts`` and the duplicate pairs, first kept wins.
 
     Pairs name positions in ``texts``; a near duplicate names the kept text it is most

@@ -188,8 +188,7 @@ def _exact_codes(words: list[list[str]]) -> list[str]:
     return ["".join(map(vocab.__getitem__, w)) for w in words]
 
 
-def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: int,
-                  outcome: DedupOutcome) -> None:
+def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: int, outcome: DedupOutcome) -> None:
     """The scan for many texts: ``_SCAN_ROWS`` texts at a time against the texts kept before
     them and against each other (a ``cdist`` each), each text against the kept ones in numpy:
     the work is bounded by the kept texts, the memory by a block."""
@@ -202,8 +201,17 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
     count = 0
     for lo in range(0, len(codes), _SCAN_ROWS):
         hi, before = min(lo + _SCAN_ROWS, len(codes)), count
-        earlier = cdist(codes[lo:hi], [codes[k] for k in kept[:before].tolist()], scorer=_levenshtein(),
-                        score_cutoff=cutoff, workers=1) if before else np.zeros((hi - lo, 0), dtype=np.int64)
+        earlier = (
+            cdist(
+                codes[lo:hi],
+                [codes[k] for k in kept[:before].tolist()],
+                scorer=_levenshtein(),
+                score_cutoff=cutoff,
+                workers=1,
+            )
+            if before
+            else np.zeros((hi - lo, 0), dtype=np.int64)
+        )
         within = cdist(codes[lo:hi], codes[lo:hi], scorer=_levenshtein(), score_cutoff=cutoff, workers=1)
         for i in range(lo, hi):
             twin = exact.get(codes[i])
@@ -213,8 +221,9 @@ def _blocked_scan(codes: list[str], sizes: list[int], threshold: float, cutoff: 
             ks = kept[:count]
             longer = np.maximum(size[ks], sizes[i])
             distance = np.concatenate((earlier[i - lo], within[i - lo, ks[before:] - lo])).astype(np.int64)
-            sims = np.where(distance <= np.floor((1.0 - threshold) * longer + _EPS),
-                            1.0 - distance / np.maximum(longer, 1), -1.0)
+            sims = np.where(
+                distance <= np.floor((1.0 - threshold) * longer + _EPS), 1.0 - distance / np.maximum(longer, 1), -1.0
+            )
             best = int(np.argmax(sims)) if count else -1  # argmax: the earliest of the best
             if best >= 0 and sims[best] >= threshold:
                 outcome.pairs.append(DuplicatePair(int(ks[best]), i, float(sims[best]), "near"))
@@ -233,15 +242,19 @@ def _exact_groups(texts: Sequence[str], wh, codes: WordCodes) -> np.ndarray:
     _, first, inverse = np.unique(wh.sequences, return_index=True, return_inverse=True)
     group = first[inverse.ravel()]
     firsts = group.tolist()
-    copies = np.array([i for i in np.flatnonzero(group != np.arange(group.size)).tolist()
-                       if texts[i] != texts[firsts[i]]], dtype=np.int64)
+    copies = np.array(
+        [i for i in np.flatnonzero(group != np.arange(group.size)).tolist() if texts[i] != texts[firsts[i]]],
+        dtype=np.int64,
+    )
     same = wh.counts[copies] == wh.counts[group[copies]]
     full = np.flatnonzero(same & (wh.counts[copies] > 0))  # empty texts are all alike
     lengths = wh.counts[copies[full]]
     runs = np.cumsum(lengths) - lengths
     at = np.repeat(-runs, lengths) + np.arange(int(lengths.sum()))
-    differ = (wh.words[np.repeat(wh.begin[copies[full]], lengths) + at]
-              != wh.words[np.repeat(wh.begin[group[copies[full]]], lengths) + at])
+    differ = (
+        wh.words[np.repeat(wh.begin[copies[full]], lengths) + at]
+        != wh.words[np.repeat(wh.begin[group[copies[full]]], lengths) + at]
+    )
     if full.size:
         same[full] = np.add.reduceat(differ, runs) == 0
     for i in copies[~same].tolist():  # a sequence hash collision: find the true group

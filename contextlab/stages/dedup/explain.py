@@ -17,8 +17,16 @@ from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
 from .prefix_filter import SHINGLE_SIZE
 from .shingle_measure import find_shingle_duplicates, jaccard, shingles
 
-__all__ = ["similarity_matrix", "pair_similarities", "shared_word_mask", "WordDiff", "word_diff",
-           "NearMiss", "near_misses", "NEAR_MISS_MARGIN"]
+__all__ = [
+    "similarity_matrix",
+    "pair_similarities",
+    "shared_word_mask",
+    "WordDiff",
+    "word_diff",
+    "NearMiss",
+    "near_misses",
+    "NEAR_MISS_MARGIN",
+]
 
 #: How far below the threshold a pair may score and still be listed as a near miss.
 NEAR_MISS_MARGIN = 0.15
@@ -44,8 +52,9 @@ def similarity_matrix(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> l
         if None in strings:  # over a million distinct words: compare pair by pair
             matrix = [[codes.similarity(i, j) for j in range(n)] for i in range(n)]
         else:
-            matrix = cdist(strings, strings, scorer=Levenshtein.normalized_similarity,
-                           dtype="float64").tolist() if n else []
+            matrix = (
+                cdist(strings, strings, scorer=Levenshtein.normalized_similarity, dtype="float64").tolist() if n else []
+            )
         for i in range(n):
             matrix[i][i] = 1.0
         return matrix
@@ -108,8 +117,7 @@ def word_diff(first: str, second: str) -> WordDiff:
     keys = [[" ".join(normalized_words(w)) for w in words] for words in sides]
     vocab: dict[str, str] = {}
     seen = [[k for k, key in enumerate(side) if key] for side in keys]  # words the measure sees
-    codes = ["".join(vocab.setdefault(side[k], chr(len(vocab))) for k in idx)
-             for side, idx in zip(keys, seen)]
+    codes = ["".join(vocab.setdefault(side[k], chr(len(vocab))) for k in idx) for side, idx in zip(keys, seen)]
     marks = [[False] * len(words) for words in sides]
     edits = 0
     for op in Levenshtein.opcodes(codes[0], codes[1]):
@@ -121,8 +129,7 @@ def word_diff(first: str, second: str) -> WordDiff:
         for k in seen[1][op.dest_start : op.dest_end]:
             marks[1][k] = True
     codes_all = WordCodes([first, second])
-    return WordDiff(list(zip(sides[0], marks[0])), list(zip(sides[1], marks[1])), edits,
-                    codes_all.similarity(0, 1))
+    return WordDiff(list(zip(sides[0], marks[0])), list(zip(sides[1], marks[1])), edits, codes_all.similarity(0, 1))
 
 
 @dataclass(frozen=True)
@@ -134,8 +141,9 @@ class NearMiss:
     similarity: float
 
 
-def near_misses(texts: Sequence[str], threshold: float, margin: float = NEAR_MISS_MARGIN,
-                measure: str = DEFAULT_MEASURE) -> list[NearMiss]:
+def near_misses(
+    texts: Sequence[str], threshold: float, margin: float = NEAR_MISS_MARGIN, measure: str = DEFAULT_MEASURE
+) -> list[NearMiss]:
     """Return the pairs of kept texts with ``threshold - margin <= similarity < threshold``,
     most similar first: what lowering the threshold by up to ``margin`` would consider next.
 
@@ -149,12 +157,15 @@ def near_misses(texts: Sequence[str], threshold: float, margin: float = NEAR_MIS
     found: list[NearMiss] = []
     if measure == SEED_MEASURE:
         sets = {i: shingles(texts[i]) for i in kept}
-        pairs = ((i, j, jaccard(sets[i], sets[j])) for x, i in enumerate(kept) for j in kept[x + 1:])
+        pairs = ((i, j, jaccard(sets[i], sets[j])) for x, i in enumerate(kept) for j in kept[x + 1 :])
     else:
         codes = WordCodes(texts)
         sizes = {i: len(codes.words(i)) for i in kept}
-        pairs = ((i, j, codes.similarity(i, j, floor)) for x, i in enumerate(kept) for j in kept[x + 1:]
-                 if max(sizes[i], sizes[j]) - min(sizes[i], sizes[j])
-                 <= edit_bound(max(sizes[i], sizes[j]), floor))
+        pairs = (
+            (i, j, codes.similarity(i, j, floor))
+            for x, i in enumerate(kept)
+            for j in kept[x + 1 :]
+            if max(sizes[i], sizes[j]) - min(sizes[i], sizes[j]) <= edit_bound(max(sizes[i], sizes[j]), floor)
+        )
     found = [NearMiss(i, j, sim) for i, j, sim in pairs if floor <= sim < threshold]
     return sorted(found, key=lambda m: (-m.similarity, m.first_index, m.second_index))

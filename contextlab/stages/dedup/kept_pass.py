@@ -139,8 +139,9 @@ class _Pass:
         windows.skip = np.zeros(span, dtype=np.min_scalar_type(int(length.max(initial=0))))
         windows.skip[where] = length
 
-    def _candidates(self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool,
-                    limit: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    def _candidates(
+        self, index: SegmentIndex, windows: BlockWindows, earlier_only: bool, limit: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """Return (s, r) of the candidate pairs found in ``index``, or None when the join
         would pass ``limit`` matches."""
         keys = join(index, windows, self.geo, self.counts, self.wh.begin, earlier_only, limit)
@@ -197,8 +198,14 @@ class _Pass:
         dropped = np.flatnonzero(exact | near)
         self.outcome.pairs.extend(
             DuplicatePair(g, i, 1.0, "exact") if e else DuplicatePair(b, i, m, "near")
-            for i, g, e, b, m in zip((dropped + lo).tolist(), group[dropped].tolist(), exact[dropped].tolist(),
-                                     best[dropped].tolist(), best_sim[dropped].tolist()))
+            for i, g, e, b, m in zip(
+                (dropped + lo).tolist(),
+                group[dropped].tolist(),
+                exact[dropped].tolist(),
+                best[dropped].tolist(),
+                best_sim[dropped].tolist(),
+            )
+        )
         self.outcome.kept.extend((np.flatnonzero(self.kept[lo:hi]) + lo).tolist())
 
 

@@ -26,8 +26,12 @@ def _format_table() -> dict[int, None]:
 
     Built on the first text that is not pure ASCII (a tenth of a second), not on import.
     """
-    return {c: None for plane in FORMAT_PLANES for c in range(plane << 16, (plane + 1) << 16)
-            if unicodedata.category(chr(c)) == "Cf"}
+    return {
+        c: None
+        for plane in FORMAT_PLANES
+        for c in range(plane << 16, (plane + 1) << 16)
+        if unicodedata.category(chr(c)) == "Cf"
+    }
 
 
 @lru_cache(maxsize=1)

@@ -23,8 +23,9 @@ _PARTS_A_THREAD = 4
 _MIN_WINDOWS_A_PART = 1 << 14
 
 
-def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bool,
-                limit: int | None) -> list[np.ndarray] | None:
+def join_slices(
+    loops, index, windows, geo, counts: np.ndarray, earlier_only: bool, limit: int | None
+) -> list[np.ndarray] | None:
     """Return the keys ``segment_index.join`` makes, in unsorted parts, or None past ``limit``:
     each slice of ``windows`` in calls of ``_kernels.join_slice`` (the loop of ``join``'s numpy
     code, a window at a time), a long slice in parts run on every core."""
@@ -37,11 +38,33 @@ def join_slices(loops, index, windows, geo, counts: np.ndarray, earlier_only: bo
 
     def part(w, a: int, b: int, total_in: int, limit_in: int):
         return loops.join_slice(
-            w.hashes[a:b], None if w.positions is None else w.positions[a:b], w.lo + a, w.length,
-            index.bitmap.table, int(index.bitmap.shift), index.keys, None if directory is None else directory.begins,
-            0 if directory is None else int(directory.shift), layout.owner_bits, layout.top, int(layout.low),
-            windows.begins, windows.ends, windows.texts, windows.slides[w.length], counts, geo.reach, geo.tau,
-            geo.seglen, most, earlier_only, skip, base, limit_in, total_in)
+            w.hashes[a:b],
+            None if w.positions is None else w.positions[a:b],
+            w.lo + a,
+            w.length,
+            index.bitmap.table,
+            int(index.bitmap.shift),
+            index.keys,
+            None if directory is None else directory.begins,
+            0 if directory is None else int(directory.shift),
+            layout.owner_bits,
+            layout.top,
+            int(layout.low),
+            windows.begins,
+            windows.ends,
+            windows.texts,
+            windows.slides[w.length],
+            counts,
+            geo.reach,
+            geo.tau,
+            geo.seglen,
+            most,
+            earlier_only,
+            skip,
+            base,
+            limit_in,
+            total_in,
+        )
 
     for w in windows.slices:
         n = w.hashes.size

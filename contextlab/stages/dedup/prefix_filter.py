@@ -35,8 +35,7 @@ _CROWD = 64
 _SLICE = 1 << 22
 
 
-def _shingle_keys(words: np.ndarray, counts: np.ndarray, first_text: int,
-                  text_bits: int) -> np.ndarray:
+def _shingle_keys(words: np.ndarray, counts: np.ndarray, first_text: int, text_bits: int) -> np.ndarray:
     """Return a key for every shingle of a batch: its hash, low ``text_bits`` bits = its text.
 
     One sort of these keys groups equal shingles and, within a group, orders them by text.
@@ -105,8 +104,7 @@ def shingle_texts(texts: Sequence[str]) -> Shingled:
         text_hashes.append(hashes)
     tokens, sizes, singles, number_bits = _order_tokens(keys[:filled], n, text_bits)
     offsets = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(sizes)))
-    return Shingled(tokens, offsets, sizes, singles, number_bits, text_bits,
-                    np.concatenate(text_hashes))
+    return Shingled(tokens, offsets, sizes, singles, number_bits, text_bits, np.concatenate(text_hashes))
 
 
 def _hash_batch(batch: Sequence[str], start: int, text_bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -141,14 +139,16 @@ def _order_tokens(keys: np.ndarray, n: int, text_bits: int):
     number_bits = max(1, (int(np.count_nonzero(fresh)) - 1).bit_length())
     frequency_bits = min(16, 64 - text_bits - number_bits)
     if frequency_bits < 2:
-        raise InvalidInputError("texts: too many distinct shingles to number in 64 bits; "
-                                "deduplicate fewer texts at a time")
+        raise InvalidInputError(
+            "texts: too many distinct shingles to number in 64 bits; deduplicate fewer texts at a time"
+        )
     # Each shingle's document frequency: its keys, less its repeats within one text.
     frequency = np.zeros(1 << number_bits, dtype=np.uint32)
     for lo, numbers in _numbered(fresh, block):
         distinct = numbers[~again[lo : lo + block]] - numbers[0]
-        frequency[numbers[0] : numbers[-1] + 1] += np.bincount(distinct, minlength=int(
-            numbers[-1] - numbers[0] + 1)).astype(np.uint32)
+        frequency[numbers[0] : numbers[-1] + 1] += np.bincount(
+            distinct, minlength=int(numbers[-1] - numbers[0] + 1)
+        ).astype(np.uint32)
     # A token is (frequency, shingle number): sorting a text's tokens puts its shingles
     # rarest first. Frequencies past the field's top share it: any one global order gives
     # the prefix filter its guarantee.
@@ -235,8 +235,9 @@ def _candidate_pairs(sh: Shingled, threshold: float):
         hi = max(lo + 1, int(np.searchsorted(made, (made[lo - 1] if lo else 0) + _SLICE, "right")))
         rows.append(_pair_rows(owners, after, lo, hi, n))
         lo = hi
-    pair, count, last_first, last_second = (np.concatenate(c) for c in zip(*rows)) if rows else \
-        (np.zeros(0, dtype=np.int64),) * 4
+    pair, count, last_first, last_second = (
+        (np.concatenate(c) for c in zip(*rows)) if rows else (np.zeros(0, dtype=np.int64),) * 4
+    )
     if pair.size == 0:
         return pair, pair, owners[crowded], entries[crowded]
     order = _by_pair(pair)  # rows of one pair stay in slice order, which is token order
@@ -248,9 +249,12 @@ def _candidate_pairs(sh: Shingled, threshold: float):
     a, b = pair[starts] // n, pair[starts] % n
     size_a, size_b = sh.sizes[a], sh.sizes[b]
     crowd = np.bincount(owners[crowded], minlength=n)
-    bound = (np.add.reduceat(count, starts) + np.minimum(crowd[a], crowd[b])
-             + np.minimum(size_a - positions[last_first[lasts]],
-                          size_b - positions[last_second[lasts]]) - 1)
+    bound = (
+        np.add.reduceat(count, starts)
+        + np.minimum(crowd[a], crowd[b])
+        + np.minimum(size_a - positions[last_first[lasts]], size_b - positions[last_second[lasts]])
+        - 1
+    )
     keep = bound / (size_a + size_b - bound) >= threshold
     return a[keep], b[keep], owners[crowded], entries[crowded]
 
@@ -311,8 +315,8 @@ def _overlaps(sh: Shingled, first: np.ndarray, second: np.ndarray) -> np.ndarray
         out[lo : lo + a.size] = np.bincount(twice.astype(np.intp), minlength=a.size)
     return out
 
-def near_pairs(sh: Shingled, threshold: float) -> tuple[dict[int, list[tuple[int, float]]],
-                                                       dict[int, list[int]]]:
+
+def near_pairs(sh: Shingled, threshold: float) -> tuple[dict[int, list[tuple[int, float]]], dict[int, list[int]]]:
     """Return each text's earlier texts at or above the threshold, as (text, similarity) most
     similar first (the earliest on a tie), and each text's crowded prefix tokens, for the
     greedy pass to look up among kept texts.

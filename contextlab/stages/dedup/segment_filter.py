@@ -99,8 +99,9 @@ class Geometry:
         self.low, self.high = low, np.minimum(high, n)
 
 
-def segments_of(wh: WordHashes, geo: Geometry, texts: np.ndarray,
-                windows: BlockWindows | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def segments_of(
+    wh: WordHashes, geo: Geometry, texts: np.ndarray, windows: BlockWindows | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return (text, start in text, hash) of every segment of ``texts``; a segment is a window
     of its text's own length, so where ``windows`` read those off slices its hash is read there."""
     import numpy as np

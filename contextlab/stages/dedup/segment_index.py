@@ -89,8 +89,7 @@ class KeyLayout:
         self.owner_bits = max(1, (n_texts - 1).bit_length())
         self.place_bits = max(1, longest_text.bit_length())
         if 64 - self.owner_bits - self.place_bits < 16:
-            raise InvalidInputError("texts: too many texts or words to number in 64 bits; "
-                                    "deduplicate fewer at a time")
+            raise InvalidInputError("texts: too many texts or words to number in 64 bits; deduplicate fewer at a time")
         self.owner_mask = np.uint64((1 << self.owner_bits) - 1)
         self.top = (1 << self.place_bits) - 1  # the latest start
         self.low = np.uint64((1 << (self.owner_bits + self.place_bits)) - 1)  # all but the hash
@@ -125,8 +124,9 @@ class KeyLayout:
         return low, high
 
 
-def sorted_segments(wh: WordHashes, geo: Geometry, texts: np.ndarray, layout: KeyLayout,
-                    windows: BlockWindows | None = None) -> np.ndarray:
+def sorted_segments(
+    wh: WordHashes, geo: Geometry, texts: np.ndarray, layout: KeyLayout, windows: BlockWindows | None = None
+) -> np.ndarray:
     """Return the keys of the segments of ``texts``, sorted (hashes read off ``windows`` where
     they hold them)."""
     import numpy as np
@@ -206,9 +206,14 @@ class SegmentIndex:
         if loops is not None:
             found = np.empty(values.size, dtype=np.int64)
             directory = self._directory
-            loops.search_keys(self.keys, None if directory is None else directory.begins,
-                                0 if directory is None else int(directory.shift),
-                                np.ascontiguousarray(values, dtype=np.uint64), side == "right", found)
+            loops.search_keys(
+                self.keys,
+                None if directory is None else directory.begins,
+                0 if directory is None else int(directory.shift),
+                np.ascontiguousarray(values, dtype=np.uint64),
+                side == "right",
+                found,
+            )
             return found
         if self._directory is None:
             return np.searchsorted(self.keys, values, side)
@@ -224,9 +229,16 @@ class SegmentIndex:
         if loops is not None:
             keys = np.ascontiguousarray(keys, dtype=np.uint64)
             sizes = np.empty(keys.size, dtype=np.int64)
-            loops.crowd_sizes(keys, int(self.layout.low), self.keys, self.bitmap.table, int(self.bitmap.shift),
-                              None if directory is None else directory.begins,
-                              0 if directory is None else int(directory.shift), sizes)
+            loops.crowd_sizes(
+                keys,
+                int(self.layout.low),
+                self.keys,
+                self.bitmap.table,
+                int(self.bitmap.shift),
+                None if directory is None else directory.begins,
+                0 if directory is None else int(directory.shift),
+                sizes,
+            )
         else:
             part = keys & ~self.layout.low
             starts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1])))
@@ -257,8 +269,15 @@ class SegmentIndex:
             self._directory.add(keys)
 
 
-def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.ndarray, begin: np.ndarray,
-         earlier_only: bool, limit: int | None = None) -> np.ndarray | None:
+def join(
+    index: SegmentIndex,
+    windows: BlockWindows,
+    geo: Geometry,
+    counts: np.ndarray,
+    begin: np.ndarray,
+    earlier_only: bool,
+    limit: int | None = None,
+) -> np.ndarray | None:
     """Return the keys ``(r * n + s) * numbers + segment`` (distinct, sorted) of every window
     of a text s equal to a segment of an indexed text r within the length and shift bounds
     (``earlier_only``: r < s only); None when there would be more than ``limit`` matches.
@@ -269,8 +288,7 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     import numpy as np
 
     if counts.size * counts.size * int(geo.count.max(initial=1)) >= 1 << 62:
-        raise InvalidInputError("texts: too many texts or words to number in 64 bits; "
-                                "deduplicate fewer at a time")
+        raise InvalidInputError("texts: too many texts or words to number in 64 bits; deduplicate fewer at a time")
     loops = kernels()
     if loops is not None:
         found = join_slices(loops, index, windows, geo, counts, earlier_only, limit)
@@ -308,8 +326,17 @@ def join(index: SegmentIndex, windows: BlockWindows, geo: Geometry, counts: np.n
     return _distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
-def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_only: bool, length: int,
-             s: np.ndarray, at: np.ndarray, left: np.ndarray, count: np.ndarray) -> np.ndarray:
+def _matches(
+    index: SegmentIndex,
+    geo: Geometry,
+    counts: np.ndarray,
+    earlier_only: bool,
+    length: int,
+    s: np.ndarray,
+    at: np.ndarray,
+    left: np.ndarray,
+    count: np.ndarray,
+) -> np.ndarray:
     """Return ``join``'s keys for probes (s, at) whose band of index segments starts at
     ``left`` and holds ``count`` of them; made about ``_MAX_MATCHES`` at a time."""
     import numpy as np
@@ -318,8 +345,14 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
     if made.size and int(made[-1]) > _MAX_MATCHES:
         cuts = np.searchsorted(made, np.arange(_MAX_MATCHES, int(made[-1]), _MAX_MATCHES), "right")
         pieces = [(lo, max(hi, lo + 1)) for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, s.size]) if lo < s.size]
-        return np.concatenate([_distinct(_matches(index, geo, counts, earlier_only, length, s[lo:hi], at[lo:hi],
-                                                  left[lo:hi], count[lo:hi])) for lo, hi in pieces])
+        return np.concatenate(
+            [
+                _distinct(
+                    _matches(index, geo, counts, earlier_only, length, s[lo:hi], at[lo:hi], left[lo:hi], count[lo:hi])
+                )
+                for lo, hi in pieces
+            ]
+        )
     probe = np.repeat(np.arange(s.size), count)
     seg = np.arange(probe.size) + np.repeat(left - (made - count), count)
     found = index.keys[seg]
@@ -334,8 +367,9 @@ def _matches(index: SegmentIndex, geo: Geometry, counts: np.ndarray, earlier_onl
     return (r[ok] * counts.size + sp[ok]) * int(geo.count.max(initial=1)) + start[ok] // length
 
 
-def enough_matches(keys: np.ndarray, extra: np.ndarray, geo: Geometry,
-                   counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def enough_matches(
+    keys: np.ndarray, extra: np.ndarray, geo: Geometry, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Return (later s, indexed r) of the pairs whose distinct matched segments (``join``'s
     keys), plus r's crowded segments left out of the index (``extra``), reach
     ``count(|r|) - tau``: every pair at the threshold, and few others."""

@@ -72,8 +72,9 @@ class _Vocabulary:
 
         loops = kernels()
         if loops is not None:
-            loops.place_words(self.table, np.ascontiguousarray(words, dtype=np.uint64),
-                                             np.ascontiguousarray(numbers, dtype=np.uint64))
+            loops.place_words(
+                self.table, np.ascontiguousarray(words, dtype=np.uint64), np.ascontiguousarray(numbers, dtype=np.uint64)
+            )
             return
         flat, slot, mask = self.table.ravel(), self._slots(words), (1 << self.bits) - 1
         while words.size:  # (np.take reads rows; a 2-d fancy index is ten times slower)
@@ -90,9 +91,16 @@ class _Vocabulary:
 
         out, done = np.empty(int(lengths.sum()), dtype=np.uint32), 0
         while True:
-            done, self.size = loops.code_texts(self.table, self.size, self.table.shape[0] // 4, words,
-                                                 np.ascontiguousarray(begins, dtype=np.int64),
-                                                 np.ascontiguousarray(lengths, dtype=np.int64), out, done)
+            done, self.size = loops.code_texts(
+                self.table,
+                self.size,
+                self.table.shape[0] // 4,
+                words,
+                np.ascontiguousarray(begins, dtype=np.int64),
+                np.ascontiguousarray(lengths, dtype=np.int64),
+                out,
+                done,
+            )
             if self.size > _MAX_CODE:
                 raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
             if done == lengths.size:
@@ -145,8 +153,7 @@ class Verifier:
         import numpy as np
 
         self.wh, self.threshold = wh, threshold
-        self._tau = np.floor((1.0 - threshold) * np.arange(int(wh.counts.max(initial=0)) + 1) + _EPS
-                             ).astype(np.int64)
+        self._tau = np.floor((1.0 - threshold) * np.arange(int(wh.counts.max(initial=0)) + 1) + _EPS).astype(np.int64)
         self._vocabulary: _Vocabulary | None = None
         self._texts: dict[int, str] = {}
         self._written = np.zeros(wh.counts.size, dtype=bool)  # which texts _texts holds
@@ -215,8 +222,9 @@ class Verifier:
             na, nb = int(wh.counts[a]), int(wh.counts[b])
             longer = max(na, nb)
             bound = int(self._tau[longer])
-            distance = loops.bounded_distance(wh.words, int(wh.begin[a]), na, int(wh.begin[b]), nb, bound,
-                                              _BUDGET_FACTOR)
+            distance = loops.bounded_distance(
+                wh.words, int(wh.begin[a]), na, int(wh.begin[b]), nb, bound, _BUDGET_FACTOR
+            )
             if distance < 0:  # handed back: text that repeats itself
                 distance = int(self._rapidfuzz(np.array([a]), np.array([b]), np.array([bound]))[0])
             return 1.0 - distance / longer
@@ -275,6 +283,11 @@ class Verifier:
         distance = cpdist(first, second, scorer=Levenshtein.distance, score_cutoff=cutoff, workers=workers)
         again = np.flatnonzero((distance > cutoff) & (bound > cutoff))
         if again.size:
-            distance[again] = cpdist([first[k] for k in again.tolist()], [second[k] for k in again.tolist()],
-                                     scorer=Levenshtein.distance, score_cutoff=int(bound.max()), workers=workers)
+            distance[again] = cpdist(
+                [first[k] for k in again.tolist()],
+                [second[k] for k in again.tolist()],
+                scorer=Levenshtein.distance,
+                score_cutoff=int(bound.max()),
+                workers=workers,
+            )
         return distance.astype(np.int64)

@@ -30,14 +30,14 @@ def kernels():
     computes the same: tests set ``KERNELS`` to None to run that code)."""
     return KERNELS
 
+
 # Texts are hashed in batches of about this many characters: a batch's arrays (about 1 MB
 # each) stay in the processor's cache, which measured faster than batches 8 times as large.
 _BATCH_CHARS = 1 << 17
 # Odd multipliers (from splitmix64 / murmur3): the polynomial base for words, and one weight
 # per word position of a shingle. Any odd constants work; these are well mixed.
 _BASE = 0x9E3779B97F4A7C15
-_WEIGHTS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xFF51AFD7ED558CCD,
-            0xC4CEB9FE1A85EC53, 0xD6E8FEB86659FD93)
+_WEIGHTS = (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0xD6E8FEB86659FD93)
 
 
 @lru_cache(maxsize=1)
@@ -181,8 +181,9 @@ def _words(units: np.ndarray, scratch: _Scratch, out: np.ndarray | None) -> tupl
     return _mix(words), starts
 
 
-def _hash_words(texts: Sequence[str], spacing: bool = True, scratch: _Scratch | None = None,
-                out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _hash_words(
+    texts: Sequence[str], spacing: bool = True, scratch: _Scratch | None = None, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the hash of every word of ``texts``, each text's word count, and a hash of each
     text's exact-duplicate key (its words in order, and, with ``spacing``, whether it starts
     or ends in space). The word hashes may be a view of ``out``, where the C loop wrote them.

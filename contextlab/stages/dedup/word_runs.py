@@ -100,8 +100,7 @@ class WordHashes:
                 power = power * _BASE % (1 << 64)
         else:
             running = self._sums()
-            h = (running[starts + lengths] - running[starts]) * _power(
-                _power_tables(pow(_BASE, -1, 1 << 64)), starts)
+            h = (running[starts + lengths] - running[starts]) * _power(_power_tables(pow(_BASE, -1, 1 << 64)), starts)
         h += lengths.astype(np.uint64) * np.uint64(_LENGTH_WEIGHT)
         return h
 
@@ -116,8 +115,12 @@ class WordHashes:
             weight = length * _LENGTH_WEIGHT % (1 << 64)
             parts = cores.parts(hi - lo, _MIN_WINDOWS_A_PART, _RUNS_A_THREAD)
             cuts = [lo + (hi - lo) * k // parts for k in range(parts + 1)]
-            cores.each(parts, lambda k: loops.window_hashes(self.words, cuts[k], cuts[k + 1], length, weight,
-                                                            h[cuts[k] - lo : cuts[k + 1] - lo]))
+            cores.each(
+                parts,
+                lambda k: loops.window_hashes(
+                    self.words, cuts[k], cuts[k + 1], length, weight, h[cuts[k] - lo : cuts[k + 1] - lo]
+                ),
+            )
             return h
         if length <= _DIRECT:
             h = self.words[lo + length - 1 : hi + length - 1].copy()

@@ -20,10 +20,16 @@ __all__ = ["render"]
 def render(ctx: LabContext) -> None:
     """Draw the budget staircase, what was cut from a truncated document, and tokenizer counts."""
     result, config = ctx.result, ctx.config
-    walk = ("from most to least relevant" if config.budget_before_reorder and not config.seed_compatible
-            else "in block order (after reordering, as the seed does)")
-    headers = ("Headers and separators count" if config.budget_includes_headers and not config.seed_compatible
-               else "Headers are not counted (the block can end up over budget)")
+    walk = (
+        "from most to least relevant"
+        if config.budget_before_reorder and not config.seed_compatible
+        else "in block order (after reordering, as the seed does)"
+    )
+    headers = (
+        "Headers and separators count"
+        if config.budget_includes_headers and not config.seed_compatible
+        else "Headers are not counted (the block can end up over budget)"
+    )
     explain(
         f"The budget walks the documents {walk} and keeps each one that still fits. The first that "
         f"does not fit is {'summarized' if config.summarize_overflow else 'cut'} if enough room is left; "
@@ -33,21 +39,28 @@ def render(ctx: LabContext) -> None:
     cols = st.columns(4)
     counts = block_counts(result)
     cols[0].metric("Budget", f"{result.tokens_budget:,}")
-    cols[1].metric("Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%",
-                   delta_color="off", delta_arrow="off")
-    cols[2].metric("In the block", counts.in_block,
-                   help=f"{counts.included} whole, {counts.shortened} shortened (cut to fit or summarized).")
+    cols[1].metric(
+        "Used", f"{result.tokens_used:,}", delta=f"{result.utilization_pct:.1f}%", delta_color="off", delta_arrow="off"
+    )
+    cols[2].metric(
+        "In the block",
+        counts.in_block,
+        help=f"{counts.included} whole, {counts.shortened} shortened (cut to fit or summarized).",
+    )
     cols[3].metric("Left out for budget", counts.excluded)
     st.caption(counts.sentence() + ".")
     if result.tokens_used > result.tokens_budget:
-        st.warning(f"The block uses {result.tokens_used} tokens, more than the budget of "
-                   f"{result.tokens_budget}: headers were not counted when documents were picked.")
+        st.warning(
+            f"The block uses {result.tokens_used} tokens, more than the budget of "
+            f"{result.tokens_budget}: headers were not counted when documents were picked."
+        )
     order, label = budget_walk(result, config)
     show_chart(ctx, "budget_chart", charts.budget_chart, result, order, walk_label=label)
     _shortened(ctx)
     # Drawn when opened: a second chart on the first visit costs the reader a quarter second.
-    section = on_request("Estimated vs exact tokens: the seed's words × 1.3 against cl100k_base",
-                         "budget_tokenizers_open")
+    section = on_request(
+        "Estimated vs exact tokens: the seed's words × 1.3 against cl100k_base", "budget_tokenizers_open"
+    )
     if section is not None:
         with section:
             _tokenizer_comparison(ctx)
@@ -92,6 +105,12 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
     with left:
         show_chart(ctx, "tokenizer_chart", charts.tokenizer_comparison, labels, heuristic, exact)
     with right:
-        frame = pd.DataFrame({"doc": [plain(x) for x in labels], "heuristic": heuristic, "exact": exact,
-                              "difference": [h - e for h, e in zip(heuristic, exact)]})
+        frame = pd.DataFrame(
+            {
+                "doc": [plain(x) for x in labels],
+                "heuristic": heuristic,
+                "exact": exact,
+                "difference": [h - e for h, e in zip(heuristic, exact)],
+            }
+        )
         show_table(ctx, frame, key="tokenizer_table", hide_index=True, width="stretch", height=380)

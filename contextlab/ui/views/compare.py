@@ -60,14 +60,20 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
 
     preset_cols = st.columns(2)
     preset_cols[0].button(
-        "Seed-compatible vs default", key=f"{key}_preset_seed", on_click=_preset_seed,
-        args=(config_a, key), width="stretch",
+        "Seed-compatible vs default",
+        key=f"{key}_preset_seed",
+        on_click=_preset_seed,
+        args=(config_a, key),
+        width="stretch",
         help="B becomes A with the seed-compatible switch flipped: the original "
-             "reorder-then-budget engine against this project's default, or the other way round.",
+        "reorder-then-budget engine against this project's default, or the other way round.",
     )
     preset_cols[1].button(
-        "Reset B to A", key=f"{key}_preset_reset", on_click=apply_config_b,
-        args=(config_a, key), width="stretch",
+        "Reset B to A",
+        key=f"{key}_preset_reset",
+        on_click=apply_config_b,
+        args=(config_a, key),
+        width="stretch",
     )
 
     section = on_request("All of B's settings", f"{key}_settings_open")
@@ -81,30 +87,47 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
 
 def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     c1, c2, c3 = st.columns(3)
-    budget = c1.number_input("Token budget", min_value=0, max_value=200_000, step=64,
-                             key=b_key("max_context_tokens", key))
-    threshold = c2.slider("Duplicate threshold", min_value=0.05, max_value=1.0, step=0.05,
-                          key=f"{key}_dedup_threshold")
-    min_tokens = c3.number_input("Minimum tokens per document", min_value=0, max_value=1000,
-                                 step=1, key=f"{key}_min_doc_tokens")
-    seed = c1.toggle("Seed-compatible", key=f"{key}_seed_compatible",
-                     help="The original engine: heuristic token counts, reorder before the "
-                          "budget, headers not counted.")
+    budget = c1.number_input(
+        "Token budget", min_value=0, max_value=200_000, step=64, key=b_key("max_context_tokens", key)
+    )
+    threshold = c2.slider("Duplicate threshold", min_value=0.05, max_value=1.0, step=0.05, key=f"{key}_dedup_threshold")
+    min_tokens = c3.number_input(
+        "Minimum tokens per document", min_value=0, max_value=1000, step=1, key=f"{key}_min_doc_tokens"
+    )
+    seed = c1.toggle(
+        "Seed-compatible",
+        key=f"{key}_seed_compatible",
+        help="The original engine: heuristic token counts, reorder before the budget, headers not counted.",
+    )
     # In seed mode these three show what B's engine really uses; B's own choices are kept.
-    c2.selectbox("Tokenizer", TOKENIZER_NAMES, key=seed_fixed_key("tokenizer", f"{key}_tokenizer", seed),
-                 disabled=seed, help="Seed-compatible mode always counts heuristically.")
-    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement",
-                             format_func=STRATEGY_LABELS.get)
-    c1.toggle("Budget before reorder", disabled=seed,
-              key=seed_fixed_key("budget_before_reorder", f"{key}_budget_before_reorder", seed))
-    c2.toggle("Headers count toward the budget", disabled=seed,
-              key=seed_fixed_key("budget_includes_headers", f"{key}_budget_includes_headers", seed))
+    c2.selectbox(
+        "Tokenizer",
+        TOKENIZER_NAMES,
+        key=seed_fixed_key("tokenizer", f"{key}_tokenizer", seed),
+        disabled=seed,
+        help="Seed-compatible mode always counts heuristically.",
+    )
+    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement", format_func=STRATEGY_LABELS.get)
+    c1.toggle(
+        "Budget before reorder",
+        disabled=seed,
+        key=seed_fixed_key("budget_before_reorder", f"{key}_budget_before_reorder", seed),
+    )
+    c2.toggle(
+        "Headers count toward the budget",
+        disabled=seed,
+        key=seed_fixed_key("budget_includes_headers", f"{key}_budget_includes_headers", seed),
+    )
     summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
     state = st.session_state
     return config_a.with_changes(
-        max_context_tokens=int(budget), dedup_threshold=round(float(threshold), 4),
-        min_doc_tokens=int(min_tokens), placement=placement, summarize_overflow=summarize,
-        tokenizer=state[f"{key}_tokenizer"], seed_compatible=seed,
+        max_context_tokens=int(budget),
+        dedup_threshold=round(float(threshold), 4),
+        min_doc_tokens=int(min_tokens),
+        placement=placement,
+        summarize_overflow=summarize,
+        tokenizer=state[f"{key}_tokenizer"],
+        seed_compatible=seed,
         budget_before_reorder=state[f"{key}_budget_before_reorder"],
         budget_includes_headers=state[f"{key}_budget_includes_headers"],
     )
@@ -112,24 +135,34 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
 
 def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataFrame:
     """Return one row per document that changed (or every document), blanks where A or B has none."""
+
     def pos(p: int | None) -> str:
         return "" if p is None else str(p)
 
-    rows = [{
-        "doc": charts.doc_tag(c.input_index), "source": plain(c.source or ""), "change": c.change,
-        "A": f"pos {c.position_a}" if c.position_a is not None else c.fate_a,
-        "B": f"pos {c.position_b}" if c.position_b is not None else c.fate_b,
-        "block cost A": c.tokens_a, "block cost B": c.tokens_b,
-        "rank": pos(c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b),
-    } for c in diff.changes if show_unchanged or c.change != "unchanged"]
+    rows = [
+        {
+            "doc": charts.doc_tag(c.input_index),
+            "source": plain(c.source or ""),
+            "change": c.change,
+            "A": f"pos {c.position_a}" if c.position_a is not None else c.fate_a,
+            "B": f"pos {c.position_b}" if c.position_b is not None else c.fate_b,
+            "block cost A": c.tokens_a,
+            "block cost B": c.tokens_b,
+            "rank": pos(c.relevance_rank_a if c.relevance_rank_a is not None else c.relevance_rank_b),
+        }
+        for c in diff.changes
+        if show_unchanged or c.change != "unchanged"
+    ]
     return pd.DataFrame(rows, columns=["doc", "source", "change", "A", "B", "block cost A", "block cost B", "rank"])
 
 
 def _describe(config: LabConfig) -> str:
     engine = "seed-compatible" if config.seed_compatible else "default"
     order = STRATEGY_LABELS.get(config.placement, config.placement)
-    return (f"{engine} engine · budget {config.max_context_tokens:,} · {config.effective_tokenizer} tokens · "
-            f"{order} · duplicate threshold {config.dedup_threshold:g}")
+    return (
+        f"{engine} engine · budget {config.max_context_tokens:,} · {config.effective_tokenizer} tokens · "
+        f"{order} · duplicate threshold {config.dedup_threshold:g}"
+    )
 
 
 def _budget_delta(exact: int, budget: int) -> dict[str, object]:
@@ -143,8 +176,10 @@ def _counted(side: str, result: ContextResult, exact: int) -> str:
     """Return what a side's own engine counted, naming its tokenizer."""
     if result.tokenizer == EXACT_TOKENIZER:
         return f"{side}'s engine counts exactly ({EXACT_TOKENIZER})"
-    return (f"{side}'s engine counts with its {result.tokenizer} estimate (words × 1.3): "
-            f"{result.tokens_used:,} by that count, {exact:,} exact")
+    return (
+        f"{side}'s engine counts with its {result.tokenizer} estimate (words × 1.3): "
+        f"{result.tokens_used:,} by that count, {exact:,} exact"
+    )
 
 
 def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int, int]:
@@ -161,24 +196,38 @@ def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int,
 
 def _count_notes(a: ContextResult, b: ContextResult, exact_a: int, exact_b: int) -> None:
     """Say how each side counted its tokens, and warn about a side over its budget."""
-    st.caption(md_line(f"Exact: {EXACT_TOKENIZER} on the finished block, both sides. "
-                       f"{_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."))
+    st.caption(
+        md_line(
+            f"Exact: {EXACT_TOKENIZER} on the finished block, both sides. "
+            f"{_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."
+        )
+    )
     for side, exact, result in (("A", exact_a, a), ("B", exact_b, b)):
         if exact > result.tokens_budget:
-            st.warning(md_line(f"{side} is over its budget: {exact:,} exact tokens for a budget of "
-                             f"{result.tokens_budget:,} ({exact - result.tokens_budget:+,}). "
-                             + ("Its engine does not count headers, and estimates tokens."
-                                if result.tokenizer != EXACT_TOKENIZER else "")))
+            st.warning(
+                md_line(
+                    f"{side} is over its budget: {exact:,} exact tokens for a budget of "
+                    f"{result.tokens_budget:,} ({exact - result.tokens_budget:+,}). "
+                    + (
+                        "Its engine does not count headers, and estimates tokens."
+                        if result.tokenizer != EXACT_TOKENIZER
+                        else ""
+                    )
+                )
+            )
 
 
 def _render_config_diff(ctx: LabContext, config_a: LabConfig, config_b: LabConfig) -> None:
     changed = config_differences(config_a, config_b)
     if not changed:
-        st.info("B is the same configuration as A. Change a setting above, or press "
-                "“Seed-compatible vs default”.")
+        st.info("B is the same configuration as A. Change a setting above, or press “Seed-compatible vs default”.")
         return
-    show_table(ctx, pd.DataFrame([{"setting": n, "A": str(a), "B": str(b)} for n, a, b in changed]),
-                 hide_index=True, width="stretch")
+    show_table(
+        ctx,
+        pd.DataFrame([{"setting": n, "A": str(a), "B": str(b)} for n, a, b in changed]),
+        hide_index=True,
+        width="stretch",
+    )
 
 
 def _candidate_relevances(result: ContextResult) -> list[float]:
@@ -186,8 +235,7 @@ def _candidate_relevances(result: ContextResult) -> list[float]:
 
     Negative scores (some retrievers return logits) count as no relevance at all.
     """
-    return sorted((max(t.score, 0.0) for t in result.trace if t.fate not in ("filtered", "duplicate")),
-                  reverse=True)
+    return sorted((max(t.score, 0.0) for t in result.trace if t.fate not in ("filtered", "duplicate")), reverse=True)
 
 
 def _render_strategies(ctx: LabContext) -> None:
@@ -206,26 +254,35 @@ def _strategies_body(ctx: LabContext) -> None:
     )
     in_block = sum(1 for t in ctx.result.trace if t.position is not None)
     default_n = max(in_block, 2)
-    n = st.slider("Number of documents in the block", min_value=2, max_value=max(30, default_n),
-                  value=default_n, key="cmp_strategy_n",
-                  help="Starts at the number of documents in A's block.")
+    n = st.slider(
+        "Number of documents in the block",
+        min_value=2,
+        max_value=max(30, default_n),
+        value=default_n,
+        key="cmp_strategy_n",
+        help="Starts at the number of documents in A's block.",
+    )
     orders = {key: ordering_positions(key, n) for key in ORDERINGS}
     show_chart(ctx, "cmp_strategy_chart", charts.strategy_positions_figure, orders, STRATEGY_LABELS)
 
     rows = []
     for key in orders:
         pos = most_relevant_position(key, n)
-        rows.append({"strategy": STRATEGY_LABELS.get(key, key),
-                     "most relevant document at position": pos,
-                     "at the start": pos == 1, "at the end": pos == n})
+        rows.append(
+            {
+                "strategy": STRATEGY_LABELS.get(key, key),
+                "most relevant document at position": pos,
+                "at the start": pos == 1,
+                "at the end": pos == n,
+            }
+        )
     show_table(ctx, pd.DataFrame(rows), hide_index=True, width="stretch")
 
     counts = range(2, max(30, n) + 1)
     last_at = [k for k in counts if most_relevant_position("langchain", k) == k]
     if last_at:
         evens = [k for k in counts if k % 2 == 0]
-        rule = ("even" if last_at == evens
-                else "one of " + ", ".join(map(str, last_at)))
+        rule = "even" if last_at == evens else "one of " + ", ".join(map(str, last_at))
         here = most_relevant_position("langchain", n)
         other = n + 1
         there = most_relevant_position("langchain", other)
@@ -246,9 +303,15 @@ def _strategies_body(ctx: LabContext) -> None:
     ranked = (relevances + [0.0] * n)[:n]
     by_strategy = scores.compare_orderings(ranked, model, n)
     report = scores.ordering_report(ranked, model, n)
-    show_chart(ctx, "cmp_strategy_scores", charts.ordering_scores_figure,
-               by_strategy, (report.worst_score, report.best_score), STRATEGY_LABELS,
-               title=f"Where {model} would read your top {n} documents' relevance")
+    show_chart(
+        ctx,
+        "cmp_strategy_scores",
+        charts.ordering_scores_figure,
+        by_strategy,
+        (report.worst_score, report.best_score),
+        STRATEGY_LABELS,
+        title=f"Where {model} would read your top {n} documents' relevance",
+    )
     st.caption(score_range_note(report.worst_score, report.best_score, n))
 
 
@@ -296,10 +359,15 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
     if not ctx.presentation:
         _count_notes(result_a, result_b, exact_a, exact_b)
     # The summary's last line is the block size: said in exact tokens, as the metrics above.
-    lines = diff.summary()[:-1] + [f"Block size, exact ({EXACT_TOKENIZER}): {exact_a:,} → {exact_b:,} "
-                                   f"tokens ({exact_b - exact_a:+,})."]
-    shown = lines if len(lines) <= _SUMMARY_LINES + 1 else lines[:_SUMMARY_LINES] + [
-        f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
+    lines = diff.summary()[:-1] + [
+        f"Block size, exact ({EXACT_TOKENIZER}): {exact_a:,} → {exact_b:,} tokens ({exact_b - exact_a:+,})."
+    ]
+    shown = (
+        lines
+        if len(lines) <= _SUMMARY_LINES + 1
+        else lines[:_SUMMARY_LINES]
+        + [f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
+    )
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
     st.text(plain("\n".join("• " + _ENGINE_DOC.sub(r"(D\1", line) for line in shown)))
     if ctx.presentation:  # presenting, what moved comes right under the numbers
@@ -315,9 +383,13 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
     frame = changes_frame(diff, show_unchanged=show_all)
     if len(frame):
         show_table(ctx, frame, hide_index=True, width="stretch")
-        st.caption(md_line(f"block cost: what a document takes up in each side's block, header included "
-                           f"when that side counts headers, by that side's own tokenizer (A: "
-                           f"{result_a.tokenizer}, B: {result_b.tokenizer})."))
+        st.caption(
+            md_line(
+                f"block cost: what a document takes up in each side's block, header included "
+                f"when that side counts headers, by that side's own tokenizer (A: "
+                f"{result_a.tokenizer}, B: {result_b.tokenizer})."
+            )
+        )
 
     blocks = on_request("The two blocks, side by side", "cmp_blocks_open")
     if blocks is not None:

@@ -62,10 +62,16 @@ from .model_answers import answer_with_model, answers_table, run_and_keep
 __all__ = ["render", "grid_from_choices", "open_question", "gold_keys", "measures_note"]
 
 _METRIC_WORDS = {"accuracy": "accuracy", "gold_in_block": "gold in block"}
-_SORTS: dict[str, bool | None] = {"grid order": None, "largest difference first": True,
-                                  "smallest difference first": False}
-_DISAGREE_METRICS = {"gold_in_block": "gold in the block", "answer_in_block": "an answer in the block",
-                     "gold_position": "the gold's position"}
+_SORTS: dict[str, bool | None] = {
+    "grid order": None,
+    "largest difference first": True,
+    "smallest difference first": False,
+}
+_DISAGREE_METRICS = {
+    "gold_in_block": "gold in the block",
+    "answer_in_block": "an answer in the block",
+    "gold_position": "the gold's position",
+}
 #: Where "Open in the lab" lands: the view that shows where each document was placed.
 OPEN_IN_VIEW = "placement"
 
@@ -82,16 +88,26 @@ def _uploaded(digest: str, name: str, _data: bytes) -> EvalSet:
 
 
 def _pick_set() -> EvalSet | None:
-    choice = st.radio("Evaluation set", ["bundled", "upload"], key="eval_set_choice", horizontal=True,
-                      format_func={"bundled": "NaturalQuestions-Open (bundled, 2,655 questions)",
-                                   "upload": "Upload a JSONL"}.get)
+    choice = st.radio(
+        "Evaluation set",
+        ["bundled", "upload"],
+        key="eval_set_choice",
+        horizontal=True,
+        format_func={"bundled": "NaturalQuestions-Open (bundled, 2,655 questions)", "upload": "Upload a JSONL"}.get,
+    )
     if choice == "bundled":
-        caption("Liu et al. (2024): each question's Wikipedia passage is its gold document; the top k "
-                "of all 2,600 passages are retrieved with BM25 (SQLite FTS5, titles indexed).")
+        caption(
+            "Liu et al. (2024): each question's Wikipedia passage is its gold document; the top k "
+            "of all 2,600 passages are retrieved with BM25 (SQLite FTS5, titles indexed)."
+        )
         return _bundled()
-    upload = st.file_uploader("Evaluation set (.jsonl or .jsonl.gz)", type=["jsonl", "gz"], key="eval_upload",
-                              help='One question per line: {"query", "documents", "gold_sources", "answers"} '
-                                   'or the paper\'s {"question", "answers", "ctxs"}.')
+    upload = st.file_uploader(
+        "Evaluation set (.jsonl or .jsonl.gz)",
+        type=["jsonl", "gz"],
+        key="eval_upload",
+        help='One question per line: {"query", "documents", "gold_sources", "answers"} '
+        'or the paper\'s {"question", "answers", "ctxs"}.',
+    )
     if upload is None:
         st.info("Upload a JSONL of labelled questions, or use the bundled set.")
         return None
@@ -107,11 +123,17 @@ def _pick_set() -> EvalSet | None:
     return evalset
 
 
-def grid_from_choices(budgets: list[int], placements: list[str], thresholds: list[float],
-                      min_tokens: list[int], tokenizers: list[str]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+def grid_from_choices(
+    budgets: list[int], placements: list[str], thresholds: list[float], min_tokens: list[int], tokenizers: list[str]
+) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Return ``(grid, fixed)``: settings with several values vary; single ones fix the base config."""
-    chosen = {"max_context_tokens": budgets, "placement": placements, "dedup_threshold": thresholds,
-              "min_doc_tokens": min_tokens, "tokenizer": tokenizers}
+    chosen = {
+        "max_context_tokens": budgets,
+        "placement": placements,
+        "dedup_threshold": thresholds,
+        "min_doc_tokens": min_tokens,
+        "tokenizer": tokenizers,
+    }
     grid = {k: list(v) for k, v in chosen.items() if len(v) > 1}
     fixed = {k: v[0] for k, v in chosen.items() if len(v) == 1}
     return grid, fixed
@@ -123,32 +145,45 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
     left, right = st.columns(2)
     with left:
         # A range slider is one because its value is a pair: given as the session holds it.
-        low, high = st.select_slider("Budgets (a range of token budgets)", BUDGET_CHOICES, key="eval_budgets",
-                                     value=tuple(st.session_state["eval_budgets"]))
+        low, high = st.select_slider(
+            "Budgets (a range of token budgets)",
+            BUDGET_CHOICES,
+            key="eval_budgets",
+            value=tuple(st.session_state["eval_budgets"]),
+        )
         placements = st.multiselect("Placements", PLACEMENTS, key="eval_placements")
         thresholds = st.multiselect("Dedup thresholds", THRESHOLD_CHOICES, key="eval_thresholds")
     with right:
         min_tokens = st.multiselect("Minimum document tokens", MIN_TOKEN_CHOICES, key="eval_min_tokens")
         tokenizers = st.multiselect("Tokenizers", TOKENIZER_NAMES, key="eval_tokenizers")
         _, measured = loaded_curve()
-        model = st.selectbox("Expected accuracy read on", [*curve_models(), MEASURED_CURVE], key="eval_model",
-                             format_func=lambda m: f"your curve: {measured_label(measured)}"
-                             if m == MEASURED_CURVE else f"{m} (published)",
-                             help="A published curve, or the measured curve the lab holds (the bundled "
-                                  "model's, or the file loaded under \"Your model's curve\" below).")
+        model = st.selectbox(
+            "Expected accuracy read on",
+            [*curve_models(), MEASURED_CURVE],
+            key="eval_model",
+            format_func=lambda m: (
+                f"your curve: {measured_label(measured)}" if m == MEASURED_CURVE else f"{m} (published)"
+            ),
+            help="A published curve, or the measured curve the lab holds (the bundled "
+            "model's, or the file loaded under \"Your model's curve\" below).",
+        )
     a, b = st.columns(2)
     limit = a.number_input("Questions (the first N)", 1, n_questions, key="eval_limit")
     top_k = b.number_input("Retrieve top k", 1, 100, key="eval_top_k")
     budgets = [x for x in BUDGET_CHOICES if low <= x <= high]
-    grid, fixed = grid_from_choices(budgets, placements or ["lost_in_the_middle"], thresholds or [0.85],
-                                    min_tokens or [5], tokenizers or [ctx.config.effective_tokenizer])
+    grid, fixed = grid_from_choices(
+        budgets,
+        placements or ["lost_in_the_middle"],
+        thresholds or [0.85],
+        min_tokens or [5],
+        tokenizers or [ctx.config.effective_tokenizer],
+    )
     base = ctx.config.with_changes(query="", seed_compatible=False, **fixed)
     return grid, base, {"limit": int(limit), "top_k": int(top_k), "curve_model": model}
 
 
 def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
-    digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" \
-        else None
+    digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" else None
 
     def work(bar: Any) -> Any:
         def progress(done: int, total: int, note: str = "") -> None:
@@ -157,10 +192,14 @@ def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options:
         if options["curve_model"] == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
             name, curves = loaded_curve()
             rest = {k: v for k, v in options.items() if k != "curve_model"}
-            return run_evaluation(evalset, grid, RunOptions(base=base, curves=curves, curve_name=name, **rest),
-                                  progress=progress, evalset_sha256=digest)
-        return run_evaluation(evalset, grid, RunOptions(base=base, **options), progress=progress,
-                              evalset_sha256=digest)
+            return run_evaluation(
+                evalset,
+                grid,
+                RunOptions(base=base, curves=curves, curve_name=name, **rest),
+                progress=progress,
+                evalset_sha256=digest,
+            )
+        return run_evaluation(evalset, grid, RunOptions(base=base, **options), progress=progress, evalset_sha256=digest)
 
     run_and_keep(evalset, "Evaluating…", work)
 
@@ -174,8 +213,11 @@ def open_question(query_id: str, config_label: str) -> None:
     result: EvalResult = st.session_state["eval_result"]
     evalset: EvalSet = st.session_state["eval_set"]
     question = next(q for q in evalset.questions if q.query_id == query_id)
-    docs = list(question.documents) if question.documents is not None else \
-        evalset.retriever.retrieve(question.query, result.top_k)
+    docs = (
+        list(question.documents)
+        if question.documents is not None
+        else evalset.retriever.retrieve(question.query, result.top_k)
+    )
     config = next(c.config for c in result.configs if c.label == config_label)
     seed_config(config.with_changes(query=question.query), force=True)
     st.session_state["doc_source"] = "table"
@@ -195,9 +237,11 @@ def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any
         return {f"Δ {words} vs baseline": 0.0, "Δ 95% interval": "baseline", "p (McNemar)": None}
     if not c or c.get("difference") is None:
         return {f"Δ {words} vs baseline": None, "Δ 95% interval": "—", "p (McNemar)": None}
-    return {f"Δ {words} vs baseline": round(c["difference"] * scale, 2),
-            "Δ 95% interval": format_bounds(c["low"] * scale, c["high"] * scale, signed=True),
-            "p (McNemar)": None if c.get("p_value") is None else round(c["p_value"], 4)}
+    return {
+        f"Δ {words} vs baseline": round(c["difference"] * scale, 2),
+        "Δ 95% interval": format_bounds(c["low"] * scale, c["high"] * scale, signed=True),
+        "p (McNemar)": None if c.get("p_value") is None else round(c["p_value"], 4),
+    }
 
 
 def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: str) -> pd.DataFrame:
@@ -206,35 +250,43 @@ def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: 
     Δ and p come right after the configuration, so they are on screen without a horizontal scroll
     at 1440 px; the wide interval columns follow.
     """
+
     def ci(s: dict[str, Any], name: str, scale: float) -> str:
         if s.get(name) is None:
             return "—"
         return format_interval(s[name] * scale, s[name + "_low"] * scale, s[name + "_high"] * scale)
 
     measured = any(s.get("accuracy") is not None for s in summaries)
-    return pd.DataFrame([{
-        "configuration": plain(s["config"]),
-        **_paired_cells(s, metric, 100),
-        "mean tokens": round(s["tokens_used"], 1),
-        "gold in block %": ci(s, "gold_in_block", 100),
-        **({"accuracy % (measured)": ci(s, "accuracy", 1)} if measured else {}),
-        "expected accuracy % (estimate)": ci(s, "expected_accuracy", 1),
-        "gold retrieved %": ci(s, "gold_retrieved", 100),
-        "gold recall %": ci(s, "gold_recall", 100),
-        "answer in block %": ci(s, "answer_in_block", 100),
-    } for s in summaries])
+    return pd.DataFrame(
+        [
+            {
+                "configuration": plain(s["config"]),
+                **_paired_cells(s, metric, 100),
+                "mean tokens": round(s["tokens_used"], 1),
+                "gold in block %": ci(s, "gold_in_block", 100),
+                **({"accuracy % (measured)": ci(s, "accuracy", 1)} if measured else {}),
+                "expected accuracy % (estimate)": ci(s, "expected_accuracy", 1),
+                "gold retrieved %": ci(s, "gold_retrieved", 100),
+                "gold recall %": ci(s, "gold_recall", 100),
+                "answer in block %": ci(s, "answer_in_block", 100),
+            }
+            for s in summaries
+        ]
+    )
 
 
 def measures_note(recommendation: dict[str, Any], front: list[str]) -> str:
     """Return what the tokens chart reads beside what the recommendation reads, and whether they agree here."""
-    words = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}.get(recommendation["metric"],
-                                                                                   recommendation["metric"])
-    text = (f"This chart reads expected accuracy, an estimate from the published curve; the recommendation reads "
-            f"{words}. The two measures can favour different configurations.")
+    words = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}.get(
+        recommendation["metric"], recommendation["metric"]
+    )
+    text = (
+        f"This chart reads expected accuracy, an estimate from the published curve; the recommendation reads "
+        f"{words}. The two measures can favour different configurations."
+    )
     chosen = recommendation.get("config")
     if chosen and front and chosen not in front:
-        text += (f" Here they do: the recommended {chosen} is not on this chart's front, which holds "
-                 f"{', '.join(front)}.")
+        text += f" Here they do: the recommended {chosen} is not on this chart's front, which holds {', '.join(front)}."
     elif chosen and chosen in front:
         text += f" Here the recommended {chosen} is on this chart's front too."
     return text
@@ -249,12 +301,14 @@ def _recommendation(result: EvalResult, report: dict[str, Any]) -> None:
 
 def _pooled(result: EvalResult, by: str) -> str:
     """Return the settings a per-``by`` chart pools over, in words (``max_context_tokens 256, 512``)."""
-    return "; ".join(f"{k} {', '.join(str(v) for v in values)}" for k, values in result.grid.items()
-                     if k != by and len(values) > 1)
+    return "; ".join(
+        f"{k} {', '.join(str(v) for v in values)}" for k, values in result.grid.items() if k != by and len(values) > 1
+    )
 
 
-def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]],
-            recommendation: dict[str, Any]) -> None:
+def _charts(
+    ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]], recommendation: dict[str, Any]
+) -> None:
     front = pareto_front(summaries)
     show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, front, model=result.curve_model)
     caption(measures_note(recommendation, front))
@@ -274,8 +328,11 @@ def _charts(ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]]
     by = "placement" if "placement" in keys else "config"
     pooled = _pooled(result, by)
     show_chart(ctx, "eval_zones", gold_zones_figure, gold_zone_shares(result.rows, by), by, pooled)
-    caption(f"Each bar pools every question under {pooled}." if pooled else
-            "Each bar is one configuration: nothing is pooled.")
+    caption(
+        f"Each bar pools every question under {pooled}."
+        if pooled
+        else "Each bar is one configuration: nothing is pooled."
+    )
 
 
 def _cell(value: Any) -> Any:
@@ -297,6 +354,7 @@ def _disagreement_table(result: EvalResult) -> None:
     caption(f"{len(items)} of {len(result.questions)} questions differ on {_DISAGREE_METRICS[metric]}.")
     if not items:
         return
+
     def pos(value: int | None) -> str:
         return "not in block" if value is None else f"pos {value}"
 
@@ -307,39 +365,68 @@ def _disagreement_table(result: EvalResult) -> None:
 
     # Sorted by the paired difference B - A (largest first); the column header sorts it again.
     items = sorted(items, key=lambda i: (delta(i) is None, -(delta(i) or 0.0)))
-    frame = pd.DataFrame([{"question": plain(result.questions[i["query_id"]]), "id": i["query_id"],
-                           "A": _cell(i["a"]), "B": _cell(i["b"]), "B − A": delta(i), "A gold at": pos(i["a_position"]),
-                           "B gold at": pos(i["b_position"]), "A tokens": i["a_tokens"], "B tokens": i["b_tokens"]}
-                          for i in items])
+    frame = pd.DataFrame(
+        [
+            {
+                "question": plain(result.questions[i["query_id"]]),
+                "id": i["query_id"],
+                "A": _cell(i["a"]),
+                "B": _cell(i["b"]),
+                "B − A": delta(i),
+                "A gold at": pos(i["a_position"]),
+                "B gold at": pos(i["b_position"]),
+                "A tokens": i["a_tokens"],
+                "B tokens": i["b_tokens"],
+            }
+            for i in items
+        ]
+    )
     st.dataframe(frame, hide_index=True, width="stretch", height=260)
     ids = [i["query_id"] for i in items]
     pick, which = st.columns([3, 1])
-    chosen = pick.selectbox("Open a question in the lab", ids, key="eval_pick",
-                            format_func=lambda q: plain(f"{q}: {result.questions[q]}"))
+    chosen = pick.selectbox(
+        "Open a question in the lab", ids, key="eval_pick", format_func=lambda q: plain(f"{q}: {result.questions[q]}")
+    )
     side = which.radio("under", ["A", "B"], horizontal=True, key="eval_side")
-    st.button("Open in the lab", key="eval_open", on_click=open_question,
-              args=(chosen, config_a if side == "A" else config_b),
-              help="Its retrieved documents become the lab's documents (an editable table), "
-                   "the question its query, and the chosen configuration its settings.")
+    st.button(
+        "Open in the lab",
+        key="eval_open",
+        on_click=open_question,
+        args=(chosen, config_a if side == "A" else config_b),
+        help="Its retrieved documents become the lab's documents (an editable table), "
+        "the question its query, and the chosen configuration its settings.",
+    )
 
 
 def _show(ctx: LabContext, result: EvalResult) -> None:
     labels = [c.label for c in result.configs]
-    st.markdown(md_line(f"{len(result.questions)} questions × {len(result.configs)} configurations "
-                        f"of {result.evalset}, top {result.top_k} retrieved"))
+    st.markdown(
+        md_line(
+            f"{len(result.questions)} questions × {len(result.configs)} configurations "
+            f"of {result.evalset}, top {result.top_k} retrieved"
+        )
+    )
     left, right = st.columns(2)
-    baseline = left.selectbox("Baseline (paired differences against it)", labels, key="eval_baseline",
-                              format_func=plain)
+    baseline = left.selectbox(
+        "Baseline (paired differences against it)", labels, key="eval_baseline", format_func=plain
+    )
     order = right.selectbox("Sort by the paired difference", list(_SORTS), key="eval_sort")
     report = result.report(baseline=baseline)
     summaries = report["configs"]
     metric = report["recommendation"]["metric"]
     if _SORTS[order] is not None:
         summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
-    st.dataframe(_summary_frame(result, summaries, metric), hide_index=True, width="stretch", key="eval_summary",
-                 column_config={"configuration": st.column_config.TextColumn(pinned=True)})
-    caption("Δ: the paired difference against the baseline in points, over the same questions (paired "
-            "bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals.")
+    st.dataframe(
+        _summary_frame(result, summaries, metric),
+        hide_index=True,
+        width="stretch",
+        key="eval_summary",
+        column_config={"configuration": st.column_config.TextColumn(pinned=True)},
+    )
+    caption(
+        "Δ: the paired difference against the baseline in points, over the same questions (paired "
+        "bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals."
+    )
     _recommendation(result, report)
     summaries = report["configs"]
     caption(EXPECTED_ACCURACY_NOTE)
@@ -348,15 +435,22 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     answers_table(result)
     d1, d2 = st.columns(2)
     d1.download_button("Download results.csv", results_csv(result), "results.csv", "text/csv", key="eval_csv")
-    d2.download_button("Download summary.json", json.dumps(result.summary(baseline=baseline), indent=2), "summary.json",
-                       "application/json", key="eval_json")
+    d2.download_button(
+        "Download summary.json",
+        json.dumps(result.summary(baseline=baseline), indent=2),
+        "summary.json",
+        "application/json",
+        key="eval_json",
+    )
 
 
 def render(ctx: LabContext) -> None:
     """Draw the Evaluate view: pick a set and a grid, run, read the charts, open a question."""
     st.subheader("Evaluate", anchor=False)
-    explain("Which budget, placement and threshold keep the answering document in the prompt, where "
-            "the model reads it, for the fewest tokens? Measured on labelled questions, no LLM needed.")
+    explain(
+        "Which budget, placement and threshold keep the answering document in the prompt, where "
+        "the model reads it, for the fewest tokens? Measured on labelled questions, no LLM needed."
+    )
     evalset = _pick_set()
     if evalset is None:
         return

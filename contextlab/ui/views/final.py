@@ -26,13 +26,18 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
     for n, source in sorted(result.citation_map.items()):
         t = by_position.get(n)
         fate = charts.FATE_LABELS[t.fate].lower() if t else ""
-        rows.append({
-            "citation": f"[{n}]",
-            "doc": (charts.doc_tag(t.input_index) + (" ★" if t.input_index in answer else "")) if t else "",
-            "source": plain(source),
-            "in the block": (f"{how.get(t.fate, fate)}, {t.block_tokens or t.tokens} tokens, rank {t.relevance_rank}"
-                             if t else ""),
-        })
+        rows.append(
+            {
+                "citation": f"[{n}]",
+                "doc": (charts.doc_tag(t.input_index) + (" ★" if t.input_index in answer else "")) if t else "",
+                "source": plain(source),
+                "in the block": (
+                    f"{how.get(t.fate, fate)}, {t.block_tokens or t.tokens} tokens, rank {t.relevance_rank}"
+                    if t
+                    else ""
+                ),
+            }
+        )
     return pd.DataFrame(rows, columns=["citation", "doc", "source", "in the block"])
 
 
@@ -53,8 +58,11 @@ def render(ctx: LabContext) -> None:
     for i in ctx.answer:
         t = trace.get(i)
         if t is not None:
-            where = (f"is cited as [{t.position}]" if t.position is not None
-                     else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})")
+            where = (
+                f"is cited as [{t.position}]"
+                if t.position is not None
+                else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})"
+            )
             st.info(md_line(f"★ The document that holds the answer, {charts.doc_label(t, 60)}, {where}."))
     if not ctx.presentation:
         three_orders_section(ctx)
@@ -65,23 +73,41 @@ def render(ctx: LabContext) -> None:
         shown = plain(result.context_block)
         st.code(shown, language=None, wrap_lines=True, height=520 if not ctx.presentation else 640)
         if shown != result.context_block:
-            st.caption("The block holds invisible control characters, shown here as ⟨U+…⟩ so they "
-                       "cannot reorder the text; the download holds the exact text.")
-    st.caption(f"{result.tokens_used:,} tokens ({result.tokenizer}) of a {result.tokens_budget:,} budget; "
-               f"{len(result.citation_map)} citations.")
+            st.caption(
+                "The block holds invisible control characters, shown here as ⟨U+…⟩ so they "
+                "cannot reorder the text; the download holds the exact text."
+            )
+    st.caption(
+        f"{result.tokens_used:,} tokens ({result.tokenizer}) of a {result.tokens_budget:,} budget; "
+        f"{len(result.citation_map)} citations."
+    )
     left, right = st.columns([3, 2])
     with left:
-        show_table(ctx, citation_frame(ctx), key="citation_map", hide_index=True, width="stretch",
-                     column_config={"citation": st.column_config.TextColumn(width="small"),
-                                    "doc": st.column_config.TextColumn(width="small"),
-                                    "source": st.column_config.TextColumn(width="medium"),
-                                    "in the block": st.column_config.TextColumn(width="medium")})
+        show_table(
+            ctx,
+            citation_frame(ctx),
+            key="citation_map",
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "citation": st.column_config.TextColumn(width="small"),
+                "doc": st.column_config.TextColumn(width="small"),
+                "source": st.column_config.TextColumn(width="medium"),
+                "in the block": st.column_config.TextColumn(width="medium"),
+            },
+        )
     with right:
         # Made when clicked, from the newest build: a click during a rerun waits for it.
-        download_newest("Download the block (text)", "block", file_name="context.txt",
-                        mime="text/plain", key="download_block")
-        download_newest("Download the full result (JSON)", "result", file_name="context_result.json",
-                        mime="application/json", key="download_result")
+        download_newest(
+            "Download the block (text)", "block", file_name="context.txt", mime="text/plain", key="download_block"
+        )
+        download_newest(
+            "Download the full result (JSON)",
+            "result",
+            file_name="context_result.json",
+            mime="application/json",
+            key="download_result",
+        )
         if ctx.system_prompt:
             st.markdown("**System prompt of this sample**")
             st.text(plain(ctx.system_prompt))

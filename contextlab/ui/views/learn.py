@@ -37,8 +37,7 @@ from .measured_curve import measured_curve_section
 __all__ = ["render", "STRATEGY_LABELS", "SECTIONS", "SECTION_KEY"]
 
 #: The view's three sections, in teaching order: one tab each.
-SECTIONS = ("1 · What the research measured", "2 · What the reorder does with your documents",
-            "3 · Score any ordering")
+SECTIONS = ("1 · What the research measured", "2 · What the reorder does with your documents", "3 · Score any ordering")
 #: Where the open section's name is kept (``st.session_state``).
 SECTION_KEY = "learn_section"
 #: Widgets of one section whose values outlive a visit to another section.
@@ -53,8 +52,9 @@ STRATEGY_LABELS: dict[str, str] = {
 
 def _ranked_in_block(ctx: LabContext) -> list[DocTrace]:
     """Return the trace entries of the documents in the block, most relevant first."""
-    return sorted((t for t in ctx.result.trace if t.position is not None),
-                  key=lambda t: (t.relevance_rank or 0, t.input_index))
+    return sorted(
+        (t for t in ctx.result.trace if t.position is not None), key=lambda t: (t.relevance_rank or 0, t.input_index)
+    )
 
 
 def _section_documents(ctx: LabContext, intro: str) -> list[DocTrace]:
@@ -76,6 +76,7 @@ def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
 
 # -- 1. the measurements -------------------------------------------------------------------
 
+
 def _render_curves(ctx: LabContext, model: str) -> None:
     """Draw the published curves for the model the learner picks (``model``: the one picked so far)."""
     data = published.load_position_curves()
@@ -90,30 +91,47 @@ def _render_curves(ctx: LabContext, model: str) -> None:
     counts = data.doc_counts(model)
     closed = data.closed_book(model)
     evidence = {n: published_evidence(model, n) for n in counts}  # each point's interval at N = 2,655
-    show_chart(ctx, "learn_counts_chart", charts.curves_by_count_figure,
-               {n: data.curve(model, n) for n in counts}, model, closed,
-               bands={n: ([p.low for p in e.points], [p.high for p in e.points]) for n, e in evidence.items()})
+    show_chart(
+        ctx,
+        "learn_counts_chart",
+        charts.curves_by_count_figure,
+        {n: data.curve(model, n) for n in counts},
+        model,
+        closed,
+        bands={n: ([p.low for p in e.points], [p.high for p in e.points]) for n, e in evidence.items()},
+    )
     dips = {n: curve_dip(data.curve(model, n)) for n in counts}
     strongest = strongest_count(model)
-    st.caption(md_line(
-        f"{model}: the middle dips " + ", ".join(f"{dips[n]:.1f} points below the better end with {n} "
-                                                 "documents" for n in counts)
-        + f". The U is clearest with {strongest}."))
+    st.caption(
+        md_line(
+            f"{model}: the middle dips "
+            + ", ".join(f"{dips[n]:.1f} points below the better end with {n} documents" for n in counts)
+            + f". The U is clearest with {strongest}."
+        )
+    )
 
     if st.session_state.get("learn_curve_n") not in counts:
         # first visit, or a model measured at other counts (GPT-3.5-Turbo has no 30)
         st.session_state["learn_curve_n"] = strongest
-    n = st.radio("Compare every model at", counts, key="learn_curve_n", horizontal=True,
-                 format_func=lambda c: f"{c} documents")
+    n = st.radio(
+        "Compare every model at", counts, key="learn_curve_n", horizontal=True, format_func=lambda c: f"{c} documents"
+    )
     curves = {m: data.curve(m, n) for m in models if n in data.doc_counts(m)}
     references = {f"{model}, no documents (closed book)": closed} if closed is not None else {}
     every_model = on_request("Every model's curve at this count (chart)", "learn_models_open")
     if every_model is not None:
         with every_model:
             shown = published_evidence(model, n)
-            show_chart(ctx, "learn_curves_chart", charts.position_curves_figure, curves, n,
-                       references=references, highlight=model,
-                       bands={model: ([p.low for p in shown.points], [p.high for p in shown.points])})
+            show_chart(
+                ctx,
+                "learn_curves_chart",
+                charts.position_curves_figure,
+                curves,
+                n,
+                references=references,
+                highlight=model,
+                bands={model: ([p.low for p in shown.points], [p.high for p in shown.points])},
+            )
     points = data.curve(model, n)
     first, last = points[0], points[-1]
     low = min(points, key=lambda p: p[1])
@@ -123,19 +141,23 @@ def _render_curves(ctx: LabContext, model: str) -> None:
         + (f", and only {low[1]:.1f}% at pos {low[0]}." if low not in (first, last) else ".")
     )
     if closed is not None and low[1] < closed:
-        sentence += (f" That is below the {closed:.1f}% it scores with no documents at all: "
-                     f"a buried answer is worse than none.")
+        sentence += (
+            f" That is below the {closed:.1f}% it scores with no documents at all: a buried answer is worse than none."
+        )
     # What the shape is, said only as far as the paired tests on 2,655 questions resolve it.
     shown = published_evidence(model, n)
     st.info(md_line(sentence + f" What Liu et al.'s 2,655 questions show: {said_of(model, shown)}."))
     # The paper's address is the lab's own text: a real link, between escaped parts.
-    st.caption(md_line(f"Source: {data.citation}") + f" [{published.CITATION_URL}]({published.CITATION_URL}) "
-               + md_line("— accuracy on multi-document question answering, by position of the "
-                         "document holding the answer."))
+    st.caption(
+        md_line(f"Source: {data.citation}")
+        + f" [{published.CITATION_URL}]({published.CITATION_URL}) "
+        + md_line("— accuracy on multi-document question answering, by position of the document holding the answer.")
+    )
     measured_curve_section(ctx, "learn")
 
 
 # -- 2. the reorder, step by step ------------------------------------------------------------
+
 
 def _step_next(n: int) -> None:
     st.session_state["learn_step"] = min(st.session_state.get("learn_step", 0) + 1, n)
@@ -150,38 +172,53 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
         ctx,
         "contextlab places the most relevant document first, the second most relevant last, "
         "the third second, the fourth second to last, and so on — so the block fills from both "
-        "ends and the least relevant documents meet in the middle, where the model reads worst.")
+        "ends and the least relevant documents meet in the middle, where the model reads worst.",
+    )
     n = len(ranked)
     if n == 0:
         return
     if n < MIN_DOCS_TO_REORDER:
-        st.info(f"With {n} document(s) the order is kept as it is: reordering starts at "
-                f"{MIN_DOCS_TO_REORDER} documents.")
+        st.info(
+            f"With {n} document(s) the order is kept as it is: reordering starts at {MIN_DOCS_TO_REORDER} documents."
+        )
     order = ordering_positions("lost_in_the_middle", n)
     st.session_state.setdefault("learn_step", min(2, n))
     if st.session_state["learn_step"] > n:
         st.session_state["learn_step"] = n
     c1, c2, c3 = st.columns([4, 1, 1])
     step = c1.slider("Documents placed", min_value=0, max_value=n, key="learn_step")
-    c2.button("Next ▶", key="learn_step_next", on_click=_step_next, args=(n,),
-              disabled=step >= n, width="stretch")
+    c2.button("Next ▶", key="learn_step_next", on_click=_step_next, args=(n,), disabled=step >= n, width="stretch")
     c3.button("Start over", key="learn_step_reset", on_click=_step_reset, width="stretch")
 
     curve = published.accuracy_curve(model, n)
     labels = [_label(t, ctx.answer) for t in ranked]
     ranks = [t.relevance_rank or k + 1 for k, t in enumerate(ranked)]  # the engine's ranks, as elsewhere
     answer_ranks = {k for k, t in enumerate(ranked) if t.input_index in ctx.answer}
-    show_chart(ctx, "learn_step_chart", charts.reorder_step_figure, order, step, labels, curve, answer_ranks,
-               rank_names=ranks, curve_name=curve_name(model, n))
+    show_chart(
+        ctx,
+        "learn_step_chart",
+        charts.reorder_step_figure,
+        order,
+        step,
+        labels,
+        curve,
+        answer_ranks,
+        rank_names=ranks,
+        curve_name=curve_name(model, n),
+    )
     st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
     _verdicts(ctx, ranked, order, curve, model, sorted(answer_ranks), labels)
-    table = pd.DataFrame([
-        {"pos": p + 1,
-         "document": plain(labels[order[p]]) if order[p] < step else "",
-         "rank": str(ranks[order[p]]) if order[p] < step else "",
-         "accuracy here (%)": round(curve[p], 1)}
-        for p in range(n)
-    ])
+    table = pd.DataFrame(
+        [
+            {
+                "pos": p + 1,
+                "document": plain(labels[order[p]]) if order[p] < step else "",
+                "rank": str(ranks[order[p]]) if order[p] < step else "",
+                "accuracy here (%)": round(curve[p], 1),
+            }
+            for p in range(n)
+        ]
+    )
     show_table(ctx, table, hide_index=True, width="stretch")
     st.caption(md_line(f"Accuracy here: {model}'s {curve_name(model, n)}, for {n} documents."))
 
@@ -194,8 +231,15 @@ def _open_helping_case() -> None:
     whole_page()  # a scenario: new documents and settings
 
 
-def _verdicts(ctx: LabContext, ranked: list[DocTrace], order: list[int], curve: list[float], model: str,
-              answer_ranks: list[int], labels: list[str]) -> None:
+def _verdicts(
+    ctx: LabContext,
+    ranked: list[DocTrace],
+    order: list[int],
+    curve: list[float],
+    model: str,
+    answer_ranks: list[int],
+    labels: list[str],
+) -> None:
     """Say what the reorder does for the answer (or the most relevant document), and open a case where it helps.
 
     Each verdict reads the curve shown at the document's position in relevance order and under the
@@ -204,36 +248,43 @@ def _verdicts(ctx: LabContext, ranked: list[DocTrace], order: list[int], curve: 
     ranks = answer_ranks or [0]
     helps = False
     for k in ranks:
-        what = (f"the answer (★ {labels[k].removesuffix(' ★ answer')}, rank {ranked[k].relevance_rank or k + 1})"
-                if answer_ranks else f"the most relevant document ({labels[k]})")
+        what = (
+            f"the answer (★ {labels[k].removesuffix(' ★ answer')}, rank {ranked[k].relevance_rank or k + 1})"
+            if answer_ranks
+            else f"the most relevant document ({labels[k]})"
+        )
         verdict = reorder_verdict(curve, k + 1, order.index(k) + 1, model, what=what)
         helps = helps or verdict.helps
         st.info(md_line(verdict.text))
     if not helps:
-        st.button("Show a case where it helps: an answer deep in the ranking", key="learn_open_helping",
-                  on_click=_open_helping_case)
+        st.button(
+            "Show a case where it helps: an answer deep in the ranking",
+            key="learn_open_helping",
+            on_click=_open_helping_case,
+        )
 
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
+
 
 def _render_score(ctx: LabContext, model: str) -> None:
     ranked = _section_documents(
         ctx,
         "How much of your documents' relevance lands where the model reads well? 100% would "
         "mean every bit of relevance sits at the model's best-read position; the score drops "
-        "as relevant documents slide into the middle.")
+        "as relevant documents slide into the middle.",
+    )
     n = len(ranked)
     if n == 0:
         return
     relevances = [max(t.score, 0.0) for t in ranked]  # a negative score is no relevance
     labels = [_label(t, ctx.answer) for t in ranked]
-    strategy = st.selectbox("Ordering", list(STRATEGY_LABELS), key="learn_strategy",
-                            format_func=STRATEGY_LABELS.__getitem__)
+    strategy = st.selectbox(
+        "Ordering", list(STRATEGY_LABELS), key="learn_strategy", format_func=STRATEGY_LABELS.__getitem__
+    )
     if strategy == "custom":
-        st.session_state.setdefault("learn_custom_order",
-                                    " ".join(str(i) for i in range(1, n + 1)))
-        typed = st.text_input(f"Relevance ranks in block order (each of 1..{n} once)",
-                              key="learn_custom_order")
+        st.session_state.setdefault("learn_custom_order", " ".join(str(i) for i in range(1, n + 1)))
+        typed = st.text_input(f"Relevance ranks in block order (each of 1..{n} once)", key="learn_custom_order")
         try:
             order = parse_order(typed, n)
         except ValueError as exc:
@@ -248,13 +299,18 @@ def _render_score(ctx: LabContext, model: str) -> None:
     c1.metric("Placement score", score_text(report.score))
     c2.metric("Best possible", score_text(report.best_score))
     c3.metric("Worst possible", score_text(report.worst_score))
-    rows = on_request("Where each document's relevance lands, position by position (chart)",
-                      "learn_score_chart_open")
+    rows = on_request("Where each document's relevance lands, position by position (chart)", "learn_score_chart_open")
     if rows is not None:
         with rows:
-            show_chart(ctx, "learn_score_chart", charts.ordering_rows_figure, [r.position for r in report.rows],
-                       [r.relevance for r in report.rows], [r.accuracy for r in report.rows],
-                       [labels[r] for r in order])
+            show_chart(
+                ctx,
+                "learn_score_chart",
+                charts.ordering_rows_figure,
+                [r.position for r in report.rows],
+                [r.relevance for r in report.rows],
+                [r.accuracy for r in report.rows],
+                [labels[r] for r in order],
+            )
 
     _strategies_table(ctx, compare_orderings(relevances, model, n), report, model, n)
 
@@ -263,16 +319,29 @@ def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, mo
     """Draw every strategy's score on these documents, and how the score is computed."""
     st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")
     span = report.best_score - report.worst_score
-    show_table(ctx, pd.DataFrame([
-        {"strategy": STRATEGY_LABELS[k], "score": v,
-         "of the way from worst to best": (v - report.worst_score) / span if span > 0 else 1.0}
-        for k, v in sorted(scores.items(), key=lambda kv: -kv[1])
-    ]), key="learn_scores_table", hide_index=True, width="stretch", column_config={
-        # bars from 0: the score itself; the second column says how much of the possible gain it takes
-        "score": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0),
-        "of the way from worst to best": st.column_config.ProgressColumn(format="percent", min_value=0.0,
-                                                                         max_value=1.0),
-    })
+    show_table(
+        ctx,
+        pd.DataFrame(
+            [
+                {
+                    "strategy": STRATEGY_LABELS[k],
+                    "score": v,
+                    "of the way from worst to best": (v - report.worst_score) / span if span > 0 else 1.0,
+                }
+                for k, v in sorted(scores.items(), key=lambda kv: -kv[1])
+            ]
+        ),
+        key="learn_scores_table",
+        hide_index=True,
+        width="stretch",
+        column_config={
+            # bars from 0: the score itself; the second column says how much of the possible gain it takes
+            "score": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0),
+            "of the way from worst to best": st.column_config.ProgressColumn(
+                format="percent", min_value=0.0, max_value=1.0
+            ),
+        },
+    )
     st.caption(score_range_note(report.worst_score, report.best_score, n))
     with st.expander("How the score is computed", expanded=False):
         st.markdown(

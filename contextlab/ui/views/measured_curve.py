@@ -28,9 +28,12 @@ def curve_numbers(shown: MeasuredPoints, data: PositionData) -> str:
     n = shown.evidence.questions
     points = ", ".join(
         f"pos {p.position}: {p.accuracy:.1f}%" + (f" [{p.low:.1f}, {p.high:.1f}]" if n else "")
-        for p in shown.evidence.points)
-    parts = [f"{shown.model}, measured on {f'{n:,}' if n else 'an unknown number of'} questions with "
-             f"{shown.total_docs} passages: {points}"]
+        for p in shown.evidence.points
+    )
+    parts = [
+        f"{shown.model}, measured on {f'{n:,}' if n else 'an unknown number of'} questions with "
+        f"{shown.total_docs} passages: {points}"
+    ]
     oracle, closed = data.oracle(shown.model), data.closed_book(shown.model)
     if oracle is not None:
         parts.append(f"{oracle:.1f}% with the answer passage alone")
@@ -56,16 +59,34 @@ def measured_curve_section(ctx: LabContext, key: str) -> PositionData | None:
         name, data = loaded_curve()
         shown = measured_points(data)
         label = f"{shown.model} (your model, measured on {shown.evidence.questions or '?'} questions)"
-        references = {k: v for k, v in (("gold passage alone", data.oracle(shown.model)),
-                                        ("closed book", data.closed_book(shown.model))) if v is not None}
-        show_chart(ctx, f"{key}_measured_chart", charts.position_curves_figure, {label: shown.points},
-                   shown.total_docs, references=references, bands={label: shown.band} if shown.band else None)
+        references = {
+            k: v
+            for k, v in (
+                ("gold passage alone", data.oracle(shown.model)),
+                ("closed book", data.closed_book(shown.model)),
+            )
+            if v is not None
+        }
+        show_chart(
+            ctx,
+            f"{key}_measured_chart",
+            charts.position_curves_figure,
+            {label: shown.points},
+            shown.total_docs,
+            references=references,
+            bands={label: shown.band} if shown.band else None,
+        )
         st.markdown(md_line(curve_numbers(shown, data)))
         st.info(md_line(_what_it_shows(shown)))
-        caption(("The bundled model is a tiny base model (Gemma 3 270M): it shows the pipeline, not a model to "
-                 "tune for; Liu et al. report the U shape from 13B parameters up and a recency effect below, "
-                 "so no dip in the middle is expected of it. " if is_bundled() else
-                 f"Loaded from {name}; every view reads it now. ")
-                + "Measure yours: contextlab curve --endpoint URL --documents 5 --positions 1,3,5 --limit 200 "
-                  "--out curve.csv (it says first how small a difference that many questions can tell apart).")
+        caption(
+            (
+                "The bundled model is a tiny base model (Gemma 3 270M): it shows the pipeline, not a model to "
+                "tune for; Liu et al. report the U shape from 13B parameters up and a recency effect below, "
+                "so no dip in the middle is expected of it. "
+                if is_bundled()
+                else f"Loaded from {name}; every view reads it now. "
+            )
+            + "Measure yours: contextlab curve --endpoint URL --documents 5 --positions 1,3,5 --limit 200 "
+            "--out curve.csv (it says first how small a difference that many questions can tell apart)."
+        )
         return data

@@ -37,12 +37,16 @@ def _settings() -> MeasureSettings | None:
     shots = d.number_input("Solved examples (shots)", 0, 8, 2, key="model_shots")
     concurrency = e.number_input("Requests at once", 1, 32, DEFAULT_CONCURRENCY, key="model_concurrency")
     source = api_key_source()
-    caption(f"Key: from {source} (never shown or stored)." if source else
-            "Key: none set (CONTEXTLAB_API_KEY or OPENAI_API_KEY); local servers need none. "
-            "`contextlab model serve --port 8080` serves the bundled model here.")
+    caption(
+        f"Key: from {source} (never shown or stored)."
+        if source
+        else "Key: none set (CONTEXTLAB_API_KEY or OPENAI_API_KEY); local servers need none. "
+        "`contextlab model serve --port 8080` serves the bundled model here."
+    )
     try:
-        return MeasureSettings(endpoint=endpoint, model=model.strip() or None, api=api, shots=int(shots),
-                               concurrency=int(concurrency))
+        return MeasureSettings(
+            endpoint=endpoint, model=model.strip() or None, api=api, shots=int(shots), concurrency=int(concurrency)
+        )
     except (ValueError, ContextLabError) as exc:
         error(exc)
         return None
@@ -67,12 +71,12 @@ def answer_with_model(evalset: EvalSet, grid: dict[str, list[Any]], base: LabCon
             info("Count the calls first: nothing is sent until you press Send.")
             return
         run, cost = planned
-        info(f"This run sends {cost.describe(run.client.endpoint)}; budgets counted in "
-             f"{run.budget_tokens}.")
+        info(f"This run sends {cost.describe(run.client.endpoint)}; budgets counted in {run.budget_tokens}.")
         for line in run.notes:  # why budgets are approximate; a cache that keeps nothing new
             warning(line)
-        if st.button(f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send",
-                     type="primary"):
+        if st.button(
+            f"Send {cost.calls} calls" if cost.calls else "Use the cached answers", key="model_send", type="primary"
+        ):
             if not run_and_keep(evalset, "Asking the model…", partial(_ask, run)):
                 return
             st.session_state["model_blocks"] = run.blocks
@@ -94,9 +98,14 @@ def _ask(run: Any, bar: Any) -> EvalResult:
         bar.progress(done / max(total, 1), text=progress_text(done, total, note))
 
     def show(rows: list[dict[str, Any]]) -> None:
-        arrived.dataframe(pd.DataFrame([{"config": plain(r["config"]), "answer": plain(r["answer"]),
-                                         "correct": r["correct"]} for r in rows]),
-                          hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300))
+        arrived.dataframe(
+            pd.DataFrame(
+                [{"config": plain(r["config"]), "answer": plain(r["answer"]), "correct": r["correct"]} for r in rows]
+            ),
+            hide_index=True,
+            width="stretch",
+            height=min(38 + 35 * len(rows), 300),
+        )
 
     return run.run(progress=progress, on_answers=show)
 
@@ -122,20 +131,34 @@ def answers_table(result: EvalResult) -> None:
     if not result.endpoint:
         return
     blocks: list[str] = st.session_state.get("model_blocks") or []
-    st.markdown("**The model's answers** " + md_line(f"({result.answer_model or 'the endpoint’s default model'} "
-                                                     f"at {result.endpoint})"))
+    st.markdown(
+        "**The model's answers** "
+        + md_line(f"({result.answer_model or 'the endpoint’s default model'} at {result.endpoint})")
+    )
     for line in st.session_state.get("model_notes") or []:
         warning(line)
-    frame = pd.DataFrame([{"config": plain(r["config"]), "question": plain(result.questions.get(r["query_id"], "")),
-                           "answer": plain(r["answer"]), "correct": bool(r["correct"]) if r["correct"] is not None
-                           else None, "gold at": r["gold_position"], "latency ms": r["latency_ms"]}
-                          for r in result.rows])
+    frame = pd.DataFrame(
+        [
+            {
+                "config": plain(r["config"]),
+                "question": plain(result.questions.get(r["query_id"], "")),
+                "answer": plain(r["answer"]),
+                "correct": bool(r["correct"]) if r["correct"] is not None else None,
+                "gold at": r["gold_position"],
+                "latency ms": r["latency_ms"],
+            }
+            for r in result.rows
+        ]
+    )
     st.dataframe(frame, hide_index=True, width="stretch", key="model_answers_table")
     if blocks and len(blocks) == len(result.rows):
-        labels = [f"{i + 1}. {r['config']} · {result.questions.get(r['query_id'], r['query_id'])}"
-                  for i, r in enumerate(result.rows)]
-        pick = st.selectbox("Answer and block", range(len(labels)), format_func=lambda i: plain(labels[i]),
-                            key="model_answer_pick")
+        labels = [
+            f"{i + 1}. {r['config']} · {result.questions.get(r['query_id'], r['query_id'])}"
+            for i, r in enumerate(result.rows)
+        ]
+        pick = st.selectbox(
+            "Answer and block", range(len(labels)), format_func=lambda i: plain(labels[i]), key="model_answer_pick"
+        )
         row = result.rows[pick]
         block, answer = st.columns([3, 2])  # the answer beside the block it was given, not below it
         block.code(plain(blocks[pick]) or "(an empty block)", language=None, wrap_lines=True, height=360)
@@ -144,7 +167,14 @@ def answers_table(result: EvalResult) -> None:
             st.text(plain(result.questions.get(row["query_id"], row["query_id"])))
             st.markdown("**The model's answer**")
             st.text(plain(row["answer"]) or "(an empty answer)")
-            verdict = ("not scored (no gold answer)" if row["correct"] is None
-                       else "✓ correct" if row["correct"] else "✗ not correct")
-            caption(f"{verdict}: a gold answer, SQuAD-normalised, contained in it; the gold document at "
-                    + (f"pos {row['gold_position']}." if row["gold_position"] else "no position (not in the block)."))
+            verdict = (
+                "not scored (no gold answer)"
+                if row["correct"] is None
+                else "✓ correct"
+                if row["correct"]
+                else "✗ not correct"
+            )
+            caption(
+                f"{verdict}: a gold answer, SQuAD-normalised, contained in it; the gold document at "
+                + (f"pos {row['gold_position']}." if row["gold_position"] else "no position (not in the block).")
+            )

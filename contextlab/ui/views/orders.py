@@ -33,8 +33,10 @@ __all__ = ["three_orders_section", "stop_bundled_server", "BUNDLED_PORT"]
 #: The port the lab's bundled model listens on when it is free (``contextlab model serve``'s default):
 #: the same address every time, so a rerun after a restart finds its answers in the cache.
 BUNDLED_PORT = 8080
-_WHO = {"bundled": "The bundled model (Gemma 3 270M, started here on 127.0.0.1)",
-        "endpoint": "An OpenAI-compatible endpoint"}
+_WHO = {
+    "bundled": "The bundled model (Gemma 3 270M, started here on 127.0.0.1)",
+    "endpoint": "An OpenAI-compatible endpoint",
+}
 _PLAN = "orders_plan"  # (identity, plan, cost) after "Count the calls"
 _ANSWERS = "orders_answers"  # identity -> (answers, model id, endpoint)
 _ENGINE_DOC = re.compile(r"#(\d+)")
@@ -115,12 +117,13 @@ def _settings() -> MeasureSettings | None:
     """Draw who answers and how; return the settings (None after showing why they cannot be used)."""
     who = st.radio("Who answers", list(_WHO), format_func=_WHO.get, key="orders_who", horizontal=True)
     if who == "bundled":
-        caption("Started on request on 127.0.0.1 (about ten seconds), nothing leaves this machine. A tiny base "
-                "model: it shows the position effect, not answers to trust. Gemma Terms of Use apply.")
+        caption(
+            "Started on request on 127.0.0.1 (about ten seconds), nothing leaves this machine. A tiny base "
+            "model: it shows the position effect, not answers to trust. Gemma Terms of Use apply."
+        )
         return MeasureSettings(endpoint=_bundled().endpoint(), api="completions", shots=2)
     a, b, c = st.columns([3, 2, 1])
-    endpoint = a.text_input("Endpoint (OpenAI-compatible base URL)", "http://127.0.0.1:8080/v1",
-                            key="orders_endpoint")
+    endpoint = a.text_input("Endpoint (OpenAI-compatible base URL)", "http://127.0.0.1:8080/v1", key="orders_endpoint")
     model = b.text_input("Model (empty: the endpoint's first)", "", key="orders_model")
     api = c.selectbox("API", APIS, key="orders_api")
     try:
@@ -132,15 +135,30 @@ def _settings() -> MeasureSettings | None:
 
 def _identity(ctx: LabContext, measure: MeasureSettings) -> str:
     """Return what the answers depend on: the documents, the settings, the answer marks and who answers."""
-    parts = [documents_hash(ctx.documents), ctx.config.to_json(), list(ctx.answer), list(ctx.gold_answers),
-             measure.endpoint, measure.model, measure.api, measure.shots]
+    parts = [
+        documents_hash(ctx.documents),
+        ctx.config.to_json(),
+        list(ctx.answer),
+        list(ctx.gold_answers),
+        measure.endpoint,
+        measure.model,
+        measure.api,
+        measure.shots,
+    ]
     return hashlib.blake2b(json.dumps(parts, default=str).encode(), digest_size=12).hexdigest()
 
 
 def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
     try:
-        plan = plan_orders(ctx.documents, ctx.config, ctx.config.query, measure=measure, answer=ctx.answer,
-                           gold_answers=ctx.gold_answers, result=ctx.result)
+        plan = plan_orders(
+            ctx.documents,
+            ctx.config,
+            ctx.config.query,
+            measure=measure,
+            answer=ctx.answer,
+            gold_answers=ctx.gold_answers,
+            result=ctx.result,
+        )
         st.session_state[_PLAN] = (identity, plan, plan.cost())
     except (ValueError, ContextLabError) as exc:
         st.session_state.pop(_PLAN, None)
@@ -150,9 +168,11 @@ def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
 def _moved_line(ctx: LabContext, plan: OrdersPlan) -> str:
     entry = next(t for t in ctx.result.trace if t.input_index == plan.moved_index)
     star = "★ " if plan.moved_as == "the answer" else ""
-    return (f"The same question and the same {plan.block_size} documents, three times: {plan.moved_as} "
-            f"({star}{charts.doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
-            "its place in the block's order.")
+    return (
+        f"The same question and the same {plan.block_size} documents, three times: {plan.moved_as} "
+        f"({star}{charts.doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
+        "its place in the block's order."
+    )
 
 
 def _verdict(answer: OrderAnswer) -> str:
@@ -192,8 +212,10 @@ def _send(plan: OrdersPlan, who: str, identity: str) -> bool:
 
 
 def _answered_by(model: str | None, endpoint: str) -> None:
-    caption(f"Answered by {model or 'the endpoint’s default model'} at {endpoint}; scored as Liu et al.: a "
-            "correct answer, SQuAD-normalised, contained in the model's answer.")
+    caption(
+        f"Answered by {model or 'the endpoint’s default model'} at {endpoint}; scored as Liu et al.: a "
+        "correct answer, SQuAD-normalised, contained in the model's answer."
+    )
 
 
 def _show_answers(ctx: LabContext, identity: str) -> None:
@@ -223,7 +245,9 @@ def three_orders_section(ctx: LabContext) -> None:
         if planned is not None and planned[0] == identity:
             _, plan, cost = planned
             info(_moved_line(ctx, plan) + f" This sends {cost.describe(plan.client.endpoint)}.")
-            label = f"Send {cost.calls} call{'s' if cost.calls != 1 else ''}" if cost.calls else "Use the cached answers"
+            label = (
+                f"Send {cost.calls} call{'s' if cost.calls != 1 else ''}" if cost.calls else "Use the cached answers"
+            )
             if st.button(label, key="orders_send", type="primary"):
                 if _send(plan, st.session_state.get("orders_who", "bundled"), identity):
                     st.session_state.pop(_PLAN, None)

@@ -47,17 +47,32 @@ def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str,
     """Return where the answer document sits in the block and what the curve reads there."""
     name = charts.doc_label(entry, 60)
     if entry.position is None:
-        return (f"The document that holds the answer ({name}) is not in the block: "
-                f"{charts.FATE_LABELS[entry.fate].lower()}. No placement can help it.")
+        return (
+            f"The document that holds the answer ({name}) is not in the block: "
+            f"{charts.FATE_LABELS[entry.fate].lower()}. No placement can help it."
+        )
     here = curve[entry.position - 1]
-    where = (f"your measured curve of {model} reads {here:.1f}% (at that relative depth of its points)" if measured
-             else accuracy_phrase(model, n, here))
-    return (f"The document that holds the answer ({name}, rank {entry.relevance_rank}) is at pos "
-            f"{entry.position} of {n}, where {where}.")
+    where = (
+        f"your measured curve of {model} reads {here:.1f}% (at that relative depth of its points)"
+        if measured
+        else accuracy_phrase(model, n, here)
+    )
+    return (
+        f"The document that holds the answer ({name}, rank {entry.relevance_rank}) is at pos "
+        f"{entry.position} of {n}, where {where}."
+    )
 
 
-def placement_verdict(ctx: LabContext, entry: DocTrace, n: int, curve: Sequence[float], model: str,
-                      what: str, *, evidence: CurveEvidence | None = None) -> ReorderVerdict | None:
+def placement_verdict(
+    ctx: LabContext,
+    entry: DocTrace,
+    n: int,
+    curve: Sequence[float],
+    model: str,
+    what: str,
+    *,
+    evidence: CurveEvidence | None = None,
+) -> ReorderVerdict | None:
     """Return what the placement does for ``entry``: from relevance order to its position, read off ``curve``.
 
     In relevance order (placement "relevance") it says what the lost-in-the-middle reorder would do.
@@ -70,12 +85,26 @@ def placement_verdict(ctx: LabContext, entry: DocTrace, n: int, curve: Sequence[
     placement = ctx.config.placement
     if placement == "relevance":
         after = ordering_positions("lost_in_the_middle", n).index(relevance_pos - 1) + 1
-        return reorder_verdict(curve, relevance_pos, after, model, what=what,
-                               reorder="the lost-in-the-middle reorder", would=True,
-                               undecided=_undecided(evidence, n, relevance_pos, after))
+        return reorder_verdict(
+            curve,
+            relevance_pos,
+            after,
+            model,
+            what=what,
+            reorder="the lost-in-the-middle reorder",
+            would=True,
+            undecided=_undecided(evidence, n, relevance_pos, after),
+        )
     name = "the reorder" if placement == "lost_in_the_middle" else "this placement"
-    return reorder_verdict(curve, relevance_pos, entry.position, model, what=what, reorder=name,
-                           undecided=_undecided(evidence, n, relevance_pos, entry.position))
+    return reorder_verdict(
+        curve,
+        relevance_pos,
+        entry.position,
+        model,
+        what=what,
+        reorder=name,
+        undecided=_undecided(evidence, n, relevance_pos, entry.position),
+    )
 
 
 def _undecided(evidence: CurveEvidence | None, n: int, before: int, after: int) -> str | None:
@@ -106,10 +135,14 @@ def _curve(choice: str, n: int) -> _Curve:
 
 def _curve_picker(models: list[str]) -> None:
     _, data = loaded_curve()
-    st.selectbox("Accuracy measured on", [*models, MEASURED], key="placement_model",
-                 format_func=lambda m: f"your curve: {measured_label(data)}" if m == MEASURED else m,
-                 help="A published curve (Liu et al., 2,655 questions a point), or the measured curve the lab "
-                      "holds (the bundled model's, or the file loaded under \"Your model's curve\").")
+    st.selectbox(
+        "Accuracy measured on",
+        [*models, MEASURED],
+        key="placement_model",
+        format_func=lambda m: f"your curve: {measured_label(data)}" if m == MEASURED else m,
+        help="A published curve (Liu et al., 2,655 questions a point), or the measured curve the lab "
+        "holds (the bundled model's, or the file loaded under \"Your model's curve\").",
+    )
 
 
 #: The chart's height before a projector's enlargement: shorter in presentation mode, so the whole
@@ -125,18 +158,29 @@ def render(ctx: LabContext) -> None:
     result = ctx.result
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
     n = len(placed)
-    intro = ("Language models read the start and the end of a long context best and miss facts in the "
-             "middle (Liu et al., *Lost in the Middle*). The top panel is their measured answer accuracy "
-             "by position; below, this block's documents: the most relevant should sit where the curve is high.")
+    intro = (
+        "Language models read the start and the end of a long context best and miss facts in the "
+        "middle (Liu et al., *Lost in the Middle*). The top panel is their measured answer accuracy "
+        "by position; below, this block's documents: the most relevant should sit where the curve is high."
+    )
     models = sorted(published.curve_models(), key=lambda m: (not m.startswith("GPT-3.5-Turbo"), m))
     if not ctx.presentation:
         explain(intro)
         _curve_picker(models)
     chosen = _curve(st.session_state.get("placement_model") or models[0], max(n, 1))
     curve = chosen.shown.values if n else None
-    show_chart(ctx, "placement_chart", charts.placement_chart, result, curve, curve_label=chosen.shown.name,
-               middle=middle_zone(n), answer=ctx.answer, height=CHART_HEIGHT[ctx.presentation],
-               band=chosen.shown.band if n else None)
+    show_chart(
+        ctx,
+        "placement_chart",
+        charts.placement_chart,
+        result,
+        curve,
+        curve_label=chosen.shown.name,
+        middle=middle_zone(n),
+        answer=ctx.answer,
+        height=CHART_HEIGHT[ctx.presentation],
+        band=chosen.shown.band if n else None,
+    )
     if ctx.presentation:
         _curve_picker(models)
     if ctx.config.placement == "relevance":
@@ -168,17 +212,27 @@ def _headline(ctx: LabContext, placed: list[DocTrace], chosen: _Curve) -> None:
     cols = st.columns(3)
     if answers:
         a = min(answers, key=lambda t: (t.position is None, t.position or 0))
-        cols[0].metric("Answer document", f"pos {a.position} of {n}" if a.position else "not in block",
-                       help=md_line(charts.doc_label(a, 80)))
+        cols[0].metric(
+            "Answer document",
+            f"pos {a.position} of {n}" if a.position else "not in block",
+            help=md_line(charts.doc_label(a, 80)),
+        )
     else:
-        cols[0].metric("Most relevant document", f"pos {best.position} of {n}",
-                       help=md_line(charts.doc_label(best, 80)))
-    cols[1].metric("Placement score of this block", score_text(report.score),
-                   **score_delta(report.score - by_strategy["relevance"], "relevance order"),
-                   help="Share of relevance (score) placed where the model reads well: "
-                        "sum(score × accuracy) / (sum(score) × best accuracy).")
-    cols[2].metric("Best possible", score_text(report.best_score),
-                   help="The same documents with the most relevant at the most accurate positions.")
+        cols[0].metric(
+            "Most relevant document", f"pos {best.position} of {n}", help=md_line(charts.doc_label(best, 80))
+        )
+    cols[1].metric(
+        "Placement score of this block",
+        score_text(report.score),
+        **score_delta(report.score - by_strategy["relevance"], "relevance order"),
+        help="Share of relevance (score) placed where the model reads well: "
+        "sum(score × accuracy) / (sum(score) × best accuracy).",
+    )
+    cols[2].metric(
+        "Best possible",
+        score_text(report.best_score),
+        help="The same documents with the most relevant at the most accurate positions.",
+    )
     _verdicts(ctx, answers or [best], n, chosen, answered=bool(answers))
 
 
@@ -201,11 +255,16 @@ def _verdicts(ctx: LabContext, entries: list[DocTrace], n: int, chosen: _Curve, 
 def _count_note(model: str, n: int, curve: Sequence[float]) -> None:
     dips = dip_by_count(model)
     low = min(range(n), key=lambda k: curve[k])
-    sentence = (f"With {n} documents the {model} curve reads {curve[0]:.1f}% at pos 1, "
-                f"{curve[-1]:.1f}% at pos {n} and {curve[low]:.1f}% at its lowest (pos {low + 1}). ")
-    sentence += ("How much the middle loses depends on how many documents the prompt holds; the "
-                 "published dip below the better end is " +
-                 ", ".join(f"{d:.1f} points with {c}" for c, d in sorted(dips.items())) + " documents")
+    sentence = (
+        f"With {n} documents the {model} curve reads {curve[0]:.1f}% at pos 1, "
+        f"{curve[-1]:.1f}% at pos {n} and {curve[low]:.1f}% at its lowest (pos {low + 1}). "
+    )
+    sentence += (
+        "How much the middle loses depends on how many documents the prompt holds; the "
+        "published dip below the better end is "
+        + ", ".join(f"{d:.1f} points with {c}" for c, d in sorted(dips.items()))
+        + " documents"
+    )
     if n < min(dips):
         sentence += f" ({n} is below the smallest count measured, so the {min(dips)}-document curve is used)"
     st.caption(md_line(sentence + ". The Learn view shows the curves side by side."))
@@ -220,8 +279,15 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], chosen: _Curve) -> None
     by_strategy = compare_orderings(relevances, chosen.model, data=chosen.data)
     with section:
         show_table(
-            ctx, pd.DataFrame({"strategy": [charts.STRATEGY_LABELS.get(k, k) for k in by_strategy],
-                          "placement score": [score_text(v) for v in by_strategy.values()]}),
-            key="placement_strategies", hide_index=True, width="stretch",
+            ctx,
+            pd.DataFrame(
+                {
+                    "strategy": [charts.STRATEGY_LABELS.get(k, k) for k in by_strategy],
+                    "placement score": [score_text(v) for v in by_strategy.values()],
+                }
+            ),
+            key="placement_strategies",
+            hide_index=True,
+            width="stretch",
         )
         st.caption(md_line(published.INTERPOLATION_METHOD))

@@ -43,30 +43,36 @@ def window_controls(key: str = "win") -> tuple[int, dict[str, float], dict[str, 
     st.session_state.setdefault(f"{key}_max_tokens", _DEFAULT_WINDOW)
     for name, value in _SHARE_DEFAULTS.items():
         st.session_state.setdefault(f"{key}_share_{name}", value)
-    max_tokens = st.select_slider("Window size (tokens)", options=WINDOW_SIZES,
-                                  key=f"{key}_max_tokens", format_func=lambda v: f"{v:,}")
+    max_tokens = st.select_slider(
+        "Window size (tokens)", options=WINDOW_SIZES, key=f"{key}_max_tokens", format_func=lambda v: f"{v:,}"
+    )
     cols = st.columns(len(SHARE_NAMES))
     shares = {}
     for col, name in zip(cols, SHARE_NAMES):
-        shares[name] = col.slider(name.replace("_", " ").capitalize(), min_value=0.0,
-                                  max_value=1.0, step=0.01, key=f"{key}_share_{name}")
+        shares[name] = col.slider(
+            name.replace("_", " ").capitalize(), min_value=0.0, max_value=1.0, step=0.01, key=f"{key}_share_{name}"
+        )
     defaults = " / ".join(f"{_SHARE_DEFAULTS[n]:.0%}" for n in SHARE_NAMES)
-    st.button(f"Reset shares to seed 002 ({defaults})", key=f"{key}_reset_shares",
-              on_click=_reset_shares, args=(key,))
+    st.button(f"Reset shares to seed 002 ({defaults})", key=f"{key}_reset_shares", on_click=_reset_shares, args=(key,))
     with st.expander("Document ranking: relevance, recency, importance"):
-        st.caption("Seed 002 ranks documents by a mix of retrieval relevance, how recent they "
-                   "are (halving every half-life) and their importance.")
+        st.caption(
+            "Seed 002 ranks documents by a mix of retrieval relevance, how recent they "
+            "are (halving every half-life) and their importance."
+        )
         w = st.columns(4)
         weights = {
-            "relevance": w[0].number_input("Relevance weight", 0.0, 1.0, _RANKING_DEFAULTS.relevance,
-                                           0.05, key=f"{key}_w_relevance"),
-            "recency": w[1].number_input("Recency weight", 0.0, 1.0, _RANKING_DEFAULTS.recency, 0.05,
-                                         key=f"{key}_w_recency"),
-            "importance": w[2].number_input("Importance weight", 0.0, 1.0, _RANKING_DEFAULTS.importance,
-                                            0.05, key=f"{key}_w_importance"),
-            "half_life_hours": w[3].number_input("Half-life (hours)", 1.0, 10_000.0,
-                                                 _RANKING_DEFAULTS.half_life_hours, 1.0,
-                                                 key=f"{key}_w_half_life"),
+            "relevance": w[0].number_input(
+                "Relevance weight", 0.0, 1.0, _RANKING_DEFAULTS.relevance, 0.05, key=f"{key}_w_relevance"
+            ),
+            "recency": w[1].number_input(
+                "Recency weight", 0.0, 1.0, _RANKING_DEFAULTS.recency, 0.05, key=f"{key}_w_recency"
+            ),
+            "importance": w[2].number_input(
+                "Importance weight", 0.0, 1.0, _RANKING_DEFAULTS.importance, 0.05, key=f"{key}_w_importance"
+            ),
+            "half_life_hours": w[3].number_input(
+                "Half-life (hours)", 1.0, 10_000.0, _RANKING_DEFAULTS.half_life_hours, 1.0, key=f"{key}_w_half_life"
+            ),
         }
     return int(max_tokens), shares, weights
 
@@ -79,16 +85,31 @@ def _clock(documents: list[Document]) -> float | None:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _assemble(docs_key: str, config_json: str, max_tokens: int, shares: tuple[float, ...],
-              weights: tuple[float, ...], system_prompt: str, history: tuple[tuple[str, str], ...],
-              now: float | None, _documents: list[Document]) -> Any:
+def _assemble(
+    docs_key: str,
+    config_json: str,
+    max_tokens: int,
+    shares: tuple[float, ...],
+    weights: tuple[float, ...],
+    system_prompt: str,
+    history: tuple[tuple[str, str], ...],
+    now: float | None,
+    _documents: list[Document],
+) -> Any:
     # Keyed by every argument but ``_documents``, which ``docs_key`` stands for.
     config = LabConfig.from_json(config_json)
     budget = WindowBudget(max_tokens, *shares)
     ranking = HybridRanking(*weights)
-    return assemble_prompt(system_prompt, _documents, [Message(r, c) for r, c in history],
-                           config.query, window_budget=budget, manager=config.make_manager(),
-                           ranking=ranking, now=now)
+    return assemble_prompt(
+        system_prompt,
+        _documents,
+        [Message(r, c) for r, c in history],
+        config.query,
+        window_budget=budget,
+        manager=config.make_manager(),
+        ranking=ranking,
+        now=now,
+    )
 
 
 def _sections(prompt: Any) -> list[tuple[str, int, int]]:
@@ -107,18 +128,28 @@ def _sections(prompt: Any) -> list[tuple[str, int, int]]:
 def _account_table(prompt: Any) -> pd.DataFrame:
     rows = []
     for name, acc in prompt.sections.items():
-        rows.append({
-            "section": name.replace("_", " "),
-            "share (tokens)": acc.budget,
-            "could use": acc.limit,
-            "used": acc.used,
-            "items in": acc.items_in,
-            "items kept": acc.items_out,
-            "notes": plain("; ".join(acc.notes)),
-        })
-    rows.append({"section": "output reserve", "share (tokens)": prompt.output_reserve_tokens,
-                 "could use": prompt.output_reserve_tokens, "used": 0, "items in": 0,
-                 "items kept": 0, "notes": "kept free for the answer"})
+        rows.append(
+            {
+                "section": name.replace("_", " "),
+                "share (tokens)": acc.budget,
+                "could use": acc.limit,
+                "used": acc.used,
+                "items in": acc.items_in,
+                "items kept": acc.items_out,
+                "notes": plain("; ".join(acc.notes)),
+            }
+        )
+    rows.append(
+        {
+            "section": "output reserve",
+            "share (tokens)": prompt.output_reserve_tokens,
+            "could use": prompt.output_reserve_tokens,
+            "used": 0,
+            "items in": 0,
+            "items kept": 0,
+            "notes": "kept free for the answer",
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -135,24 +166,31 @@ def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
     for rank, doc in enumerate(prompt.ranked_documents, start=1):
         parts = doc.metadata.get("hybrid", {})
         i = index.get((doc.content, doc.source))
-        rows.append({"hybrid rank": rank, "doc": charts.doc_tag(i) if i is not None else "",
-                     "source": plain(doc.source or ""),
-                     "hybrid score": number(doc.score),
-                     "retrieval relevance": number(parts.get("relevance")),
-                     "recency": number(parts.get("recency")),
-                     "importance": number(parts.get("importance"))})
+        rows.append(
+            {
+                "hybrid rank": rank,
+                "doc": charts.doc_tag(i) if i is not None else "",
+                "source": plain(doc.source or ""),
+                "hybrid score": number(doc.score),
+                "retrieval relevance": number(parts.get("relevance")),
+                "recency": number(parts.get("recency")),
+                "importance": number(parts.get("importance")),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def budget_sentence(prompt: Any, sidebar_budget: int) -> str:
     """Return, up front, how this view's documents budget relates to the sidebar's token budget."""
     docs = prompt.sections["documents"]
-    return (f"Here the documents get their share of the window: {prompt.window_budget.documents:.0%} of "
-            f"{prompt.window_budget.max_tokens:,} tokens = {docs.budget:,} (could use {docs.limit:,} after "
-            f"lending), and the engine built the block with a budget of {prompt.documents_budget:,} "
-            f"once headers were paid — not the sidebar's token budget of {sidebar_budget:,}. Every "
-            "other sidebar setting applies. Documents are ranked by the hybrid score (relevance, "
-            "recency, importance), so this view can keep other documents than the rest of the lab.")
+    return (
+        f"Here the documents get their share of the window: {prompt.window_budget.documents:.0%} of "
+        f"{prompt.window_budget.max_tokens:,} tokens = {docs.budget:,} (could use {docs.limit:,} after "
+        f"lending), and the engine built the block with a budget of {prompt.documents_budget:,} "
+        f"once headers were paid — not the sidebar's token budget of {sidebar_budget:,}. Every "
+        "other sidebar setting applies. Documents are ranked by the hybrid score (relevance, "
+        "recency, importance), so this view can keep other documents than the rest of the lab."
+    )
 
 
 def render(ctx: LabContext) -> None:
@@ -170,12 +208,15 @@ def render(ctx: LabContext) -> None:
         return
     try:
         prompt = _assemble(
-            documents_hash(ctx.documents), ctx.config.to_json(), max_tokens,
+            documents_hash(ctx.documents),
+            ctx.config.to_json(),
+            max_tokens,
             tuple(shares[n] for n in SHARE_NAMES),
-            (weights["relevance"], weights["recency"], weights["importance"],
-             weights["half_life_hours"]),
-            ctx.system_prompt, tuple((m.role, m.content) for m in ctx.history),
-            _clock(ctx.documents), ctx.documents,
+            (weights["relevance"], weights["recency"], weights["importance"], weights["half_life_hours"]),
+            ctx.system_prompt,
+            tuple((m.role, m.content) for m in ctx.history),
+            _clock(ctx.documents),
+            ctx.documents,
         )
     except ContextLabError as exc:
         st.error(md(exc))
@@ -192,24 +233,33 @@ def render(ctx: LabContext) -> None:
     if tab_messages.open:
         with tab_messages:
             st.caption(f"{prompt.message_tokens:,} tokens as chat messages (with per-message overhead).")
-            st.dataframe(pd.DataFrame([{k: plain(v) for k, v in m.items()} for m in prompt.messages]),
-                         hide_index=True, width="stretch")
+            st.dataframe(
+                pd.DataFrame([{k: plain(v) for k, v in m.items()} for m in prompt.messages]),
+                hide_index=True,
+                width="stretch",
+            )
 
 
 def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
     cols = st.columns(4)
-    cols[0].metric("Prompt tokens", f"{prompt.tokens_used:,}",
-                   help=f"Counted with {prompt.tokenizer} on the finished text.")
+    cols[0].metric(
+        "Prompt tokens", f"{prompt.tokens_used:,}", help=f"Counted with {prompt.tokenizer} on the finished text."
+    )
     cols[1].metric("Prompt limit", f"{prompt.tokens_limit:,}", help="The window minus the output reserve.")
     cols[2].metric("Kept for the answer", f"{prompt.output_reserve_tokens:,}")
     docs_in = prompt.sections["documents"].items_out
-    cols[3].metric("Documents in the window", f"{docs_in:,} of {len(ctx.documents):,}",
-                   help="With this view's documents budget (above), not the sidebar's.")
+    cols[3].metric(
+        "Documents in the window",
+        f"{docs_in:,} of {len(ctx.documents):,}",
+        help="With this view's documents budget (above), not the sidebar's.",
+    )
     show_chart(ctx, "win_sections_chart", charts.window_sections_figure, _sections(prompt), max_tokens)
-    st.caption("Top bar: each section's planned share. Bottom bar: what this prompt really "
-               "uses. Unused shares are lent to sections that need more (documents first, then "
-               "conversation); the buffer pays for the question and otherwise stays free as a "
-               "safety margin.")
+    st.caption(
+        "Top bar: each section's planned share. Bottom bar: what this prompt really "
+        "uses. Unused shares are lent to sections that need more (documents first, then "
+        "conversation); the buffer pays for the question and otherwise stays free as a "
+        "safety margin."
+    )
     show_table(ctx, _account_table(prompt), hide_index=True, width="stretch")
     for note in prompt.notes:
         st.warning(md(note))
@@ -217,10 +267,12 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
     if ranking is None:
         return
     with ranking:
-        st.caption("Seed 002 ranks by a hybrid score: retrieval relevance, recency and importance, "
-                   "weighted as set above; the documents section then runs the engine on these "
-                   "scores, so the block's headers show the hybrid score. Recency is measured "
-                   "from the newest document's date.")
+        st.caption(
+            "Seed 002 ranks by a hybrid score: retrieval relevance, recency and importance, "
+            "weighted as set above; the documents section then runs the engine on these "
+            "scores, so the block's headers show the hybrid score. Recency is measured "
+            "from the newest document's date."
+        )
         show_table(ctx, _ranking_table(prompt, ctx.documents), hide_index=True, width="stretch")
 
 
@@ -230,8 +282,10 @@ def _conversation(ctx: LabContext, prompt: Any) -> None:
     if not ctx.history:
         st.info("This document set has no conversation; the section stays empty.")
         return
-    st.write(f"{len(hist.kept)} recent message(s) kept word for word, "
-             f"{len(hist.summarized_indices)} older one(s) summarized — none dropped.")
+    st.write(
+        f"{len(hist.kept)} recent message(s) kept word for word, "
+        f"{len(hist.summarized_indices)} older one(s) summarized — none dropped."
+    )
     if hist.summary:
         st.text("Summary of the older messages:")
         st.code(plain(hist.summary), language=None, wrap_lines=True)
@@ -243,12 +297,19 @@ def _conversation(ctx: LabContext, prompt: Any) -> None:
             return "the question: shown once, last"
         return account.get(i, "")
 
-    st.dataframe(pd.DataFrame([
-        {"turn": i, "role": plain(m.role), "message": plain(m.content), "in the prompt as": where(i)}
-        for i, m in enumerate(ctx.history)
-    ]), hide_index=True, width="stretch", column_config={
-        "turn": st.column_config.NumberColumn(width="small"),
-        "role": st.column_config.TextColumn(width="small"),
-        "message": st.column_config.TextColumn(width="large"),
-        "in the prompt as": st.column_config.TextColumn(width="medium"),
-    })
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {"turn": i, "role": plain(m.role), "message": plain(m.content), "in the prompt as": where(i)}
+                for i, m in enumerate(ctx.history)
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "turn": st.column_config.NumberColumn(width="small"),
+            "role": st.column_config.TextColumn(width="small"),
+            "message": st.column_config.TextColumn(width="large"),
+            "in the prompt as": st.column_config.TextColumn(width="medium"),
+        },
+    )
