@@ -84,9 +84,9 @@ class ProseGenerator:
     def __init__(self, words: Sequence[str], seed: int = 2024) -> None:
         self.rng = random.Random(seed)
         self.follow: dict[str, list[str]] = {}
-        for a, b in zip(words, words[1:]):
+        for a, b in zip(words, words[1:], strict=False):
             self.follow.setdefault(a, []).append(b)
-        self.starts = [b for a, b in zip(words, words[1:]) if a.endswith(".")] or list(words)
+        self.starts = [b for a, b in zip(words, words[1:], strict=False) if a.endswith(".")] or list(words)
         self.vocabulary = sorted(set(words))
 
     def document(self, n_words: int) -> str:
@@ -125,10 +125,7 @@ def make_documents(n: int, generator: ProseGenerator) -> list[Document]:
     for i in range(n):
         if docs and rng.random() < NEAR_DUPLICATE_SHARE:
             original = rng.choice(docs).content
-            if rng.random() < 0.1:
-                content = original.upper().replace(" ", "  ", 3)
-            else:
-                content = generator.near_copy(original)
+            content = original.upper().replace(" ", "  ", 3) if rng.random() < 0.1 else generator.near_copy(original)
         else:
             content = generator.document(rng.randint(120, 180))
         source = None if i % 17 == 0 else f"bench/doc_{i:05d}.md"
@@ -263,7 +260,7 @@ def corpus_table(corpus: Path, n: int, repeat: int) -> int:
     }
     # Each build is divided by the floor run just before it: a busy spell on the shared
     # machine then inflates both sides of a ratio, and the median ratio is the verdict.
-    ratio = statistics.median(b["wall"] / f["wall"] for f, b in zip(runs["floor"], runs["build"]))
+    ratio = statistics.median(b["wall"] / f["wall"] for f, b in zip(runs["floor"], runs["build"], strict=False))
     print(
         f"\nA default build of the first {n:,} documents of corpus A against the tokenization "
         f"floor (encode_ordinary_batch, {runs['floor'][0]['threads']} threads); median of {repeat}:\n"
@@ -415,7 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prev = row
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     for k, line in enumerate(lines):
-        print("  ".join(cell.rjust(w) for cell, w in zip(line, widths)))
+        print("  ".join(cell.rjust(w) for cell, w in zip(line, widths, strict=False)))
         if k == 0:
             print("  ".join("-" * w for w in widths))
 
@@ -432,7 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"target >= {TARGET_SPEEDUP_AT_2000:.0f}x naive at 2000 docs (seed-compatible): {speedup:.0f}x — {verdict}"
         )
     for key, label in (("seed", "seed-compatible"), ("default", "default")):
-        growth = [b[key] / a[key] for a, b in zip(rows, rows[1:]) if b["n"] == 2 * a["n"]]
+        growth = [b[key] / a[key] for a, b in zip(rows, rows[1:], strict=False) if b["n"] == 2 * a["n"]]
         if growth:
             worst = max(growth)
             verdict = "met" if worst <= TARGET_GROWTH_PER_DOUBLING else "MISSED"

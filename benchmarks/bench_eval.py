@@ -32,16 +32,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from contextlab.settings import DEFAULT_CURVE_MODEL  # noqa: E402
 from contextlab.evaluation import (  # noqa: E402
+    RunOptions,
     expand_grid,
     load_bundled_set,
     parse_grid,
     prepare_question,
     question_metrics,
-    RunOptions,
     run_evaluation,
 )
+from contextlab.settings import DEFAULT_CURVE_MODEL  # noqa: E402
 from contextlab.tokenizers import get_tokenizer  # noqa: E402
 from contextlab.types import PromptRequest  # noqa: E402
 
@@ -91,7 +91,7 @@ def cli_times(limit: int, workers: int) -> list[tuple[float, float]]:
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         outs = [Path(tmp) / "serial.csv", Path(tmp) / "dask.csv"]
-        for out, extra in zip(outs, ([], ["--workers", str(workers)])):
+        for out, extra in zip(outs, ([], ["--workers", str(workers)]), strict=False):
             cmd = [
                 sys.executable,
                 "-m",

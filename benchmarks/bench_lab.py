@@ -30,10 +30,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["refund", "invoice", "billing", "export", "password", "seat", "currency", "tax", "trial", "api"]
 VERBS = ["explains", "covers", "describes", "lists", "answers", "clarifies"]
-FILLER = (
-    "the plan customer account workspace settings page month year team admin owner "
-    "report client payment card bank transfer receipt total due date policy"
-).split()
+FILLER = [
+    "the",
+    "plan",
+    "customer",
+    "account",
+    "workspace",
+    "settings",
+    "page",
+    "month",
+    "year",
+    "team",
+    "admin",
+    "owner",
+    "report",
+    "client",
+    "payment",
+    "card",
+    "bank",
+    "transfer",
+    "receipt",
+    "total",
+    "due",
+    "date",
+    "policy",
+]
 
 
 def make_documents(n: int, seed: int = 7) -> list[dict]:

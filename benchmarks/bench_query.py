@@ -72,7 +72,7 @@ def time_rounds(manager: ContextManager, docs: list[Document], k: int, rounds: i
     return {
         "floor": statistics.median(floors),
         "build": statistics.median(builds),
-        "ratio": statistics.median(b / f for b, f in zip(builds, floors)),
+        "ratio": statistics.median(b / f for b, f in zip(builds, floors, strict=False)),
         "stages": {name: statistics.median(s.get(name, 0.0) for s in stages) for name in names},
     }
 

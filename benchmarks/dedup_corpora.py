@@ -151,7 +151,7 @@ def distinct_mixed(n: int) -> list[str]:
     # stream's.
     stream = _no_shared_runs(rng.integers(0, len(VOCABULARY), (1, int(lengths.sum()))), rng)[0]
     ends = np.cumsum(lengths)
-    return [_words(stream[end - length : end]) for end, length in zip(ends.tolist(), lengths.tolist())]
+    return [_words(stream[end - length : end]) for end, length in zip(ends.tolist(), lengths.tolist(), strict=False)]
 
 
 #: name -> (maker, documents at full size)

@@ -50,11 +50,11 @@ class BuildCache:
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
             fresh = count_many(tokenizer, missing)
-            known.update(zip(missing, fresh))
+            known.update(zip(missing, fresh, strict=False))
             with self._lock:
                 if len(counts) + len(missing) > self.max_texts:
                     counts.clear()
-                counts.update(zip(((name, t) for t in missing), fresh))
+                counts.update(zip(((name, t) for t in missing), fresh, strict=False))
         with self._lock:
             self._stats["count_hits"] += len(texts) - len(missing)
             self._stats["count_misses"] += len(missing)

@@ -171,8 +171,8 @@ def cochran_q(outcomes: Sequence[Sequence[bool]]) -> tuple[float, int, float]:
     squares = sum(c * c for c in col)
     q = (k - 1) * (k * squares - total * total) / denominator
     if k == 2:
-        only_first = sum(1 for a, b in zip(outcomes[0], outcomes[1]) if a and not b)
-        only_second = sum(1 for a, b in zip(outcomes[0], outcomes[1]) if b and not a)
+        only_first = sum(1 for a, b in zip(outcomes[0], outcomes[1], strict=False) if a and not b)
+        only_second = sum(1 for a, b in zip(outcomes[0], outcomes[1], strict=False) if b and not a)
         return (q, 1, mcnemar_exact(only_first, only_second))
     return (q, k - 1, _permutation_p([r for r in row if 0 < r < k], k, squares, row.count(k)))
 

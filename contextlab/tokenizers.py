@@ -150,7 +150,7 @@ class TiktokenTokenizer:
         texts = list(texts)
         missing = list({t for t in texts if t not in self._cache})
         if missing:
-            self._remember(dict(zip(missing, self._count_batch(missing))))
+            self._remember(dict(zip(missing, self._count_batch(missing), strict=False)))
         cache = self._cache
         return [cache[t] if t in cache else self._count(t) for t in texts]
 

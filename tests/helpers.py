@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -50,10 +51,8 @@ def listening(port: int, host: str = "127.0.0.1") -> bool:
 
 def kill_group(proc: subprocess.Popen, timeout: float = 30.0) -> None:
     """Kill the process group ``proc`` leads (started with ``start_new_session``) and wait for it."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=timeout)
     if proc.stdout:
         proc.stdout.close()

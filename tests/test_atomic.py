@@ -47,10 +47,9 @@ def test_atomic_write_files_is_all_or_nothing(tmp_path):
 def test_atomic_writer_error_leaves_the_old_file(tmp_path):
     target = tmp_path / "summary.json"
     target.write_text("earlier")
-    with pytest.raises(RuntimeError, match="disk full"):
-        with atomic_writer(target) as fh:
-            fh.write("half a fi")
-            raise RuntimeError("disk full")
+    with pytest.raises(RuntimeError, match="disk full"), atomic_writer(target) as fh:
+        fh.write("half a fi")
+        raise RuntimeError("disk full")
     assert target.read_text() == "earlier"
     assert _leftovers(tmp_path) == []
 
@@ -103,7 +102,7 @@ def test_atomic_never_swaps_the_umask_at_run_time(tmp_path, monkeypatch):
 def test_atomic_umask_is_the_processes():
     current = os.umask(0o022)
     os.umask(current)
-    assert atomic.UMASK == current
+    assert current == atomic.UMASK
 
 
 def test_progress_bar_draws_in_place_and_ends_the_line():
@@ -127,10 +126,9 @@ def test_atomic_path_gives_the_file_its_name_only_when_the_writer_finished(tmp_p
 
     target = tmp_path / "model.gguf"
     target.write_bytes(b"old")
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as temp:
-            temp.write_bytes(b"half")
-            raise RuntimeError("interrupted")
+    with pytest.raises(RuntimeError), atomic_path(target) as temp:
+        temp.write_bytes(b"half")
+        raise RuntimeError("interrupted")
     assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["model.gguf"]
     with atomic_path(target) as temp:
         assert temp.parent == tmp_path and temp.name.startswith(".model.gguf.")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-
 from importlib.resources import files
 
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from contextlab.evaluation.sets import BundledCorpus, load_bundled_set
 from contextlab.loaders import load_file
 from contextlab.retrieval import STOPWORDS, SQLiteBackend
-from contextlab.types import Document
 
 _DEPTH = 10
 # The store indexes "Sarah's" as "sarah" (contextlab.retrieval.terms): the reference drops the
@@ -74,7 +72,7 @@ def test_bundled_set_gold_rank_matches_an_independent_fts5_bm25():
     assert len(questions) > 2000
     reference = _independent_ranks([passages[i] for i in ids], [q.query for q in questions])
     compared = mismatched = 0
-    for q, scores in zip(questions, reference):
+    for q, scores in zip(questions, reference, strict=False):
         [gold] = q.gold_ids
         gold_score = scores[ids.index(gold)]
         if gold_score == 0.0:

@@ -6,12 +6,33 @@ import pytest
 
 pytest.importorskip("plotly")
 
-from contextlab import ContextManager, Document, PromptRequest  # noqa: E402
-from contextlab import charts  # noqa: E402
+from contextlab import (  # noqa: E402
+    ContextManager,
+    Document,
+    PromptRequest,
+    charts,  # noqa: E402
+)
 from contextlab.stages.dedup import similarity_matrix  # noqa: E402
 from contextlab.types import FATES, DocTrace  # noqa: E402
 
-WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi".split()
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "omicron",
+    "pi",
+]
 
 
 def _text(seed: int, n: int = 40) -> str:
@@ -35,11 +56,13 @@ def test_charts_sankey_flows_add_up_to_every_document(result):
     assert f"Duplicate: {counts['duplicate']}" in labels
     assert f"Too short: {counts['filtered']}" in labels
     # Out of the input node flows every document exactly once.
-    out_of_input = sum(v for s, v in zip(sankey.link.source, sankey.link.value) if s == 0)
+    out_of_input = sum(v for s, v in zip(sankey.link.source, sankey.link.value, strict=False) if s == 0)
     assert out_of_input == len(result.trace)
     # The unique documents split once: into the block, or left out for the budget.
     final = {"In the block", "Left out for budget"}
-    into_final = sum(v for t, v in zip(sankey.link.target, sankey.link.value) if labels[t].split(":")[0] in final)
+    into_final = sum(
+        v for t, v in zip(sankey.link.target, sankey.link.value, strict=False) if labels[t].split(":")[0] in final
+    )
     assert into_final == len(result.trace) - counts["filtered"] - counts["duplicate"]
     in_block = counts["included"] + counts["truncated"] + counts["summarized"]
     assert f"In the block: {in_block}" in labels
@@ -88,7 +111,9 @@ def test_charts_placement_plots_every_block_document_at_its_position(result):
     answer = placed[1].input_index
     fig = charts.placement_chart(result, curve, curve_label="GPT", middle=(2, 3), answer=[answer])
     dots = [t for t in fig.data if t.name.startswith("document")]
-    assert sorted(p for t in dots for p in zip(t.x, t.y)) == sorted((t.position, t.relevance_rank) for t in placed)
+    assert sorted(p for t in dots for p in zip(t.x, t.y, strict=False)) == sorted(
+        (t.position, t.relevance_rank) for t in placed
+    )
     docs = dots[0]
     accuracy = next(t for t in fig.data if t.name == "accuracy: GPT")
     # one y-axis per panel: the curve on its own 0-100 % axis, the documents on theirs

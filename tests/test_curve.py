@@ -13,6 +13,7 @@ from contextlab.curves.curve_file import load_curve_file
 from contextlab.curves.outcomes import file_evidence, load_outcomes, text_evidence
 from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
+from contextlab.evaluation import RunOptions, run_evaluation
 from contextlab.evaluation.curve import (
     CurvePlan,
     CurveResult,
@@ -22,7 +23,6 @@ from contextlab.evaluation.curve import (
     solved_examples,
     write_curve,
 )
-from contextlab.evaluation import RunOptions, run_evaluation
 from contextlab.evaluation.sets import EvalQuestion
 from contextlab.lab.config import LabConfig
 from contextlab.stages.reorder import PositionCurve, curve_ordering
@@ -181,7 +181,7 @@ def test_curve_placement_in_the_engine_needs_its_curve():
     with pytest.raises(InvalidInputError, match="placement 'curve' needs position_curve") as err:
         ContextManager(placement="curve")
     assert err.value.field == "position_curve"
-    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
     docs = [
         Document(" ".join(words[i:] + words[:i]) + f" unique{i}", score=1 - i / 10, source=f"d{i}") for i in range(5)
     ]

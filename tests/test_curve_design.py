@@ -184,7 +184,7 @@ def test_curve_outcomes_round_trip_and_refuse_unpaired_files():
     rows = [
         {"query_id": q, "kind": "position", "total_docs": 3, "position": p, "correct": c, "answer": "x"}
         for p, marks in ((1, (1, 0)), (3, (1, 1)))
-        for q, c in zip(("a", "b"), marks)
+        for q, c in zip(("a", "b"), marks, strict=False)
     ]
     text = outcomes_csv(rows)
     assert parse_outcomes(text).by_position() == {1: [True, False], 3: [True, True]}

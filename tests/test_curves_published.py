@@ -185,7 +185,7 @@ def test_ordering_score_relevance_wins_without_a_recency_bump():
 def test_ordering_score_formula():
     acc = accuracy_curve("Claude-1.3", 10)
     relevances = [0.9, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5]
-    expected = sum(r * a for r, a in zip(relevances, acc)) / (sum(relevances) * max(acc))
+    expected = sum(r * a for r, a in zip(relevances, acc, strict=False)) / (sum(relevances) * max(acc))
     assert ordering_score(relevances, "Claude-1.3") == pytest.approx(expected)
 
 

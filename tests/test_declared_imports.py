@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import tomllib
 from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "contextlab"

@@ -184,7 +184,7 @@ def test_dedup_matches_naive_scan_when_many_texts_share_their_rarest_shingles():
 
 def test_dedup_splits_words_on_every_unicode_space_as_str_split_does():
     spaces = ["\u00a0", "\u2003", "\u3000", "\x1c", "\x85", "\u2028", "\t\r\n"]
-    words = "one two three four five six seven".split()
+    words = ["one", "two", "three", "four", "five", "six", "seven"]
     plain = " ".join(words)
     for space in spaces:
         spaced = space.join(words)

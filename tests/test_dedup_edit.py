@@ -6,7 +6,6 @@ import random
 import sys
 import unicodedata
 
-import numpy as np
 import pytest
 
 from contextlab import ContextManager, Document, PromptRequest
@@ -27,10 +26,38 @@ from contextlab.stages.dedup.word_runs import hash_words
 from contextlab.types import DuplicatePair
 from tests.test_dedup import overlapping_chunks, prose_words
 
-THIRTY = (
-    "the refund window for annual plans is thirty days from the date of purchase and "
-    "any request after that date goes to the billing team for a manual review today"
-).split()
+THIRTY = [
+    "the",
+    "refund",
+    "window",
+    "for",
+    "annual",
+    "plans",
+    "is",
+    "thirty",
+    "days",
+    "from",
+    "the",
+    "date",
+    "of",
+    "purchase",
+    "and",
+    "any",
+    "request",
+    "after",
+    "that",
+    "date",
+    "goes",
+    "to",
+    "the",
+    "billing",
+    "team",
+    "for",
+    "a",
+    "manual",
+    "review",
+    "today",
+]
 
 
 def levenshtein(a: list[str], b: list[str]) -> int:

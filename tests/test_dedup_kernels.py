@@ -83,7 +83,7 @@ def test_dedup_kernels_hash_every_word_as_numpy_does(texts, spacing):
         in_numpy = _hash_words(texts, spacing=spacing)
     finally:
         word_hashing.KERNELS = saved
-    for a, b in zip(in_c, in_numpy):
+    for a, b in zip(in_c, in_numpy, strict=False):
         assert a.dtype == b.dtype and np.array_equal(a, b)
 
 

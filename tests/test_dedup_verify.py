@@ -71,10 +71,10 @@ def test_dedup_verify_diagonals_give_the_distance_up_to_the_bound_and_bound_plus
     bounds = [rng.randrange(0, max(len(a), len(b)) + 3) for a, b in pairs]
     out = _bounded(pairs, bounds)
     true = [Levenshtein.distance(a, b) for a, b in pairs]
-    assert out.tolist() == [d if d <= k else k + 1 for d, k in zip(true, bounds)]
+    assert out.tolist() == [d if d <= k else k + 1 for d, k in zip(true, bounds, strict=False)]
     words = np.array([x for a, b in pairs[:600] for x in a + b], dtype=np.uint64)
     at, one = 0, []
-    for (a, b), k in zip(pairs[:600], bounds):  # the one-pair call gives the same
+    for (a, b), k in zip(pairs[:600], bounds, strict=False):  # the one-pair call gives the same
         one.append(LOOPS.bounded_distance(words, at, len(a), at + len(a), len(b), k, 16))
         at += len(a) + len(b)
     assert one == out[:600].tolist()
@@ -88,7 +88,7 @@ def test_dedup_verify_a_pair_past_the_loops_budget_is_handed_back_and_measured_b
     bounds = [max(len(a), len(b)) for a, b in pairs]
     out = _bounded(pairs, bounds, factor=0)  # a budget of 0: only a pair settled by its ends
     assert (out == -1).sum() > len(pairs) // 4
-    assert all(d == Levenshtein.distance(a, b) for (a, b), d in zip(pairs, out.tolist()) if d >= 0)
+    assert all(d == Levenshtein.distance(a, b) for (a, b), d in zip(pairs, out.tolist(), strict=False) if d >= 0)
     texts = [" ".join(f"w{x}" for x in a) for pair in pairs for a in pair]
     wh = hash_words(texts)
     a, b = np.arange(0, len(texts), 2), np.arange(1, len(texts), 2)
@@ -99,7 +99,7 @@ def test_dedup_verify_a_pair_past_the_loops_budget_is_handed_back_and_measured_b
     assert handed_back._texts  # rapidfuzz measured some
     keep = expected >= 0.6
     assert np.array_equal(got >= 0.6, keep) and np.array_equal(got[keep], expected[keep])
-    one = np.array([Verifier(wh, 0.6).similarity(int(x), int(y)) for x, y in zip(a, b)])  # a pair a call
+    one = np.array([Verifier(wh, 0.6).similarity(int(x), int(y)) for x, y in zip(a, b, strict=False)])  # a pair a call
     assert np.array_equal(one >= 0.6, keep) and np.array_equal(one[keep], expected[keep])
 
 

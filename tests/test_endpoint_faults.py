@@ -546,7 +546,7 @@ def test_endpoint_faults_model_id_with_a_newline_makes_a_curve_file_that_reads_b
     rows = [
         {"query_id": q.query_id, "kind": "position", "total_docs": 2, "position": p, "correct": c, "answer": "Paris"}
         for p in (1, 2)
-        for q, c in zip(questions, (1, 0))
+        for q, c in zip(questions, (1, 0), strict=False)
     ]
     result = CurveResult(plan, client.served_model, rows, meta=dict(client.describe()))
     path = write_curve(result, tmp_path / "curve.csv")

@@ -18,6 +18,7 @@ from contextlab.errors import InvalidInputError, LoadError
 from contextlab.evaluation import (
     METRIC_COLUMNS,
     EvalQuestion,
+    RunOptions,
     bootstrap_interval,
     expand_grid,
     gold_zone,
@@ -28,7 +29,6 @@ from contextlab.evaluation import (
     parse_grid,
     prepare_question,
     question_metrics,
-    RunOptions,
     run_evaluation,
     write_results,
 )

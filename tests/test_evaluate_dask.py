@@ -23,8 +23,7 @@ def test_evaluate_dask_two_workers_give_the_serial_rows(dask_run40):
 
 def test_evaluate_dask_unreachable_scheduler_is_one_clear_line():
     port = free_port()  # a port nobody listens on
-    with pytest.raises(InvalidInputError) as err:
-        with dask_client(scheduler=f"tcp://127.0.0.1:{port}", timeout_s=1):
-            pass
+    with pytest.raises(InvalidInputError) as err, dask_client(scheduler=f"tcp://127.0.0.1:{port}", timeout_s=1):
+        pass
     message = str(err.value)
     assert "\n" not in message and f"tcp://127.0.0.1:{port}" in message and "cannot reach" in message

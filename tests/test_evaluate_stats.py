@@ -16,6 +16,7 @@ from contextlab.curves.reading import read_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation import (
     EvalQuestion,
+    RunOptions,
     evaluate_to_files,
     expand_grid,
     find_configuration,
@@ -23,7 +24,6 @@ from contextlab.evaluation import (
     parse_grid,
     prepare_question,
     question_metrics,
-    RunOptions,
     run_evaluation,
     sort_by_difference,
     summary_table,

@@ -70,7 +70,7 @@ def test_langchain_compressor_returns_the_engines_block_in_block_order(store):
 def test_langchain_compressor_reads_scores_from_metadata_and_keeps_input_intact():
     docs = [
         LangChainDocument(text, metadata={"source": src, "relevance_score": score}, id=src)
-        for (src, text), score in zip(TEXTS.items(), [0.2, 0.3, 0.9, 0.5, 0.7])
+        for (src, text), score in zip(TEXTS.items(), [0.2, 0.3, 0.9, 0.5, 0.7], strict=False)
     ]
     before = [d.model_copy(deep=True) for d in docs]
     out = ContextLabCompressor(max_context_tokens=400, use_lost_in_middle=False).compress_documents(docs, QUERY)

@@ -50,7 +50,7 @@ def test_llama_index_postprocessor_in_a_query_engine_scores_and_orders_the_block
     scored = score_documents(
         [Document(n.node.get_content(), metadata={"score_missing": True}) for n in retrieved], QUERY
     )
-    bm25 = {n.node.node_id: d.score for n, d in zip(retrieved, scored)}
+    bm25 = {n.node.node_id: d.score for n, d in zip(retrieved, scored, strict=False)}
     assert nodes, "the block is empty"
     assert [n.node.metadata["contextlab"]["citation"] for n in nodes] == list(range(1, len(nodes) + 1))
     for n in nodes:
@@ -72,7 +72,7 @@ def test_llama_index_postprocessor_in_a_query_engine_scores_and_orders_the_block
 
 def test_llama_index_postprocessor_keeps_given_scores_in_relevance_order():
     scores = [0.2, 0.3, 0.9, 0.6, 0.5]
-    nodes = [NodeWithScore(node=n, score=s) for n, s in zip(_nodes(), scores)]
+    nodes = [NodeWithScore(node=n, score=s) for n, s in zip(_nodes(), scores, strict=False)]
     out = ContextLabPostprocessor(max_context_tokens=500, use_lost_in_middle=False).postprocess_nodes(
         nodes, query_str=QUERY
     )

@@ -56,7 +56,7 @@ def recorded(tmp_path_factory):
 
 def _check_runs(runs, results):
     assert [r.query for r in runs] == QUERIES
-    for run, docs in zip(runs, results):
+    for run, docs in zip(runs, results, strict=False):
         assert run.origin == "openinference" and run.time and run.ids["span_id"]
         assert [d.content for d in run.documents] == [d.page_content for d in docs]
         assert [d.source for d in run.documents] == [d.metadata["source"] for d in docs]

@@ -79,7 +79,10 @@ def test_manager_included_docs_excluded_docs_and_truncated_mean_one_thing(budget
     # As ContextResult's docstring defines them: included_docs is the block's documents (fates
     # included/truncated/summarized, in block order); excluded_docs what the budget did not take
     # whole; truncated is bool(excluded_docs). A document of fate "included" is in the block whole.
-    docs = [Document(words(p, n), s, p) for p, n, s in zip("abcde", [20, 60, 40, 10, 25], [0.9, 0.8, 0.7, 0.6, 0.5])]
+    docs = [
+        Document(words(p, n), s, p)
+        for p, n, s in zip("abcde", [20, 60, 40, 10, 25], [0.9, 0.8, 0.7, 0.6, 0.5], strict=False)
+    ]
     result = ContextManager(tokenizer="heuristic", summarize_overflow=summarize).build(
         PromptRequest("q", docs, max_context_tokens=budget)
     )
@@ -87,7 +90,7 @@ def test_manager_included_docs_excluded_docs_and_truncated_mean_one_thing(budget
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position)
     assert [t for t in result.trace if t.fate in IN_BLOCK_FATES] == sorted(placed, key=lambda t: t.input_index)
     assert [d.source for d in result.included_docs] == [t.source for t in placed]
-    for t, doc in zip(placed, result.included_docs):
+    for t, doc in zip(placed, result.included_docs, strict=False):
         assert (doc.content == docs[t.input_index].content) is (t.fate == "included")
     not_whole = [t.source for t in result.trace if t.fate in ("excluded", "truncated", "summarized")]
     assert sorted(d.source for d in result.excluded_docs) == sorted(not_whole)
@@ -96,7 +99,7 @@ def test_manager_included_docs_excluded_docs_and_truncated_mean_one_thing(budget
 
 def test_manager_seed_compatible_cuts_second_best_after_reorder():
     # The seed defect the default fixes: reorder first puts rank 1 last, where the budget cuts.
-    docs = [Document(words(p, 30), s, p) for p, s in zip("abcdef", [0.9, 0.8, 0.7, 0.6, 0.5, 0.4])]
+    docs = [Document(words(p, 30), s, p) for p, s in zip("abcdef", [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], strict=False)]
     request = PromptRequest("q", docs, max_context_tokens=200)
     seed = ContextManager.seed_compatible().build(request)
     default = ContextManager(tokenizer="heuristic").build(request)
@@ -114,7 +117,7 @@ def test_manager_default_block_never_exceeds_budget_with_headers():
 
 
 def test_manager_default_budget_picks_by_relevance_then_reorders():
-    docs = [Document(words(p, 20), s, p) for p, s in zip("abcdef", [0.4, 0.9, 0.5, 0.8, 0.7, 0.6])]
+    docs = [Document(words(p, 20), s, p) for p, s in zip("abcdef", [0.4, 0.9, 0.5, 0.8, 0.7, 0.6], strict=False)]
     result = ContextManager(tokenizer="heuristic", budget_includes_headers=False).build(
         PromptRequest("q", docs, max_context_tokens=26 * 4)
     )
@@ -139,7 +142,7 @@ def test_manager_default_cut_does_not_crowd_out_a_small_document_that_fits():
     room = 256 - result.trace[0].block_tokens - result.trace[2].block_tokens
     assert result.trace[1].block_tokens <= room
     assert result.trace[1].reason.startswith("did not fit (block cost ")
-    assert f"(157 text + " in result.trace[1].reason and f" header), {room} left)" in result.trace[1].reason
+    assert "(157 text + " in result.trace[1].reason and f" header), {room} left)" in result.trace[1].reason
 
 
 def test_manager_seed_compatible_cut_still_crowds_out_the_small_document():
@@ -254,7 +257,7 @@ def test_manager_bad_settings_raise(kwargs, match):
 
 # -- placement ------------------------------------------------------------------------------------
 
-PLACEMENT_DOCS = [Document(words(p, 20), s, p) for p, s in zip("abcdef", [0.4, 0.9, 0.5, 0.8, 0.7, 0.6])]
+PLACEMENT_DOCS = [Document(words(p, 20), s, p) for p, s in zip("abcdef", [0.4, 0.9, 0.5, 0.8, 0.7, 0.6], strict=False)]
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,7 @@ def test_models_view_answers_with_the_bundled_model():
         assert "gemma-3-270m-q4_k_m at " in unescape(heading)
         # the answer sits beside its block: one column holds the block, the next the answer
         block = next(c for c in at.columns if c.code)
-        assert any("**The model's answer**" == m.value for c in at.columns if c is not block for m in c.markdown)
+        assert any(m.value == "**The model's answer**" for c in at.columns if c is not block for m in c.markdown)
         # a rerun answered wholly from the cache still names the model by its id
         at = run(at.button(key="model_count").click())
         assert "This run sends 0 calls" in texts(at)
@@ -104,7 +104,7 @@ def test_models_view_learn_and_placement_draw_the_bundled_models_measured_curve(
     model = data.models()[0]
     spec = chart(at, f"{view}_measured_chart")
     line = next(t for t in spec["data"] if t["name"].startswith(f"{model} (your model, measured on 223 questions)"))
-    assert list(zip(line["x"], line["y"])) == [tuple(p) for p in data.curve(model, 5)]
+    assert list(zip(line["x"], line["y"], strict=False)) == [tuple(p) for p in data.curve(model, 5)]
     # its 95% band: Wilson at N = 223 of the counts in the outcomes shipped beside it, the file's own
     # intervals (10.3% [7.0, 15.0] at 1, 14.3% [10.4, 19.6] at 3, 25.6% [20.3, 31.7] at 5)
     band = [[round(v, 1) for v in t["y"]] for t in spec["data"] if t["name"].startswith("95% interval")]

@@ -144,11 +144,11 @@ def test_curve_read_on_other_block_sizes_warns_and_compare_carries_both_curves_e
 
 @pytest.mark.slow
 def test_a_placement_decided_on_the_curve_is_not_called_a_tie_break(tmp_path, capsys):
-    from contextlab.cli import main
-
     # the bundled curve (223 questions) reads the end best: the curve placement puts the best documents
     # there, so its expected accuracy is told apart although every question's gold in block is the same
     from importlib import resources
+
+    from contextlab.cli import main
 
     bundled = str(resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv"))
     code = main(

@@ -137,7 +137,7 @@ def test_most_relevant_position_unknown_strategy_raises():
 
 def test_reorder_placements_are_the_orderings_and_curve():
     # "curve" follows a position curve given as data (tests/test_curve_placement.py)
-    assert PLACEMENTS == (*ORDERINGS, "curve")
+    assert (*ORDERINGS, "curve") == PLACEMENTS
 
 
 @pytest.mark.parametrize(

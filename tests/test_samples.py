@@ -37,7 +37,7 @@ def _normalised(text: str) -> str:
 
 def test_list_sample_sets_finds_at_least_three_sorted_sets():
     assert len(SETS) >= 3
-    assert SET_IDS == sorted(SET_IDS)
+    assert sorted(SET_IDS) == SET_IDS
     assert {"support_faq", "eng_postmortems", "clinical_abstracts"} <= set(SET_IDS)
 
 
@@ -120,8 +120,9 @@ def test_load_sample_set_accepts_a_path():
 def test_sample_sets_are_package_data_read_through_importlib_resources():
     # A wheel carries only what is inside the package: the sets must live there, and the
     # checkout's top-level sample_data must be the same folder (README commands use it).
-    import contextlab
     from importlib.resources import files
+
+    import contextlab
 
     package_dir = Path(contextlab.__file__).resolve().parent
     assert SAMPLE_DATA_DIR.resolve() == package_dir / "data" / "sample_data"

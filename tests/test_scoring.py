@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from contextlab.retrieval.scoring import needs_scoring, score_documents, score_unscored
 from contextlab.types import Document
 
-
 # -- score_documents / needs_scoring -------------------------------------------------------
 
 

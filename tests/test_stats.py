@@ -7,6 +7,7 @@ import math
 import pytest
 
 from contextlab.errors import InvalidInputError
+from contextlab.evaluation.recommendation import recommend
 from contextlab.evaluation.stats import (
     budget_gains,
     combine_intervals,
@@ -16,7 +17,6 @@ from contextlab.evaluation.stats import (
     questions_needed,
 )
 from contextlab.intervals import format_interval, wilson_interval
-from contextlab.evaluation.recommendation import recommend
 from contextlab.paired import mcnemar_exact, paired_rate_interval
 
 

@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 
 from contextlab.errors import InvalidInputError, StoreError
-from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
 from contextlab.retrieval import sqlite as sqlite_module
+from contextlab.retrieval.injection import MemoryBackend, RetrievalResult
 from contextlab.retrieval.sqlite import SCHEMA_VERSION, check_schema
 from contextlab.retrieval.store import SQLiteBackend
 from contextlab.retrieval.terms import fts_query, query_terms, words
 from contextlab.types import Document
-
 
 # -- fts_query -----------------------------------------------------------------------------
 
@@ -596,9 +595,8 @@ def test_sqlite_backend_damaged_store_is_one_clear_error(tmp_path: Path):
         with SQLiteBackend(path, read_only=True) as store:
             store.retrieve("document filler", top_k=3)
     assert "\n" not in str(info.value)
-    with pytest.raises(StoreError):
-        with SQLiteBackend(path) as store:
-            store.add([Document("new one", source="n")])
+    with pytest.raises(StoreError), SQLiteBackend(path) as store:
+        store.add([Document("new one", source="n")])
 
 
 def test_sqlite_backend_read_only_open_never_creates_a_store(tmp_path: Path):

@@ -21,7 +21,7 @@ def documents() -> list[Document]:
         "Gift cards cannot be refunded or exchanged for cash except where required by law.",
     ]
     scores = [0.92, 0.90, 0.41, 0.77, 0.63]
-    return [Document(t, score=s, source=f"d{i}.md") for i, (t, s) in enumerate(zip(texts, scores))]
+    return [Document(t, score=s, source=f"d{i}.md") for i, (t, s) in enumerate(zip(texts, scores, strict=False))]
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ import re
 
 import plotly.graph_objects as go
 
+from contextlab import charts as tc
 from contextlab.lab.compare import diff_results
 from contextlab.stages.reorder import lost_in_the_middle_order
 from contextlab.types import ContextResult, DocTrace
-from contextlab import charts as tc
 
 
 def _result(positions: list[int | None], tokens: list[int], block: str) -> ContextResult:
@@ -24,7 +24,7 @@ def _result(positions: list[int | None], tokens: list[int], block: str) -> Conte
             fate="included" if p else "excluded",
             block_tokens=t if p else None,
         )
-        for i, (p, t) in enumerate(zip(positions, tokens))
+        for i, (p, t) in enumerate(zip(positions, tokens, strict=False))
     ]
     return ContextResult(
         context_block=block,

@@ -107,14 +107,14 @@ def test_vocabulary_errors_name_the_flag_of_the_field():
 def test_vocabulary_sweep_columns_are_fields_fates_and_result_names():
     from contextlab.lab.sweep import SWEEP_COLUMNS, run_sweep, write_csv
 
-    assert SWEEP_COLUMNS == (
+    assert (
         "dedup_threshold",
         "max_context_tokens",
         *FATES,
         "in_block",
         "tokens_used",
         "utilization_pct",
-    )
+    ) == SWEEP_COLUMNS
     rows = run_sweep(
         [Document("refunds take five days to reach a card", 0.9)], LabConfig(tokenizer="heuristic"), [0.9], [50]
     )

@@ -24,9 +24,9 @@ from .style import (
     doc_label,
     doc_tag,
     for_projector,
-    stamp_revision,
     label,
     layout,
+    stamp_revision,
 )
 from .sweep import sweep_figure
 from .teach import (

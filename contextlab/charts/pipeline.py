@@ -455,7 +455,7 @@ def _staircase(walked: Sequence[DocTrace], labels: Sequence[str]) -> tuple[dict[
 
     used = 0
     cut_at: str | None = None
-    for tick, t in zip(labels, walked):
+    for tick, t in zip(labels, walked, strict=False):
         if t.fate == "excluded":
             add("excluded", tick, used, t.tokens, t, f"{t.tokens} text tokens, left out")
             cut_at = cut_at or tick

@@ -430,8 +430,13 @@ def reorder_step_figure(
     n = len(block_ranks)
     names = [label(t) for t in labels] if labels is not None else [f"rank {r + 1}" for r in range(n)]
     filled = [rank < step for rank in block_ranks]
-    colors = [_NEWEST if r == step - 1 else (_FILLED if f else _EMPTY) for r, f in zip(block_ranks, filled)]
-    edges = [ANSWER_COLOR if (r in answer_ranks and f) else "rgba(0,0,0,0)" for r, f in zip(block_ranks, filled)]
+    colors = [
+        _NEWEST if r == step - 1 else (_FILLED if f else _EMPTY) for r, f in zip(block_ranks, filled, strict=False)
+    ]
+    edges = [
+        ANSWER_COLOR if (r in answer_ranks and f) else "rgba(0,0,0,0)"
+        for r, f in zip(block_ranks, filled, strict=False)
+    ]
     rows = 2 if curve is not None else 1
     fig = make_subplots(
         rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.12, row_heights=[0.4, 0.6] if rows == 2 else [1.0]
@@ -453,16 +458,16 @@ def reorder_step_figure(
     fig.add_trace(
         go.Bar(
             x=list(range(1, n + 1)),
-            y=[n - r if f else 0.25 for r, f in zip(block_ranks, filled)],
+            y=[n - r if f else 0.25 for r, f in zip(block_ranks, filled, strict=False)],
             marker=dict(color=colors, line=dict(color=edges, width=4)),
             name="document (taller = more relevant)",
             text=[
                 f"rank {rank_names[r] if rank_names is not None else r + 1}" if f else ""
-                for r, f in zip(block_ranks, filled)
+                for r, f in zip(block_ranks, filled, strict=False)
             ],
             textposition="inside",
             insidetextanchor="end",
-            customdata=[names[r] if f else "empty" for r, f in zip(block_ranks, filled)],
+            customdata=[names[r] if f else "empty" for r, f in zip(block_ranks, filled, strict=False)],
             hovertemplate="pos %{x}: %{customdata}<extra></extra>",
         ),
         row=rows,

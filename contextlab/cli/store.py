@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .inputs import add_input_options, label, read_documents, score, top_k
 from ..errors import ContextLabError
 from ..retrieval import SQLiteBackend
 from ..safe_text import json_terminal_safe, terminal_safe
 from ..validation import message_value
 from .flags import note
+from .inputs import add_input_options, label, read_documents, score, top_k
 
 __all__ = ["add_index", "add_remove", "add_search"]
 

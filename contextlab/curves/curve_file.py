@@ -157,7 +157,7 @@ def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
                 f"{name} holds more than {MAX_CURVE_ROWS:,} rows; a curve file has a few dozen", field="curve"
             )
         # A row's line is where it starts (a quoted cell may run on over several).
-        yield numbered[first][0], dict(zip(header, cells))
+        yield numbered[first][0], dict(zip(header, cells, strict=False))
 
 
 def _number(row: dict[str, str], column: str, where: str) -> float | None:

@@ -225,8 +225,12 @@ class CurveEvidence:
 
         out = asdict(self)
         out["points"] = [{k: clean(v) for k, v in p.items()} for p in out["points"]]
-        out["differences"] = [{**d, "sentence": s.sentence()} for d, s in zip(out["differences"], self.differences)]
-        out["no_effect"] = None if self.no_effect is None else dict(zip(("q", "df", "p_value"), self.no_effect))
+        out["differences"] = [
+            {**d, "sentence": s.sentence()} for d, s in zip(out["differences"], self.differences, strict=False)
+        ]
+        out["no_effect"] = (
+            None if self.no_effect is None else dict(zip(("q", "df", "p_value"), self.no_effect, strict=False))
+        )
         out["claims"] = list(self.claims)
         return out
 
@@ -241,8 +245,8 @@ def _family(positions: Sequence[int]) -> list[tuple[int, int]]:
 
 
 def _paired_test(a: Sequence[bool], b: Sequence[bool]) -> dict[str, Any]:
-    only_a = sum(1 for x, y in zip(a, b) if x and not y)
-    only_b = sum(1 for x, y in zip(a, b) if y and not x)
+    only_a = sum(1 for x, y in zip(a, b, strict=False) if x and not y)
+    only_b = sum(1 for x, y in zip(a, b, strict=False) if y and not x)
     n = len(a)
     low, high = paired_rate_interval(only_a, only_b, n)
     return {
@@ -298,7 +302,7 @@ def _differences(
     adjusted = holm_adjust([t["p_value"] for t in tests])
     m = len(pairs)
     out = []
-    for (a, b), t, adj in zip(pairs, tests, adjusted):
+    for (a, b), t, adj in zip(pairs, tests, adjusted, strict=False):
         resolved = adj < alpha and (t["low"] > 0 or t["high"] < 0)
         out.append(
             PositionDifference(

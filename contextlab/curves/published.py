@@ -87,7 +87,7 @@ def _on_curve(points: Sequence[tuple[int, float]], count: int, depth: float) -> 
     knots = [(_depth(p, count), acc) for p, acc in points]
     if depth <= knots[0][0]:
         return knots[0][1]
-    for (d0, a0), (d1, a1) in zip(knots, knots[1:]):
+    for (d0, a0), (d1, a1) in zip(knots, knots[1:], strict=False):
         if depth == d1:
             return a1
         if depth < d1:

@@ -76,7 +76,7 @@ def _score(values: Sequence[float], accuracies: Sequence[float]) -> float:
     total = sum(values)
     if total == 0:
         return 0.0
-    return sum(r * a for r, a in zip(values, accuracies)) / (total * max(accuracies))
+    return sum(r * a for r, a in zip(values, accuracies, strict=False)) / (total * max(accuracies))
 
 
 def ordering_report(
@@ -96,7 +96,7 @@ def ordering_report(
     return OrderingReport(
         model=name,
         n_docs=n,
-        rows=[PositionRow(p, r, a) for p, (r, a) in enumerate(zip(values, accuracies), start=1)],
+        rows=[PositionRow(p, r, a) for p, (r, a) in enumerate(zip(values, accuracies, strict=False), start=1)],
         score=_score(values, accuracies),
         best_score=_score(ranked, by_accuracy),
         worst_score=_score(ranked[::-1], by_accuracy),

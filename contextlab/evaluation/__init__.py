@@ -26,6 +26,7 @@ from .analysis import (
     setting_table,
     sort_by_difference,
 )
+from .chunks import evaluate_chunk
 from .grid import GRID_KEYS, Configuration, expand_grid, grid_keys, parse_grid
 from .metrics import (
     EXPECTED_ACCURACY_NOTE,
@@ -37,7 +38,6 @@ from .metrics import (
     prepare_question,
     question_metrics,
 )
-from .chunks import evaluate_chunk
 from .options import DEFAULT_TOP_K, RunOptions
 from .output import (
     evaluate_to_files,

@@ -54,7 +54,7 @@ def evaluate_chunk(
     for q in questions:
         docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, options.top_k)
         prep = prepare_question(q, docs)
-        for k, (config, manager) in enumerate(zip(configs, managers)):
+        for k, (config, manager) in enumerate(zip(configs, managers, strict=False)):
             request = PromptRequest(
                 query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens
             )

@@ -231,7 +231,7 @@ def _quiet_distributed() -> Iterator[None]:
     try:
         yield
     finally:
-        for lg, level in zip(loggers, levels):
+        for lg, level in zip(loggers, levels, strict=False):
             lg.setLevel(level)
 
 

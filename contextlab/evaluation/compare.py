@@ -381,7 +381,7 @@ def compare_table(
     width = max(len(label) for label in labels)
     head = f"{'config':<{width}}  " + "  ".join(f"{'B - A ' + m.replace('_', ' '):>34}" for m in shown)
     lines += [head, "-" * len(head)]
-    for label, c in zip(labels, comparison["configs"]):
+    for label, c in zip(labels, comparison["configs"], strict=False):
         cells = [(_cell(c["metrics"][m], COMPARED_METRICS[m][2]) if m in c["metrics"] else "-") for m in shown]
         lines.append(f"{label:<{width}}  " + "  ".join(f"{x:>34}" for x in cells))
     for side, only in (("A", comparison["only_in_a"]), ("B", comparison["only_in_b"])):

@@ -270,11 +270,11 @@ def run_curve(
     started = time.monotonic()
     sent = answer_prompts(client, order, cache=cache, concurrency=concurrency, progress=progress)
     pace = measured_pace(sent, time.monotonic() - started, concurrency)
-    replies = dict(zip(order, sent))
+    replies = dict(zip(order, sent, strict=False))
     answers = [replies[c.prompt] for c in plan.cases]
     gold = {q.query_id: q.answers for q in plan.questions}
     rows = []
-    for case, reply in zip(plan.cases, answers):
+    for case, reply in zip(plan.cases, answers, strict=False):
         rows.append(
             {
                 "query_id": case.query_id,

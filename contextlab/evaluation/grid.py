@@ -139,6 +139,6 @@ def expand_grid(grid: Mapping[str, Sequence[Any]], base: EngineSettings | None =
         raise InvalidInputError(f"the grid has {total:,} configurations (over {_MAX_CONFIGS:,}); use fewer values")
     configs = []
     for combo in itertools.product(*(grid[k] for k in keys)):
-        settings = dict(zip(keys, combo))
+        settings = dict(zip(keys, combo, strict=False))
         configs.append(Configuration(_label(settings), settings, base.with_changes(**settings)))
     return configs

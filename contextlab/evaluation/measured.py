@@ -171,7 +171,7 @@ class MeasuredRun:
         pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
         self.notes += answer_notes(answers, self.client)
         gold = self._gold()
-        rows = [_measured(row, reply, gold) for row, reply in zip(self.rows, answers)]
+        rows = [_measured(row, reply, gold) for row, reply in zip(self.rows, answers, strict=False)]
         served = served_model(self.client, self.cache, asked=any(not a.cached for a in answers))
         result = self.plan.result(
             rows, endpoint=self.client.endpoint, answer_model=served or None, extra_columns=MEASURED_COLUMNS
@@ -202,7 +202,9 @@ class MeasuredRun:
         gold = self._gold()
         got: dict[str, ModelAnswer] = {}
         for wave in waves:
-            for prompt, reply in zip(wave, answer_prompts(self.client, wave, cache=self.cache, concurrency=size)):
+            for prompt, reply in zip(
+                wave, answer_prompts(self.client, wave, cache=self.cache, concurrency=size), strict=False
+            ):
                 got[prompt] = reply
                 stats.done += 1
                 stats.cached += reply.cached
@@ -212,7 +214,9 @@ class MeasuredRun:
                 stats.completion_tokens += 0 if reply.cached else reply.completion_tokens or 0
             if progress is not None:
                 progress(stats.done, stats.total, stats.note())
-            on_answers([_measured(row, got[p], gold) for row, p in zip(self.rows, self.prompts) if p in got])
+            on_answers(
+                [_measured(row, got[p], gold) for row, p in zip(self.rows, self.prompts, strict=False) if p in got]
+            )
         return [got[p] for p in self.prompts]
 
 

@@ -165,7 +165,7 @@ def plan_orders(
         )
     moved, moved_as = _moved(result, answer)
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
-    docs = {t.input_index: d for t, d in zip(placed, result.included_docs)}
+    docs = {t.input_index: d for t, d in zip(placed, result.included_docs, strict=False)}
     n = len(placed)
     positions = {o: order_position(o, n) for o in wanted}
     if len(set(positions.values())) < len(positions):

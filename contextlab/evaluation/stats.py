@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..intervals import Z_95
-from ..paired import ALPHA, mcnemar_exact, paired_rate_interval
+from ..paired import mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
@@ -154,15 +154,17 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
     """
     if len(xs) < 3 or xs[-1] == xs[0] or ys[-1] == ys[0]:
         return None
-    scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys)]
-    slopes = [(y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:])]
+    scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys, strict=False)]
+    slopes = [
+        (y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False)
+    ]
     if None in slopes:
         return None
     for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1), reverse=True):
         before, after = slopes[:index], slopes[index:]
         if gap <= 0:
             break
-        if min(before) > max(after) and all(b <= a for a, b in zip(after, after[1:])):
+        if min(before) > max(after) and all(b <= a for a, b in zip(after, after[1:], strict=False)):
             return index
     return None
 
@@ -206,7 +208,7 @@ def budget_gains(
         if len(members) < 2:
             continue
         steps = []
-        for lo, hi in zip(members, members[1:]):
+        for lo, hi in zip(members, members[1:], strict=False):
             extra = hi[cost] - lo[cost]
             gain = None if extra <= 0 else float((hi[metric] - lo[metric]) * scale * 100 / extra)
             steps.append(
@@ -215,7 +217,7 @@ def budget_gains(
         knee = knee_index([s[cost] for s in members], [s[metric] for s in members])
         out.append(
             {
-                "settings": dict(zip(others, group)),
+                "settings": dict(zip(others, group, strict=False)),
                 "metric": metric,
                 "key": key,
                 "steps": steps,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from .config import LabConfig
 from ..errors import InvalidInputError
 from ..types import ContextResult, DocTrace
+from .config import LabConfig
 from .samples import SampleSet, load_sample_set
 
 __all__ = ["Scenario", "all_scenarios", "get_scenario", "scenario_keys"]

@@ -87,7 +87,7 @@ def _rows(reader: Any, name: str, skipped: int) -> Iterator[tuple[int, list[str]
 
 
 def _record(header: list[str], row: list[str]) -> dict[str, Any]:
-    record: dict[str, Any] = dict(zip(header, row))
+    record: dict[str, Any] = dict(zip(header, row, strict=False))
     meta = record.get("metadata")
     if isinstance(meta, str) and meta.strip().startswith("{"):
         try:

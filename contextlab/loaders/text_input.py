@@ -20,10 +20,7 @@ _FRONT_MATTER_LINE = re.compile(r"^([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 def split_plain(text: str) -> list[str]:
     """Return the non-blank parts of ``text``: split on ``---`` lines, or else on blank lines."""
-    if _SEPARATOR_LINE.search(text):
-        parts = _SEPARATOR_LINE.split(text)
-    else:
-        parts = _BLANK_LINES.split(text)
+    parts = _SEPARATOR_LINE.split(text) if _SEPARATOR_LINE.search(text) else _BLANK_LINES.split(text)
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -70,7 +67,7 @@ def parse_markdown(text: str, name: str, max_documents: int) -> list[Document]:
         starts.insert(0, 0)
     parts: list[str] = []
     headings: list[str | None] = []
-    for a, b in zip(starts, starts[1:] + [len(text)]):
+    for a, b in zip(starts, starts[1:] + [len(text)], strict=False):
         section = text[a:b].strip()
         if section:
             parts.append(section)

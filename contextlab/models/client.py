@@ -29,8 +29,8 @@ from .keys import (
     refuse_key_in_url,
     scrub,
 )
-from .replies import BadReply, answer_char_limit, completion, model_ids, safe_line
 from .pace import ServerTiming, server_timing
+from .replies import BadReply, answer_char_limit, completion, model_ids, safe_line
 from .scoring import first_line
 
 __all__ = [

@@ -11,6 +11,7 @@ the measured path works from ``pip install contextlab`` alone.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -157,10 +158,8 @@ class _Watchdog:
         self.expired = True
         sock = self.connection.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def stop(self) -> None:
         """Cancel the watchdog (the call ended in time); returns nothing."""

@@ -53,10 +53,7 @@ def refuse_shared_ids(rows: list[Row], *, origin: str | None) -> None:
         j = first.setdefault(row[0], i)
         if j == i or rows[j] == row:
             continue
-        if origin is None:
-            where = f"documents {j} and {i}"
-        else:
-            where = f"{origin}: records {j + 1} and {i + 1}"
+        where = f"documents {j} and {i}" if origin is None else f"{origin}: records {j + 1} and {i + 1}"
         raise InvalidInputError(
             f"{where} both have the id {row[0]!r}; the second would replace the first, so nothing "
             "was stored: give each its own id (metadata.id), or remove the copy"

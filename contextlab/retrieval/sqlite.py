@@ -162,7 +162,7 @@ def _read_schema(conn: sqlite3.Connection) -> tuple[int, set[str]]:
 def _is_store(version: int, tables: set[str]) -> bool:
     """Return True for a contextlab store (of any version) or a database with no tables of ours."""
     foreign = {t for t in tables - _TABLES if not t.startswith(_FTS_SHADOWS) and not t.startswith("sqlite_")}
-    known = 0 < version <= SCHEMA_VERSION and _TABLES <= tables
+    known = 0 < version <= SCHEMA_VERSION and tables >= _TABLES
     return not foreign and (known or (version == 0 and not tables & _TABLES))
 
 

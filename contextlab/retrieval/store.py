@@ -209,7 +209,7 @@ class SQLiteBackend:
         if ids is not None and len(ids) != len(docs):
             raise InvalidInputError(f"got {len(ids)} ids for {len(docs)} documents; give one id per document")
         if ids is None:
-            ids = [own_id(d) or by_source for d, by_source in zip(docs, source_ids(docs))]
+            ids = [own_id(d) or by_source for d, by_source in zip(docs, source_ids(docs), strict=False)]
         rows = document_rows(docs, ids)
         if not rows:
             return []
@@ -241,7 +241,11 @@ class SQLiteBackend:
         else:
             places = [f"{origin}#{i}" for i in range(1, len(docs) + 1)]
         rows = document_rows(
-            docs, [own_id(d) or by_source or place for d, by_source, place in zip(docs, source_ids(docs), places)]
+            docs,
+            [
+                own_id(d) or by_source or place
+                for d, by_source, place in zip(docs, source_ids(docs), places, strict=False)
+            ],
         )
         refuse_shared_ids(rows, origin=origin)
         counts: Counter[str] = Counter()

@@ -185,7 +185,7 @@ class PositionCurve:
         pts = self.points
         if depth <= pts[0][0]:
             return pts[0][1]
-        for (d0, a0), (d1, a1) in zip(pts, pts[1:]):
+        for (d0, a0), (d1, a1) in zip(pts, pts[1:], strict=False):
             if depth <= d1:
                 return a1 if d1 == d0 else a0 + (a1 - a0) * (depth - d0) / (d1 - d0)
         return pts[-1][1]

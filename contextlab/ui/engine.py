@@ -165,7 +165,7 @@ def _draw_every_figure_once() -> None:
     from contextlab.lab.compare import diff_results
     from contextlab.manager import ContextManager
 
-    words = "refund annual plan months billing page cancel policy support answer".split()
+    words = ["refund", "annual", "plan", "months", "billing", "page", "cancel", "policy", "support", "answer"]
     docs = [
         Document(" ".join(words[(i + k) % len(words)] for k in range(40)), score=1 - i / 10, source=f"warm/{i}.md")
         for i in range(6)

@@ -66,7 +66,7 @@ def _values(key: str) -> list[Any]:
 
 def seed_evaluate_widgets(tokenizer: str, n_questions: int) -> None:
     """Put each Evaluate widget's default in the session unless a link (or the reader) set it; returns nothing."""
-    for name, (key, _, default) in GRID_WIDGETS.items():
+    for _name, (key, _, default) in GRID_WIDGETS.items():
         if key == "eval_budgets":
             seed_once(key, (min(default), max(default)))
         else:

@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from contextlab.charts import doc_label, for_projector, stamp_revision
-from contextlab.settings import SEED_MODE
 from contextlab.lab.compare import ResultDiff
 from contextlab.lab.teaching import score_change_text, score_text
+from contextlab.settings import SEED_MODE
 from contextlab.types import ContextResult, DocTrace
 
 from .context import LabContext

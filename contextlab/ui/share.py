@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.errors import ContextLabError
 from contextlab.curves.published import curve_models
+from contextlab.errors import ContextLabError
 from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys

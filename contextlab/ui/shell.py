@@ -13,11 +13,11 @@ from contextlab.types import ContextResult, Document
 
 from .context import LabContext
 from .downloads import BuildSnapshot, latest_build
-from .parts import WHOLE_PAGE
 from .engine import build_cached, warm_up_figures
 from .eval_link import evaluate_params
 from .inputs import DocumentsInput
 from .loading import score_if_needed
+from .parts import WHOLE_PAGE
 from .questions import question_origin
 from .scenarios import drop_scenario_if_left, picked_scenario, scenario_story
 from .share import apply_url_once, share_panel, sync_url, url_params

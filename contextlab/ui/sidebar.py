@@ -13,11 +13,11 @@ from contextlab.lab.config import LabConfig
 
 from .inputs import DocumentsInput
 from .parameters import budget_widgets, parameters_panel, placement_widget
+from .parts import open_three_orders
 from .scenario_picker import scenario_picker
 from .scenarios import SCENARIO_KEY, apply_scenario
 from .sources import documents_panel, sample_picker
 from .text import error, warning
-from .parts import open_three_orders
 
 __all__ = ["sidebar", "presenter_bar"]
 

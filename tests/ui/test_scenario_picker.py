@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from streamlit.testing.v1 import AppTest
 
 from contextlab.lab.scenarios import all_scenarios, get_scenario

@@ -92,7 +92,7 @@ def test_view_compare_strategy_grid_marks_langchain_even_count():
     at = _strategies()
     run(at.slider(key="cmp_strategy_n").set_value(6))
     grid = chart(at, "cmp_strategy_chart")["data"][0]
-    rows = dict(zip(grid["y"], grid["z"]))
+    rows = dict(zip(grid["y"], grid["z"], strict=False))
     assert rows["LangChain LongContextReorder"] == [2, 4, 6, 5, 3, 1]
     assert rows["contextlab (lost in the middle)"][0] == 1
     assert any("it is at position 6 of 6; with 7 it would be at position 1" in w.value for w in at.warning)

@@ -11,10 +11,38 @@ from tests.ui.conftest import open_lab, open_view, run, table, texts
 # The lab's pages run through Streamlit (AppTest): the framework for real, ~0.5 s a test.
 pytestmark = pytest.mark.integration
 
-BASE = (
-    "the refund window for annual plans is thirty days from the date of purchase and any request "
-    "after that date goes to the billing team for a manual review today"
-).split()
+BASE = [
+    "the",
+    "refund",
+    "window",
+    "for",
+    "annual",
+    "plans",
+    "is",
+    "thirty",
+    "days",
+    "from",
+    "the",
+    "date",
+    "of",
+    "purchase",
+    "and",
+    "any",
+    "request",
+    "after",
+    "that",
+    "date",
+    "goes",
+    "to",
+    "the",
+    "billing",
+    "team",
+    "for",
+    "a",
+    "manual",
+    "review",
+    "today",
+]
 
 
 def _edited(words: list[str], changes: dict[int, str]) -> str:

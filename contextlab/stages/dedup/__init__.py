@@ -38,7 +38,6 @@ from collections.abc import Sequence
 
 from ...errors import InvalidInputError
 from .edit_measure import word_similarity
-from .normalize import normalized_text, normalized_words
 from .explain import (
     NEAR_MISS_MARGIN,
     WordDiff,
@@ -48,6 +47,7 @@ from .explain import (
     similarity_matrix,
     word_diff,
 )
+from .normalize import normalized_text, normalized_words
 from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, DedupOutcome
 from .prefix_filter import SHINGLE_SIZE
 from .shingle_measure import content_hash, find_shingle_duplicates, jaccard, shingles

@@ -184,7 +184,7 @@ def _exact_codes(words: list[list[str]]) -> list[str]:
     if len(vocab) > _MAX_CODE - 2048:
         raise InvalidInputError("texts: more than a million distinct words; deduplicate fewer at a time")
     numbers = (c + 2048 if c >= 0xD800 else c for c in range(len(vocab)))  # no surrogates
-    vocab = dict(zip(vocab, map(chr, numbers)))
+    vocab = dict(zip(vocab, map(chr, numbers), strict=False))
     return ["".join(map(vocab.__getitem__, w)) for w in words]
 
 

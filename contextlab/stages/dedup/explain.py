@@ -85,12 +85,12 @@ def shared_word_mask(text: str, other: str, k: int = SHINGLE_SIZE) -> list[tuple
     if len(words) < k:
         if words and " ".join(lowered) in theirs:
             marked = [True] * len(words)
-        return list(zip(words, marked))
+        return list(zip(words, marked, strict=False))
     for start in range(len(words) - k + 1):
         if " ".join(lowered[start : start + k]) in theirs:
             for w in range(start, start + k):
                 marked[w] = True
-    return list(zip(words, marked))
+    return list(zip(words, marked, strict=False))
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,9 @@ def word_diff(first: str, second: str) -> WordDiff:
     keys = [[" ".join(normalized_words(w)) for w in words] for words in sides]
     vocab: dict[str, str] = {}
     seen = [[k for k, key in enumerate(side) if key] for side in keys]  # words the measure sees
-    codes = ["".join(vocab.setdefault(side[k], chr(len(vocab))) for k in idx) for side, idx in zip(keys, seen)]
+    codes = [
+        "".join(vocab.setdefault(side[k], chr(len(vocab))) for k in idx) for side, idx in zip(keys, seen, strict=False)
+    ]
     marks = [[False] * len(words) for words in sides]
     edits = 0
     for op in Levenshtein.opcodes(codes[0], codes[1]):
@@ -129,7 +131,12 @@ def word_diff(first: str, second: str) -> WordDiff:
         for k in seen[1][op.dest_start : op.dest_end]:
             marks[1][k] = True
     codes_all = WordCodes([first, second])
-    return WordDiff(list(zip(sides[0], marks[0])), list(zip(sides[1], marks[1])), edits, codes_all.similarity(0, 1))
+    return WordDiff(
+        list(zip(sides[0], marks[0], strict=False)),
+        list(zip(sides[1], marks[1], strict=False)),
+        edits,
+        codes_all.similarity(0, 1),
+    )
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,7 @@ class _Pass:
                 exact[dropped].tolist(),
                 best[dropped].tolist(),
                 best_sim[dropped].tolist(),
+                strict=False,
             )
         )
         self.outcome.kept.extend((np.flatnonzero(self.kept[lo:hi]) + lo).tolist())

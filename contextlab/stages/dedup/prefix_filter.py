@@ -236,7 +236,7 @@ def _candidate_pairs(sh: Shingled, threshold: float):
         rows.append(_pair_rows(owners, after, lo, hi, n))
         lo = hi
     pair, count, last_first, last_second = (
-        (np.concatenate(c) for c in zip(*rows)) if rows else (np.zeros(0, dtype=np.int64),) * 4
+        (np.concatenate(c) for c in zip(*rows, strict=False)) if rows else (np.zeros(0, dtype=np.int64),) * 4
     )
     if pair.size == 0:
         return pair, pair, owners[crowded], entries[crowded]
@@ -332,9 +332,9 @@ def near_pairs(sh: Shingled, threshold: float) -> tuple[dict[int, list[tuple[int
     good = np.flatnonzero(sims >= threshold)
     good = good[np.lexsort((first[good], -sims[good], second[good]))]  # most similar first
     earlier: dict[int, list[tuple[int, float]]] = {}
-    for a, b, sim in zip(first[good].tolist(), second[good].tolist(), sims[good].tolist()):
+    for a, b, sim in zip(first[good].tolist(), second[good].tolist(), sims[good].tolist(), strict=False):
         earlier.setdefault(b, []).append((a, sim))
     crowds: dict[int, list[int]] = {}
-    for i, token in zip(crowd_texts.tolist(), crowd_tokens.tolist()):
+    for i, token in zip(crowd_texts.tolist(), crowd_tokens.tolist(), strict=False):
         crowds.setdefault(i, []).append(token)
     return earlier, crowds

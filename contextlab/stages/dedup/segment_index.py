@@ -129,7 +129,6 @@ def sorted_segments(
 ) -> np.ndarray:
     """Return the keys of the segments of ``texts``, sorted (hashes read off ``windows`` where
     they hold them)."""
-    import numpy as np
 
     owner, start, hashes = segments_of(wh, geo, texts, windows)
     return _sorted(layout.pack(hashes, start, owner))
@@ -344,7 +343,9 @@ def _matches(
     made = np.cumsum(count)
     if made.size and int(made[-1]) > _MAX_MATCHES:
         cuts = np.searchsorted(made, np.arange(_MAX_MATCHES, int(made[-1]), _MAX_MATCHES), "right")
-        pieces = [(lo, max(hi, lo + 1)) for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, s.size]) if lo < s.size]
+        pieces = [
+            (lo, max(hi, lo + 1)) for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, s.size], strict=False) if lo < s.size
+        ]
         return np.concatenate(
             [
                 _distinct(

@@ -46,8 +46,8 @@ def jaccard(a: frozenset | set, b: frozenset | set) -> float:
 
 def _windows(words: list[str], k: int):
     if k == 5:  # spelled out: measurably faster than the general form on the hot path
-        return zip(words, words[1:], words[2:], words[3:], words[4:])
-    return zip(*(words[i:] for i in range(k)))
+        return zip(words, words[1:], words[2:], words[3:], words[4:], strict=False)
+    return zip(*(words[i:] for i in range(k)), strict=False)
 
 
 def _word_shingles(words: list[str], k: int = SHINGLE_SIZE) -> frozenset[Shingle]:
@@ -127,7 +127,7 @@ def find_shingle_duplicates(texts: Sequence[str], threshold: float) -> DedupOutc
     kept_by_hash: dict[int, list[int]] = {}
     index: dict[int, list[int]] = {}  # crowded token -> kept texts holding it in their prefix
     order = np.flatnonzero(busy)
-    for i, text_hash in zip(order.tolist(), sh.text_hashes[order].tolist()):
+    for i, text_hash in zip(order.tolist(), sh.text_hashes[order].tolist(), strict=False):
         twins = kept_by_hash.get(text_hash)
         if twins is not None:
             first = views.exact_twin(i, twins)

@@ -185,7 +185,7 @@ class Verifier:
             code += (code >= 0xD800).astype(np.uint32) * 2048  # past the surrogate block
         text = code.tobytes().decode("utf-32-le")
         written = texts.tolist()
-        for t, r, m in zip(written, runs.tolist(), lengths.tolist()):
+        for t, r, m in zip(written, runs.tolist(), lengths.tolist(), strict=False):
             self._texts[t] = text[r : r + m]
         self._written[texts] = True
         self._recent.extend(written)

@@ -224,4 +224,4 @@ def _batches(texts: Sequence[str]) -> list[tuple[int, int]]:
     ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     stops = np.searchsorted(ends, np.arange(_BATCH_CHARS, int(ends[-1]) + 1, _BATCH_CHARS), "left") + 1
     stops = np.unique(np.append(stops, len(texts))).tolist()
-    return list(zip([0, *stops[:-1]], stops))
+    return list(zip([0, *stops[:-1]], stops, strict=False))

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from . import cores
-from .word_hashing import _BASE, _Scratch, _batches, _hash_words, kernels
+from .word_hashing import _BASE, _batches, _hash_words, _Scratch, kernels
 
 if TYPE_CHECKING:
     import numpy as np

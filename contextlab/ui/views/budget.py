@@ -110,7 +110,7 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
                 "doc": [plain(x) for x in labels],
                 "heuristic": heuristic,
                 "exact": exact,
-                "difference": [h - e for h, e in zip(heuristic, exact)],
+                "difference": [h - e for h, e in zip(heuristic, exact, strict=False)],
             }
         )
         show_table(ctx, frame, key="tokenizer_table", hide_index=True, width="stretch", height=380)

@@ -82,7 +82,7 @@ def _what_differs(a: str, b: str, measure: str = SEED_MEASURE) -> str:
     """Return one sentence on how two exact duplicates (the same words, ignoring case) differ."""
     if a == b:
         return "The two texts are identical, character for character."
-    case = sum(1 for x, y in zip(a.split(), b.split()) if x != y)
+    case = sum(1 for x, y in zip(a.split(), b.split(), strict=False) if x != y)
     spacing = re.split(r"\S+", a) != re.split(r"\S+", b)
     how = (
         "in another letter case"

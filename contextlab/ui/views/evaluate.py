@@ -43,6 +43,7 @@ from contextlab.lab.curve_views import measured_label
 
 from ..context import LabContext
 from ..curve_store import loaded_curve
+from ..engine import TOKENIZER_NAMES
 from ..eval_link import (
     BUDGET_CHOICES,
     MEASURED_CURVE,
@@ -51,7 +52,6 @@ from ..eval_link import (
     THRESHOLD_CHOICES,
     seed_evaluate_widgets,
 )
-from ..engine import TOKENIZER_NAMES
 from ..parts import explain, show_chart, whole_page
 from ..questions import gold_keys, remember_origin
 from ..state import TABLE_ANSWER, seed_config

@@ -19,8 +19,8 @@ from contextlab.lab.teaching import (
     most_marked_model,
     parse_order,
     reorder_verdict,
-    score_text,
     score_range_note,
+    score_text,
     step_sentence,
     strongest_count,
 )
@@ -368,7 +368,7 @@ def render(ctx: LabContext) -> None:
     # chart and its widgets, not the whole page's (about a quarter second on two cores).
     tabs = st.tabs(SECTIONS, key=SECTION_KEY, on_change="rerun")
     model = st.session_state["learn_model"]
-    for tab, draw in zip(tabs, (_render_curves, _render_stepper, _render_score)):
+    for tab, draw in zip(tabs, (_render_curves, _render_stepper, _render_score), strict=False):
         if tab.open:
             with tab:
                 draw(ctx, model)

@@ -195,7 +195,7 @@ def _send(plan: OrdersPlan, who: str, identity: str) -> bool:
     Returns True once the answers are kept for this block (False after showing why not).
     """
     slots = [column.empty() for column in st.columns(len(plan.cases))]
-    for slot, case in zip(slots, plan.cases):
+    for slot, case in zip(slots, plan.cases, strict=False):
         slot.markdown(f"**{_ORDER_TITLES[case.order]}** · pos {case.position} of {plan.block_size}  \n:gray[waiting…]")
     try:
         if who == "bundled" and plan.cost().calls:
@@ -224,7 +224,7 @@ def _show_answers(ctx: LabContext, identity: str) -> None:
         return
     answers, model, endpoint = stored
     n = sum(1 for t in ctx.result.trace if t.position is not None)
-    for column, answer in zip(st.columns(len(answers)), answers):
+    for column, answer in zip(st.columns(len(answers)), answers, strict=False):
         _draw_answer(column, answer, n)
     _answered_by(model, endpoint)
 

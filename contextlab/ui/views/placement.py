@@ -11,14 +11,14 @@ import streamlit as st
 from contextlab import charts
 from contextlab.curves import published
 from contextlab.curves.curve_file import PositionData
+from contextlab.curves.evidence import CurveEvidence
 from contextlab.curves.scores import compare_orderings, ordering_report
 from contextlab.lab.counts import relevance_position
-from contextlab.curves.evidence import CurveEvidence
 from contextlab.lab.curve_views import BlockCurve, block_curve, measured_label, measured_points, move_undecided
 from contextlab.lab.teaching import (
+    ReorderVerdict,
     accuracy_phrase,
     dip_by_count,
-    ReorderVerdict,
     middle_zone,
     reorder_verdict,
     score_text,

@@ -48,7 +48,7 @@ def window_controls(key: str = "win") -> tuple[int, dict[str, float], dict[str, 
     )
     cols = st.columns(len(SHARE_NAMES))
     shares = {}
-    for col, name in zip(cols, SHARE_NAMES):
+    for col, name in zip(cols, SHARE_NAMES, strict=False):
         shares[name] = col.slider(
             name.replace("_", " ").capitalize(), min_value=0.0, max_value=1.0, step=0.01, key=f"{key}_share_{name}"
         )
