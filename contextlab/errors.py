@@ -9,6 +9,8 @@ __all__ = [
     "LoadError",
     "StoreError",
     "EndpointError",
+    "HTTPFailure",
+    "BadReply",
     "CacheError",
     "ClusterError",
     "RunInterrupted",
@@ -57,6 +59,36 @@ class EndpointError(ContextLabError):
     def __init__(self, *args: object, status: int | None = None) -> None:
         super().__init__(*args)
         self.status = status
+
+
+class HTTPFailure(ContextLabError):
+    """An HTTP call that gave no usable reply: ``reason`` one line, ``kind`` its cause, ``transient`` if retryable."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        status: int | None = None,
+        transient: bool = False,
+        retry_after: float | None = None,
+        kind: str = "connection",
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        #: The HTTP status the server answered, or None when none came back.
+        self.status = status
+        #: Whether the same call may succeed when tried again (a timeout, a dropped connection, 429, 5xx).
+        self.transient = transient
+        #: The wait in seconds the server asked for (``Retry-After``), if any.
+        self.retry_after = retry_after
+        #: What failed, for a caller that words it: "refused", "timeout", "redirect", "too_large", "not_json",
+        #: "status", "connection", "dns", "tls"; and for a server that answered, not as HTTP promises:
+        #: "cut_off" (a body shorter than it said), "not_http", "encoding" (a compression nobody asked for).
+        self.kind = kind
+
+
+class BadReply(ContextLabError, ValueError):
+    """A server's reply that is not what the API promises; the message says what was wrong, in one line."""
 
 
 class CacheError(ContextLabError):

@@ -9,6 +9,7 @@ what was sent and where. Answers that stand for a model's work come from the bun
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import socket
@@ -56,10 +57,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if action is None:
             send_json({"error": {"message": "not found"}}, status=404)(self)
             return
-        try:
+        # The client may give up (a deadline passed): what the fault was for.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             action(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a deadline passed): what the fault was for
 
     do_GET = do_POST = _serve
 

@@ -1,4 +1,4 @@
-"""A model behind any OpenAI-compatible endpoint, over the standard library's HTTP (``models.http``).
+"""A model behind any OpenAI-compatible endpoint, over httpx (``models.http``; proxies from the environment).
 
 Ollama, vLLM, a llama.cpp server (``contextlab model serve``), LM Studio or OpenAI itself: give
 the base URL (``http://127.0.0.1:8080/v1``) and, when the server has several, the model name.
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import EndpointError, InvalidInputError
+from ..errors import BadReply, EndpointError, HTTPFailure, InvalidInputError
 from ..validation import finite_number, one_of, whole_number
-from .http import HTTPFailure, post_json
+from .http import post_json
 from .keys import (
     API_KEY_VARIABLES,
     api_key_source,
@@ -30,7 +30,7 @@ from .keys import (
     scrub,
 )
 from .pace import ServerTiming, server_timing
-from .replies import BadReply, answer_char_limit, completion, model_ids, safe_line
+from .replies import answer_char_limit, completion, model_ids, safe_line
 from .scoring import first_line
 
 __all__ = [

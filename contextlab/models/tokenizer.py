@@ -18,9 +18,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import EndpointError
+from ..errors import EndpointError, HTTPFailure
 from .client import check_endpoint_url, unreachable
-from .http import HTTPFailure, post_json
+from .http import post_json
 from .keys import auth_headers, scrub
 
 __all__ = ["EndpointTokenizer", "endpoint_tokenizer", "prompt_counter", "server_root"]
