@@ -40,6 +40,7 @@ _QUOTED = 160
 # A Retry-After beyond this is not waited for (the retry policy's own backoff applies instead).
 _MAX_RETRY_AFTER = 60.0
 _LATE = "the reply did not arrive in time"
+_PORTS = {"http": 80, "https": 443}
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class _Call:
 
     def __init__(self) -> None:
         self.stream: Any = None
+        self.address = ""
         self.connected = threading.Event()
         self.status = 0
         self.headers = httpx.Headers()
@@ -201,7 +203,9 @@ class _Call:
         self.error: HTTPFailure | None = None
 
     def trace(self, event: str, info: dict[str, Any]) -> None:
-        """Keep the newest network stream httpx opened (TCP, then TLS over it): the watchdog's handle."""
+        """Keep where httpx connects, and the newest stream it opened (TCP, then TLS over it): the watchdog's handle."""
+        if event == "connection.connect_tcp.started":
+            self.address = f"{info.get('host')}:{info.get('port')}"
         opened = info.get("return_value")
         if event.endswith(".complete") and hasattr(opened, "get_extra_info"):
             self.stream = opened
@@ -219,7 +223,11 @@ class _Call:
         try:
             response = _shared_client().send(request, stream=True)
         except httpx.TransportError as exc:
-            self.error = _transport_failure(exc)
+            failed, url = _transport_failure(exc), request.url
+            if self.address and self.address != f"{url.host}:{url.port or _PORTS.get(url.scheme)}":
+                said = f"{failed.reason}, at the proxy {self.address} the environment names"
+                failed = HTTPFailure(said, transient=failed.transient, kind=failed.kind)
+            self.error = failed
             return
         try:
             self.status, self.headers = response.status_code, response.headers
