@@ -266,7 +266,7 @@ class ModelClient:
             options["max_bytes"] = max_bytes
         for attempt in range(self.max_retries + 1):
             try:
-                return post_json(self.endpoint + path, body, **options).body
+                return post_json(self.endpoint + path, body, **options)
             except HTTPFailure as exc:
                 retry = exc.transient and (retry_refused or exc.kind != "refused") and attempt < self.max_retries
                 if not retry or (cancel is not None and cancel.is_set()):

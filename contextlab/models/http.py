@@ -20,7 +20,6 @@ import os
 import socket
 import ssl
 import threading
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -30,7 +29,7 @@ import httpx
 from ..errors import HTTPFailure
 from ..safe_text import terminal_safe
 
-__all__ = ["DEFAULT_MAX_BYTES", "HTTPReply", "post_json", "size_text"]
+__all__ = ["DEFAULT_MAX_BYTES", "post_json", "size_text"]
 
 #: What one reply may hold before it is refused: far above any real completion or token list.
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -41,14 +40,6 @@ _QUOTED = 160
 _MAX_RETRY_AFTER = 60.0
 _LATE = "the reply did not arrive in time"
 _PORTS = {"http": 80, "https": 443}
-
-
-@dataclass(frozen=True)
-class HTTPReply:
-    """A reply read whole within its limits: its status and its parsed JSON body."""
-
-    status: int
-    body: Any
 
 
 def size_text(n: int) -> str:
@@ -196,11 +187,11 @@ class _Call:
     def __init__(self) -> None:
         self.stream: Any = None
         self.address = ""
-        self.connected = threading.Event()
         self.status = 0
         self.headers = httpx.Headers()
         self.body = b""
         self.error: HTTPFailure | None = None
+        self.crash: Exception | None = None
 
     def trace(self, event: str, info: dict[str, Any]) -> None:
         """Keep where httpx connects, and the newest stream it opened (TCP, then TLS over it): the watchdog's handle."""
@@ -209,7 +200,6 @@ class _Call:
         opened = info.get("return_value")
         if event.endswith(".complete") and hasattr(opened, "get_extra_info"):
             self.stream = opened
-            self.connected.set()
 
     def shut(self) -> None:
         """Shut the call's socket, so a worker blocked reading it ends now; returns nothing."""
@@ -218,10 +208,16 @@ class _Call:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
-    def run(self, request: httpx.Request, max_bytes: int) -> None:
-        """Send ``request`` and read its reply within its limits (on the worker thread)."""
+    def run(self, client: httpx.Client, request: httpx.Request, max_bytes: int) -> None:
+        """Send ``request`` and read its reply within its limits (on the worker thread); keep what it raised."""
         try:
-            response = _shared_client().send(request, stream=True)
+            self._exchange(client, request, max_bytes)
+        except Exception as exc:  # not a failure of the server's: raised again in the caller's thread
+            self.crash = exc
+
+    def _exchange(self, client: httpx.Client, request: httpx.Request, max_bytes: int) -> None:
+        try:
+            response = client.send(request, stream=True)
         except httpx.TransportError as exc:
             failed, url = _transport_failure(exc), request.url
             if self.address and self.address != f"{url.host}:{url.port or _PORTS.get(url.scheme)}":
@@ -256,8 +252,8 @@ def post_json(
     deadline: float = 30.0,
     max_bytes: int = DEFAULT_MAX_BYTES,
     method: str = "POST",
-) -> HTTPReply:
-    """Return the reply to ``body`` sent as JSON to ``url``, read whole within ``deadline`` seconds.
+) -> Any:
+    """Return the parsed JSON reply to ``body`` sent as JSON to ``url``, read whole within ``deadline`` seconds.
 
     ``body`` None sends none (``method="GET"``). Raises ``HTTPFailure`` for no connection, a
     deadline passed (the name lookup, connecting, sending, the headers and the body all count), a
@@ -270,8 +266,8 @@ def post_json(
         **({"Content-Type": "application/json"} if payload else {}),
         **(headers or {}),
     }
-    call = _Call()
-    request = _shared_client().build_request(
+    call, client = _Call(), _shared_client()
+    request = client.build_request(
         method,
         url,
         content=payload,
@@ -279,20 +275,22 @@ def post_json(
         timeout=httpx.Timeout(deadline),
         extensions={"trace": call.trace},
     )
-    worker = threading.Thread(target=call.run, args=(request, max_bytes), name="contextlab-http", daemon=True)
+    worker = threading.Thread(target=call.run, args=(client, request, max_bytes), name="contextlab-http", daemon=True)
     worker.start()
     worker.join(deadline)
     if worker.is_alive():  # left behind: its socket shut, it ends; a hung name lookup ends on its own
         call.shut()
         host = urlsplit(url).hostname or url
-        reason = _LATE if call.connected.is_set() else f"no connection to {_quoted(host)} was made in time"
+        reason = _LATE if call.stream is not None else f"no connection to {_quoted(host)} was made in time"
         raise HTTPFailure(reason, transient=True, kind="timeout")
+    if call.crash is not None:
+        raise call.crash
     if call.error is not None:
         raise call.error
     if not 200 <= call.status < 300:
         raise _status_failure(url, call.status, call.headers, call.body)
     try:
-        return HTTPReply(call.status, json.loads(call.body.decode("utf-8")))
+        return json.loads(call.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         start = call.body.lstrip()[:1]
         said = (

@@ -104,9 +104,9 @@ class EndpointTokenizer:
                 scrub(f"{self.root}{path} {exc.reason}; it cannot {does}"), status=exc.status or 0
             ) from None
         self.requests += 1
-        if not isinstance(reply.body, dict):
+        if not isinstance(reply, dict):
             raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot {does}", status=0)
-        return reply.body
+        return reply
 
     def encode(self, text: str) -> list[int]:
         """Return the token ids of ``text`` (no special tokens added), checked to be possible for it."""
