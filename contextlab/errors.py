@@ -74,16 +74,14 @@ class HTTPFailure(ContextLabError):
         kind: str = "connection",
     ) -> None:
         super().__init__(reason)
+        # status: the HTTP status answered (None: none came back); transient: a retry may succeed (a timeout,
+        # a hang-up, 429, 5xx); retry_after: the wait the server asked for; kind: what failed, for a caller
+        # that words it ("refused", "timeout", "redirect", "too_large", "not_json", "status", "connection",
+        # "dns", "tls"; for a server that answered, not as HTTP promises: "cut_off", "not_http", "encoding").
         self.reason = reason
-        #: The HTTP status the server answered, or None when none came back.
         self.status = status
-        #: Whether the same call may succeed when tried again (a timeout, a dropped connection, 429, 5xx).
         self.transient = transient
-        #: The wait in seconds the server asked for (``Retry-After``), if any.
         self.retry_after = retry_after
-        #: What failed, for a caller that words it: "refused", "timeout", "redirect", "too_large", "not_json",
-        #: "status", "connection", "dns", "tls"; and for a server that answered, not as HTTP promises:
-        #: "cut_off" (a body shorter than it said), "not_http", "encoding" (a compression nobody asked for).
         self.kind = kind
 
 
