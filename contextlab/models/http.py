@@ -20,14 +20,15 @@ import os
 import socket
 import ssl
 import threading
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
-
-import h11
-import httpx
 
 from ..errors import HTTPFailure
 from ..safe_text import terminal_safe
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["DEFAULT_MAX_BYTES", "post_json", "size_text"]
 
@@ -54,6 +55,8 @@ def size_text(n: int) -> str:
 @functools.lru_cache(maxsize=8)
 def _client(environment: tuple[tuple[str, str], ...]) -> httpx.Client:
     """Return the client for one setting of the environment (its proxies and certificates are read when made)."""
+    import httpx  # when a call is made: `import contextlab.models` and the CLI start without it
+
     return httpx.Client(
         verify=ssl.create_default_context(),  # the system's authorities, and SSL_CERT_FILE / SSL_CERT_DIR
         trust_env=True,
@@ -87,7 +90,7 @@ def _server_message(body: bytes) -> str:
     return _quoted(message) if isinstance(message, str) else ""
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """Return the wait the server asked for (``retry-after-ms`` or ``Retry-After`` in seconds), if sane."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
@@ -100,7 +103,7 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     return None
 
 
-def _status_failure(url: str, status: int, headers: httpx.Headers, body: bytes) -> HTTPFailure:
+def _status_failure(url: str, status: int, headers: Mapping[str, str], body: bytes) -> HTTPFailure:
     if 300 <= status < 400:
         target = urljoin(url, headers.get("location") or "")
         here, there = urlsplit(url), urlsplit(target)
@@ -133,6 +136,9 @@ def _causes(exc: BaseException) -> list[BaseException]:
 
 def _transport_failure(exc: httpx.TransportError) -> HTTPFailure:
     """Return the failure for a call that got no reply: no connection, TLS, a hang-up, or bytes that are not HTTP."""
+    import h11
+    import httpx
+
     if isinstance(exc, httpx.TimeoutException):
         return HTTPFailure(_LATE, transient=True, kind="timeout")
     causes = _causes(exc)
@@ -162,6 +168,8 @@ def _transport_failure(exc: httpx.TransportError) -> HTTPFailure:
 
 def _read_capped(response: httpx.Response, max_bytes: int, *, refuse: bool) -> bytes:
     """Return the body, at most ``max_bytes`` of it: beyond that refused (or, ``refuse`` False, cut)."""
+    import httpx
+
     chunks: list[bytes] = []
     size = 0
     try:
@@ -188,7 +196,7 @@ class _Call:
         self.stream: Any = None
         self.address = ""
         self.status = 0
-        self.headers = httpx.Headers()
+        self.headers: Mapping[str, str] = {}
         self.body = b""
         self.error: HTTPFailure | None = None
         self.crash: Exception | None = None
@@ -216,6 +224,8 @@ class _Call:
             self.crash = exc
 
     def _exchange(self, client: httpx.Client, request: httpx.Request, max_bytes: int) -> None:
+        import httpx
+
         try:
             response = client.send(request, stream=True)
         except httpx.TransportError as exc:
@@ -272,7 +282,7 @@ def post_json(
         url,
         content=payload,
         headers={name.encode("ascii"): value.encode("latin-1") for name, value in sent.items()},  # a key: Latin-1
-        timeout=httpx.Timeout(deadline),
+        timeout=deadline,
         extensions={"trace": call.trace},
     )
     worker = threading.Thread(target=call.run, args=(client, request, max_bytes), name="contextlab-http", daemon=True)
