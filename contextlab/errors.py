@@ -77,7 +77,7 @@ class HTTPFailure(ContextLabError):
         # status: the HTTP status answered (None: none came back); transient: a retry may succeed (a timeout,
         # a hang-up, 429, 5xx); retry_after: the wait the server asked for; kind: what failed, for a caller
         # that words it ("refused", "timeout", "redirect", "too_large", "not_json", "status", "connection",
-        # "dns", "tls"; for a server that answered, not as HTTP promises: "cut_off", "not_http", "encoding").
+        # "dns", "tls", "proxy"; for a server that answered, not as HTTP promises: "cut_off", "not_http", "encoding").
         self.reason = reason
         self.status = status
         self.transient = transient

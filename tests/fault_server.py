@@ -277,6 +277,12 @@ class _ProxyHandler(http.server.BaseHTTPRequestHandler):
 
     def do_CONNECT(self) -> None:
         self.server.seen.append(f"CONNECT {self.path}")
+        if self.server.login_required:
+            self.send_response(407)
+            self.send_header("Proxy-Authenticate", 'Basic realm="proxy"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         host, port = self.path.rsplit(":", 1)
         upstream = socket.create_connection((self.server.resolve(host), int(port)), timeout=10)
         self.send_response(200)
@@ -305,9 +311,11 @@ class ForwardingProxy(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, hosts: dict[str, str]) -> None:
+    def __init__(self, hosts: dict[str, str], *, login_required: bool = False) -> None:
         self.seen: list[str] = []
         self.hosts = hosts
+        #: Answer every CONNECT with 407 (a proxy that wants a login).
+        self.login_required = login_required
         super().__init__(("127.0.0.1", 0), _ProxyHandler)
         self.url = f"http://127.0.0.1:{self.server_port}"
 
@@ -317,9 +325,9 @@ class ForwardingProxy(http.server.ThreadingHTTPServer):
 
 
 @contextmanager
-def forwarding_proxy(hosts: dict[str, str] | None = None) -> Iterator[ForwardingProxy]:
+def forwarding_proxy(hosts: dict[str, str] | None = None, *, login_required: bool = False) -> Iterator[ForwardingProxy]:
     """Yield a running ``ForwardingProxy`` (``hosts`` maps names only it can resolve); stop it afterwards."""
-    proxy = ForwardingProxy(dict(hosts or {}))
+    proxy = ForwardingProxy(dict(hosts or {}), login_required=login_required)
     thread = threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:

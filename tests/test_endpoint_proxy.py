@@ -75,13 +75,26 @@ def test_endpoint_proxy_local_endpoint_in_no_proxy_is_reached_directly(server, m
 
 
 def test_endpoint_proxy_dead_proxy_is_named_in_the_line(server, monkeypatch):
-    """A dead proxy is set and NO_PROXY does not name the endpoint: the line says the proxy refused, not the server."""
+    """A dead proxy is set and NO_PROXY does not name the endpoint: the line names the proxy, not the server."""
     port = free_port()
     monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{port}")
     with pytest.raises(EndpointError) as err:
         _client(server.url).complete("prompt")
     assert str(err.value) == (
-        f"cannot reach the endpoint {server.url} (connection refused, at the proxy 127.0.0.1:{port} the "
-        "environment names); is the server running? `contextlab model serve` starts the bundled model"
+        f"cannot reach the endpoint {server.url} (the proxy 127.0.0.1:{port}: connection refused); "
+        "check HTTP_PROXY and HTTPS_PROXY, or add its host to NO_PROXY"
     )
     assert server.paths() == []
+
+
+def test_endpoint_proxy_that_wants_a_login_is_said_so_not_an_unreachable_server(monkeypatch):
+    """A proxy answers CONNECT with 407 (it wants a login): the line quotes the proxy, not the server."""
+    with forwarding_proxy(login_required=True) as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        with pytest.raises(EndpointError) as err:
+            _client("https://model.example:8443/v1").complete("prompt")
+    assert str(err.value) == (
+        f"cannot reach the endpoint https://model.example:8443/v1 (the proxy 127.0.0.1:{proxy.server_port}: "
+        "answered 407 Proxy Authentication Required); check HTTP_PROXY and HTTPS_PROXY, or add its host to NO_PROXY"
+    )
+    assert proxy.seen == ["CONNECT model.example:8443"]

@@ -61,10 +61,16 @@ _ANSWERED_BADLY = ("too_large", "not_json", "cut_off", "not_http", "encoding")
 def unreachable(endpoint: str, reason: str, kind: str = "connection") -> str:
     """Return the line for an endpoint nothing answers at: its URL, the cause, and what to do.
 
-    A TLS failure (``kind`` ``"tls"``) means something answered: its ``reason`` says what to do.
+    A TLS failure (``kind`` ``"tls"``) means something answered: its ``reason`` says what to do. A
+    proxy's failure (``"proxy"``) points at the settings that chose the proxy.
     """
     if kind == "tls":
         return f"cannot talk to the endpoint {endpoint}: {reason}"
+    if kind == "proxy":
+        return (
+            f"cannot reach the endpoint {endpoint} ({reason}); check HTTP_PROXY and HTTPS_PROXY, "
+            "or add its host to NO_PROXY"
+        )
     return (
         f"cannot reach the endpoint {endpoint} ({reason}); is the server running? "
         "`contextlab model serve` starts the bundled model"

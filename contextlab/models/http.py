@@ -141,6 +141,8 @@ def _transport_failure(exc: httpx.TransportError) -> HTTPFailure:
 
     if isinstance(exc, httpx.TimeoutException):
         return HTTPFailure(_LATE, transient=True, kind="timeout")
+    if isinstance(exc, httpx.ProxyError):  # the proxy answered CONNECT with other than 2xx (407: it wants a login)
+        return HTTPFailure(f"answered {_quoted(str(exc))}", kind="proxy")
     causes = _causes(exc)
     if any(isinstance(c, h11.RemoteProtocolError) for c in causes):
         # A status line or headers that are not HTTP (another protocol on the port): asking again gets the same.
@@ -230,9 +232,9 @@ class _Call:
             response = client.send(request, stream=True)
         except httpx.TransportError as exc:
             failed, url = _transport_failure(exc), request.url
-            if self.address and self.address != f"{url.host}:{url.port or _PORTS.get(url.scheme)}":
-                said = f"{failed.reason}, at the proxy {self.address} the environment names"
-                failed = HTTPFailure(said, transient=failed.transient, kind=failed.kind)
+            proxied = self.address and self.address != f"{url.host}:{url.port or _PORTS.get(url.scheme)}"
+            if proxied and failed.kind in ("refused", "dns", "connection", "proxy"):  # the proxy failed, not the server
+                failed = HTTPFailure(f"the proxy {self.address}: {failed.reason}", kind="proxy")
             self.error = failed
             return
         try:

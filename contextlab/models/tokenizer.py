@@ -30,7 +30,7 @@ _PROBE = "Hello world"
 # Whatever a server adds despite add_special=False (a BOS, an EOS) on top of one token per byte.
 _SPECIAL_SLACK = 2
 # Failures that mean nothing answered at all (as opposed to a server that answered badly).
-_UNREACHED = ("refused", "dns", "tls", "timeout", "connection")
+_UNREACHED = ("refused", "dns", "tls", "timeout", "connection", "proxy")
 
 
 def server_root(endpoint: str) -> str:
