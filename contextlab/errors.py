@@ -9,6 +9,8 @@ __all__ = [
     "LoadError",
     "StoreError",
     "EndpointError",
+    "HTTPFailure",
+    "BadReply",
     "CacheError",
     "ClusterError",
     "RunInterrupted",
@@ -57,6 +59,34 @@ class EndpointError(ContextLabError):
     def __init__(self, *args: object, status: int | None = None) -> None:
         super().__init__(*args)
         self.status = status
+
+
+class HTTPFailure(ContextLabError):
+    """An HTTP call that gave no usable reply: ``reason`` one line, ``kind`` its cause, ``transient`` if retryable."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        status: int | None = None,
+        transient: bool = False,
+        retry_after: float | None = None,
+        kind: str = "connection",
+    ) -> None:
+        super().__init__(reason)
+        # status: the HTTP status answered (None: none came back); transient: a retry may succeed (a timeout,
+        # a hang-up, 429, 5xx); retry_after: the wait the server asked for; kind: what failed, for a caller
+        # that words it ("refused", "timeout", "redirect", "too_large", "not_json", "status", "connection",
+        # "dns", "tls", "proxy"; for a server that answered, not as HTTP promises: "cut_off", "not_http", "encoding").
+        self.reason = reason
+        self.status = status
+        self.transient = transient
+        self.retry_after = retry_after
+        self.kind = kind
+
+
+class BadReply(ContextLabError, ValueError):
+    """A server's reply that is not what the API promises; the message says what was wrong, in one line."""
 
 
 class CacheError(ContextLabError):

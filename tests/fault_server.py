@@ -9,6 +9,8 @@ what was sent and where. Answers that stand for a model's work come from the bun
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import http.server
 import json
 import socket
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 #: A self-signed certificate for localhost and 127.0.0.1 (its key beside it), for a fake that speaks TLS.
 TLS_CERT = Path(__file__).parent / "tls" / "localhost.pem"
@@ -35,6 +38,8 @@ __all__ = [
     "huge_completion",
     "hang_up",
     "TLS_CERT",
+    "ForwardingProxy",
+    "forwarding_proxy",
 ]
 
 Action = Callable[["_Handler"], None]
@@ -56,10 +61,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if action is None:
             send_json({"error": {"message": "not found"}}, status=404)(self)
             return
-        try:
+        # The client may give up (a deadline passed): what the fault was for.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             action(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a deadline passed): what the fault was for
 
     do_GET = do_POST = _serve
 
@@ -241,3 +245,93 @@ def hang_up() -> Action:
         h.close_connection = True
 
     return act
+
+
+class _ProxyHandler(http.server.BaseHTTPRequestHandler):
+    """A forwarding proxy's side: absolute-form requests relayed, CONNECT tunnelled; every request recorded."""
+
+    protocol_version = "HTTP/1.1"
+    server: ForwardingProxy
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _forward(self) -> None:
+        self.server.seen.append(f"{self.command} {self.path}")
+        url = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        upstream = http.client.HTTPConnection(self.server.resolve(url.hostname or ""), url.port or 80, timeout=10)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("proxy-connection", "connection")}
+        upstream.request(self.command, url.path or "/", body=body, headers=headers)
+        reply = upstream.getresponse()
+        data = reply.read()
+        upstream.close()
+        self.send_response(reply.status)
+        for name, value in reply.getheaders():
+            if name.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_CONNECT(self) -> None:
+        self.server.seen.append(f"CONNECT {self.path}")
+        if self.server.login_required:
+            self.send_response(407)
+            self.send_header("Proxy-Authenticate", 'Basic realm="proxy"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        host, port = self.path.rsplit(":", 1)
+        upstream = socket.create_connection((self.server.resolve(host), int(port)), timeout=10)
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.flush()
+
+        def pump(source: socket.socket, sink: socket.socket) -> None:
+            with contextlib.suppress(OSError):
+                while data := source.recv(65536):
+                    sink.sendall(data)
+            with contextlib.suppress(OSError):
+                sink.shutdown(socket.SHUT_WR)
+
+        back = threading.Thread(target=pump, args=(upstream, self.connection), daemon=True)
+        back.start()
+        pump(self.connection, upstream)
+        back.join(10)
+        upstream.close()
+        self.close_connection = True
+
+    do_GET = do_POST = _forward
+
+
+class ForwardingProxy(http.server.ThreadingHTTPServer):
+    """A tiny HTTP proxy on 127.0.0.1 for tests: ``seen`` holds every request line; ``hosts`` only it resolves."""
+
+    daemon_threads = True
+
+    def __init__(self, hosts: dict[str, str], *, login_required: bool = False) -> None:
+        self.seen: list[str] = []
+        self.hosts = hosts
+        #: Answer every CONNECT with 407 (a proxy that wants a login).
+        self.login_required = login_required
+        super().__init__(("127.0.0.1", 0), _ProxyHandler)
+        self.url = f"http://127.0.0.1:{self.server_port}"
+
+    def resolve(self, host: str) -> str:
+        """Return the address the proxy connects to for ``host`` (its own table first)."""
+        return self.hosts.get(host, host)
+
+
+@contextmanager
+def forwarding_proxy(hosts: dict[str, str] | None = None, *, login_required: bool = False) -> Iterator[ForwardingProxy]:
+    """Yield a running ``ForwardingProxy`` (``hosts`` maps names only it can resolve); stop it afterwards."""
+    proxy = ForwardingProxy(dict(hosts or {}), login_required=login_required)
+    thread = threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        proxy.shutdown()
+        proxy.server_close()

@@ -332,7 +332,7 @@ def test_endpoint_faults_dropped_connection_is_retried_then_one_line(server):
     with pytest.raises(EndpointError) as err:
         _client(server, max_retries=2).complete("prompt")
     assert str(err.value).startswith(
-        f"cannot reach the endpoint {server.url} (the connection failed (RemoteDisconnected) after 2 retries)"
+        f"cannot reach the endpoint {server.url} (the connection failed (closed with no reply) after 2 retries)"
     )
     assert server.paths().count("POST /v1/completions") == 3
 
@@ -655,7 +655,7 @@ def test_endpoint_faults_unreachable_endpoint_is_one_line_with_the_real_cause(tm
     ],
 )
 def test_endpoint_faults_cli_endpoint_with_a_bad_port_or_host_is_one_line(tmp_path, url, said):
-    """Injects a fault of the user's: a port that is no port ('abc' was a traceback, -1 'does not resolve'), a lone [."""
+    """Injects a fault of the user's: a port that is no port ('abc', 99999, -1), a lone [."""
     done = run_cli(
         "eval",
         "--endpoint",

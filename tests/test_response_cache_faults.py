@@ -9,6 +9,7 @@ The stored texts are plain strings written by the test (no model is asked anythi
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,35 @@ def test_cache_faults_the_key_is_scrubbed_from_what_is_stored_and_served(tmp_pat
     assert cache.get("k").text == "Bearer [key]"
     cache.close()
     assert secret.encode() not in (tmp_path / "c.sqlite").read_bytes()
+
+
+def test_cache_faults_run_opening_a_new_cache_another_run_is_creating_waits_and_works(tmp_path):
+    """Injects a fault of timing: two runs start together on a new cache; the first holds the file mid-creation.
+
+    The second waits for the first to finish creating it, then works; it is never told that a good
+    cache is another program's file (once "not a contextlab response cache (database is locked) ...
+    delete this one", at once).
+    """
+    path = tmp_path / "new" / "c.sqlite"
+    path.parent.mkdir()
+    creating = sqlite3.connect(path, isolation_level=None)
+    creating.execute("BEGIN IMMEDIATE")  # the first run, one of the cache's two tables made
+    creating.execute("CREATE TABLE memo (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    failures: list[str] = []
+
+    def second_run() -> None:
+        try:
+            cache = ResponseCache(path)
+            cache.put("k1", "http://h/v1", "m", KEPT)
+            cache.close()
+        except Exception as exc:  # the finding: what the second run was told
+            failures.append(f"{type(exc).__name__}: {exc}")
+
+    second = threading.Thread(target=second_run)
+    second.start()
+    second.join(0.5)  # bounded: today's second run has given up by now; a waiting one goes on after the commit
+    creating.execute("COMMIT")
+    creating.close()
+    second.join()
+    assert failures == []
+    assert ResponseCache(path).get("k1") == KEPT

@@ -1,7 +1,7 @@
 """A model in the loop: measured answers from any OpenAI-compatible endpoint, or the bundled one.
 
-- ``ModelClient``: one model behind an OpenAI-compatible endpoint, over the standard library's HTTP
-  (a deadline per call, a cap on each reply, no redirects; replies checked at the door); the API
+- ``ModelClient``: one model behind an OpenAI-compatible endpoint, over httpx (a deadline per call,
+  a cap on each reply, no redirects, ``HTTP_PROXY`` / ``NO_PROXY`` honoured; replies checked at the door); the API
   key only from ``CONTEXTLAB_API_KEY`` (else ``OPENAI_API_KEY``), never written or shown.
 - ``QATemplate`` / ``Shot``: the QA prompt of Liu et al. (2024), with solved examples in front.
 - ``answer_is_correct``: the paper's scoring (a SQuAD-normalised gold answer in the answer).

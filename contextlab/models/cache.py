@@ -29,6 +29,9 @@ from .keys import scrub
 
 __all__ = ["CachedResponse", "ResponseCache", "cache_key", "default_cache_path"]
 
+# How long a run waits for another that holds the file (creating it, or keeping an answer).
+_WAIT_S = 30.0
+_WAL_TRIES = 5
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -111,7 +114,7 @@ _COLUMNS = {
 def _connect(path: str, read_only: bool) -> sqlite3.Connection:
     """Return a connection to ``path``; read-only ones open without writing a byte (or a -wal file)."""
     if not read_only:  # journal mode and tables come after the schema check: another's file stays as it was
-        return sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        return sqlite3.connect(path, timeout=_WAIT_S, check_same_thread=False, isolation_level=None)
     uri = f"file:{quote(path)}?mode=ro"
     try:
         db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
@@ -151,6 +154,32 @@ def _check_schema(db: sqlite3.Connection, path: str) -> None:
             )
 
 
+def _create(db: sqlite3.Connection, path: str) -> None:
+    """Check the schema and create the tables in one write transaction, then switch the file to WAL.
+
+    Runs that start together on a new file take turns: ``BEGIN IMMEDIATE`` waits (up to ``_WAIT_S``)
+    while another run creates it. The switch to WAL does not wait for a run that holds the file at
+    that moment (SQLite says "locked" at once), so it waits for that run's lock and tries again.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        _check_schema(db, path)
+        for statement in _SCHEMA.split(";"):
+            db.execute(statement)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    for _ in range(_WAL_TRIES):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError:
+            db.execute("BEGIN IMMEDIATE")  # waits for the run that holds the file
+            db.execute("ROLLBACK")
+    db.execute("PRAGMA journal_mode=WAL")
+
+
 def _writable(path: str) -> bool:
     """Return True when ``path`` (and its folder, where SQLite keeps its -wal file) may be written.
 
@@ -166,6 +195,13 @@ def _writable(path: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def _not_a_cache(path: str, exc: sqlite3.Error) -> InvalidInputError:
+    return InvalidInputError(
+        f"cache {path!r} is not a contextlab response cache ({exc}); give another --cache file, or delete this one",
+        field="cache",
+    )
 
 
 class ResponseCache:
@@ -188,16 +224,19 @@ class ResponseCache:
             self.read_only = self._prepare_file()
         try:
             self._db = _connect(self.path, self.read_only)
-            _check_schema(self._db, self.path)
-            if not self.read_only:
-                self._db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
-                self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise InvalidInputError(
-                f"cache {self.path!r} is not a contextlab response cache ({exc}); "
-                "give another --cache file, or delete this one",
-                field="cache",
+            if self.read_only:
+                _check_schema(self._db, self.path)
+            else:
+                _create(self._db, self.path)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise _not_a_cache(self.path, exc) from None
+            raise CacheError(
+                f"cache {self.path} is held by another program or run ({exc}) for more than {_WAIT_S:g} s; "
+                "give another --cache file, or rerun when it is done"
             ) from None
+        except sqlite3.DatabaseError as exc:
+            raise _not_a_cache(self.path, exc) from None
         self._lock = threading.Lock()
 
     def _prepare_file(self) -> bool:

@@ -1,4 +1,4 @@
-"""A model behind any OpenAI-compatible endpoint, over the standard library's HTTP (``models.http``).
+"""A model behind any OpenAI-compatible endpoint, over httpx (``models.http``; proxies from the environment).
 
 Ollama, vLLM, a llama.cpp server (``contextlab model serve``), LM Studio or OpenAI itself: give
 the base URL (``http://127.0.0.1:8080/v1``) and, when the server has several, the model name.
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import EndpointError, InvalidInputError
+from ..errors import BadReply, EndpointError, HTTPFailure, InvalidInputError
 from ..validation import finite_number, one_of, whole_number
-from .http import HTTPFailure, post_json
+from .http import post_json
 from .keys import (
     API_KEY_VARIABLES,
     api_key_source,
@@ -30,7 +30,7 @@ from .keys import (
     scrub,
 )
 from .pace import ServerTiming, server_timing
-from .replies import BadReply, answer_char_limit, completion, model_ids, safe_line
+from .replies import answer_char_limit, completion, model_ids, safe_line
 from .scoring import first_line
 
 __all__ = [
@@ -61,10 +61,16 @@ _ANSWERED_BADLY = ("too_large", "not_json", "cut_off", "not_http", "encoding")
 def unreachable(endpoint: str, reason: str, kind: str = "connection") -> str:
     """Return the line for an endpoint nothing answers at: its URL, the cause, and what to do.
 
-    A TLS failure (``kind`` ``"tls"``) means something answered: its ``reason`` says what to do.
+    A TLS failure (``kind`` ``"tls"``) means something answered: its ``reason`` says what to do. A
+    proxy's failure (``"proxy"``) points at the settings that chose the proxy.
     """
     if kind == "tls":
         return f"cannot talk to the endpoint {endpoint}: {reason}"
+    if kind == "proxy":
+        return (
+            f"cannot reach the endpoint {endpoint} ({reason}); check HTTP_PROXY and HTTPS_PROXY, "
+            "or add its host to NO_PROXY"
+        )
     return (
         f"cannot reach the endpoint {endpoint} ({reason}); is the server running? "
         "`contextlab model serve` starts the bundled model"
@@ -266,7 +272,7 @@ class ModelClient:
             options["max_bytes"] = max_bytes
         for attempt in range(self.max_retries + 1):
             try:
-                return post_json(self.endpoint + path, body, **options).body
+                return post_json(self.endpoint + path, body, **options)
             except HTTPFailure as exc:
                 retry = exc.transient and (retry_refused or exc.kind != "refused") and attempt < self.max_retries
                 if not retry or (cancel is not None and cancel.is_set()):

@@ -1,30 +1,36 @@
-"""JSON over HTTP with the standard library: one deadline per call, a cap on what is read, no redirects.
+"""JSON over HTTP on httpx: one deadline per call, a cap on what is read, no redirects, proxies honoured.
 
 The measured path talks to servers nobody here controls (llama.cpp, vLLM, proxies). Each call
-made through ``post_json`` ends by ``deadline`` seconds whatever the server does (a trickle of
-one byte a second included, in the headers as in the body: a watchdog closes the connection
-when the time is up) and whatever the resolver does (the name lookup counts), reads at most ``max_bytes`` of the reply, never follows a redirect (the
-prompts would go to a host the results do not name), and hands back a parsed JSON value or
-raises ``HTTPFailure`` with a one-line reason. Nothing here imports a third-party package, so
-the measured path works from ``pip install contextlab`` alone.
+made through ``post_json`` ends by ``deadline`` seconds whatever the server or the resolver does
+(a trickle of one byte a second, in the headers as in the body; a name lookup that hangs): the
+call runs on a worker thread that is given up at the deadline, its socket shut so it ends too.
+It reads at most ``max_bytes`` of the reply, never follows a redirect (the prompts would go to a
+host the results do not name), and hands back a parsed JSON value or raises ``HTTPFailure`` with
+a one-line reason. ``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` are honoured
+as every Python tool honours them, and certificates are checked against the system's
+authorities (``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` add others).
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.client
+import functools
 import json
+import os
 import socket
 import ssl
 import threading
-import time
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
+from ..errors import HTTPFailure
 from ..safe_text import terminal_safe
 
-__all__ = ["DEFAULT_MAX_BYTES", "HTTPFailure", "HTTPReply", "post_json", "size_text"]
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["DEFAULT_MAX_BYTES", "post_json", "size_text"]
 
 #: What one reply may hold before it is refused: far above any real completion or token list.
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -33,43 +39,8 @@ _CHUNK = 64 * 1024
 _QUOTED = 160
 # A Retry-After beyond this is not waited for (the retry policy's own backoff applies instead).
 _MAX_RETRY_AFTER = 60.0
-
-
-class HTTPFailure(Exception):
-    """A call that gave no usable reply; ``reason`` is one line, ``status`` the HTTP status or None.
-
-    ``transient`` says whether the same call may succeed when tried again (a timeout, a dropped
-    connection, 429 or 5xx), which is what a retry policy reads; ``retry_after`` is the wait in
-    seconds the server asked for (``Retry-After``), if any; ``kind`` names the failure for a
-    caller that words it (``"refused"``, ``"timeout"``, ``"redirect"``, ``"too_large"``,
-    ``"not_json"``, ``"status"``, ``"connection"``, ``"dns"``, ``"tls"``; and for a server that
-    answered, but not as HTTP promises: ``"cut_off"``, a body shorter than it said; ``"not_http"``,
-    no HTTP at all; ``"encoding"``, a compressed body nobody asked for).
-    """
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        status: int | None = None,
-        transient: bool = False,
-        retry_after: float | None = None,
-        kind: str = "connection",
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.transient = transient
-        self.retry_after = retry_after
-        self.kind = kind
-
-
-@dataclass(frozen=True)
-class HTTPReply:
-    """A reply read whole within its limits: its status and its parsed JSON body."""
-
-    status: int
-    body: Any
+_LATE = "the reply did not arrive in time"
+_PORTS = {"http": 80, "https": 443}
 
 
 def size_text(n: int) -> str:
@@ -81,113 +52,23 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def _connection(url: str, ends_at: float) -> tuple[http.client.HTTPConnection, str]:
-    parts = urlsplit(url)
-    path = parts.path or "/"
-    if parts.query:
-        path += "?" + parts.query
-    timeout = max(0.001, ends_at - time.monotonic())
-    if parts.scheme == "https":
-        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.netloc, timeout=timeout, context=ssl.create_default_context()
-        )
-    else:
-        connection = http.client.HTTPConnection(parts.netloc, timeout=timeout)
-    # http.client connects through this attribute: the name lookup is under the deadline too.
-    connection._create_connection = _connector(ends_at)  # type: ignore[attr-defined]
-    return connection, path
+@functools.lru_cache(maxsize=8)
+def _client(environment: tuple[tuple[str, str], ...]) -> httpx.Client:
+    """Return the client for one setting of the environment (its proxies and certificates are read when made)."""
+    import httpx  # when a call is made: `import contextlab.models` and the CLI start without it
+
+    return httpx.Client(
+        verify=ssl.create_default_context(),  # the system's authorities, and SSL_CERT_FILE / SSL_CERT_DIR
+        trust_env=True,
+        follow_redirects=False,
+        # A fresh connection per call: the watchdog shuts the socket the call opened, never a shared one.
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=0),
+    )
 
 
-def _resolve(host: str, port: int, seconds: float) -> list[tuple[Any, ...]]:
-    """Return ``getaddrinfo``'s stream addresses of ``host``, or raise when the lookup outlasts ``seconds``.
-
-    The resolver has no timeout of its own (a dead DNS server holds it for tens of seconds), so
-    it runs in a daemon thread that is left behind when the deadline passes.
-    """
-    found: dict[str, Any] = {}
-
-    def look() -> None:
-        try:
-            found["addresses"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            found["error"] = exc
-
-    worker = threading.Thread(target=look, name="contextlab-resolve", daemon=True)
-    worker.start()
-    worker.join(max(0.001, seconds))
-    if worker.is_alive():
-        raise HTTPFailure(f"the host name {_quoted(host)} did not resolve in time", transient=True, kind="timeout")
-    if "error" in found:
-        raise found["error"]
-    return found["addresses"]
-
-
-def _connector(ends_at: float) -> Any:
-    """Return a ``socket.create_connection`` whose name lookup and connect end by ``ends_at``."""
-
-    def create_connection(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
-        host, port = address
-        error: OSError | None = None
-        for family, kind, proto, _, sockaddr in _resolve(host, port, ends_at - time.monotonic()):
-            sock = socket.socket(family, kind, proto)
-            try:
-                sock.settimeout(max(0.001, ends_at - time.monotonic()))
-                if source_address:
-                    sock.bind(source_address)
-                sock.connect(sockaddr)
-                return sock
-            except OSError as exc:
-                sock.close()
-                error = exc
-        raise error or OSError(f"{host} has no address to connect to")
-
-    return create_connection
-
-
-class _Watchdog:
-    """Closes a connection's socket when its deadline passes, whatever call it is blocked in."""
-
-    def __init__(self, connection: http.client.HTTPConnection, seconds: float) -> None:
-        self.connection = connection
-        self.expired = False
-        self._timer = threading.Timer(max(0.001, seconds), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        self.expired = True
-        sock = self.connection.sock
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def stop(self) -> None:
-        """Cancel the watchdog (the call ended in time); returns nothing."""
-        self._timer.cancel()
-
-
-def _read_capped(reply: http.client.HTTPResponse, ends_at: float, max_bytes: int, *, refuse: bool = True) -> bytes:
-    """Return the body, at most ``max_bytes`` of it: beyond that refused (or, ``refuse`` False, cut)."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        if ends_at - time.monotonic() <= 0:
-            raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout")
-        chunk = reply.read1(_CHUNK)
-        if not chunk:
-            if refuse and reply.length:  # the connection ended before the Content-Length it promised
-                raise HTTPFailure(
-                    f"sent a reply cut off before its end ({size:,} of {size + reply.length:,} bytes)",
-                    transient=True,
-                    kind="cut_off",
-                )
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > max_bytes and not refuse:
-            return b"".join(chunks) + chunk[: max_bytes - size + len(chunk)]
-        if size > max_bytes:
-            raise HTTPFailure(f"sent a reply larger than {size_text(max_bytes)}; refused", kind="too_large")
-        chunks.append(chunk)
+def _shared_client() -> httpx.Client:
+    names = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+    return _client(tuple(sorted((k, v) for k, v in os.environ.items() if k.lower().endswith("_proxy") or k in names)))
 
 
 def _quoted(text: str) -> str:
@@ -209,10 +90,10 @@ def _server_message(body: bytes) -> str:
     return _quoted(message) if isinstance(message, str) else ""
 
 
-def _retry_after(reply: http.client.HTTPResponse) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """Return the wait the server asked for (``retry-after-ms`` or ``Retry-After`` in seconds), if sane."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = reply.getheader(name)
+        value = headers.get(name)
         try:
             seconds = float(value) * scale if value is not None else None
         except ValueError:
@@ -222,10 +103,9 @@ def _retry_after(reply: http.client.HTTPResponse) -> float | None:
     return None
 
 
-def _status_failure(url: str, reply: http.client.HTTPResponse, body: bytes) -> HTTPFailure:
-    status = reply.status
+def _status_failure(url: str, status: int, headers: Mapping[str, str], body: bytes) -> HTTPFailure:
     if 300 <= status < 400:
-        target = urljoin(url, reply.getheader("Location") or "")
+        target = urljoin(url, headers.get("location") or "")
         here, there = urlsplit(url), urlsplit(target)
         where = "another origin" if (here.scheme, here.netloc) != (there.scheme, there.netloc) else "another path"
         shown = _quoted(f"{there.scheme}://{there.netloc}{there.path}") if there.netloc else "nowhere"
@@ -241,40 +121,139 @@ def _status_failure(url: str, reply: http.client.HTTPResponse, body: bytes) -> H
         f"answered HTTP {status}" + (f" ({said})" if said else ""),
         status=status,
         transient=transient,
-        retry_after=_retry_after(reply) if transient else None,
+        retry_after=_retry_after(headers) if transient else None,
         kind="status",
     )
 
 
-def _broken(exc: Exception) -> HTTPFailure:
-    """Return the failure for a connection that broke, or for a server that does not answer in HTTP."""
-    if isinstance(exc, http.client.IncompleteRead):  # a chunked body that ended early
-        return HTTPFailure("sent a reply cut off before its end", transient=True, kind="cut_off")
-    if isinstance(exc, http.client.HTTPException) and not isinstance(exc, ConnectionError):
-        # A status line or headers that are not HTTP (another protocol on the port): asking again
-        # gets the same answer.
-        return HTTPFailure(f"answered with something that is not HTTP ({type(exc).__name__})", kind="not_http")
-    return HTTPFailure(f"the connection failed ({type(exc).__name__})", transient=True)
+def _causes(exc: BaseException) -> list[BaseException]:
+    """Return ``exc`` and the exceptions it was raised from (or while handling), outermost first."""
+    chain = [exc]
+    while (inner := chain[-1].__cause__ or chain[-1].__context__) is not None and len(chain) < 10:
+        chain.append(inner)
+    return chain
 
 
-def _send(
-    connection: http.client.HTTPConnection,
-    method: str,
-    path: str,
-    payload: bytes | None,
-    headers: dict[str, str],
-    ends_at: float,
-    max_bytes: int,
-) -> tuple[http.client.HTTPResponse, bytes]:
-    """Return the reply and its body, read within the deadline; socket errors are left to the caller."""
-    connection.request(method, path, body=payload, headers=headers)
-    if connection.sock is not None:
-        connection.sock.settimeout(max(0.001, ends_at - time.monotonic()))
-    reply = connection.getresponse()
-    if not 200 <= reply.status < 300:
-        # An error's body is read only far enough to quote the server's message.
-        return reply, _read_capped(reply, ends_at, _CHUNK, refuse=False)
-    return reply, _read_capped(reply, ends_at, max_bytes)
+def _transport_failure(exc: httpx.TransportError) -> HTTPFailure:
+    """Return the failure for a call that got no reply: no connection, TLS, a hang-up, or bytes that are not HTTP."""
+    import h11
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return HTTPFailure(_LATE, transient=True, kind="timeout")
+    if isinstance(exc, httpx.ProxyError):  # the proxy answered CONNECT with other than 2xx (407: it wants a login)
+        return HTTPFailure(f"answered {_quoted(str(exc))}", kind="proxy")
+    causes = _causes(exc)
+    if any(isinstance(c, h11.RemoteProtocolError) for c in causes):
+        # A status line or headers that are not HTTP (another protocol on the port): asking again gets the same.
+        return HTTPFailure("answered with something that is not HTTP", kind="not_http")
+    root = causes[-1]
+    if isinstance(root, ssl.SSLCertVerificationError):
+        return HTTPFailure(
+            f"its TLS certificate is not trusted here ({root.verify_message or root.reason}); if you "
+            "trust it, point SSL_CERT_FILE at its authority's certificate",
+            kind="tls",
+        )
+    if isinstance(root, ssl.SSLError):
+        return HTTPFailure(
+            f"TLS failed ({root.reason or type(root).__name__}); does it serve https? a server of "
+            "plain http needs an http:// endpoint",
+            kind="tls",
+        )
+    if isinstance(root, ConnectionRefusedError):
+        return HTTPFailure("connection refused", transient=True, kind="refused")
+    if isinstance(root, socket.gaierror):
+        return HTTPFailure("the host name does not resolve", kind="dns")
+    what = type(root).__name__ if isinstance(root, OSError) else "closed with no reply"
+    return HTTPFailure(f"the connection failed ({what})", transient=True)
+
+
+def _read_capped(response: httpx.Response, max_bytes: int, *, refuse: bool) -> bytes:
+    """Return the body, at most ``max_bytes`` of it: beyond that refused (or, ``refuse`` False, cut)."""
+    import httpx
+
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_bytes():  # as it arrives: an early end keeps its count
+            size += len(chunk)
+            if size > max_bytes and not refuse:
+                return b"".join(chunks) + chunk[: max_bytes - size + len(chunk)]
+            if size > max_bytes:
+                raise HTTPFailure(f"sent a reply larger than {size_text(max_bytes)}; refused", kind="too_large")
+            chunks.append(chunk)
+    except httpx.TimeoutException:
+        raise HTTPFailure(_LATE, transient=True, kind="timeout") from None
+    except httpx.TransportError:  # the connection ended before the body did
+        length = response.headers.get("content-length", "")
+        said = f" ({size:,} of {int(length):,} bytes)" if length.isdigit() else ""
+        raise HTTPFailure(f"sent a reply cut off before its end{said}", transient=True, kind="cut_off") from None
+    return b"".join(chunks)
+
+
+class _Call:
+    """One request on a worker thread: what came back, and the socket to shut when its deadline passes."""
+
+    def __init__(self) -> None:
+        self.stream: Any = None
+        self.address = ""
+        self.status = 0
+        self.headers: Mapping[str, str] = {}
+        self.body = b""
+        self.error: HTTPFailure | None = None
+        self.crash: Exception | None = None
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """Keep where httpx connects, and the newest stream it opened (TCP, then TLS over it): the watchdog's handle."""
+        if event == "connection.connect_tcp.started":
+            self.address = f"{info.get('host')}:{info.get('port')}"
+        opened = info.get("return_value")
+        if event.endswith(".complete") and hasattr(opened, "get_extra_info"):
+            self.stream = opened
+
+    def shut(self) -> None:
+        """Shut the call's socket, so a worker blocked reading it ends now; returns nothing."""
+        sock = self.stream.get_extra_info("socket") if self.stream is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def run(self, client: httpx.Client, request: httpx.Request, max_bytes: int) -> None:
+        """Send ``request`` and read its reply within its limits (on the worker thread); keep what it raised."""
+        try:
+            self._exchange(client, request, max_bytes)
+        except Exception as exc:  # not a failure of the server's: raised again in the caller's thread
+            self.crash = exc
+
+    def _exchange(self, client: httpx.Client, request: httpx.Request, max_bytes: int) -> None:
+        import httpx
+
+        try:
+            response = client.send(request, stream=True)
+        except httpx.TransportError as exc:
+            failed, url = _transport_failure(exc), request.url
+            proxied = self.address and self.address != f"{url.host}:{url.port or _PORTS.get(url.scheme)}"
+            if proxied and failed.kind in ("refused", "dns", "connection", "proxy"):  # the proxy failed, not the server
+                failed = HTTPFailure(f"the proxy {self.address}: {failed.reason}", kind="proxy")
+            self.error = failed
+            return
+        try:
+            self.status, self.headers = response.status_code, response.headers
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
+            if not response.is_success:  # read only far enough to quote the server's message
+                self.body = _read_capped(response, _CHUNK, refuse=False) if encoding == "identity" else b""
+            elif encoding != "identity":  # a gzip body is not the JSON asked for (and may be a bomb)
+                self.error = HTTPFailure(
+                    f"sent a reply in the content encoding {_quoted(encoding)}, which contextlab did not "
+                    "ask for (it asks for identity)",
+                    kind="encoding",
+                )
+            else:
+                self.body = _read_capped(response, max_bytes, refuse=True)
+        except HTTPFailure as exc:
+            self.error = exc
+        finally:
+            response.close()
 
 
 def post_json(
@@ -285,68 +264,47 @@ def post_json(
     deadline: float = 30.0,
     max_bytes: int = DEFAULT_MAX_BYTES,
     method: str = "POST",
-) -> HTTPReply:
-    """Return the reply to ``body`` sent as JSON to ``url``, read whole within ``deadline`` seconds.
+) -> Any:
+    """Return the parsed JSON reply to ``body`` sent as JSON to ``url``, read whole within ``deadline`` seconds.
 
     ``body`` None sends none (``method="GET"``). Raises ``HTTPFailure`` for no connection, a
-    deadline passed (connecting, sending, the headers and the body all count), a reply over
-    ``max_bytes``, a redirect, a status other than 2xx, or a body that is not JSON.
+    deadline passed (the name lookup, connecting, sending, the headers and the body all count), a
+    reply over ``max_bytes``, a redirect, a status other than 2xx, or a body that is not JSON.
     """
-    ends_at = time.monotonic() + deadline
     payload = None if body is None else json.dumps(body).encode("utf-8")
     sent = {
         "Accept": "application/json",
+        "Accept-Encoding": "identity",
         **({"Content-Type": "application/json"} if payload else {}),
         **(headers or {}),
     }
-    connection, path = _connection(url, ends_at)
-    watchdog = _Watchdog(connection, deadline)
+    call, client = _Call(), _shared_client()
+    request = client.build_request(
+        method,
+        url,
+        content=payload,
+        headers={name.encode("ascii"): value.encode("latin-1") for name, value in sent.items()},  # a key: Latin-1
+        timeout=deadline,
+        extensions={"trace": call.trace},
+    )
+    worker = threading.Thread(target=call.run, args=(client, request, max_bytes), name="contextlab-http", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive():  # left behind: its socket shut, it ends; a hung name lookup ends on its own
+        call.shut()
+        host = urlsplit(url).hostname or url
+        reason = _LATE if call.stream is not None else f"no connection to {_quoted(host)} was made in time"
+        raise HTTPFailure(reason, transient=True, kind="timeout")
+    if call.crash is not None:
+        raise call.crash
+    if call.error is not None:
+        raise call.error
+    if not 200 <= call.status < 300:
+        raise _status_failure(url, call.status, call.headers, call.body)
     try:
-        reply, raw = _send(connection, method, path, payload, sent, ends_at, max_bytes)
-    except HTTPFailure as exc:
-        if watchdog.expired and exc.kind not in ("too_large", "timeout"):  # a timeout's own reason is kept
-            raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
-        raise
-    except TimeoutError:
-        raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
-    except ConnectionRefusedError:
-        raise HTTPFailure("connection refused", transient=True, kind="refused") from None
-    except socket.gaierror:
-        raise HTTPFailure("the host name does not resolve", kind="dns") from None
-    except ssl.SSLCertVerificationError as exc:
-        raise HTTPFailure(
-            f"its TLS certificate is not trusted here ({exc.verify_message or exc.reason}); if you "
-            "trust it, point SSL_CERT_FILE at its authority's certificate",
-            kind="tls",
-        ) from None
-    except ssl.SSLError as exc:
-        raise HTTPFailure(
-            f"TLS failed ({exc.reason or type(exc).__name__}); does it serve https? a server of "
-            "plain http needs an http:// endpoint",
-            kind="tls",
-        ) from None
-    except (ConnectionError, http.client.HTTPException, OSError) as exc:
-        if watchdog.expired:
-            raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout") from None
-        raise _broken(exc) from None
-    finally:
-        watchdog.stop()
-        connection.close()
-    if watchdog.expired:  # the watchdog's shutdown reads as an early end of the body: it is a timeout
-        raise HTTPFailure("the reply did not arrive in time", transient=True, kind="timeout")
-    if not 200 <= reply.status < 300:
-        raise _status_failure(url, reply, raw)
-    encoding = (reply.getheader("Content-Encoding") or "identity").strip().lower()
-    if encoding != "identity":  # http.client asks for identity: a gzip body is not the JSON it reads
-        raise HTTPFailure(
-            f"sent a reply in the content encoding {_quoted(encoding)}, which contextlab did not "
-            "ask for (it asks for identity)",
-            kind="encoding",
-        )
-    try:
-        return HTTPReply(reply.status, json.loads(raw.decode("utf-8")))
+        return json.loads(call.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        start = raw.lstrip()[:1]
+        start = call.body.lstrip()[:1]
         said = (
             "an HTML page, not JSON" if start == b"<" else "an empty reply" if not start else "a reply that is not JSON"
         )

@@ -37,7 +37,7 @@ def api_key() -> tuple[str | None, str | None]:
     """Return the key and the name of the variable it comes from, or ``(None, None)``.
 
     Raises ``InvalidInputError`` (never repeating the key) when the key holds a line break or
-    another character an HTTP header cannot carry: sent, http.client's error quotes the header.
+    another character an HTTP header cannot carry (sent, an HTTP library's error would quote it).
     """
     for name in API_KEY_VARIABLES:
         value = os.environ.get(name, "").strip()

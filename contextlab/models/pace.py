@@ -171,8 +171,10 @@ def remember_pace(cache: Any, endpoint: str, model: str, pace: RunPace) -> None:
 def estimate_seconds(cache: Any, endpoint: str, model: str, prompt_tokens: int) -> tuple[float, str] | None:
     """Return ``(seconds, basis)`` for ``prompt_tokens`` at the endpoint's last measured rate, or None."""
     raw = cache.memo_get(_memo_key(endpoint, model)) if cache is not None else None
+    if not raw:
+        return None
     try:
-        kept = json.loads(raw) if raw else None
+        kept = json.loads(raw)
         rate, calls, concurrency = float(kept["prompt_tokens_per_s"]), int(kept["calls"]), int(kept["concurrency"])
     except (TypeError, ValueError, KeyError):
         return None

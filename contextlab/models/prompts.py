@@ -50,9 +50,9 @@ class QATemplate:
     answer_prefix: str = "Answer:"
 
     def __post_init__(self) -> None:
-        for name in ("instruction", "closed_book_instruction", "answer_prefix"):
+        for name in ("instruction", "closed_book_instruction", "question_format", "answer_prefix"):
             text(name, getattr(self, name))
-        if "{question}" not in text("question_format", self.question_format):
+        if "{question}" not in self.question_format:
             raise InvalidInputError(
                 "question_format must contain {question}, e.g. 'Question: {question}'", field="question_format"
             )

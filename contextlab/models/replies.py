@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import BadReply
 from ..safe_text import terminal_safe
 from ..validation import message_value
 
-__all__ = ["BadReply", "Completion", "MAX_ID_CHARS", "answer_char_limit", "completion", "model_ids", "safe_line"]
+__all__ = ["Completion", "MAX_ID_CHARS", "answer_char_limit", "completion", "model_ids", "safe_line"]
 
 #: How long a model id may be once shown (the rest is cut with "...").
 MAX_ID_CHARS = 200
@@ -29,10 +30,6 @@ _CHARS_PER_TOKEN = 64
 _MIN_ANSWER_CHARS = 4096
 # A prompt is at most one token per byte, plus what a chat template adds around it.
 _TEMPLATE_TOKENS = 8192
-
-
-class BadReply(ValueError):
-    """A reply that is not what the API promises; the message is one line saying what was wrong."""
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import EndpointError
+from ..errors import EndpointError, HTTPFailure
 from .client import check_endpoint_url, unreachable
-from .http import HTTPFailure, post_json
+from .http import post_json
 from .keys import auth_headers, scrub
 
 __all__ = ["EndpointTokenizer", "endpoint_tokenizer", "prompt_counter", "server_root"]
@@ -30,7 +30,7 @@ _PROBE = "Hello world"
 # Whatever a server adds despite add_special=False (a BOS, an EOS) on top of one token per byte.
 _SPECIAL_SLACK = 2
 # Failures that mean nothing answered at all (as opposed to a server that answered badly).
-_UNREACHED = ("refused", "dns", "tls", "timeout", "connection")
+_UNREACHED = ("refused", "dns", "tls", "timeout", "connection", "proxy")
 
 
 def server_root(endpoint: str) -> str:
@@ -104,9 +104,9 @@ class EndpointTokenizer:
                 scrub(f"{self.root}{path} {exc.reason}; it cannot {does}"), status=exc.status or 0
             ) from None
         self.requests += 1
-        if not isinstance(reply.body, dict):
+        if not isinstance(reply, dict):
             raise EndpointError(f"{self.root}{path} did not answer with a JSON object; it cannot {does}", status=0)
-        return reply.body
+        return reply
 
     def encode(self, text: str) -> list[int]:
         """Return the token ids of ``text`` (no special tokens added), checked to be possible for it."""
