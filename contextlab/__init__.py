@@ -26,6 +26,7 @@ from .retrieval import (
     inject_context,
     score_documents,
 )
+from .settings import EngineSettings
 from .tokenizers import Tokenizer, get_tokenizer
 from .types import (
     ContextResult,
@@ -46,6 +47,7 @@ from .window.memory import fit_history, format_memory
 __all__ = [
     # the engine
     "ContextManager",
+    "EngineSettings",
     "Document",
     "Message",
     "PromptRequest",

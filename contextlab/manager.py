@@ -18,6 +18,7 @@ from .errors import InvalidInputError
 from .settings import (
     DEFAULT_CURVE_MODEL,
     DEFAULT_DEDUP_THRESHOLD,
+    DEFAULT_MAX_CONTEXT_TOKENS,
     DEFAULT_MAX_MEMORY_MESSAGES,
     DEFAULT_MIN_DOC_TOKENS,
     DEFAULT_TOKENIZER,
@@ -96,7 +97,7 @@ class ContextManager:
     raises. ``placement="curve"`` puts the most relevant document where ``position_curve`` (a
     ``PositionCurve``, or accuracies at positions 1..K) reads best, the next at the next best, and
     so on. ``score_label`` is the word before a score in a header. The defaults are
-    ``contextlab.settings``'s.
+    ``contextlab.settings``'s. ``max_context_tokens`` is the budget of a request that states none.
     """
 
     def __init__(
@@ -115,6 +116,7 @@ class ContextManager:
         score_label: str = DEFAULT_SCORE_LABEL,
         position_curve: PositionCurve | Sequence[float] | None = None,
         dedup_measure: str = DEFAULT_MEASURE,
+        max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
     ) -> None:
         self.dedup_threshold = fraction(
             "dedup_threshold", dedup_threshold, hint="1.0 removes only texts equal once normalised"
@@ -147,6 +149,8 @@ class ContextManager:
         self.position_curve: PositionCurve | None = position_curve
         #: The word before a score in a header: ``(relevance: 0.87)``.
         self.score_label: str = score_label_text(score_label)
+        #: The budget of a request that states none (``PromptRequest.max_context_tokens`` None).
+        self.max_context_tokens: int = whole_number("max_context_tokens", max_context_tokens, minimum=0)
         self._seed_memory_labels = False
 
     @classmethod
@@ -196,7 +200,8 @@ class ContextManager:
             f"max_memory_messages={self.max_memory_messages}, tokenizer={self.tokenizer.name!r}, "
             f"budget_before_reorder={self.budget_before_reorder}, "
             f"budget_includes_headers={self.budget_includes_headers}, placement={self.placement!r}, "
-            f"score_label={self.score_label!r}, dedup_measure={self.dedup_measure!r})"
+            f"score_label={self.score_label!r}, dedup_measure={self.dedup_measure!r}, "
+            f"max_context_tokens={self.max_context_tokens})"
         )
 
     # ------------------------------------------------------------------------------
@@ -207,7 +212,8 @@ class ContextManager:
         counts and dedup outcomes; the result is the same with or without it.
         """
         validate_request(request)
-        docs, budget = request.documents, request.max_context_tokens
+        docs = request.documents
+        budget = self.max_context_tokens if request.max_context_tokens is None else request.max_context_tokens
         clock = _Clock()
         selection = self._select(docs, cache, clock)
         walk = selection.unique
@@ -408,5 +414,6 @@ def validate_request(request: PromptRequest) -> None:
     if not isinstance(request, PromptRequest):
         raise InvalidInputError(f"build() takes a PromptRequest, got {type(request).__name__}")
     text("query", request.query)
-    whole_number("max_context_tokens", request.max_context_tokens, minimum=0)
+    if request.max_context_tokens is not None:
+        whole_number("max_context_tokens", request.max_context_tokens, minimum=0)
     document_list(request.documents)

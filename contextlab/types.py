@@ -23,8 +23,8 @@ __all__ = [
     "document_list",
 ]
 
-#: ``PromptRequest``'s budget; the same value as ``settings.DEFAULT_MAX_CONTEXT_TOKENS``, which
-#: reads it from here (types sits below settings, so the number is written once, here).
+#: The engine's default budget; ``settings.DEFAULT_MAX_CONTEXT_TOKENS`` reads it from here (types
+#: sits below settings, so the number is written once, here).
 DEFAULT_MAX_CONTEXT_TOKENS = 2048
 
 Fate = Literal["filtered", "duplicate", "included", "truncated", "excluded", "summarized"]
@@ -66,12 +66,16 @@ class Message:
 
 @dataclass
 class PromptRequest:
-    """What ``ContextManager.build`` works on: a query, its documents and the budget."""
+    """What ``ContextManager.build`` works on: a query, its documents and the budget.
+
+    ``max_context_tokens`` None (not given) means the manager's own budget: its settings'
+    ``max_context_tokens``, by default ``DEFAULT_MAX_CONTEXT_TOKENS``.
+    """
 
     query: str
     documents: list[Document] = field(default_factory=list)
     memory: list[Message] = field(default_factory=list)
-    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS
+    max_context_tokens: int | None = None
     system_prompt: str = ""
 
 

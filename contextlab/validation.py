@@ -25,6 +25,8 @@ __all__ = [
     "FALSE_WORDS",
     "boolean_word",
     "bool_text",
+    "parse_int",
+    "MAX_INT_DIGITS",
 ]
 
 #: The words read as true and as false wherever text names a yes/no setting (a link, a grid, an option).
@@ -41,6 +43,9 @@ _QUOTE.maxlong = 30
 _QUOTE.maxlist = _QUOTE.maxtuple = _QUOTE.maxdict = _QUOTE.maxset = 4
 # Beyond this many bits, even repr() of an int is refused (Python's int/str digit limit).
 _HUGE_INT_BITS = 10_000
+#: The most digits ``parse_int`` reads unless told: more than any count, port or index needs,
+#: far below where ``int()`` grows slow or refuses (4,300 digits).
+MAX_INT_DIGITS = 20
 
 
 def message_value(value: object) -> str:
@@ -160,3 +165,32 @@ def boolean_word(name: str, value: object) -> bool:
 def bool_text(value: object) -> str:
     """Return ``value`` as files, links and labels write it: ``true``/``false`` for a bool, else ``str``."""
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def parse_int(
+    text: str,
+    *,
+    field: str,
+    low: int | None = None,
+    high: int | None = None,
+    max_digits: int = MAX_INT_DIGITS,
+    error: type[InvalidInputError] = InvalidInputError,
+) -> int:
+    """Return the whole number ``text`` writes in ASCII digits (spaces around allowed), within [low, high].
+
+    The one reader of an integer from text (a file's cell, a link, an option, a file name):
+    ``"²".isdigit()`` is True yet ``int("²")`` fails, and ``int("٣")`` is 3, so only ASCII
+    ``0-9`` count, at most ``max_digits`` of them. Anything else raises ``error`` naming ``field``.
+    """
+    digits = text.strip() if isinstance(text, str) else ""
+    ok = 0 < len(digits) <= max_digits and digits.isascii() and digits.isdigit()
+    value = int(digits) if ok else None
+    if value is None or (low is not None and value < low) or (high is not None and value > high):
+        if high is not None:
+            wanted = f"a whole number from {low or 0:,} to {high:,}"
+        elif low is not None:
+            wanted = f"a whole number >= {low:,}"
+        else:
+            wanted = f"a whole number of at most {max_digits} digits"
+        raise error(f"{field} must be {wanted}, got {message_value(text)}", field=field)
+    return value

@@ -54,7 +54,9 @@ def test_config_bad_query_params_fall_back_with_warning():
     [
         ({"max_context_tokens": -5}, "max_context_tokens must be a whole number >= 0"),
         ({"budget": 300}, r"unknown configuration field\(s\): budget; known fields are: max_context_tokens"),
-        ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
+        ({"dedup_threshold": 0}, r"dedup_threshold must be a number from 0\.01 to 1 \(1 removes only copies\), got 0"),
+        ({"dedup_threshold": 0.005}, r"dedup_threshold must be a number from 0\.01 to 1 .*, got 0\.005"),
+        ({"max_context_tokens": 10_000_001}, "max_context_tokens must be a whole number <= 10,000,000"),
         ({"tokenizer": "bpe"}, "unknown tokenizer 'bpe'"),
         ({"placement": "middle"}, "unknown placement 'middle'; choose one of: lost_in_the_middle"),
         ({"colour": "red"}, "unknown configuration field"),
@@ -136,7 +138,37 @@ def test_config_share_links_this_version_wrote_keep_loading(link, expected):
 
 
 def test_config_default_budget_is_the_engines():
-    assert LabConfig().max_context_tokens == 2048 == PromptRequest("q").max_context_tokens
+    from contextlab import ContextManager
+
+    # A request that states no budget builds at the manager's, which is the settings' (2048 by default).
+    assert PromptRequest("q").max_context_tokens is None
+    assert LabConfig().max_context_tokens == 2048 == ContextManager().max_context_tokens
+    docs = [Document("refunds take five to ten working days " * 400, 0.9, "long")]
+    assert ContextManager().build(PromptRequest("refunds", docs)).tokens_budget == 2048
+
+
+def test_config_lab_export_builds_in_the_library_at_its_budget():
+    from contextlab import ContextManager
+    from contextlab.settings import EngineSettings
+
+    # What the lab's "Download configuration (JSON)" writes: the settings, its marker and its query.
+    exported = LabConfig(query="refunds", max_context_tokens=1200, dedup_threshold=0.7).to_json()
+    assert '"query": "refunds"' in exported and '"contextlab_config": 1' in exported
+    settings = EngineSettings.from_json(exported)
+    assert settings == EngineSettings(max_context_tokens=1200, dedup_threshold=0.7)
+    docs = [Document(" ".join(f"refund{i}rule{j}" for j in range(150)), 0.9 - i / 10) for i in range(6)]
+    result = ContextManager.from_settings(settings).build(PromptRequest("refunds", docs))
+    assert result.tokens_budget == 1200
+    assert 1000 < result.tokens_used <= 1200
+    # A request's own budget still wins over the manager's.
+    assert ContextManager.from_settings(settings).build(PromptRequest("refunds", docs, [], 300)).tokens_budget == 300
+
+
+def test_config_query_outside_an_export_is_still_an_unknown_field():
+    from contextlab.settings import EngineSettings
+
+    with pytest.raises(ValueError, match=r"unknown configuration field\(s\): query"):
+        EngineSettings.from_dict({"query": "refunds", "max_context_tokens": 1200})
 
 
 def test_config_every_default_budget_is_the_settings_one():

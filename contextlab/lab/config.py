@@ -57,9 +57,8 @@ class LabConfig(EngineSettings):
         return ContextManager.from_settings(self, position_curve=position_curve)
 
     def build(self, documents: list[Document], *, cache: BuildCache | None = None) -> ContextResult:
-        """Return this configuration's build of ``documents`` (its query and budget)."""
-        request = PromptRequest(query=self.query, documents=list(documents), max_context_tokens=self.max_context_tokens)
-        return self.make_manager().build(request, cache=cache)
+        """Return this configuration's build of ``documents`` (its query, at its budget)."""
+        return self.make_manager().build(PromptRequest(query=self.query, documents=list(documents)), cache=cache)
 
     # -- JSON (``to_dict``, ``from_dict`` and ``from_json`` are EngineSettings') ----------
     def to_json(self) -> str:
@@ -115,8 +114,7 @@ class LabConfig(EngineSettings):
                 "",
                 f"documents = {documents_expr}",
                 f"manager = {make}",
-                f"result = manager.build(PromptRequest(query={self.query!r}, documents=documents,",
-                f"                                     max_context_tokens={self.max_context_tokens}))",
+                f"result = manager.build(PromptRequest(query={self.query!r}, documents=documents))",
                 "print(result.context_block)",
             ]
         )
