@@ -176,15 +176,17 @@ def parse_int(
     max_digits: int = MAX_INT_DIGITS,
     error: type[InvalidInputError] = InvalidInputError,
 ) -> int:
-    """Return the whole number ``text`` writes in ASCII digits (spaces around allowed), within [low, high].
+    """Return the whole number ``text`` writes in ASCII digits, within [``low``, ``high``].
 
     The one reader of an integer from text (a file's cell, a link, an option, a file name):
     ``"²".isdigit()`` is True yet ``int("²")`` fails, and ``int("٣")`` is 3, so only ASCII
-    ``0-9`` count, at most ``max_digits`` of them. Anything else raises ``error`` naming ``field``.
+    ``0-9`` count, at most ``max_digits`` of them, after an optional ``-`` (spaces around are
+    ignored). Anything else raises ``error`` naming ``field``.
     """
-    digits = text.strip() if isinstance(text, str) else ""
+    written = text.strip() if isinstance(text, str) else ""
+    digits = written.removeprefix("-")
     ok = 0 < len(digits) <= max_digits and digits.isascii() and digits.isdigit()
-    value = int(digits) if ok else None
+    value = (-int(digits) if written.startswith("-") else int(digits)) if ok else None
     if value is None or (low is not None and value < low) or (high is not None and value > high):
         if high is not None:
             wanted = f"a whole number from {low or 0:,} to {high:,}"

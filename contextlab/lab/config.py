@@ -18,7 +18,7 @@ from ..manager import ContextManager
 from ..settings import EXPORT_MARKER, EngineSettings
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
-from ..validation import bool_text, boolean_word, text
+from ..validation import bool_text, boolean_word, message_value, parse_int, text
 
 if TYPE_CHECKING:
     from ..runs.captures import CapturedRun
@@ -94,8 +94,8 @@ class LabConfig(EngineSettings):
             try:
                 value = _parse_param(name, raw, default)
                 cls(**{name: value})  # validate this one field in isolation
-            except (InvalidInputError, ValueError) as exc:
-                warnings.append(f"ignored URL parameter {name}={raw!r}: {exc}")
+            except InvalidInputError as exc:
+                warnings.append(f"ignored URL parameter {name}={message_value(raw)}: {exc}")
                 continue
             values[name] = value
         return cls(**values), warnings
@@ -120,12 +120,24 @@ class LabConfig(EngineSettings):
         )
 
 
-def _parse_param(name: str, raw: Any, default: Any) -> Any:
-    text = str(raw).strip()
+def _parse_param(name: str, raw: object, default: object) -> object:
+    """Return a link's text ``raw`` as the kind of value ``default`` is; ``InvalidInputError`` if it is none."""
+    value = str(raw).strip()
     if isinstance(default, bool):
-        return boolean_word(name, text)
+        return boolean_word(name, value)
     if isinstance(default, int):
-        return int(text)
+        return parse_int(value, field=name)
     if isinstance(default, float):
-        return float(text)
-    return text
+        number = _float_or_none(value)
+        if number is None:
+            raise InvalidInputError(f"{name} must be a number, got {message_value(value)}", field=name)
+        return number
+    return value
+
+
+def _float_or_none(value: str) -> float | None:
+    """Return the number ``value`` writes (a short one: float() of a huge text is slow), else None."""
+    try:
+        return float(value) if len(value) <= 40 else None
+    except ValueError:
+        return None

@@ -12,12 +12,14 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TextIO
 
 from ..errors import InvalidInputError
 from ..progress import Progress
+from ..settings import DEDUP_THRESHOLD_RANGE, WHOLE_RANGES, setting_range_text
 from ..types import FATES, IN_BLOCK_FATES, Document, PromptRequest
-from ..validation import whole_number
+from ..validation import message_value, parse_int, whole_number
 from .config import LabConfig
 
 __all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "parse_range", "sweep_grid", "run_sweep", "write_csv"]
@@ -42,7 +44,7 @@ def parse_range(
 ) -> list[float] | list[int]:
     """Return the values ``spec`` names: ``start:stop:step`` (stop included), ``a,b,c`` or one value."""
     text = spec.strip()
-    convert: Callable[[str], Any] = int if integer else float
+    convert: Callable[[str], Any] = partial(parse_int, field=name) if integer else float
 
     def number(part: str) -> Any:
         try:
@@ -91,13 +93,21 @@ def sweep_grid(
     """
     whole_number(names[2], max_builds, minimum=1)
     values = parse_range(thresholds, name=names[0], max_values=max_builds)
+    low, high = DEDUP_THRESHOLD_RANGE
     for t in values:
-        if not 0 < t <= 1:
-            raise InvalidInputError(f"{names[0]} {thresholds!r}: {t} is outside (0, 1]", field=names[0])
+        if not low <= t <= high:
+            raise InvalidInputError(
+                f"{names[0]} {message_value(thresholds)}: {t} is outside {setting_range_text('dedup_threshold')}",
+                field=names[0],
+            )
     sizes = parse_range(budgets, integer=True, name=names[1], max_values=max_builds)
+    least, most = WHOLE_RANGES["max_context_tokens"]
     for b in sizes:
-        if b < 0:
-            raise InvalidInputError(f"{names[1]} {budgets!r}: {b} is below 0", field=names[1])
+        if not least <= b <= most:
+            raise InvalidInputError(
+                f"{names[1]} {message_value(budgets)}: {b} is outside {setting_range_text('max_context_tokens')}",
+                field=names[1],
+            )
     cells = len(values) * len(sizes)
     if cells > max_builds:
         raise InvalidInputError(
