@@ -233,3 +233,55 @@ def test_config_bad_measure_score_label_or_memory_raises(data, match):
 
     with pytest.raises(ValueError, match=match):
         EngineSettings.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "warning"),
+    [
+        ("dedup_threshold", "0.005", "ignored URL parameter dedup_threshold='0.005': a number from 0.01 to 1"),
+        ("dedup_threshold", "nan", "ignored URL parameter dedup_threshold='nan': a number from 0.01 to 1"),
+        ("dedup_threshold", "1" * 5000, "a number from 0.01 to 1"),
+        (
+            "max_context_tokens",
+            "\u00b2",
+            "ignored URL parameter max_context_tokens='\u00b2': a whole number from 0 to 10,000,000",
+        ),
+        (
+            "max_context_tokens",
+            "1" * 5000,
+            "ignored URL parameter max_context_tokens='11111111111111111...111111111111111111' (5,000 characters): "
+            "a whole number from 0 to 10,000,000",
+        ),
+        ("max_context_tokens", "10000001", "a whole number from 0 to 10,000,000"),
+        ("min_doc_tokens", "\u0663", "ignored URL parameter min_doc_tokens='\u0663': a whole number from 0 to 100,000"),
+        ("max_memory_messages", "-1", "a whole number from 0 to 100,000"),
+        (
+            "placement",
+            "x" * 300,
+            "ignored URL parameter placement='xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx' (300 characters)",
+        ),
+    ],
+)
+def test_config_share_link_bad_values_fall_back_with_a_short_warning(name, raw, warning):
+    # The bad value falls back to its default; the rest of the link still applies.
+    config, warnings = LabConfig.from_query_params({name: raw, "query": "refunds"})
+    assert getattr(config, name) == getattr(LabConfig(), name)
+    assert config.query == "refunds"
+    [said] = warnings
+    assert warning in said and len(said) < 250
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "value"),
+    [
+        ("dedup_threshold", "0.01", 0.01),
+        ("dedup_threshold", "1", 1.0),
+        ("max_context_tokens", "0", 0),
+        ("max_context_tokens", "10000000", 10_000_000),
+        ("min_doc_tokens", "100000", 100_000),
+        ("max_memory_messages", "0", 0),
+    ],
+)
+def test_config_share_link_takes_each_end_of_the_settings_range(name, raw, value):
+    config, warnings = LabConfig.from_query_params({name: raw})
+    assert (getattr(config, name), warnings) == (value, [])

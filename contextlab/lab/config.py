@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..build_cache import BuildCache
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..settings import EXPORT_MARKER, EngineSettings
+from ..settings import EXPORT_MARKER, WHOLE_RANGES, EngineSettings, setting_range_text
 from ..stages.reorder import PLACEMENTS, PositionCurve
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import bool_text, boolean_word, message_value, parse_int, text
@@ -95,7 +95,7 @@ class LabConfig(EngineSettings):
                 value = _parse_param(name, raw, default)
                 cls(**{name: value})  # validate this one field in isolation
             except InvalidInputError as exc:
-                warnings.append(f"ignored URL parameter {name}={message_value(raw)}: {exc}")
+                warnings.append(f"ignored URL parameter {name}={message_value(raw)}: {_link_reason(name, exc)}")
                 continue
             values[name] = value
         return cls(**values), warnings
@@ -118,6 +118,16 @@ class LabConfig(EngineSettings):
                 "print(result.context_block)",
             ]
         )
+
+
+def _link_reason(name: str, error: InvalidInputError) -> str:
+    """Return why a link's value of ``name`` was ignored, without quoting the value again."""
+    if name in WHOLE_RANGES:
+        return f"a whole number from {setting_range_text(name)}"
+    if name == "dedup_threshold":
+        return f"a number from {setting_range_text(name)}"
+    _, listed, choices = str(error).partition("; choose one of: ")
+    return f"choose one of: {choices}" if listed else str(error)
 
 
 def _parse_param(name: str, raw: object, default: object) -> object:
