@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from time import perf_counter
+from typing import Any
 
 from .build_cache import BuildCache
 from .curves.published import position_curve as published_position_curve
@@ -52,6 +53,7 @@ from .types import (
     DocTrace,
     Document,
     DuplicatePair,
+    Fate,
     Message,
     PromptRequest,
     document_list,
@@ -154,7 +156,7 @@ class ContextManager:
         self._seed_memory_labels = False
 
     @classmethod
-    def seed_compatible(cls, **overrides) -> ContextManager:
+    def seed_compatible(cls, **overrides: Any) -> ContextManager:
         """Return a manager that reproduces seed 000 exactly (heuristic tokens, reorder then budget)."""
         manager = cls(**{**SEED_MODE, **overrides})
         manager._seed_memory_labels = True
@@ -187,7 +189,7 @@ class ContextManager:
     @property
     def is_seed_mode(self) -> bool:
         """True when the budget follows seed 000 literally (heuristic, reorder first, headers free)."""
-        return (
+        return bool(
             self.tokenizer.name == SEED_MODE["tokenizer"]
             and self.budget_before_reorder == SEED_MODE["budget_before_reorder"]
             and self.budget_includes_headers == SEED_MODE["budget_includes_headers"]
@@ -310,15 +312,15 @@ class ContextManager:
         for p in selection.pairs:
             _trace_duplicate(trace[p.dropped_index], p, self.dedup_threshold, self.dedup_measure)
         n_placed = len(block.placed)
-        for position, p in enumerate(block.placed, start=1):
+        for position, placed in enumerate(block.placed, start=1):
             _trace_placed(
-                trace[p.index],
-                p.fate,
-                p.cost,
-                p.remaining_before,
+                trace[placed.index],
+                placed.fate,
+                placed.cost,
+                placed.remaining_before,
                 position,
                 n_placed,
-                outcome.header_costs.get(p.index),
+                outcome.header_costs.get(placed.index),
             )
         for i, remaining in outcome.excluded_at.items():
             trace[i].fate = "excluded"
@@ -372,7 +374,7 @@ def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float, measure
 
 
 def _trace_placed(
-    t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int, header: int | None = None
+    t: DocTrace, fate: Fate, cost: int, remaining: int, position: int, n_placed: int, header: int | None = None
 ) -> None:
     """Mark ``t`` as placed at ``position`` of ``n_placed``, with what it cost.
 
@@ -380,7 +382,7 @@ def _trace_placed(
     (``tokens``) and its *block cost* (``block_tokens``: kept text plus header line and separator
     when the budget counts them).
     """
-    t.fate = fate  # type: ignore[assignment]
+    t.fate = fate
     t.position = position
     t.block_tokens = cost
     if fate == "included":

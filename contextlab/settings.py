@@ -156,9 +156,9 @@ class EngineSettings:
         """Raise ``InvalidInputError`` naming the first field whose value cannot be used."""
         for name, (low, high) in WHOLE_RANGES.items():
             whole_number(name, getattr(self, name), minimum=low, maximum=high)
-        low, high = DEDUP_THRESHOLD_RANGE
+        least, most = DEDUP_THRESHOLD_RANGE
         threshold = self.dedup_threshold
-        if not (is_finite_number(threshold) and low <= threshold <= high):
+        if not (is_finite_number(threshold) and least <= threshold <= most):
             raise InvalidInputError(
                 f"dedup_threshold must be a number from {setting_range_text('dedup_threshold')} (1 removes only "
                 f"copies), got {message_value(threshold)}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from .errors import InvalidInputError
 
@@ -118,11 +118,11 @@ def fraction(
 ) -> float:
     """Return ``value`` as a float when it lies in (0, 1] (or [0, 1] with ``allow_zero``)."""
     low = "[0" if allow_zero else "(0"
-    ok = is_finite_number(value) and (0 <= value <= 1 if allow_zero else 0 < value <= 1)  # type: ignore[operator]
-    if not ok:
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    if not (0 <= number <= 1 if allow_zero else 0 < number <= 1):  # nan is in no range
         extra = f" ({hint})" if hint else ""
         raise error(f"{name} must be in {low}, 1]{extra}, got {message_value(value)}", field=name)
-    return float(value)  # type: ignore[arg-type]
+    return float(number)
 
 
 def one_of(name: str, value: T, choices: Iterable[T], *, error: type[InvalidInputError] = InvalidInputError) -> T:
@@ -134,6 +134,12 @@ def one_of(name: str, value: T, choices: Iterable[T], *, error: type[InvalidInpu
     return value
 
 
+@overload
+def text(
+    name: str, value: object, *, optional: Literal[False] = False, error: type[InvalidInputError] = ...
+) -> str: ...
+@overload
+def text(name: str, value: object, *, optional: bool, error: type[InvalidInputError] = ...) -> str | None: ...
 def text(
     name: str, value: object, *, optional: bool = False, error: type[InvalidInputError] = InvalidInputError
 ) -> str | None:

@@ -9,8 +9,9 @@ same result with the library. Exports and links use the library's names and no o
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..build_cache import BuildCache
 from ..errors import InvalidInputError
@@ -78,27 +79,27 @@ class LabConfig(EngineSettings):
         return params
 
     @classmethod
-    def from_query_params(cls, params: dict[str, Any]) -> tuple[LabConfig, list[str]]:
+    def from_query_params(cls, params: Mapping[str, str | list[str]]) -> tuple[LabConfig, list[str]]:
         """Return the configuration in URL ``params`` and one warning per value ignored.
 
         A link must always open: a bad value falls back to its default and is reported.
         """
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         warnings: list[str] = []
         known = {f.name: f for f in fields(cls)}
-        params = {k: (v[-1] if v else "") if isinstance(v, list) else v for k, v in params.items()}
-        for name, raw in params.items():
+        last = {k: (v[-1] if v else "") if isinstance(v, list) else v for k, v in params.items()}
+        for name, raw in last.items():
             if name not in known:
                 continue
             default = known[name].default
             try:
                 value = _parse_param(name, raw, default)
-                cls(**{name: value})  # validate this one field in isolation
+                cls.from_dict({name: value})  # validate this one field in isolation
             except InvalidInputError as exc:
                 warnings.append(f"ignored URL parameter {name}={message_value(raw)}: {_link_reason(name, exc)}")
                 continue
             values[name] = value
-        return cls(**values), warnings
+        return cls.from_dict(values), warnings
 
     # -- code ----------------------------------------------------------------------
     def code_snippet(self, documents_expr: str = 'load_file("documents.json")') -> str:

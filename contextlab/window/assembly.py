@@ -308,18 +308,16 @@ def assemble_prompt(
     when the query alone does not fit in ``max_tokens - output_reserve``.
     """
     call = check_call(
-        {
-            "system_prompt": system_prompt,
-            "documents": documents,
-            "history": history,
-            "query": query,
-            "window_budget": window_budget,
-            "manager": manager,
-            "ranking": ranking,
-            "now": now,
-            "summarizer": summarizer,
-            "tokenizer": tokenizer,
-        }
+        system_prompt,
+        documents,
+        history,
+        query,
+        window_budget=window_budget,
+        manager=manager,
+        ranking=ranking,
+        now=now,
+        summarizer=summarizer,
+        tokenizer=tokenizer,
     )
     plan = measure_needs(call)
     _lend_shares(plan)
