@@ -27,6 +27,7 @@ from .retrieval import (
     score_documents,
 )
 from .settings import EngineSettings
+from .stages.messages import format_memory
 from .tokenizers import Tokenizer, get_tokenizer
 from .types import (
     ContextResult,
@@ -36,13 +37,10 @@ from .types import (
     Message,
     PromptRequest,
 )
-from .window.assembly import (
-    AssembledPrompt,
-    HybridRanking,
-    WindowBudget,
-    assemble_prompt,
-)
-from .window.memory import fit_history, format_memory
+from .window.assembly import assemble_prompt
+from .window.layout import AssembledPrompt, WindowBudget
+from .window.memory import fit_history
+from .window.ranking import HybridRanking
 
 __all__ = [
     # the engine

@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from contextlab import PromptRequest
-from contextlab.lab.config import PLACEMENTS, LabConfig
+from contextlab.lab.config import LabConfig
+from contextlab.stages.reorder import PLACEMENTS
 from contextlab.types import Document
 
 

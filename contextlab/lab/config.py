@@ -17,14 +17,14 @@ from ..build_cache import BuildCache
 from ..errors import InvalidInputError
 from ..manager import ContextManager
 from ..settings import EXPORT_MARKER, WHOLE_RANGES, EngineSettings, setting_range_text
-from ..stages.reorder import PLACEMENTS, PositionCurve
+from ..stages.reorder import PositionCurve
 from ..types import ContextResult, Document, PromptRequest
 from ..validation import bool_text, boolean_word, message_value, parse_int, text
 
 if TYPE_CHECKING:
     from ..runs.captures import CapturedRun
 
-__all__ = ["LabConfig", "PLACEMENTS"]
+__all__ = ["LabConfig"]
 
 
 @dataclass(frozen=True)

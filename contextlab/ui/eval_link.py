@@ -17,8 +17,8 @@ import streamlit as st
 
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation import DEFAULT_TOP_K
-from contextlab.lab.config import PLACEMENTS
 from contextlab.settings import DEFAULT_CURVE_MODEL
+from contextlab.stages.reorder import PLACEMENTS
 from contextlab.validation import message_value, parse_int
 
 from .curve_store import LOADED_CURVE

@@ -18,6 +18,7 @@ from ..manager import ContextManager
 from ..settings import DEFAULT_TOKENIZER
 from ..stages.budget import fit_text
 from ..stages.format import DEFAULT_SCORE_LABEL
+from ..stages.messages import coerce_messages, format_message
 from ..tokenizers import Tokenizer, resolve_tokenizer
 from ..types import ContextResult, Document, Message, PromptRequest
 from ..validation import text
@@ -34,7 +35,7 @@ from .layout import (
     WindowBudget,
     count_message_tokens,
 )
-from .memory import Summarizer, coerce_messages, format_message
+from .memory import Summarizer
 from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
 
 __all__ = [
