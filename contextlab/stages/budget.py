@@ -320,13 +320,13 @@ def apply_budget(
     # Seed 000 cuts the first document that does not fit at once, crowding out small ones
     # behind it that fit whole (so a larger budget could lose a document a smaller one kept).
     # Otherwise small whole documents go ahead of the cut, which gets the room they leave.
-    walk_budget = seed_walk if rules.seed_mode else default_walk
-    decisions = walk_budget(
+    decisions = fit_to_budget(
         [tokens[i] for i in walk],
         budget,
         shorten=charges.shorten,
         overhead=charges.overhead,
         min_remaining=min_remaining,
+        whole_first=not rules.seed_mode,
     )
     outcome = BudgetOutcome(walk=list(walk))
     for d in decisions:
