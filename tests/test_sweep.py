@@ -136,3 +136,10 @@ def test_sweep_progress_counts_every_build():
         progress=lambda done, total, note="": seen.append((done, total)),
     )
     assert seen == [(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 6)]
+
+
+def test_sweep_row_has_every_column_and_every_fate():
+    from contextlab.lab.sweep import SweepRow
+
+    assert tuple(SweepRow.__annotations__) == SWEEP_COLUMNS
+    assert SWEEP_COLUMNS[2:8] == FATES

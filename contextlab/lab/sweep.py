@@ -13,7 +13,7 @@ import csv
 import math
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
 
 from ..errors import InvalidInputError
 from ..progress import Progress
@@ -22,7 +22,7 @@ from ..types import FATES, IN_BLOCK_FATES, Document, PromptRequest
 from ..validation import message_value, parse_int, whole_number
 from .config import LabConfig
 
-__all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "parse_range", "sweep_grid", "run_sweep", "write_csv"]
+__all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "SweepRow", "parse_range", "sweep_grid", "run_sweep", "write_csv"]
 
 #: The columns of a sweep row (and of ``contextlab sweep``'s CSV), in order.
 SWEEP_COLUMNS: tuple[str, ...] = (
@@ -33,6 +33,24 @@ SWEEP_COLUMNS: tuple[str, ...] = (
     "tokens_used",
     "utilization_pct",
 )
+
+
+class SweepRow(TypedDict):
+    """One (threshold, budget) pair of a sweep: documents per fate, in the block, and tokens spent."""
+
+    dedup_threshold: float
+    max_context_tokens: int
+    filtered: int
+    duplicate: int
+    excluded: int
+    truncated: int
+    summarized: int
+    included: int
+    in_block: int
+    tokens_used: int
+    utilization_pct: float
+
+
 #: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
 MAX_BUILDS = 10_000
 # How a message says to raise the cap (the command shows its flag, ``--max-builds N``).
@@ -123,7 +141,7 @@ def run_sweep(
     budgets: Sequence[int],
     *,
     progress: Progress | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SweepRow]:
     """Return one row per (threshold, budget) pair: what ``config``'s build kept, cut and spent.
 
     Every setting but the threshold and the budget comes from ``config``; ``progress`` is
@@ -132,7 +150,7 @@ def run_sweep(
     from ..build_cache import BuildCache
 
     cache = BuildCache()
-    rows: list[dict[str, Any]] = []
+    rows: list[SweepRow] = []
     for threshold in thresholds:
         manager = config.with_changes(dedup_threshold=float(threshold)).make_manager()
         for budget in budgets:
@@ -142,21 +160,26 @@ def run_sweep(
             )
             counts = result.fate_counts()
             rows.append(
-                {
-                    "dedup_threshold": threshold,
-                    "max_context_tokens": budget,
-                    **counts,
-                    "in_block": sum(counts[fate] for fate in IN_BLOCK_FATES),
-                    "tokens_used": result.tokens_used,
-                    "utilization_pct": result.utilization_pct,
-                }
+                SweepRow(
+                    dedup_threshold=threshold,
+                    max_context_tokens=budget,
+                    filtered=counts["filtered"],
+                    duplicate=counts["duplicate"],
+                    excluded=counts["excluded"],
+                    truncated=counts["truncated"],
+                    summarized=counts["summarized"],
+                    included=counts["included"],
+                    in_block=sum(counts[fate] for fate in IN_BLOCK_FATES),
+                    tokens_used=result.tokens_used,
+                    utilization_pct=result.utilization_pct,
+                )
             )
             if progress is not None:
                 progress(len(rows), len(thresholds) * len(budgets))
     return rows
 
 
-def write_csv(rows: Sequence[dict[str, Any]], stream: TextIO) -> None:
+def write_csv(rows: Sequence[SweepRow], stream: TextIO) -> None:
     """Write sweep ``rows`` to ``stream`` as CSV with a header of ``SWEEP_COLUMNS``."""
     writer = csv.DictWriter(stream, fieldnames=list(SWEEP_COLUMNS), lineterminator="\n")
     writer.writeheader()
