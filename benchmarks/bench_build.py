@@ -14,7 +14,8 @@ Jaccard against every kept document, reorder, budget, format. Before any timing 
 Times are CPU seconds of this process (the machine may be shared): the naive runs once, the
 engine's time is the best of ``--repeat`` cold builds (new documents per size; the token-count
 memo emptied before each build). Targets: >= 100x the naive
-at 2,000 documents; each doubling of n at most 2.3x the time. The naive run is skipped (shown as "—") once its predicted time exceeds ``--naive-cap`` seconds.
+at 2,000 documents; each doubling of n at most 2.3x the time. The naive run is skipped (shown
+as "—") once its predicted time exceeds ``--naive-cap`` seconds.
 
 A second table (``--corpus-only`` runs it alone, ``--no-corpus`` skips it) puts a default
 ``build`` of the first 64,000 documents of corpus A (real prose, read in place from
@@ -39,6 +40,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -338,11 +340,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         naive_s = naive = None
         predicted = None if last_naive is None else last_naive[1] * (n / last_naive[0]) ** 2
         if predicted is None or predicted <= args.naive_cap:
-            naive_s, naive = best_time(lambda: naive_manager.build(request), 1)
+            naive_s, naive = best_time(partial(naive_manager.build, request), 1)
             last_naive = (n, naive_s)
-        seed_s, seed = best_time(lambda: seed_manager.build(request), args.repeat, cold_tokenizer(seed_manager))
+        seed_s, seed = best_time(partial(seed_manager.build, request), args.repeat, cold_tokenizer(seed_manager))
         default_s, default = best_time(
-            lambda: default_manager.build(request), args.repeat, cold_tokenizer(default_manager)
+            partial(default_manager.build, request), args.repeat, cold_tokenizer(default_manager)
         )
         same = "—"
         if naive is not None:

@@ -7,12 +7,13 @@ every slider move. Run: ``python benchmarks/bench_lab.py [--docs 1000] [--repeat
 
 ``--browser`` measures what a person waits for instead: the real server (``streamlit run``)
 driven by Chromium on the default sample, from a key press on the budget slider, the release
-of a drag along it, or a click on a view, until that run's ``script_finished`` message has arrived and every chart
-is drawn (``tests/e2e/lab_server.settle_ms``); issue 14 sets the bar at 300 ms for a slider
-step and 700 ms for the first visit of a view. Every number is the median of ``--repeat`` runs
-(first visits: that many fresh sessions), printed with the machine's load average. ``--pause S`` waits S seconds after the page
-has loaded before the first click, as a reader would: without it, the first view visited also
-pays for the browser's own work left over from loading the page (about 100–250 ms on 2 cores).
+of a drag along it, or a click on a view, until that run's ``script_finished`` message has
+arrived and every chart is drawn (``tests/e2e/lab_server.settle_ms``); issue 14 sets the bar at
+300 ms for a slider step and 700 ms for the first visit of a view. Every number is the median
+of ``--repeat`` runs (first visits: that many fresh sessions), printed with the machine's load
+average. ``--pause S`` waits S seconds after the page has loaded before the first click, as a
+reader would: without it, the first view visited also pays for the browser's own work left over
+from loading the page (about 100–250 ms on 2 cores).
 Sections a view draws only on request (``contextlab.ui.parts.on_request``) are not opened.
 """
 
@@ -25,6 +26,7 @@ import os
 import random
 import statistics
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,7 +165,7 @@ def bench_browser(repeat: int, pause: float = 0.0) -> dict:
             slider.focus()
             before = slider.bounding_box()["x"]
             out["key_step_ms"].append(
-                settle_ms(page, lambda: slider.press("ArrowRight" if k % 2 == 0 else "ArrowLeft"))
+                settle_ms(page, partial(slider.press, "ArrowRight" if k % 2 == 0 else "ArrowLeft"))
             )
             box = slider.bounding_box()
             shown = slider.get_attribute("aria-valuetext")

@@ -26,6 +26,8 @@ from .retrieval import (
     inject_context,
     score_documents,
 )
+from .settings import EngineSettings
+from .stages.messages import format_memory
 from .tokenizers import Tokenizer, get_tokenizer
 from .types import (
     ContextResult,
@@ -35,17 +37,15 @@ from .types import (
     Message,
     PromptRequest,
 )
-from .window.assembly import (
-    AssembledPrompt,
-    HybridRanking,
-    WindowBudget,
-    assemble_prompt,
-)
-from .window.memory import fit_history, format_memory
+from .window.assembly import assemble_prompt
+from .window.layout import AssembledPrompt, WindowBudget
+from .window.memory import fit_history
+from .window.ranking import HybridRanking
 
 __all__ = [
     # the engine
     "ContextManager",
+    "EngineSettings",
     "Document",
     "Message",
     "PromptRequest",

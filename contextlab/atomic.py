@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from .errors import InvalidInputError
+from .validation import parse_int
 
 __all__ = [
     "StagedFile",
@@ -88,8 +89,11 @@ def remove_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
     target = Path(path)
     removed = []
     for temp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
-        pid = temp.name[len(target.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and not _running(int(pid)):
+        try:  # another file that happens to match (".out.csv.².tmp") is not ours to remove
+            pid = parse_int(temp.name[len(target.name) + 2 :].split(".", 1)[0], field="pid", low=1)
+        except InvalidInputError:
+            continue
+        if not _running(pid):
             try:
                 temp.unlink()
             except OSError:

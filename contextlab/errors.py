@@ -32,7 +32,7 @@ class InvalidInputError(ContextLabError, ValueError):
         super().__init__(*args)
         self.field = field
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[object, ...]:
         # Keep ``field`` when the error crosses a process boundary (a Dask worker's error).
         return (_rebuild, (type(self), self.args, self.field))
 
@@ -108,6 +108,6 @@ class RunInterrupted(KeyboardInterrupt):
     """
 
 
-def _rebuild(cls: type[InvalidInputError], args: tuple, field: str | None) -> InvalidInputError:
+def _rebuild(cls: type[InvalidInputError], args: tuple[object, ...], field: str | None) -> InvalidInputError:
     """Return the error ``cls(*args, field=field)`` (what unpickling an error calls)."""
     return cls(*args, field=field)

@@ -16,6 +16,7 @@ blinker holds receivers weakly by default: keep a reference to the function (or 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from blinker import Namespace, Signal
@@ -45,7 +46,7 @@ memory_delete: Signal = signals.signal("memory-delete", doc="Documents were remo
 ALL_SIGNALS: tuple[Signal, ...] = (memory_retrieve, memory_store, memory_delete)
 
 
-def publish(signal: Signal, sender: Any, payload: dict[str, Any]) -> None:
+def publish(signal: Signal, sender: Any, payload: Mapping[str, object]) -> None:
     """Send ``payload`` to the subscribers of ``signal`` (their errors propagate, none swallowed)."""
     if signal.receivers:
         signal.send(sender, payload=dict(payload))

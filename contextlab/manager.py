@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from time import perf_counter
+from typing import Any
 
 from .build_cache import BuildCache
 from .curves.published import position_curve as published_position_curve
@@ -18,6 +19,7 @@ from .errors import InvalidInputError
 from .settings import (
     DEFAULT_CURVE_MODEL,
     DEFAULT_DEDUP_THRESHOLD,
+    DEFAULT_MAX_CONTEXT_TOKENS,
     DEFAULT_MAX_MEMORY_MESSAGES,
     DEFAULT_MIN_DOC_TOKENS,
     DEFAULT_TOKENIZER,
@@ -51,6 +53,7 @@ from .types import (
     DocTrace,
     Document,
     DuplicatePair,
+    Fate,
     Message,
     PromptRequest,
     document_list,
@@ -96,7 +99,7 @@ class ContextManager:
     raises. ``placement="curve"`` puts the most relevant document where ``position_curve`` (a
     ``PositionCurve``, or accuracies at positions 1..K) reads best, the next at the next best, and
     so on. ``score_label`` is the word before a score in a header. The defaults are
-    ``contextlab.settings``'s.
+    ``contextlab.settings``'s. ``max_context_tokens`` is the budget of a request that states none.
     """
 
     def __init__(
@@ -115,6 +118,7 @@ class ContextManager:
         score_label: str = DEFAULT_SCORE_LABEL,
         position_curve: PositionCurve | Sequence[float] | None = None,
         dedup_measure: str = DEFAULT_MEASURE,
+        max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
     ) -> None:
         self.dedup_threshold = fraction(
             "dedup_threshold", dedup_threshold, hint="1.0 removes only texts equal once normalised"
@@ -147,10 +151,12 @@ class ContextManager:
         self.position_curve: PositionCurve | None = position_curve
         #: The word before a score in a header: ``(relevance: 0.87)``.
         self.score_label: str = score_label_text(score_label)
+        #: The budget of a request that states none (``PromptRequest.max_context_tokens`` None).
+        self.max_context_tokens: int = whole_number("max_context_tokens", max_context_tokens, minimum=0)
         self._seed_memory_labels = False
 
     @classmethod
-    def seed_compatible(cls, **overrides) -> ContextManager:
+    def seed_compatible(cls, **overrides: Any) -> ContextManager:
         """Return a manager that reproduces seed 000 exactly (heuristic tokens, reorder then budget)."""
         manager = cls(**{**SEED_MODE, **overrides})
         manager._seed_memory_labels = True
@@ -183,7 +189,7 @@ class ContextManager:
     @property
     def is_seed_mode(self) -> bool:
         """True when the budget follows seed 000 literally (heuristic, reorder first, headers free)."""
-        return (
+        return bool(
             self.tokenizer.name == SEED_MODE["tokenizer"]
             and self.budget_before_reorder == SEED_MODE["budget_before_reorder"]
             and self.budget_includes_headers == SEED_MODE["budget_includes_headers"]
@@ -196,7 +202,8 @@ class ContextManager:
             f"max_memory_messages={self.max_memory_messages}, tokenizer={self.tokenizer.name!r}, "
             f"budget_before_reorder={self.budget_before_reorder}, "
             f"budget_includes_headers={self.budget_includes_headers}, placement={self.placement!r}, "
-            f"score_label={self.score_label!r}, dedup_measure={self.dedup_measure!r})"
+            f"score_label={self.score_label!r}, dedup_measure={self.dedup_measure!r}, "
+            f"max_context_tokens={self.max_context_tokens})"
         )
 
     # ------------------------------------------------------------------------------
@@ -207,7 +214,8 @@ class ContextManager:
         counts and dedup outcomes; the result is the same with or without it.
         """
         validate_request(request)
-        docs, budget = request.documents, request.max_context_tokens
+        docs = request.documents
+        budget = self.max_context_tokens if request.max_context_tokens is None else request.max_context_tokens
         clock = _Clock()
         selection = self._select(docs, cache, clock)
         walk = selection.unique
@@ -304,15 +312,15 @@ class ContextManager:
         for p in selection.pairs:
             _trace_duplicate(trace[p.dropped_index], p, self.dedup_threshold, self.dedup_measure)
         n_placed = len(block.placed)
-        for position, p in enumerate(block.placed, start=1):
+        for position, placed in enumerate(block.placed, start=1):
             _trace_placed(
-                trace[p.index],
-                p.fate,
-                p.cost,
-                p.remaining_before,
+                trace[placed.index],
+                placed.fate,
+                placed.cost,
+                placed.remaining_before,
                 position,
                 n_placed,
-                outcome.header_costs.get(p.index),
+                outcome.header_costs.get(placed.index),
             )
         for i, remaining in outcome.excluded_at.items():
             trace[i].fate = "excluded"
@@ -366,7 +374,7 @@ def _trace_duplicate(t: DocTrace, pair: DuplicatePair, threshold: float, measure
 
 
 def _trace_placed(
-    t: DocTrace, fate: str, cost: int, remaining: int, position: int, n_placed: int, header: int | None = None
+    t: DocTrace, fate: Fate, cost: int, remaining: int, position: int, n_placed: int, header: int | None = None
 ) -> None:
     """Mark ``t`` as placed at ``position`` of ``n_placed``, with what it cost.
 
@@ -374,7 +382,7 @@ def _trace_placed(
     (``tokens``) and its *block cost* (``block_tokens``: kept text plus header line and separator
     when the budget counts them).
     """
-    t.fate = fate  # type: ignore[assignment]
+    t.fate = fate
     t.position = position
     t.block_tokens = cost
     if fate == "included":
@@ -408,5 +416,6 @@ def validate_request(request: PromptRequest) -> None:
     if not isinstance(request, PromptRequest):
         raise InvalidInputError(f"build() takes a PromptRequest, got {type(request).__name__}")
     text("query", request.query)
-    whole_number("max_context_tokens", request.max_context_tokens, minimum=0)
+    if request.max_context_tokens is not None:
+        whole_number("max_context_tokens", request.max_context_tokens, minimum=0)
     document_list(request.documents)

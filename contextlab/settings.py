@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import InvalidInputError
 from .stages.dedup.outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
@@ -28,7 +28,7 @@ from .stages.format import DEFAULT_SCORE_LABEL, score_label_text
 from .stages.reorder import PLACEMENTS
 from .tokenizers import TOKENIZER_NAMES
 from .types import DEFAULT_MAX_CONTEXT_TOKENS
-from .validation import fraction, one_of, whole_number
+from .validation import is_finite_number, message_value, one_of, whole_number
 
 __all__ = [
     "DEFAULT_CURVE_MODEL",
@@ -38,6 +38,10 @@ __all__ = [
     "DEFAULT_MIN_DOC_TOKENS",
     "DEFAULT_PLACEMENT",
     "DEFAULT_TOKENIZER",
+    "DEDUP_THRESHOLD_RANGE",
+    "WHOLE_RANGES",
+    "setting_range_text",
+    "EXPORT_EXTRAS",
     "EXPORT_MARKER",
     "EngineSettings",
     "LEGACY_REORDER",
@@ -71,8 +75,34 @@ SEED_MODE: Mapping[str, Any] = MappingProxyType(
 LEGACY_REORDER = "use_lost_in_middle"
 #: The key that marks the lab's JSON export of a configuration (its version).
 EXPORT_MARKER = "contextlab_config"
+#: What the lab's export holds beside the settings: its query. Settings read from an export
+#: leave it out; the lab's ``LabConfig``, which has a query, keeps it.
+EXPORT_EXTRAS: tuple[str, ...] = ("query",)
+
+_Settings = TypeVar("_Settings", bound="EngineSettings")
+
+#: The whole numbers each count setting takes, written once: the settings, a share link, the
+#: command's flags and the lab's widgets accept exactly these.
+WHOLE_RANGES: Mapping[str, tuple[int, int]] = MappingProxyType(
+    {
+        "max_context_tokens": (0, 10_000_000),
+        "min_doc_tokens": (0, 100_000),
+        "max_memory_messages": (0, 100_000),
+    }
+)
+#: The dedup thresholds the settings take (the lab's slider runs over the same range, in steps of
+#: 0.01): 1.0 removes only texts equal once normalised.
+DEDUP_THRESHOLD_RANGE: tuple[float, float] = (0.01, 1.0)
 
 _BOOLEANS = ("summarize_overflow", "seed_compatible", "budget_before_reorder", "budget_includes_headers")
+
+
+def setting_range_text(name: str) -> str:
+    """Return the range a numeric setting takes, as messages write it: ``0.01 to 1``, ``0 to 10,000,000``."""
+    if name == "dedup_threshold":
+        return f"{DEDUP_THRESHOLD_RANGE[0]:g} to {DEDUP_THRESHOLD_RANGE[1]:g}"
+    low, high = WHOLE_RANGES[name]
+    return f"{low:,} to {high:,}"
 
 
 def placement_for(placement: str | None = None, use_lost_in_middle: bool | None = None) -> str:
@@ -124,14 +154,20 @@ class EngineSettings:
 
     def validate(self) -> None:
         """Raise ``InvalidInputError`` naming the first field whose value cannot be used."""
-        whole_number("max_context_tokens", self.max_context_tokens, minimum=0)
-        fraction("dedup_threshold", self.dedup_threshold)
-        whole_number("min_doc_tokens", self.min_doc_tokens, minimum=0)
+        for name, (low, high) in WHOLE_RANGES.items():
+            whole_number(name, getattr(self, name), minimum=low, maximum=high)
+        least, most = DEDUP_THRESHOLD_RANGE
+        threshold = self.dedup_threshold
+        if not (is_finite_number(threshold) and least <= threshold <= most):
+            raise InvalidInputError(
+                f"dedup_threshold must be a number from {setting_range_text('dedup_threshold')} (1 removes only "
+                f"copies), got {message_value(threshold)}",
+                field="dedup_threshold",
+            )
         one_of("placement", self.placement, PLACEMENTS)
         one_of("tokenizer", self.tokenizer, TOKENIZER_NAMES)
         one_of("dedup_measure", self.dedup_measure, MEASURES)
         score_label_text(self.score_label)
-        whole_number("max_memory_messages", self.max_memory_messages, minimum=0)
         for name in _BOOLEANS:
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be true or false, got {getattr(self, name)!r}", field=name)
@@ -148,6 +184,7 @@ class EngineSettings:
         ``seed_compatible()`` sets them.
         """
         kwargs: dict[str, Any] = {
+            "max_context_tokens": self.max_context_tokens,
             "dedup_threshold": float(self.dedup_threshold),
             "min_doc_tokens": self.min_doc_tokens,
             "placement": self.placement,
@@ -164,7 +201,7 @@ class EngineSettings:
         values = {f.name: getattr(self, f.name) for f in fields(EngineSettings)}
         return EngineSettings(**values)
 
-    def with_changes(self, **changes: Any) -> Any:
+    def with_changes(self: _Settings, **changes: Any) -> _Settings:
         """Return a copy with ``changes`` applied (validated)."""
         return replace(self, **changes) if changes else self
 
@@ -178,12 +215,17 @@ class EngineSettings:
         return tuple(f.name for f in fields(cls))
 
     @classmethod
-    def from_dict(cls, data: Any, *, where: str = "configuration") -> Any:
-        """Return the settings in ``data``; an unknown field is a clear error that lists the known ones."""
+    def from_dict(cls: type[_Settings], data: object, *, where: str = "configuration") -> _Settings:
+        """Return the settings in ``data``; an unknown field is a clear error that lists the known ones.
+
+        A lab export (``EXPORT_MARKER`` in ``data``) may hold its query too: settings without a
+        query field leave it out.
+        """
         if not isinstance(data, Mapping):
             raise InvalidInputError(f"a {where} must be a JSON object, got {type(data).__name__}")
-        data = {k: v for k, v in data.items() if k != EXPORT_MARKER}
         known = {f.name: f for f in fields(cls)}
+        extras = EXPORT_EXTRAS if EXPORT_MARKER in data else ()
+        data = {k: v for k, v in data.items() if k != EXPORT_MARKER and (k in known or k not in extras)}
         unknown = sorted(set(data) - set(known))
         if unknown:
             raise InvalidInputError(
@@ -198,8 +240,8 @@ class EngineSettings:
         return cls(**values)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Any:
-        """Return the settings in a JSON export (the lab's); bad JSON is a clear error."""
+    def from_json(cls: type[_Settings], text: str | bytes) -> _Settings:
+        """Return the settings in a JSON export (the lab's "Download configuration"); bad JSON is a clear error."""
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:

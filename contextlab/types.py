@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
 
 from .errors import InvalidInputError
 from .validation import finite_number, text
@@ -21,10 +22,14 @@ __all__ = [
     "IN_BLOCK_FATES",
     "SHORTENED_FATES",
     "document_list",
+    "DocumentData",
+    "TraceData",
+    "PairData",
+    "ResultData",
 ]
 
-#: ``PromptRequest``'s budget; the same value as ``settings.DEFAULT_MAX_CONTEXT_TOKENS``, which
-#: reads it from here (types sits below settings, so the number is written once, here).
+#: The engine's default budget; ``settings.DEFAULT_MAX_CONTEXT_TOKENS`` reads it from here (types
+#: sits below settings, so the number is written once, here).
 DEFAULT_MAX_CONTEXT_TOKENS = 2048
 
 Fate = Literal["filtered", "duplicate", "included", "truncated", "excluded", "summarized"]
@@ -40,6 +45,62 @@ IN_BLOCK_FATES: tuple[str, ...] = ("included", "truncated", "summarized")
 SHORTENED_FATES: tuple[str, ...] = ("truncated", "summarized")
 
 
+class DocumentData(TypedDict):
+    """A ``Document`` as plain JSON data (``Document.to_dict``)."""
+
+    content: str
+    score: float
+    source: str | None
+    metadata: dict[str, Any]
+    timestamp: float | None
+    importance: float
+
+
+class TraceData(TypedDict):
+    """A ``DocTrace`` as plain JSON data (``DocTrace.to_dict``)."""
+
+    input_index: int
+    source: str | None
+    score: float
+    tokens: int
+    relevance_rank: int | None
+    position: int | None
+    fate: Fate
+    duplicate_of: int | None
+    similarity: float | None
+    block_tokens: int | None
+    reason: str
+
+
+class PairData(TypedDict):
+    """A ``DuplicatePair`` as plain JSON data."""
+
+    kept_index: int
+    dropped_index: int
+    similarity: float
+    kind: Literal["exact", "near"]
+
+
+class ResultData(TypedDict):
+    """A ``ContextResult`` as plain JSON data (``ContextResult.to_dict``): what files and captures hold."""
+
+    context_block: str
+    citation_map: dict[str, str]
+    tokens_used: int
+    tokens_budget: int
+    utilization_pct: float
+    duplicates_removed: int
+    truncated: bool
+    tokenizer: str
+    included_docs: list[DocumentData]
+    excluded_docs: list[DocumentData]
+    trace: list[TraceData]
+    duplicate_pairs: list[PairData]
+    timings_ms: dict[str, float]
+    budget_walk: list[int]
+    notes: list[str]
+
+
 @dataclass
 class Document:
     """One retrieved document: its text, its retrieval score and where it came from."""
@@ -51,9 +112,16 @@ class Document:
     timestamp: float | None = None
     importance: float = 0.5
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DocumentData:
         """Return the document as plain JSON-serialisable data."""
-        return asdict(self)
+        return DocumentData(
+            content=self.content,
+            score=self.score,
+            source=self.source,
+            metadata=copy.deepcopy(self.metadata),
+            timestamp=self.timestamp,
+            importance=self.importance,
+        )
 
 
 @dataclass
@@ -66,12 +134,16 @@ class Message:
 
 @dataclass
 class PromptRequest:
-    """What ``ContextManager.build`` works on: a query, its documents and the budget."""
+    """What ``ContextManager.build`` works on: a query, its documents and the budget.
+
+    ``max_context_tokens`` None (not given) means the manager's own budget: its settings'
+    ``max_context_tokens``, by default ``DEFAULT_MAX_CONTEXT_TOKENS``.
+    """
 
     query: str
     documents: list[Document] = field(default_factory=list)
     memory: list[Message] = field(default_factory=list)
-    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS
+    max_context_tokens: int | None = None
     system_prompt: str = ""
 
 
@@ -109,9 +181,21 @@ class DocTrace:
     block_tokens: int | None = None
     reason: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TraceData:
         """Return the trace entry as plain JSON-serialisable data."""
-        return asdict(self)
+        return TraceData(
+            input_index=self.input_index,
+            source=self.source,
+            score=self.score,
+            tokens=self.tokens,
+            relevance_rank=self.relevance_rank,
+            position=self.position,
+            fate=self.fate,
+            duplicate_of=self.duplicate_of,
+            similarity=self.similarity,
+            block_tokens=self.block_tokens,
+            reason=self.reason,
+        )
 
 
 @dataclass
@@ -164,25 +248,28 @@ class ContextResult:
             counts[entry.fate] += 1
         return counts
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ResultData:
         """Return the whole result, trace included, as plain JSON-serialisable data."""
-        return {
-            "context_block": self.context_block,
-            "citation_map": {str(k): v for k, v in self.citation_map.items()},
-            "tokens_used": self.tokens_used,
-            "tokens_budget": self.tokens_budget,
-            "utilization_pct": self.utilization_pct,
-            "duplicates_removed": self.duplicates_removed,
-            "truncated": self.truncated,
-            "tokenizer": self.tokenizer,
-            "included_docs": [d.to_dict() for d in self.included_docs],
-            "excluded_docs": [d.to_dict() for d in self.excluded_docs],
-            "trace": [t.to_dict() for t in self.trace],
-            "duplicate_pairs": [asdict(p) for p in self.duplicate_pairs],
-            "timings_ms": dict(self.timings_ms),
-            "budget_walk": list(self.budget_walk),
-            "notes": list(self.notes),
-        }
+        return ResultData(
+            context_block=self.context_block,
+            citation_map={str(k): v for k, v in self.citation_map.items()},
+            tokens_used=self.tokens_used,
+            tokens_budget=self.tokens_budget,
+            utilization_pct=self.utilization_pct,
+            duplicates_removed=self.duplicates_removed,
+            truncated=self.truncated,
+            tokenizer=self.tokenizer,
+            included_docs=[d.to_dict() for d in self.included_docs],
+            excluded_docs=[d.to_dict() for d in self.excluded_docs],
+            trace=[t.to_dict() for t in self.trace],
+            duplicate_pairs=[
+                PairData(kept_index=p.kept_index, dropped_index=p.dropped_index, similarity=p.similarity, kind=p.kind)
+                for p in self.duplicate_pairs
+            ],
+            timings_ms=dict(self.timings_ms),
+            budget_walk=list(self.budget_walk),
+            notes=list(self.notes),
+        )
 
 
 def document_list(value: object, *, name: str = "documents") -> Sequence[Any]:

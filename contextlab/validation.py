@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from .errors import InvalidInputError
 
@@ -25,6 +25,8 @@ __all__ = [
     "FALSE_WORDS",
     "boolean_word",
     "bool_text",
+    "parse_int",
+    "MAX_INT_DIGITS",
 ]
 
 #: The words read as true and as false wherever text names a yes/no setting (a link, a grid, an option).
@@ -41,6 +43,9 @@ _QUOTE.maxlong = 30
 _QUOTE.maxlist = _QUOTE.maxtuple = _QUOTE.maxdict = _QUOTE.maxset = 4
 # Beyond this many bits, even repr() of an int is refused (Python's int/str digit limit).
 _HUGE_INT_BITS = 10_000
+#: The most digits ``parse_int`` reads unless told: more than any count, port or index needs,
+#: far below where ``int()`` grows slow or refuses (4,300 digits).
+MAX_INT_DIGITS = 20
 
 
 def message_value(value: object) -> str:
@@ -113,11 +118,11 @@ def fraction(
 ) -> float:
     """Return ``value`` as a float when it lies in (0, 1] (or [0, 1] with ``allow_zero``)."""
     low = "[0" if allow_zero else "(0"
-    ok = is_finite_number(value) and (0 <= value <= 1 if allow_zero else 0 < value <= 1)  # type: ignore[operator]
-    if not ok:
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    if not (0 <= number <= 1 if allow_zero else 0 < number <= 1):  # nan is in no range
         extra = f" ({hint})" if hint else ""
         raise error(f"{name} must be in {low}, 1]{extra}, got {message_value(value)}", field=name)
-    return float(value)  # type: ignore[arg-type]
+    return float(number)
 
 
 def one_of(name: str, value: T, choices: Iterable[T], *, error: type[InvalidInputError] = InvalidInputError) -> T:
@@ -129,6 +134,12 @@ def one_of(name: str, value: T, choices: Iterable[T], *, error: type[InvalidInpu
     return value
 
 
+@overload
+def text(
+    name: str, value: object, *, optional: Literal[False] = False, error: type[InvalidInputError] = ...
+) -> str: ...
+@overload
+def text(name: str, value: object, *, optional: bool, error: type[InvalidInputError] = ...) -> str | None: ...
 def text(
     name: str, value: object, *, optional: bool = False, error: type[InvalidInputError] = InvalidInputError
 ) -> str | None:
@@ -160,3 +171,34 @@ def boolean_word(name: str, value: object) -> bool:
 def bool_text(value: object) -> str:
     """Return ``value`` as files, links and labels write it: ``true``/``false`` for a bool, else ``str``."""
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def parse_int(
+    text: str,
+    *,
+    field: str,
+    low: int | None = None,
+    high: int | None = None,
+    max_digits: int = MAX_INT_DIGITS,
+    error: type[InvalidInputError] = InvalidInputError,
+) -> int:
+    """Return the whole number ``text`` writes in ASCII digits, within [``low``, ``high``].
+
+    The one reader of an integer from text (a file's cell, a link, an option, a file name):
+    ``"²".isdigit()`` is True yet ``int("²")`` fails, and ``int("٣")`` is 3, so only ASCII
+    ``0-9`` count, at most ``max_digits`` of them, after an optional ``-`` (spaces around are
+    ignored). Anything else raises ``error`` naming ``field``.
+    """
+    written = text.strip() if isinstance(text, str) else ""
+    digits = written.removeprefix("-")
+    ok = 0 < len(digits) <= max_digits and digits.isascii() and digits.isdigit()
+    value = (-int(digits) if written.startswith("-") else int(digits)) if ok else None
+    if value is None or (low is not None and value < low) or (high is not None and value > high):
+        if high is not None:
+            wanted = f"a whole number from {low or 0:,} to {high:,}"
+        elif low is not None:
+            wanted = f"a whole number >= {low:,}"
+        else:
+            wanted = f"a whole number of at most {max_digits} digits"
+        raise error(f"{field} must be {wanted}, got {message_value(text)}", field=field)
+    return value

@@ -37,3 +37,14 @@ def test_staged_file_leaves_a_live_writer_s_temporary_file_alone(tmp_path: Path)
     with StagedFile(out) as first, StagedFile(out) as second:
         assert first.temp.exists() and second.temp.exists()
     assert list(tmp_path.glob(".r.csv.*.tmp")) == []
+
+
+def test_staged_file_writes_beside_a_stray_file_whose_pid_is_no_number(tmp_path: Path):
+    # "²".isdigit() is True and int("²") fails: such a name is not a writer's, and must not stop a write.
+    stray = tmp_path / ".out.csv.\u00b2.tmp"
+    stray.write_text("someone else's")
+    with StagedFile(tmp_path / "out.csv") as staged:
+        staged.write("a,b\n")
+        staged.commit()
+    assert (tmp_path / "out.csv").read_text() == "a,b\n"
+    assert stray.read_text() == "someone else's"

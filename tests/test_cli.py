@@ -334,9 +334,10 @@ def test_cli_build_missing_file_is_one_line_error(run, tmp_path: Path):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["--budget", "-5"], "expected a whole number from 0 to 1,000,000,000, got '-5'"),
-        (["--budget", "lots"], "expected a whole number from 0 to 1,000,000,000, got 'lots'"),
-        (["--threshold", "1.5"], "expected a number in (0, 1], got 1.5"),
+        (["--budget", "-5"], "expected a whole number from 0 to 10,000,000, got '-5'"),
+        (["--budget", "lots"], "expected a whole number from 0 to 10,000,000, got 'lots'"),
+        (["--threshold", "1.5"], "expected a number from 0.01 to 1, got '1.5'"),
+        (["--threshold", "0.005"], "expected a number from 0.01 to 1, got '0.005'"),
         (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],
@@ -563,7 +564,7 @@ def test_cli_outputs_write_all_or_nothing(tmp_path: Path):
     "args,pattern",
     [
         (["--threshold", "0.5:1.0"], r"--dedup-threshold '0\.5:1\.0': write a range as start:stop:step"),
-        (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside \(0, 1\]"),
+        (["--threshold", "0.5:1.5:0.5"], r"1\.5 is outside 0\.01 to 1$"),
         (["--budget", "100:50:10"], r"--max-context-tokens '100:50:10': stop is below start"),
         (["--budget", "1:10:0"], r"the step must be > 0"),
         (["--budget", "a,b"], r"'a' is not a whole number"),
@@ -846,7 +847,14 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
         (["--server.port", "0"], "--server.port expects a port number from 1 to 65535, got '0'"),
         (
             ["--server.port", "9" * 400],
-            "--server.port expects a port number from 1 to 65535, got '99999999999999999...999999999999999999' (400 characters)",
+            "--server.port expects a port number from 1 to 65535, got "
+            "'99999999999999999...999999999999999999' (400 characters)",
+        ),
+        (["--server.port", "\u00b2"], "--server.port expects a port number from 1 to 65535, got '\u00b2'"),
+        (["--server.port", "\u0663"], "--server.port expects a port number from 1 to 65535, got '\u0663'"),
+        (
+            ["--server.maxUploadSize=\u00b2"],
+            "--server.maxUploadSize expects a whole number of megabytes >= 1, got '\u00b2'",
         ),
         (["--server.headless", "maybe"], "--server.headless expects true or false, got 'maybe'"),
         (["--server.port"], "--server.port needs a value"),
@@ -919,7 +927,8 @@ def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
     [
         (
             ("build", "docs.json", "--budget", "-5"),
-            r"^contextlab build: error: argument --max-context-tokens/--budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'",
+            r"^contextlab build: error: argument --max-context-tokens/--budget/-b: "
+            r"expected a whole number from 0 to 10,000,000, got '-5'",
         ),
         (
             ("build", "docs.json", "--threshold", "1.5"),

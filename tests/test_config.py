@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from contextlab import PromptRequest
-from contextlab.lab.config import PLACEMENTS, LabConfig
+from contextlab.lab.config import LabConfig
+from contextlab.stages.reorder import PLACEMENTS
 from contextlab.types import Document
 
 
@@ -54,7 +55,9 @@ def test_config_bad_query_params_fall_back_with_warning():
     [
         ({"max_context_tokens": -5}, "max_context_tokens must be a whole number >= 0"),
         ({"budget": 300}, r"unknown configuration field\(s\): budget; known fields are: max_context_tokens"),
-        ({"dedup_threshold": 0}, r"dedup_threshold must be in \(0, 1\]"),
+        ({"dedup_threshold": 0}, r"dedup_threshold must be a number from 0\.01 to 1 \(1 removes only copies\), got 0"),
+        ({"dedup_threshold": 0.005}, r"dedup_threshold must be a number from 0\.01 to 1 .*, got 0\.005"),
+        ({"max_context_tokens": 10_000_001}, "max_context_tokens must be a whole number <= 10,000,000"),
         ({"tokenizer": "bpe"}, "unknown tokenizer 'bpe'"),
         ({"placement": "middle"}, "unknown placement 'middle'; choose one of: lost_in_the_middle"),
         ({"colour": "red"}, "unknown configuration field"),
@@ -136,7 +139,37 @@ def test_config_share_links_this_version_wrote_keep_loading(link, expected):
 
 
 def test_config_default_budget_is_the_engines():
-    assert LabConfig().max_context_tokens == 2048 == PromptRequest("q").max_context_tokens
+    from contextlab import ContextManager
+
+    # A request that states no budget builds at the manager's, which is the settings' (2048 by default).
+    assert PromptRequest("q").max_context_tokens is None
+    assert LabConfig().max_context_tokens == 2048 == ContextManager().max_context_tokens
+    docs = [Document("refunds take five to ten working days " * 400, 0.9, "long")]
+    assert ContextManager().build(PromptRequest("refunds", docs)).tokens_budget == 2048
+
+
+def test_config_lab_export_builds_in_the_library_at_its_budget():
+    from contextlab import ContextManager
+    from contextlab.settings import EngineSettings
+
+    # What the lab's "Download configuration (JSON)" writes: the settings, its marker and its query.
+    exported = LabConfig(query="refunds", max_context_tokens=1200, dedup_threshold=0.7).to_json()
+    assert '"query": "refunds"' in exported and '"contextlab_config": 1' in exported
+    settings = EngineSettings.from_json(exported)
+    assert settings == EngineSettings(max_context_tokens=1200, dedup_threshold=0.7)
+    docs = [Document(" ".join(f"refund{i}rule{j}" for j in range(150)), 0.9 - i / 10) for i in range(6)]
+    result = ContextManager.from_settings(settings).build(PromptRequest("refunds", docs))
+    assert result.tokens_budget == 1200
+    assert 1000 < result.tokens_used <= 1200
+    # A request's own budget still wins over the manager's.
+    assert ContextManager.from_settings(settings).build(PromptRequest("refunds", docs, [], 300)).tokens_budget == 300
+
+
+def test_config_query_outside_an_export_is_still_an_unknown_field():
+    from contextlab.settings import EngineSettings
+
+    with pytest.raises(ValueError, match=r"unknown configuration field\(s\): query"):
+        EngineSettings.from_dict({"query": "refunds", "max_context_tokens": 1200})
 
 
 def test_config_every_default_budget_is_the_settings_one():
@@ -201,3 +234,55 @@ def test_config_bad_measure_score_label_or_memory_raises(data, match):
 
     with pytest.raises(ValueError, match=match):
         EngineSettings.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "warning"),
+    [
+        ("dedup_threshold", "0.005", "ignored URL parameter dedup_threshold='0.005': a number from 0.01 to 1"),
+        ("dedup_threshold", "nan", "ignored URL parameter dedup_threshold='nan': a number from 0.01 to 1"),
+        ("dedup_threshold", "1" * 5000, "a number from 0.01 to 1"),
+        (
+            "max_context_tokens",
+            "\u00b2",
+            "ignored URL parameter max_context_tokens='\u00b2': a whole number from 0 to 10,000,000",
+        ),
+        (
+            "max_context_tokens",
+            "1" * 5000,
+            "ignored URL parameter max_context_tokens='11111111111111111...111111111111111111' (5,000 characters): "
+            "a whole number from 0 to 10,000,000",
+        ),
+        ("max_context_tokens", "10000001", "a whole number from 0 to 10,000,000"),
+        ("min_doc_tokens", "\u0663", "ignored URL parameter min_doc_tokens='\u0663': a whole number from 0 to 100,000"),
+        ("max_memory_messages", "-1", "a whole number from 0 to 100,000"),
+        (
+            "placement",
+            "x" * 300,
+            "ignored URL parameter placement='xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx' (300 characters)",
+        ),
+    ],
+)
+def test_config_share_link_bad_values_fall_back_with_a_short_warning(name, raw, warning):
+    # The bad value falls back to its default; the rest of the link still applies.
+    config, warnings = LabConfig.from_query_params({name: raw, "query": "refunds"})
+    assert getattr(config, name) == getattr(LabConfig(), name)
+    assert config.query == "refunds"
+    [said] = warnings
+    assert warning in said and len(said) < 250
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "value"),
+    [
+        ("dedup_threshold", "0.01", 0.01),
+        ("dedup_threshold", "1", 1.0),
+        ("max_context_tokens", "0", 0),
+        ("max_context_tokens", "10000000", 10_000_000),
+        ("min_doc_tokens", "100000", 100_000),
+        ("max_memory_messages", "0", 0),
+    ],
+)
+def test_config_share_link_takes_each_end_of_the_settings_range(name, raw, value):
+    config, warnings = LabConfig.from_query_params({name: raw})
+    assert (getattr(config, name), warnings) == (value, [])

@@ -269,7 +269,7 @@ def test_evaluate_view_link_carries_its_settings_and_the_table_leads_with_the_di
 def test_evaluate_view_a_bad_link_value_is_a_warning_not_a_failure():
     at = open_lab(view="evaluate", grid="placement=nope;budget=5", limit="x")
     said = [unescape(w.value) for w in at.warning]
-    assert "ignored URL parameter limit='x': a whole number from 1 to 1000000" in said
+    assert "ignored URL parameter limit='x': a whole number from 1 to 1,000,000" in said
     assert any(w.startswith("ignored grid 'placement=nope' in the link: placement takes some of") for w in said)
     assert any(w.startswith("ignored grid 'budget=5' in the link: Evaluate varies max_context_tokens") for w in said)
 

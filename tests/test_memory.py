@@ -7,14 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextlab.errors import InvalidInputError
+from contextlab.stages.messages import format_memory, role_label
 from contextlab.tokenizers import get_tokenizer
 from contextlab.types import Message
 from contextlab.window.memory import (
     HistoryFit,
     extractive_summary,
     fit_history,
-    format_memory,
-    role_label,
     summary_header,
 )
 

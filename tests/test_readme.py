@@ -94,3 +94,13 @@ def test_readme_curve_transcript_is_the_shipped_curve_and_its_paired_tests():
     ]
     expected = _table(points, rows[0]["model"]) + "\n" + _tests(file_evidence(path))
     assert match.group(1) == expected
+
+
+def test_readme_lab_export_is_what_the_lab_downloads():
+    """The export the README reads is the lab's "Download configuration" of that query at 1,200 tokens."""
+    from contextlab.lab.config import LabConfig
+
+    text = (REPO / "docs" / "examples" / "contextlab-config.json").read_text(encoding="utf-8")
+    config = LabConfig(query="annual plan refund after three months", max_context_tokens=1200)
+    assert text == config.to_json() + "\n"
+    assert '"max_context_tokens": 1200' in text

@@ -591,9 +591,11 @@ def _damaged_store(tmp_path: Path) -> Path:
 
 def test_sqlite_backend_damaged_store_is_one_clear_error(tmp_path: Path):
     path = _damaged_store(tmp_path)
-    with pytest.raises(StoreError, match=r"store .*kb\.db.* is damaged|not a SQLite database") as info:
-        with SQLiteBackend(path, read_only=True) as store:
-            store.retrieve("document filler", top_k=3)
+    with (
+        pytest.raises(StoreError, match=r"store .*kb\.db.* is damaged|not a SQLite database") as info,
+        SQLiteBackend(path, read_only=True) as store,
+    ):
+        store.retrieve("document filler", top_k=3)
     assert "\n" not in str(info.value)
     with pytest.raises(StoreError), SQLiteBackend(path) as store:
         store.add([Document("new one", source="n")])

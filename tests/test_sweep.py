@@ -88,9 +88,9 @@ def test_sweep_figure_empty_rows():
 
 def test_sweep_grid_checks_values_and_names_the_given_flags():
     assert sweep_grid("0.5,1.0", "10:30:10") == ([0.5, 1.0], [10, 20, 30])
-    with pytest.raises(ValueError, match=r"--threshold '0\.5,2': 2\.0 is outside \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"--threshold '0\.5,2': 2\.0 is outside 0\.01 to 1$"):
         sweep_grid("0.5,2", "10", names=("--threshold", "--budget", "--max-builds"))
-    with pytest.raises(ValueError, match=r"--budget '-1': -1 is below 0"):
+    with pytest.raises(ValueError, match=r"--budget '-1': -1 is outside 0 to 10,000,000$"):
         sweep_grid("0.5", "-1", names=("--threshold", "--budget", "--max-builds"))
 
 
@@ -108,7 +108,7 @@ def test_sweep_grid_limit_can_be_raised():
         r"builds; use a larger step or raise the limit \(max_builds=N\)",
     ):
         sweep_grid("0.5:1.0:0.05", "1", max_builds=1, names=("--threshold", "--budget", "--max-builds"))
-    assert len(sweep_grid("0.0001:1:0.0001", "1", max_builds=20_000)[0]) == 10_000
+    assert len(sweep_grid("0.01:1:0.00005", "1", max_builds=20_000)[0]) == 19_801
 
 
 def test_sweep_rows_follow_the_config_placement():
@@ -136,3 +136,10 @@ def test_sweep_progress_counts_every_build():
         progress=lambda done, total, note="": seen.append((done, total)),
     )
     assert seen == [(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 6)]
+
+
+def test_sweep_row_has_every_column_and_every_fate():
+    from contextlab.lab.sweep import SweepRow
+
+    assert tuple(SweepRow.__annotations__) == SWEEP_COLUMNS
+    assert SWEEP_COLUMNS[2:8] == FATES

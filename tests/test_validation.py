@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -190,3 +191,51 @@ def test_validation_boolean_word_names_the_field_and_the_words_it_takes():
         "ignored URL parameter seed_compatible='maybe': seed_compatible: 'maybe' is not true or false "
         "(true/false, yes/no, on/off, 1/0)"
     ]
+
+
+# -- integers read from text ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "kwargs", "expected"),
+    [
+        ("42", {}, 42),
+        (" 7 ", {}, 7),
+        ("-3", {}, -3),
+        ("0", {"low": 0}, 0),
+        ("65535", {"low": 1, "high": 65535}, 65535),
+        ("9" * 20, {}, 99999999999999999999),
+    ],
+)
+def test_validation_parse_int_reads_ascii_digits(written, kwargs, expected):
+    from contextlab.validation import parse_int
+
+    assert parse_int(written, field="n", **kwargs) == expected
+
+
+@pytest.mark.parametrize(
+    ("written", "kwargs", "message"),
+    [
+        ("\u00b2", {}, "n must be a whole number of at most 20 digits, got '\u00b2'"),
+        ("\u0663", {"low": 0}, "n must be a whole number >= 0, got '\u0663'"),
+        ("", {"low": 1, "high": 9}, "n must be a whole number from 1 to 9, got ''"),
+        ("1.5", {"high": 9}, "n must be a whole number from 0 to 9, got '1.5'"),
+        ("10", {"low": 1, "high": 9}, "n must be a whole number from 1 to 9, got '10'"),
+        ("-1", {"low": 0}, "n must be a whole number >= 0, got '-1'"),
+        ("--1", {}, "n must be a whole number of at most 20 digits, got '--1'"),
+        ("1" * 21, {}, "n must be a whole number of at most 20 digits, got '111111111111111111111'"),
+        (
+            "1" * 5000,
+            {"low": 1, "high": 9},
+            "n must be a whole number from 1 to 9, got '11111111111111111...111111111111111111' (5,000 characters)",
+        ),
+    ],
+)
+def test_validation_parse_int_refuses_what_is_not_ascii_digits_naming_the_field(written, kwargs, message):
+    from contextlab.validation import parse_int
+
+    with pytest.raises(InvalidInputError, match="^" + re.escape(message) + "$") as caught:
+        parse_int(written, field="n", **kwargs)
+    assert caught.value.field == "n"
+    with pytest.raises(LoadError):
+        parse_int(written, field="n", error=LoadError, **kwargs)

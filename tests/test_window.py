@@ -351,7 +351,8 @@ User: And the 2FA code? It never arrives.
 Assistant: Check your spam folder first.
 
 Question: The backup codes are gone too. What now?
-documents: 90 of the window's 180 tokens (50%), not max_context_tokens; the ContextManager got 69 after lending and headers
+documents: 90 of the window's 180 tokens (50%), not max_context_tokens; the ContextManager got 69 after lending \
+and headers
 section       budget   used   in  out  notes
 system             9     13    1    1  borrowed 5 from documents; took 3 tokens the built sections left free
 documents         90     70    2    2  lent 8 to query, 5 to system

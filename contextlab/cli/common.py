@@ -17,7 +17,9 @@ from ..settings import (
     DEFAULT_MIN_DOC_TOKENS,
     DEFAULT_PLACEMENT,
     DEFAULT_TOKENIZER,
+    WHOLE_RANGES,
     EngineSettings,
+    setting_range_text,
 )
 from ..stages.dedup import DEFAULT_MEASURE, MEASURES
 from ..stages.format import DEFAULT_SCORE_LABEL
@@ -25,7 +27,7 @@ from ..stages.reorder import PLACEMENTS
 from ..tokenizers import TOKENIZER_NAMES
 from ..types import ContextResult, Document
 from .flags import RUN_OPTIONS, SETTING_FLAGS, note
-from .inputs import label, threshold, token_count
+from .inputs import int_at_least, label, threshold
 
 __all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary", "require"]
 
@@ -34,7 +36,8 @@ _DEFAULTS = EngineSettings().to_dict()
 #: What each setting's flag says in ``--help`` (the defaults are the library's).
 _HELP: dict[str, str] = {
     "max_context_tokens": f"token budget of the block (default {DEFAULT_MAX_CONTEXT_TOKENS})",
-    "dedup_threshold": f"near-duplicate similarity threshold in (0, 1] (default {DEFAULT_DEDUP_THRESHOLD})",
+    "dedup_threshold": f"near-duplicate similarity threshold, {setting_range_text('dedup_threshold')} "
+    f"(default {DEFAULT_DEDUP_THRESHOLD})",
     "min_doc_tokens": f"drop documents shorter than N tokens (default {DEFAULT_MIN_DOC_TOKENS})",
     "placement": f"where documents go in the block (default {DEFAULT_PLACEMENT})",
     "summarize_overflow": "give documents that do not fit a one-sentence synopsis while budget remains",
@@ -56,8 +59,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 #: The argument type of the settings that take a number.
 _TYPES: dict[str, Any] = {
-    "max_context_tokens": token_count,
-    "min_doc_tokens": token_count,
+    "max_context_tokens": int_at_least(*WHOLE_RANGES["max_context_tokens"]),
+    "min_doc_tokens": int_at_least(*WHOLE_RANGES["min_doc_tokens"]),
     "dedup_threshold": threshold,
 }
 

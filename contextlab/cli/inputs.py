@@ -12,6 +12,7 @@ from ..errors import LoadError
 from ..loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
 from ..loaders.reading import a_folder
 from ..retrieval.injection import MAX_TOP_K
+from ..settings import DEDUP_THRESHOLD_RANGE
 from ..types import Document
 from ..validation import message_value
 
@@ -73,13 +74,14 @@ workers = int_at_least(1, 1024)
 
 
 def threshold(text: str) -> float:
-    """Return ``text`` as a dedup threshold in (0, 1], or a usage error."""
+    """Return ``text`` as a dedup threshold in the settings' range, or a usage error."""
+    low, high = DEDUP_THRESHOLD_RANGE
     try:
-        value = float(text)
+        value = float(text) if len(text) <= 40 else math.nan
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
+        value = math.nan
+    if not low <= value <= high:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {high:g}, got {message_value(text)}")
     return value
 
 

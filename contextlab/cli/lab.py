@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ContextLabError
-from ..validation import FALSE_WORDS, TRUE_WORDS, message_value
+from ..errors import ContextLabError, InvalidInputError
+from ..validation import FALSE_WORDS, TRUE_WORDS, message_value, parse_int
 from .common import require
 
 __all__ = ["LAB_DEFAULTS", "add_lab", "cmd_lab", "lab_app_path", "lab_options", "streamlit_problem"]
@@ -106,6 +106,14 @@ def _shown_host(address: str) -> str:
     return address
 
 
+def _is_int(value: str, option: str, low: int, high: int) -> bool:
+    try:
+        parse_int(value, field=option, low=low, high=high)
+    except InvalidInputError:
+        return False
+    return True
+
+
 #: Streamlit options checked here, so a typo is one line instead of Streamlit's usage text:
 #: each maps to (what it takes, a check). Other options go to Streamlit unchecked.
 _STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
@@ -113,10 +121,10 @@ _STREAMLIT_OPTIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
         "an address to listen on (127.0.0.1 by default; 0.0.0.0 serves the network)",
         lambda v: bool(v) and not v.startswith("-"),
     ),
-    "--server.port": ("a port number from 1 to 65535", lambda v: v.isdigit() and len(v) <= 5 and 1 <= int(v) <= 65535),
+    "--server.port": ("a port number from 1 to 65535", lambda v: _is_int(v, "--server.port", 1, 65535)),
     "--server.maxUploadSize": (
         "a whole number of megabytes >= 1",
-        lambda v: v.isdigit() and len(v) <= 9 and int(v) >= 1,
+        lambda v: _is_int(v, "--server.maxUploadSize", 1, 10**9 - 1),
     ),
     "--server.headless": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),
     "--server.runOnSave": ("true or false", lambda v: v.lower() in TRUE_WORDS | FALSE_WORDS),

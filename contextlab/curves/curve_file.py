@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, LoadError
 from ..safe_text import UNSAFE_CHARS
-from ..validation import message_value
+from ..validation import message_value, parse_int
 
 __all__ = [
     "MAX_CURVE_BYTES",
@@ -176,11 +176,12 @@ def _number(row: dict[str, str], column: str, where: str) -> float | None:
 
 def _whole(row: dict[str, str], column: str, where: str, most: int) -> int:
     cell = (row.get(column) or "").strip()
-    if not (cell.isascii() and cell.isdigit()) or not 1 <= int(cell) <= most:  # "²" is a digit int() refuses
+    try:
+        return parse_int(cell, field=column, low=1, high=most)
+    except InvalidInputError:
         raise LoadError(
             f"{where}: {column} is {message_value(cell)}, not a whole number from 1 to {most:,}", field="curve"
-        )
-    return int(cell)
+        ) from None
 
 
 def _checked_row(row: dict[str, str], where: str) -> tuple[str, str, float, int | None, int | None, int | None]:

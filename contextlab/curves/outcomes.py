@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import LoadError
+from ..errors import InvalidInputError, LoadError
+from ..validation import message_value, parse_int
 from .curve_file import PositionData, load_curve_file, parse_curve_file
 from .evidence import CurveEvidence, curve_evidence
 
@@ -74,7 +75,7 @@ class CurveOutcomes:
         return {p: list(v) for (kind, n, p), v in sorted(self.conditions.items()) if kind == "position" and n == count}
 
     def paired(self, curve: Iterable[tuple[int, float]], total_docs: int) -> dict[int, list[bool]] | None:
-        """Return ``{position: outcomes}`` for the curve's points at ``total_docs``, or None when they are not all here."""
+        """Return ``{position: outcomes}`` for the curve's points at ``total_docs``, or None when some are missing."""
         positions = [p for p, _ in curve]
         found = {
             p: list(v)
@@ -103,13 +104,16 @@ def _condition(row: Mapping[str, str], where: str) -> tuple[str, int, int]:
     if kind != "position":
         return (kind, 0, 0) if kind == "closed_book" else (kind, 1, 1)
     total, position = (row.get("total_docs") or "").strip(), (row.get("position") or "").strip()
-    if not total.isdigit() or not position.isdigit() or not 1 <= int(position) <= int(total):
+    try:
+        n_total = parse_int(total, field="total_docs", low=1)
+        n_position = parse_int(position, field="position", low=1, high=n_total)
+    except InvalidInputError:
         raise LoadError(
-            f"{where}: total_docs {total!r} and position {position!r} must be whole numbers with "
-            "1 <= position <= total_docs",
+            f"{where}: total_docs {message_value(total)} and position {message_value(position)} must be whole "
+            "numbers with 1 <= position <= total_docs",
             field="outcomes",
-        )
-    return (kind, int(total), int(position))
+        ) from None
+    return (kind, n_total, n_position)
 
 
 def parse_outcomes(text: str, *, name: str = "outcomes file") -> CurveOutcomes:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import InvalidInputError
 from ..manager import ContextManager
@@ -28,6 +28,7 @@ from ..validation import whole_number
 __all__ = [
     "ContextLabStep",
     "KeptDocument",
+    "KeptInfo",
     "StepOutcome",
     "engine_config",
     "engine_document",
@@ -141,6 +142,23 @@ def engine_document(
     return Document(content=content, score=float(score), source=source, metadata=meta)
 
 
+class _KeptInfo(TypedDict):
+    citation: int
+    fate: str
+    reason: str
+
+
+class KeptInfo(_KeptInfo, total=False):
+    """What a framework document's ``contextlab`` metadata says: its citation, fate and reason.
+
+    ``score_source`` says where its score came from when not the framework's score field
+    (``"bm25"`` when the retriever gave none, then ``retriever_rank`` is where it had it).
+    """
+
+    score_source: str
+    retriever_rank: int
+
+
 @dataclass(frozen=True)
 class KeptDocument:
     """A document in the block: which input it was, the text the block holds, and why it is there."""
@@ -148,7 +166,7 @@ class KeptDocument:
     input_index: int
     content: str
     score: float
-    info: dict[str, Any]
+    info: KeptInfo
 
     @property
     def content_changed(self) -> bool:
@@ -206,29 +224,27 @@ class ContextLabStep:
 
 def _kept(docs: list[Document], result: ContextResult) -> list[KeptDocument]:
     """Return the documents in the block, in block order, with their citation, fate and reason."""
-    placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position)
+    placed = sorted(((t.position, t) for t in result.trace if t.position is not None), key=lambda pair: pair[0])
     return [
         KeptDocument(
             input_index=t.input_index,
-            content=result.included_docs[t.position - 1].content,
+            content=result.included_docs[position - 1].content,
             score=docs[t.input_index].score,
-            info={
-                "citation": t.position,
-                "fate": t.fate,
-                "reason": t.reason,
-                **_score_origin(docs[t.input_index], t.input_index),
-            },
+            info=_kept_info(position, t.fate, t.reason, docs[t.input_index], t.input_index),
         )
-        for t in placed
+        for position, t in placed
     ]
 
 
-def _score_origin(doc: Document, index: int) -> dict[str, Any]:
-    """Return where a document's score came from when not the framework's score field (else {})."""
+def _kept_info(citation: int, fate: str, reason: str, doc: Document, index: int) -> KeptInfo:
+    """Return a kept document's metadata, with where its score came from when not the framework's field."""
+    info = KeptInfo(citation=citation, fate=fate, reason=reason)
     source = doc.metadata.get("score_source")
     if source == "bm25":  # the retriever gave none: say so, and where the retriever had it
-        return {"score_source": "bm25", "retriever_rank": index + 1}
-    return {"score_source": source} if isinstance(source, str) else {}
+        info["score_source"], info["retriever_rank"] = "bm25", index + 1
+    elif isinstance(source, str):
+        info["score_source"] = source
+    return info
 
 
 def _capture_path(capture_to: Any) -> Path | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._common import METADATA_KEY, SCORE_KEYS, ContextLabStep, engine_document
+from ._common import METADATA_KEY, ContextLabStep, engine_document
 
 try:
     from langchain_core.callbacks import Callbacks
@@ -28,7 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "contextlab.integrations.langchain needs langchain-core: pip install 'contextlab[langchain]'"
     ) from exc
 
-__all__ = ["ContextLabCompressor", "SCORE_KEYS"]
+__all__ = ["ContextLabCompressor"]
 
 
 class ContextLabCompressor(BaseDocumentCompressor):

@@ -7,17 +7,35 @@ Both results must come from the same input documents (their traces are matched b
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from ..errors import InvalidInputError
 from ..types import SHORTENED_FATES, ContextResult, DocTrace
 from ..validation import one_of
 
-__all__ = ["Change", "DocChange", "ResultDiff", "diff_results", "config_differences", "CHANGES"]
+__all__ = ["Change", "ChangeRow", "DocChange", "ResultDiff", "diff_results", "config_differences", "CHANGES"]
 
 Change = Literal["gained", "lost", "moved", "resized", "unchanged"]
 #: Every kind of change, most consequential first (the order the lab lists them in).
 CHANGES: tuple[str, ...] = ("gained", "lost", "moved", "resized", "unchanged")
+
+
+#: One document's row in the table of what changed between two builds (``ResultDiff.to_rows``).
+ChangeRow = TypedDict(
+    "ChangeRow",
+    {
+        "doc": int,
+        "source": str,
+        "change": str,
+        "fate A": str,
+        "fate B": str,
+        "position A": "int | None",
+        "position B": "int | None",
+        "tokens A": int,
+        "tokens B": int,
+        "relevance rank": "int | None",
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -139,7 +157,7 @@ class ResultDiff:
         lines.append(f"Block size: {self.tokens_used_a} → {self.tokens_used_b} tokens ({sign}{self.tokens_delta}).")
         return lines
 
-    def to_rows(self) -> list[dict[str, Any]]:
+    def to_rows(self) -> list[ChangeRow]:
         """Return one plain dict per document (a table for the lab or a CSV)."""
         return [
             {

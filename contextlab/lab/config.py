@@ -9,21 +9,22 @@ same result with the library. Exports and links use the library's names and no o
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..build_cache import BuildCache
 from ..errors import InvalidInputError
 from ..manager import ContextManager
-from ..settings import EXPORT_MARKER, EngineSettings
-from ..stages.reorder import PLACEMENTS, PositionCurve
+from ..settings import EXPORT_MARKER, WHOLE_RANGES, EngineSettings, setting_range_text
+from ..stages.reorder import PositionCurve
 from ..types import ContextResult, Document, PromptRequest
-from ..validation import bool_text, boolean_word, text
+from ..validation import bool_text, boolean_word, message_value, parse_int, text
 
 if TYPE_CHECKING:
     from ..runs.captures import CapturedRun
 
-__all__ = ["LabConfig", "PLACEMENTS"]
+__all__ = ["LabConfig"]
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,8 @@ class LabConfig(EngineSettings):
         return ContextManager.from_settings(self, position_curve=position_curve)
 
     def build(self, documents: list[Document], *, cache: BuildCache | None = None) -> ContextResult:
-        """Return this configuration's build of ``documents`` (its query and budget)."""
-        request = PromptRequest(query=self.query, documents=list(documents), max_context_tokens=self.max_context_tokens)
-        return self.make_manager().build(request, cache=cache)
+        """Return this configuration's build of ``documents`` (its query, at its budget)."""
+        return self.make_manager().build(PromptRequest(query=self.query, documents=list(documents)), cache=cache)
 
     # -- JSON (``to_dict``, ``from_dict`` and ``from_json`` are EngineSettings') ----------
     def to_json(self) -> str:
@@ -79,27 +79,27 @@ class LabConfig(EngineSettings):
         return params
 
     @classmethod
-    def from_query_params(cls, params: dict[str, Any]) -> tuple[LabConfig, list[str]]:
+    def from_query_params(cls, params: Mapping[str, str | list[str]]) -> tuple[LabConfig, list[str]]:
         """Return the configuration in URL ``params`` and one warning per value ignored.
 
         A link must always open: a bad value falls back to its default and is reported.
         """
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         warnings: list[str] = []
         known = {f.name: f for f in fields(cls)}
-        params = {k: (v[-1] if v else "") if isinstance(v, list) else v for k, v in params.items()}
-        for name, raw in params.items():
+        last = {k: (v[-1] if v else "") if isinstance(v, list) else v for k, v in params.items()}
+        for name, raw in last.items():
             if name not in known:
                 continue
             default = known[name].default
             try:
                 value = _parse_param(name, raw, default)
-                cls(**{name: value})  # validate this one field in isolation
-            except (InvalidInputError, ValueError) as exc:
-                warnings.append(f"ignored URL parameter {name}={raw!r}: {exc}")
+                cls.from_dict({name: value})  # validate this one field in isolation
+            except InvalidInputError as exc:
+                warnings.append(f"ignored URL parameter {name}={message_value(raw)}: {_link_reason(name, exc)}")
                 continue
             values[name] = value
-        return cls(**values), warnings
+        return cls.from_dict(values), warnings
 
     # -- code ----------------------------------------------------------------------
     def code_snippet(self, documents_expr: str = 'load_file("documents.json")') -> str:
@@ -115,19 +115,40 @@ class LabConfig(EngineSettings):
                 "",
                 f"documents = {documents_expr}",
                 f"manager = {make}",
-                f"result = manager.build(PromptRequest(query={self.query!r}, documents=documents,",
-                f"                                     max_context_tokens={self.max_context_tokens}))",
+                f"result = manager.build(PromptRequest(query={self.query!r}, documents=documents))",
                 "print(result.context_block)",
             ]
         )
 
 
-def _parse_param(name: str, raw: Any, default: Any) -> Any:
-    text = str(raw).strip()
+def _link_reason(name: str, error: InvalidInputError) -> str:
+    """Return why a link's value of ``name`` was ignored, without quoting the value again."""
+    if name in WHOLE_RANGES:
+        return f"a whole number from {setting_range_text(name)}"
+    if name == "dedup_threshold":
+        return f"a number from {setting_range_text(name)}"
+    _, listed, choices = str(error).partition("; choose one of: ")
+    return f"choose one of: {choices}" if listed else str(error)
+
+
+def _parse_param(name: str, raw: object, default: object) -> object:
+    """Return a link's text ``raw`` as the kind of value ``default`` is; ``InvalidInputError`` if it is none."""
+    value = str(raw).strip()
     if isinstance(default, bool):
-        return boolean_word(name, text)
+        return boolean_word(name, value)
     if isinstance(default, int):
-        return int(text)
+        return parse_int(value, field=name)
     if isinstance(default, float):
-        return float(text)
-    return text
+        number = _float_or_none(value)
+        if number is None:
+            raise InvalidInputError(f"{name} must be a number, got {message_value(value)}", field=name)
+        return number
+    return value
+
+
+def _float_or_none(value: str) -> float | None:
+    """Return the number ``value`` writes (a short one: float() of a huge text is slow), else None."""
+    try:
+        return float(value) if len(value) <= 40 else None
+    except ValueError:
+        return None

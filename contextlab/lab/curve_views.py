@@ -104,7 +104,10 @@ def block_curve(n: int, model: str | None = None, measured: PositionData | None 
     if measured is None:
         assert model is not None
         values = accuracy_curve(model, n)
-        band = (accuracy_curve(model, n, data=curve_bounds(0)), accuracy_curve(model, n, data=curve_bounds(1)))
+        band: tuple[list[float], list[float]] | None = (
+            accuracy_curve(model, n, data=curve_bounds(0)),
+            accuracy_curve(model, n, data=curve_bounds(1)),
+        )
         return BlockCurve(model, values, band, measured=False)
     name = measured.models()[0]
     values = accuracy_curve(name, n, data=measured)

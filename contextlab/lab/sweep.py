@@ -12,15 +12,17 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from functools import partial
+from typing import Any, TextIO, TypedDict
 
 from ..errors import InvalidInputError
 from ..progress import Progress
+from ..settings import DEDUP_THRESHOLD_RANGE, WHOLE_RANGES, setting_range_text
 from ..types import FATES, IN_BLOCK_FATES, Document, PromptRequest
-from ..validation import whole_number
+from ..validation import message_value, parse_int, whole_number
 from .config import LabConfig
 
-__all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "parse_range", "sweep_grid", "run_sweep", "write_csv"]
+__all__ = ["SWEEP_COLUMNS", "MAX_BUILDS", "SweepRow", "parse_range", "sweep_grid", "run_sweep", "write_csv"]
 
 #: The columns of a sweep row (and of ``contextlab sweep``'s CSV), in order.
 SWEEP_COLUMNS: tuple[str, ...] = (
@@ -31,6 +33,24 @@ SWEEP_COLUMNS: tuple[str, ...] = (
     "tokens_used",
     "utilization_pct",
 )
+
+
+class SweepRow(TypedDict):
+    """One (threshold, budget) pair of a sweep: documents per fate, in the block, and tokens spent."""
+
+    dedup_threshold: float
+    max_context_tokens: int
+    filtered: int
+    duplicate: int
+    excluded: int
+    truncated: int
+    summarized: int
+    included: int
+    in_block: int
+    tokens_used: int
+    utilization_pct: float
+
+
 #: Default cap on the builds of one sweep: a typo such as 0:1:0.0001 should not start a million.
 MAX_BUILDS = 10_000
 # How a message says to raise the cap (the command shows its flag, ``--max-builds N``).
@@ -42,7 +62,7 @@ def parse_range(
 ) -> list[float] | list[int]:
     """Return the values ``spec`` names: ``start:stop:step`` (stop included), ``a,b,c`` or one value."""
     text = spec.strip()
-    convert: Callable[[str], Any] = int if integer else float
+    convert: Callable[[str], Any] = partial(parse_int, field=name) if integer else float
 
     def number(part: str) -> Any:
         try:
@@ -91,13 +111,21 @@ def sweep_grid(
     """
     whole_number(names[2], max_builds, minimum=1)
     values = parse_range(thresholds, name=names[0], max_values=max_builds)
+    low, high = DEDUP_THRESHOLD_RANGE
     for t in values:
-        if not 0 < t <= 1:
-            raise InvalidInputError(f"{names[0]} {thresholds!r}: {t} is outside (0, 1]", field=names[0])
+        if not low <= t <= high:
+            raise InvalidInputError(
+                f"{names[0]} {message_value(thresholds)}: {t} is outside {setting_range_text('dedup_threshold')}",
+                field=names[0],
+            )
     sizes = parse_range(budgets, integer=True, name=names[1], max_values=max_builds)
+    least, most = WHOLE_RANGES["max_context_tokens"]
     for b in sizes:
-        if b < 0:
-            raise InvalidInputError(f"{names[1]} {budgets!r}: {b} is below 0", field=names[1])
+        if not least <= b <= most:
+            raise InvalidInputError(
+                f"{names[1]} {message_value(budgets)}: {b} is outside {setting_range_text('max_context_tokens')}",
+                field=names[1],
+            )
     cells = len(values) * len(sizes)
     if cells > max_builds:
         raise InvalidInputError(
@@ -113,7 +141,7 @@ def run_sweep(
     budgets: Sequence[int],
     *,
     progress: Progress | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SweepRow]:
     """Return one row per (threshold, budget) pair: what ``config``'s build kept, cut and spent.
 
     Every setting but the threshold and the budget comes from ``config``; ``progress`` is
@@ -122,7 +150,7 @@ def run_sweep(
     from ..build_cache import BuildCache
 
     cache = BuildCache()
-    rows: list[dict[str, Any]] = []
+    rows: list[SweepRow] = []
     for threshold in thresholds:
         manager = config.with_changes(dedup_threshold=float(threshold)).make_manager()
         for budget in budgets:
@@ -132,21 +160,26 @@ def run_sweep(
             )
             counts = result.fate_counts()
             rows.append(
-                {
-                    "dedup_threshold": threshold,
-                    "max_context_tokens": budget,
-                    **counts,
-                    "in_block": sum(counts[fate] for fate in IN_BLOCK_FATES),
-                    "tokens_used": result.tokens_used,
-                    "utilization_pct": result.utilization_pct,
-                }
+                SweepRow(
+                    dedup_threshold=threshold,
+                    max_context_tokens=budget,
+                    filtered=counts["filtered"],
+                    duplicate=counts["duplicate"],
+                    excluded=counts["excluded"],
+                    truncated=counts["truncated"],
+                    summarized=counts["summarized"],
+                    included=counts["included"],
+                    in_block=sum(counts[fate] for fate in IN_BLOCK_FATES),
+                    tokens_used=result.tokens_used,
+                    utilization_pct=result.utilization_pct,
+                )
             )
             if progress is not None:
                 progress(len(rows), len(thresholds) * len(budgets))
     return rows
 
 
-def write_csv(rows: Sequence[dict[str, Any]], stream: TextIO) -> None:
+def write_csv(rows: Sequence[SweepRow], stream: TextIO) -> None:
     """Write sweep ``rows`` to ``stream`` as CSV with a header of ``SWEEP_COLUMNS``."""
     writer = csv.DictWriter(stream, fieldnames=list(SWEEP_COLUMNS), lineterminator="\n")
     writer.writeheader()

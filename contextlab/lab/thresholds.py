@@ -51,5 +51,6 @@ def catching_threshold(similarity: float, step: float = SLIDER_STEP) -> float:
     A pair is caught when similarity >= threshold, so this is ``similarity`` rounded *down* to the
     step: a pair at 0.776 is caught at 0.77, not at 0.78.
     """
-    places = -Decimal(repr(step)).normalize().as_tuple().exponent
-    return similarity_floor(similarity, max(int(places), 0))
+    exponent = Decimal(repr(step)).normalize().as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) else 0  # a finite step has a whole exponent
+    return similarity_floor(similarity, max(places, 0))

@@ -18,7 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import EndpointError, HTTPFailure
+from ..errors import EndpointError, HTTPFailure, InvalidInputError
+from ..validation import parse_int
 from .client import check_endpoint_url, unreachable
 from .http import post_json
 from .keys import auth_headers, scrub
@@ -139,9 +140,13 @@ class EndpointTokenizer:
     def _remembered_count(self, text: str) -> tuple[str, int | None]:
         """Return the store's key for ``text``'s count and the count it holds, if one that can be true."""
         key, stored = self._stored("count", text)
-        if stored is None or not stored.isdigit() or not _plausible(text, int(stored)):
+        try:
+            count = None if stored is None else parse_int(stored, field="count", low=0)
+        except InvalidInputError:
+            count = None
+        if count is None or not _plausible(text, count):
             return key, None  # an impossible count kept by an older version is counted again
-        return key, int(stored)
+        return key, count
 
     def count(self, text: str) -> int:
         """Return the number of the model's tokens in ``text`` (memoised, and kept in ``store``)."""

@@ -7,6 +7,7 @@ a store another process keeps locked.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -71,10 +72,9 @@ def _leave_wal(conn: sqlite3.Connection) -> None:
     ``BUSY_TIMEOUT_S``) for the readers of the moment to finish.
     """
     if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-        try:
+        # Another process may have it open (OperationalError): a later writer switches it.
+        with contextlib.suppress(sqlite3.OperationalError):
             conn.execute("PRAGMA journal_mode = DELETE")
-        except sqlite3.OperationalError:
-            pass  # another process has it open; a later writer switches it
 
 
 def hot_journal(path: str) -> str | None:
@@ -191,10 +191,9 @@ def roll_back_quietly(conn: sqlite3.Connection) -> None:
     """
     if not conn.in_transaction:
         return
-    try:
+    # On an error here the original error says more; a writer opening the store undoes the journal.
+    with contextlib.suppress(sqlite3.Error):
         conn.execute("ROLLBACK")
-    except sqlite3.Error:
-        pass  # the original error says more; a writer opening the store undoes the journal
 
 
 def _upgrade(conn: sqlite3.Connection, version: int) -> None:

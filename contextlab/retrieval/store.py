@@ -78,8 +78,9 @@ class SQLiteBackend:
     persistent. ``read_only=True`` never creates or changes a file (a missing store is an
     error); ``read_only=False`` refuses at once a store it could not write; the default,
     ``None``, opens read-only by itself when the file or its folder cannot be written, so such
-    a store can still be searched, and writing to it is one clear ``StoreError``. Safe to share between threads and processes: file stores use one
-    connection per thread, in-memory stores one connection behind a lock; writes are serialised.
+    a store can still be searched, and writing to it is one clear ``StoreError``. Safe to share
+    between threads and processes: file stores use one connection per thread, in-memory stores
+    one connection behind a lock; writes are serialised.
     """
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *, read_only: bool | None = None) -> None:
@@ -208,9 +209,12 @@ class SQLiteBackend:
         docs = [Document(content=d) if isinstance(d, str) else d for d in documents]
         if ids is not None and len(ids) != len(docs):
             raise InvalidInputError(f"got {len(ids)} ids for {len(docs)} documents; give one id per document")
-        if ids is None:
-            ids = [own_id(d) or by_source for d, by_source in zip(docs, source_ids(docs), strict=False)]
-        rows = document_rows(docs, ids)
+        given: Sequence[str | None] = (
+            ids
+            if ids is not None
+            else [own_id(d) or by_source for d, by_source in zip(docs, source_ids(docs), strict=False)]
+        )
+        rows = document_rows(docs, given)
         if not rows:
             return []
         refuse_shared_ids(rows, origin=None)
@@ -291,7 +295,7 @@ class SQLiteBackend:
     # -- reading ----------------------------------------------------------------------
     def __len__(self) -> int:
         with self._reading() as conn:
-            return conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+            return int(conn.execute("SELECT count(*) FROM documents").fetchone()[0])
 
     def ids(self) -> list[str]:
         """Return every stored id, in insertion order."""

@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from ..errors import LoadError
+from ..errors import InvalidInputError, LoadError
 from ..types import Document
+from ..validation import parse_int
 
 __all__ = ["otlp_spans", "retriever_run_fields", "is_dataframe_span", "dataframe_span", "DOCUMENTS_PREFIX"]
 
@@ -146,10 +147,12 @@ def _span_documents(attrs: dict[str, Any], at: str) -> list[Document]:
     for key, value in attrs.items():
         if not key.startswith(DOCUMENTS_PREFIX):
             continue
-        index, _, rest = key[len(DOCUMENTS_PREFIX) :].partition(".")
-        if not index.isdigit():
-            continue
-        fields.setdefault(int(index), {})[rest.removeprefix("document.")] = value
+        index_text, _, rest = key[len(DOCUMENTS_PREFIX) :].partition(".")
+        try:
+            index = parse_int(index_text, field=key, low=0)
+        except InvalidInputError:
+            continue  # not a document's attribute: retrieval.documents.N.document.*
+        fields.setdefault(index, {})[rest.removeprefix("document.")] = value
     docs = []
     for index in sorted(fields):
         docs.append(_span_document(fields[index], f"{at}: retrieval.documents.{index}"))

@@ -3,8 +3,8 @@
 The stage owns every budget decision the engine makes: what a document costs (its text, and
 its header line and separator when the block's own tokens count), cutting or summarising the
 documents that do not fit with the room the whole ones leave, and the final measure of the
-finished block, which drops the least relevant document until the block really fits. ``fit_text`` is the one truncation all of
-contextlab uses.
+finished block, which drops the least relevant document until the block really fits.
+``fit_text`` is the one truncation all of contextlab uses.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from ..types import Document
+from ..types import Document, Fate
 from .block_count import block_count
 from .format import SEPARATOR, format_block, source_header
 
@@ -84,7 +84,7 @@ def fit_to_budget(
     overhead: Callable[[int], int] | None = None,
     whole_first: bool = True,
 ) -> list[BudgetDecision]:
-    """Return one decision per document, in the order given: ``default_walk`` or, without ``whole_first``, ``seed_walk``.
+    """Return one decision per document, in the order given: ``default_walk``, or ``seed_walk`` without ``whole_first``.
 
     Both walks put a document in when ``used + cost <= budget`` and never stop early, so a later,
     smaller document that fits goes in; one that does not fit is offered to ``shorten`` while
@@ -242,7 +242,7 @@ class PlacedDocument:
 
     index: int
     doc: Document
-    fate: str
+    fate: Fate
     cost: int
     remaining_before: int
 
@@ -320,13 +320,13 @@ def apply_budget(
     # Seed 000 cuts the first document that does not fit at once, crowding out small ones
     # behind it that fit whole (so a larger budget could lose a document a smaller one kept).
     # Otherwise small whole documents go ahead of the cut, which gets the room they leave.
-    walk_budget = seed_walk if rules.seed_mode else default_walk
-    decisions = walk_budget(
+    decisions = fit_to_budget(
         [tokens[i] for i in walk],
         budget,
         shorten=charges.shorten,
         overhead=charges.overhead,
         min_remaining=min_remaining,
+        whole_first=not rules.seed_mode,
     )
     outcome = BudgetOutcome(walk=list(walk))
     for d in decisions:
@@ -337,7 +337,7 @@ def apply_budget(
             if d.index in charges.headers:
                 outcome.header_costs[index] = charges.headers[d.index]
             continue
-        if d.fate != "included":
+        if d.content is not None:  # cut or summarized: the stand-in's text
             doc = replace(doc, content=d.content, metadata={**doc.metadata, d.fate: True})
             if d.index in charges.headers:
                 outcome.header_costs[index] = charges.headers[d.index]

@@ -34,11 +34,12 @@ DEFAULT_SCORE_LABEL = "relevance"
 
 def score_label_text(value: object) -> str:
     """Return ``value`` when it can stand before a score in a header (text that is not blank)."""
-    if not text("score_label", value).strip():
+    label = text("score_label", value)
+    if not label.strip():
         raise InvalidInputError(
             f"score_label must name the score, e.g. 'relevance'; got {value!r}", field="score_label"
         )
-    return value
+    return label
 
 
 #: How a header marks a score outside [0, 1]: shown as given, with this after it.

@@ -36,7 +36,6 @@ from contextlab.stages.reorder import (
     PLACEMENTS,
     most_relevant_position,
     ordering_positions,
-    place,
 )
 from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, count_many, get_tokenizer
 from contextlab.types import ContextResult, Document, PromptRequest
@@ -213,19 +212,8 @@ def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], st
     """Return the input indices in the order the engine's budget walked them, and how to name that order.
 
     The default engine walks by relevance; seed-compatible mode (and budget after reorder)
-    places first, so it walks the block order the placement gives. A result that records its
-    walk (``budget_walk``) is read as it is.
+    places first, so it walks the block order the placement gives. The result records the walk.
     """
-    recorded = getattr(result, "budget_walk", None)
-    ranked = sorted(
-        (t for t in result.trace if t.fate not in ("filtered", "duplicate")),
-        key=lambda t: (t.relevance_rank or 0, t.input_index),
-    )
     placed_first = config.seed_compatible or not config.budget_before_reorder
     label = "block order (placed first, as seed 000)" if placed_first else "most relevant first"
-    if recorded is not None:
-        return list(recorded), label
-    indices = [t.input_index for t in ranked]
-    if placed_first:
-        indices = place(config.placement, indices, [t.score for t in ranked])
-    return indices, label
+    return list(result.budget_walk), label

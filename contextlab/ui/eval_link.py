@@ -15,9 +15,11 @@ from typing import Any
 
 import streamlit as st
 
+from contextlab.errors import InvalidInputError
 from contextlab.evaluation import DEFAULT_TOP_K
-from contextlab.lab.config import PLACEMENTS
 from contextlab.settings import DEFAULT_CURVE_MODEL
+from contextlab.stages.reorder import PLACEMENTS
+from contextlab.validation import message_value, parse_int
 
 from .curve_store import LOADED_CURVE
 from .engine import TOKENIZER_NAMES
@@ -34,6 +36,7 @@ __all__ = [
     "apply_evaluate_params",
     "OPENED_FROM_LINK",
     "MEASURED_CURVE",
+    "MAX_LINK_TOP_K",
 ]
 
 BUDGET_CHOICES: tuple[int, ...] = (128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
@@ -41,6 +44,8 @@ THRESHOLD_CHOICES: tuple[float, ...] = (0.5, 0.7, 0.85, 0.95, 1.0)
 MIN_TOKEN_CHOICES: tuple[int, ...] = (0, 5, 20, 50)
 #: Questions a run takes unless told otherwise (the set's size when smaller).
 DEFAULT_LIMIT = 200
+#: The most documents retrieved per question a link can ask for (Evaluate's "Retrieve top k" box).
+MAX_LINK_TOP_K = 100
 #: Grid setting -> (its widget's key, the values it offers, the widget's default).
 GRID_WIDGETS: dict[str, tuple[str, tuple[Any, ...], list[Any]]] = {
     "max_context_tokens": ("eval_budgets", BUDGET_CHOICES, [256, 512, 768, 1024]),
@@ -130,9 +135,10 @@ def _whole(params: Mapping[str, str], name: str, low: int, high: int) -> tuple[i
     raw = params.get(name)
     if raw is None:
         return None, []
-    if raw.strip().isdigit() and low <= int(raw) <= high:
-        return int(raw), []
-    return None, [f"ignored URL parameter {name}={raw!r}: a whole number from {low} to {high}"]
+    try:
+        return parse_int(raw, field=name, low=low, high=high), []
+    except InvalidInputError:
+        return None, [f"ignored URL parameter {name}={message_value(raw)}: a whole number from {low:,} to {high:,}"]
 
 
 def apply_evaluate_params(params: Mapping[str, str], models: list[str]) -> list[str]:
@@ -144,7 +150,7 @@ def apply_evaluate_params(params: Mapping[str, str], models: list[str]) -> list[
             "bundled set is open instead. Upload the same file to reproduce the run."
         )
     limit, said = _whole(params, "limit", 1, 1_000_000)
-    top_k, more = _whole(params, "top_k", 1, 100)
+    top_k, more = _whole(params, "top_k", 1, MAX_LINK_TOP_K)
     warnings += said + more
     chosen, said = _parse_grid(params.get("grid", ""))
     warnings += said

@@ -12,6 +12,7 @@ import streamlit as st
 from contextlab.charts import STRATEGY_LABELS
 from contextlab.lab.config import LabConfig
 from contextlab.lab.thresholds import SLIDER_STEP, threshold_decimals
+from contextlab.settings import DEDUP_THRESHOLD_RANGE, WHOLE_RANGES
 
 from .engine import PLACEMENTS, TOKENIZER_NAMES
 from .loading import sample, sample_names
@@ -104,8 +105,8 @@ def budget_widgets(key: str = CONFIG_KEYS["max_context_tokens"], *, in_bar: bool
     )
     right.number_input(
         "Exact budget",
-        min_value=0,
-        max_value=1_000_000,
+        min_value=WHOLE_RANGES["max_context_tokens"][0],
+        max_value=WHOLE_RANGES["max_context_tokens"][1],
         step=64,
         key="budget_exact",
         on_change=_copy_budget,
@@ -141,8 +142,7 @@ def _engine_widgets(seed_mode: bool, presenting: bool) -> None:
     decimals = threshold_decimals(float(st.session_state.get(keys["dedup_threshold"], 0.85)))
     st.slider(
         "Duplicate threshold",
-        0.01,
-        1.0,
+        *DEDUP_THRESHOLD_RANGE,
         key=keys["dedup_threshold"],
         step=SLIDER_STEP,
         format=f"%.{decimals}f",

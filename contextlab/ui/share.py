@@ -11,15 +11,15 @@ from collections.abc import Sequence
 import streamlit as st
 
 from contextlab.curves.published import curve_models
-from contextlab.errors import ContextLabError
+from contextlab.errors import ContextLabError, InvalidInputError
 from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.lab.config import LabConfig
 from contextlab.lab.scenarios import get_scenario, scenario_keys
-from contextlab.validation import TRUE_WORDS, bool_text
+from contextlab.validation import TRUE_WORDS, bool_text, message_value, parse_int
 
 from . import text as safe
 from .downloads import download_newest
-from .eval_link import apply_evaluate_params
+from .eval_link import MAX_LINK_TOP_K, apply_evaluate_params
 from .loading import sample_names
 from .parameters import opening_budget
 from .questions import open_bundled_question
@@ -69,7 +69,7 @@ def apply_url_once(view_names: Sequence[str]) -> list[str]:
         if view in view_names:
             st.session_state["view"] = view
         else:
-            warnings.append(f"ignored URL parameter view={view!r}: choose one of: {', '.join(view_names)}")
+            warnings.append(f"ignored URL parameter view={message_value(view)}: choose one of: {', '.join(view_names)}")
     if "present" in params:
         st.session_state["present"] = params["present"].strip().lower() in TRUE_WORDS
     source = params.get("source")
@@ -99,7 +99,10 @@ def _apply_question_param(query_id: str | None, top_k: str | None) -> list[str]:
     """Open the bundled evaluation question a link names (its retrieved documents); return warnings."""
     if query_id is None:
         return []
-    k = int(top_k) if top_k and top_k.isdigit() and int(top_k) > 0 else DEFAULT_TOP_K
+    try:
+        k = DEFAULT_TOP_K if top_k is None else parse_int(top_k, field="top_k", low=1, high=MAX_LINK_TOP_K)
+    except InvalidInputError:
+        k = DEFAULT_TOP_K  # apply_evaluate_params says so: it reads the same top_k
     problem = open_bundled_question(query_id, k)
     return [problem] if problem else []
 
@@ -110,7 +113,7 @@ def _apply_sample_param(sample: str | None) -> list[str]:
         return []
     names = sample_names()
     if sample not in names:
-        return [f"ignored URL parameter sample={sample!r}: choose one of: {', '.join(names)}"]
+        return [f"ignored URL parameter sample={message_value(sample)}: choose one of: {', '.join(names)}"]
     st.session_state["doc_source"] = "sample"
     st.session_state["sample_name"] = sample
     return []
@@ -121,7 +124,7 @@ def _apply_scenario_param(name: str | None) -> list[str]:
     if name is None:
         return []
     if name not in scenario_keys():
-        return [f"ignored URL parameter scenario={name!r}: choose one of: {', '.join(scenario_keys())}"]
+        return [f"ignored URL parameter scenario={message_value(name)}: choose one of: {', '.join(scenario_keys())}"]
     st.session_state[SCENARIO_KEY] = name
     apply_scenario(SCENARIO_KEY)
     return []

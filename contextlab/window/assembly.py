@@ -29,13 +29,11 @@ from ..stages.budget import fit_text
 from ..tokenizers import Tokenizer
 from ..types import ContextResult, Document, Message
 from .layout import (
-    MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,
     SECTION_NAMES,
     SHARE_SECTIONS,
     AssembledPrompt,
     PromptLayout,
-    SectionAccount,
     WindowBudget,
     count_message_tokens,
 )
@@ -54,20 +52,7 @@ from .ranking import HybridRanking
 if TYPE_CHECKING:
     from ..manager import ContextManager
 
-# The window's value types live in contextlab.window.layout; they are re-exported here, where
-# the README and older code import them from.
-__all__ = [
-    "AssembledPrompt",
-    "HybridRanking",
-    "PromptLayout",
-    "SectionAccount",
-    "WindowBudget",
-    "assemble_prompt",
-    "count_message_tokens",
-    "MESSAGE_OVERHEAD_TOKENS",
-    "REPLY_PRIMING_TOKENS",
-    "SECTION_NAMES",
-]
+__all__ = ["assemble_prompt"]
 
 # Shrink-and-rebuild rounds before the last-resort layout (the first round nearly always fits).
 _MAX_FIT_ROUNDS = 8
@@ -308,18 +293,16 @@ def assemble_prompt(
     when the query alone does not fit in ``max_tokens - output_reserve``.
     """
     call = check_call(
-        {
-            "system_prompt": system_prompt,
-            "documents": documents,
-            "history": history,
-            "query": query,
-            "window_budget": window_budget,
-            "manager": manager,
-            "ranking": ranking,
-            "now": now,
-            "summarizer": summarizer,
-            "tokenizer": tokenizer,
-        }
+        system_prompt,
+        documents,
+        history,
+        query,
+        window_budget=window_budget,
+        manager=manager,
+        ranking=ranking,
+        now=now,
+        summarizer=summarizer,
+        tokenizer=tokenizer,
     )
     plan = measure_needs(call)
     _lend_shares(plan)

@@ -1,7 +1,7 @@
-"""Conversation memory: format the tail of a chat, or fit a whole chat to a token budget.
+"""Conversation memory: fit a whole chat to a token budget.
 
-``format_memory`` is seed 000's formatter (with seed defect 5 fixed: a "system" message is
-labelled ``System:``, not ``Assistant:``). ``fit_history`` is seed 002's "most recent first,
+(Seed 000's ``format_memory``, which formats a chat's tail, lives in ``contextlab.stages.messages``.)
+``fit_history`` is seed 002's "most recent first,
 summarize old" step made real: recent turns are kept verbatim while the budget lasts, and the
 older ones are covered by an extractive summary (or one from a pluggable ``summarizer``), so
 no message is ever dropped without the result saying which summary covers it.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InvalidInputError
 from ..stages.budget import TRUNCATION_MARKER, fit_text
-from ..stages.messages import coerce_messages, format_memory, format_message, role_label
+from ..stages.messages import coerce_messages, format_message, role_label
 from ..stages.summarize import split_sentences
 from ..tokenizers import Tokenizer, resolve_tokenizer
 from ..types import Message
@@ -23,12 +23,8 @@ from ..validation import whole_number
 __all__ = [
     "HistoryFit",
     "Summarizer",
-    "coerce_messages",
     "extractive_summary",
     "fit_history",
-    "format_memory",
-    "format_message",
-    "role_label",
     "summary_header",
 ]
 

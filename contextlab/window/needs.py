@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from ..manager import ContextManager
 from ..settings import DEFAULT_TOKENIZER
 from ..stages.budget import fit_text
 from ..stages.format import DEFAULT_SCORE_LABEL
+from ..stages.messages import coerce_messages, format_message
 from ..tokenizers import Tokenizer, resolve_tokenizer
 from ..types import ContextResult, Document, Message, PromptRequest
 from ..validation import text
@@ -34,7 +35,7 @@ from .layout import (
     WindowBudget,
     count_message_tokens,
 )
-from .memory import Summarizer, coerce_messages, format_message
+from .memory import Summarizer
 from .ranking import HYBRID_SCORE_LABEL, HybridRanking, check_documents, check_now
 
 __all__ = [
@@ -83,7 +84,8 @@ class Plan:
     grants: dict[str, int] = field(default_factory=dict)
     spare: dict[str, int] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)
-    layout: PromptLayout | None = None
+    #: The fitted layout (phase 4); an empty one until then.
+    layout: PromptLayout = field(default_factory=lambda: PromptLayout(""))
     totals: tuple[int, int] = (0, 0)
     notes: list[str] = field(default_factory=list)
 
@@ -115,38 +117,54 @@ def fit_system_prompt(tok: Tokenizer, text: str, limit: int) -> str:
 # --- phase 1: check the arguments ----------------------------------------------------------------
 
 
-def check_call(arguments: Mapping[str, Any]) -> Call:
-    """Return ``assemble_prompt``'s ``arguments`` checked and defaulted, documents hybrid-scored."""
-    system_prompt = text("system_prompt", arguments["system_prompt"])
-    query = text("query", arguments["query"])
-    budget, ranking, summarizer = arguments["window_budget"], arguments["ranking"], arguments["summarizer"]
-    budget = WindowBudget() if budget is None else budget
-    ranking = HybridRanking() if ranking is None else ranking
-    for name, value, kind in (("window_budget", budget, WindowBudget), ("ranking", ranking, HybridRanking)):
-        if not isinstance(value, kind):
-            raise InvalidInputError(f"{name} must be a {kind.__name__}; got {type(value).__name__}", field=name)
+def check_call(
+    system_prompt: object,
+    documents: object,
+    history: Iterable[Message | Mapping[str, Any]],
+    query: object,
+    *,
+    window_budget: object,
+    manager: ContextManager | None,
+    ranking: object,
+    now: object,
+    summarizer: Summarizer | None,
+    tokenizer: str | Tokenizer | None,
+) -> Call:
+    """Return ``assemble_prompt``'s arguments checked and defaulted, documents hybrid-scored."""
+    checked_system = text("system_prompt", system_prompt)
+    checked_query = text("query", query)
+    budget = WindowBudget() if window_budget is None else window_budget
+    if not isinstance(budget, WindowBudget):
+        raise InvalidInputError(
+            f"window_budget must be a WindowBudget; got {type(budget).__name__}", field="window_budget"
+        )
+    hybrid = HybridRanking() if ranking is None else ranking
+    if not isinstance(hybrid, HybridRanking):
+        raise InvalidInputError(f"ranking must be a HybridRanking; got {type(hybrid).__name__}", field="ranking")
     if summarizer is not None and not callable(summarizer):
         raise InvalidInputError(
             f"summarizer must be callable (list[Message]) -> str; got {type(summarizer).__name__}", field="summarizer"
         )
-    manager, tok = _window_manager(arguments["manager"], arguments["tokenizer"])
-    now = time.time() if arguments["now"] is None else check_now(arguments["now"])
-    scored = ranking.rescore(check_documents(arguments["documents"]), now)
-    question_index, msgs = _split_history(coerce_messages(arguments["history"], field_name="history"), query)
+    checked_manager, tok = _window_manager(manager, tokenizer)
+    clock = time.time() if now is None else check_now(now)
+    scored = hybrid.rescore(check_documents(documents), clock)
+    question_index, msgs = _split_history(coerce_messages(history, field_name="history"), checked_query)
     return Call(
-        system_prompt,
-        query,
+        checked_system,
+        checked_query,
         scored,
         msgs,
         question_index,
         budget,
-        manager,
+        checked_manager,
         tok,
         None if summarizer is None else SummaryMemo(summarizer),
     )
 
 
-def _window_manager(manager: ContextManager | None, tokenizer: Any) -> tuple[ContextManager, Tokenizer]:
+def _window_manager(
+    manager: ContextManager | None, tokenizer: str | Tokenizer | None
+) -> tuple[ContextManager, Tokenizer]:
     """Return the manager that builds the documents (headers say "hybrid") and its tokenizer."""
     if manager is None:
         manager = ContextManager(tokenizer=tokenizer if tokenizer is not None else DEFAULT_TOKENIZER)
@@ -180,7 +198,8 @@ class SummaryMemo:
     """
 
     def __init__(self, summarizer: Summarizer) -> None:
-        self.summarizer, self.summaries = summarizer, {}
+        self.summarizer = summarizer
+        self.summaries: dict[int, str] = {}
 
     def __call__(self, older: list[Message]) -> str:
         if len(older) not in self.summaries:

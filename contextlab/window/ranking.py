@@ -71,7 +71,7 @@ class HybridRanking:
             return 0.0
         now = time.time() if now is None else now
         age_hours = max(now - document.timestamp, 0.0) / 3600.0
-        return 0.5 ** (age_hours / self.half_life_hours)
+        return float(0.5 ** (age_hours / self.half_life_hours))
 
     def components(self, document: Document, now: float | None = None) -> dict[str, float]:
         """Return the score's parts: relevance, recency, importance and the hybrid score."""

@@ -245,7 +245,8 @@ CLIPPED_TEXT_JS = """() => {
             const m = g.getScreenCTM();
             const x = +rect.getAttribute('x') || 0, y = +rect.getAttribute('y') || 0;
             const p0 = new DOMPoint(x, y).matrixTransform(m);
-            const p1 = new DOMPoint(x + (+rect.getAttribute('width')), y + (+rect.getAttribute('height'))).matrixTransform(m);
+            const p1 = new DOMPoint(x + (+rect.getAttribute('width')), y + (+rect.getAttribute('height')))
+                .matrixTransform(m);
             return {left: p0.x, top: p0.y, right: p1.x, bottom: p1.y};
         }
         return null;

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -127,7 +128,7 @@ def test_lab_browser_a_download_right_after_a_change_gives_the_new_build(page):
     time.sleep(0.15)  # a reader clicking right away, while the rerun is under way
     with page.expect_download(timeout=60_000) as info:
         page.get_by_role("button", name="Download the block (text)").click()
-    downloaded = open(info.value.path(), encoding="utf-8").read()
+    downloaded = Path(info.value.path()).read_text(encoding="utf-8")
     page.wait_for_url("**max_context_tokens=400**", timeout=60_000)
     wait_for_app(page)
     shown = page.locator(f'{MAIN} [data-testid="stCode"]').first.inner_text()

@@ -6,6 +6,8 @@ because a lab nobody has opened in a browser is not tested.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from playwright.sync_api import expect
 
@@ -90,7 +92,8 @@ def test_lab_browser_presentation_mode_collapses_the_sidebar(page):
     assert toggle and toggle["x"] + toggle["width"] <= 1440 and toggle["y"] >= 0  # fully on screen
     assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
     axis_text = page.evaluate(
-        "() => Math.max(...Array.from(document.querySelectorAll('.xtick text, .x2tick text, .ytick text, .y2tick text')).map(t => parseFloat(t.style.fontSize)))"
+        "() => Math.max(...Array.from(document.querySelectorAll("
+        "'.xtick text, .x2tick text, .ytick text, .y2tick text')).map(t => parseFloat(t.style.fontSize)))"
     )
     assert axis_text >= 16  # chart text enlarged too
     page.screenshot(path=str(ARTIFACTS / "e2e_presentation.png"))
@@ -182,7 +185,7 @@ def test_lab_browser_a_view_switch_reruns_only_the_view_and_the_url_follows(page
     _open(page, "?max_context_tokens=700")
     sidebar_budget = page.get_by_role("slider", name="Token budget")
     sidebar_budget.focus()  # a sidebar setting reruns the whole page: there and back
-    whole_page = [_frames_during(page, lambda: sidebar_budget.press(key)) for key in ("ArrowRight", "ArrowLeft")]
+    whole_page = [_frames_during(page, partial(sidebar_budget.press, key)) for key in ("ArrowRight", "ArrowLeft")]
     view_only = _frames_during(page, page.get_by_role("radio", name="Final block").click)
     assert view_only < min(whole_page) / 2, (view_only, whole_page)  # the sidebar is not sent again
     budget = sidebar_budget.get_attribute("aria-valuetext").replace(",", "")

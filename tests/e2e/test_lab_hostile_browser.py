@@ -62,8 +62,11 @@ OFFENCES_JS = """() => {
         const href = a.getAttribute('href') || a.getAttribute('xlink:href') || '';
         if (href.includes('evil.example')) bad.push('link ' + href);
     }
-    for (const el of document.querySelectorAll('strong, b, em, i, h1, h2, h3, h4, h5, h6, li, blockquote, code, mark')) {
-        if (pwn(el) && outsideCode(el) && el.tagName !== 'MARK') bad.push(el.tagName + ' ' + el.textContent.slice(0, 60));
+    const shown = 'strong, b, em, i, h1, h2, h3, h4, h5, h6, li, blockquote, code, mark';
+    for (const el of document.querySelectorAll(shown)) {
+        if (pwn(el) && outsideCode(el) && el.tagName !== 'MARK') {
+            bad.push(el.tagName + ' ' + el.textContent.slice(0, 60));
+        }
     }
     for (const el of document.querySelectorAll('tspan[style*="bold"], tspan[style*="italic"]')) {
         if (pwn(el)) bad.push('plotly ' + el.textContent.slice(0, 60));

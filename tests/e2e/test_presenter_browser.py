@@ -71,7 +71,8 @@ def test_presenter_duplicates_pair_is_in_projector_type_and_on_the_first_screen(
     expect(kept).to_be_visible(timeout=30_000)
     assert kept.bounding_box()["y"] < HEIGHT - 60  # the pair's first lines read without scrolling
     size = page.evaluate("""() => {
-        const box = [...document.querySelectorAll('[data-testid="stHtml"] div')].find(d => d.innerText.startsWith('Kept:'));
+        const box = [...document.querySelectorAll('[data-testid="stHtml"] div')]
+            .find(d => d.innerText.startsWith('Kept:'));
         return parseFloat(getComputedStyle(box).fontSize);
     }""")
     assert size >= 19.5  # 1.25rem, as every other text a room reads (it was 15 px)

@@ -38,8 +38,9 @@ from contextlab.evaluation import (
     sort_by_difference,
 )
 from contextlab.intervals import format_bounds, format_interval
-from contextlab.lab.config import PLACEMENTS, LabConfig
+from contextlab.lab.config import LabConfig
 from contextlab.lab.curve_views import measured_label
+from contextlab.stages.reorder import PLACEMENTS
 
 from ..context import LabContext
 from ..curve_store import loaded_curve
