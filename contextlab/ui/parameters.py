@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextlab.charts import STRATEGY_LABELS
+from contextlab.charts.orderings import STRATEGY_LABELS
 from contextlab.lab.config import LabConfig
 from contextlab.lab.thresholds import SLIDER_STEP, threshold_decimals
 

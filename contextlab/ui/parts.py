@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from contextlab.charts import doc_label, for_projector, stamp_revision
+from contextlab.charts.style import doc_label, for_projector, stamp_revision
 from contextlab.lab.compare import ResultDiff
 from contextlab.lab.teaching import score_change_text, score_text
 from contextlab.settings import SEED_MODE

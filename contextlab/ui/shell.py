@@ -42,7 +42,9 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; padding: 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
-[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * {
+  font-size: 3.2rem !important; line-height: 1.15;
+}
 [data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] * { font-size: 1.25rem !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricDelta"] * { font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
@@ -54,7 +56,9 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.15rem; }
 [data-testid="stCode"] code { font-size: 1.05rem; }
-[data-testid="stToolbarActions"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] { display: none !important; }
+[data-testid="stToolbarActions"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] {
+  display: none !important;
+}
 </style>
 """
 

@@ -7,7 +7,9 @@ import re
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.compare import compare_positions_figure, compare_tokens_figure
+from contextlab.charts.orderings import STRATEGY_LABELS, ordering_scores_figure, strategy_positions_figure
+from contextlab.charts.style import doc_tag
 from contextlab.curves import published, scores
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
@@ -33,7 +35,7 @@ from ..text import md, md_line, plain
 
 __all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
 
-STRATEGY_LABELS = charts.STRATEGY_LABELS
+STRATEGY_LABELS = STRATEGY_LABELS
 _ENGINE_DOC = re.compile(r"\(doc (\d+)(?=[,)])")
 
 # Sentences listed above the charts; the rest are in the table.
@@ -141,7 +143,7 @@ def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataF
 
     rows = [
         {
-            "doc": charts.doc_tag(c.input_index),
+            "doc": doc_tag(c.input_index),
             "source": plain(c.source or ""),
             "change": c.change,
             "A": f"pos {c.position_a}" if c.position_a is not None else c.fate_a,
@@ -263,7 +265,7 @@ def _strategies_body(ctx: LabContext) -> None:
         help="Starts at the number of documents in A's block.",
     )
     orders = {key: ordering_positions(key, n) for key in ORDERINGS}
-    show_chart(ctx, "cmp_strategy_chart", charts.strategy_positions_figure, orders, STRATEGY_LABELS)
+    show_chart(ctx, "cmp_strategy_chart", strategy_positions_figure, orders, STRATEGY_LABELS)
 
     rows = []
     for key in orders:
@@ -306,7 +308,7 @@ def _strategies_body(ctx: LabContext) -> None:
     show_chart(
         ctx,
         "cmp_strategy_scores",
-        charts.ordering_scores_figure,
+        ordering_scores_figure,
         by_strategy,
         (report.worst_score, report.best_score),
         STRATEGY_LABELS,
@@ -373,11 +375,11 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
     if ctx.presentation:  # presenting, what moved comes right under the numbers
         _count_notes(result_a, result_b, exact_a, exact_b)
 
-    show_chart(ctx, "cmp_positions_chart", charts.compare_positions_figure, diff)
+    show_chart(ctx, "cmp_positions_chart", compare_positions_figure, diff)
     tokens = on_request("What each document costs in A and in B (chart)", "cmp_tokens_open")
     if tokens is not None:
         with tokens:
-            show_chart(ctx, "cmp_tokens_chart", charts.compare_tokens_figure, diff)
+            show_chart(ctx, "cmp_tokens_chart", compare_tokens_figure, diff)
 
     show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
     frame = changes_frame(diff, show_unchanged=show_all)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.duplicates import similarity_heatmap, similarity_histogram
+from contextlab.charts.style import doc_label
 from contextlab.lab.counts import block_counts
 from contextlab.lab.thresholds import catching_threshold, similarity_floor, similarity_text, threshold_text
 from contextlab.safe_text import visible_controls
@@ -130,8 +131,8 @@ def _near_miss_table(ctx: LabContext, misses: Sequence[_NearMiss]) -> None:
     frame = pd.DataFrame(
         [
             {
-                "kept": plain(charts.doc_label(trace[m.kept_index], 48)),
-                "also kept": plain(charts.doc_label(trace[m.dropped_index], 48)),
+                "kept": plain(doc_label(trace[m.kept_index], 48)),
+                "also kept": plain(doc_label(trace[m.dropped_index], 48)),
                 "similarity": similarity_floor(m.similarity),
             }
             for m in misses
@@ -238,8 +239,8 @@ def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
     frame = pd.DataFrame(
         [
             {
-                "kept": plain(charts.doc_label(trace[p.kept_index], width)),
-                "dropped": plain(charts.doc_label(trace[p.dropped_index], width)),
+                "kept": plain(doc_label(trace[p.kept_index], width)),
+                "dropped": plain(doc_label(trace[p.dropped_index], width)),
                 "similarity": similarity_floor(p.similarity),
                 "kind": p.kind,
             }
@@ -262,7 +263,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     def title(k: int) -> str:
         p = pairs[k]
         return (
-            f"{charts.doc_label(trace[p.kept_index], 24)} ↔ {charts.doc_label(trace[p.dropped_index], 24)}"
+            f"{doc_label(trace[p.kept_index], 24)} ↔ {doc_label(trace[p.dropped_index], 24)}"
             f" ({p.kind}, {similarity_text(p.similarity)})"
         )
 
@@ -299,7 +300,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     with left:
         st.html(
             _pair_box(
-                f"Kept: {charts.doc_label(trace[pair.kept_index], 60)}",
+                f"Kept: {doc_label(trace[pair.kept_index], 60)}",
                 marked_html(marks_a),
                 presentation=ctx.presentation,
             )
@@ -308,7 +309,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
         second = "Also kept" if pair.kind == "near miss" else "Dropped"
         st.html(
             _pair_box(
-                f"{second}: {charts.doc_label(trace[pair.dropped_index], 60)}",
+                f"{second}: {doc_label(trace[pair.dropped_index], 60)}",
                 marked_html(marks_b),
                 presentation=ctx.presentation,
             )
@@ -336,11 +337,11 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
             show_chart(
                 ctx,
                 "dup_heatmap",
-                charts.similarity_heatmap,
+                similarity_heatmap,
                 matrix,
-                [charts.doc_label(t, 16) for t in heat],
+                [doc_label(t, 16) for t in heat],
                 threshold,
-                full_labels=[charts.doc_label(t, 120) for t in heat],
+                full_labels=[doc_label(t, 120) for t in heat],
                 measure_name=names[0],
             )
             if len(candidates) > HEATMAP_MAX_DOCS:
@@ -363,7 +364,7 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
     histogram = on_request("Every pair's similarity against the threshold (histogram)", "dup_histogram_open")
     if histogram is not None:
         with histogram:
-            show_chart(ctx, "dup_histogram", charts.similarity_histogram, nonzero, threshold, axis_title=names[1])
+            show_chart(ctx, "dup_histogram", similarity_histogram, nonzero, threshold, axis_title=names[1])
             st.caption(
                 f"{len(values) - len(nonzero):,} of {len(values):,} pairs "
                 + ("share no 5-word phrase" if measure == SEED_MEASURE else "have no word in common, in order")

@@ -7,7 +7,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.curves import curves_by_count_figure, position_curves_figure
+from contextlab.charts.orderings import STRATEGY_LABELS, ordering_rows_figure, reorder_step_figure
+from contextlab.charts.style import doc_label
 from contextlab.curves import published
 from contextlab.curves.evidence import published_evidence
 from contextlab.curves.scores import compare_orderings, ordering_report
@@ -45,7 +47,7 @@ _KEPT = ("learn_model", "learn_curve_n", "learn_step", "learn_strategy", "learn_
 
 #: The strategies a learner can score, plus their own ordering.
 STRATEGY_LABELS: dict[str, str] = {
-    **charts.STRATEGY_LABELS,
+    **STRATEGY_LABELS,
     "custom": "My own order…",
 }
 
@@ -70,7 +72,7 @@ def _section_documents(ctx: LabContext, intro: str) -> list[DocTrace]:
 
 
 def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
-    text = charts.doc_label(entry, 40)
+    text = doc_label(entry, 40)
     return text + (" ★ answer" if entry.input_index in answer else "")
 
 
@@ -94,7 +96,7 @@ def _render_curves(ctx: LabContext, model: str) -> None:
     show_chart(
         ctx,
         "learn_counts_chart",
-        charts.curves_by_count_figure,
+        curves_by_count_figure,
         {n: data.curve(model, n) for n in counts},
         model,
         closed,
@@ -125,7 +127,7 @@ def _render_curves(ctx: LabContext, model: str) -> None:
             show_chart(
                 ctx,
                 "learn_curves_chart",
-                charts.position_curves_figure,
+                position_curves_figure,
                 curves,
                 n,
                 references=references,
@@ -197,7 +199,7 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
     show_chart(
         ctx,
         "learn_step_chart",
-        charts.reorder_step_figure,
+        reorder_step_figure,
         order,
         step,
         labels,
@@ -305,7 +307,7 @@ def _render_score(ctx: LabContext, model: str) -> None:
             show_chart(
                 ctx,
                 "learn_score_chart",
-                charts.ordering_rows_figure,
+                ordering_rows_figure,
                 [r.position for r in report.rows],
                 [r.relevance for r in report.rows],
                 [r.accuracy for r in report.rows],

@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.style import doc_label, doc_tag
 from contextlab.errors import ContextLabError
 from contextlab.evaluation.measured import MeasureSettings
 from contextlab.evaluation.orders import OrderAnswer, OrdersPlan, plan_orders
@@ -162,7 +162,7 @@ def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
         st.session_state[_PLAN] = (identity, plan, plan.cost())
     except (ValueError, ContextLabError) as exc:
         st.session_state.pop(_PLAN, None)
-        error(_ENGINE_DOC.sub(lambda m: charts.doc_tag(int(m.group(1))), str(exc)))  # the lab names it "D23"
+        error(_ENGINE_DOC.sub(lambda m: doc_tag(int(m.group(1))), str(exc)))  # the lab names it "D23"
 
 
 def _moved_line(ctx: LabContext, plan: OrdersPlan) -> str:
@@ -170,7 +170,7 @@ def _moved_line(ctx: LabContext, plan: OrdersPlan) -> str:
     star = "★ " if plan.moved_as == "the answer" else ""
     return (
         f"The same question and the same {plan.block_size} documents, three times: {plan.moved_as} "
-        f"({star}{charts.doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
+        f"({star}{doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
         "its place in the block's order."
     )
 

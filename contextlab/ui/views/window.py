@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.style import doc_tag
+from contextlab.charts.window import window_sections_figure
 from contextlab.errors import ContextLabError
 from contextlab.lab.config import LabConfig
 from contextlab.types import Document, Message
@@ -169,7 +170,7 @@ def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
         rows.append(
             {
                 "hybrid rank": rank,
-                "doc": charts.doc_tag(i) if i is not None else "",
+                "doc": doc_tag(i) if i is not None else "",
                 "source": plain(doc.source or ""),
                 "hybrid score": number(doc.score),
                 "retrieval relevance": number(parts.get("relevance")),
@@ -253,7 +254,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
         f"{docs_in:,} of {len(ctx.documents):,}",
         help="With this view's documents budget (above), not the sidebar's.",
     )
-    show_chart(ctx, "win_sections_chart", charts.window_sections_figure, _sections(prompt), max_tokens)
+    show_chart(ctx, "win_sections_chart", window_sections_figure, _sections(prompt), max_tokens)
     st.caption(
         "Top bar: each section's planned share. Bottom bar: what this prompt really "
         "uses. Unused shares are lent to sections that need more (documents first, then "
