@@ -6,6 +6,7 @@ Each document's cost is the engine's trace; user text reaches plotly only throug
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 
@@ -37,15 +38,15 @@ def budget_chart(
     fig = go.Figure()
     names = {**FATE_LABELS, "cut": "Cut away"}
     for name in ("included", "truncated", "summarized", "cut", "excluded"):
-        s = series.get(name)
-        if s:
+        bars = series.get(name)
+        if bars:
             fig.add_trace(
                 go.Bar(
-                    x=s["x"],
-                    y=s["y"],
-                    base=s["base"],
+                    x=bars.x,
+                    y=bars.y,
+                    base=bars.base,
                     name=names[name],
-                    customdata=s["text"],
+                    customdata=bars.text,
                     hovertemplate="%{customdata}<extra></extra>",
                     **_BUDGET_STYLES[name],
                 )
@@ -81,7 +82,7 @@ def budget_chart(
     return layout(fig, "Filling the token budget", height=460)
 
 
-_BUDGET_STYLES: dict[str, dict] = {
+_BUDGET_STYLES: dict[str, dict[str, object]] = {
     "included": dict(marker_color=FATE_COLORS["included"]),
     "truncated": dict(marker_color=FATE_COLORS["truncated"]),
     "summarized": dict(marker_color=FATE_COLORS["summarized"]),
@@ -96,16 +97,26 @@ _BUDGET_STYLES: dict[str, dict] = {
 }
 
 
-def _staircase(walked: Sequence[DocTrace], labels: Sequence[str]) -> tuple[dict[str, dict[str, list]], str | None]:
+@dataclass
+class _Bars:
+    """One series of the staircase: each bar's document (x), where it starts, its height, its hover."""
+
+    x: list[str] = field(default_factory=list)
+    base: list[int] = field(default_factory=list)
+    y: list[int] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+
+def _staircase(walked: Sequence[DocTrace], labels: Sequence[str]) -> tuple[dict[str, _Bars], str | None]:
     """Return the staircase's bars per series (running total in walk order) and where the cut is."""
-    series: dict[str, dict[str, list]] = {}
+    series: dict[str, _Bars] = {}
 
     def add(name: str, x: str, base: int, height: int, entry: DocTrace, note: str) -> None:
-        s = series.setdefault(name, {"x": [], "base": [], "y": [], "text": []})
-        s["x"].append(x)
-        s["base"].append(base)
-        s["y"].append(height)
-        s["text"].append(f"{label(doc_label(entry, 60))}<br>rank {entry.relevance_rank}: {note}")
+        bars = series.setdefault(name, _Bars())
+        bars.x.append(x)
+        bars.base.append(base)
+        bars.y.append(height)
+        bars.text.append(f"{label(doc_label(entry, 60))}<br>rank {entry.relevance_rank}: {note}")
 
     used = 0
     cut_at: str | None = None

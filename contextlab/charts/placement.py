@@ -35,7 +35,7 @@ def placement_chart(
     positions shaded as the low-attention zone. ``band`` = (low, high) per position: a measured
     curve's 95% interval, drawn around it.
     """
-    placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position)
+    placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
     n = len(placed)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.36, 0.64], vertical_spacing=0.1)
     if curve is not None and len(curve) and band is not None:

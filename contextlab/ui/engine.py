@@ -91,7 +91,7 @@ def documents_hash(documents: Sequence[Document]) -> str:
 @st.cache_data(max_entries=64, show_spinner=False)
 def _build(docs_key: str, config_json: str, _documents: Sequence[Document]) -> ContextResult:
     # Keyed by (docs_key, config_json); ``_documents`` is unhashed and matches docs_key.
-    config = LabConfig.from_json(config_json)
+    config: LabConfig = LabConfig.from_json(config_json)
     request = PromptRequest(
         query=config.query, documents=list(_documents), max_context_tokens=config.max_context_tokens
     )

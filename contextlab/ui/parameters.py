@@ -129,7 +129,7 @@ def placement_widget(key: str = CONFIG_KEYS["placement"]) -> None:
         "Placement",
         PLACEMENTS,
         key=key,
-        format_func=STRATEGY_LABELS.get,
+        format_func=STRATEGY_LABELS.__getitem__,
         help="Where each document goes in the block. Lost in the middle puts the most "
         "relevant at the start and the end, where models read best.",
     )

@@ -29,13 +29,12 @@ from ..engine import (
     most_relevant_position,
     ordering_positions,
 )
-from ..parts import on_request, seed_fixed_key, show_chart, show_table
-from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, keep_values
+from ..parts import MetricDelta, on_request, seed_fixed_key, show_chart, show_table
+from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, chosen, keep_values
 from ..text import md, md_line, plain
 
-__all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
+__all__ = ["render", "config_b_editor", "changes_frame"]
 
-STRATEGY_LABELS = STRATEGY_LABELS
 _ENGINE_DOC = re.compile(r"\(doc (\d+)(?=[,)])")
 
 # Sentences listed above the charts; the rest are in the table.
@@ -84,7 +83,8 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
             return _b_widgets(config_a, key)
     # Folded: B's values stay in the session while its widgets are not drawn.
     keep_values(*(b_key(name, key) for name in B_FIELDS))
-    return config_a.with_changes(**{name: st.session_state[b_key(name, key)] for name in B_FIELDS})
+    config_b: LabConfig = config_a.with_changes(**{name: st.session_state[b_key(name, key)] for name in B_FIELDS})
+    return config_b
 
 
 def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
@@ -109,7 +109,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
         disabled=seed,
         help="Seed-compatible mode always counts heuristically.",
     )
-    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement", format_func=STRATEGY_LABELS.get)
+    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement", format_func=STRATEGY_LABELS.__getitem__)
     c1.toggle(
         "Budget before reorder",
         disabled=seed,
@@ -122,7 +122,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     )
     summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
     state = st.session_state
-    return config_a.with_changes(
+    config_b: LabConfig = config_a.with_changes(
         max_context_tokens=int(budget),
         dedup_threshold=round(float(threshold), 4),
         min_doc_tokens=int(min_tokens),
@@ -133,6 +133,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
         budget_before_reorder=state[f"{key}_budget_before_reorder"],
         budget_includes_headers=state[f"{key}_budget_includes_headers"],
     )
+    return config_b
 
 
 def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataFrame:
@@ -167,11 +168,11 @@ def _describe(config: LabConfig) -> str:
     )
 
 
-def _budget_delta(exact: int, budget: int) -> dict[str, object]:
+def _budget_delta(exact: int, budget: int) -> MetricDelta:
     """Return metric delta arguments: red "N over budget", or a grey "of the budget" share."""
     if exact > budget:
-        return dict(delta=f"{exact - budget:+,} over its budget of {budget:,}", delta_color="inverse")
-    return dict(delta=f"of its budget of {budget:,}", delta_color="off", delta_arrow="off")
+        return MetricDelta(delta=f"{exact - budget:+,} over its budget of {budget:,}", delta_color="inverse")
+    return MetricDelta(delta=f"of its budget of {budget:,}", delta_color="off", delta_arrow="off")
 
 
 def _counted(side: str, result: ContextResult, exact: int) -> str:
@@ -301,7 +302,7 @@ def _strategies_body(ctx: LabContext) -> None:
         return
     models = published.curve_models()
     st.session_state.setdefault("cmp_strategy_model", most_marked_model())
-    model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
+    model = chosen(models, st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model"))
     ranked = (relevances + [0.0] * n)[:n]
     by_strategy = scores.compare_orderings(ranked, model, n)
     report = scores.ordering_report(ranked, model, n)

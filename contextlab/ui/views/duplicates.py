@@ -30,6 +30,7 @@ from ..engine import (
     word_diff,
 )
 from ..parts import by_index, explain, on_request, show_chart, show_table
+from ..state import chosen
 from ..text import md_line, plain
 
 __all__ = [
@@ -226,7 +227,8 @@ def render(ctx: LabContext) -> None:
             "see which documents would be merged."
         )
     if pairs or misses:
-        _pair_side_by_side(ctx, list(pairs) + misses, measure)
+        candidates: list[DuplicatePair | _NearMiss] = [*pairs, *misses]
+        _pair_side_by_side(ctx, candidates, measure)
     _near_miss_table(ctx, misses)
     if ctx.presentation:
         explain(said)
@@ -272,14 +274,15 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     first = next((k for k, p in enumerate(pairs) if answer & {p.kept_index, p.dropped_index}), 0)
     if st.session_state.get("dup_pair_choice") is None or st.session_state["dup_pair_choice"] >= len(pairs):
         st.session_state["dup_pair_choice"] = first
+    numbers = list(range(len(pairs)))
     choice = st.selectbox(
         "Compare a pair side by side",
-        list(range(len(pairs))),
+        numbers,
         key="dup_pair_choice",
         format_func=title,
         label_visibility="collapsed" if ctx.presentation else "visible",
     )
-    pair = pairs[choice if choice is not None and choice < len(pairs) else 0]
+    pair = pairs[chosen(numbers, choice)]
     a, b = ctx.documents[pair.kept_index].content, ctx.documents[pair.dropped_index].content
     if pair.kind == "exact":
         how = md_line(_what_differs(a, b, measure))

@@ -13,9 +13,9 @@ import hashlib
 import json
 import re
 import threading
-from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from contextlab.charts.style import doc_label, doc_tag
 from contextlab.errors import ContextLabError
@@ -26,6 +26,7 @@ from contextlab.models import APIS, BUNDLED_MODEL, LocalModelServer, ModelClient
 from ..context import LabContext
 from ..engine import documents_hash
 from ..parts import ORDERS_SECTION, on_request
+from ..state import chosen
 from ..text import caption, error, info, md_line, plain
 
 __all__ = ["three_orders_section", "stop_bundled_server", "BUNDLED_PORT"]
@@ -125,7 +126,7 @@ def _settings() -> MeasureSettings | None:
     a, b, c = st.columns([3, 2, 1])
     endpoint = a.text_input("Endpoint (OpenAI-compatible base URL)", "http://127.0.0.1:8080/v1", key="orders_endpoint")
     model = b.text_input("Model (empty: the endpoint's first)", "", key="orders_model")
-    api = c.selectbox("API", APIS, key="orders_api")
+    api = chosen(APIS, c.selectbox("API", APIS, key="orders_api"))
     try:
         return MeasureSettings(endpoint=endpoint, model=model.strip() or None, api=api)
     except (ValueError, ContextLabError) as exc:
@@ -181,7 +182,7 @@ def _verdict(answer: OrderAnswer) -> str:
     return "✓ right" if answer.correct else "✗ wrong"
 
 
-def _draw_answer(slot: Any, answer: OrderAnswer, n: int) -> None:
+def _draw_answer(slot: DeltaGenerator, answer: OrderAnswer, n: int) -> None:
     with slot.container():
         st.markdown(f"**{_ORDER_TITLES[answer.order]}** · pos {answer.position} of {n}")
         st.text(plain(answer.answer) or "(an empty answer)")
