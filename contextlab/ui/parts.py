@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Literal, TypedDict
 
 import pandas as pd
@@ -128,11 +128,12 @@ def show_chart(ctx: LabContext, key: str, builder: Callable[..., go.Figure], *ar
     st.plotly_chart(fig, key=key, config={"displaylogo": False}, width="stretch", theme=None)
 
 
-def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> None:
+def show_table(ctx: LabContext, frame: pd.DataFrame, *, percent: Collection[str] = (), **dataframe_args: Any) -> None:
     """Place a table: an interactive grid, or in presentation mode a plain table a room can read.
 
     The grid draws on a canvas at 12–13 px that no page style reaches; presentation mode shows
-    the same cells as a static table in the page's own (enlarged) type, numbers to three places.
+    the same cells as a static table in the page's own (enlarged) type, numbers to three places,
+    and the ``percent`` columns (shares the grid shows as percentages) as percentages.
     """
     if not ctx.presentation:
         st.dataframe(frame, **dataframe_args)
@@ -140,11 +141,6 @@ def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> N
     # A static table renders its cells as Markdown: text cells are escaped (``md_line``), so a
     # source like ``**x**`` or ``[a](https://…)`` shows as typed, never bold or a link.
     shown = frame.copy()
-    percent = {
-        name
-        for name, config in (dataframe_args.get("column_config") or {}).items()
-        if isinstance(config, dict) and (config.get("type_config") or {}).get("format") == "percent"
-    }
     for column in shown.columns:
         if column in percent:  # a share shown as a percentage in the grid reads the same here
             shown[column] = [("" if pd.isna(v) else score_text(v)) for v in shown[column]]

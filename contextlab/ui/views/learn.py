@@ -219,7 +219,7 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
         curve_name=curve_name(model, n),
     )
     st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
-    _verdicts(ctx, ranked, order, curve, model, sorted(answer_ranks), labels)
+    _verdicts(ranked, order, curve, model, sorted(answer_ranks), labels)
     table = pd.DataFrame(
         [
             {
@@ -244,7 +244,6 @@ def _open_helping_case() -> None:
 
 
 def _verdicts(
-    ctx: LabContext,
     ranked: list[DocTrace],
     order: list[int],
     curve: list[float],
@@ -346,6 +345,7 @@ def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Orderin
             ]
         ),
         key="learn_scores_table",
+        percent=("score", "of the way from worst to best"),
         hide_index=True,
         width="stretch",
         column_config={
