@@ -69,7 +69,5 @@ def fate_sankey(result: ContextResult) -> go.Figure:
             hovertemplate="%{value} documents<extra></extra>",
         ),
     )
-    # Built unvalidated (a fixed, tested shape): plotly's validation is 17 of this figure's 18 ms,
-    # paid on every budget step of the Overview. The labels are numbers and the lab's own words.
-    fig = go.Figure(dict(data=[sankey]), _validate=False)
+    fig = go.Figure(dict(data=[sankey]))
     return layout(fig, "Where every document went", height=380)
