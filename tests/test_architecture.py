@@ -223,9 +223,11 @@ def _size_offenders() -> set[str]:
         if len(source.splitlines()) > MAX_MODULE_LINES:
             offenders.add(rel)
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
-                    offenders.add(f"{rel}:{node.name}")
+            if (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+            ):
+                offenders.add(f"{rel}:{node.name}")
     return offenders
 
 

@@ -104,7 +104,11 @@ def _digest(value: object) -> bytes:
 # Streamlit's own hasher walks a build field by field (a third of a slider step's script time).
 @st.cache_resource(show_spinner=False, max_entries=256, hash_funcs={ContextResult: _digest, ResultDiff: _digest})
 def _figure(
-    name: str, _builder: Callable[..., go.Figure], presentation: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
+    name: str,
+    _builder: Callable[..., go.Figure],
+    presentation: bool,
+    args: tuple[object, ...],
+    kwargs: dict[str, object],
 ) -> go.Figure:
     """Return ``builder(*args, **kwargs)`` as drawn (enlarged for a projector if asked), built once per process.
 
