@@ -152,7 +152,9 @@ def settings_heatmap_figure(
             colorbar=dict(
                 title=dict(text=("%" if percent else "") + (f"<br>{zmin:.1f}–{zmax:.1f}" if present else ""))
             ),
-            hovertemplate=f"{label(x_key)}=%{{x}}<br>{label(y_key)}=%{{y}}<br>{label(metric)}: %{{text}}<extra></extra>",
+            hovertemplate=(
+                f"{label(x_key)}=%{{x}}<br>{label(y_key)}=%{{y}}<br>{label(metric)}: %{{text}}<extra></extra>"
+            ),
         )
     )
     fig.update_xaxes(title_text=label(x_key), type="category")

@@ -83,8 +83,8 @@ def pick_curve_files(files: list[tuple[str, str]]) -> tuple[str, str, str | None
         )
     name, text = curves[-1]
     own = [f for f in outcomes if f[0] == outcomes_path(name).name]
-    chosen = (own or outcomes or [None])[-1]
-    return name, text, chosen[1] if chosen else None
+    candidates = own or outcomes
+    return name, text, candidates[-1][1] if candidates else None
 
 
 def is_bundled() -> bool:

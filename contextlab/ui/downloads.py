@@ -2,8 +2,14 @@
 
 A plain download button holds the bytes of the run that drew it: typing a budget and clicking
 "Download" 150 ms later would save the previous build. These buttons pass Streamlit a callable
-instead, run when the button is clicked; it waits until the session has no script run under way
-or requested, then returns what the newest finished run built (``LatestBuild``).
+instead (``st.download_button``'s deferred ``data``), run when the button is clicked; it waits
+until no run of the page is under way, then returns what the newest finished run built
+(``LatestBuild``).
+
+Only Streamlit's public API is used, and it cannot tell a download that a rerun has been asked
+for but has not started yet: a click in the few milliseconds between the browser's rerun request
+and the new run's first line gives the build before it. The issue to file with Streamlit: let a
+deferred download wait for the session's pending rerun (or let the app see that one is queued).
 """
 
 from __future__ import annotations
@@ -13,18 +19,21 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from contextlab.lab.config import LabConfig
 from contextlab.types import ContextResult, Document
 
-__all__ = ["LatestBuild", "latest_build", "download_newest", "BuildSnapshot"]
+__all__ = ["LatestBuild", "latest_build", "download_newest", "BuildSnapshot", "Content"]
 
 _KEY = "_latest_build"
 #: The longest a download waits for a rerun to finish before giving what it has.
 WAIT_S = 60.0
+
+#: What a download can give: the block, the full result, the settings or the documents.
+Content = Literal["block", "result", "config", "documents"]
 
 
 @dataclass(frozen=True)
@@ -36,27 +45,13 @@ class BuildSnapshot:
     result: ContextResult | None
 
 
-def _session_busy(session_id: str | None) -> bool:
-    """Return True while the session has a script run going or queued (Streamlit internals; False if unknown)."""
-    if session_id is None:
-        return False
-    try:
-        from streamlit.runtime import Runtime
-
-        info = Runtime.instance()._session_mgr.get_active_session_info(session_id)
-        return info is not None and getattr(info.session, "_scriptrunner", None) is not None
-    except Exception:  # another Streamlit's internals, or no runtime (AppTest): rely on the flag
-        return False
-
-
 class LatestBuild:
     """The newest finished build of one browser session, shared with its download callables."""
 
-    def __init__(self, session_id: str | None) -> None:
+    def __init__(self) -> None:
         self._cond = threading.Condition()
         self._snapshot: BuildSnapshot | None = None
         self._running = False
-        self._session_id = session_id
 
     def started(self) -> None:
         """Mark a run as under way: downloads asked for now wait for its end."""
@@ -70,20 +65,22 @@ class LatestBuild:
             self._cond.notify_all()
 
     def newest(self, timeout: float = WAIT_S) -> BuildSnapshot | None:
-        """Return the newest snapshot once no run is under way or queued (or ``timeout`` passed)."""
+        """Return the newest snapshot once no run is under way (or ``timeout`` passed)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while (self._running or _session_busy(self._session_id)) and time.monotonic() < deadline:
-                self._cond.wait(0.05)
+            while self._running:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
             return self._snapshot
 
 
 def latest_build() -> LatestBuild:
     """Return this session's ``LatestBuild`` (made on first use)."""
     holder = st.session_state.get(_KEY)
-    if holder is None:
-        ctx = get_script_run_ctx()
-        holder = st.session_state[_KEY] = LatestBuild(ctx.session_id if ctx else None)
+    if not isinstance(holder, LatestBuild):
+        holder = st.session_state[_KEY] = LatestBuild()
     return holder
 
 
@@ -104,7 +101,7 @@ def _documents_json(snapshot: BuildSnapshot) -> str:
 
 
 #: What each download gives, from the newest snapshot.
-CONTENTS: dict[str, Callable[[BuildSnapshot], str]] = {
+CONTENTS: dict[Content, Callable[[BuildSnapshot], str]] = {
     "block": _block_text,
     "result": _result_json,
     "config": _config_json,
@@ -112,11 +109,8 @@ CONTENTS: dict[str, Callable[[BuildSnapshot], str]] = {
 }
 
 
-def download_newest(label: str, what: str, *, file_name: str, mime: str, key: str, help: str | None = None) -> None:
-    """Draw a download button whose file is made from the newest build when it is clicked.
-
-    ``what`` is one of ``CONTENTS``: "block", "result", "config" or "documents".
-    """
+def download_newest(label: str, what: Content, *, file_name: str, mime: str, key: str, help: str | None = None) -> None:
+    """Draw a download button whose file is made from the newest build when it is clicked."""
     holder, content = latest_build(), CONTENTS[what]
 
     def make() -> str:

@@ -90,7 +90,7 @@ def documents_hash(documents: Sequence[Document]) -> str:
 @st.cache_data(max_entries=64, show_spinner=False)
 def _build(docs_key: str, config_json: str, _documents: Sequence[Document]) -> ContextResult:
     # Keyed by (docs_key, config_json); ``_documents`` is unhashed and matches docs_key.
-    config = LabConfig.from_json(config_json)
+    config: LabConfig = LabConfig.from_json(config_json)
     request = PromptRequest(
         query=config.query, documents=list(_documents), max_context_tokens=config.max_context_tokens
     )
@@ -159,7 +159,20 @@ def kept_words(shortened: str) -> int:
 
 def _draw_every_figure_once() -> None:
     """Build each of the lab's figures once on a tiny build (the results are thrown away)."""
-    from contextlab import charts
+    from contextlab.charts.budget import budget_chart, tokenizer_comparison
+    from contextlab.charts.compare import compare_positions_figure, compare_tokens_figure
+    from contextlab.charts.curves import curves_by_count_figure, position_curves_figure
+    from contextlab.charts.duplicates import similarity_heatmap, similarity_histogram
+    from contextlab.charts.orderings import (
+        ordering_rows_figure,
+        ordering_scores_figure,
+        reorder_step_figure,
+        strategy_positions_figure,
+    )
+    from contextlab.charts.overview import fate_sankey
+    from contextlab.charts.placement import placement_chart
+    from contextlab.charts.style import doc_label, for_projector
+    from contextlab.charts.window import window_sections_figure
     from contextlab.curves import published
     from contextlab.lab.compare import diff_results
     from contextlab.manager import ContextManager
@@ -172,27 +185,27 @@ def _draw_every_figure_once() -> None:
     result = ContextManager(tokenizer="heuristic").build(
         PromptRequest(query="refund", documents=docs, max_context_tokens=150)
     )
-    labels = [charts.doc_label(t) for t in result.trace]
+    labels = [doc_label(t) for t in result.trace]
     curve = published.accuracy_curve(published.curve_models()[0], 6)
     figures = [
-        charts.fate_sankey(result),
-        charts.budget_chart(result),
-        charts.placement_chart(result, curve, middle=(3, 4), answer=[0]),
-        charts.similarity_heatmap([[0.5] * 6] * 6, labels, 0.4, full_labels=labels),
-        charts.similarity_histogram([0.2, 0.9], 0.5),
-        charts.tokenizer_comparison(labels, [1] * 6, [2] * 6),
-        charts.compare_positions_figure(diff_results(result, result)),
-        charts.compare_tokens_figure(diff_results(result, result)),
-        charts.strategy_positions_figure({"a": [0, 1, 2]}),
-        charts.ordering_scores_figure({"a": 0.5}, (0.1, 0.9)),
-        charts.ordering_rows_figure([1, 2], [0.5, 0.2], [60.0, 50.0], ["a", "b"]),
-        charts.position_curves_figure({"m": [(1, 60.0), (2, 50.0)]}, 2, {"r": 40.0}),
-        charts.curves_by_count_figure({10: [(1, 60.0), (10, 50.0)], 20: [(1, 60.0), (20, 55.0)]}, "m", 45.0),
-        charts.reorder_step_figure([0, 2, 1], 2, ["a", "b", "c"], [60.0, 50.0, 55.0], {1}),
-        charts.window_sections_figure([("system", 10, 5), ("output_reserve", 5, 5)], 100),
+        fate_sankey(result),
+        budget_chart(result),
+        placement_chart(result, curve, middle=(3, 4), answer=[0]),
+        similarity_heatmap([[0.5] * 6] * 6, labels, 0.4, full_labels=labels),
+        similarity_histogram([0.2, 0.9], 0.5),
+        tokenizer_comparison(labels, [1] * 6, [2] * 6),
+        compare_positions_figure(diff_results(result, result)),
+        compare_tokens_figure(diff_results(result, result)),
+        strategy_positions_figure({"a": [0, 1, 2]}),
+        ordering_scores_figure({"a": 0.5}, (0.1, 0.9)),
+        ordering_rows_figure([1, 2], [0.5, 0.2], [60.0, 50.0], ["a", "b"]),
+        position_curves_figure({"m": [(1, 60.0), (2, 50.0)]}, 2, {"r": 40.0}),
+        curves_by_count_figure({10: [(1, 60.0), (10, 50.0)], 20: [(1, 60.0), (20, 55.0)]}, "m", 45.0),
+        reorder_step_figure([0, 2, 1], 2, ["a", "b", "c"], [60.0, 50.0, 55.0], {1}),
+        window_sections_figure([("system", 10, 5), ("output_reserve", 5, 5)], 100),
     ]
     for fig in figures:
-        charts.for_projector(fig).to_json()
+        for_projector(fig).to_json()
 
 
 @st.cache_resource(show_spinner=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextlab.charts import STRATEGY_LABELS
+from contextlab.charts.orderings import STRATEGY_LABELS
 from contextlab.lab.config import LabConfig
 from contextlab.lab.thresholds import SLIDER_STEP, threshold_decimals
 from contextlab.settings import DEDUP_THRESHOLD_RANGE, WHOLE_RANGES
@@ -130,7 +130,7 @@ def placement_widget(key: str = CONFIG_KEYS["placement"]) -> None:
         "Placement",
         PLACEMENTS,
         key=key,
-        format_func=STRATEGY_LABELS.get,
+        format_func=STRATEGY_LABELS.__getitem__,
         help="Where each document goes in the block. Lost in the middle puts the most "
         "relevant at the start and the end, where models read best.",
     )

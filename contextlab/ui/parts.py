@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import Any, Literal, TypedDict
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from contextlab.charts import doc_label, for_projector, stamp_revision
+from contextlab.charts.style import doc_label, for_projector, stamp_revision
 from contextlab.lab.compare import ResultDiff
 from contextlab.lab.teaching import score_change_text, score_text
 from contextlab.settings import SEED_MODE
@@ -32,6 +33,7 @@ __all__ = [
     "explain",
     "by_index",
     "score_delta",
+    "MetricDelta",
     "NO_CHANGE",
     "SEED_FIXED",
     "seed_fixed_key",
@@ -83,7 +85,7 @@ def seed_fixed_key(name: str, key: str, seed_mode: bool) -> str:
     return shown
 
 
-def on_request(label: str, key: str) -> Any:
+def on_request(label: str, key: str) -> DeltaGenerator | None:
     """Return a collapsed section's container once the reader has opened it, else None.
 
     For secondary charts: each plotly chart costs the browser a quarter second to draw on a
@@ -101,7 +103,13 @@ def _digest(value: object) -> bytes:
 
 # Streamlit's own hasher walks a build field by field (a third of a slider step's script time).
 @st.cache_resource(show_spinner=False, max_entries=256, hash_funcs={ContextResult: _digest, ResultDiff: _digest})
-def _figure(name: str, _builder: Callable[..., go.Figure], presentation: bool, args: tuple, kwargs: dict) -> go.Figure:
+def _figure(
+    name: str,
+    _builder: Callable[..., go.Figure],
+    presentation: bool,
+    args: tuple[object, ...],
+    kwargs: dict[str, object],
+) -> go.Figure:
     """Return ``builder(*args, **kwargs)`` as drawn (enlarged for a projector if asked), built once per process.
 
     Plotly checks every property as a figure is built: 20-120 ms per figure on two cores, paid
@@ -124,11 +132,12 @@ def show_chart(ctx: LabContext, key: str, builder: Callable[..., go.Figure], *ar
     st.plotly_chart(fig, key=key, config={"displaylogo": False}, width="stretch", theme=None)
 
 
-def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> None:
+def show_table(ctx: LabContext, frame: pd.DataFrame, *, percent: Collection[str] = (), **dataframe_args: Any) -> None:
     """Place a table: an interactive grid, or in presentation mode a plain table a room can read.
 
     The grid draws on a canvas at 12–13 px that no page style reaches; presentation mode shows
-    the same cells as a static table in the page's own (enlarged) type, numbers to three places.
+    the same cells as a static table in the page's own (enlarged) type, numbers to three places,
+    and the ``percent`` columns (shares the grid shows as percentages) as percentages.
     """
     if not ctx.presentation:
         st.dataframe(frame, **dataframe_args)
@@ -136,11 +145,6 @@ def show_table(ctx: LabContext, frame: pd.DataFrame, **dataframe_args: Any) -> N
     # A static table renders its cells as Markdown: text cells are escaped (``md_line``), so a
     # source like ``**x**`` or ``[a](https://…)`` shows as typed, never bold or a link.
     shown = frame.copy()
-    percent = {
-        name
-        for name, config in (dataframe_args.get("column_config") or {}).items()
-        if isinstance(config, dict) and (config.get("type_config") or {}).get("format") == "percent"
-    }
     for column in shown.columns:
         if column in percent:  # a share shown as a percentage in the grid reads the same here
             shown[column] = [("" if pd.isna(v) else score_text(v)) for v in shown[column]]
@@ -186,10 +190,18 @@ def by_index(ctx: LabContext) -> dict[int, DocTrace]:
     return {t.input_index: t for t in ctx.result.trace}
 
 
-def score_delta(difference: float, versus: str) -> dict[str, object]:
+class MetricDelta(TypedDict, total=False):
+    """The delta arguments of ``st.metric``: the text, its colour, its arrow."""
+
+    delta: str
+    delta_color: Literal["normal", "inverse", "off"]
+    delta_arrow: Literal["auto", "off"]
+
+
+def score_delta(difference: float, versus: str) -> MetricDelta:
     """Return ``st.metric`` delta arguments: "no change" in grey, or a signed, coloured delta."""
     if abs(difference) < NO_CHANGE:
-        return dict(
+        return MetricDelta(
             delta=f"no change vs {versus} ({score_change_text(difference)})", delta_color="off", delta_arrow="off"
         )
-    return dict(delta=f"{score_change_text(difference)} vs {versus}", delta_color="normal")
+    return MetricDelta(delta=f"{score_change_text(difference)} vs {versus}", delta_color="normal")

@@ -63,9 +63,10 @@ def question_origin(documents: Sequence[Document]) -> tuple[str, int] | None:
 def _retrieved(query_id: str, top_k: int) -> tuple[EvalQuestion, list[Document]] | None:
     evalset = load_bundled_set()
     question = next((q for q in evalset.questions if q.query_id == query_id), None)
-    if question is None:
+    retriever = evalset.retriever  # the bundled set always has its corpus; None only for a bare set
+    if question is None or retriever is None:
         return None
-    return question, evalset.retriever.retrieve(question.query, top_k)
+    return question, retriever.retrieve(question.query, top_k)
 
 
 def open_bundled_question(query_id: str, top_k: int) -> str | None:

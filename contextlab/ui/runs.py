@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import streamlit as st
@@ -27,7 +29,7 @@ from contextlab.runs.captures import (
 )
 
 from .inputs import DocumentsInput
-from .state import seed_config
+from .state import chosen, seed_config
 from .text import caption, plain
 
 __all__ = ["RUNS_ENV", "SOURCE", "SOURCE_LABEL", "start_source", "runs_documents"]
@@ -56,6 +58,10 @@ def _file_run(path: str, mtime_ns: int, size: int, number: int) -> CapturedRun:
     return read_run(path, number)
 
 
+def _run_at(runs: list[CapturedRun], number: int) -> CapturedRun:
+    return runs[number - 1]
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def _upload_runs(data: bytes, name: str) -> list[CapturedRun]:
     return runs_from_bytes(data, name)
@@ -77,10 +83,12 @@ def runs_documents(*, key: str = "runs_upload") -> DocumentsInput:
             runs = _upload_runs(data, upload.name)
             origin, ident = upload.name, hashlib.sha1(data).hexdigest()[:12]
             labels = [r.label for r in runs]
+            open_run: Callable[[int], CapturedRun] = partial(_run_at, runs)
         elif path:
             stat = Path(path).stat()
             origin, ident = Path(path).name, f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
             labels = _file_labels(path, stat.st_mtime_ns, stat.st_size)
+            open_run = partial(_file_run, path, stat.st_mtime_ns, stat.st_size)
         else:
             st.caption("Upload a capture file, or start the lab with `contextlab lab --runs FILE`.")
             return DocumentsInput([], "Runs: (no file yet)")
@@ -88,9 +96,10 @@ def runs_documents(*, key: str = "runs_upload") -> DocumentsInput:
         return DocumentsInput([], "Runs: (unreadable file)", errors=(_message(exc, path),))
 
     pick_key = f"runs_pick_{hashlib.sha1(ident.encode()).hexdigest()[:12]}"
-    number = st.selectbox("Run", range(1, len(labels) + 1), key=pick_key, format_func=lambda n: plain(labels[n - 1]))
+    numbers = range(1, len(labels) + 1)
+    number = chosen(numbers, st.selectbox("Run", numbers, key=pick_key, format_func=lambda n: plain(labels[n - 1])))
     try:
-        run = runs[number - 1] if upload is not None else _file_run(path, stat.st_mtime_ns, stat.st_size, number)
+        run = open_run(number)
     except (ContextLabError, OSError) as exc:
         return DocumentsInput([], f"Runs: {origin}", errors=(_message(exc, path),))
     errors = _open_once(f"{ident}#{number}", run)

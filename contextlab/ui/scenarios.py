@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.style import FATE_LABELS, doc_label
 from contextlab.lab.scenarios import Scenario, get_scenario, scenario_keys
 
 from .context import LabContext
@@ -76,11 +76,11 @@ def answer_line(ctx: LabContext) -> str | None:
     for t in ctx.result.trace:
         if t.input_index not in ctx.answer:
             continue
-        name = charts.doc_label(t, 60)
+        name = doc_label(t, 60)
         if t.position is not None:
             lines.append(f"★ The answer, {name} (rank {t.relevance_rank}), is at pos {t.position} of {placed}.")
         else:
-            lines.append(f"★ The answer, {name}, is not in the block: {charts.FATE_LABELS[t.fate].lower()}.")
+            lines.append(f"★ The answer, {name}, is not in the block: {FATE_LABELS[t.fate].lower()}.")
     return " ".join(lines) or None
 
 

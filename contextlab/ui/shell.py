@@ -22,6 +22,7 @@ from .questions import question_origin
 from .scenarios import drop_scenario_if_left, picked_scenario, scenario_story
 from .share import apply_url_once, share_panel, sync_url, url_params
 from .sidebar import presenter_bar, sidebar
+from .state import chosen
 from .table import documents_editor, remember_for_table
 from .text import error, info, md_line, warning
 from .views import DEFAULT_VIEW, VIEWS
@@ -42,7 +43,9 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.25rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.6rem; padding: 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
-[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * {
+  font-size: 3.2rem !important; line-height: 1.15;
+}
 [data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] * { font-size: 1.25rem !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricDelta"] * { font-size: 1.2rem !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"],
@@ -54,7 +57,9 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.15rem; }
 [data-testid="stCode"] code { font-size: 1.05rem; }
-[data-testid="stToolbarActions"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] { display: none !important; }
+[data-testid="stToolbarActions"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] {
+  display: none !important;
+}
 </style>
 """
 
@@ -86,9 +91,10 @@ def _title() -> str:
         )
     # Re-stored every run: the switch is drawn only beside a build, and Streamlit forgets the
     # value of a widget a run does not draw (no documents yet must not reset the view).
-    view = st.session_state.get("view")
-    st.session_state["view"] = view if view in VIEWS else DEFAULT_VIEW
-    return st.session_state["view"]
+    stored = st.session_state.get("view")
+    view: str = stored if stored in VIEWS else DEFAULT_VIEW
+    st.session_state["view"] = view
+    return view
 
 
 @st.fragment
@@ -102,14 +108,18 @@ def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
     """
     if st.session_state.pop(WHOLE_PAGE, False):
         st.rerun(scope="app")
-    view = st.segmented_control(
-        "View",
-        list(VIEWS),
-        key="view",
-        required=True,
-        width="stretch",
-        format_func=lambda v: VIEWS[v][0],
-        label_visibility="collapsed",
+    views = list(VIEWS)
+    view = chosen(
+        views,
+        st.segmented_control(
+            "View",
+            views,
+            key="view",
+            required=True,
+            width="stretch",
+            format_func=lambda v: VIEWS[v][0],
+            label_visibility="collapsed",
+        ),
     )
     try:
         VIEWS[view][1](ctx)

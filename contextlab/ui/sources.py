@@ -19,7 +19,7 @@ from .parameters import set_budget
 from .runs import SOURCE as RUNS_SOURCE
 from .runs import SOURCE_LABEL as RUNS_LABEL
 from .runs import runs_documents, start_source
-from .state import CONFIG_KEYS, keep_values, seed_once
+from .state import CONFIG_KEYS, chosen, keep_values, seed_once
 from .table import table_documents
 from .text import plain
 
@@ -102,8 +102,11 @@ def sample_picker(key: str = "sample_name", *, label: str = "Sample set") -> str
     seed_once(key, names[0])
     if st.session_state[key] not in names:
         st.session_state[key] = names[0]
-    return st.selectbox(
-        label, names, key=key, on_change=_on_sample_change, args=(key,), format_func=lambda n: sample(n).title
+    return chosen(
+        names,
+        st.selectbox(
+            label, names, key=key, on_change=_on_sample_change, args=(key,), format_func=lambda n: sample(n).title
+        ),
     )
 
 

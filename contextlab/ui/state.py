@@ -7,7 +7,9 @@ module is that one set of keys and writers, so no input module needs another one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
+from typing import TypeVar
 
 import streamlit as st
 
@@ -24,7 +26,23 @@ __all__ = [
     "reset_parameters",
     "apply_config_b",
     "keep_values",
+    "chosen",
 ]
+
+Option = TypeVar("Option")
+
+
+def chosen(options: Sequence[Option], answer: object) -> Option:
+    """Return the option a select widget (selectbox, radio, segmented control) answered, typed as the options.
+
+    Streamlit types these widgets with ``typing.Never``, which exists from Python 3.11; mypy,
+    checking for the package's 3.10 floor, reads it as Any and types every answer as None.
+    Looking the answer up in ``options`` gives it its real type, and fails loudly if it is not one.
+    """
+    for option in options:
+        if option == answer:
+            return option
+    raise LookupError(f"the widget answered {answer!r}, which is not one of its {len(options)} options")
 
 
 def keep_values(*keys: str) -> None:

@@ -1,4 +1,4 @@
-"""The lab's shape, checked on its source: one door to the engine, no cycles, small modules."""
+"""The lab's shape, checked on its source: one door to the engine, no cycles (sizes: tests/test_architecture.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "contextlab"
 UI = sorted((ROOT / "ui").rglob("*.py"))
-CHARTS = sorted((ROOT / "charts").rglob("*.py"))
 ENGINE = ("contextlab.manager", "contextlab.stages", "contextlab.tokenizers")
 
 

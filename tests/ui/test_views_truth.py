@@ -211,3 +211,11 @@ def test_views_placement_reads_the_loaded_measured_curve_with_its_band_and_claim
         "Gemma-3-270M Q4_K_M (bundled) reads 1.6 points worse"
     ) in said
     assert "would help" not in said and "reads 0.0 points" not in said
+
+
+def test_views_presentation_table_shows_the_learn_scores_as_percentages():
+    # the grid draws these shares as percentages; the room's static table must read the same
+    at = open_view("learn", presentation=True, state={"learn_section": "3 · Score any ordering"})
+    scores = table(at, "score")
+    assert all(re.fullmatch(r"\d+\.\d%", v) for v in scores["score"])
+    assert all(re.fullmatch(r"\d+\.\d%", v) for v in scores["of the way from worst to best"])

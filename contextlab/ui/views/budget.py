@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.budget import budget_chart, tokenizer_comparison
+from contextlab.charts.style import FATE_LABELS, doc_label
 from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 from contextlab.types import SHORTENED_FATES
 
@@ -55,7 +56,7 @@ def render(ctx: LabContext) -> None:
             f"{result.tokens_budget}: headers were not counted when documents were picked."
         )
     order, label = budget_walk(result, config)
-    show_chart(ctx, "budget_chart", charts.budget_chart, result, order, walk_label=label)
+    show_chart(ctx, "budget_chart", budget_chart, result, order, walk_label=label)
     _shortened(ctx)
     # Drawn when opened: a second chart on the first visit costs the reader a quarter second.
     section = on_request(
@@ -71,7 +72,7 @@ def _shortened(ctx: LabContext) -> None:
     for t in (t for t in result.trace if t.fate in SHORTENED_FATES):
         kept = result.included_docs[(t.position or 1) - 1].content
         original = ctx.documents[t.input_index].content
-        title = f"{charts.FATE_LABELS[t.fate]}: {charts.doc_label(t, 60)} (pos {t.position})"
+        title = f"{FATE_LABELS[t.fate]}: {doc_label(t, 60)} (pos {t.position})"
         with st.expander(md_line(title), expanded=True):
             left, right = st.columns(2)
             left.markdown("**In the block**")
@@ -101,9 +102,9 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
         "An estimate that is too low overfills the prompt; too high wastes budget."
     )
     left, right = st.columns([3, 2]) if not ctx.presentation else (st.container(), st.container())
-    labels = [charts.doc_label(t, 30) for t in candidates]
+    labels = [doc_label(t, 30) for t in candidates]
     with left:
-        show_chart(ctx, "tokenizer_chart", charts.tokenizer_comparison, labels, heuristic, exact)
+        show_chart(ctx, "tokenizer_chart", tokenizer_comparison, labels, heuristic, exact)
     with right:
         frame = pd.DataFrame(
             {

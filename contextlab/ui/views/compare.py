@@ -7,7 +7,9 @@ import re
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.compare import compare_positions_figure, compare_tokens_figure
+from contextlab.charts.orderings import STRATEGY_LABELS, ordering_scores_figure, strategy_positions_figure
+from contextlab.charts.style import doc_tag
 from contextlab.curves import published, scores
 from contextlab.errors import ContextLabError
 from contextlab.lab.compare import ResultDiff, config_differences, diff_results
@@ -27,13 +29,12 @@ from ..engine import (
     most_relevant_position,
     ordering_positions,
 )
-from ..parts import on_request, seed_fixed_key, show_chart, show_table
-from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, keep_values
+from ..parts import MetricDelta, on_request, seed_fixed_key, show_chart, show_table
+from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, chosen, keep_values
 from ..text import md, md_line, plain
 
-__all__ = ["render", "config_b_editor", "changes_frame", "STRATEGY_LABELS"]
+__all__ = ["render", "config_b_editor", "changes_frame"]
 
-STRATEGY_LABELS = charts.STRATEGY_LABELS
 _ENGINE_DOC = re.compile(r"\(doc (\d+)(?=[,)])")
 
 # Sentences listed above the charts; the rest are in the table.
@@ -82,7 +83,8 @@ def config_b_editor(config_a: LabConfig, *, key: str = B_KEY) -> LabConfig:
             return _b_widgets(config_a, key)
     # Folded: B's values stay in the session while its widgets are not drawn.
     keep_values(*(b_key(name, key) for name in B_FIELDS))
-    return config_a.with_changes(**{name: st.session_state[b_key(name, key)] for name in B_FIELDS})
+    config_b: LabConfig = config_a.with_changes(**{name: st.session_state[b_key(name, key)] for name in B_FIELDS})
+    return config_b
 
 
 def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
@@ -107,7 +109,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
         disabled=seed,
         help="Seed-compatible mode always counts heuristically.",
     )
-    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement", format_func=STRATEGY_LABELS.get)
+    placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement", format_func=STRATEGY_LABELS.__getitem__)
     c1.toggle(
         "Budget before reorder",
         disabled=seed,
@@ -120,7 +122,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     )
     summarize = c3.toggle("Summarize what does not fit", key=f"{key}_summarize_overflow")
     state = st.session_state
-    return config_a.with_changes(
+    config_b: LabConfig = config_a.with_changes(
         max_context_tokens=int(budget),
         dedup_threshold=round(float(threshold), 4),
         min_doc_tokens=int(min_tokens),
@@ -131,6 +133,7 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
         budget_before_reorder=state[f"{key}_budget_before_reorder"],
         budget_includes_headers=state[f"{key}_budget_includes_headers"],
     )
+    return config_b
 
 
 def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataFrame:
@@ -141,7 +144,7 @@ def changes_frame(diff: ResultDiff, *, show_unchanged: bool = False) -> pd.DataF
 
     rows = [
         {
-            "doc": charts.doc_tag(c.input_index),
+            "doc": doc_tag(c.input_index),
             "source": plain(c.source or ""),
             "change": c.change,
             "A": f"pos {c.position_a}" if c.position_a is not None else c.fate_a,
@@ -165,11 +168,11 @@ def _describe(config: LabConfig) -> str:
     )
 
 
-def _budget_delta(exact: int, budget: int) -> dict[str, object]:
+def _budget_delta(exact: int, budget: int) -> MetricDelta:
     """Return metric delta arguments: red "N over budget", or a grey "of the budget" share."""
     if exact > budget:
-        return dict(delta=f"{exact - budget:+,} over its budget of {budget:,}", delta_color="inverse")
-    return dict(delta=f"of its budget of {budget:,}", delta_color="off", delta_arrow="off")
+        return MetricDelta(delta=f"{exact - budget:+,} over its budget of {budget:,}", delta_color="inverse")
+    return MetricDelta(delta=f"of its budget of {budget:,}", delta_color="off", delta_arrow="off")
 
 
 def _counted(side: str, result: ContextResult, exact: int) -> str:
@@ -263,7 +266,7 @@ def _strategies_body(ctx: LabContext) -> None:
         help="Starts at the number of documents in A's block.",
     )
     orders = {key: ordering_positions(key, n) for key in ORDERINGS}
-    show_chart(ctx, "cmp_strategy_chart", charts.strategy_positions_figure, orders, STRATEGY_LABELS)
+    show_chart(ctx, "cmp_strategy_chart", strategy_positions_figure, orders, STRATEGY_LABELS)
 
     rows = []
     for key in orders:
@@ -299,14 +302,14 @@ def _strategies_body(ctx: LabContext) -> None:
         return
     models = published.curve_models()
     st.session_state.setdefault("cmp_strategy_model", most_marked_model())
-    model = st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model")
+    model = chosen(models, st.selectbox("Score under the measured curve of", models, key="cmp_strategy_model"))
     ranked = (relevances + [0.0] * n)[:n]
     by_strategy = scores.compare_orderings(ranked, model, n)
     report = scores.ordering_report(ranked, model, n)
     show_chart(
         ctx,
         "cmp_strategy_scores",
-        charts.ordering_scores_figure,
+        ordering_scores_figure,
         by_strategy,
         (report.worst_score, report.best_score),
         STRATEGY_LABELS,
@@ -373,11 +376,11 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
     if ctx.presentation:  # presenting, what moved comes right under the numbers
         _count_notes(result_a, result_b, exact_a, exact_b)
 
-    show_chart(ctx, "cmp_positions_chart", charts.compare_positions_figure, diff)
+    show_chart(ctx, "cmp_positions_chart", compare_positions_figure, diff)
     tokens = on_request("What each document costs in A and in B (chart)", "cmp_tokens_open")
     if tokens is not None:
         with tokens:
-            show_chart(ctx, "cmp_tokens_chart", charts.compare_tokens_figure, diff)
+            show_chart(ctx, "cmp_tokens_chart", compare_tokens_figure, diff)
 
     show_all = st.toggle("Show unchanged documents too", key="cmp_show_unchanged")
     frame = changes_frame(diff, show_unchanged=show_all)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.duplicates import similarity_heatmap, similarity_histogram
+from contextlab.charts.style import doc_label
 from contextlab.lab.counts import block_counts
 from contextlab.lab.thresholds import catching_threshold, similarity_floor, similarity_text, threshold_text
 from contextlab.safe_text import visible_controls
@@ -29,6 +30,7 @@ from ..engine import (
     word_diff,
 )
 from ..parts import by_index, explain, on_request, show_chart, show_table
+from ..state import chosen
 from ..text import md_line, plain
 
 __all__ = [
@@ -130,8 +132,8 @@ def _near_miss_table(ctx: LabContext, misses: Sequence[_NearMiss]) -> None:
     frame = pd.DataFrame(
         [
             {
-                "kept": plain(charts.doc_label(trace[m.kept_index], 48)),
-                "also kept": plain(charts.doc_label(trace[m.dropped_index], 48)),
+                "kept": plain(doc_label(trace[m.kept_index], 48)),
+                "also kept": plain(doc_label(trace[m.dropped_index], 48)),
                 "similarity": similarity_floor(m.similarity),
             }
             for m in misses
@@ -225,7 +227,8 @@ def render(ctx: LabContext) -> None:
             "see which documents would be merged."
         )
     if pairs or misses:
-        _pair_side_by_side(ctx, list(pairs) + misses, measure)
+        candidates: list[DuplicatePair | _NearMiss] = [*pairs, *misses]
+        _pair_side_by_side(ctx, candidates, measure)
     _near_miss_table(ctx, misses)
     if ctx.presentation:
         explain(said)
@@ -238,8 +241,8 @@ def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
     frame = pd.DataFrame(
         [
             {
-                "kept": plain(charts.doc_label(trace[p.kept_index], width)),
-                "dropped": plain(charts.doc_label(trace[p.dropped_index], width)),
+                "kept": plain(doc_label(trace[p.kept_index], width)),
+                "dropped": plain(doc_label(trace[p.dropped_index], width)),
                 "similarity": similarity_floor(p.similarity),
                 "kind": p.kind,
             }
@@ -262,7 +265,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     def title(k: int) -> str:
         p = pairs[k]
         return (
-            f"{charts.doc_label(trace[p.kept_index], 24)} ↔ {charts.doc_label(trace[p.dropped_index], 24)}"
+            f"{doc_label(trace[p.kept_index], 24)} ↔ {doc_label(trace[p.dropped_index], 24)}"
             f" ({p.kind}, {similarity_text(p.similarity)})"
         )
 
@@ -271,14 +274,15 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     first = next((k for k, p in enumerate(pairs) if answer & {p.kept_index, p.dropped_index}), 0)
     if st.session_state.get("dup_pair_choice") is None or st.session_state["dup_pair_choice"] >= len(pairs):
         st.session_state["dup_pair_choice"] = first
+    numbers = list(range(len(pairs)))
     choice = st.selectbox(
         "Compare a pair side by side",
-        list(range(len(pairs))),
+        numbers,
         key="dup_pair_choice",
         format_func=title,
         label_visibility="collapsed" if ctx.presentation else "visible",
     )
-    pair = pairs[choice if choice is not None and choice < len(pairs) else 0]
+    pair = pairs[chosen(numbers, choice)]
     a, b = ctx.documents[pair.kept_index].content, ctx.documents[pair.dropped_index].content
     if pair.kind == "exact":
         how = md_line(_what_differs(a, b, measure))
@@ -299,7 +303,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
     with left:
         st.html(
             _pair_box(
-                f"Kept: {charts.doc_label(trace[pair.kept_index], 60)}",
+                f"Kept: {doc_label(trace[pair.kept_index], 60)}",
                 marked_html(marks_a),
                 presentation=ctx.presentation,
             )
@@ -308,7 +312,7 @@ def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMis
         second = "Also kept" if pair.kind == "near miss" else "Dropped"
         st.html(
             _pair_box(
-                f"{second}: {charts.doc_label(trace[pair.dropped_index], 60)}",
+                f"{second}: {doc_label(trace[pair.dropped_index], 60)}",
                 marked_html(marks_b),
                 presentation=ctx.presentation,
             )
@@ -336,11 +340,11 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
             show_chart(
                 ctx,
                 "dup_heatmap",
-                charts.similarity_heatmap,
+                similarity_heatmap,
                 matrix,
-                [charts.doc_label(t, 16) for t in heat],
+                [doc_label(t, 16) for t in heat],
                 threshold,
-                full_labels=[charts.doc_label(t, 120) for t in heat],
+                full_labels=[doc_label(t, 120) for t in heat],
                 measure_name=names[0],
             )
             if len(candidates) > HEATMAP_MAX_DOCS:
@@ -363,7 +367,7 @@ def _heatmap_and_histogram(ctx: LabContext, dropped: int, measure: str) -> None:
     histogram = on_request("Every pair's similarity against the threshold (histogram)", "dup_histogram_open")
     if histogram is not None:
         with histogram:
-            show_chart(ctx, "dup_histogram", charts.similarity_histogram, nonzero, threshold, axis_title=names[1])
+            show_chart(ctx, "dup_histogram", similarity_histogram, nonzero, threshold, axis_title=names[1])
             st.caption(
                 f"{len(values) - len(nonzero):,} of {len(values):,} pairs "
                 + ("share no 5-word phrase" if measure == SEED_MEASURE else "have no word in common, in order")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.style import FATE_LABELS, doc_label, doc_tag
 
 from ..context import LabContext
 from ..downloads import download_newest
@@ -25,11 +25,11 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
     rows = []
     for n, source in sorted(result.citation_map.items()):
         t = by_position.get(n)
-        fate = charts.FATE_LABELS[t.fate].lower() if t else ""
+        fate = FATE_LABELS[t.fate].lower() if t else ""
         rows.append(
             {
                 "citation": f"[{n}]",
-                "doc": (charts.doc_tag(t.input_index) + (" ★" if t.input_index in answer else "")) if t else "",
+                "doc": (doc_tag(t.input_index) + (" ★" if t.input_index in answer else "")) if t else "",
                 "source": plain(source),
                 "in the block": (
                     f"{how.get(t.fate, fate)}, {t.block_tokens or t.tokens} tokens, rank {t.relevance_rank}"
@@ -61,9 +61,9 @@ def render(ctx: LabContext) -> None:
             where = (
                 f"is cited as [{t.position}]"
                 if t.position is not None
-                else f"is not in the block ({charts.FATE_LABELS[t.fate].lower()})"
+                else f"is not in the block ({FATE_LABELS[t.fate].lower()})"
             )
-            st.info(md_line(f"★ The document that holds the answer, {charts.doc_label(t, 60)}, {where}."))
+            st.info(md_line(f"★ The document that holds the answer, {doc_label(t, 60)}, {where}."))
     if not ctx.presentation:
         three_orders_section(ctx)
     stale_notes(ctx)

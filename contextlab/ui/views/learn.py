@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.curves import curves_by_count_figure, position_curves_figure
+from contextlab.charts.orderings import STRATEGY_LABELS, ordering_rows_figure, reorder_step_figure
+from contextlab.charts.style import doc_label
 from contextlab.curves import published
 from contextlab.curves.evidence import published_evidence
-from contextlab.curves.scores import compare_orderings, ordering_report
+from contextlab.curves.scores import OrderingReport, compare_orderings, ordering_report
 from contextlab.lab.curve_views import said_of
 from contextlab.lab.teaching import (
     HELPS_SCENARIO,
@@ -30,11 +30,11 @@ from ..context import LabContext
 from ..engine import MIN_DOCS_TO_REORDER, ordering_positions
 from ..parts import on_request, show_chart, show_table, whole_page
 from ..scenarios import SCENARIO_KEY, apply_scenario
-from ..state import keep_values
+from ..state import chosen, keep_values
 from ..text import md, md_line, plain
 from .measured_curve import measured_curve_section
 
-__all__ = ["render", "STRATEGY_LABELS", "SECTIONS", "SECTION_KEY"]
+__all__ = ["render", "SECTIONS", "SECTION_KEY"]
 
 #: The view's three sections, in teaching order: one tab each.
 SECTIONS = ("1 · What the research measured", "2 · What the reorder does with your documents", "3 · Score any ordering")
@@ -44,8 +44,8 @@ SECTION_KEY = "learn_section"
 _KEPT = ("learn_model", "learn_curve_n", "learn_step", "learn_strategy", "learn_custom_order")
 
 #: The strategies a learner can score, plus their own ordering.
-STRATEGY_LABELS: dict[str, str] = {
-    **charts.STRATEGY_LABELS,
+SCORED_ORDERINGS: dict[str, str] = {
+    **STRATEGY_LABELS,
     "custom": "My own order…",
 }
 
@@ -70,7 +70,7 @@ def _section_documents(ctx: LabContext, intro: str) -> list[DocTrace]:
 
 
 def _label(entry: DocTrace, answer: tuple[int, ...] = ()) -> str:
-    text = charts.doc_label(entry, 40)
+    text = doc_label(entry, 40)
     return text + (" ★ answer" if entry.input_index in answer else "")
 
 
@@ -87,14 +87,14 @@ def _render_curves(ctx: LabContext, model: str) -> None:
         "when the answer is at the start or the end and sags in the middle — and how much it "
         "sags depends on how many documents the prompt holds."
     )
-    model = st.selectbox("Model", models, key="learn_model")
+    model = chosen(models, st.selectbox("Model", models, key="learn_model"))
     counts = data.doc_counts(model)
     closed = data.closed_book(model)
     evidence = {n: published_evidence(model, n) for n in counts}  # each point's interval at N = 2,655
     show_chart(
         ctx,
         "learn_counts_chart",
-        charts.curves_by_count_figure,
+        curves_by_count_figure,
         {n: data.curve(model, n) for n in counts},
         model,
         closed,
@@ -113,8 +113,15 @@ def _render_curves(ctx: LabContext, model: str) -> None:
     if st.session_state.get("learn_curve_n") not in counts:
         # first visit, or a model measured at other counts (GPT-3.5-Turbo has no 30)
         st.session_state["learn_curve_n"] = strongest
-    n = st.radio(
-        "Compare every model at", counts, key="learn_curve_n", horizontal=True, format_func=lambda c: f"{c} documents"
+    n = chosen(
+        counts,
+        st.radio(
+            "Compare every model at",
+            counts,
+            key="learn_curve_n",
+            horizontal=True,
+            format_func=lambda c: f"{c} documents",
+        ),
     )
     curves = {m: data.curve(m, n) for m in models if n in data.doc_counts(m)}
     references = {f"{model}, no documents (closed book)": closed} if closed is not None else {}
@@ -125,14 +132,28 @@ def _render_curves(ctx: LabContext, model: str) -> None:
             show_chart(
                 ctx,
                 "learn_curves_chart",
-                charts.position_curves_figure,
+                position_curves_figure,
                 curves,
                 n,
                 references=references,
                 highlight=model,
                 bands={model: ([p.low for p in shown.points], [p.high for p in shown.points])},
             )
-    points = data.curve(model, n)
+    # What the shape is, said only as far as the paired tests on 2,655 questions resolve it.
+    shown = published_evidence(model, n)
+    sentence = _curve_sentence(model, n, data.curve(model, n), closed)
+    st.info(md_line(sentence + f" What Liu et al.'s 2,655 questions show: {said_of(model, shown)}."))
+    # The paper's address is the lab's own text: a real link, between escaped parts.
+    st.caption(
+        md_line(f"Source: {data.citation}")
+        + f" [{published.CITATION_URL}]({published.CITATION_URL}) "
+        + md_line("— accuracy on multi-document question answering, by position of the document holding the answer.")
+    )
+    measured_curve_section(ctx, "learn")
+
+
+def _curve_sentence(model: str, n: int, points: list[tuple[int, float]], closed: float | None) -> str:
+    """Return what ``model``'s curve at ``n`` documents says: first, last, the low point, against closed book."""
     first, last = points[0], points[-1]
     low = min(points, key=lambda p: p[1])
     sentence = (
@@ -144,16 +165,7 @@ def _render_curves(ctx: LabContext, model: str) -> None:
         sentence += (
             f" That is below the {closed:.1f}% it scores with no documents at all: a buried answer is worse than none."
         )
-    # What the shape is, said only as far as the paired tests on 2,655 questions resolve it.
-    shown = published_evidence(model, n)
-    st.info(md_line(sentence + f" What Liu et al.'s 2,655 questions show: {said_of(model, shown)}."))
-    # The paper's address is the lab's own text: a real link, between escaped parts.
-    st.caption(
-        md_line(f"Source: {data.citation}")
-        + f" [{published.CITATION_URL}]({published.CITATION_URL}) "
-        + md_line("— accuracy on multi-document question answering, by position of the document holding the answer.")
-    )
-    measured_curve_section(ctx, "learn")
+    return sentence
 
 
 # -- 2. the reorder, step by step ------------------------------------------------------------
@@ -197,7 +209,7 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
     show_chart(
         ctx,
         "learn_step_chart",
-        charts.reorder_step_figure,
+        reorder_step_figure,
         order,
         step,
         labels,
@@ -207,7 +219,7 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
         curve_name=curve_name(model, n),
     )
     st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
-    _verdicts(ctx, ranked, order, curve, model, sorted(answer_ranks), labels)
+    _verdicts(ranked, order, curve, model, sorted(answer_ranks), labels)
     table = pd.DataFrame(
         [
             {
@@ -232,7 +244,6 @@ def _open_helping_case() -> None:
 
 
 def _verdicts(
-    ctx: LabContext,
     ranked: list[DocTrace],
     order: list[int],
     curve: list[float],
@@ -279,8 +290,10 @@ def _render_score(ctx: LabContext, model: str) -> None:
         return
     relevances = [max(t.score, 0.0) for t in ranked]  # a negative score is no relevance
     labels = [_label(t, ctx.answer) for t in ranked]
-    strategy = st.selectbox(
-        "Ordering", list(STRATEGY_LABELS), key="learn_strategy", format_func=STRATEGY_LABELS.__getitem__
+    strategies = list(SCORED_ORDERINGS)
+    strategy = chosen(
+        strategies,
+        st.selectbox("Ordering", strategies, key="learn_strategy", format_func=SCORED_ORDERINGS.__getitem__),
     )
     if strategy == "custom":
         st.session_state.setdefault("learn_custom_order", " ".join(str(i) for i in range(1, n + 1)))
@@ -305,7 +318,7 @@ def _render_score(ctx: LabContext, model: str) -> None:
             show_chart(
                 ctx,
                 "learn_score_chart",
-                charts.ordering_rows_figure,
+                ordering_rows_figure,
                 [r.position for r in report.rows],
                 [r.relevance for r in report.rows],
                 [r.accuracy for r in report.rows],
@@ -315,7 +328,7 @@ def _render_score(ctx: LabContext, model: str) -> None:
     _strategies_table(ctx, compare_orderings(relevances, model, n), report, model, n)
 
 
-def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, model: str, n: int) -> None:
+def _strategies_table(ctx: LabContext, scores: dict[str, float], report: OrderingReport, model: str, n: int) -> None:
     """Draw every strategy's score on these documents, and how the score is computed."""
     st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")
     span = report.best_score - report.worst_score
@@ -324,7 +337,7 @@ def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, mo
         pd.DataFrame(
             [
                 {
-                    "strategy": STRATEGY_LABELS[k],
+                    "strategy": SCORED_ORDERINGS[k],
                     "score": v,
                     "of the way from worst to best": (v - report.worst_score) / span if span > 0 else 1.0,
                 }
@@ -332,6 +345,7 @@ def _strategies_table(ctx: LabContext, scores: dict[str, float], report: Any, mo
             ]
         ),
         key="learn_scores_table",
+        percent=("score", "of the way from worst to best"),
         hide_index=True,
         width="stretch",
         column_config={

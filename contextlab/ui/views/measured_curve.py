@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.curves import position_curves_figure
 from contextlab.curves.curve_file import PositionData
 from contextlab.lab.curve_views import MeasuredPoints, measured_points, said_of
 
@@ -70,7 +70,7 @@ def measured_curve_section(ctx: LabContext, key: str) -> PositionData | None:
         show_chart(
             ctx,
             f"{key}_measured_chart",
-            charts.position_curves_figure,
+            position_curves_figure,
             {label: shown.points},
             shown.total_docs,
             references=references,

@@ -9,18 +9,21 @@ question shows the model's answer next to the block it saw.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from contextlab.errors import ContextLabError
 from contextlab.evaluation import EvalResult, EvalSet, RunOptions
-from contextlab.evaluation.measured import MeasureSettings, plan_measured
+from contextlab.evaluation.measured import MeasuredRun, MeasureSettings, plan_measured
 from contextlab.lab.config import LabConfig
 from contextlab.models import APIS, DEFAULT_CONCURRENCY, api_key_source
 
+from ..state import chosen
 from ..text import caption, error, info, md_line, plain, warning
 
 __all__ = ["answer_with_model", "answers_table", "progress_text"]
@@ -33,7 +36,7 @@ def _settings() -> MeasureSettings | None:
     endpoint = a.text_input("Endpoint (OpenAI-compatible base URL)", _DEFAULT_ENDPOINT, key="model_endpoint")
     model = b.text_input("Model (empty: the endpoint's first)", "", key="model_name")
     c, d, e = st.columns(3)
-    api = c.selectbox("API", APIS, index=APIS.index("completions"), key="model_api")
+    api = chosen(APIS, c.selectbox("API", APIS, index=APIS.index("completions"), key="model_api"))
     shots = d.number_input("Solved examples (shots)", 0, 8, 2, key="model_shots")
     concurrency = e.number_input("Requests at once", 1, 32, DEFAULT_CONCURRENCY, key="model_concurrency")
     source = api_key_source()
@@ -90,7 +93,7 @@ def progress_text(done: int, total: int, note: str = "") -> str:
     return f"{done}/{total} prompts answered" + (f": {note}" if note else "")
 
 
-def _ask(run: Any, bar: Any) -> EvalResult:
+def _ask(run: MeasuredRun, bar: DeltaGenerator) -> EvalResult:
     """Ask the model, drawing each wave of answers below ``bar`` the moment it lands."""
     arrived = st.empty()
 
@@ -110,7 +113,7 @@ def _ask(run: Any, bar: Any) -> EvalResult:
     return run.run(progress=progress, on_answers=show)
 
 
-def run_and_keep(evalset: EvalSet, label: str, work: Any) -> bool:
+def run_and_keep(evalset: EvalSet, label: str, work: Callable[[DeltaGenerator], EvalResult]) -> bool:
     """Return True once ``work(bar)``'s result is the view's evaluation (a progress bar shown
     meanwhile); False after showing a bad-input error instead."""
     bar = st.progress(0.0, text=label)
@@ -156,8 +159,10 @@ def answers_table(result: EvalResult) -> None:
             f"{i + 1}. {r['config']} · {result.questions.get(r['query_id'], r['query_id'])}"
             for i, r in enumerate(result.rows)
         ]
-        pick = st.selectbox(
-            "Answer and block", range(len(labels)), format_func=lambda i: plain(labels[i]), key="model_answer_pick"
+        numbers = range(len(labels))
+        pick = chosen(
+            numbers,
+            st.selectbox("Answer and block", numbers, format_func=lambda i: plain(labels[i]), key="model_answer_pick"),
         )
         row = result.rows[pick]
         block, answer = st.columns([3, 2])  # the answer beside the block it was given, not below it

@@ -13,11 +13,11 @@ import hashlib
 import json
 import re
 import threading
-from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from contextlab import charts
+from contextlab.charts.style import doc_label, doc_tag
 from contextlab.errors import ContextLabError
 from contextlab.evaluation.measured import MeasureSettings
 from contextlab.evaluation.orders import OrderAnswer, OrdersPlan, plan_orders
@@ -26,6 +26,7 @@ from contextlab.models import APIS, BUNDLED_MODEL, LocalModelServer, ModelClient
 from ..context import LabContext
 from ..engine import documents_hash
 from ..parts import ORDERS_SECTION, on_request
+from ..state import chosen
 from ..text import caption, error, info, md_line, plain
 
 __all__ = ["three_orders_section", "stop_bundled_server", "BUNDLED_PORT"]
@@ -125,7 +126,7 @@ def _settings() -> MeasureSettings | None:
     a, b, c = st.columns([3, 2, 1])
     endpoint = a.text_input("Endpoint (OpenAI-compatible base URL)", "http://127.0.0.1:8080/v1", key="orders_endpoint")
     model = b.text_input("Model (empty: the endpoint's first)", "", key="orders_model")
-    api = c.selectbox("API", APIS, key="orders_api")
+    api = chosen(APIS, c.selectbox("API", APIS, key="orders_api"))
     try:
         return MeasureSettings(endpoint=endpoint, model=model.strip() or None, api=api)
     except (ValueError, ContextLabError) as exc:
@@ -162,7 +163,7 @@ def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
         st.session_state[_PLAN] = (identity, plan, plan.cost())
     except (ValueError, ContextLabError) as exc:
         st.session_state.pop(_PLAN, None)
-        error(_ENGINE_DOC.sub(lambda m: charts.doc_tag(int(m.group(1))), str(exc)))  # the lab names it "D23"
+        error(_ENGINE_DOC.sub(lambda m: doc_tag(int(m.group(1))), str(exc)))  # the lab names it "D23"
 
 
 def _moved_line(ctx: LabContext, plan: OrdersPlan) -> str:
@@ -170,7 +171,7 @@ def _moved_line(ctx: LabContext, plan: OrdersPlan) -> str:
     star = "★ " if plan.moved_as == "the answer" else ""
     return (
         f"The same question and the same {plan.block_size} documents, three times: {plan.moved_as} "
-        f"({star}{charts.doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
+        f"({star}{doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
         "its place in the block's order."
     )
 
@@ -181,7 +182,7 @@ def _verdict(answer: OrderAnswer) -> str:
     return "✓ right" if answer.correct else "✗ wrong"
 
 
-def _draw_answer(slot: Any, answer: OrderAnswer, n: int) -> None:
+def _draw_answer(slot: DeltaGenerator, answer: OrderAnswer, n: int) -> None:
     with slot.container():
         st.markdown(f"**{_ORDER_TITLES[answer.order]}** · pos {answer.position} of {n}")
         st.text(plain(answer.answer) or "(an empty answer)")

@@ -7,7 +7,8 @@ import re
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.overview import fate_sankey
+from contextlab.charts.style import FATE_LABELS, doc_tag
 from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 from contextlab.types import DocTrace
 
@@ -61,7 +62,7 @@ def render(ctx: LabContext) -> None:
     )
     if not ctx.config.seed_compatible:
         _seed_comparison(ctx)
-    show_chart(ctx, "overview_sankey", charts.fate_sankey, result)
+    show_chart(ctx, "overview_sankey", fate_sankey, result)
     st.subheader("Why each document ended where it did", anchor=False)
     st.caption(
         "Documents are named D0, D1, … in the order they were given; pos is the place in "
@@ -118,7 +119,7 @@ def _order(t: DocTrace) -> tuple[int, int]:
 
 def _why(t: DocTrace) -> str:
     # The engine's reasons name a document "#i"; the lab's one name for it is "Di".
-    return _ENGINE_DOC.sub(lambda m: charts.doc_tag(int(m.group(1))), t.reason)
+    return _ENGINE_DOC.sub(lambda m: doc_tag(int(m.group(1))), t.reason)
 
 
 def trace_frame(ctx: LabContext) -> pd.DataFrame:
@@ -131,11 +132,11 @@ def trace_frame(ctx: LabContext) -> pd.DataFrame:
     for t in sorted(ctx.result.trace, key=_order):
         rows.append(
             {
-                "doc": charts.doc_tag(t.input_index)
+                "doc": doc_tag(t.input_index)
                 + (" ★ answer" if t.input_index in answer else "")
                 + (" ⚠ stale" if ctx.documents[t.input_index].metadata.get("stale") else ""),
                 "source": plain(t.source or ""),
-                "fate": charts.FATE_LABELS[t.fate],
+                "fate": FATE_LABELS[t.fate],
                 "pos": str(t.position) if t.position is not None else "",
                 "rank": str(t.relevance_rank) if t.relevance_rank is not None else "",
                 "why": plain(_why(t)),

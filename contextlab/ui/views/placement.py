@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.orderings import STRATEGY_LABELS
+from contextlab.charts.placement import placement_chart
+from contextlab.charts.style import FATE_LABELS, doc_label
 from contextlab.curves import published
 from contextlab.curves.curve_file import PositionData
 from contextlab.curves.evidence import CurveEvidence
@@ -45,11 +47,11 @@ __all__ = ["render", "answer_sentence", "placement_verdict"]
 
 def answer_sentence(entry: DocTrace, n: int, curve: Sequence[float], model: str, *, measured: bool = False) -> str:
     """Return where the answer document sits in the block and what the curve reads there."""
-    name = charts.doc_label(entry, 60)
+    name = doc_label(entry, 60)
     if entry.position is None:
         return (
             f"The document that holds the answer ({name}) is not in the block: "
-            f"{charts.FATE_LABELS[entry.fate].lower()}. No placement can help it."
+            f"{FATE_LABELS[entry.fate].lower()}. No placement can help it."
         )
     here = curve[entry.position - 1]
     where = (
@@ -172,7 +174,7 @@ def render(ctx: LabContext) -> None:
     show_chart(
         ctx,
         "placement_chart",
-        charts.placement_chart,
+        placement_chart,
         result,
         curve,
         curve_label=chosen.shown.name,
@@ -186,7 +188,7 @@ def render(ctx: LabContext) -> None:
     if ctx.config.placement == "relevance":
         st.caption("Lost-in-the-middle reorder is off: documents sit in relevance order (the grey line).")
     elif ctx.config.placement != "lost_in_the_middle":
-        st.caption(md_line(f"Placement: {charts.STRATEGY_LABELS.get(ctx.config.placement, ctx.config.placement)}."))
+        st.caption(md_line(f"Placement: {STRATEGY_LABELS.get(ctx.config.placement, ctx.config.placement)}."))
     elif n < 4:
         st.caption("Three documents or fewer stay in relevance order.")
     stale_notes(ctx)
@@ -215,12 +217,10 @@ def _headline(ctx: LabContext, placed: list[DocTrace], chosen: _Curve) -> None:
         cols[0].metric(
             "Answer document",
             f"pos {a.position} of {n}" if a.position else "not in block",
-            help=md_line(charts.doc_label(a, 80)),
+            help=md_line(doc_label(a, 80)),
         )
     else:
-        cols[0].metric(
-            "Most relevant document", f"pos {best.position} of {n}", help=md_line(charts.doc_label(best, 80))
-        )
+        cols[0].metric("Most relevant document", f"pos {best.position} of {n}", help=md_line(doc_label(best, 80)))
     cols[1].metric(
         "Placement score of this block",
         score_text(report.score),
@@ -243,7 +243,7 @@ def _verdicts(ctx: LabContext, entries: list[DocTrace], n: int, chosen: _Curve, 
     for entry in entries:
         if answered:
             lines.append(answer_sentence(entry, n, curve, chosen.model, measured=chosen.data is not None))
-        what = "it" if answered else f"the most relevant document ({charts.doc_label(entry, 60)})"
+        what = "it" if answered else f"the most relevant document ({doc_label(entry, 60)})"
         verdict = placement_verdict(ctx, entry, n, curve, chosen.model, what, evidence=chosen.evidence)
         if verdict is not None:
             lines.append(verdict.text)
@@ -282,7 +282,7 @@ def _strategies(ctx: LabContext, placed: list[DocTrace], chosen: _Curve) -> None
             ctx,
             pd.DataFrame(
                 {
-                    "strategy": [charts.STRATEGY_LABELS.get(k, k) for k in by_strategy],
+                    "strategy": [STRATEGY_LABELS.get(k, k) for k in by_strategy],
                     "placement score": [score_text(v) for v in by_strategy.values()],
                 }
             ),

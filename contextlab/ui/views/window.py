@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from contextlab import charts
+from contextlab.charts.style import doc_tag
+from contextlab.charts.window import window_sections_figure
 from contextlab.errors import ContextLabError
 from contextlab.lab.config import LabConfig
 from contextlab.types import Document, Message
-from contextlab.window import HybridRanking, WindowBudget, assemble_prompt
+from contextlab.window import AssembledPrompt, HybridRanking, WindowBudget, assemble_prompt
 
 from ..context import LabContext
 from ..engine import documents_hash
@@ -95,9 +95,9 @@ def _assemble(
     history: tuple[tuple[str, str], ...],
     now: float | None,
     _documents: list[Document],
-) -> Any:
+) -> AssembledPrompt:
     # Keyed by every argument but ``_documents``, which ``docs_key`` stands for.
-    config = LabConfig.from_json(config_json)
+    config: LabConfig = LabConfig.from_json(config_json)
     budget = WindowBudget(max_tokens, *shares)
     ranking = HybridRanking(*weights)
     return assemble_prompt(
@@ -112,20 +112,15 @@ def _assemble(
     )
 
 
-def _sections(prompt: Any) -> list[tuple[str, int, int]]:
+def _sections(prompt: AssembledPrompt) -> list[tuple[str, int, int]]:
     """Return (name, allotted, used) per section, in seed 002's order, for the figure."""
     out = [(name, acc.budget, acc.used) for name, acc in prompt.sections.items()]
-    if "buffer" not in prompt.sections:
-        # Older accounts charge the query to the buffer: show that share as the buffer's.
-        alloc = prompt.window_budget.allocation()
-        out = [(n, 0 if n == "query" else b, u) for n, b, u in out]
-        out.append(("buffer", alloc["buffer"], 0))
     reserve = prompt.output_reserve_tokens
     out.append(("output_reserve", reserve, reserve))
     return out
 
 
-def _account_table(prompt: Any) -> pd.DataFrame:
+def _account_table(prompt: AssembledPrompt) -> pd.DataFrame:
     rows = []
     for name, acc in prompt.sections.items():
         rows.append(
@@ -153,13 +148,13 @@ def _account_table(prompt: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
+def _ranking_table(prompt: AssembledPrompt, documents: list[Document]) -> pd.DataFrame:
     """Return one row per document, best hybrid score first, with the score's parts."""
-    index = {}
-    for i, d in enumerate(documents):
-        index.setdefault((d.content, d.source), i)
+    index: dict[tuple[str, str | None], int] = {}
+    for k, d in enumerate(documents):
+        index.setdefault((d.content, d.source), k)
 
-    def number(value: Any) -> str:
+    def number(value: float | None) -> str:
         return "" if value is None else f"{value:.3f}"
 
     rows = []
@@ -169,7 +164,7 @@ def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
         rows.append(
             {
                 "hybrid rank": rank,
-                "doc": charts.doc_tag(i) if i is not None else "",
+                "doc": doc_tag(i) if i is not None else "",
                 "source": plain(doc.source or ""),
                 "hybrid score": number(doc.score),
                 "retrieval relevance": number(parts.get("relevance")),
@@ -180,7 +175,7 @@ def _ranking_table(prompt: Any, documents: list[Document]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def budget_sentence(prompt: Any, sidebar_budget: int) -> str:
+def budget_sentence(prompt: AssembledPrompt, sidebar_budget: int) -> str:
     """Return, up front, how this view's documents budget relates to the sidebar's token budget."""
     docs = prompt.sections["documents"]
     return (
@@ -240,7 +235,7 @@ def render(ctx: LabContext) -> None:
             )
 
 
-def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
+def _headline(ctx: LabContext, prompt: AssembledPrompt, max_tokens: int) -> None:
     cols = st.columns(4)
     cols[0].metric(
         "Prompt tokens", f"{prompt.tokens_used:,}", help=f"Counted with {prompt.tokenizer} on the finished text."
@@ -253,7 +248,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
         f"{docs_in:,} of {len(ctx.documents):,}",
         help="With this view's documents budget (above), not the sidebar's.",
     )
-    show_chart(ctx, "win_sections_chart", charts.window_sections_figure, _sections(prompt), max_tokens)
+    show_chart(ctx, "win_sections_chart", window_sections_figure, _sections(prompt), max_tokens)
     st.caption(
         "Top bar: each section's planned share. Bottom bar: what this prompt really "
         "uses. Unused shares are lent to sections that need more (documents first, then "
@@ -276,7 +271,7 @@ def _headline(ctx: LabContext, prompt: Any, max_tokens: int) -> None:
         show_table(ctx, _ranking_table(prompt, ctx.documents), hide_index=True, width="stretch")
 
 
-def _conversation(ctx: LabContext, prompt: Any) -> None:
+def _conversation(ctx: LabContext, prompt: AssembledPrompt) -> None:
     st.subheader("Conversation", anchor=False)
     hist = prompt.history
     if not ctx.history:
@@ -290,7 +285,7 @@ def _conversation(ctx: LabContext, prompt: Any) -> None:
         st.text("Summary of the older messages:")
         st.code(plain(hist.summary), language=None, wrap_lines=True)
     account = hist.account()
-    question = getattr(prompt, "question_index", None)
+    question = prompt.question_index
 
     def where(i: int) -> str:
         if i == question:
