@@ -35,6 +35,8 @@ __all__ = [
     "check_tokenizer_name",
     "tokenizer_label",
     "count_many",
+    "server_count_note",
+    "model_vocabulary",
     "VOCABULARIES",
     "TOKENIZER_NAMES",
     "OPEN_MODELS",
@@ -375,6 +377,19 @@ def get_tokenizer(name: str = "cl100k_base") -> Tokenizer:
     return tok
 
 
+def model_vocabulary(model: str | None) -> Tokenizer | None:
+    """Return the exact tokenizer of model ``model`` when its name gives one, else None (never raises)."""
+    if model is None:
+        return None
+    try:
+        choice = resolve_tokenizer_name(model)
+    except InvalidInputError:
+        return None
+    if not choice.exact or choice.requested.strip().lower() in TOKENIZER_NAMES:
+        return None
+    return get_tokenizer(model)
+
+
 def resolve_tokenizer(tokenizer: str | Tokenizer) -> Tokenizer:
     """Return ``tokenizer`` itself, or the shared one it names."""
     if isinstance(tokenizer, str):
@@ -395,3 +410,23 @@ def count_many(tokenizer: Tokenizer, texts: Iterable[str]) -> list[int]:
         counts: list[int] = batch(texts)
         return counts
     return [tokenizer.count(t) for t in texts]
+
+
+def server_count_note(server: int, ours: int, counted_with: str) -> str:
+    """Return the sentence that sets a server's prompt-token count beside ours for the same prompts.
+
+    The difference is in percent of the server's count; a server's count holds its chat template
+    and special tokens (a BOS), which the prompt's text does not.
+    """
+    if server <= 0:
+        return f"prompt tokens: the server reported none; contextlab counted {ours:,} with {counted_with}"
+    difference = abs(ours - server) / server * 100
+    said = (
+        "the same count"
+        if ours == server
+        else f"{difference:.1f}% {'below' if ours < server else 'above'} the server's"
+    )
+    return (
+        f"prompt tokens: the server counted {server:,}, contextlab {ours:,} with {counted_with} ({said}; "
+        "a server also counts its template and special tokens)"
+    )
