@@ -154,3 +154,10 @@ def test_count_file_name_with_control_characters_is_escaped(run, tmp_path):
     (tmp_path / "a\x1bb.txt").write_text("Hello world", encoding="utf-8")
     proc = run("count", "a\x1bb.txt", cwd=tmp_path)
     assert proc.stdout.splitlines()[1] == "a\\x1bb.txt            2"
+
+
+def test_count_file_name_that_is_not_utf8_is_escaped(run, tmp_path):
+    (tmp_path / "bad\udcffname.txt").write_text("Hello world", encoding="utf-8")  # bytes b"bad\xffname.txt"
+    proc = run("count", "bad\udcffname.txt", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1] == "bad\\udcffname.txt            2"
