@@ -26,7 +26,7 @@ from .errors import InvalidInputError
 from .stages.dedup.outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
 from .stages.format import DEFAULT_SCORE_LABEL, score_label_text
 from .stages.reorder import PLACEMENTS
-from .tokenizers import TOKENIZER_NAMES
+from .tokenizers import check_tokenizer_name
 from .types import DEFAULT_MAX_CONTEXT_TOKENS
 from .validation import is_finite_number, message_value, one_of, whole_number
 
@@ -165,7 +165,7 @@ class EngineSettings:
                 field="dedup_threshold",
             )
         one_of("placement", self.placement, PLACEMENTS)
-        one_of("tokenizer", self.tokenizer, TOKENIZER_NAMES)
+        check_tokenizer_name(self.tokenizer)
         one_of("dedup_measure", self.dedup_measure, MEASURES)
         score_label_text(self.score_label)
         for name in _BOOLEANS:

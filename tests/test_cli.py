@@ -338,7 +338,7 @@ def test_cli_build_missing_file_is_one_line_error(run, tmp_path: Path):
         (["--budget", "lots"], "expected a whole number from 0 to 10,000,000, got 'lots'"),
         (["--threshold", "1.5"], "expected a number from 0.01 to 1, got '1.5'"),
         (["--threshold", "0.005"], "expected a number from 0.01 to 1, got '0.005'"),
-        (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
+        (["--tokenizer", "gpt2"], "argument --tokenizer: unknown tokenizer 'gpt2'"),
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],
 )

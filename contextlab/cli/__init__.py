@@ -1,6 +1,6 @@
 """The ``contextlab`` command: build a context block, sweep, evaluate, index and search a store.
 
-One module per command group (``build``, ``sweep``, ``evaluate``, ``compare``, ``curve``, ``store``,
+One module per command group (``build``, ``sweep``, ``evaluate``, ``compare``, ``curve``, ``count``, ``store``,
 ``lab``, ``model``), each an ``add_<command>(sub)`` that declares its parser and a
 ``cmd_<command>(args)`` that parses -> makes one library call -> prints. ``common`` holds what
 they share, ``inputs`` reads documents and argument types, and ``flags`` is the one table from
@@ -22,6 +22,7 @@ from ..errors import ContextLabError
 from .build import add_build
 from .common import OneLineParser
 from .compare import add_compare
+from .count import add_count
 from .curve import add_curve
 from .evaluate import add_eval
 from .flags import describe, error_line
@@ -39,6 +40,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     add_eval,
     add_compare,
     add_curve,
+    add_count,
     add_index,
     add_remove,
     add_search,

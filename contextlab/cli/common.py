@@ -24,7 +24,7 @@ from ..settings import (
 from ..stages.dedup import DEFAULT_MEASURE, MEASURES
 from ..stages.format import DEFAULT_SCORE_LABEL
 from ..stages.reorder import PLACEMENTS
-from ..tokenizers import TOKENIZER_NAMES
+from ..tokenizers import TOKENIZER_NAMES, check_tokenizer_name
 from ..types import ContextResult, Document
 from .flags import RUN_OPTIONS, SETTING_FLAGS, note
 from .inputs import int_at_least, label, threshold
@@ -32,6 +32,15 @@ from .inputs import int_at_least, label, threshold
 __all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary", "require"]
 
 _DEFAULTS = EngineSettings().to_dict()
+
+
+def tokenizer_name(value: str) -> str:
+    """Return ``value`` when it names a tokenizer or a known model (an argparse type)."""
+    try:
+        return check_tokenizer_name(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
 
 #: What each setting's flag says in ``--help`` (the defaults are the library's).
 _HELP: dict[str, str] = {
@@ -43,7 +52,8 @@ _HELP: dict[str, str] = {
     "summarize_overflow": "give documents that do not fit a one-sentence synopsis while budget remains",
     "seed_compatible": "reproduce seed 000 exactly: heuristic tokens, reorder before budget, headers not "
     "counted, shingle near-duplicates",
-    "tokenizer": f"token counter (default {DEFAULT_TOKENIZER}; heuristic with --seed-compatible)",
+    "tokenizer": f"token counter: {', '.join(TOKENIZER_NAMES)} or a model name such as gpt-4o "
+    f"(default {DEFAULT_TOKENIZER}; heuristic with --seed-compatible)",
     "budget_before_reorder": "pick documents by relevance until the budget is spent, then place them "
     "(default; --no-budget-before-reorder places first, as seed 000)",
     "budget_includes_headers": "count headers and separators toward the budget (default; "
@@ -54,15 +64,18 @@ _HELP: dict[str, str] = {
 #: The settings that take one of a few names.
 _CHOICES: dict[str, tuple[str, ...]] = {
     "placement": PLACEMENTS,
-    "tokenizer": TOKENIZER_NAMES,
     "dedup_measure": MEASURES,
 }
-#: The argument type of the settings that take a number.
+#: The argument type of the settings that take a number, or a name checked as it is typed.
 _TYPES: dict[str, Any] = {
     "max_context_tokens": int_at_least(*WHOLE_RANGES["max_context_tokens"]),
     "min_doc_tokens": int_at_least(*WHOLE_RANGES["min_doc_tokens"]),
     "dedup_threshold": threshold,
+    "tokenizer": tokenizer_name,
 }
+
+#: The placeholder each typed flag shows in ``--help``.
+_METAVARS = {"dedup_threshold": "T", "tokenizer": "NAME"}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -99,7 +112,7 @@ def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[st
                 dest=name,
                 type=_TYPES.get(name, str),
                 default=None,
-                metavar="T" if name == "dedup_threshold" else "N" if name in _TYPES else "TEXT",
+                metavar=_METAVARS.get(name, "N" if name in _TYPES else "TEXT"),
                 help=_HELP[name],
             )
 

@@ -33,8 +33,9 @@ from ..models.client import ModelAnswer, ModelClient
 from ..models.pace import measured_pace
 from ..models.prompts import DEFAULT_TEMPLATE, QATemplate, Shot
 from ..models.scoring import answer_is_correct
-from ..models.tokenizer import endpoint_tokenizer, prompt_counter
+from ..models.tokenizer import EndpointTokenizer, endpoint_tokenizer, prompt_counter
 from ..progress import Progress
+from ..tokenizers import Tokenizer, model_vocabulary, server_count_note
 from ..types import ContextResult, Document, PromptRequest
 from .chunks import evaluate_chunk
 from .curve import solved_questions
@@ -169,7 +170,7 @@ class MeasuredRun:
         else:
             answers = self._in_waves(progress, on_answers)
         pace = measured_pace(answers, time.monotonic() - started, self.settings.concurrency)
-        self.notes += answer_notes(answers, self.client)
+        self.notes += answer_notes(answers, self.client) + self._count_notes(answers)
         gold = self._gold()
         rows = [_measured(row, reply, gold) for row, reply in zip(self.rows, answers, strict=False)]
         served = served_model(self.client, self.cache, asked=any(not a.cached for a in answers))
@@ -183,6 +184,16 @@ class MeasuredRun:
         }
         result.pace = pace
         return result
+
+    def _count_notes(self, answers: list[ModelAnswer]) -> list[str]:
+        """Return the server's prompt tokens beside ours for the prompts sent in this run (none when it sent none)."""
+        sent = {p: a.prompt_tokens for p, a in zip(self.prompts, answers, strict=False) if not a.cached}
+        counted = {p: n for p, n in sent.items() if n is not None}
+        if not counted:
+            return []
+        how = "the endpoint's /tokenize" if isinstance(self.tokenizer, EndpointTokenizer) else self.budget_tokens
+        ours = sum(prompt_counter(self.tokenizer)(p) for p in counted)
+        return [server_count_note(sum(counted.values()), ours, how)]
 
     def _gold(self) -> dict[str, Any]:
         return {q.query_id: q.answers for q in self.plan.evalset.questions}
@@ -252,13 +263,17 @@ def plan_measured(
     plan = plan_run(evalset, grid, options)
     client = measure.client()
     cache = measure.open_cache()
-    tokenizer, why = (
+    counter, why = (
         endpoint_tokenizer(client.endpoint, client.model, store=cache) if measure.model_tokens else (None, None)
     )
-    budget_tokens = tokenizer.name if tokenizer is not None else "cl100k_base (approximate for this model)"
+    tokenizer: Tokenizer | None = counter
     notes = [cache.note] if cache is not None and cache.note else []
     if why is not None:
-        notes.append(f"{why}: budgets are in cl100k_base tokens, approximate for this model")
+        # No /tokenize (OpenAI, Ollama): the model's name may still give its own vocabulary, offline.
+        tokenizer = model_vocabulary(client.model)
+        fallback = "approximate for this model" if tokenizer is None else f"{client.model}'s own vocabulary"
+        notes.append(f"{why}: budgets are in {tokenizer.name if tokenizer else 'cl100k_base'} tokens, {fallback}")
+    budget_tokens = tokenizer.name if tokenizer is not None else "cl100k_base (approximate for this model)"
     managers = _managers(plan, tokenizer)
     solved = solved_questions(measure.shots, {q.query_id for q in plan.evalset.questions})
     # Each configuration shows its solved examples' passages the way it shows its own blocks.

@@ -16,9 +16,9 @@ from typing import Any, Protocol, runtime_checkable
 from .. import events
 from ..errors import InvalidInputError
 from ..settings import DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_TOKENIZER
-from ..tokenizers import TOKENIZER_NAMES, Tokenizer, resolve_tokenizer
+from ..tokenizers import Tokenizer, check_tokenizer_name, resolve_tokenizer
 from ..types import Document, Message
-from ..validation import finite_number, one_of, whole_number
+from ..validation import finite_number, whole_number
 
 __all__ = [
     "CONTEXT_PREAMBLE",
@@ -60,7 +60,7 @@ class ContextConfig:
         finite_number("min_score", self.min_score)
         whole_number("max_context_tokens", self.max_context_tokens, minimum=0)
         if isinstance(self.tokenizer, str):
-            one_of("tokenizer", self.tokenizer, TOKENIZER_NAMES)
+            check_tokenizer_name(self.tokenizer)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from contextlab.stages.reorder import (
     most_relevant_position,
     ordering_positions,
 )
-from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, count_many, get_tokenizer
+from contextlab.tokenizers import TOKENIZER_NAMES, VOCABULARIES, Tokenizer, count_many, get_tokenizer, tokenizer_label
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
@@ -46,7 +46,14 @@ __all__ = [
     "most_relevant_position",
     "ordering_positions",
     "TOKENIZER_NAMES",
+    "VOCABULARIES",
+    "LAB_TOKENIZERS",
     "EXACT_TOKENIZER",
+    "tokenizer_label",
+    "tokenizer_options",
+    "block_vocabulary",
+    "block_tokens_in",
+    "across_vocabularies",
     "build_cached",
     "budget_walk",
     "exact_block_tokens",
@@ -68,8 +75,22 @@ __all__ = [
 ]
 
 
-#: The tokenizer whose counts the lab calls exact (what Compare and Overview measure blocks with).
+#: The vocabulary a block counted by an estimate (the heuristic, a Claude or Gemini estimate) is measured in.
 EXACT_TOKENIZER = "cl100k_base"
+#: The tokenizers the lab's pickers offer: the exact vocabularies, the heuristic, and the estimates for
+#: the models that publish no tokenizer. A link may name any other model ("gpt-4o"); it is offered too.
+LAB_TOKENIZERS: tuple[str, ...] = (*TOKENIZER_NAMES, "claude", "gemini")
+
+
+def tokenizer_options(*current: object) -> list[str]:
+    """Return the pickers' tokenizer names: ``LAB_TOKENIZERS``, then any of ``current`` not among them."""
+    extra = [name for name in current if isinstance(name, str) and name not in LAB_TOKENIZERS]
+    return [*LAB_TOKENIZERS, *dict.fromkeys(extra)]
+
+
+def block_vocabulary(result: ContextResult) -> str:
+    """Return the vocabulary ``result``'s exact figures are in: its own when exact, else cl100k_base."""
+    return result.tokenizer if result.tokenizer in VOCABULARIES else EXACT_TOKENIZER
 
 
 def documents_hash(documents: Sequence[Document]) -> str:
@@ -141,15 +162,34 @@ def token_counts_cached(tokenizer: str, texts: tuple[str, ...]) -> list[int]:
 
 
 def exact_block_tokens(result: ContextResult) -> int:
-    """Return the exact (cl100k_base) token count of ``result``'s block, whatever its engine counted with."""
-    if result.tokenizer == EXACT_TOKENIZER:
+    """Return the exact token count of ``result``'s block in ``block_vocabulary(result)``."""
+    if result.tokenizer in VOCABULARIES:
         return result.tokens_used
-    return _exact_count(result.context_block)
+    return block_tokens_in(result, EXACT_TOKENIZER)
+
+
+def across_vocabularies(a: ContextResult, b: ContextResult) -> str:
+    """Return each block counted in the other's vocabulary when the two differ, as a sentence ("" otherwise)."""
+    vocab_a, vocab_b = block_vocabulary(a), block_vocabulary(b)
+    if vocab_a == vocab_b:
+        return ""
+    return (
+        f" A's {exact_block_tokens(a):,}-token block ({vocab_a}) is {block_tokens_in(a, vocab_b):,} tokens in "
+        f"{vocab_b}; B's {exact_block_tokens(b):,}-token block ({vocab_b}) is {block_tokens_in(b, vocab_a):,} "
+        f"tokens in {vocab_a}."
+    )
+
+
+def block_tokens_in(result: ContextResult, vocabulary: str) -> int:
+    """Return the token count of ``result``'s block in ``vocabulary`` (another model's view of it)."""
+    if result.tokenizer == vocabulary:
+        return result.tokens_used
+    return _count_in(vocabulary, result.context_block)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _exact_count(text: str) -> int:
-    return get_tokenizer_cached(EXACT_TOKENIZER).count(text)
+def _count_in(vocabulary: str, text: str) -> int:
+    return get_tokenizer_cached(vocabulary).count(text)
 
 
 def kept_words(shortened: str) -> int:

@@ -22,7 +22,7 @@ from contextlab.stages.reorder import PLACEMENTS
 from contextlab.validation import message_value, parse_int
 
 from .curve_store import LOADED_CURVE
-from .engine import TOKENIZER_NAMES
+from .engine import LAB_TOKENIZERS
 from .state import seed_once
 
 __all__ = [
@@ -52,7 +52,7 @@ GRID_WIDGETS: dict[str, tuple[str, tuple[Any, ...], list[Any]]] = {
     "placement": ("eval_placements", tuple(PLACEMENTS), ["lost_in_the_middle", "relevance"]),
     "dedup_threshold": ("eval_thresholds", THRESHOLD_CHOICES, [0.85]),
     "min_doc_tokens": ("eval_min_tokens", MIN_TOKEN_CHOICES, [5]),
-    "tokenizer": ("eval_tokenizers", tuple(TOKENIZER_NAMES), []),  # default: the lab's own tokenizer
+    "tokenizer": ("eval_tokenizers", LAB_TOKENIZERS, []),  # default: the lab's own tokenizer
 }
 #: The curve option that reads the measured curve the lab holds (``curve_store``), as the link writes it.
 MEASURED_CURVE = "measured"

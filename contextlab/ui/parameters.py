@@ -14,7 +14,7 @@ from contextlab.lab.config import LabConfig
 from contextlab.lab.thresholds import SLIDER_STEP, threshold_decimals
 from contextlab.settings import DEDUP_THRESHOLD_RANGE, WHOLE_RANGES
 
-from .engine import PLACEMENTS, TOKENIZER_NAMES
+from .engine import PLACEMENTS, tokenizer_label, tokenizer_options
 from .loading import sample, sample_names
 from .parts import seed_fixed_key
 from .state import CONFIG_KEYS, reset_parameters, seed_config, seed_once
@@ -22,6 +22,7 @@ from .state import CONFIG_KEYS, reset_parameters, seed_config, seed_once
 __all__ = [
     "BUDGET_STEPS",
     "TOKENIZER_LABELS",
+    "tokenizer_option_label",
     "BUDGET_NOTE",
     "budget_widgets",
     "set_budget",
@@ -53,7 +54,20 @@ BUDGET_STEPS: tuple[int, ...] = (
     65536,
     131072,
 )
-TOKENIZER_LABELS = {"cl100k_base": "exact (cl100k_base)", "heuristic": "heuristic (words × 1.3)"}
+TOKENIZER_LABELS = {
+    "cl100k_base": "cl100k_base: GPT-4, GPT-3.5",
+    "o200k_base": "o200k_base: GPT-4o, GPT-4.1, GPT-5, o-series",
+    "llama3": "llama3: Llama 3",
+    "qwen3": "qwen3: Qwen 2.5, Qwen 3",
+    "heuristic": "heuristic (words × 1.3)",
+    "claude": "Claude (estimate in cl100k_base)",
+    "gemini": "Gemini (estimate in o200k_base)",
+}
+
+
+def tokenizer_option_label(name: str) -> str:
+    """Return how a tokenizer picker shows ``name``: its vocabulary and the models that use it."""
+    return TOKENIZER_LABELS.get(name) or tokenizer_label(name)
 
 
 def _copy_budget(source: str, target: str) -> None:
@@ -170,12 +184,12 @@ def _engine_widgets(seed_mode: bool, presenting: bool) -> None:
         # In seed mode the disabled widgets show what the engine uses; the user's choices are kept.
         st.radio(
             "Tokenizer",
-            list(TOKENIZER_NAMES),
+            tokenizer_options(st.session_state.get(keys["tokenizer"])),
             disabled=seed_mode,
             key=seed_fixed_key("tokenizer", keys["tokenizer"], seed_mode),
-            format_func=TOKENIZER_LABELS.get,
-            horizontal=True,
-            help="Exact counts with OpenAI's cl100k_base, or the seed's words × 1.3 estimate.",
+            format_func=tokenizer_option_label,
+            help="Exact counts, offline, in your model's vocabulary; an estimate for Claude and Gemini, "
+            "which publish no tokenizer; or the seed's words × 1.3.",
         )
         st.toggle(
             "Budget before reorder",

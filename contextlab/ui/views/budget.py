@@ -11,9 +11,9 @@ from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 from contextlab.types import SHORTENED_FATES
 
 from ..context import LabContext
-from ..engine import budget_walk, kept_words, token_counts_cached
+from ..engine import block_vocabulary, budget_walk, kept_words, token_counts_cached
 from ..parts import explain, on_request, show_chart, show_table
-from ..text import md_line, plain
+from ..text import md, md_line, plain
 
 __all__ = ["render"]
 
@@ -60,7 +60,7 @@ def render(ctx: LabContext) -> None:
     _shortened(ctx)
     # Drawn when opened: a second chart on the first visit costs the reader a quarter second.
     section = on_request(
-        "Estimated vs exact tokens: the seed's words × 1.3 against cl100k_base", "budget_tokenizers_open"
+        "Estimated vs exact tokens: the seed's words × 1.3 against your vocabulary", "budget_tokenizers_open"
     )
     if section is not None:
         with section:
@@ -93,12 +93,13 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
         return
     texts = tuple(ctx.documents[t.input_index].content for t in candidates)
     heuristic = token_counts_cached("heuristic", texts)
-    exact = token_counts_cached("cl100k_base", texts)
+    vocabulary = block_vocabulary(ctx.result)
+    exact = token_counts_cached(vocabulary, texts)
     h_total, e_total = sum(heuristic), sum(exact)
     off = (h_total - e_total) / max(e_total, 1) * 100
     explain(
         f"The seed estimates tokens as words × 1.3. On these documents that gives {h_total:,} tokens "
-        f"where OpenAI's tokenizer counts {e_total:,}: {abs(off):.0f}% {'over' if off >= 0 else 'under'}. "
+        f"where {md(vocabulary)} counts {e_total:,}: {abs(off):.0f}% {'over' if off >= 0 else 'under'}. "
         "An estimate that is too low overfills the prompt; too high wastes budget."
     )
     left, right = st.columns([3, 2]) if not ctx.presentation else (st.container(), st.container())

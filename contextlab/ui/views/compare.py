@@ -23,12 +23,17 @@ from ..engine import (
     EXACT_TOKENIZER,
     ORDERINGS,
     PLACEMENTS,
-    TOKENIZER_NAMES,
+    VOCABULARIES,
+    across_vocabularies,
+    block_vocabulary,
     build_cached,
     exact_block_tokens,
     most_relevant_position,
     ordering_positions,
+    tokenizer_label,
+    tokenizer_options,
 )
+from ..parameters import tokenizer_option_label
 from ..parts import MetricDelta, on_request, seed_fixed_key, show_chart, show_table
 from ..state import B_FIELDS, B_KEY, apply_config_b, b_key, chosen, keep_values
 from ..text import md, md_line, plain
@@ -104,10 +109,11 @@ def _b_widgets(config_a: LabConfig, key: str) -> LabConfig:
     # In seed mode these three show what B's engine really uses; B's own choices are kept.
     c2.selectbox(
         "Tokenizer",
-        TOKENIZER_NAMES,
+        tokenizer_options(st.session_state.get(f"{key}_tokenizer"), config_a.tokenizer),
         key=seed_fixed_key("tokenizer", f"{key}_tokenizer", seed),
         disabled=seed,
-        help="Seed-compatible mode always counts heuristically.",
+        format_func=tokenizer_option_label,
+        help="Another model's vocabulary counts the same documents in its tokens; seed mode counts heuristically.",
     )
     placement = c3.selectbox("Placement", PLACEMENTS, key=f"{key}_placement", format_func=STRATEGY_LABELS.__getitem__)
     c1.toggle(
@@ -163,8 +169,8 @@ def _describe(config: LabConfig) -> str:
     engine = "seed-compatible" if config.seed_compatible else "default"
     order = STRATEGY_LABELS.get(config.placement, config.placement)
     return (
-        f"{engine} engine · budget {config.max_context_tokens:,} · {config.effective_tokenizer} tokens · "
-        f"{order} · duplicate threshold {config.dedup_threshold:g}"
+        f"{engine} engine · budget {config.max_context_tokens:,} · {tokenizer_label(config.effective_tokenizer)} "
+        f"tokens · {order} · duplicate threshold {config.dedup_threshold:g}"
     )
 
 
@@ -177,12 +183,10 @@ def _budget_delta(exact: int, budget: int) -> MetricDelta:
 
 def _counted(side: str, result: ContextResult, exact: int) -> str:
     """Return what a side's own engine counted, naming its tokenizer."""
-    if result.tokenizer == EXACT_TOKENIZER:
-        return f"{side}'s engine counts exactly ({EXACT_TOKENIZER})"
-    return (
-        f"{side}'s engine counts with its {result.tokenizer} estimate (words × 1.3): "
-        f"{result.tokens_used:,} by that count, {exact:,} exact"
-    )
+    if result.tokenizer in VOCABULARIES:
+        return f"{side}'s engine counts exactly ({result.tokenizer})"
+    how = "its heuristic estimate (words × 1.3)" if result.tokenizer == "heuristic" else f"a {result.tokenizer}"
+    return f"{side}'s engine counts with {how}: {result.tokens_used:,} by that count, {exact:,} in {EXACT_TOKENIZER}"
 
 
 def _metrics(diff: ResultDiff, a: ContextResult, b: ContextResult) -> tuple[int, int]:
@@ -201,8 +205,9 @@ def _count_notes(a: ContextResult, b: ContextResult, exact_a: int, exact_b: int)
     """Say how each side counted its tokens, and warn about a side over its budget."""
     st.caption(
         md_line(
-            f"Exact: {EXACT_TOKENIZER} on the finished block, both sides. "
-            f"{_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."
+            f"Exact: each side's vocabulary on the finished block (A: {block_vocabulary(a)}, "
+            f"B: {block_vocabulary(b)}). {_counted('A', a, exact_a)}; {_counted('B', b, exact_b)}."
+            + across_vocabularies(a, b)
         )
     )
     for side, exact, result in (("A", exact_a, a), ("B", exact_b, b)):
@@ -213,7 +218,7 @@ def _count_notes(a: ContextResult, b: ContextResult, exact_a: int, exact_b: int)
                     f"{result.tokens_budget:,} ({exact - result.tokens_budget:+,}). "
                     + (
                         "Its engine does not count headers, and estimates tokens."
-                        if result.tokenizer != EXACT_TOKENIZER
+                        if result.tokenizer not in VOCABULARIES
                         else ""
                     )
                 )
@@ -362,9 +367,13 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
     if not ctx.presentation:
         _count_notes(result_a, result_b, exact_a, exact_b)
     # The summary's last line is the block size: said in exact tokens, as the metrics above.
-    lines = diff.summary()[:-1] + [
-        f"Block size, exact ({EXACT_TOKENIZER}): {exact_a:,} → {exact_b:,} tokens ({exact_b - exact_a:+,})."
-    ]
+    va, vb = block_vocabulary(result_a), block_vocabulary(result_b)
+    size = (
+        f" ({va}): {exact_a:,} → {exact_b:,} tokens ({exact_b - exact_a:+,})"
+        if va == vb
+        else f": {exact_a:,} ({va}) → {exact_b:,} ({vb})"
+    )
+    lines = diff.summary()[:-1] + [f"Block size, exact{size}."]
     shown = (
         lines
         if len(lines) <= _SUMMARY_LINES + 1
@@ -402,7 +411,7 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
 
 def _blocks_side_by_side(result_a: ContextResult, result_b: ContextResult) -> None:
     col_a, col_b = st.columns(2)
-    col_a.markdown(f"**A** — {exact_block_tokens(result_a):,} tokens (exact)")
+    col_a.markdown(f"**A** — {exact_block_tokens(result_a):,} tokens (exact, {md(block_vocabulary(result_a))})")
     col_a.code(plain(result_a.context_block) or "(empty)", language=None, wrap_lines=True)
-    col_b.markdown(f"**B** — {exact_block_tokens(result_b):,} tokens (exact)")
+    col_b.markdown(f"**B** — {exact_block_tokens(result_b):,} tokens (exact, {md(block_vocabulary(result_b))})")
     col_b.code(plain(result_b.context_block) or "(empty)", language=None, wrap_lines=True)

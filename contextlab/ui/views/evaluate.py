@@ -44,7 +44,7 @@ from contextlab.stages.reorder import PLACEMENTS
 
 from ..context import LabContext
 from ..curve_store import loaded_curve
-from ..engine import TOKENIZER_NAMES
+from ..engine import tokenizer_options
 from ..eval_link import (
     BUDGET_CHOICES,
     MEASURED_CURVE,
@@ -53,6 +53,7 @@ from ..eval_link import (
     THRESHOLD_CHOICES,
     seed_evaluate_widgets,
 )
+from ..parameters import tokenizer_option_label
 from ..parts import explain, show_chart, whole_page
 from ..questions import gold_keys, remember_origin
 from ..state import TABLE_ANSWER, seed_config
@@ -156,7 +157,12 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
         thresholds = st.multiselect("Dedup thresholds", THRESHOLD_CHOICES, key="eval_thresholds")
     with right:
         min_tokens = st.multiselect("Minimum document tokens", MIN_TOKEN_CHOICES, key="eval_min_tokens")
-        tokenizers = st.multiselect("Tokenizers", TOKENIZER_NAMES, key="eval_tokenizers")
+        tokenizers = st.multiselect(
+            "Tokenizers",
+            tokenizer_options(ctx.config.effective_tokenizer, *st.session_state.get("eval_tokenizers", [])),
+            key="eval_tokenizers",
+            format_func=tokenizer_option_label,
+        )
         _, measured = loaded_curve()
         model = st.selectbox(
             "Expected accuracy read on",

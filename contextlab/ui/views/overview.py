@@ -13,9 +13,9 @@ from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..engine import build_cached, exact_block_tokens
+from ..engine import block_tokens_in, block_vocabulary, build_cached
 from ..parts import explain, show_chart, show_table
-from ..text import plain
+from ..text import md, plain
 
 __all__ = ["render", "trace_frame", "FATE_ORDER"]
 
@@ -99,14 +99,15 @@ def render(ctx: LabContext) -> None:
 def _seed_comparison(ctx: LabContext) -> None:
     """Say in one line what the original design (seed 000) makes of the same documents."""
     seed = build_cached(ctx.documents, ctx.config.with_changes(seed_compatible=True))
-    exact = exact_block_tokens(seed)
+    vocabulary = block_vocabulary(ctx.result)
+    exact = block_tokens_in(seed, vocabulary)
     in_block = block_counts(seed).in_block
     over = exact - seed.tokens_budget
     verdict = f"**{over:,} tokens over the budget**" if over > 0 else f"{-over:,} tokens under the budget"
     st.caption(
         f"The original design (seed 000) on the same documents: {in_block} in the block, "
         f"{seed.tokens_used:,} tokens by its words × 1.3 estimate, really {exact:,} "
-        f"(cl100k\\_base): {verdict}. Switch on *Seed-compatible* in the sidebar to see it."
+        f"({md(vocabulary)}): {verdict}. Switch on *Seed-compatible* in the sidebar to see it."
     )
 
 
