@@ -63,7 +63,7 @@ def test_links_and_exports_keep_a_model_name():
     assert LabConfig.from_json(config.to_json()).tokenizer == "qwen2.5-7b-instruct"
     _, warnings = LabConfig.from_query_params({"tokenizer": "bert-base"})
     assert len(warnings) == 1 and warnings[0].startswith(
-        "ignored URL parameter tokenizer='bert-base': unknown tokenizer"
+        "ignored URL parameter tokenizer='bert-base': choose one of: cl100k_base, o200k_base, llama3, qwen3, heuristic"
     )
 
 

@@ -24,8 +24,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from ..errors import HTTPFailure
+from ..errors import HTTPFailure, InvalidInputError
 from ..safe_text import terminal_safe
+from ..validation import parse_int
 
 if TYPE_CHECKING:
     import httpx
@@ -186,9 +187,17 @@ def _read_capped(response: httpx.Response, max_bytes: int, *, refuse: bool) -> b
         raise HTTPFailure(_LATE, transient=True, kind="timeout") from None
     except httpx.TransportError:  # the connection ended before the body did
         length = response.headers.get("content-length", "")
-        said = f" ({size:,} of {int(length):,} bytes)" if length.isdigit() else ""
+        said = f" ({size:,} of {total:,} bytes)" if (total := _whole(length)) is not None else ""
         raise HTTPFailure(f"sent a reply cut off before its end{said}", transient=True, kind="cut_off") from None
     return b"".join(chunks)
+
+
+def _whole(text: str) -> int | None:
+    """Return a header's whole number, or None where it is not one."""
+    try:
+        return parse_int(text, field="content-length")
+    except InvalidInputError:
+        return None
 
 
 class _Call:

@@ -40,11 +40,10 @@ from contextlab.evaluation import (
 from contextlab.intervals import format_bounds, format_interval
 from contextlab.lab.config import LabConfig
 from contextlab.lab.curve_views import measured_label
-from contextlab.stages.reorder import PLACEMENTS
 
 from ..context import LabContext
 from ..curve_store import loaded_curve
-from ..engine import tokenizer_options
+from ..engine import PLACEMENTS, tokenizer_options
 from ..eval_link import (
     BUDGET_CHOICES,
     MEASURED_CURVE,
