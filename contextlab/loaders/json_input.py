@@ -13,7 +13,7 @@ from ..types import Document
 from .reading import shortened, too_many
 from .records import documents_from_records, has_text_field, raise_missing_text, record_to_document, type_name
 
-__all__ = ["parse_json_text", "parse_jsonl", "try_json_paste"]
+__all__ = ["MAX_JSON_DEPTH", "nesting_depth", "parse_json_text", "parse_jsonl", "try_json_paste"]
 
 # Keys a JSON file may wrap its record array in.
 _ARRAY_KEYS: tuple[str, ...] = ("documents", "results", "source_nodes", "nodes", "data")
@@ -27,11 +27,39 @@ def _json_error(name: str, exc: json.JSONDecodeError, text: str, where: str = ""
     return LoadError(f"{prefix}invalid JSON ({exc.msg}); {hint}")
 
 
-def _loads(text: str, name: str) -> Any:
+#: The deepest nesting of arrays and objects a record may have. Real retriever dumps nest a few
+#: levels; far deeper values cannot be copied or cached safely (pickle recurses once per level).
+MAX_JSON_DEPTH = 100
+
+
+def nesting_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """Return how deeply arrays and objects nest in ``value`` (0 for a scalar), counting no further
+    than ``limit + 1``. Iterative, so any depth json accepted is measured without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, depth) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _loads(text: str, name: str, where: str = "") -> Any:
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:
-        raise LoadError(f"{name}: JSON nested too deeply to read") from None
+        value = None
+    else:
+        if nesting_depth(value) <= MAX_JSON_DEPTH:
+            return value
+    raise LoadError(
+        f"{name}: {where}JSON nested more than {MAX_JSON_DEPTH} levels deep; flatten the records "
+        "(a document needs its text, score and source, and a few levels of metadata at most)"
+    )
 
 
 def parse_json_text(text: str, name: str, max_documents: int) -> list[Document]:
@@ -83,7 +111,7 @@ def parse_jsonl(lines: Iterable[str], name: str, max_documents: int) -> list[Doc
         if not line.strip():
             continue
         try:
-            record = _loads(line, name)
+            record = _loads(line, name, f"line {number}: ")
         except json.JSONDecodeError as exc:
             raise _json_error(name, exc, line, f"line {number}, column {exc.colno}: ") from None
         if len(docs) + len(missing) >= max_documents:

@@ -18,7 +18,15 @@ from contextlab.types import Document
 
 from .engine import documents_hash
 
-__all__ = ["sample_names", "sample", "parse_pasted_cached", "load_uploads", "score_if_needed"]
+__all__ = [
+    "sample_names",
+    "sample",
+    "parse_pasted_cached",
+    "load_pasted",
+    "load_uploads",
+    "failure_message",
+    "score_if_needed",
+]
 
 #: The sample set the lab opens on.
 DEFAULT_SAMPLE = "support_faq"
@@ -51,16 +59,33 @@ def _load_bytes(data: bytes, filename: str) -> list[Document]:
 def load_uploads(files: Sequence[tuple[str, bytes]]) -> tuple[list[Document], list[str]]:
     """Return the documents of every readable file and one message per file that is not.
 
-    A bad file never hides the good ones; its message is the loader's, naming the record.
+    A bad file never hides the good ones; its message is the loader's, naming the record. Any
+    other failure (a bug, a value the cache cannot keep) is a message naming the file too.
     """
     docs: list[Document] = []
     errors: list[str] = []
     for name, data in files:
         try:
             docs.extend(_load_bytes(bytes(data), name))
-        except ContextLabError as exc:
-            errors.append(str(exc))
+        except Exception as exc:  # one bad file must never take the page down
+            errors.append(failure_message(name, exc))
     return docs, errors
+
+
+def load_pasted(text: str) -> tuple[list[Document], str | None]:
+    """Return the documents in pasted ``text`` and None, or no documents and the message saying why."""
+    try:
+        return parse_pasted_cached(text), None
+    except Exception as exc:  # a paste that cannot be read is a message, not a crash
+        return [], failure_message("pasted text", exc)
+
+
+def failure_message(name: str, exc: Exception) -> str:
+    """Return the one line the lab shows for input ``name`` that could not be read."""
+    if isinstance(exc, ContextLabError):
+        return str(exc)
+    detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return f"{name}: could not be read ({detail}); check the file, or save it as UTF-8 text, JSON or CSV"
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

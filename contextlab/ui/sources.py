@@ -10,11 +10,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.errors import ContextLabError
 from contextlab.loaders import SUPPORTED_EXTENSIONS
 
 from .inputs import DocumentsInput
-from .loading import load_uploads, parse_pasted_cached, sample, sample_names
+from .loading import load_pasted, load_uploads, sample, sample_names
 from .parameters import set_budget
 from .runs import SOURCE as RUNS_SOURCE
 from .runs import SOURCE_LABEL as RUNS_LABEL
@@ -125,11 +124,8 @@ def sample_documents(name: str) -> DocumentsInput:
 def _pasted_documents(key: str = "paste_text") -> DocumentsInput:
     seed_once(key, "")
     text = st.text_area("Documents as text", key=key, height=220, placeholder=_PASTE_PLACEHOLDER)
-    try:
-        docs = parse_pasted_cached(text)
-    except ContextLabError as exc:
-        return DocumentsInput([], "Pasted text", errors=(str(exc),))
-    return DocumentsInput(docs, "Pasted text")
+    docs, error = load_pasted(text)
+    return DocumentsInput(docs, "Pasted text", errors=(error,) if error else ())
 
 
 def bidi_warning(names: Sequence[str]) -> str | None:
