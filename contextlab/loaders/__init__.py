@@ -31,28 +31,38 @@ from ..errors import LoadError
 from ..types import Document
 from .csv_input import parse_csv
 from .json_input import parse_json_text, parse_jsonl, try_json_paste
+from .paths import chunking_for, chunks_of, files_under, read_files
 from .reading import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DOCUMENTS,
+    FILE_KINDS,
     SUPPORTED_EXTENSIONS,
     a_folder,
     check_format,
     check_limits,
     decode,
     format_for,
+    iter_blocks,
     iter_lines,
     normalise_newlines,
     read_limited,
     reject_nul,
     too_big,
 )
-from .records import SOURCE_FIELDS, TEXT_FIELDS, documents_from_records
+from .records import SOURCE_FIELDS, TEXT_FIELDS, chunk_record, documents_from_records
+from .source_text import SourceText
+from .sources import Chunking, chunk_documents, page_documents, read_source_text
 from .text_input import parse_markdown, plain_documents, split_plain
 
 __all__ = [
     "LoadError",
     "load_file",
     "load_bytes",
+    "Chunking",
+    "read_files",
+    "files_under",
+    "chunking_for",
+    "chunks_of",
     "parse_pasted",
     "documents_from_records",
     "read_limited",
@@ -65,6 +75,8 @@ __all__ = [
 
 # Formats read one line at a time: their inputs are never held whole as text.
 _LINE_FORMATS = frozenset({"jsonl", "csv"})
+# Formats that are one text (not records): chunked whole when chunking is asked for.
+_WHOLE_TEXT_FORMATS = frozenset({"txt", "md"})
 
 
 def load_file(
@@ -72,8 +84,12 @@ def load_file(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
+    chunking: Chunking | None = None,
 ) -> list[Document]:
-    """Return the documents in the file at ``path`` (format chosen by its extension)."""
+    """Return the documents in the file at ``path`` (format chosen by its extension).
+
+    ``chunking``: cut every source into chunks first, one document per chunk (``Chunking``).
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise LoadError(f"the path must be text or a path, got {type(path).__name__}")
     path = Path(path)
@@ -81,19 +97,11 @@ def load_file(
     if path.is_dir():
         raise LoadError(a_folder(path))
     fmt = format_for(path.name)  # fail on an unsupported type before reading anything
-    size = path.stat().st_size
+    size = path.stat().st_size  # 0 for a pipe or a device: those are bounded while read
     if size > max_bytes:
         raise LoadError(too_big(path.name, size, max_bytes), field="max_bytes")
     with path.open("rb") as fh:
-        if fmt in _LINE_FORMATS:
-            docs = _parse_lines(fh, fmt, path.name, max_bytes, max_documents)
-        else:
-            # Bounded by the limit, not by stat(): the file may have grown since.
-            data = read_limited(fh, path.name, max_bytes, expected=size)
-            text = decode(data, path.name)
-            del data  # the bytes are not needed once decoded: keep one copy of the input
-            docs = _parse_text(text, fmt, path.name, max_bytes, max_documents)
-    return _some(docs, path.name)
+        return _documents(fh, fmt, path.name, max_bytes, max_documents, chunking)
 
 
 def load_bytes(
@@ -103,6 +111,7 @@ def load_bytes(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
     format: str | None = None,
+    chunking: Chunking | None = None,
 ) -> list[Document]:
     """Return the documents in ``data``, read as the file ``filename`` (the lab's upload path).
 
@@ -117,12 +126,37 @@ def load_bytes(
     if len(data) > max_bytes:
         raise LoadError(too_big(filename, len(data), max_bytes), field="max_bytes")
     fmt = format_for(filename) if format is None else check_format(format)
+    with io.BytesIO(data) as stream:  # shares the buffer of ``bytes``: no copy
+        return _documents(stream, fmt, filename, max_bytes, max_documents, chunking)
+
+
+def _documents(
+    stream: IO[bytes], fmt: str, name: str, max_bytes: int, max_documents: int, chunking: Chunking | None
+) -> list[Document]:
+    """Return the documents of one input: read within the limits, parsed by kind, chunked if asked."""
     if fmt in _LINE_FORMATS:
-        with io.BytesIO(data) as stream:  # shares the buffer of ``bytes``: no copy
-            docs = _parse_lines(stream, fmt, filename, max_bytes, max_documents)
+        docs = _parse_lines(stream, fmt, name, max_bytes, max_documents)
     else:
-        docs = _parse_text(decode(bytes(data), filename), fmt, filename, max_bytes, max_documents)
-    return _some(docs, filename)
+        data = b"".join(iter_blocks(stream, name, max_bytes))
+        if fmt in FILE_KINDS or (chunking is not None and fmt in _WHOLE_TEXT_FORMATS):
+            source = read_source_text(data, fmt, name, max_bytes)
+            del data  # keep one copy of the input
+            if chunking is None:
+                return _some(page_documents(source, max_documents), name)
+            return _some(chunk_documents([(source, None)], chunking, name, max_documents), name)
+        text = decode(data, name)
+        del data
+        docs = _parse_text(text, fmt, name, max_bytes, max_documents)
+    docs = [chunk_record(d) for d in _some(docs, name)]
+    if chunking is None:
+        return docs
+    kept = [d for d in docs if "chunk_of" in d.metadata]  # already chunks (a chunk file): not cut again
+    units = [
+        (SourceText(d.source or f"{name}#{i}", d.content), d)
+        for i, d in enumerate(docs, 1)
+        if "chunk_of" not in d.metadata
+    ]
+    return _some(kept + chunk_documents(units, chunking, name, max_documents - len(kept)), name)
 
 
 def parse_pasted(

@@ -88,7 +88,8 @@ def _record_list(data: Any, name: str) -> list[Any]:
             if key in data:
                 if not isinstance(data[key], list):
                     raise LoadError(f"{name}: field {key!r} must be an array of documents, got {type_name(data[key])}")
-                return data[key]
+                records: list[Any] = data[key]
+                return records
         if has_text_field(data):
             return [data]
         keys = shortened(", ".join(list(map(str, data))[:8])) or "none"

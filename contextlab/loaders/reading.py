@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_MAX_DOCUMENTS",
     "SUPPORTED_EXTENSIONS",
     "FORMATS",
+    "FILE_KINDS",
     "check_limits",
     "too_big",
     "too_many",
@@ -56,7 +57,14 @@ SUPPORTED_EXTENSIONS: dict[str, str] = {
     ".txt": "txt",
     ".md": "md",
     ".markdown": "md",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
 }
+
+#: Kinds read as one text with spans (the [files] extra reads PDF and DOCX; HTML needs it too).
+FILE_KINDS = frozenset({"pdf", "docx", "html"})
 
 #: Formats a caller may ask for by name ("auto" applies the pasted-text rules).
 FORMATS: tuple[str, ...] = ("auto", "json", "jsonl", "csv", "txt", "md")
