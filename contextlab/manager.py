@@ -8,7 +8,7 @@ measure) and format. This module calls them in order, times them, and writes the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from time import perf_counter
 
@@ -41,6 +41,7 @@ from .stages.format import (
     score_range_note,
     source_header,
 )
+from .stages.merge import expand_result, merge_chunks
 from .stages.messages import format_memory
 from .stages.rank import rank_by_score
 from .stages.reorder import PositionCurve, place
@@ -207,6 +208,17 @@ class ContextManager:
         counts and dedup outcomes; the result is the same with or without it.
         """
         validate_request(request)
+        # Overlapping chunks of one source become one passage (not in seed mode: the seed has no chunks).
+        started = perf_counter()
+        merged = None if self.is_seed_mode else merge_chunks(request.documents)
+        if merged is not None and merged.merged_any:
+            result = self._build(replace(request, documents=merged.documents), None)
+            result = expand_result(result, merged, request.documents)
+            result.timings_ms["merge"] = (perf_counter() - started) * 1000.0 - sum(result.timings_ms.values())
+            return result
+        return self._build(request, cache)
+
+    def _build(self, request: PromptRequest, cache: BuildCache | None) -> ContextResult:
         docs, budget = request.documents, request.max_context_tokens
         clock = _Clock()
         selection = self._select(docs, cache, clock)

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import ContextLabError
 from .build import add_build
+from .chunk import add_chunk
 from .common import OneLineParser
 from .compare import add_compare
 from .curve import add_curve
@@ -39,6 +40,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     add_eval,
     add_compare,
     add_curve,
+    add_chunk,
     add_index,
     add_remove,
     add_search,

@@ -31,7 +31,7 @@ from ..errors import LoadError
 from ..types import Document
 from .csv_input import parse_csv
 from .json_input import parse_json_text, parse_jsonl, try_json_paste
-from .paths import chunking_for, chunks_of, files_under, read_files
+from .paths import chunking_for, chunks_of, files_under, read_chunks, read_files
 from .reading import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DOCUMENTS,
@@ -60,6 +60,7 @@ __all__ = [
     "load_bytes",
     "Chunking",
     "read_files",
+    "read_chunks",
     "files_under",
     "chunking_for",
     "chunks_of",

@@ -17,7 +17,7 @@ from .chunking import Chunk, check_chunking
 from .reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, SUPPORTED_EXTENSIONS, shortened, too_many
 from .sources import Chunking
 
-__all__ = ["read_files", "files_under", "chunking_for", "chunks_of"]
+__all__ = ["read_files", "read_chunks", "files_under", "chunking_for", "chunks_of"]
 
 
 def files_under(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -91,6 +91,27 @@ def read_files(
         if len(docs) > max_documents:
             raise LoadError(too_many("these files", max_documents))
     return docs
+
+
+def read_chunks(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    size: int,
+    overlap: int | None = None,
+    tokenizer: str | Tokenizer = "cl100k_base",
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_documents: int = DEFAULT_MAX_DOCUMENTS,
+) -> list[Chunk]:
+    """Return the chunks of every file in ``paths`` (what ``contextlab chunk`` writes)."""
+    docs = read_files(
+        paths,
+        chunk_size=size,
+        chunk_overlap=overlap,
+        tokenizer=tokenizer,
+        max_bytes=max_bytes,
+        max_documents=max_documents,
+    )
+    return chunks_of(docs)
 
 
 def chunks_of(documents: Iterable[Document]) -> list[Chunk]:
