@@ -30,7 +30,7 @@ from typing import IO
 from ..errors import LoadError
 from ..types import Document
 from .csv_input import parse_csv
-from .json_input import parse_json_text, parse_jsonl, try_json_paste
+from .json_input import SetFields, parse_json_text, parse_jsonl, set_fields, try_json_paste
 from .paths import chunking_for, chunks_of, files_under, read_chunks, read_files
 from .reading import (
     DEFAULT_MAX_BYTES,
@@ -59,6 +59,8 @@ __all__ = [
     "load_file",
     "load_bytes",
     "Chunking",
+    "SetFields",
+    "read_set_fields",
     "read_files",
     "read_chunks",
     "files_under",
@@ -212,3 +214,19 @@ def _some(docs: list[Document], name: str) -> list[Document]:
     if not docs:
         raise LoadError(f"{name}: no documents found; the file is empty or holds only blank lines")
     return docs
+
+
+def read_set_fields(data: bytes, filename: str) -> SetFields:
+    """Return what a JSON file says about its documents as a whole (query, answer source, answers);
+    empty for any other file, or one that cannot be read (its documents' loader says why)."""
+    if format_for_or_none(filename) != "json":
+        return SetFields()
+    try:
+        return set_fields(decode(bytes(data), filename), filename)
+    except LoadError:
+        return SetFields()
+
+
+def format_for_or_none(filename: str) -> str | None:
+    """Return the format a file name implies, or None when it names none."""
+    return SUPPORTED_EXTENSIONS.get(Path(filename).suffix.lower())

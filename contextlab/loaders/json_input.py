@@ -6,6 +6,7 @@ import io
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LoadError
@@ -13,7 +14,15 @@ from ..types import Document
 from .reading import shortened, too_many
 from .records import documents_from_records, has_text_field, raise_missing_text, record_to_document, type_name
 
-__all__ = ["MAX_JSON_DEPTH", "nesting_depth", "parse_json_text", "parse_jsonl", "try_json_paste"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "nesting_depth",
+    "parse_json_text",
+    "parse_jsonl",
+    "try_json_paste",
+    "SetFields",
+    "set_fields",
+]
 
 # Keys a JSON file may wrap its record array in.
 _ARRAY_KEYS: tuple[str, ...] = ("documents", "results", "source_nodes", "nodes", "data")
@@ -135,3 +144,32 @@ def try_json_paste(text: str, name: str, max_documents: int) -> list[Document] |
             raise _json_error(name, exc, text) from None
         return None  # plain text that merely starts with a bracket, e.g. "[1] Intro ..."
     return _documents_from_json_value(data, name, max_documents)
+
+
+@dataclass(frozen=True)
+class SetFields:
+    """What a JSON file says about its documents as a whole (as the sample sets do): the query,
+    the source of the document that answers it, and short correct answers."""
+
+    query: str | None = None
+    answer_source: str | None = None
+    answers: tuple[str, ...] = ()
+
+
+def set_fields(text: str, name: str) -> SetFields:
+    """Return the set-level fields of a JSON file's ``text`` (empty when it is not an object holding them)."""
+    if not text.lstrip().startswith("{"):
+        return SetFields()
+    try:
+        data = _loads(text, name)
+    except (json.JSONDecodeError, LoadError):
+        return SetFields()
+    if not isinstance(data, dict):
+        return SetFields()
+    query, answer = data.get("query"), data.get("answer_source")
+    answers = data.get("answers")
+    return SetFields(
+        query=query.strip() or None if isinstance(query, str) else None,
+        answer_source=answer if isinstance(answer, str) and answer else None,
+        answers=tuple(a for a in answers if isinstance(a, str) and a.strip()) if isinstance(answers, list) else (),
+    )

@@ -12,7 +12,7 @@ import streamlit as st
 
 from contextlab.errors import ContextLabError
 from contextlab.lab.samples import SampleSet, list_sample_sets, load_sample_set
-from contextlab.loaders import load_bytes, parse_pasted
+from contextlab.loaders import SetFields, load_bytes, parse_pasted, read_set_fields
 from contextlab.retrieval import needs_scoring, score_documents
 from contextlab.types import Document
 
@@ -24,6 +24,7 @@ __all__ = [
     "parse_pasted_cached",
     "load_pasted",
     "load_uploads",
+    "upload_set_fields",
     "failure_message",
     "score_if_needed",
 ]
@@ -70,6 +71,23 @@ def load_uploads(files: Sequence[tuple[str, bytes]]) -> tuple[list[Document], li
         except Exception as exc:  # one bad file must never take the page down
             errors.append(failure_message(name, exc))
     return docs, errors
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _set_fields(data: bytes, filename: str) -> SetFields:
+    return read_set_fields(data, filename)
+
+
+def upload_set_fields(files: Sequence[tuple[str, bytes]]) -> SetFields:
+    """Return the query and answer a set of uploaded files names (the first JSON file that names them)."""
+    for name, data in files:
+        try:
+            fields = _set_fields(bytes(data), name)
+        except Exception:  # a file that cannot be read already has its message; it names no query
+            continue
+        if fields.query or fields.answer_source or fields.answers:
+            return fields
+    return SetFields()
 
 
 def load_pasted(text: str) -> tuple[list[Document], str | None]:

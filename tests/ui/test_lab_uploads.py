@@ -45,3 +45,22 @@ def test_lab_load_uploads_turns_any_loader_failure_into_a_message(monkeypatch):
     assert errors == [
         "odd-one.jsonl: could not be read (the reader broke); check the file, or save it as UTF-8 text, JSON or CSV"
     ]
+
+
+def test_lab_upload_of_a_sample_file_keeps_its_query_and_marks_its_answer():
+    from pathlib import Path
+
+    import contextlab
+    from contextlab.lab.samples import load_sample_set
+    from tests.ui.conftest import switch_view, table
+
+    data = (Path(contextlab.__file__).parent / "data" / "sample_data" / "support_faq.json").read_bytes()
+    expected = load_sample_set("support_faq")
+    at = open_lab()
+    run(at.radio(key="doc_source").set_value("upload"))
+    run(at.file_uploader(key="upload_files").set_value([("support_faq.json", data, "application/json")]))
+    assert at.text_area(key="cfg_query").value == expected.query
+    switch_view(at, "final")
+    citations = table(at, "citation")
+    marked = citations[citations["doc"].str.contains("★")]
+    assert list(marked["source"]) == [expected.answer_source]
