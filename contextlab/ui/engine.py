@@ -30,6 +30,7 @@ from contextlab.stages.dedup import (
     similarity_matrix,
     word_diff,
 )
+from contextlab.stages.merge import MergeOutcome, merge_chunks
 from contextlab.stages.reorder import (
     MIN_DOCS_TO_REORDER,
     ORDERINGS,
@@ -42,6 +43,7 @@ from contextlab.tokenizers import TOKENIZER_NAMES, Tokenizer, count_many, get_to
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
+    "passages",
     "ORDERINGS",
     "PLACEMENTS",
     "most_relevant_position",
@@ -229,3 +231,8 @@ def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], st
     if placed_first:
         indices = place(config.placement, indices, [t.score for t in ranked])
     return indices, label
+
+
+def passages(documents: Sequence[Document]) -> MergeOutcome:
+    """Return ``documents`` with overlapping chunks of one source merged, as the build merges them."""
+    return merge_chunks(documents)

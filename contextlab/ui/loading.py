@@ -13,6 +13,7 @@ import streamlit as st
 from contextlab.errors import ContextLabError
 from contextlab.lab.samples import SampleSet, list_sample_sets, load_sample_set
 from contextlab.loaders import SetFields, load_bytes, parse_pasted, read_set_fields
+from contextlab.loaders.chunking import Chunk, chunk_text
 from contextlab.retrieval import needs_scoring, score_documents
 from contextlab.types import Document
 
@@ -24,6 +25,7 @@ __all__ = [
     "parse_pasted_cached",
     "load_pasted",
     "load_uploads",
+    "chunks_cached",
     "upload_set_fields",
     "failure_message",
     "score_if_needed",
@@ -88,6 +90,12 @@ def upload_set_fields(files: Sequence[tuple[str, bytes]]) -> SetFields:
         if fields.query or fields.answer_source or fields.answers:
             return fields
     return SetFields()
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def chunks_cached(text: str, size: int, overlap: int, tokenizer: str) -> list[Chunk]:
+    """Return the chunks of ``text`` (the Chunks view's cut, cached across slider moves)."""
+    return chunk_text(text, size=size, overlap=overlap, tokenizer=tokenizer, source="")
 
 
 def load_pasted(text: str) -> tuple[list[Document], str | None]:
