@@ -34,6 +34,6 @@ def chunk_token_histogram(tokens: Sequence[int], size: int, *, bins: int = 20) -
         annotation_position="top left",
     )
     fig.update_xaxes(title="tokens in a chunk", range=[0, size * 1.05])
-    fig.update_yaxes(title="chunks", rangemode="tozero")
+    fig.update_yaxes(title="chunks", rangemode="tozero", dtick=max(1, -(-max(counts) // 5)))  # whole chunks
     fig.update_layout(showlegend=False, bargap=0)
     return layout(fig, "How full are the chunks?", height=300)

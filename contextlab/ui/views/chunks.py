@@ -110,6 +110,7 @@ def render(ctx: LabContext) -> None:
     sources = _sources(ctx)
     tokenizer = ctx.result.tokenizer or "cl100k_base"
     cut = [(s, chunks_cached(s.text, size, overlap, tokenizer)) for s in sources]
+    cut.sort(key=lambda pair: -len(pair[1]))  # sources cut most first: that is where overlaps show
     tokens = [c.tokens for _, chunks in cut for c in chunks]
     a, b, c = st.columns(3)
     a.metric("Chunks", f"{len(tokens):,}")
