@@ -14,6 +14,7 @@ from ..errors import LoadError
 from ..tokenizers import Tokenizer
 from ..types import Document
 from .chunking import Chunk, check_chunking
+from .documents import load_file
 from .reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, SUPPORTED_EXTENSIONS, shortened, too_many
 from .sources import Chunking
 
@@ -77,8 +78,6 @@ def read_files(
     ``errors``: when a list is given, a file that cannot be read adds its one-line message there and
     the other files are still read; otherwise the first such file raises ``LoadError``.
     """
-    from . import load_file  # the package's one way through a file
-
     chunking = chunking_for(chunk_size, chunk_overlap, tokenizer)
     docs: list[Document] = []
     for path in files_under([paths] if isinstance(paths, (str, os.PathLike)) else paths):

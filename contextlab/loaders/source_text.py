@@ -1,4 +1,4 @@
-"""A file's text with where each part came from (pages of a PDF), and the [files] extra's imports.
+"""A file's text with where each part came from (pages of a PDF), and the [files] extra's message.
 
 Every reader of a file kind (PDF, DOCX, HTML) returns a ``SourceText``: the text once, and the
 offsets where its pages start, so a chunk can say "report.pdf p. 2".
