@@ -41,7 +41,7 @@ from .stages.format import (
     score_range_note,
     source_header,
 )
-from .stages.merge import expand_result, merge_chunks
+from .stages.merge import expand_result, merge_picked
 from .stages.messages import format_memory
 from .stages.rank import rank_by_score
 from .stages.reorder import PositionCurve, place
@@ -208,15 +208,21 @@ class ContextManager:
         counts and dedup outcomes; the result is the same with or without it.
         """
         validate_request(request)
-        # Overlapping chunks of one source become one passage (not in seed mode: the seed has no chunks).
+        if self.is_seed_mode or not any("chunk_of" in d.metadata for d in request.documents):
+            return self._build(request, cache)
+        # Picked chunks of one source that overlap or touch become one passage (the seed has no chunks).
         started = perf_counter()
-        merged = None if self.is_seed_mode else merge_chunks(request.documents)
-        if merged is not None and merged.merged_any:
-            result = self._build(replace(request, documents=merged.documents), None)
-            result = expand_result(result, merged, request.documents)
-            result.timings_ms["merge"] = (perf_counter() - started) * 1000.0 - sum(result.timings_ms.values())
+        result, merged = merge_picked(
+            request.documents,
+            lambda docs: self._build(
+                replace(request, documents=list(docs)), cache if docs is request.documents else None
+            ),
+        )
+        if not merged.merged_any:
             return result
-        return self._build(request, cache)
+        result = expand_result(result, merged, request.documents)
+        result.timings_ms["merge"] = (perf_counter() - started) * 1000.0 - sum(result.timings_ms.values())
+        return result
 
     def _build(self, request: PromptRequest, cache: BuildCache | None) -> ContextResult:
         docs, budget = request.documents, request.max_context_tokens

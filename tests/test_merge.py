@@ -76,3 +76,25 @@ def test_merge_never_runs_in_seed_mode():
     docs = [chunk(0, 59), chunk(32, 94)]
     result = ContextManager.seed_compatible().build(PromptRequest("refunds", docs, max_context_tokens=500))
     assert result.context_block.count("They go back to your card.") == 2
+
+
+def test_merge_only_joins_chunks_the_budget_picked_not_a_whole_file():
+    from contextlab import chunk_text
+
+    sentences = [f"Paragraph {n} says refunds take {n} days and nothing else of note here." for n in range(1, 41)]
+    text = "\n\n".join(sentences)
+    docs = [
+        Document(
+            c.text,
+            score=0.9 if c.start < 300 else 0.1,
+            source="long.txt",
+            metadata={"chunk_of": "long.txt", "start": c.start, "end": c.end},
+        )
+        for c in chunk_text(text, size=40, overlap=8, tokenizer="cl100k_base", source="long.txt")
+    ]
+    assert len(docs) == 20  # two paragraphs a chunk
+    result = ContextManager().build(PromptRequest("refunds", docs, max_context_tokens=150))
+    merged = [t for t in result.trace if t.reason.startswith("merged with")]
+    assert result.context_block.count("--- Source [") == 1
+    assert "Paragraph 1 says" in result.context_block and "Paragraph 40 says" not in result.context_block
+    assert len(merged) >= 2 and result.tokens_used <= 150

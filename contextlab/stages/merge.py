@@ -7,19 +7,24 @@ Chunks that touch (a gap of at most ``MAX_GAP`` characters, the whitespace the c
 joined too, the gap written as a space (one character) or a blank line (two). Chunks whose texts
 disagree where their spans say they overlap are left apart: they are not cut from one text.
 
-The build runs on the passages; ``expand_result`` gives every input document its own trace entry
-again, saying which chunks were merged into its passage and why.
+Only chunks the budget picked are merged (``merge_picked``): the block would otherwise hold their
+shared text twice; the documents are then built again with the passage in their place. The build
+runs on the passages; ``expand_result`` gives every input document its own trace entry again,
+saying which chunks were merged into its passage and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..types import ContextResult, DocTrace, Document, DuplicatePair
+from ..types import IN_BLOCK_FATES, ContextResult, DocTrace, Document, DuplicatePair
 
-__all__ = ["MAX_GAP", "MergeOutcome", "merge_chunks", "expand_result"]
+__all__ = ["MAX_GAP", "MAX_ROUNDS", "MergeOutcome", "merge_chunks", "merge_picked", "expand_result"]
+
+#: The most rebuilds merging may ask for: each round merges what the budget picked, then builds again.
+MAX_ROUNDS = 8
 
 #: The widest gap (in characters) between two chunks that still touch: the whitespace they were cut at.
 MAX_GAP = 2
@@ -68,9 +73,12 @@ def _joined(run: _Run, text: str, start: int, end: int) -> str | None:
     return run.text + text[shared:] if end > run.end else run.text
 
 
-def merge_chunks(documents: Sequence[Document]) -> MergeOutcome:
-    """Return ``documents`` with the overlapping or touching chunks of each source merged into one passage."""
-    spans = [_span(d) for d in documents]
+def merge_chunks(documents: Sequence[Document], among: Collection[int] | None = None) -> MergeOutcome:
+    """Return ``documents`` with the overlapping or touching chunks of each source merged into one passage.
+
+    ``among``: only these indices may be merged (the documents a budget picked); the rest stay as they are.
+    """
+    spans = [_span(d) if among is None or i in among else None for i, d in enumerate(documents)]
     order = sorted((s[0], s[1], s[2], i) for i, s in enumerate(spans) if s is not None)
     runs: list[_Run] = []
     for key, start, end, index in order:
@@ -97,6 +105,31 @@ def merge_chunks(documents: Sequence[Document]) -> MergeOutcome:
         out_docs.append(_passage(run, [documents[m] for m in run.members]))
         members.append(ordered)
     return MergeOutcome(out_docs, members)
+
+
+def merge_picked(
+    documents: Sequence[Document], build: Callable[[Sequence[Document]], ContextResult]
+) -> tuple[ContextResult, MergeOutcome]:
+    """Return the build of ``documents`` in which no two chunks of one source in the block overlap or touch.
+
+    ``build`` builds a list of documents. Chunks the budget picked that overlap or touch are merged into one
+    passage and the documents built again (the tokens a shared part and a second header took are free for
+    another document), until the block holds no such pair or ``MAX_ROUNDS`` rebuilds were made. Only picked
+    chunks are merged: all the chunks of a long file, given at once, are not joined back into the file.
+    The outcome's members are indices into ``documents``.
+    """
+    current: Sequence[Document] = documents
+    members: list[tuple[int, ...]] = [(i,) for i in range(len(current))]
+    result = build(current)  # the documents themselves first: a caller's cache of them still holds
+    for _ in range(MAX_ROUNDS):
+        picked = {t.input_index for t in result.trace if t.fate in IN_BLOCK_FATES}
+        outcome = merge_chunks(current, picked)
+        if not outcome.merged_any:
+            break
+        members = [tuple(sorted(i for m in group for i in members[m])) for group in outcome.members]
+        current = outcome.documents
+        result = build(current)
+    return result, MergeOutcome(list(current), members)
 
 
 def _passage(run: _Run, parts: list[Document]) -> Document:
