@@ -28,7 +28,7 @@ def read_html(text: str, name: str) -> SourceText:
         raise missing_extra(name, "reading an HTML page") from None
     try:
         tree = lxml.html.document_fromstring(text.encode("utf-8"))
-    except (ValueError, lxml.etree.ParserError) as exc:
+    except (ValueError, lxml.etree.LxmlError) as exc:
         raise LoadError(f"{name}: not a readable HTML page ({exc}); save the page again from the browser") from None
     for element in tree.xpath("|".join(f"//{tag}" for tag in _SKIPPED) + "|//comment()"):
         element.drop_tree()

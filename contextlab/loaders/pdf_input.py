@@ -27,7 +27,7 @@ def read_pdf(data: bytes, name: str, max_bytes: int) -> SourceText:
     """Return the text of the PDF ``data``, its pages separated by blank lines."""
     try:
         from pypdf import PdfReader
-        from pypdf.errors import FileNotDecryptedError, PdfReadError
+        from pypdf.errors import FileNotDecryptedError
     except ImportError:
         raise missing_extra(name, "reading a PDF") from None
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings about odd files are not ours to print
@@ -40,7 +40,7 @@ def read_pdf(data: bytes, name: str, max_bytes: int) -> SourceText:
         raise
     except (FileNotDecryptedError, NotImplementedError):
         raise LoadError(f"{name}: the PDF is encrypted in a way that cannot be read; save a copy without it") from None
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+    except Exception as exc:  # a damaged file makes pypdf raise many kinds of error, not only PdfReadError
         raise _damaged(name, exc) from None
     if count > MAX_PDF_PAGES:
         raise LoadError(
