@@ -51,7 +51,7 @@ def test_chunking_empty_text_gives_no_chunks():
     [
         (4, 0, "chunk_size must be a whole number >= 8"),
         (64, -1, "chunk_overlap must be a whole number >= 0"),
-        (64, 32, "chunk_overlap must be less than half of chunk_size"),
+        (64, 32, r"chunk_overlap must be less than half of the chunk size \(64\), got 32"),
         (True, 0, "chunk_size must be a whole number"),
     ],
 )

@@ -8,10 +8,11 @@ import sys
 from typing import Any
 
 from ..atomic import check_target, write_text
+from ..errors import InvalidInputError
 from ..loaders import read_chunks
-from ..loaders.chunking import MIN_CHUNK_SIZE
+from ..loaders.chunking import MIN_CHUNK_SIZE, check_chunking
 from ..tokenizers import TOKENIZER_NAMES
-from .flags import note
+from .flags import error_line, note
 from .inputs import int_at_least, non_negative_int
 
 __all__ = ["add_chunk"]
@@ -23,6 +24,13 @@ DEFAULT_SIZE = 512
 def cmd_chunk(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_target(args.out, "--out")
+    try:
+        check_chunking(args.size, args.size // 8 if args.overlap is None else args.overlap)
+    except InvalidInputError as exc:  # the library names its fields; this command's flags are --size, --overlap
+        error_line(
+            str(exc).replace("chunk_overlap", "--overlap").replace("chunk_size", "--size"), prog="contextlab chunk"
+        )
+        return 2
     chunks = read_chunks(
         args.files,
         size=args.size,

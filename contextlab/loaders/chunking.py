@@ -49,7 +49,7 @@ def check_chunking(size: object, overlap: object) -> tuple[int, int]:
     assert isinstance(size, int) and isinstance(overlap, int)
     if overlap * 2 >= size:
         raise InvalidInputError(
-            f"chunk_overlap must be less than half of chunk_size ({size}), got {overlap}; lower the overlap",
+            f"chunk_overlap must be less than half of the chunk size ({size}), got {overlap}; lower the overlap",
             field="chunk_overlap",
         )
     return size, overlap
