@@ -94,8 +94,12 @@ def upload_set_fields(files: Sequence[tuple[str, bytes]]) -> SetFields:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def chunks_cached(text: str, size: int, overlap: int, tokenizer: str) -> list[Chunk]:
-    """Return the chunks of ``text`` (the Chunks view's cut, cached across slider moves)."""
-    return chunk_text(text, size=size, overlap=overlap, tokenizer=tokenizer, source="")
+    """Return the chunks of ``text`` (the Chunks view's cut, cached across slider moves), counted in
+    ``tokenizer``, or in cl100k_base when that is not a vocabulary the chunker knows (a server's own)."""
+    try:
+        return chunk_text(text, size=size, overlap=overlap, tokenizer=tokenizer, source="")
+    except ContextLabError:
+        return chunk_text(text, size=size, overlap=overlap, tokenizer="cl100k_base", source="")
 
 
 def load_pasted(text: str) -> tuple[list[Document], str | None]:
