@@ -189,3 +189,17 @@ def test_loaders_read_files_chunks_a_folder_of_mixed_files(tmp_path):
         ("notes.md", 0, 46),
         ("policy.pdf", 0, 64),
     ]
+
+
+def test_loaders_folder_gives_its_readable_files_sorted_hidden_ones_skipped(tmp_path):
+    from contextlab.loaders import files_under
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / ".git").mkdir()
+    for name in ("b/two.md", "one.txt", "image.png", ".git/config.txt", ".hidden.md", "b/three.HTML"):
+        (tmp_path / name).write_text("words")
+    assert [p.relative_to(tmp_path).as_posix() for p in files_under([tmp_path])] == [
+        "b/three.HTML",
+        "b/two.md",
+        "one.txt",
+    ]
