@@ -14,7 +14,8 @@ from .errors import (
     LoadError,
     StoreError,
 )
-from .loaders import load_bytes, load_file, parse_pasted
+from .loaders import load_bytes, load_file, parse_pasted, read_files
+from .loaders.chunking import Chunk, chunk_text
 from .manager import ContextManager
 from .retrieval import (
     ContextConfig,
@@ -74,6 +75,9 @@ __all__ = [
     "load_file",
     "load_bytes",
     "parse_pasted",
+    "Chunk",
+    "chunk_text",
+    "read_files",
     # errors
     "ContextLabError",
     "InvalidInputError",

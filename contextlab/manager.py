@@ -8,7 +8,7 @@ measure) and format. This module calls them in order, times them, and writes the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from time import perf_counter
 from typing import Any
@@ -43,6 +43,7 @@ from .stages.format import (
     score_range_note,
     source_header,
 )
+from .stages.merge import expand_result, merge_picked
 from .stages.messages import format_memory
 from .stages.rank import rank_by_score
 from .stages.reorder import PositionCurve, place
@@ -214,6 +215,23 @@ class ContextManager:
         counts and dedup outcomes; the result is the same with or without it.
         """
         validate_request(request)
+        if self.is_seed_mode or not any("chunk_of" in d.metadata for d in request.documents):
+            return self._build(request, cache)
+        # Picked chunks of one source that overlap or touch become one passage (the seed has no chunks).
+        started = perf_counter()
+        result, merged = merge_picked(
+            request.documents,
+            lambda docs: self._build(
+                replace(request, documents=list(docs)), cache if docs is request.documents else None
+            ),
+        )
+        if not merged.merged_any:
+            return result
+        result = expand_result(result, merged, request.documents)
+        result.timings_ms["merge"] = (perf_counter() - started) * 1000.0 - sum(result.timings_ms.values())
+        return result
+
+    def _build(self, request: PromptRequest, cache: BuildCache | None) -> ContextResult:
         docs = request.documents
         budget = self.max_context_tokens if request.max_context_tokens is None else request.max_context_tokens
         clock = _Clock()

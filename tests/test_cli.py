@@ -314,7 +314,8 @@ def test_cli_build_unscored_without_query_is_clear_error(run, tmp_path: Path):
         ('[{"content": "a"', "bad.json", r"bad\.json: line 1, column \d+: invalid JSON .*truncated"),
         ('{"text": "a"}\n{"text": 1}\n', "bad.jsonl", r"bad\.jsonl: line 2: field 'text' must be text"),
         ("title\nx\n", "bad.csv", r"bad\.csv: no text column"),
-        ("x", "bad.pdf", r"bad\.pdf: unsupported file type"),
+        ("x", "bad.xlsx", r"bad\.xlsx: unsupported file type"),
+        ("x", "bad.pdf", r"bad\.pdf: not a readable PDF .*; open it and save or print it as a new PDF"),
     ],
 )
 def test_cli_build_bad_input_is_one_line_error(run, tmp_path: Path, content: str, name: str, pattern: str):
@@ -394,16 +395,52 @@ def test_cli_search_min_score_must_be_a_number_from_0_to_1(run, tmp_path: Path, 
     assert f"argument --min-score: expected a number from 0 to 1, got '{value}'" in lines[0]
 
 
-@pytest.mark.parametrize("command", [["build"], ["index", "kb.db"], ["build", "--input-format", "json"]])
-def test_cli_folder_input_says_it_is_a_folder(run, tmp_path: Path, command):
+@pytest.mark.parametrize("command", [["build"], ["index", "kb.db"]])
+def test_cli_empty_folder_input_says_it_has_no_readable_file(run, tmp_path: Path, command):
     (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "image.png").write_bytes(b"\x89PNG")
     proc = run(*command, "notes", cwd=tmp_path)
+    assert_one_line_error(proc, r"notes: a folder with no readable file; it needs files ending in \.json, ")
+    assert not (tmp_path / "kb.db").exists()
+
+
+def test_cli_folder_with_an_input_format_says_it_is_a_folder(run, tmp_path: Path):
+    (tmp_path / "notes").mkdir()
+    proc = run("build", "--input-format", "json", "notes", cwd=tmp_path)
     assert_one_line_error(
         proc,
         r"notes: is a folder, not a documents file; folders are not read: "
         r"give the files in it instead \(e\.g\. notes/\*\.md\)$",
     )
-    assert not (tmp_path / "kb.db").exists()
+
+
+def test_cli_build_reads_a_folder_and_more_files_chunked(run, tmp_path: Path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("Refunds take five working days to reach the card.\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("Shipping is free over fifty euros for every order.\n", encoding="utf-8")
+    proc = run("build", "notes", "b.txt", "-q", "refunds", "--chunk-size", "64", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "--- Source [1] a.md ---" in proc.stdout and "b.txt ---" in proc.stdout
+
+
+def test_cli_chunk_writes_one_json_line_per_chunk(run, tmp_path: Path):
+    text = "Refunds take five working days. They go back to your card.\n\nShipping is free over fifty euros."
+    (tmp_path / "policy.txt").write_text(text, encoding="utf-8")
+    proc = run("chunk", "policy.txt", "--size", "16", "--overlap", "0", "--out", "chunks.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rows == [
+        {
+            "text": "Refunds take five working days. They go back to your card.",
+            "source": "policy.txt",
+            "start": 0,
+            "end": 58,
+            "tokens": 14,
+        },
+        {"text": "Shipping is free over fifty euros.", "source": "policy.txt", "start": 60, "end": 94, "tokens": 7},
+    ]
+    built = run("build", "chunks.jsonl", "-q", "refunds", cwd=tmp_path)
+    assert "--- Source [1] policy.txt, chars 0-94 ---" in built.stdout, built.stderr
 
 
 def test_cli_overflow_from_input_is_one_line_but_bugs_keep_their_traceback(

@@ -31,6 +31,10 @@ EXTRAS_OF_CODE: dict[str, tuple[str, ...]] = {
     "contextlab/integrations/haystack.py": ("haystack",),
     "contextlab/evaluation/cluster.py": ("dask",),
     "contextlab/models/server.py": ("model",),
+    "contextlab/loaders/pdf_input.py": ("files",),
+    "contextlab/loaders/docx_input.py": ("files",),
+    "contextlab/loaders/html_input.py": ("files",),
+    "contextlab/loaders/chunking.py": ("files",),
 }
 
 

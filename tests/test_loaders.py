@@ -477,7 +477,7 @@ def test_nul_characters_in_decoded_text_are_refused_the_same_way(call):
 @pytest.mark.parametrize(
     "filename,match",
     [
-        ("report.pdf", r"report\.pdf: unsupported file type \('\.pdf'\); use one of \.json"),
+        ("sheet.xlsx", r"sheet\.xlsx: unsupported file type \('\.xlsx'\); use one of \.json"),
         ("README", r"unsupported file type \(no extension\)"),
     ],
 )
@@ -576,7 +576,7 @@ def test_load_file_missing_file_is_oserror(tmp_path: Path):
 
 def test_load_file_unsupported_type_fails_before_reading(tmp_path: Path):
     with pytest.raises(LoadError, match="unsupported file type"):
-        load_file(tmp_path / "missing.docx")
+        load_file(tmp_path / "missing.xlsx")
 
 
 def test_load_bytes_csv_repeated_column_is_an_error():

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import ContextLabError
 from .build import add_build
+from .chunk import add_chunk
 from .common import OneLineParser
 from .compare import add_compare
 from .count import add_count
@@ -41,6 +42,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     add_compare,
     add_curve,
     add_count,
+    add_chunk,
     add_index,
     add_remove,
     add_search,

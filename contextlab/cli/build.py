@@ -13,7 +13,7 @@ from ..safe_text import json_terminal_safe, terminal_safe_lines
 from ..types import Document
 from .common import add_engine_options, config_of, engine_overrides, scored, summary
 from .flags import note
-from .inputs import add_input_options, positive_int, read_documents
+from .inputs import add_input_options, positive_int, read_all_documents
 from .orders import add_orders_options, cmd_build_orders, wants_orders
 
 __all__ = ["add_build"]
@@ -23,7 +23,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.run is not None:
         documents, config = _run_input(args)
     else:
-        documents = scored(read_documents(args.file, args), args)
+        documents = scored(read_all_documents([args.file, *args.more_files], args), args)
         config = config_of(args)
     result = config.build(documents)
     for result_note in result.notes:
@@ -80,7 +80,12 @@ def add_build(sub: Any) -> None:
         epilog="example: contextlab build docs.jsonl --query 'how do refunds work' --budget 800; with a model: "
         "... --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 --orders first,middle,last",
     )
-    p.add_argument("file", metavar="FILE", help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="documents: .json, .jsonl, .csv, .txt, .md, .pdf, .docx, .html, a chunk file, a folder, or - for stdin",
+    )
+    p.add_argument("more_files", metavar="FILE", nargs="*", help="more files or folders, read after the first")
     add_engine_options(p)
     p.add_argument(
         "--format",

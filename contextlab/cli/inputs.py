@@ -7,9 +7,20 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import LoadError
-from ..loaders import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, load_bytes, load_file, read_limited
+from ..loaders import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_DOCUMENTS,
+    Chunking,
+    chunking_for,
+    load_bytes,
+    load_file,
+    read_files,
+    read_limited,
+)
+from ..loaders.chunking import MIN_CHUNK_SIZE
 from ..loaders.reading import a_folder
 from ..retrieval.injection import MAX_TOP_K
 from ..settings import DEDUP_THRESHOLD_RANGE
@@ -29,6 +40,7 @@ __all__ = [
     "score",
     "label",
     "read_documents",
+    "read_all_documents",
     "add_input_options",
 ]
 
@@ -102,19 +114,34 @@ def label(spec: str) -> str:
 
 
 def read_documents(spec: str, args: argparse.Namespace) -> list[Document]:
-    """Return the documents of FILE ``spec`` (``-`` is stdin), read as ``--input-format``."""
+    """Return the documents of FILE ``spec`` (``-`` is stdin; a folder: every readable file in it),
+    read as ``--input-format`` and cut into chunks when ``--chunk-size`` is given."""
     fmt, limits = args.input_format, {"max_bytes": args.max_bytes, "max_documents": args.max_documents}
+    chunking = chunking_for(args.chunk_size, args.chunk_overlap, getattr(args, "tokenizer", None) or "cl100k_base")
     if spec == "-":
         data = read_limited(sys.stdin.buffer, "stdin", args.max_bytes)
-        return load_bytes(data, "stdin", format=fmt or "auto", **limits)
-    if fmt is None:
-        return load_file(spec, **limits)
+        return load_bytes(data, "stdin", format=fmt or "auto", chunking=chunking, **limits)
     path = Path(spec)
     if path.is_dir():
-        raise LoadError(a_folder(spec))
+        if fmt is not None:
+            raise LoadError(a_folder(spec))
+        return read_files([path], chunk_size=chunking.size if chunking else None, **_overlap(chunking), **limits)
+    if fmt is None:
+        return load_file(spec, chunking=chunking, **limits)
     with path.open("rb") as fh:
         data = read_limited(fh, path.name, args.max_bytes, expected=path.stat().st_size)
-    return load_bytes(data, path.name, format=fmt, **limits)
+    return load_bytes(data, path.name, format=fmt, chunking=chunking, **limits)
+
+
+def read_all_documents(specs: list[str], args: argparse.Namespace) -> list[Document]:
+    """Return the documents of every FILE in ``specs``, in order (see ``read_documents``)."""
+    return [doc for spec in specs for doc in read_documents(spec, args)]
+
+
+def _overlap(chunking: Chunking | None) -> dict[str, Any]:
+    if chunking is None:
+        return {}
+    return {"chunk_overlap": chunking.overlap, "tokenizer": chunking.tokenizer}
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -140,4 +167,19 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_DOCUMENTS,
         metavar="N",
         help=f"refuse inputs of more than N documents (default {DEFAULT_MAX_DOCUMENTS:,})",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=int_at_least(MIN_CHUNK_SIZE, 10**9),
+        default=None,
+        metavar="N",
+        help="cut every file into chunks of at most N tokens (of --tokenizer) at paragraph, sentence and word "
+        "ends, one document each (default: not cut; PDF pages, DOCX and HTML whole, text at blank lines)",
+    )
+    p.add_argument(
+        "--chunk-overlap",
+        type=non_negative_int,
+        default=None,
+        metavar="M",
+        help="tokens consecutive chunks share (default: an eighth of --chunk-size)",
     )

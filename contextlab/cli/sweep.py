@@ -11,7 +11,7 @@ from ..atomic import check_target, write_files
 from ..lab.sweep import MAX_BUILDS, SWEEP_COLUMNS, run_sweep, sweep_grid, write_csv
 from ..progress import ProgressBar
 from .common import add_engine_options, config_of, require, scored
-from .inputs import add_input_options, positive_int, read_documents
+from .inputs import add_input_options, positive_int, read_all_documents
 
 __all__ = ["add_sweep"]
 
@@ -25,7 +25,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.html:
         check_target(args.html, "html")
         require("plotly", "sweep --html")
-    documents = scored(read_documents(args.file, args), args)
+    documents = scored(read_all_documents([args.file, *args.more_files], args), args)
     base = argparse.Namespace(**{**vars(args), "max_context_tokens": None, "dedup_threshold": None})
     rows = run_sweep(documents, config_of(base), thresholds, budgets, progress=ProgressBar(sys.stderr, label="builds"))
     buffer = io.StringIO()
@@ -55,7 +55,12 @@ def add_sweep(sub: Any) -> None:
         "contextlab sweep docs.json -q 'refunds' --threshold 0.5:1.0:0.05 "
         "--budget 500:4000:500 --out sweep.csv --html sweep.html",
     )
-    p.add_argument("file", metavar="FILE", help="documents: .json, .jsonl, .csv, .txt or .md, or - for stdin")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="documents: .json, .jsonl, .csv, .txt, .md, .pdf, .docx, .html, a chunk file, a folder, or - for stdin",
+    )
+    p.add_argument("more_files", metavar="FILE", nargs="*", help="more files or folders, read after the first")
     add_engine_options(
         p,
         ranges={

@@ -1,4 +1,4 @@
-"""Documents in: pasted text, JSON, JSONL, CSV, TXT and Markdown turned into ``Document`` lists.
+"""Documents in: pasted text, JSON, JSONL, CSV, TXT, Markdown, PDF, DOCX and HTML turned into ``Document`` lists.
 
 Users bring what their retriever already dumps, so the usual field names are accepted:
 
@@ -14,45 +14,36 @@ wherever it appears (``reading``). A document whose input had no score gets ``sc
 ``metadata["score_missing"] = True`` so a caller can score it
 (``contextlab.retrieval.score_documents``).
 
-Where things live: ``reading`` (limits, formats, decoding, the NUL rule, lines read as a
-stream), ``records`` (one record to one document), ``json_input``, ``csv_input``,
-``text_input`` (plain text and Markdown). A new format is a module beside them plus one branch
-in ``_parse_text`` or ``_parse_lines`` below.
+One way through, each step once (``documents``): read within the byte limit in bounded blocks
+(``reading``: a pipe or a device stops at the limit too) -> parse by kind: records (``json_input``,
+``csv_input``, ``records``) or one text with spans (``text_input``; ``pdf_input``, ``docx_input``,
+``html_input`` with the [files] extra, giving a ``source_text.SourceText``) -> chunks if asked
+(``chunking``, ``sources``) -> documents. ``paths`` reads many files and folders at once. A new
+format is a module beside them plus one branch in ``documents``.
 """
 
 from __future__ import annotations
 
-import io
-import os
-from pathlib import Path
-from typing import IO
-
 from ..errors import LoadError
-from ..types import Document
-from .csv_input import parse_csv
-from .json_input import parse_json_text, parse_jsonl, try_json_paste
-from .reading import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_DOCUMENTS,
-    SUPPORTED_EXTENSIONS,
-    a_folder,
-    check_format,
-    check_limits,
-    decode,
-    format_for,
-    iter_lines,
-    normalise_newlines,
-    read_limited,
-    reject_nul,
-    too_big,
-)
+from .documents import load_bytes, load_file, parse_pasted, read_set_fields
+from .json_input import SetFields
+from .paths import chunking_for, chunks_of, files_under, read_chunks, read_files
+from .reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, SUPPORTED_EXTENSIONS, read_limited
 from .records import SOURCE_FIELDS, TEXT_FIELDS, documents_from_records
-from .text_input import parse_markdown, plain_documents, split_plain
+from .sources import Chunking
 
 __all__ = [
     "LoadError",
     "load_file",
     "load_bytes",
+    "Chunking",
+    "SetFields",
+    "read_set_fields",
+    "read_files",
+    "read_chunks",
+    "files_under",
+    "chunking_for",
+    "chunks_of",
     "parse_pasted",
     "documents_from_records",
     "read_limited",
@@ -62,118 +53,3 @@ __all__ = [
     "TEXT_FIELDS",
     "SOURCE_FIELDS",
 ]
-
-# Formats read one line at a time: their inputs are never held whole as text.
-_LINE_FORMATS = frozenset({"jsonl", "csv"})
-
-
-def load_file(
-    path: str | os.PathLike[str],
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_documents: int = DEFAULT_MAX_DOCUMENTS,
-) -> list[Document]:
-    """Return the documents in the file at ``path`` (format chosen by its extension)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise LoadError(f"the path must be text or a path, got {type(path).__name__}")
-    path = Path(path)
-    check_limits(max_bytes, max_documents)
-    if path.is_dir():
-        raise LoadError(a_folder(path))
-    fmt = format_for(path.name)  # fail on an unsupported type before reading anything
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise LoadError(too_big(path.name, size, max_bytes), field="max_bytes")
-    with path.open("rb") as fh:
-        if fmt in _LINE_FORMATS:
-            docs = _parse_lines(fh, fmt, path.name, max_bytes, max_documents)
-        else:
-            # Bounded by the limit, not by stat(): the file may have grown since.
-            data = read_limited(fh, path.name, max_bytes, expected=size)
-            text = decode(data, path.name)
-            del data  # the bytes are not needed once decoded: keep one copy of the input
-            docs = _parse_text(text, fmt, path.name, max_bytes, max_documents)
-    return _some(docs, path.name)
-
-
-def load_bytes(
-    data: bytes,
-    filename: str,
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_documents: int = DEFAULT_MAX_DOCUMENTS,
-    format: str | None = None,
-) -> list[Document]:
-    """Return the documents in ``data``, read as the file ``filename`` (the lab's upload path).
-
-    ``format`` ("json", "jsonl", "csv", "txt", "md" or "auto" for pasted-text rules) overrides
-    the choice by extension.
-    """
-    check_limits(max_bytes, max_documents)
-    if not isinstance(filename, str):
-        raise LoadError(f"the file name must be text, got {type(filename).__name__}")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise LoadError(f"{filename}: expected bytes, got {type(data).__name__}")
-    if len(data) > max_bytes:
-        raise LoadError(too_big(filename, len(data), max_bytes), field="max_bytes")
-    fmt = format_for(filename) if format is None else check_format(format)
-    if fmt in _LINE_FORMATS:
-        with io.BytesIO(data) as stream:  # shares the buffer of ``bytes``: no copy
-            docs = _parse_lines(stream, fmt, filename, max_bytes, max_documents)
-    else:
-        docs = _parse_text(decode(bytes(data), filename), fmt, filename, max_bytes, max_documents)
-    return _some(docs, filename)
-
-
-def parse_pasted(
-    text: str,
-    *,
-    max_documents: int = DEFAULT_MAX_DOCUMENTS,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    name: str = "pasted text",
-) -> list[Document]:
-    """Return the documents in pasted ``text``.
-
-    A JSON array (or JSON Lines) pasted whole is read as records; otherwise documents are
-    separated by a line of ``---``, or failing that by blank lines. Empty text gives ``[]``.
-    """
-    if not isinstance(text, str):
-        raise LoadError(f"{name}: expected text, got {type(text).__name__}")
-    check_limits(max_bytes, max_documents)
-    if len(text) > max_bytes // 4 and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-        raise LoadError(too_big(name, len(text.encode("utf-8", "surrogatepass")), max_bytes), field="max_bytes")
-    text = normalise_newlines(text.lstrip("\ufeff"))
-    reject_nul(text, name)
-    stripped = text.strip()
-    if not stripped:
-        return []
-    if stripped[0] in "[{":
-        records = try_json_paste(stripped, name, max_documents)
-        if records is not None:
-            return records
-    return plain_documents(split_plain(stripped), name, max_documents, source=None)
-
-
-def _parse_lines(stream: IO[bytes], fmt: str, name: str, max_bytes: int, max_documents: int) -> list[Document]:
-    """Return the documents of a line-by-line format, read from ``stream`` one line at a time."""
-    lines = iter_lines(stream, name, max_bytes)
-    if fmt == "jsonl":
-        return parse_jsonl(lines, name, max_documents)
-    return parse_csv(lines, name, max_documents, max_bytes=max_bytes, tab=name.lower().endswith(".tsv"))
-
-
-def _parse_text(text: str, fmt: str, name: str, max_bytes: int, max_documents: int) -> list[Document]:
-    """Return the documents of a whole-text format (``text`` already decoded and checked)."""
-    if fmt == "auto":
-        return parse_pasted(text, max_documents=max_documents, name=name, max_bytes=max_bytes)
-    if fmt == "json":
-        return parse_json_text(text, name, max_documents)
-    if fmt == "md":
-        return parse_markdown(text, name, max_documents)
-    return plain_documents(split_plain(text), name, max_documents, source=name)
-
-
-def _some(docs: list[Document], name: str) -> list[Document]:
-    if not docs:
-        raise LoadError(f"{name}: no documents found; the file is empty or holds only blank lines")
-    return docs

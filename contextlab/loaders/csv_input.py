@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..types import Document
+from .json_input import MAX_JSON_DEPTH, nesting_depth
 from .reading import shortened, too_many
 from .records import TEXT_FIELDS, raise_missing_text, record_to_document
 
@@ -91,9 +92,11 @@ def _record(header: list[str], row: list[str]) -> dict[str, Any]:
     meta = record.get("metadata")
     if isinstance(meta, str) and meta.strip().startswith("{"):
         try:
-            record["metadata"] = json.loads(meta)
+            parsed = json.loads(meta)
         except (json.JSONDecodeError, RecursionError):
-            pass  # not JSON after all: kept as the text it is
+            return record  # not JSON after all: kept as the text it is
+        if nesting_depth(parsed) <= MAX_JSON_DEPTH:
+            record["metadata"] = parsed  # far deeper JSON stays the text it is, as above
     return record
 
 

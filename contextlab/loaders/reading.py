@@ -12,6 +12,7 @@ large file is never held as bytes, as text and as a list of lines at once.
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_MAX_DOCUMENTS",
     "SUPPORTED_EXTENSIONS",
     "FORMATS",
+    "FILE_KINDS",
     "check_limits",
     "too_big",
     "too_many",
@@ -34,6 +36,9 @@ __all__ = [
     "check_format",
     "decode",
     "iter_lines",
+    "iter_blocks",
+    "too_big_stream",
+    "BLOCK_BYTES",
     "read_limited",
     "reject_nul",
     "normalise_newlines",
@@ -52,7 +57,14 @@ SUPPORTED_EXTENSIONS: dict[str, str] = {
     ".txt": "txt",
     ".md": "md",
     ".markdown": "md",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
 }
+
+#: Kinds read as one text with spans (the [files] extra reads PDF and DOCX; HTML needs it too).
+FILE_KINDS = frozenset({"pdf", "docx", "html"})
 
 #: Formats a caller may ask for by name ("auto" applies the pasted-text rules).
 FORMATS: tuple[str, ...] = ("auto", "json", "jsonl", "csv", "txt", "md")
@@ -263,33 +275,84 @@ def read_limited(stream: IO[bytes], name: str, max_bytes: int, expected: int = 0
     return b"".join(chunks)  # one chunk: returned as is, no copy
 
 
-def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
-    """Yield the text lines of a seekable binary ``stream`` one at a time, each ending in
-    ``"\\n"`` (but maybe the last), with the same checks as ``decode`` and the byte limit.
+#: How much a stream is read at a time: bounded, so no single read outruns the byte limit.
+BLOCK_BYTES = 1 << 20
 
-    Lines are counted as ``decode`` counts them: CRLF and a lone CR both end a line.
+
+def too_big_stream(name: str, max_bytes: int) -> str:
+    """Return the message for a stream (a pipe, a device) that passed the byte limit while read."""
+    return (
+        f"{name} is more than {max_bytes:,} bytes, over the limit (reading stopped there); split it into "
+        "smaller files or raise the limit (max_bytes=N)"
+    )
+
+
+def iter_blocks(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[bytes]:
+    """Yield what ``stream`` holds in blocks of at most ``BLOCK_BYTES``; raise once past ``max_bytes``.
+
+    Works the same on a file, a pipe or a device (whose size ``stat`` reports as 0): never more
+    than ``max_bytes + 1`` bytes are read, and never more than one block at once.
     """
-    head = stream.read(16)
-    stream.seek(0)
-    _check_magic(head, name)
+    total = 0
+    while True:
+        block = stream.read(min(BLOCK_BYTES, max_bytes + 1 - total))
+        if not block:
+            return
+        total += len(block)
+        if total > max_bytes:
+            raise LoadError(too_big_stream(name, max_bytes), field="max_bytes")
+        yield block
+
+
+def iter_lines(stream: IO[bytes], name: str, max_bytes: int) -> Iterator[str]:
+    """Yield the text lines of a binary ``stream`` one at a time, each ending in ``"\\n"`` (but
+    maybe the last), with the same checks as ``decode`` and the byte limit.
+
+    The stream is read forward in bounded blocks (``iter_blocks``): a pipe works, and input without
+    a newline (``/dev/zero``) stops at the limit. Lines are counted as ``decode`` counts them: CRLF
+    and a lone CR both end a line.
+    """
+    blocks = iter_blocks(stream, name, max_bytes)
+    head = b""
+    for block in blocks:
+        head += block
+        if len(head) >= 16:
+            break
+    _check_magic(head[:16], name)
     if head.startswith(_UTF16_BOMS):
         # UTF-16's newline is two bytes: decode the whole input, then hand out its lines.
-        data = read_limited(stream, name, max_bytes)
+        data = head + b"".join(blocks)
         yield from io.StringIO(normalise_newlines(_decode_utf16(data, name).lstrip("\ufeff")))
         return
-    offset = 0
-    for number, raw in enumerate(stream, start=1):
-        end = offset + len(raw)
-        if end > max_bytes:
-            raise LoadError(too_big(name, end, max_bytes), field="max_bytes")
-        text = _decode_utf8(raw, name, number, offset)
-        if number == 1:
-            text = text.lstrip("\ufeff")
-        offset = end
-        if "\r" in text:
-            yield from _split_keeping_ends(normalise_newlines(text))
-        else:
-            yield text
+    yield from _lines_of_blocks(itertools.chain([head], blocks), name)
+
+
+def _lines_of_blocks(blocks: Iterator[bytes], name: str) -> Iterator[str]:
+    """Yield the decoded lines of UTF-8 ``blocks``; a line may span blocks (held until it ends)."""
+    pending = b""
+    number, offset = 1, 0
+    for block in blocks:
+        pending += block
+        cut = pending.rfind(b"\n") + 1
+        if cut == 0:
+            continue
+        whole, pending = pending[:cut], pending[cut:]
+        for raw in whole.split(b"\n")[:-1]:
+            line = raw + b"\n"
+            yield from _decoded_line(line, name, number, offset)
+            number, offset = number + 1, offset + len(line)
+    if pending:
+        yield from _decoded_line(pending, name, number, offset)
+
+
+def _decoded_line(raw: bytes, name: str, number: int, offset: int) -> Iterator[str]:
+    text = _decode_utf8(raw, name, number, offset)
+    if number == 1:
+        text = text.lstrip("\ufeff")
+    if "\r" in text:
+        yield from _split_keeping_ends(normalise_newlines(text))
+    else:
+        yield text
 
 
 def _split_keeping_ends(text: str) -> Iterator[str]:

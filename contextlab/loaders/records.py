@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "raise_missing_text",
     "has_text_field",
     "type_name",
+    "chunk_record",
 ]
 
 #: Fields that may hold a document's text, in the order they are looked for.
@@ -311,3 +313,20 @@ def type_name(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def chunk_record(doc: Document) -> Document:
+    """Return ``doc`` marked as a chunk of its source when its record carried a span (a chunk file's
+    line: ``start`` and ``end`` offsets), else ``doc`` itself. The merge stage reads the mark."""
+    start, end = doc.metadata.get("start"), doc.metadata.get("end")
+    if "chunk_of" in doc.metadata or doc.source is None:
+        return doc
+    if not (isinstance(start, int) and isinstance(end, int) and _offset(start) and _offset(end) and start < end):
+        return doc
+    page = doc.metadata.get("page")
+    label = f"{doc.source} p. {page}" if isinstance(page, int) and not isinstance(page, bool) else doc.source
+    return replace(doc, source=label, metadata={**doc.metadata, "chunk_of": doc.source})
+
+
+def _offset(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

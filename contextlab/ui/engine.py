@@ -30,6 +30,7 @@ from contextlab.stages.dedup import (
     similarity_matrix,
     word_diff,
 )
+from contextlab.stages.merge import MergeOutcome, merge_chunks
 from contextlab.stages.reorder import (
     MIN_DOCS_TO_REORDER,
     ORDERINGS,
@@ -41,6 +42,7 @@ from contextlab.tokenizers import TOKENIZER_NAMES, VOCABULARIES, Tokenizer, coun
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
+    "passages",
     "ORDERINGS",
     "PLACEMENTS",
     "most_relevant_position",
@@ -270,3 +272,8 @@ def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], st
     placed_first = config.seed_compatible or not config.budget_before_reorder
     label = "block order (placed first, as seed 000)" if placed_first else "most relevant first"
     return list(result.budget_walk), label
+
+
+def passages(documents: Sequence[Document]) -> MergeOutcome:
+    """Return ``documents`` with overlapping chunks of one source merged, as the build merges them."""
+    return merge_chunks(documents)

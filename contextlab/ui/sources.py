@@ -10,11 +10,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from contextlab.errors import ContextLabError
 from contextlab.loaders import SUPPORTED_EXTENSIONS
 
 from .inputs import DocumentsInput
-from .loading import load_uploads, parse_pasted_cached, sample, sample_names
+from .loading import load_pasted, load_uploads, sample, sample_names, upload_set_fields
 from .parameters import set_budget
 from .runs import SOURCE as RUNS_SOURCE
 from .runs import SOURCE_LABEL as RUNS_LABEL
@@ -128,11 +127,8 @@ def sample_documents(name: str) -> DocumentsInput:
 def _pasted_documents(key: str = "paste_text") -> DocumentsInput:
     seed_once(key, "")
     text = st.text_area("Documents as text", key=key, height=220, placeholder=_PASTE_PLACEHOLDER)
-    try:
-        docs = parse_pasted_cached(text)
-    except ContextLabError as exc:
-        return DocumentsInput([], "Pasted text", errors=(str(exc),))
-    return DocumentsInput(docs, "Pasted text")
+    docs, error = load_pasted(text)
+    return DocumentsInput(docs, "Pasted text", errors=(error,) if error else ())
 
 
 def bidi_warning(names: Sequence[str]) -> str | None:
@@ -157,12 +153,26 @@ def _uploaded_documents(key: str = "upload_files") -> DocumentsInput:
             key=key,
             accept_multiple_files=True,
             type=[ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS],
-            help="JSON, JSON Lines, CSV/TSV, plain text or Markdown. Scores are read when present.",
+            help="PDF, Word (DOCX), web pages (HTML), JSON, JSON Lines, CSV/TSV, plain text or Markdown. "
+            "Scores are read when present; a JSON file's query and answer source too.",
         )
         or []
     )
-    docs, errors = load_uploads([(f.name, f.getvalue()) for f in files])
+    brought = [(f.name, f.getvalue()) for f in files]
+    docs, errors = load_uploads(brought)
+    fields = upload_set_fields(brought)
+    query_key = CONFIG_KEYS["query"]
+    if fields.query and not st.session_state.get(query_key, "").strip():
+        st.session_state[query_key] = fields.query  # the set's own question, as a sample brings its own
     names = [f.name for f in files]
     warning = bidi_warning(names)
     label = f"Upload: {', '.join(names)}" if names else "Upload: (no file yet)"
-    return DocumentsInput(docs, label, errors=tuple(errors), warnings=(warning,) if warning else ())
+    return DocumentsInput(
+        docs,
+        label,
+        errors=tuple(errors),
+        warnings=(warning,) if warning else (),
+        default_query=fields.query or "",
+        answer_source=fields.answer_source,
+        gold_answers=fields.answers,
+    )

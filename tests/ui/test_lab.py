@@ -20,7 +20,7 @@ from .conftest import APP, TIMEOUT, metric, open_lab, run, specs, switch_view, t
 pytestmark = pytest.mark.integration
 
 CORE_VIEWS = ["overview", "duplicates", "placement", "budget", "final"]
-ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window"]
+ALL_VIEWS = [*CORE_VIEWS, "compare", "learn", "window", "chunks"]
 
 
 # -- first open ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..context import LabContext
-from . import budget, compare, duplicates, evaluate, final, learn, overview, placement, window
+from . import budget, chunks, compare, duplicates, evaluate, final, learn, overview, placement, window
 
 __all__ = ["VIEWS", "DEFAULT_VIEW", "View"]
 
@@ -25,6 +25,7 @@ VIEWS: dict[str, tuple[str, View]] = {
     "compare": ("Compare", compare.render),
     "learn": ("Learn", learn.render),
     "window": ("Window", window.render),
+    "chunks": ("Chunks", chunks.render),
     "evaluate": ("Evaluate", evaluate.render),
 }
 DEFAULT_VIEW = "overview"
