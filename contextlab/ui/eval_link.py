@@ -18,11 +18,10 @@ import streamlit as st
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation import DEFAULT_TOP_K
 from contextlab.settings import DEFAULT_CURVE_MODEL
-from contextlab.stages.reorder import PLACEMENTS
 from contextlab.validation import message_value, parse_int
 
 from .curve_store import LOADED_CURVE
-from .engine import TOKENIZER_NAMES
+from .engine import PLACEMENTS, TOKENIZER_NAMES
 from .state import seed_once
 
 __all__ = [
