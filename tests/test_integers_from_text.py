@@ -75,3 +75,14 @@ def test_a_curve_outcomes_file_with_a_non_ascii_digit_is_a_line_naming_the_file(
     assert message.startswith("outcomes file 'c.questions.csv' line 2: total_docs ")
     assert message.endswith(" and position '1' must be whole numbers with 1 <= position <= total_docs")
     assert "\n" not in message and len(message) < 200
+
+
+@pytest.mark.parametrize("written", ["\u00b2", "\u0663", "1" * 5000])
+def test_typed_orders_and_grid_values_take_ascii_digits_only(written):
+    from contextlab.evaluation.grid import parse_grid
+    from contextlab.lab.teaching import parse_order
+
+    with pytest.raises(ValueError, match="order: type relevance ranks as whole numbers"):
+        parse_order(f"1 {written} 3", 3)
+    with pytest.raises(ValueError, match="grid max_context_tokens: .* is not a whole number"):
+        parse_grid([f"max_context_tokens=512,{written}"])

@@ -246,6 +246,8 @@ def test_manager_bad_request_names_field(docs, budget, match):
         ({"dedup_threshold": 1.5}, r"dedup_threshold must be in \(0, 1\]"),
         ({"dedup_threshold": math.nan}, r"dedup_threshold"),
         ({"min_doc_tokens": -1}, r"min_doc_tokens must be a whole number >= 0"),
+        ({"max_context_tokens": -1}, r"max_context_tokens must be a whole number >= 0"),
+        ({"max_context_tokens": 1.5}, r"max_context_tokens must be a whole number, got 1\.5"),
         ({"tokenizer": "gpt5"}, r"unknown tokenizer 'gpt5'; choose one of: cl100k_base, o200k_base, llama3"),
         ({"summarizer": "nope"}, r"summarizer must be a callable"),
     ],

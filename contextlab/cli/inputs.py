@@ -25,7 +25,7 @@ from ..loaders.reading import a_folder
 from ..retrieval.injection import MAX_TOP_K
 from ..settings import DEDUP_THRESHOLD_RANGE
 from ..types import Document
-from ..validation import message_value
+from ..validation import message_value, parse_int
 
 __all__ = [
     "INPUT_FORMATS",
@@ -59,7 +59,7 @@ def int_at_least(minimum: int, maximum: int = MAX_WHOLE) -> Callable[[str], int]
 
     def parse(text: str) -> int:
         try:
-            value = int(text) if len(text) <= 40 else None  # int() of a huge string is slow
+            value: int | None = parse_int(text, field="value", max_digits=40)
         except ValueError:
             value = None
         if value is None:

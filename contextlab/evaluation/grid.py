@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import InvalidInputError
 from ..manager import ContextManager
 from ..settings import BLOCK_SETTINGS, EngineSettings
-from ..validation import bool_text, boolean_word
+from ..validation import bool_text, boolean_word, message_value, parse_int
 
 __all__ = ["GRID_KEYS", "Configuration", "grid_keys", "parse_grid", "expand_grid"]
 
@@ -54,7 +54,7 @@ def _parse_value(key: str, raw: str) -> Any:
         return boolean_word(f"grid {key}", text)
     try:
         if isinstance(default, int):
-            return int(text)
+            return parse_int(text, field=f"grid {key}")
         if isinstance(default, float):
             value = float(text)
             if not math.isfinite(value):
@@ -62,7 +62,7 @@ def _parse_value(key: str, raw: str) -> Any:
             return value
     except ValueError:
         kind = "a whole number" if isinstance(default, int) else "a finite number"
-        raise InvalidInputError(f"grid {key}: {raw!r} is not {kind}") from None
+        raise InvalidInputError(f"grid {key}: {message_value(raw)} is not {kind}") from None
     return text
 
 

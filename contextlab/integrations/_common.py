@@ -211,7 +211,7 @@ class ContextLabStep:
                 f"{scoring.note}; the retriever's order was replaced by BM25's (metadata "
                 f"{METADATA_KEY}.retriever_rank keeps it)"
             )
-        request = PromptRequest(query=query, documents=docs, max_context_tokens=self.config.max_context_tokens)
+        request = PromptRequest(query=query, documents=docs)  # at the settings' budget (the manager's)
         result = self.manager.build(request)
         if note:
             result.notes.append(note)  # in the capture too: the result is recorded whole

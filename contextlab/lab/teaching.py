@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..curves.published import load_position_curves
 from ..errors import InvalidInputError
+from ..validation import parse_int
 
 __all__ = [
     "is_measured",
@@ -187,8 +188,8 @@ def parse_order(text: str, n: int) -> list[int]:
     """
     parts = text.replace(",", " ").split()
     try:
-        ranks = [int(p) for p in parts]
-    except ValueError:
+        ranks = [parse_int(p, field="order") for p in parts]
+    except InvalidInputError:
         raise InvalidInputError(
             "order: type relevance ranks as whole numbers separated by spaces, e.g. 1 3 2"
         ) from None

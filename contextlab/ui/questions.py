@@ -18,6 +18,7 @@ from contextlab.evaluation import (
     prepare_question,
 )
 from contextlab.types import Document
+from contextlab.validation import message_value
 
 from .engine import documents_hash
 from .state import CONFIG_KEYS, TABLE_ANSWER
@@ -73,7 +74,7 @@ def open_bundled_question(query_id: str, top_k: int) -> str | None:
     """Make bundled question ``query_id``'s top ``top_k`` documents the table source; return a warning or None."""
     found = _retrieved(query_id, top_k)
     if found is None:
-        return f"ignored URL parameter question={query_id!r}: no such question in the bundled set"
+        return f"ignored URL parameter question={message_value(query_id)}: no such question in the bundled set"
     question, docs = found
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = list(docs)

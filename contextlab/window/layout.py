@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from ..errors import InvalidInputError
 from ..tokenizers import Tokenizer, resolve_tokenizer
-from ..types import ContextResult, Document
+from ..types import ContextResult, Document, ResultData
 from ..validation import fraction, whole_number
 from .memory import HistoryFit
 
@@ -138,6 +138,50 @@ class SectionAccount:
         return self.budget - self.lent + self.borrowed
 
 
+class SectionData(TypedDict):
+    """A ``SectionAccount`` as plain JSON data, its ``limit`` included."""
+
+    name: str
+    budget: int
+    used: int
+    message_tokens: int
+    items_in: int
+    items_out: int
+    borrowed: int
+    lent: int
+    lent_to: dict[str, int]
+    borrowed_from: dict[str, int]
+    notes: list[str]
+    limit: int
+
+
+class HistoryData(TypedDict):
+    """Which turns of the conversation were kept, and the summary of the rest."""
+
+    kept_indices: list[int]
+    summary: str
+    summarized_indices: list[int]
+
+
+class AssembledPromptData(TypedDict):
+    """An ``AssembledPrompt`` as plain JSON data (``AssembledPrompt.to_dict``)."""
+
+    text: str
+    messages: list[dict[str, str]]
+    tokens_used: int
+    message_tokens: int
+    tokens_limit: int
+    output_reserve_tokens: int
+    tokenizer: str
+    window_budget: dict[str, float]
+    documents_budget: int
+    question_index: int | None
+    sections: dict[str, SectionData]
+    history: HistoryData
+    documents_result: ResultData | None
+    notes: list[str]
+
+
 @dataclass
 class AssembledPrompt:
     """A finished prompt in two forms (text and chat messages) and the account of every section.
@@ -201,29 +245,46 @@ class AssembledPrompt:
         )
         return "\n".join(line.rstrip() for line in lines)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AssembledPromptData:
         """Return the prompt and its account as plain JSON-serialisable data."""
         hist = self.history
-        return {
-            "text": self.text,
-            "messages": [dict(m) for m in self.messages],
-            "tokens_used": self.tokens_used,
-            "message_tokens": self.message_tokens,
-            "tokens_limit": self.tokens_limit,
-            "output_reserve_tokens": self.output_reserve_tokens,
-            "tokenizer": self.tokenizer,
-            "window_budget": asdict(self.window_budget),
-            "documents_budget": self.documents_budget,
-            "question_index": self.question_index,
-            "sections": {name: {**asdict(acc), "limit": acc.limit} for name, acc in self.sections.items()},
-            "history": {
-                "kept_indices": list(hist.kept_indices),
-                "summary": hist.summary,
-                "summarized_indices": list(hist.summarized_indices),
-            },
-            "documents_result": None if self.documents_result is None else self.documents_result.to_dict(),
-            "notes": list(self.notes),
-        }
+        return AssembledPromptData(
+            text=self.text,
+            messages=[dict(m) for m in self.messages],
+            tokens_used=self.tokens_used,
+            message_tokens=self.message_tokens,
+            tokens_limit=self.tokens_limit,
+            output_reserve_tokens=self.output_reserve_tokens,
+            tokenizer=self.tokenizer,
+            window_budget=asdict(self.window_budget),
+            documents_budget=self.documents_budget,
+            question_index=self.question_index,
+            sections={name: _section_data(acc) for name, acc in self.sections.items()},
+            history=HistoryData(
+                kept_indices=list(hist.kept_indices),
+                summary=hist.summary,
+                summarized_indices=list(hist.summarized_indices),
+            ),
+            documents_result=None if self.documents_result is None else self.documents_result.to_dict(),
+            notes=list(self.notes),
+        )
+
+
+def _section_data(acc: SectionAccount) -> SectionData:
+    return SectionData(
+        name=acc.name,
+        budget=acc.budget,
+        used=acc.used,
+        message_tokens=acc.message_tokens,
+        items_in=acc.items_in,
+        items_out=acc.items_out,
+        borrowed=acc.borrowed,
+        lent=acc.lent,
+        lent_to=dict(acc.lent_to),
+        borrowed_from=dict(acc.borrowed_from),
+        notes=list(acc.notes),
+        limit=acc.limit,
+    )
 
 
 @dataclass

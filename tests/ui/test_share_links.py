@@ -18,6 +18,7 @@ def test_share_link_with_values_no_widget_can_hold_opens_on_the_defaults_and_say
         limit="\u00b2",
         top_k="\u00b2",
         view="budget",
+        question="q" * 5000,
     )
     warnings = [unescape(w.value) for w in at.warning]
     assert "ignored URL parameter dedup_threshold='0.005': a number from 0.01 to 1" in warnings
@@ -28,6 +29,10 @@ def test_share_link_with_values_no_widget_can_hold_opens_on_the_defaults_and_say
     assert "ignored URL parameter min_doc_tokens='\u00b2': a whole number from 0 to 100,000" in warnings
     assert "ignored URL parameter limit='\u00b2': a whole number from 1 to 1,000,000" in warnings
     assert "ignored URL parameter top_k='\u00b2': a whole number from 1 to 100" in warnings
+    assert (
+        "ignored URL parameter question='qqqqqqqqqqqqqqqqq...qqqqqqqqqqqqqqqqqq' (5,000 characters): "
+        "no such question in the bundled set"
+    ) in warnings
     assert all(len(w) < 200 for w in warnings)
     # Each falls back to its default; what the link got right still applies.
     assert at.slider(key="cfg_dedup_threshold").value == 0.85

@@ -225,7 +225,7 @@ def open_question(query_id: str, config_label: str) -> None:
         else evalset.retriever.retrieve(question.query, result.top_k)
     )
     config = next(c.config for c in result.configs if c.label == config_label)
-    seed_config(config.with_changes(query=question.query), force=True)
+    seed_config(LabConfig.from_settings(config, query=question.query), force=True)
     st.session_state["doc_source"] = "table"
     st.session_state["table_documents"] = docs
     st.session_state[TABLE_ANSWER] = (None, gold_keys(question, docs), tuple(question.answers))
