@@ -187,13 +187,6 @@ def _writable(path: str) -> bool:
     return True
 
 
-def _not_a_cache(path: str, exc: sqlite3.Error) -> InvalidInputError:
-    return InvalidInputError(
-        f"cache {path!r} is not a contextlab response cache ({exc}); give another --cache file, or delete this one",
-        field="cache",
-    )
-
-
 class ResponseCache:
     """Responses by request key in one SQLite file (``":memory:"`` for a throwaway cache).
 
@@ -218,15 +211,17 @@ class ResponseCache:
             if not self.read_only:
                 _use_wal(self._db)
                 self._db.executescript(_SCHEMA)
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise _not_a_cache(self.path, exc) from None
-            raise CacheError(
-                f"cache {self.path} is held by another program or run ({exc}) for more than {_WAIT_S:g} s; "
-                "give another --cache file, or rerun when it is done"
-            ) from None
         except sqlite3.DatabaseError as exc:
-            raise _not_a_cache(self.path, exc) from None
+            if "locked" in str(exc):  # SQLite's busy: another run or program held the file longer than a run waits
+                raise CacheError(
+                    f"cache {self.path} is held by another program or run ({exc}) for more than {_WAIT_S:g} s; "
+                    "give another --cache file, or rerun when it is done"
+                ) from None
+            raise InvalidInputError(
+                f"cache {self.path!r} is not a contextlab response cache ({exc}); "
+                "give another --cache file, or delete this one",
+                field="cache",
+            ) from None
         self._lock = threading.Lock()
 
     def _prepare_file(self) -> bool:
