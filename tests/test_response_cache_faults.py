@@ -205,3 +205,22 @@ def test_cache_faults_run_opening_a_new_cache_another_run_is_creating_waits_and_
     second.join()
     assert failures == []
     assert ResponseCache(path).get("k1") == KEPT
+
+
+def test_cache_faults_new_cache_held_longer_than_a_run_waits_is_said_held_not_foreign(tmp_path, monkeypatch):
+    """Injects a fault: another program holds a new cache file's lock past the wait (shortened here to 0.2 s)."""
+    from contextlab.models import cache as cache_module
+
+    path = tmp_path / "c.sqlite"
+    monkeypatch.setattr(cache_module, "_WAIT_S", 0.2)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE memo (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    with pytest.raises(CacheError) as err:
+        ResponseCache(path)
+    holder.execute("ROLLBACK")
+    assert str(err.value) == (
+        f"cache {path} is held by another program or run (database is locked) for more than 0.2 s; "
+        "give another --cache file, or rerun when it is done"
+    )
+    assert len(ResponseCache(path)) == 0  # once let go, the file is made a cache

@@ -154,28 +154,18 @@ def _check_schema(db: sqlite3.Connection, path: str) -> None:
             )
 
 
-def _create(db: sqlite3.Connection, path: str) -> None:
-    """Check the schema and create the tables in one write transaction, then switch the file to WAL.
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Switch the file to WAL, taking turns with a run that opens the same new file at this moment.
 
-    Runs that start together on a new file take turns: ``BEGIN IMMEDIATE`` waits (up to ``_WAIT_S``)
-    while another run creates it. The switch to WAL does not wait for a run that holds the file at
-    that moment (SQLite says "locked" at once), so it waits for that run's lock and tries again.
+    SQLite says "locked" at once, without waiting, when two connections switch a file together: the
+    one told so waits for the other's lock (``BEGIN IMMEDIATE`` waits, up to ``_WAIT_S``) and tries again.
     """
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        _check_schema(db, path)
-        for statement in _SCHEMA.split(";"):
-            db.execute(statement)
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
     for _ in range(_WAL_TRIES):
         try:
             db.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError:
-            db.execute("BEGIN IMMEDIATE")  # waits for the run that holds the file
+            db.execute("BEGIN IMMEDIATE")
             db.execute("ROLLBACK")
     db.execute("PRAGMA journal_mode=WAL")
 
@@ -195,13 +185,6 @@ def _writable(path: str) -> bool:
     except OSError:
         return False
     return True
-
-
-def _not_a_cache(path: str, exc: sqlite3.Error) -> InvalidInputError:
-    return InvalidInputError(
-        f"cache {path!r} is not a contextlab response cache ({exc}); give another --cache file, or delete this one",
-        field="cache",
-    )
 
 
 class ResponseCache:
@@ -224,19 +207,21 @@ class ResponseCache:
             self.read_only = self._prepare_file()
         try:
             self._db = _connect(self.path, self.read_only)
-            if self.read_only:
-                _check_schema(self._db, self.path)
-            else:
-                _create(self._db, self.path)
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise _not_a_cache(self.path, exc) from None
-            raise CacheError(
-                f"cache {self.path} is held by another program or run ({exc}) for more than {_WAIT_S:g} s; "
-                "give another --cache file, or rerun when it is done"
-            ) from None
+            _check_schema(self._db, self.path)
+            if not self.read_only:
+                _use_wal(self._db)
+                self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise _not_a_cache(self.path, exc) from None
+            if "locked" in str(exc):  # SQLite's busy: another run or program held the file longer than a run waits
+                raise CacheError(
+                    f"cache {self.path} is held by another program or run ({exc}) for more than {_WAIT_S:g} s; "
+                    "give another --cache file, or rerun when it is done"
+                ) from None
+            raise InvalidInputError(
+                f"cache {self.path!r} is not a contextlab response cache ({exc}); "
+                "give another --cache file, or delete this one",
+                field="cache",
+            ) from None
         self._lock = threading.Lock()
 
     def _prepare_file(self) -> bool:
