@@ -15,14 +15,13 @@ __all__ = ["REFUSAL_PHRASES", "is_refusal", "refusal_phrases_text"]
 REFUSAL_PHRASES = (
     "i don't know",
     "i do not know",
-    "unknown",
-    "not known",
     "cannot be determined",
     "can't be determined",
     "cannot answer",
     "can't answer",
     "unable to answer",
-    "no answer",
+    "none of the search results",
+    "none of the documents",
     "not mentioned",
     "not stated",
     "not provided",
@@ -49,5 +48,5 @@ def is_refusal(answer: str) -> bool:
 
 
 def refusal_phrases_text() -> str:
-    """Return the refusal phrases as one line: ``"i don't know", "unknown", ...``."""
+    """Return the refusal phrases as one line: ``"i don't know", "i do not know", ...``."""
     return ", ".join(f'"{p}"' for p in REFUSAL_PHRASES)
