@@ -14,6 +14,7 @@ from typing import Any
 
 from ..atomic import check_target
 from ..safe_text import terminal_safe_lines
+from .experiments import add_experiment_options
 from .flags import error_line, note
 from .inputs import int_at_least, positive_int
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
@@ -164,6 +165,10 @@ def cmd_curve(args: argparse.Namespace) -> int:
         error_line(f"{problem} (see `contextlab curve --help`)", prog="contextlab curve")
         return 2
     check_target(args.out, "out")  # before a call is paid for: a typo in a path costs nothing
+    if args.vary != "position":
+        from .experiments import cmd_experiment
+
+        return cmd_experiment(args)
     try:
         measured = _measured(args)
     except KeyboardInterrupt as stop:
@@ -286,4 +291,5 @@ def add_curve(sub: Any) -> None:
     p.add_argument("--no-closed-book", action="store_true", help="skip the closed-book condition (no documents)")
     p.add_argument("--name", metavar="LABEL", help="the model's name in the file (default: the endpoint's model id)")
     p.add_argument("--out", "-o", required=True, metavar="CSV", help="write the curve here (whole or not at all)")
+    add_experiment_options(p)
     p.set_defaults(handler=cmd_curve)

@@ -10,7 +10,7 @@ model's window before anything is sent; ``files`` writes the result in the curve
 from __future__ import annotations
 
 from .design import DISTRACTOR_KINDS, KINDS, ExperimentSettings, parse_levels
-from .evidence import LevelDifference, LevelEvidence, LevelPoint, level_effect
+from .evidence import LevelDifference, LevelEvidence, LevelPoint, level_effect, level_power_lines
 from .files import experiment_csv, experiment_table, write_experiment
 from .plan import ExperimentCase, ExperimentPlan, plan_experiment
 from .refusals import REFUSAL_PHRASES, is_refusal
@@ -36,6 +36,7 @@ __all__ = [
     "is_refusal",
     "level_costs",
     "level_effect",
+    "level_power_lines",
     "parse_levels",
     "plan_experiment",
     "run_experiment",

@@ -16,9 +16,17 @@ from dataclasses import dataclass
 
 from ...errors import InvalidInputError
 from ...intervals import format_interval, wilson_interval
-from ...paired import ALPHA, cochran_q, holm_adjust, mcnemar_exact, paired_rate_interval, questions_for_difference
+from ...paired import (
+    ALPHA,
+    cochran_q,
+    detectable_difference,
+    holm_adjust,
+    mcnemar_exact,
+    paired_rate_interval,
+    questions_for_difference,
+)
 
-__all__ = ["LevelDifference", "LevelEvidence", "LevelPoint", "level_effect"]
+__all__ = ["LevelDifference", "LevelEvidence", "LevelPoint", "level_effect", "level_power_lines"]
 
 
 def _p_text(p: float) -> str:
@@ -162,3 +170,39 @@ def level_effect(
     )
     no_effect = cochran_q([list(outcomes[level]) for level in levels]) if len(levels) > 1 else None
     return LevelEvidence(measure, tuple(points), differences, no_effect, alpha)
+
+
+def level_power_lines(
+    questions: int, levels: int, *, detect: float | None, discordance: float, alpha: float = ALPHA
+) -> list[str]:
+    """Return what ``questions`` per level can show (each level against the first, Holm's α split), in words.
+
+    McNemar's test at 80% power with α split over the ``levels - 1`` comparisons, assuming
+    ``discordance`` of the questions answer differently at two levels; ``detect`` (points): how
+    many questions that difference needs.
+    """
+    comparisons = max(1, levels - 1)
+    share = alpha / comparisons
+    basis = (
+        f"paired McNemar, 80% power, α = {alpha:g}"
+        + (f" split over {comparisons} comparisons" if comparisons > 1 else "")
+        + f", assuming {100 * discordance:.0f}% of questions are answered differently at two levels"
+    )
+    found = detectable_difference(questions, discordance, alpha=share)
+    lines = [
+        f"{questions} questions per level cannot detect any difference ({basis})"
+        if found is None
+        else f"{questions} questions per level detect a difference of {100 * found:.1f} points or more ({basis})"
+    ]
+    if detect is not None:
+        if not 0 < detect <= 100:
+            raise InvalidInputError(f"detect must be a difference in points between 0 and 100, got {detect!r}")
+        if detect / 100.0 <= discordance:
+            needed = questions_for_difference(detect / 100.0, discordance, alpha=share)
+            lines.append(f"a {detect:g}-point difference needs about {needed:,} questions per level")
+        else:
+            lines.append(
+                f"a {detect:g}-point difference cannot be shown when only {100 * discordance:.0f}% of questions "
+                "answer differently; give a larger --discordance if you expect more"
+            )
+    return lines
