@@ -336,7 +336,7 @@ def test_cli_build_missing_file_is_one_line_error(run, tmp_path: Path):
     [
         (["--budget", "-5"], "expected a whole number from 0 to 1,000,000,000, got '-5'"),
         (["--budget", "lots"], "expected a whole number from 0 to 1,000,000,000, got 'lots'"),
-        (["--threshold", "1.5"], "expected a number in (0, 1], got 1.5"),
+        (["--threshold", "1.5"], "expected a number in (0, 1], got '1.5'"),
         (["--tokenizer", "gpt2"], "invalid choice: 'gpt2'"),
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],

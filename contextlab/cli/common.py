@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import sys
 from typing import Any
 
 from ..errors import ContextLabError
@@ -143,8 +142,3 @@ def require(module: str, feature: str, extra: str = "lab") -> None:
         raise ContextLabError(
             f"{feature} needs the {module} package; install it with `pip install 'contextlab[{extra}]'`"
         )
-
-
-def printed(text: str) -> None:
-    """Print ``text`` on stdout (one place, so every command prints the same way)."""
-    sys.stdout.write(text + "\n")

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..atomic import check_target
 from ..safe_text import terminal_safe_lines
+from ..validation import message_value
 from .flags import error_line, note
 from .inputs import int_at_least, positive_int
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
@@ -191,7 +192,9 @@ def _share(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a share of questions in (0, 1], such as 0.25, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a share of questions in (0, 1], such as 0.25, got {message_value(text)}"
+        )
     return value
 
 
@@ -201,7 +204,9 @@ def _points(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a difference in points from 0 to 100, such as 10, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a difference in points from 0 to 100, such as 10, got {message_value(text)}"
+        )
     return value
 
 

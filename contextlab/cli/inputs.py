@@ -77,9 +77,9 @@ def threshold(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {message_value(text)}") from None
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {message_value(text)}")
     return value
 
 

@@ -18,6 +18,7 @@ from ..errors import ContextLabError
 from ..lab.config import LabConfig
 from ..safe_text import json_terminal_safe, terminal_safe_lines
 from ..types import ContextResult, Document
+from ..validation import message_value
 from .model import add_model_options, confirm_calls, measure_settings
 
 __all__ = ["add_orders_options", "wants_orders", "cmd_build_orders"]
@@ -63,7 +64,7 @@ def _answer_indices(documents: list[Document], source: str | None) -> tuple[int,
         return ()
     found = tuple(i for i, d in enumerate(documents) if d.source == source or str(d.metadata.get("id")) == source)
     if not found:
-        raise ContextLabError(f"--answer-source {source!r}: no document has that source or id")
+        raise ContextLabError(f"--answer-source {message_value(source)}: no document has that source or id")
     return found
 
 

@@ -76,7 +76,7 @@ class PositionData:
             folded = {name.casefold(): name for name in self.curves}
             if model.strip().casefold() in folded:
                 return folded[model.strip().casefold()]
-        raise InvalidInputError(f"unknown model {model!r}; choose one of: {', '.join(self.models())}")
+        raise InvalidInputError(f"unknown model {message_value(model)}; choose one of: {', '.join(self.models())}")
 
     def doc_counts(self, model: str) -> list[int]:
         """Return the document counts measured for ``model``, ascending (e.g. ``[10, 20, 30]``)."""
@@ -88,7 +88,7 @@ class PositionData:
         if total_docs not in self.curves[name]:
             raise InvalidInputError(
                 f"{name} was measured with {', '.join(map(str, self.doc_counts(name)))} documents, "
-                f"not {total_docs!r}; use accuracy_at() to interpolate other counts"
+                f"not {message_value(total_docs)}; use accuracy_at() to interpolate other counts"
             )
         return list(self.curves[name][total_docs])
 

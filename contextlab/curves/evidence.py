@@ -21,9 +21,9 @@ API
 ``CurveEvidence``: ``points`` (``PointEvidence``: position, accuracy %, 95% Wilson ``low``/``high``,
 ``questions``), ``differences`` (``PositionDifference``: each position against the first, and each
 middle position against the last; ``sentence()`` says it in words), ``no_effect`` (Cochran's Q,
-df, p; paired only), ``shape`` (one of ``SHAPES``; ``shapes``: every one shown), ``claims`` (the sentences to show, the first
-the headline), ``misses_middle`` / ``reads_end_best`` / ``reads_beginning_best`` (booleans a
-caption may test), ``detectable`` (the smallest difference in points these questions detect with
+df, p; paired only), ``shape`` (one of ``SHAPES``; ``shapes``: every one shown), ``claims`` (the
+sentences to show, the first the headline), ``misses_middle`` / ``reads_end_best`` (booleans a caption may
+test), ``detectable`` (the smallest difference in points these questions detect with
 80% power) and ``to_dict()``.
 
 The rule: the family of differences is corrected by Holm's step-down method; a difference is
@@ -52,6 +52,7 @@ from ..paired import (
     questions_for_difference,
     rate_difference,
 )
+from ..validation import message_value
 from .curve_file import PositionData
 from .published import load_position_curves
 from .reading import CURVE_QUESTIONS
@@ -126,7 +127,11 @@ class PositionDifference:
     only_second: int | None = None
 
     def sentence(self) -> str:
-        """Return e.g. ``positions 1 and 5 differ by +6.7 [-8.1, +21.4] points, p = 0.45: not told apart on 30 questions``."""
+        """Return the difference in words.
+
+        For example ``positions 1 and 5 differ by +6.7 [-8.1, +21.4] points, p = 0.45: not told apart on 30
+        questions``.
+        """
         text = (
             f"positions {self.first} and {self.second} differ by "
             f"{format_interval(self.difference, self.low, self.high, signed=True)} points, "
@@ -157,7 +162,6 @@ class CurveEvidence:
     claims: tuple[str, ...]
     alpha: float
     discordance: float
-    discordance_assumed: bool
     detectable: float | None
     questions: int | None
     #: Every shape the tests show (``SHAPES``), strongest first; ``shape`` is the first.
@@ -178,18 +182,14 @@ class CurveEvidence:
         """True when the last position is resolved above every other."""
         return "reads_the_end_best" in self.shapes
 
-    @property
-    def reads_beginning_best(self) -> bool:
-        """True when the first position is resolved above every other."""
-        return "reads_the_beginning_best" in self.shapes
-
     def point(self, position: int) -> PointEvidence:
         """Return the point at ``position``, or raise naming the positions measured."""
         for p in self.points:
             if p.position == position:
                 return p
         raise InvalidInputError(
-            f"position {position!r} was not measured; the curve has {', '.join(str(p.position) for p in self.points)}",
+            f"position {message_value(position)} was not measured; "
+            f"the curve has {', '.join(str(p.position) for p in self.points)}",
             field="position",
         )
 
@@ -488,7 +488,6 @@ def position_effect(
             shape=shape,
             claims=(claim,),
             discordance=DEFAULT_DISCORDANCE,
-            discordance_assumed=True,
             detectable=None,
             questions=min(known) if known else None,
             shapes=(shape,),
@@ -511,7 +510,6 @@ def position_effect(
         shape=shown[0][0],
         claims=tuple(s for _, s in shown),
         discordance=discordance,
-        discordance_assumed=assumed,
         detectable=detectable,
         questions=n,
         shapes=tuple(k for k, _ in shown),

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LoadError
+from ..validation import message_value
 from .curve_file import PositionData, load_curve_file, parse_curve_file
 from .evidence import CurveEvidence, curve_evidence
 
@@ -74,7 +75,7 @@ class CurveOutcomes:
         return {p: list(v) for (kind, n, p), v in sorted(self.conditions.items()) if kind == "position" and n == count}
 
     def paired(self, curve: Iterable[tuple[int, float]], total_docs: int) -> dict[int, list[bool]] | None:
-        """Return ``{position: outcomes}`` for the curve's points at ``total_docs``, or None when they are not all here."""
+        """Return ``{position: outcomes}`` for the curve's points at ``total_docs`` (None unless all are here)."""
         positions = [p for p, _ in curve]
         found = {
             p: list(v)
@@ -99,13 +100,16 @@ def outcomes_csv(rows: Iterable[Mapping[str, Any]]) -> str:
 def _condition(row: Mapping[str, str], where: str) -> tuple[str, int, int]:
     kind = (row.get("kind") or "").strip()
     if kind not in _KINDS:
-        raise LoadError(f"{where}: kind is {kind!r}; expected position, closed_book or oracle", field="outcomes")
+        raise LoadError(
+            f"{where}: kind is {message_value(kind)}; expected position, closed_book or oracle", field="outcomes"
+        )
     if kind != "position":
         return (kind, 0, 0) if kind == "closed_book" else (kind, 1, 1)
     total, position = (row.get("total_docs") or "").strip(), (row.get("position") or "").strip()
     if not total.isdigit() or not position.isdigit() or not 1 <= int(position) <= int(total):
         raise LoadError(
-            f"{where}: total_docs {total!r} and position {position!r} must be whole numbers with "
+            f"{where}: total_docs {message_value(total)} and position {message_value(position)} "
+            "must be whole numbers with "
             "1 <= position <= total_docs",
             field="outcomes",
         )
@@ -128,10 +132,14 @@ def parse_outcomes(text: str, *, name: str = "outcomes file") -> CurveOutcomes:
         query_id = (row.get("query_id") or "").strip()
         correct = (row.get("correct") or "").strip()
         if not query_id or correct not in ("0", "1"):
-            raise LoadError(f"{where}: needs a query_id and correct 0 or 1 (got {correct!r})", field="outcomes")
+            raise LoadError(
+                f"{where}: needs a query_id and correct 0 or 1 (got {message_value(correct)})", field="outcomes"
+            )
         marks = seen.setdefault(condition, {})
         if query_id in marks:
-            raise LoadError(f"{where}: question {query_id!r} is given twice under one condition", field="outcomes")
+            raise LoadError(
+                f"{where}: question {message_value(query_id)} is given twice under one condition", field="outcomes"
+            )
         marks[query_id] = correct == "1"
         order.setdefault(query_id)
     ids = tuple(order)

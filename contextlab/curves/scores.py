@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..stages.reorder import ORDERINGS
-from ..validation import is_finite_number
+from ..validation import is_finite_number, message_value
 from .curve_file import PositionData
 from .published import accuracy_at, check_doc_count, load_position_curves
 
@@ -62,7 +62,7 @@ def _relevances(relevances: Sequence[float], n_docs: int | None) -> tuple[list[f
     values = list(relevances)
     for i, r in enumerate(values):
         if not is_finite_number(r) or r < 0:
-            raise InvalidInputError(f"relevances[{i}] must be a finite number >= 0, got {r!r}")
+            raise InvalidInputError(f"relevances[{i}] must be a finite number >= 0, got {message_value(r)}")
     n = len(values) if n_docs is None else check_doc_count(n_docs)
     if n < 1:
         raise InvalidInputError("relevances is empty; give one relevance per block position")

@@ -16,7 +16,7 @@ Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_
 
 from __future__ import annotations
 
-from .aggregate import Aggregator, aggregate, bootstrap_interval
+from .aggregate import Aggregator, aggregate
 from .analysis import (
     ZONES,
     disagreements,
@@ -61,6 +61,7 @@ from .sets import (
     normalize_answer,
     parse_eval_records,
 )
+from .stats import bootstrap_interval
 
 __all__ = [
     "BUNDLED_SET",

@@ -23,11 +23,13 @@ from typing import Any
 from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
+from ..validation import message_value
 from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
 from .recommendation import METRIC_WORDS, recommend
 from .stats import (
     BOOTSTRAP_SAMPLES,
+    bootstrap_interval,
     budget_gains,
     combine_intervals,
     paired_comparison,
@@ -38,7 +40,6 @@ __all__ = [
     "BOOTSTRAP_MAX_QUESTIONS",
     "PAIRED_METRICS",
     "aggregate",
-    "bootstrap_interval",
     "recommendation_metric",
     "INTERVALS",
 ]
@@ -78,31 +79,6 @@ INTERVALS: dict[str, Any] = {
     "expected_accuracy holds the published curve fixed (both configurations read the same curve)",
     "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation, no paired differences",
 }
-# Resampled indices are drawn in blocks of at most this many, so a million questions never
-# needs a (1000 x n) index matrix in memory at once.
-_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
-
-
-def bootstrap_interval(values: Sequence[float], *, seed: int = 0) -> tuple[float, float, float]:
-    """Return ``(mean, low, high)``: the mean and its 95% percentile bootstrap interval.
-
-    1,000 resamples of the questions from a generator seeded with ``seed``, so the interval is
-    the same on every run.
-    """
-    import numpy as np
-
-    data = np.asarray(values, dtype=float)
-    n = data.size
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // n)
-    means = np.empty(BOOTSTRAP_SAMPLES)
-    for start in range(0, BOOTSTRAP_SAMPLES, per_block):
-        count = min(per_block, BOOTSTRAP_SAMPLES - start)
-        means[start : start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return (float(data.mean()), float(low), float(high))
 
 
 def _normal_interval(n: int, total: float, squares: float) -> tuple[float, float, float]:
@@ -227,7 +203,8 @@ class Aggregator:
             return next(iter(self._configs), None)
         if baseline not in self._configs:
             raise InvalidInputError(
-                f"baseline {baseline!r} is not a configuration of this run; choose one of: {', '.join(self._configs)}",
+                f"baseline {message_value(baseline)} is not a configuration of this run; "
+                f"choose one of: {', '.join(self._configs)}",
                 field="baseline",
             )
         return baseline

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
-from ..validation import bool_text
+from ..validation import bool_text, message_value
 from .metrics import SUMMARY_METRICS, gold_zone
 
 if TYPE_CHECKING:
@@ -85,10 +85,10 @@ def setting_table(
     """
     known = (*SUMMARY_METRICS, "accuracy")
     if metric not in known:
-        raise InvalidInputError(f"unknown metric {metric!r}; choose one of: {', '.join(known)}")
+        raise InvalidInputError(f"unknown metric {message_value(metric)}; choose one of: {', '.join(known)}")
     for key in (x_key, y_key):
         if not summaries or key not in summaries[0]:
-            raise InvalidInputError(f"{key!r} is not a setting of this run")
+            raise InvalidInputError(f"{message_value(key)} is not a setting of this run")
     xs = list(dict.fromkeys(s[x_key] for s in summaries))
     ys = list(dict.fromkeys(s[y_key] for s in summaries))
     cells: list[list[float | None]] = []
@@ -127,7 +127,7 @@ def disagreements(
     b = {r["query_id"]: r for r in rows if r["config"] == config_b}
     if not a or not b:
         missing = config_a if not a else config_b
-        raise InvalidInputError(f"no configuration {missing!r} in this run")
+        raise InvalidInputError(f"no configuration {message_value(missing)} in this run")
     out = []
     for qid, ra in a.items():
         rb = b.get(qid)
@@ -162,7 +162,7 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
         key, sep, value = part.partition("=")
         if not sep or not key:
             raise InvalidInputError(
-                f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
+                f"baseline {message_value(spec)}: give a configuration's label or KEY=V settings; "
                 f"configurations: {', '.join(c.label for c in configs)}",
                 field="baseline",
             )
@@ -171,7 +171,8 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
     if len(matches) != 1:
         how = "matches no configuration" if not matches else f"matches {len(matches)} configurations"
         raise InvalidInputError(
-            f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}", field="baseline"
+            f"baseline {message_value(spec)} {how}; name one of: {', '.join(c.label for c in configs)}",
+            field="baseline",
         )
     return matches[0]
 

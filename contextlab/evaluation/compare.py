@@ -1,4 +1,4 @@
-"""Two runs side by side (``contextlab compare A.json B.json``): the same configurations, paired where the questions match.
+"""Two runs side by side (``contextlab compare A.json B.json``): the same configurations, paired where questions match.
 
 A run is its ``summary.json``; the per-question rows are read from the ``results.csv`` the
 summary names (its path is relative to the summary). Where both runs have their rows and a

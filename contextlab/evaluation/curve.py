@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ from ..models.replies import safe_line
 from ..models.scoring import answer_is_correct
 from ..paired import ALPHA
 from ..types import Document
-from ..validation import whole_number
+from ..validation import message_value, whole_number
 from .curve_sources import CurveSkip, curve_question, gold_passage
 from .sets import EvalQuestion, EvalSet, load_bundled_set
 
@@ -39,6 +40,7 @@ __all__ = [
     "CurveCase",
     "CurvePlan",
     "CurveResult",
+    "all_skipped_message",
     "plan_curve",
     "run_curve",
     "curve_csv",
@@ -68,11 +70,11 @@ def parse_positions(spec: str | Sequence[int], documents: int) -> list[int]:
         values = [int(p) for p in raw]
     except (TypeError, ValueError):
         raise InvalidInputError(
-            f"positions must be whole numbers such as 1,5,10; got {spec!r}", field="positions"
+            f"positions must be whole numbers such as 1,5,10; got {message_value(spec)}", field="positions"
         ) from None
     if not values or any(not 1 <= p <= documents for p in values):
         raise InvalidInputError(
-            f"positions must lie between 1 and documents={documents}; got {spec!r}", field="positions"
+            f"positions must lie between 1 and documents={documents}; got {message_value(spec)}", field="positions"
         )
     return sorted(dict.fromkeys(values))
 
@@ -192,6 +194,8 @@ def plan_curve(
             break
         found = curve_question(question, evalset, documents)
         (skipped if isinstance(found, CurveSkip) else kept).append(found)
+    if not kept:
+        raise InvalidInputError(all_skipped_message(skipped, documents), field="documents")
     scanned = {c.query_id for c in skipped} | {c.question.query_id for c in kept}
     with_docs = solved_examples(shots, scanned)
     without_docs = [Shot(s.question, s.answer) for s in with_docs]
@@ -212,6 +216,26 @@ def plan_curve(
                 )
             )
     return CurvePlan(documents, places, shots, [c.question for c in kept], cases, template, skipped, evalset.name)
+
+
+def all_skipped_message(skipped: Sequence[CurveSkip], documents: int) -> str:
+    """Return the one line saying why every question was skipped and how many there were.
+
+    When too few other documents is the only reason, it says how many each question has and
+    how many ``documents`` needs; otherwise it counts each reason, the most common first.
+    """
+    head = "the only question skipped" if len(skipped) == 1 else f"all {len(skipped)} questions skipped"
+    have = [s.others for s in skipped]
+    if all(n is not None for n in have):
+        counts = sorted({n for n in have if n is not None})
+        each = f"each has {counts[0]}" if len(counts) == 1 else f"each has at most {counts[-1]}"
+        return (
+            f"{head}: {each} other documents without an answer, documents={documents} needs {documents - 1}; "
+            "lower it or give each question more documents"
+        )
+    reasons = Counter(s.reason for s in skipped)
+    listed = "; ".join(f"{count} {reason}" for reason, count in reasons.most_common(3))
+    return f"{head}: {listed}"
 
 
 @dataclass

@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,6 +26,7 @@ from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_li
 # One SQuAD normalisation for the set's answers and the model's (``contextlab.models.scoring``).
 from ..models.scoring import normalize_answer
 from ..types import Document
+from ..validation import message_value
 
 if TYPE_CHECKING:
     from ..retrieval import SQLiteBackend
@@ -286,6 +288,7 @@ def parse_eval_records(
     questions = [_question(r, i, name) for i, r in enumerate(records, start=1)]
     if not questions:
         raise LoadError(f"{name}: holds no questions; give one JSON object per line")
+    _refuse_duplicate_ids(questions, name)
     unlabelled = [q.query_id for q in questions if not q.has_gold and not q.answers]
     if len(unlabelled) == len(questions):
         raise LoadError(
@@ -307,6 +310,19 @@ def parse_eval_records(
     if retriever is not None:
         _open_store(retriever.path)  # fail now, with the path, rather than in a worker
     return EvalSet(name, questions, retriever, _gold_notes(questions, retriever, name))
+
+
+def _refuse_duplicate_ids(questions: list[EvalQuestion], name: str) -> None:
+    """Raise ``LoadError`` naming the ids more than one question carries (rows are joined by id)."""
+    counts = Counter(q.query_id for q in questions)
+    repeated = [query_id for query_id, count in counts.items() if count > 1]
+    if repeated:
+        shown = ", ".join(message_value(i) for i in repeated[:5])
+        more = f", ... ({len(repeated)} in all)" if len(repeated) > 5 else ""
+        raise LoadError(
+            f'{name}: question ids must be unique; repeated: {shown}{more}; give each line its own "id"',
+            field="id",
+        )
 
 
 _CHECK_GOLD = 'check "gold_sources" against the documents\' sources or ids'

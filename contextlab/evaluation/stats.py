@@ -22,6 +22,7 @@ from ..paired import mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
+    "bootstrap_interval",
     "budget_gains",
     "combine_intervals",
     "knee_index",
@@ -36,6 +37,7 @@ __all__ = [
 
 #: Resamples of every bootstrap here (seeded, so a run gives the same intervals every time).
 BOOTSTRAP_SAMPLES = 1000
+_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
 #: z of 80% power (for "about M questions would be needed"); Z_95 is the 95% interval's.
 Z_POWER_80 = 0.8416
 
@@ -52,29 +54,41 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> Any:
     return y[keep] - x[keep]
 
 
+def bootstrap_interval(
+    values: Sequence[float], *, seed: int = 0, samples: int = BOOTSTRAP_SAMPLES
+) -> tuple[float, float, float]:
+    """Return ``(mean, low, high)``: the mean of ``values`` and its 95% percentile bootstrap interval.
+
+    The values are resampled with replacement ``samples`` times from a generator seeded with
+    ``seed`` (so the interval is the same on every run), and each resample's mean taken: the
+    interval is the 2.5th and 97.5th percentile of those means. No value: NaNs.
+    """
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return (math.nan, math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    # Resampled indices are drawn in blocks, so a million questions never needs a
+    # (samples x n) index matrix in memory at once.
+    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // data.size)
+    means = np.empty(samples)
+    for start in range(0, samples, per_block):
+        count = min(per_block, samples - start)
+        means[start : start + count] = data[rng.integers(0, data.size, size=(count, data.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return (float(data.mean()), float(low), float(high))
+
+
 def paired_bootstrap(
     a: Sequence[float], b: Sequence[float], *, seed: int = 0, samples: int = BOOTSTRAP_SAMPLES
 ) -> tuple[float, float, float]:
     """Return ``(mean of b - a, low, high)``: the paired difference and its 95% percentile bootstrap interval.
 
     ``a[i]`` and ``b[i]`` are the same question under two configurations; questions where either
-    is undefined (None or NaN) are left out. The questions are resampled with replacement
-    ``samples`` times from a generator seeded with ``seed``, and each resample's mean difference
-    taken: the interval is the 2.5th and 97.5th percentile of those means. No pair: NaNs.
+    is undefined (None or NaN) are left out (``bootstrap_interval`` of the differences).
     """
-    import numpy as np
-
-    d = _paired(a, b)
-    if d.size == 0:
-        return (math.nan, math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    per_block = max(1, 4_000_000 // d.size)
-    means = np.empty(samples)
-    for start in range(0, samples, per_block):
-        count = min(per_block, samples - start)
-        means[start : start + count] = d[rng.integers(0, d.size, size=(count, d.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return (float(d.mean()), float(low), float(high))
+    return bootstrap_interval(_paired(a, b), seed=seed, samples=samples)
 
 
 def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95, z_power: float = Z_POWER_80) -> int | None:

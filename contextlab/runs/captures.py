@@ -31,7 +31,8 @@ from typing import IO, Any
 
 from ..errors import InvalidInputError, LoadError
 from ..loaders import read_limited
-from ..types import Document
+from ..types import ContextResult, Document
+from ..validation import message_value
 from .openinference import (
     dataframe_span,
     is_dataframe_span,
@@ -135,7 +136,7 @@ def runs_from_bytes(data: bytes, name: str = "runs", *, max_bytes: int = DEFAULT
 def read_run(source: str | os.PathLike[str], number: int) -> CapturedRun:
     """Return run ``number`` (1-based, as the lab lists them) of a capture file or trace."""
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise InvalidInputError(f"run number must be a whole number >= 1, got {number!r}")
+        raise InvalidInputError(f"run number must be a whole number >= 1, got {message_value(number)}")
     seen = 0
     for run in iter_runs(source):
         seen = run.number

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..types import Document
+from ..validation import message_value
 
 __all__ = ["otlp_spans", "retriever_run_fields", "is_dataframe_span", "dataframe_span", "DOCUMENTS_PREFIX"]
 
@@ -189,9 +190,9 @@ def _span_document(values: dict[str, Any], at: str) -> Document:
         try:
             score = float(score)
         except ValueError:
-            raise LoadError(f"{at}.document.score must be a number, got {score!r}") from None
+            raise LoadError(f"{at}.document.score must be a number, got {message_value(score)}") from None
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-        raise LoadError(f"{at}.document.score must be a finite number, got {score!r}")
+        raise LoadError(f"{at}.document.score must be a finite number, got {message_value(score)}")
     return Document(content=content, score=float(score), source=source, metadata=metadata)
 
 
