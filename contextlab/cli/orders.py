@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
-from ..safe_text import json_terminal_safe, terminal_safe_lines
+from ..safe_text import json_terminal_safe, terminal_safe
 from ..types import ContextResult, Document
 from ..validation import message_value
 from .model import add_model_options, confirm_calls, measure_settings
@@ -59,6 +59,11 @@ def wants_orders(args: argparse.Namespace) -> bool:
     return bool(args.endpoint)
 
 
+def _say(message: str) -> None:
+    """Print ``contextlab: ...`` on stderr as one line, every control character in it made visible."""
+    print(f"contextlab: {terminal_safe(message)}", file=sys.stderr)
+
+
 def _answer_indices(documents: list[Document], source: str | None) -> tuple[int, ...]:
     if source is None:
         return ()
@@ -87,10 +92,9 @@ def cmd_build_orders(
         result=result,
     )
     moved = next(t for t in result.trace if t.input_index == plan.moved_index)
-    print(
-        f"contextlab: asking {len(plan.cases)} orders of {plan.block_size} documents, {plan.moved_as} "
-        f"(#{moved.input_index} {moved.source or ''}) moved",
-        file=sys.stderr,
+    _say(
+        f"asking {len(plan.cases)} orders of {plan.block_size} documents, {plan.moved_as} "
+        f"(#{moved.input_index} {moved.source or ''}) moved"
     )
     if not confirm_calls(plan.cost(), plan.client.endpoint, args.yes):
         return 1
@@ -110,7 +114,7 @@ def cmd_build_orders(
         if args.format != "json":
             mark = "" if answer.correct is None else ("  [right]" if answer.correct else "  [wrong]")
             line = f"{answer.order:<6} (pos {answer.position} of {plan.block_size}): {answer.answer}{mark}"
-            sys.stdout.write(terminal_safe_lines(line) + "\n")
+            sys.stdout.write(terminal_safe(line) + "\n")
             sys.stdout.flush()
 
     answers = plan.run(on_answer=arrived)
@@ -124,9 +128,5 @@ def cmd_build_orders(
         }
         sys.stdout.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
-        print(
-            f"contextlab: answered by {plan.model_name(answers) or 'the endpoint default model'} "
-            f"at {plan.client.endpoint}",
-            file=sys.stderr,
-        )
+        _say(f"answered by {plan.model_name(answers) or 'the endpoint default model'} at {plan.client.endpoint}")
     return 0
