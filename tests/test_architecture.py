@@ -60,7 +60,6 @@ PENDING_SIZE: dict[str, str] = {
     "contextlab/cli/curve.py:add_curve": "the thin command door",
     "contextlab/cli/evaluate.py:add_eval": "the thin command door",
     "contextlab/curves/evidence.py": "typed evaluation values",
-    "contextlab/evaluation/recommendation.py:recommend": "typed evaluation values",
 }
 
 

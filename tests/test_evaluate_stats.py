@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -238,7 +239,7 @@ def test_summary_carries_provenance_paired_differences_and_a_recommendation(tmp_
     data = json.loads(text)
     assert "sk-do-not-write-me" not in text
     assert data["contextlab_version"] == contextlab.__version__ and data["evalset"] == "set.jsonl"
-    assert data["evalset_sha256"] == hashlib.sha256(open(evalset, "rb").read()).hexdigest()
+    assert data["evalset_sha256"] == hashlib.sha256(Path(evalset).read_bytes()).hexdigest()
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["created"]) and data["questions"] == 10
     assert data["settings"]["dedup_threshold"] == 0.85 and data["curve_model"] == MODEL
     assert data["results_csv"] == {"path": "r.csv", "sha256": hashlib.sha256(out.read_bytes()).hexdigest()}
@@ -292,13 +293,13 @@ def test_eval_compare_of_a_run_against_itself_shows_zero_differences(tmp_path):
     result = run_evaluation(load_eval_set(_user_set(tmp_path)), ["max_context_tokens=40,400"])
     write_results(result, tmp_path / "r.csv", tmp_path / "s.json")
     same = compare_runs(tmp_path / "s.json", tmp_path / "s.json")
-    assert same["matched_questions"] == 10 and [c["config"] for c in same["configs"]] == [
+    assert same.matched_questions == 10 and [c.config for c in same.configs] == [
         "max_context_tokens=40",
         "max_context_tokens=400",
     ]
-    for c in same["configs"]:
-        for metric, d in c["metrics"].items():
-            assert d["paired"] is True and d["difference"] == 0.0, metric
+    for c in same.configs:
+        for metric, d in c.metrics.items():
+            assert d.paired is True and d.difference == 0.0, metric
     table = compare_table(same)
     assert "Paired over 10 questions" in table and "(unpaired)" not in table and "+0.0 [" in table
     (tmp_path / "r.csv").unlink()
@@ -320,21 +321,21 @@ def test_measured_accuracy_is_a_percent_with_wilson_and_the_recommendation_uses_
                 }
             )
     report = Aggregator([]).add(rows).report()
-    cheap = report["configs"][0]
+    cheap = report.configs[0]
     # 8 of 10: Wilson [0.490156, 0.943322], written in percent like expected_accuracy.
     assert (cheap["accuracy"], cheap["accuracy_low"], cheap["accuracy_high"]) == (
         80.0,
         pytest.approx(49.0156, abs=1e-3),
         pytest.approx(94.3322, abs=1e-3),
     )
-    dear = report["configs"][1]["vs_baseline"]["accuracy"]
+    dear = report.configs[1]["vs_baseline"]["accuracy"]
     assert (dear["difference"], dear["only_a"], dear["only_b"], dear["p_value"]) == (0.1, 0, 1, 1.0)
-    advice = report["recommendation"]
-    assert advice["metric"] == "accuracy" and advice["config"] == "cheap"
-    assert advice["text"].startswith(
+    advice = report.recommendation
+    assert advice.metric == "accuracy" and advice.config == "cheap"
+    assert advice.text.startswith(
         "On measured accuracy (a model answered): these 2 configurations cannot be told apart on 10 questions"
     )
-    assert "take cheap: 100 tokens on average, measured accuracy 80.0%" in advice["text"]
+    assert "take cheap: 100 tokens on average, measured accuracy 80.0%" in advice.text
 
 
 def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path):
@@ -385,9 +386,9 @@ def test_recommendation_says_a_setting_made_no_difference_when_its_rows_are_iden
         + _rows(512, "lost_in_the_middle", big)
         + _rows(512, "relevance", big)
     )
-    advice = Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]
-    assert advice["no_effect"] == ["placement"]
-    assert advice["text"].endswith(
+    advice = Aggregator(["max_context_tokens", "placement"]).add(rows).report().recommendation
+    assert advice.no_effect == ("placement",)
+    assert advice.text.endswith(
         "Placement made no difference to gold in block here: every question's gold in "
         "block is the same "
         "under lost_in_the_middle and relevance, so the placement named above is a "
@@ -396,4 +397,4 @@ def test_recommendation_says_a_setting_made_no_difference_when_its_rows_are_iden
     # one question placed differently: the placement did make a difference, and nothing is said
     moved = _rows(512, "relevance", [0] + big[1:])
     rows = rows[: -len(moved)] + moved
-    assert Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]["no_effect"] == []
+    assert Aggregator(["max_context_tokens", "placement"]).add(rows).report().recommendation.no_effect == ()

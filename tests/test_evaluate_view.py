@@ -275,9 +275,10 @@ def test_evaluate_view_a_bad_link_value_is_a_warning_not_a_failure():
 
 
 def test_evaluate_view_measures_note_says_when_chart_and_recommendation_disagree():
+    from contextlab.evaluation import Recommendation
     from contextlab.ui.views.evaluate import measures_note
 
-    advice = {"metric": "gold_in_block", "config": "max_context_tokens=512"}
+    advice = Recommendation("gold_in_block", "", config="max_context_tokens=512")
     assert measures_note(advice, ["max_context_tokens=256"]).endswith(
         "Here they do: the recommended max_context_tokens=512 is not on this chart's front, which holds "
         "max_context_tokens=256."

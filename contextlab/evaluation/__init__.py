@@ -16,7 +16,7 @@ Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_
 
 from __future__ import annotations
 
-from .aggregate import Aggregator, aggregate
+from .aggregate import Aggregator, RunReport, aggregate
 from .analysis import (
     ZONES,
     disagreements,
@@ -47,6 +47,7 @@ from .output import (
     summary_table,
     write_results,
 )
+from .recommendation import METRIC_WORDS, Recommendation
 from .run import EvalResult, RunPlan, plan_run, run_evaluation
 from .sets import (
     BUNDLED_SET,
@@ -64,6 +65,9 @@ from .sets import (
 from .stats import bootstrap_interval
 
 __all__ = [
+    "METRIC_WORDS",
+    "Recommendation",
+    "RunReport",
     "BUNDLED_SET",
     "DEFAULT_TOP_K",
     "EXPECTED_ACCURACY_NOTE",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..curves.reading import CURVE_QUESTIONS
@@ -26,7 +27,7 @@ from ..intervals import Z_95, wilson_interval
 from ..validation import message_value
 from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
-from .recommendation import METRIC_WORDS, recommend
+from .recommendation import METRIC_WORDS, Recommendation, recommend
 from .stats import (
     BOOTSTRAP_SAMPLES,
     bootstrap_interval,
@@ -37,6 +38,7 @@ from .stats import (
 
 __all__ = [
     "Aggregator",
+    "RunReport",
     "BOOTSTRAP_MAX_QUESTIONS",
     "PAIRED_METRICS",
     "aggregate",
@@ -113,6 +115,26 @@ def _curve_interval(mean: float, sums: Sequence[float], n: int) -> tuple[float, 
     """
     floor_low, floor_high = (100.0 * v for v in wilson_interval(mean / 100.0 * CURVE_QUESTIONS, CURVE_QUESTIONS))
     return (min(sums[0] / n, floor_low), max(sums[1] / n, floor_high))
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A run's statistics: the baseline, one summary per configuration, the recommendation, what budget buys.
+
+    ``configs`` are the summary JSON's objects (``config``, the grid's settings, each metric's
+    mean with ``_low``/``_high``/``_n``, ``vs_baseline``); ``budget_gains`` those of
+    ``stats.budget_gains``.
+    """
+
+    baseline: str | None
+    configs: list[dict[str, Any]]
+    recommendation: Recommendation
+    budget_gains: list[dict[str, Any]]
+
+    @property
+    def metric(self) -> str:
+        """Return the metric the recommendation and the paired differences shown are on."""
+        return self.recommendation.metric
 
 
 class Aggregator:
@@ -221,7 +243,7 @@ class Aggregator:
             )
             out[metric] = {
                 k: (_significant(v) if k == "p_value" else _round(v) if isinstance(v, float) else v)
-                for k, v in c.items()
+                for k, v in c.to_dict().items()
             }
         return out
 
@@ -257,8 +279,8 @@ class Aggregator:
             errors[s["config"]] = (mean - low, high - mean)
         return expected, errors
 
-    def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
-        """Return the run's statistics: ``baseline``, ``configs`` (summaries), ``recommendation``, ``budget_gains``."""
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> RunReport:
+        """Return the run's statistics (``RunReport``): summaries, the recommendation, what budget buys."""
         summaries = self.summaries(seed=seed, baseline=baseline)
         metric = recommendation_metric(summaries)
         if all(e["kept"] for e in self._configs.values()):
@@ -277,27 +299,23 @@ class Aggregator:
             settings = {label: entry["settings"] for label, entry in self._configs.items()}
             advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:
-            advice = {
-                "metric": metric,
-                "config": None,
-                "text": "No recommendation: paired comparisons need the "
+            advice = Recommendation(
+                metric,
+                "No recommendation: paired comparisons need the "
                 f"per-question values, kept up to {self.max_bootstrap:,} questions.",
-            }
-        return {
-            "baseline": self.baseline_label(baseline),
-            "configs": summaries,
-            "recommendation": advice,
-            "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block"),
-        }
+            )
+        return RunReport(
+            self.baseline_label(baseline), summaries, advice, budget_gains(summaries, self.grid_keys, "gold_in_block")
+        )
 
 
 def _note_no_effect(
-    advice: dict[str, Any], quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]
-) -> dict[str, Any]:
+    advice: Recommendation, quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]
+) -> Recommendation:
     """Return ``advice`` saying which settings made no difference (the recommendation's value of one is a tie-break)."""
-    if not quiet:
-        return {**advice, "no_effect": []}
-    words = METRIC_WORDS.get(advice["metric"], advice["metric"])
+    if not quiet or advice.config is None:
+        return advice
+    words = METRIC_WORDS.get(advice.metric, advice.metric)
     said = []
     for key in quiet:
         values = [
@@ -306,14 +324,14 @@ def _note_no_effect(
         tried = ", ".join(values[:-1]) + " and " + values[-1]
         why = (
             "; the choice between them rests on the curve's expected accuracy above"
-            if advice.get("decided_by") == "expected_accuracy" and advice.get("told_apart")
+            if advice.decided_by == "expected_accuracy" and advice.told_apart
             else f", so the {key} named above is a tie-break, not a finding"
         )
         said.append(
             f"{key} made no difference to {words} here: every question's {words} is the same under {tried}{why}"
         )
     sentence = "; ".join(said)
-    return {**advice, "no_effect": list(quiet), "text": f"{advice['text']} {sentence[:1].upper()}{sentence[1:]}."}
+    return replace(advice, no_effect=tuple(quiet), text=f"{advice.text} {sentence[:1].upper()}{sentence[1:]}.")
 
 
 def aggregate(

@@ -209,12 +209,12 @@ def summary_table(result: EvalResult) -> str:
     and what each extra 100 tokens of budget gains.
     """
     report = result.report()
-    metric = report["recommendation"]["metric"]
+    metric = report.metric
     words = "accuracy" if metric == "accuracy" else "gold in block"
     lines = [
         f"{result.n_questions} questions x {len(result.configs)} configurations "
         f"({result.evalset}); expected accuracy: {result.curve_model}, estimated from Liu et al. (2024); "
-        f"baseline: {report['baseline']}"
+        f"baseline: {report.baseline}"
     ]
     width = max(len(c.label) for c in result.configs)
     measured = metric == "accuracy"
@@ -224,7 +224,7 @@ def summary_table(result: EvalResult) -> str:
         + f"{'expected acc. %':>20}  {'tokens':>7}  {('d ' + words + ' vs base'):>22}  {'p':>8}"
     )
     lines += [head, "-" * len(head)]
-    for s in report["configs"]:
+    for s in report.configs:
         lines.append(
             f"{s['config']:<{width}}  {_interval_cell(s, 'gold_in_block', 100)}  "
             f"{_interval_cell(s, 'answer_in_block', 100)}  "
@@ -232,12 +232,12 @@ def summary_table(result: EvalResult) -> str:
             + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
             f"{_difference_cells(s, metric, 100)}"
         )
-    outside = sum(s.get("outside_curves") or 0 for s in report["configs"])
+    outside = sum(s.get("outside_curves") or 0 for s in report.configs)
     if outside:
         lines.append(
             f"{outside:,} rows read outside every curve: their blocks hold more documents than any "
             f"published curve ({result.curve_model}), so expected_accuracy reads the largest (column curve)."
         )
-    lines.append(f"Recommendation. {report['recommendation']['text']}")
-    lines += gains_lines(report["budget_gains"])
+    lines.append(f"Recommendation. {report.recommendation.text}")
+    lines += gains_lines(report.budget_gains)
     return "\n".join(lines)

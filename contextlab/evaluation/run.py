@@ -17,7 +17,7 @@ from ..build_cache import BuildCache
 from ..curves.published import load_position_curves, position_curve
 from ..errors import InvalidInputError
 from ..progress import Progress
-from .aggregate import Aggregator
+from .aggregate import Aggregator, RunReport
 from .analysis import find_configuration
 from .chunks import evaluate_chunk
 from .grid import Configuration, expand_grid, parse_grid
@@ -46,7 +46,7 @@ class EvalResult:
     questions: dict[str, str] = field(default_factory=dict)  # query_id -> query text
     #: Set when the rows were streamed to a file rather than kept (``evaluate_to_files``):
     #: ``Aggregator.report()`` of the rows.
-    analysis: dict[str, Any] | None = None
+    analysis: RunReport | None = None
     question_count: int | None = None
     row_count: int | None = None
     #: The configuration paired differences are taken against (None: the first).
@@ -62,7 +62,7 @@ class EvalResult:
     extra_columns: tuple[str, ...] = ()
     #: How fast the model answered (a measured run: ``models.pace.RunPace``; None otherwise).
     pace: Any = None
-    _reports: dict[tuple[int, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    _reports: dict[tuple[int, str | None], RunReport] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -92,7 +92,7 @@ class EvalResult:
             *(["block"] if self.blocks else []),
         ]
 
-    def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> RunReport:
         """Return the run's statistics (``Aggregator.report``): summaries, paired differences, recommendation.
 
         ``baseline`` (a configuration's label) overrides the run's own. Computed once per seed
@@ -108,7 +108,7 @@ class EvalResult:
 
     def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
         """Return one aggregate per configuration with 95% intervals and paired differences (seeded)."""
-        return self.report(seed=seed)["configs"]
+        return self.report(seed=seed).configs
 
     def summary(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
         """Return the whole run as the JSON ``--summary`` writes (``report.summary_document``)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..errors import InvalidInputError
@@ -22,6 +23,7 @@ from ..paired import mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
+    "PairedDifference",
     "bootstrap_interval",
     "budget_gains",
     "combine_intervals",
@@ -110,35 +112,56 @@ def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95, z_p
     return max(2, math.ceil(((z_alpha + z_power) * sd / abs(float(d.mean()))) ** 2))
 
 
-def paired_comparison(a: Sequence[float], b: Sequence[float], *, yes_no: bool, seed: int = 0) -> dict[str, Any]:
-    """Return B against A over the same questions: difference, 95% interval, n, and for yes/no McNemar's p.
+@dataclass(frozen=True)
+class PairedDifference:
+    """B against A over the same questions: the mean difference B - A, its 95% interval, and the test.
 
-    Keys: ``difference``, ``low``, ``high`` (B - A, in the metric's unit), ``n`` (pairs),
-    ``p_value`` (yes/no metrics: McNemar exact; else None), ``only_a``/``only_b`` (yes/no:
-    the discordant counts), ``questions_needed`` (see ``questions_needed``). A yes/no interval
-    is the paired bootstrap widened, where narrower, to Bonett and Price's.
+    ``n`` counts the pairs; ``p_value`` is McNemar's exact p for a yes/no metric (None for
+    others), ``only_a``/``only_b`` its discordant counts; ``questions_needed`` see
+    ``questions_needed``. Differences are in the metric's unit.
+    """
+
+    difference: float
+    low: float
+    high: float
+    n: int
+    p_value: float | None = None
+    questions_needed: int | None = None
+    only_a: int | None = None
+    only_b: int | None = None
+
+    def widened(self, low: float, high: float) -> PairedDifference:
+        """Return the same difference with the interval ``(low, high)`` (another source of error added)."""
+        return replace(self, low=low, high=high)
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        """Return the JSON a summary holds: every field, ``only_a``/``only_b`` only for a yes/no metric."""
+        out = asdict(self)
+        if self.only_a is None:
+            del out["only_a"], out["only_b"]
+        return out
+
+
+def paired_comparison(a: Sequence[float], b: Sequence[float], *, yes_no: bool, seed: int = 0) -> PairedDifference:
+    """Return B against A over the same questions (``PairedDifference``); for yes/no, McNemar's p.
+
+    A yes/no interval is the paired bootstrap widened, where narrower, to Bonett and Price's.
     """
     d = _paired(a, b)
     mean, low, high = paired_bootstrap(a, b, seed=seed)
-    out: dict[str, Any] = {
-        "difference": mean,
-        "low": low,
-        "high": high,
-        "n": int(d.size),
-        "p_value": None,
-        "questions_needed": questions_needed(d),
-    }
-    if yes_no and d.size:
-        only_a, only_b = int((d < 0).sum()), int((d > 0).sum())
-        floor_low, floor_high = paired_rate_interval(only_a, only_b, int(d.size))
-        out.update(
-            low=min(low, floor_low),
-            high=max(high, floor_high),
-            only_a=only_a,
-            only_b=only_b,
-            p_value=mcnemar_exact(only_a, only_b),
-        )
-    return out
+    found = PairedDifference(mean, low, high, int(d.size), questions_needed=questions_needed(d))
+    if not (yes_no and d.size):
+        return found
+    only_a, only_b = int((d < 0).sum()), int((d > 0).sum())
+    floor_low, floor_high = paired_rate_interval(only_a, only_b, int(d.size))
+    return replace(
+        found,
+        low=min(low, floor_low),
+        high=max(high, floor_high),
+        only_a=only_a,
+        only_b=only_b,
+        p_value=mcnemar_exact(only_a, only_b),
+    )
 
 
 def combine_intervals(mean: float, sampling: tuple[float, float], curve: tuple[float, float]) -> tuple[float, float]:

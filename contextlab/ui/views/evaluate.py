@@ -23,9 +23,12 @@ from contextlab.errors import ContextLabError
 from contextlab.evaluation import (
     BUNDLED_SET,
     EXPECTED_ACCURACY_NOTE,
+    METRIC_WORDS,
     EvalResult,
     EvalSet,
+    Recommendation,
     RunOptions,
+    RunReport,
     disagreements,
     gains_lines,
     gold_zone_shares,
@@ -275,16 +278,14 @@ def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: 
     )
 
 
-def measures_note(recommendation: dict[str, Any], front: list[str]) -> str:
+def measures_note(recommendation: Recommendation, front: list[str]) -> str:
     """Return what the tokens chart reads beside what the recommendation reads, and whether they agree here."""
-    words = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}.get(
-        recommendation["metric"], recommendation["metric"]
-    )
+    words = METRIC_WORDS.get(recommendation.metric, recommendation.metric)
     text = (
         f"This chart reads expected accuracy, an estimate from the published curve; the recommendation reads "
         f"{words}. The two measures can favour different configurations."
     )
-    chosen = recommendation.get("config")
+    chosen = recommendation.config
     if chosen and front and chosen not in front:
         text += f" Here they do: the recommended {chosen} is not on this chart's front, which holds {', '.join(front)}."
     elif chosen and chosen in front:
@@ -292,10 +293,10 @@ def measures_note(recommendation: dict[str, Any], front: list[str]) -> str:
     return text
 
 
-def _recommendation(result: EvalResult, report: dict[str, Any]) -> None:
-    advice = report["recommendation"]
-    info(f"Recommendation — {advice['text']}")
-    for line in gains_lines(report["budget_gains"]):
+def _recommendation(result: EvalResult, report: RunReport) -> None:
+    advice = report.recommendation
+    info(f"Recommendation — {advice.text}")
+    for line in gains_lines(report.budget_gains):
         caption(line)
 
 
@@ -307,7 +308,7 @@ def _pooled(result: EvalResult, by: str) -> str:
 
 
 def _charts(
-    ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]], recommendation: dict[str, Any]
+    ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]], recommendation: Recommendation
 ) -> None:
     front = pareto_front(summaries)
     show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, front, model=result.curve_model)
@@ -412,8 +413,8 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     )
     order = right.selectbox("Sort by the paired difference", list(_SORTS), key="eval_sort")
     report = result.report(baseline=baseline)
-    summaries = report["configs"]
-    metric = report["recommendation"]["metric"]
+    summaries = report.configs
+    metric = report.metric
     if _SORTS[order] is not None:
         summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
     st.dataframe(
@@ -428,9 +429,9 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
         "bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals."
     )
     _recommendation(result, report)
-    summaries = report["configs"]
+    summaries = report.configs
     caption(EXPECTED_ACCURACY_NOTE)
-    _charts(ctx, result, summaries, report["recommendation"])
+    _charts(ctx, result, summaries, report.recommendation)
     _disagreement_table(result)
     answers_table(result)
     d1, d2 = st.columns(2)
