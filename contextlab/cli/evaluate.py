@@ -9,15 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..evaluation.eval_request import EvalRequest
-from ..evaluation.options import RunOptions
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..safe_text import terminal_safe_lines
 from .flags import GRID_KEYS, error_line, library_grid, library_settings, note
 from .inputs import positive_int, top_k, workers
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
+
+if TYPE_CHECKING:
+    from ..evaluation.eval_request import EvalRequest
+    from ..evaluation.options import RunOptions
 
 __all__ = ["add_eval"]
 
@@ -26,6 +28,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     """Return the library's ``RunOptions`` for the parsed flags (the measured curve of ``--curve`` loaded,
     with the per-question outcomes beside it, so its tests are paired)."""
     from ..curves.outcomes import load_measured_curve
+    from ..evaluation.options import RunOptions
 
     return RunOptions(
         top_k=args.top_k,
@@ -44,6 +47,8 @@ def run_options(args: argparse.Namespace) -> RunOptions:
 
 def eval_request(args: argparse.Namespace) -> EvalRequest:
     """Return the one ``EvalRequest`` the parsed flags stand for (``--grid budget=...`` as the library's fields)."""
+    from ..evaluation.eval_request import EvalRequest
+
     return EvalRequest(
         out=args.out,
         evalset=args.evalset,
