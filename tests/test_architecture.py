@@ -57,7 +57,6 @@ MAX_MODULE_LINES = 500
 PENDING_SIZE: dict[str, str] = {
     "contextlab/charts/pipeline.py": "the lab's charts, split by view",
     "contextlab/charts/teach.py": "the lab's charts, split by view",
-    "contextlab/curves/evidence.py": "typed evaluation values",
 }
 
 

@@ -132,8 +132,8 @@ def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
                 field="curve",
             )
     reader = csv.reader(line for _, line in numbered)
-    header = _next_row(reader, numbered, name)
-    missing = [c for c in _REQUIRED if c not in (header or [])]
+    header = _next_row(reader, numbered, name) or []
+    missing = [c for c in _REQUIRED if c not in header]
     if missing:
         raise LoadError(
             f"{name} is not in the curves' format (model,total_docs,position,accuracy,kind): "
@@ -236,7 +236,7 @@ def parse_position_csv(text: str, *, name: str = "curve file") -> PositionData:
         seen[point] = line
         if questions is not None:
             counts.append(questions)
-        if kind == "position":
+        if total is not None and position is not None:  # a position row: both checked whole numbers
             curves.setdefault(model, {}).setdefault(total, {})[position] = accuracy
         else:
             singles[kind][model] = accuracy

@@ -65,7 +65,7 @@ INTERPOLATION_METHOD = (
 @lru_cache(maxsize=1)
 def load_position_curves() -> PositionData:
     """Return the curves of Liu et al. (2024) from the CSV shipped in the package (read once)."""
-    text = resources.files("contextlab").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
+    text = resources.files("contextlab").joinpath("data").joinpath(DATA_FILE).read_text(encoding="utf-8")
     return replace(parse_position_csv(text, name=DATA_FILE), citation=CITATION)
 
 
