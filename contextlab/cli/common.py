@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
@@ -64,7 +64,7 @@ _TYPES: dict[str, Any] = {
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (``--help`` has the rest)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -110,7 +110,8 @@ def config_of(args: argparse.Namespace, **changes: Any) -> LabConfig:
     values: dict[str, Any] = {"query": args.query}
     values.update(engine_overrides(args))
     values.update(changes)
-    return LabConfig.from_dict(values)
+    config: LabConfig = LabConfig.from_dict(values)
+    return config
 
 
 def scored(documents: list[Document], args: argparse.Namespace) -> list[Document]:

@@ -61,6 +61,7 @@ from .sets import (
     load_eval_set,
     normalize_answer,
     parse_eval_records,
+    question_documents,
 )
 from .stats import bootstrap_interval
 
@@ -103,6 +104,7 @@ __all__ = [
     "load_eval_set",
     "normalize_answer",
     "parse_eval_records",
+    "question_documents",
     "parse_grid",
     "pareto_front",
     "plan_run",

@@ -262,7 +262,7 @@ class Aggregator:
                 )
                 summary[f"{metric}_n"] = entry["stats"][metric][0]
             summary["outside_curves"] = entry["outside"]
-            summary["vs_baseline"] = None if label == base else self._paired(label, base, seed)
+            summary["vs_baseline"] = None if base is None or label == base else self._paired(label, base, seed)
             out.append(summary)
         return out
 

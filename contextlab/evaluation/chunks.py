@@ -17,7 +17,7 @@ from ..types import ContextResult, PromptRequest
 from .grid import Configuration
 from .metrics import apply_curve, prepare_question, question_metrics
 from .options import RunOptions
-from .sets import EvalQuestion
+from .sets import BundledCorpus, EvalQuestion, StoreRetriever, question_documents
 
 __all__ = ["CONNECT_TIMEOUT_S", "OnRow", "default_chunk_size", "evaluate_chunk"]
 
@@ -29,7 +29,7 @@ OnRow = Callable[[EvalQuestion, int, ContextResult], None]
 
 def evaluate_chunk(
     questions: Sequence[EvalQuestion],
-    retriever: Any,
+    retriever: BundledCorpus | StoreRetriever | None,
     configs: Sequence[Configuration],
     options: RunOptions,
     cache: BuildCache | None = None,
@@ -52,7 +52,7 @@ def evaluate_chunk(
     cache = cache if cache is not None else BuildCache()
     rows: list[dict[str, Any]] = []
     for q in questions:
-        docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, options.top_k)
+        docs = question_documents(q, retriever, options.top_k)
         prep = prepare_question(q, docs)
         for k, (config, manager) in enumerate(zip(configs, managers, strict=False)):
             request = PromptRequest(

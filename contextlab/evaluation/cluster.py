@@ -181,7 +181,7 @@ def _result(future: Any, watch: _Watch) -> Any:
     ever. So the fetch waits in short steps and keeps the no-worker clock.
     """
     from distributed import CancelledError, KilledWorker
-    from distributed.comm import CommClosedError
+    from distributed.comm.core import CommClosedError
 
     while True:
         try:

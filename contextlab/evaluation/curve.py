@@ -33,8 +33,8 @@ from ..models.scoring import answer_is_correct
 from ..paired import ALPHA
 from ..types import Document
 from ..validation import message_value, whole_number
-from .curve_sources import CurveSkip, curve_question, gold_passage
-from .sets import EvalQuestion, EvalSet, load_bundled_set
+from .curve_sources import CurveQuestion, CurveSkip, curve_question, gold_passage
+from .sets import BundledCorpus, EvalQuestion, EvalSet, load_bundled_set
 
 __all__ = [
     "CurveCase",
@@ -93,7 +93,7 @@ def solved_questions(count: int, exclude: set[str]) -> list[tuple[EvalQuestion, 
             break
         if question.query_id in exclude or not question.answers or len(question.answers[0].split()) > 4:
             continue
-        found.append((question, gold_passage(question, bundled.retriever)))
+        found.append((question, gold_passage(question, BundledCorpus())))
     return found
 
 
@@ -188,12 +188,16 @@ def plan_curve(
     whole_number("limit", limit, minimum=1)
     places = parse_positions(positions, documents)
     evalset = evalset if evalset is not None else load_bundled_set()
-    kept, skipped = [], []
+    kept: list[CurveQuestion] = []
+    skipped: list[CurveSkip] = []
     for question in evalset.questions:
         if len(kept) == limit:
             break
         found = curve_question(question, evalset, documents)
-        (skipped if isinstance(found, CurveSkip) else kept).append(found)
+        if isinstance(found, CurveSkip):
+            skipped.append(found)
+        else:
+            kept.append(found)
     if not kept:
         raise InvalidInputError(all_skipped_message(skipped, documents), field="documents")
     scanned = {c.query_id for c in skipped} | {c.question.query_id for c in kept}

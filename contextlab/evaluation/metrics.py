@@ -141,7 +141,9 @@ def _gold_in_block(prep: PreparedQuestion, result: ContextResult) -> tuple[list[
             found.append(positions[gold])
             continue
         trace = traces.get(gold)
-        kept = None if trace is None or trace.fate != "duplicate" else trace.duplicate_of
+        if trace is None or trace.fate != "duplicate":
+            continue
+        kept = trace.duplicate_of
         if kept is not None and kept in positions:
             found.append(positions[kept])
             similarity = "" if trace.similarity is None else f", similarity {trace.similarity:.2f}"

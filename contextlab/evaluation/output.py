@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from ..atomic import StagedFile, check_target, write_files
 from ..intervals import format_interval
@@ -65,7 +65,7 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     """
     csv_text = results_csv(result)
     out_path = check_target(out, "out")
-    texts: dict[Path, str] = {out_path: csv_text}
+    texts: dict[str | os.PathLike[str], str] = {out_path: csv_text}
     if summary is not None:
         summary_path = check_target(summary, "summary")
         result.provenance["results_csv"] = _csv_record(
@@ -134,7 +134,7 @@ def evaluate_to_files(
 class _HashingWriter:
     """A CSV writer that also feeds every line it writes to a SHA-256 (the file's digest, as written)."""
 
-    def __init__(self, fh: TextIO, digest: Any) -> None:
+    def __init__(self, fh: IO[str], digest: Any) -> None:
         self._buffer = io.StringIO()
         self._writer = csv.writer(self._buffer, lineterminator="\n")
         self._fh, self._digest = fh, digest

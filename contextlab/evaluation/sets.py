@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from ..errors import LoadError
 from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_limits, read_limited, too_big
@@ -43,6 +43,7 @@ __all__ = [
     "load_eval_set",
     "load_eval_bytes",
     "parse_eval_records",
+    "question_documents",
 ]
 
 #: The name the CLI and the lab show for the bundled set.
@@ -95,7 +96,7 @@ class BundledCorpus:
         backend, passages = _bundled_index(self.path or str(bundled_set_path()))
         docs = []
         for r in backend.retrieve(query, top_k):
-            title, text = passages[r.id]
+            title, text = passages[str(r.id)]
             docs.append(Document(content=text, score=r.score, source=title, metadata={"id": r.id}))
         return docs
 
@@ -135,6 +136,17 @@ class EvalSet:
         return EvalSet(self.name, self.questions[:limit], self.retriever, self.notes)
 
 
+def question_documents(
+    question: EvalQuestion, retriever: BundledCorpus | StoreRetriever | None, top_k: int
+) -> list[Document]:
+    """Return ``question``'s documents: its own, else the ``top_k`` best ``retriever`` finds for it."""
+    if question.documents is not None:
+        return list(question.documents)
+    if retriever is None:
+        raise LoadError(f"question {question.query_id} has no documents and its set no store to retrieve from")
+    return retriever.retrieve(question.query, top_k)
+
+
 # -- the bundled set -----------------------------------------------------------------------
 
 
@@ -147,6 +159,14 @@ def _passage_key(title: str, text: str) -> tuple[str, str]:
     return (title, text)
 
 
+def _opened(path: str, compressed: bool) -> IO[bytes]:
+    """Return ``path`` open for reading bytes, decompressed when ``compressed`` (the caller closes it)."""
+    if compressed:
+        # A GzipFile reads as any binary file does; typeshed does not call it an IO[bytes].
+        return cast(IO[bytes], gzip.GzipFile(path, "rb"))
+    return open(path, "rb")  # noqa: SIM115 - returned to the caller's with-statement
+
+
 @lru_cache(maxsize=4)
 def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], ...]:
     """Return the records of a (gzipped) JSONL file, read once per process.
@@ -157,7 +177,7 @@ def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dic
     name = Path(path).name
     compressed = path.endswith(".gz")
     try:
-        with gzip.open(path, "rb") if compressed else open(path, "rb") as fh:
+        with _opened(path, compressed) as fh:
             size = 0 if compressed else os.fstat(fh.fileno()).st_size
             if size > max_bytes:
                 raise LoadError(too_big(name, size, max_bytes), field="max_bytes")
@@ -273,7 +293,7 @@ def load_eval_bytes(
     if data[:2] == b"\x1f\x8b":
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-                data = read_limited(fh, name, max_bytes, compressed=True)
+                data = read_limited(cast(IO[bytes], fh), name, max_bytes, compressed=True)
         except (OSError, EOFError) as exc:
             raise LoadError(f"{name}: not a readable gzip file ({exc})") from None
     elif len(data) > max_bytes:

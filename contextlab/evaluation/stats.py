@@ -192,11 +192,9 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
     if len(xs) < 3 or xs[-1] == xs[0] or ys[-1] == ys[0]:
         return None
     scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys, strict=False)]
-    slopes = [
-        (y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False)
-    ]
-    if None in slopes:
+    if any(x1 <= x0 for x0, x1 in zip(xs, xs[1:], strict=False)):
         return None
+    slopes = [(y1 - y0) / (x1 - x0) for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False)]
     for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1), reverse=True):
         before, after = slopes[:index], slopes[index:]
         if gap <= 0:
@@ -208,8 +206,8 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
 
 def rising_step(gains: Sequence[float | None]) -> int | None:
     """Return the index of the first step that gains more than the step before it (no knee there), or None."""
-    for i in range(1, len(gains)):
-        if gains[i] is not None and gains[i - 1] is not None and gains[i] > gains[i - 1]:
+    for i, (before, after) in enumerate(zip(gains, gains[1:], strict=False), start=1):
+        if before is not None and after is not None and after > before:
             return i
     return None
 

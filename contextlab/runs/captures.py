@@ -125,7 +125,7 @@ def iter_runs(
         with fh:
             yield from _iter_stream(fh, label, max_bytes)
     else:
-        yield from _iter_stream(source, name or getattr(source, "name", "runs"), max_bytes)
+        yield from _iter_stream(source, name or str(getattr(source, "name", "runs")), max_bytes)
 
 
 def runs_from_bytes(data: bytes, name: str = "runs", *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[CapturedRun]:

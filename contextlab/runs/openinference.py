@@ -83,7 +83,8 @@ def retriever_run_fields(span: dict[str, Any], at: str) -> dict[str, Any] | None
     has_docs = any(k.startswith(DOCUMENTS_PREFIX) for k in attrs)
     if str(kind).upper() != "RETRIEVER" and not has_docs:
         return None
-    context = span.get("context") if isinstance(span.get("context"), dict) else {}
+    found = span.get("context")
+    context: dict[str, Any] = found if isinstance(found, dict) else {}
     ids = {
         k: str(v)
         for k, v in (
@@ -147,10 +148,10 @@ def _span_documents(attrs: dict[str, Any], at: str) -> list[Document]:
     for key, value in attrs.items():
         if not key.startswith(DOCUMENTS_PREFIX):
             continue
-        index, _, rest = key[len(DOCUMENTS_PREFIX) :].partition(".")
-        if not index.isdigit():
+        number, _, rest = key[len(DOCUMENTS_PREFIX) :].partition(".")
+        if not number.isdigit():
             continue
-        fields.setdefault(int(index), {})[rest.removeprefix("document.")] = value
+        fields.setdefault(int(number), {})[rest.removeprefix("document.")] = value
     docs = []
     for index in sorted(fields):
         docs.append(_span_document(fields[index], f"{at}: retrieval.documents.{index}"))
@@ -207,8 +208,9 @@ def _span_query(attrs: dict[str, Any]) -> str:
             return value
         if isinstance(data, dict):
             for key in ("query", "input", "question", "query_str"):
-                if isinstance(data.get(key), str):
-                    return data[key]
+                said = data.get(key)
+                if isinstance(said, str):
+                    return said
         if isinstance(data, str):
             return data
     return value

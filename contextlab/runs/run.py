@@ -64,7 +64,8 @@ class CapturedRun:
         The run's query is ``query``; ``LabConfig.from_run(run)`` gives both as the lab's config.
         """
         data = {k: v for k, v in (self.settings or {}).items() if k != "query"}
-        return EngineSettings.from_dict(data, where="capture settings")
+        settings: EngineSettings = EngineSettings.from_dict(data, where="capture settings")
+        return settings
 
     def scored_documents(self) -> list[Document]:
         """Return the documents, those without a score scored against the query as the engine does."""

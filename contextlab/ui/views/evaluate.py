@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -35,6 +36,7 @@ from contextlab.evaluation import (
     load_bundled_set,
     load_eval_bytes,
     pareto_front,
+    question_documents,
     results_csv,
     run_evaluation,
     setting_table,
@@ -130,7 +132,7 @@ def grid_from_choices(
     budgets: list[int], placements: list[str], thresholds: list[float], min_tokens: list[int], tokenizers: list[str]
 ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Return ``(grid, fixed)``: settings with several values vary; single ones fix the base config."""
-    chosen = {
+    chosen: dict[str, Sequence[int | float | str]] = {
         "max_context_tokens": budgets,
         "placement": placements,
         "dedup_threshold": thresholds,
@@ -216,11 +218,7 @@ def open_question(query_id: str, config_label: str) -> None:
     result: EvalResult = st.session_state["eval_result"]
     evalset: EvalSet = st.session_state["eval_set"]
     question = next(q for q in evalset.questions if q.query_id == query_id)
-    docs = (
-        list(question.documents)
-        if question.documents is not None
-        else evalset.retriever.retrieve(question.query, result.top_k)
-    )
+    docs = question_documents(question, evalset.retriever, result.top_k)
     config = next(c.config for c in result.configs if c.label == config_label)
     seed_config(config.with_changes(query=question.query), force=True)
     st.session_state["doc_source"] = "table"
@@ -231,7 +229,7 @@ def open_question(query_id: str, config_label: str) -> None:
     whole_page()  # new documents and settings: the sidebar and the build change
 
 
-def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any]:
+def _paired_cells(s: Mapping[str, Any], metric: str, scale: float) -> dict[str, Any]:
     """Return the paired difference against the baseline (a number, so the column sorts), its interval and p."""
     words = _METRIC_WORDS.get(metric, metric)
     paired = s.get("vs_baseline")
@@ -247,14 +245,14 @@ def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any
     }
 
 
-def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: str) -> pd.DataFrame:
+def _summary_frame(result: EvalResult, summaries: Sequence[Mapping[str, Any]], metric: str) -> pd.DataFrame:
     """Return one row per configuration: the paired difference and its p first, then every measure.
 
     Δ and p come right after the configuration, so they are on screen without a horizontal scroll
     at 1440 px; the wide interval columns follow.
     """
 
-    def ci(s: dict[str, Any], name: str, scale: float) -> str:
+    def ci(s: Mapping[str, Any], name: str, scale: float) -> str:
         if s.get(name) is None:
             return "—"
         return format_interval(s[name] * scale, s[name + "_low"] * scale, s[name + "_high"] * scale)
@@ -308,7 +306,7 @@ def _pooled(result: EvalResult, by: str) -> str:
 
 
 def _charts(
-    ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]], recommendation: Recommendation
+    ctx: LabContext, result: EvalResult, summaries: Sequence[Mapping[str, Any]], recommendation: Recommendation
 ) -> None:
     front = pareto_front(summaries)
     show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, front, model=result.curve_model)
@@ -322,6 +320,8 @@ def _charts(
         if any(s.get("accuracy") is not None for s in summaries):
             shown.insert(0, "accuracy")
         metric = c.selectbox("showing", shown, key="eval_hmetric")
+        if x_key is None or y_key is None or metric is None:
+            return  # a selectbox with options always holds one
         xs, ys, cells = setting_table(summaries, x_key, y_key, metric)
         show_chart(ctx, "eval_heatmap", settings_heatmap_figure, xs, ys, cells, x_key, y_key, metric)
     else:
@@ -350,7 +350,9 @@ def _disagreement_table(result: EvalResult) -> None:
     a, b, c = st.columns(3)
     config_a = a.selectbox("Configuration A", labels, index=0, key="eval_a", format_func=plain)
     config_b = b.selectbox("Configuration B", labels, index=len(labels) - 1, key="eval_b", format_func=plain)
-    metric = c.selectbox("on", list(_DISAGREE_METRICS), format_func=_DISAGREE_METRICS.get, key="eval_dmetric")
+    metric = c.selectbox("on", list(_DISAGREE_METRICS), format_func=lambda m: _DISAGREE_METRICS[m], key="eval_dmetric")
+    if config_a is None or config_b is None or metric is None:
+        return  # a selectbox with options always holds one
     items = disagreements(result.rows, config_a, config_b, metric)
     caption(f"{len(items)} of {len(result.questions)} questions differ on {_DISAGREE_METRICS[metric]}.")
     if not items:
@@ -413,10 +415,11 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     )
     order = right.selectbox("Sort by the paired difference", list(_SORTS), key="eval_sort")
     report = result.report(baseline=baseline)
-    summaries = report.configs
+    summaries: Sequence[Mapping[str, Any]] = report.configs
     metric = report.metric
-    if _SORTS[order] is not None:
-        summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
+    descending = _SORTS.get(order or "")
+    if descending is not None:
+        summaries = sort_by_difference(summaries, metric, descending=descending)
     st.dataframe(
         _summary_frame(result, summaries, metric),
         hide_index=True,
