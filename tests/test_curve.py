@@ -192,7 +192,7 @@ def test_curve_placement_in_the_engine_needs_its_curve():
 def test_curve_placement_from_lab_config_and_grid_defaults_to_the_published_curve():
     assert LabConfig(placement="curve").make_manager().position_curve == position_curve("GPT-3.5-Turbo")
     result = run_evaluation(None, ["placement=curve,relevance"], RunOptions(limit=2))
-    assert [r["config"] for r in result.rows] == ["placement=curve", "placement=relevance"] * 2
+    assert [r.config for r in result.rows] == ["placement=curve", "placement=relevance"] * 2
 
 
 def test_curve_position_curve_rejects_bad_points():

@@ -32,7 +32,9 @@ from contextlab.evaluation import (
 )
 from contextlab.evaluation.aggregate import Aggregator
 from contextlab.evaluation.compare import compare_runs, compare_table
+from contextlab.evaluation.rows import EvalRow
 from contextlab.intervals import wilson_interval
+from tests.helpers import eval_row
 
 MODEL = "GPT-3.5-Turbo"
 FILLER = "Filler text about an unrelated subject that says nothing of use here at all, number {}."
@@ -66,11 +68,11 @@ def test_gold_dropped_as_a_near_copy_counts_through_its_kept_copy():
     assert next(t for t in result.trace if t.input_index == 1).fate == "duplicate"
     row = question_metrics(prepare_question(q, docs), result, MODEL)
     kept_position = next(t.position for t in result.trace if t.input_index == 0)
-    assert row["gold_in_block"] is True and row["gold_via_copy"] is True and row["gold_recall"] == 1.0
-    assert row["gold_position"] == kept_position
-    assert row["gold_note"].startswith("gold D1 was dropped as a copy of D0, similarity 0.9")
-    assert row["gold_note"].endswith(f"it counts as present through D0 at pos {kept_position}")
-    assert row["curve"] != "closed book"
+    assert row.gold_in_block is True and row.gold_via_copy is True and row.gold_recall == 1.0
+    assert row.gold_position == kept_position
+    assert row.gold_note.startswith("gold D1 was dropped as a copy of D0, similarity 0.9")
+    assert row.gold_note.endswith(f"it counts as present through D0 at pos {kept_position}")
+    assert row.curve != "closed book"
 
 
 def test_gold_recall_is_the_share_of_golds_in_the_block():
@@ -88,8 +90,8 @@ def test_gold_recall_is_the_share_of_golds_in_the_block():
     one = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=40))
     both = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=2000))
     assert len(one.included_docs) == 1
-    assert question_metrics(prep, one, MODEL)["gold_recall"] == 0.5
-    assert question_metrics(prep, both, MODEL)["gold_recall"] == 1.0
+    assert question_metrics(prep, one, MODEL).gold_recall == 0.5
+    assert question_metrics(prep, both, MODEL).gold_recall == 1.0
 
 
 def test_a_block_of_only_the_gold_reads_the_gold_only_accuracy():
@@ -99,7 +101,7 @@ def test_a_block_of_only_the_gold_reads_the_gold_only_accuracy():
     assert len(result.included_docs) == 1
     row = question_metrics(prepare_question(q, docs), result, MODEL)
     # The curve file's own gold-only (oracle) accuracy for GPT-3.5-Turbo, not the 10-document 76.8.
-    assert (row["expected_accuracy"], row["curve"]) == (88.3, "gold only")
+    assert (row.expected_accuracy, row.curve) == (88.3, "gold only")
 
 
 def test_a_block_larger_than_every_curve_says_so():
@@ -107,9 +109,9 @@ def test_a_block_larger_than_every_curve_says_so():
     q = EvalQuestion("q", "lighthouse", answers=("Tobias Wren",), gold_sources=frozenset({"gold"}))
     result = ContextManager(placement="relevance").build(PromptRequest(q.query, docs, max_context_tokens=8000))
     row = question_metrics(prepare_question(q, docs), result, MODEL)
-    assert row["in_block"] == 25
-    assert row["curve"] == "outside every curve: 25 documents, read on the 20-document curve"
-    summary = Aggregator([]).add([{"config": "c", "query_id": "q", **row}]).summaries()[0]
+    assert row.in_block == 25
+    assert row.curve == "outside every curve: 25 documents, read on the 20-document curve"
+    summary = Aggregator([]).add([EvalRow("c", "q", {}, row)]).summaries()[0]
     assert summary["outside_curves"] == 1
 
 
@@ -133,20 +135,22 @@ def test_read_curve_uses_the_curve_the_block_size_calls_for(n_docs, position, va
 # -- intervals ------------------------------------------------------------------------------
 
 
-def _rows_at(readings: list[tuple[int, int | None]], n: int) -> list[dict]:
+def _rows_at(readings: list[tuple[int, int | None]], n: int) -> list[EvalRow]:
     rows = []
     for k in range(n):
         docs, position = readings[k % len(readings)]
         r = read_curve(MODEL, docs, position)
         rows.append(
-            {
-                "config": "c",
-                "query_id": f"q{k}",
-                "expected_accuracy": r.value,
-                "curve_low": r.low,
-                "curve_high": r.high,
-                "curve": r.curve,
-            }
+            eval_row(
+                {
+                    "config": "c",
+                    "query_id": f"q{k}",
+                    "expected_accuracy": r.value,
+                    "curve_low": r.low,
+                    "curve_high": r.high,
+                    "curve": r.curve,
+                }
+            )
         )
     return rows
 
@@ -180,7 +184,11 @@ def test_expected_accuracy_interval_at_2655_questions_is_at_least_the_curves_own
 
 
 def test_paired_p_values_keep_their_significant_digits():
-    rows = [{"config": c, "query_id": f"q{k}", "gold_in_block": c == "b" or k >= 30} for k in range(40) for c in "ab"]
+    rows = [
+        eval_row({"config": c, "query_id": f"q{k}", "gold_in_block": c == "b" or k >= 30})
+        for k in range(40)
+        for c in "ab"
+    ]
     paired = Aggregator([]).add(rows).summaries()[1]["vs_baseline"]["gold_in_block"]
     # 30 questions gained, none lost: McNemar p = 2 / 2^30 = 1.863e-09, not rounded to 0.
     assert (paired["only_a"], paired["only_b"], paired["p_value"]) == (0, 30, 1.863e-09)
@@ -312,13 +320,15 @@ def test_measured_accuracy_is_a_percent_with_wilson_and_the_recommendation_uses_
     for k in range(10):
         for label, correct in (("cheap", k < 8), ("dear", k < 9)):
             rows.append(
-                {
-                    "config": label,
-                    "query_id": f"q{k}",
-                    "correct": correct,
-                    "gold_in_block": True,
-                    "tokens_used": 100 if label == "cheap" else 900,
-                }
+                eval_row(
+                    {
+                        "config": label,
+                        "query_id": f"q{k}",
+                        "correct": correct,
+                        "gold_in_block": True,
+                        "tokens_used": 100 if label == "cheap" else 900,
+                    }
+                )
             )
     report = Aggregator([]).add(rows).report()
     cheap = report.configs[0]
@@ -361,17 +371,19 @@ def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path
     )
 
 
-def _rows(budget: int, placement: str, gold: list[int]) -> list[dict]:
+def _rows(budget: int, placement: str, gold: list[int]) -> list[EvalRow]:
     label = f"max_context_tokens={budget} placement={placement}"
     return [
-        {
-            "config": label,
-            "query_id": f"q{i}",
-            "max_context_tokens": budget,
-            "placement": placement,
-            "gold_in_block": g,
-            "tokens_used": budget - 10,
-        }
+        eval_row(
+            {
+                "config": label,
+                "query_id": f"q{i}",
+                "max_context_tokens": budget,
+                "placement": placement,
+                "gold_in_block": g,
+                "tokens_used": budget - 10,
+            }
+        )
         for i, g in enumerate(gold)
     ]
 

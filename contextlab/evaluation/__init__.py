@@ -48,6 +48,7 @@ from .output import (
     write_results,
 )
 from .recommendation import METRIC_WORDS, Recommendation
+from .rows import EvalRow, ModelReply, QuestionMetrics
 from .run import EvalResult, RunPlan, plan_run, run_evaluation
 from .sets import (
     BUNDLED_SET,
@@ -66,6 +67,9 @@ from .sets import (
 from .stats import bootstrap_interval
 
 __all__ = [
+    "EvalRow",
+    "ModelReply",
+    "QuestionMetrics",
     "METRIC_WORDS",
     "Recommendation",
     "RunReport",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..curves.reading import CURVE_QUESTIONS
@@ -28,6 +28,7 @@ from ..validation import message_value
 from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
 from .recommendation import METRIC_WORDS, Recommendation, recommend
+from .rows import EvalRow, SettingValue
 from .stats import (
     BOOTSTRAP_SAMPLES,
     bootstrap_interval,
@@ -137,6 +138,42 @@ class RunReport:
         return self.recommendation.metric
 
 
+@dataclass
+class _Running:
+    """A running count, sum and sum of squares of one metric's defined values."""
+
+    n: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+
+    def add(self, value: float) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+
+
+def _per_metric_values() -> dict[str, array[float]]:
+    return {m: array("d") for m in _SOURCES}
+
+
+@dataclass
+class _Tally:
+    """One configuration's rows so far: its settings, counts, running sums and (while kept) per-question values."""
+
+    settings: dict[str, SettingValue]
+    questions: int = 0
+    #: Each kept value's question, as an index into ``Aggregator._questions``.
+    index: array[int] = field(default_factory=lambda: array("q"))
+    values: dict[str, array[float]] = field(default_factory=_per_metric_values)
+    stats: dict[str, _Running] = field(default_factory=lambda: {m: _Running() for m in _SOURCES})
+    #: Sums of the rows' curve bounds (their mean is the curve's own interval).
+    curve_low: float = 0.0
+    curve_high: float = 0.0
+    outside: int = 0
+    #: False once past ``max_bootstrap`` questions: the per-question values are dropped.
+    kept: bool = True
+
+
 class Aggregator:
     """Collects rows chunk by chunk; ``report()`` gives each configuration's means, intervals and paired differences.
 
@@ -148,47 +185,35 @@ class Aggregator:
         self.grid_keys = list(grid_keys)
         self.max_bootstrap = max_bootstrap
         self._questions: dict[str, int] = {}
-        self._configs: dict[str, dict[str, Any]] = {}
+        self._configs: dict[str, _Tally] = {}
 
-    def _entry(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        entry = self._configs.get(row["config"])
+    def _entry(self, row: EvalRow) -> _Tally:
+        entry = self._configs.get(row.config)
         if entry is None:
-            entry = self._configs[row["config"]] = {
-                "settings": {k: row[k] for k in self.grid_keys},
-                "questions": 0,
-                "index": array("q"),
-                "values": {m: array("d") for m in _SOURCES},
-                "stats": {m: [0, 0.0, 0.0] for m in _SOURCES},
-                "curve": [0.0, 0.0],
-                "outside": 0,
-                "kept": True,
-            }
+            entry = self._configs[row.config] = _Tally({k: row.settings[k] for k in self.grid_keys})
         return entry
 
-    def add(self, rows: Sequence[Mapping[str, Any]]) -> Aggregator:
+    def add(self, rows: Sequence[EvalRow]) -> Aggregator:
         """Count ``rows`` in (any number, any configurations, questions in any order); return self."""
         for row in rows:
             entry = self._entry(row)
-            entry["questions"] += 1
-            if entry["kept"]:
-                entry["index"].append(self._questions.setdefault(str(row["query_id"]), len(self._questions)))
+            entry.questions += 1
+            if entry.kept:
+                entry.index.append(self._questions.setdefault(row.query_id, len(self._questions)))
             for metric, column in _SOURCES.items():
-                value = row.get(column)
-                v = math.nan if value is None else float(value)
+                value = row.number(column)
                 if value is not None:
-                    stats = entry["stats"][metric]
-                    stats[0] += 1
-                    stats[1] += v
-                    stats[2] += v * v
-                if entry["kept"]:
-                    entry["values"][metric].append(v)
-            if row.get("expected_accuracy") is not None and row.get("curve_low") is not None:
-                entry["curve"][0] += float(row["curve_low"])
-                entry["curve"][1] += float(row["curve_high"])
-            entry["outside"] += str(row.get("curve") or "").startswith("outside")
-            if entry["kept"] and entry["questions"] > self.max_bootstrap:
-                entry["kept"] = False
-                entry["values"], entry["index"] = {}, array("q")
+                    entry.stats[metric].add(value)
+                if entry.kept:
+                    entry.values[metric].append(math.nan if value is None else value)
+            read = row.metrics
+            if read.expected_accuracy is not None and read.curve_low is not None and read.curve_high is not None:
+                entry.curve_low += read.curve_low
+                entry.curve_high += read.curve_high
+            entry.outside += (read.curve or "").startswith("outside")
+            if entry.kept and entry.questions > self.max_bootstrap:
+                entry.kept = False
+                entry.values, entry.index = {}, array("q")
         return self
 
     def _dense(self, label: str, metric: str) -> Any:
@@ -197,26 +222,29 @@ class Aggregator:
 
         entry = self._configs[label]
         out = np.full(len(self._questions), np.nan)
-        out[np.frombuffer(entry["index"], dtype=np.int64)] = np.frombuffer(entry["values"][metric], dtype=float)
+        out[np.frombuffer(entry.index, dtype=np.int64)] = np.frombuffer(entry.values[metric], dtype=float)
         return out
 
-    def _interval(self, entry: dict[str, Any], metric: str, seed: int) -> tuple[float, float, float]:
-        n, total, squares = entry["stats"][metric]
+    def _interval(self, entry: _Tally, metric: str, seed: int) -> tuple[float, float, float]:
+        running = entry.stats[metric]
+        n, total, squares = running.n, running.total, running.squares
         if n == 0:
             return (math.nan, math.nan, math.nan)
         if metric in _RATES or metric in _BOUNDED:
             scale = 100.0 if metric in _PERCENT else 1.0
             low, high = wilson_interval(min(max(total, 0.0), n), n)
             return (scale * total / n, scale * low, scale * high)
-        if entry["kept"]:
+        if entry.kept:
             import numpy as np
 
-            values = np.frombuffer(entry["values"][metric], dtype=float)
+            values = np.frombuffer(entry.values[metric], dtype=float)
             mean, low, high = bootstrap_interval(values[~np.isnan(values)], seed=seed)
         else:
             mean, low, high = _normal_interval(n, total, squares)
         if metric == "expected_accuracy":
-            low, high = combine_intervals(mean, (low, high), _curve_interval(mean, entry["curve"], n))
+            low, high = combine_intervals(
+                mean, (low, high), _curve_interval(mean, (entry.curve_low, entry.curve_high), n)
+            )
         return (mean, low, high)
 
     def baseline_label(self, baseline: str | None = None) -> str | None:
@@ -232,11 +260,11 @@ class Aggregator:
         return baseline
 
     def _paired(self, label: str, baseline: str, seed: int) -> dict[str, Any] | None:
-        if not (self._configs[label]["kept"] and self._configs[baseline]["kept"]):
+        if not (self._configs[label].kept and self._configs[baseline].kept):
             return None
         out: dict[str, Any] = {}
         for metric in PAIRED_METRICS:
-            if not self._configs[label]["stats"][metric][0]:
+            if not self._configs[label].stats[metric].n:
                 continue
             c = paired_comparison(
                 self._dense(baseline, metric), self._dense(label, metric), yes_no=metric in _RATES, seed=seed
@@ -252,7 +280,7 @@ class Aggregator:
         base = self.baseline_label(baseline)
         out = []
         for label, entry in self._configs.items():
-            summary: dict[str, Any] = {"config": label, **entry["settings"], "questions": entry["questions"]}
+            summary: dict[str, Any] = {"config": label, **entry.settings, "questions": entry.questions}
             for metric in _SOURCES:
                 mean, low, high = self._interval(entry, metric, seed)
                 summary[metric], summary[f"{metric}_low"], summary[f"{metric}_high"] = (
@@ -260,21 +288,24 @@ class Aggregator:
                     _round(low),
                     _round(high),
                 )
-                summary[f"{metric}_n"] = entry["stats"][metric][0]
-            summary["outside_curves"] = entry["outside"]
+                summary[f"{metric}_n"] = entry.stats[metric].n
+            summary["outside_curves"] = entry.outside
             summary["vs_baseline"] = None if base is None or label == base else self._paired(label, base, seed)
             out.append(summary)
         return out
 
-    def _curve_evidence(self, summaries: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _curve_evidence(
+        self, summaries: Sequence[Mapping[str, Any]]
+    ) -> tuple[dict[str, Sequence[float]], dict[str, tuple[float, float]]]:
         """Return each configuration's per-question expected accuracy and its curve's error (below, above)."""
-        expected, errors = {}, {}
+        expected: dict[str, Sequence[float]] = {}
+        errors: dict[str, tuple[float, float]] = {}
         for s in summaries:
             entry, mean = self._configs[s["config"]], s.get("expected_accuracy")
-            n = entry["stats"]["expected_accuracy"][0]
+            n = entry.stats["expected_accuracy"].n
             if mean is None or not n:
                 continue
-            low, high = _curve_interval(mean, entry["curve"], n)
+            low, high = _curve_interval(mean, (entry.curve_low, entry.curve_high), n)
             expected[s["config"]] = self._dense(s["config"], "expected_accuracy")
             errors[s["config"]] = (mean - low, high - mean)
         return expected, errors
@@ -283,7 +314,7 @@ class Aggregator:
         """Return the run's statistics (``RunReport``): summaries, the recommendation, what budget buys."""
         summaries = self.summaries(seed=seed, baseline=baseline)
         metric = recommendation_metric(summaries)
-        if all(e["kept"] for e in self._configs.values()):
+        if all(e.kept for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
             expected, errors = self._curve_evidence(summaries) if metric == "gold_in_block" else (None, None)
             advice = recommend(
@@ -296,7 +327,7 @@ class Aggregator:
                 expected=expected,
                 curve_error=errors,
             )
-            settings = {label: entry["settings"] for label, entry in self._configs.items()}
+            settings = {label: entry.settings for label, entry in self._configs.items()}
             advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:
             advice = Recommendation(
@@ -335,7 +366,7 @@ def _note_no_effect(
 
 
 def aggregate(
-    rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0, baseline: str | None = None
+    rows: Sequence[EvalRow], grid_keys: Sequence[str], *, seed: int = 0, baseline: str | None = None
 ) -> list[dict[str, Any]]:
     """Return one summary per configuration (in first-seen order): each metric's mean and 95% interval.
 

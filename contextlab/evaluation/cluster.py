@@ -18,6 +18,7 @@ from ..progress import Progress
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk
 from .grid import Configuration
 from .options import RunOptions
+from .rows import EvalRow
 from .sets import EvalSet
 
 __all__ = ["dask_chunks", "dask_client"]
@@ -94,7 +95,7 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
 
 def dask_chunks(
     evalset: EvalSet, configs: Sequence[Configuration], options: RunOptions, *, progress: Progress | None = None
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[list[EvalRow]]:
     """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn).
 
     Each chunk is ``evaluate_chunk`` of ``options.chunk_size`` questions on ``options.workers``
@@ -114,7 +115,7 @@ def dask_chunks(
             client.submit(evaluate_chunk, questions[s : s + size], evalset.retriever, configs, options, pure=False): k
             for k, s in enumerate(starts)
         }
-        waiting: dict[int, list[dict[str, Any]]] = {}
+        waiting: dict[int, list[EvalRow]] = {}
         next_chunk = done = 0
         watch = _Watch(client, scheduler)
         for future in _finished(list(futures), watch):

@@ -17,6 +17,7 @@ from ..progress import Progress
 from ..validation import bool_text
 from .aggregate import Aggregator
 from .options import RunOptions
+from .rows import EvalRow
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalSet
 from .stats import rising_step
@@ -34,16 +35,17 @@ def _cell(value: Any) -> Any:
 
 
 def _csv_rows(
-    rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any], questions: Mapping[str, str]
+    rows: Sequence[EvalRow], columns: Sequence[str], grid: Mapping[str, Any], questions: Mapping[str, str]
 ) -> list[list[Any]]:
     # Grid settings are written as given (true/false for booleans); metrics through _cell; the
     # question's text comes from the set, so a row reads without the library.
-    def value(row: Mapping[str, Any], c: str) -> Any:
+    def value(row: EvalRow, c: str) -> Any:
         if c == "query":
-            return questions.get(row["query_id"], row.get("query", ""))
+            return questions.get(row.query_id, "")
+        cell = row.value(c)
         if c in grid:
-            return bool_text(row[c]) if isinstance(row[c], bool) else row[c]
-        return _cell(row.get(c))
+            return bool_text(cell) if isinstance(cell, bool) else cell
+        return _cell(cell)
 
     return [[value(row, c) for c in columns] for row in rows]
 

@@ -24,6 +24,7 @@ from .grid import Configuration, expand_grid, parse_grid
 from .metrics import METRIC_COLUMNS
 from .options import RunOptions
 from .report import file_sha256, summary_document, utc_now
+from .rows import EvalRow
 from .sets import BundledCorpus, EvalSet, bundled_set_path, load_bundled_set, load_eval_set
 
 __all__ = ["EvalResult", "RunPlan", "plan_run", "run_evaluation"]
@@ -42,7 +43,7 @@ class EvalResult:
     top_k: int
     grid: dict[str, list[Any]]
     configs: list[Configuration]
-    rows: list[dict[str, Any]]
+    rows: list[EvalRow]
     questions: dict[str, str] = field(default_factory=dict)  # query_id -> query text
     #: Set when the rows were streamed to a file rather than kept (``evaluate_to_files``):
     #: ``Aggregator.report()`` of the rows.
@@ -115,7 +116,7 @@ class EvalResult:
         return summary_document(self, seed=seed, baseline=baseline)
 
 
-def _serial_chunks(plan: RunPlan, progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
+def _serial_chunks(plan: RunPlan, progress: Progress | None) -> Iterator[list[EvalRow]]:
     questions, cache = plan.evalset.questions, BuildCache()
     for start in range(0, len(questions), _SERIAL_CHUNK):
         yield evaluate_chunk(
@@ -145,7 +146,7 @@ class RunPlan:
             return f"{self.options.curves.models()[0]} (measured curve{name})"
         return self.options.curve_model
 
-    def chunks(self, progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+    def chunks(self, progress: Progress | None = None) -> Iterator[list[EvalRow]]:
         """Yield the rows chunk by chunk, in question order (serially or from Dask)."""
         if not self.options.on_dask:
             yield from _serial_chunks(self, progress)
@@ -154,7 +155,7 @@ class RunPlan:
 
         yield from dask_chunks(self.evalset, self.configs, self.options, progress=progress)
 
-    def result(self, rows: list[dict[str, Any]], **extra: Any) -> EvalResult:
+    def result(self, rows: list[EvalRow], **extra: Any) -> EvalResult:
         """Return the ``EvalResult`` of this plan holding ``rows`` (with its baseline and provenance)."""
         from .. import __version__
 

@@ -361,31 +361,26 @@ def _disagreement_table(result: EvalResult) -> None:
     def pos(value: int | None) -> str:
         return "not in block" if value is None else f"pos {value}"
 
-    def delta(i: dict[str, Any]) -> float | None:
-        if i["a"] is None or i["b"] is None:
-            return None
-        return float(i["b"]) - float(i["a"])
-
     # Sorted by the paired difference B - A (largest first); the column header sorts it again.
-    items = sorted(items, key=lambda i: (delta(i) is None, -(delta(i) or 0.0)))
+    items = sorted(items, key=lambda i: (i.difference is None, -(i.difference or 0.0)))
     frame = pd.DataFrame(
         [
             {
-                "question": plain(result.questions[i["query_id"]]),
-                "id": i["query_id"],
-                "A": _cell(i["a"]),
-                "B": _cell(i["b"]),
-                "B − A": delta(i),
-                "A gold at": pos(i["a_position"]),
-                "B gold at": pos(i["b_position"]),
-                "A tokens": i["a_tokens"],
-                "B tokens": i["b_tokens"],
+                "question": plain(result.questions[i.query_id]),
+                "id": i.query_id,
+                "A": _cell(i.a),
+                "B": _cell(i.b),
+                "B − A": i.difference,
+                "A gold at": pos(i.a_position),
+                "B gold at": pos(i.b_position),
+                "A tokens": i.a_tokens,
+                "B tokens": i.b_tokens,
             }
             for i in items
         ]
     )
     st.dataframe(frame, hide_index=True, width="stretch", height=260)
-    ids = [i["query_id"] for i in items]
+    ids = [i.query_id for i in items]
     pick, which = st.columns([3, 1])
     chosen = pick.selectbox(
         "Open a question in the lab", ids, key="eval_pick", format_func=lambda q: plain(f"{q}: {result.questions[q]}")
