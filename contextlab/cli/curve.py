@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..safe_text import terminal_safe_lines
@@ -19,28 +20,32 @@ from .inputs import int_at_least, positive_int
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
 
 if TYPE_CHECKING:
+    from ..curves.evidence import CurveEvidence
+    from ..evaluation.curve import ConditionAccuracy
     from ..evaluation.curve_request import CurveRequest
 
 __all__ = ["add_curve"]
 
 
-def _table(points: list[dict[str, Any]], label: str) -> str:
+_CONDITIONS = {"closed_book": "closed book", "oracle": "gold only"}
+
+
+def _table(points: Sequence[ConditionAccuracy], label: str) -> str:
     lines = [
         f"{label}: accuracy by condition (95% Wilson interval)",
         f"{'condition':<22} {'accuracy %':>10} {'interval':>15} {'N':>5}",
     ]
     for p in points:
         name = {"closed_book": "closed book", "oracle": "gold only"}.get(
-            p["kind"]
-        ) or f"gold at {p['position']} of {p['total_docs']}"
+            p.kind
+        ) or f"gold at {p.position} of {p.total_docs}"
         lines.append(
-            f"{name:<22} {p['accuracy']:>10.1f} {p['accuracy_low']:>6.1f} - {p['accuracy_high']:<6.1f} "
-            f"{p['questions']:>5}"
+            f"{name:<22} {p.accuracy:>10.1f} {p.accuracy_low:>6.1f} - {p.accuracy_high:<6.1f} {p.questions:>5}"
         )
     return "\n".join(lines)
 
 
-def _tests(evidence: Any) -> str:
+def _tests(evidence: CurveEvidence) -> str:
     from ..evaluation.curve import paired_test_lines
 
     lines = ["paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):"]

@@ -21,7 +21,7 @@ import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from ..errors import LoadError
 from ..validation import message_value
@@ -85,15 +85,32 @@ class CurveOutcomes:
         return found if sorted(found) == sorted(positions) else None
 
 
-def outcomes_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+class ScoredAnswer(Protocol):
+    """What the outcomes file keeps of one scored answer (``evaluation.curve.CurveAnswer`` is one)."""
+
+    @property
+    def query_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def total_docs(self) -> int: ...
+    @property
+    def position(self) -> int | None: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def answer(self) -> str: ...
+
+
+def outcomes_csv(rows: Iterable[ScoredAnswer]) -> str:
     """Return the outcomes file's text for scored rows (``query_id, kind, total_docs, position, correct, answer``)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(OUTCOME_COLUMNS)
     for row in rows:
-        position = row["position"] if row["kind"] == "position" else ""
-        total = row["total_docs"] if row["kind"] == "position" else ""
-        writer.writerow([row["query_id"], row["kind"], total, position, int(bool(row["correct"])), row["answer"]])
+        position = row.position if row.kind == "position" else ""
+        total = row.total_docs if row.kind == "position" else ""
+        writer.writerow([row.query_id, row.kind, total, position, int(row.correct), row.answer])
     return buffer.getvalue()
 
 

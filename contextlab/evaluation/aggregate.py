@@ -70,7 +70,7 @@ PAIRED_METRICS: tuple[str, ...] = (
     "tokens_used",
 )
 #: How the summary's intervals were made, in words (written into the summary JSON).
-INTERVALS: dict[str, Any] = {
+INTERVALS: dict[str, str | float] = {
     "level": 0.95,
     "rates": "Wilson score interval (accuracy in percent, the other rates as fractions)",
     "means": f"percentile bootstrap, {BOOTSTRAP_SAMPLES} resamples of the questions (seeded)",

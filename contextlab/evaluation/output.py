@@ -17,6 +17,7 @@ from ..progress import Progress
 from ..validation import bool_text
 from .aggregate import Aggregator
 from .options import RunOptions
+from .report import ResultsFile
 from .rows import EvalRow
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalSet
@@ -159,10 +160,10 @@ class _HashingWriter:
         self._flush()
 
 
-def _csv_record(csv_path: Path, summary_path: Path, sha256: str) -> dict[str, str]:
+def _csv_record(csv_path: Path, summary_path: Path, sha256: str) -> ResultsFile:
     """Return where the results CSV is, relative to the summary's folder, and its SHA-256."""
     where = os.path.relpath(csv_path.resolve(), summary_path.resolve().parent)
-    return {"path": where, "sha256": sha256}
+    return ResultsFile(path=where, sha256=sha256)
 
 
 def _interval_cell(s: Mapping[str, Any], metric: str, scale: float) -> str:

@@ -11,13 +11,16 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..curves.published import CITATION, CITATION_URL
 from .aggregate import INTERVALS
 from .metrics import EXPECTED_ACCURACY_NOTE
 
-__all__ = ["SUMMARY_FORMAT", "file_sha256", "summary_document", "utc_now"]
+if TYPE_CHECKING:
+    from .run import EvalResult
+
+__all__ = ["SUMMARY_FORMAT", "AnsweredBy", "Provenance", "ResultsFile", "file_sha256", "summary_document", "utc_now"]
 
 #: The version of the summary's layout (1: aggregates only; 2: provenance, paired, recommendation).
 SUMMARY_FORMAT = 2
@@ -37,30 +40,52 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _base_settings(result: Any) -> dict[str, Any]:
+class ResultsFile(TypedDict):
+    """Where a run's results CSV is, relative to its summary, and the SHA-256 it was written with."""
+
+    path: str
+    sha256: str
+
+
+class Provenance(TypedDict, total=False):
+    """How a run was made, as its summary records it (a measured run: the model's settings too)."""
+
+    contextlab_version: str
+    created: str
+    evalset_sha256: str | None
+    results_csv: ResultsFile
+    answered_with: dict[str, object]
+
+
+class AnsweredBy(TypedDict):
+    """The endpoint and model that answered a measured run (never a key)."""
+
+    endpoint: str
+    model: str | None
+
+
+def _base_settings(result: EvalResult) -> dict[str, object]:
     """Return the settings every configuration shares (the grid's keys vary and are left out)."""
     if not result.configs:
         return {}
-    config = result.configs[0].config
-    settings = config.engine_settings().to_dict() if hasattr(config, "engine_settings") else config.to_dict()
+    settings = result.configs[0].config.engine_settings().to_dict()
     return {k: v for k, v in settings.items() if k not in result.grid}
 
 
-def _answer_model(result: Any) -> dict[str, Any] | None:
+def _answer_model(result: EvalResult) -> AnsweredBy | None:
     """Return the model that answered and its endpoint (never a key), or None when none answered."""
-    endpoint = getattr(result, "endpoint", None)
-    if not endpoint:
+    if not result.endpoint:
         return None
-    return {"endpoint": endpoint, "model": getattr(result, "answer_model", None)}
+    return AnsweredBy(endpoint=result.endpoint, model=result.answer_model)
 
 
-def summary_document(result: Any, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
-    """Return the whole run as the JSON ``--summary`` writes (``result`` is an ``EvalResult``).
+def summary_document(result: EvalResult, *, seed: int = 0, baseline: str | None = None) -> dict[str, object]:
+    """Return the whole run as the JSON ``--summary`` writes.
 
     ``baseline`` (a configuration's label) overrides the run's own for the paired differences.
     """
     report = result.report(seed=seed, baseline=baseline)
-    provenance = dict(getattr(result, "provenance", None) or {})
+    provenance = result.provenance
     return {
         "contextlab_eval": SUMMARY_FORMAT,
         "contextlab_version": provenance.get("contextlab_version"),

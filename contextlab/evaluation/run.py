@@ -23,7 +23,7 @@ from .chunks import evaluate_chunk
 from .grid import Configuration, expand_grid, parse_grid
 from .metrics import METRIC_COLUMNS
 from .options import RunOptions
-from .report import file_sha256, summary_document, utc_now
+from .report import Provenance, file_sha256, summary_document, utc_now
 from .rows import EvalRow
 from .sets import BundledCorpus, EvalSet, bundled_set_path, load_bundled_set, load_eval_set
 
@@ -55,7 +55,7 @@ class EvalResult:
     #: Whether each row carries the block it was scored on (``results.csv``'s ``block`` column).
     blocks: bool = False
     #: What the summary records of how the run was made (version, set digest, time, files).
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=lambda: Provenance())
     #: A measured run (``evaluation.measured``): the endpoint and model that answered (never a key),
     #: and the columns it adds to every row (``answer``, ``correct``, ...).
     endpoint: str | None = None
@@ -111,7 +111,7 @@ class EvalResult:
         """Return one aggregate per configuration with 95% intervals and paired differences (seeded)."""
         return self.report(seed=seed).configs
 
-    def summary(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+    def summary(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, object]:
         """Return the whole run as the JSON ``--summary`` writes (``report.summary_document``)."""
         return summary_document(self, seed=seed, baseline=baseline)
 
@@ -159,8 +159,9 @@ class RunPlan:
         """Return the ``EvalResult`` of this plan holding ``rows`` (with its baseline and provenance)."""
         from .. import __version__
 
-        provenance = {"contextlab_version": __version__, "created": utc_now(), "evalset_sha256": self.evalset_sha256}
-        extra["provenance"] = {**provenance, **extra.get("provenance", {})}
+        provenance = Provenance(contextlab_version=__version__, created=utc_now(), evalset_sha256=self.evalset_sha256)
+        provenance.update(extra.get("provenance", {}))
+        extra["provenance"] = provenance
         extra.setdefault("questions", {q.query_id: q.query for q in self.evalset.questions})
         return EvalResult(
             self.evalset.name,
