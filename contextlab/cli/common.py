@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..errors import ContextLabError
@@ -54,7 +55,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "dedup_measure": MEASURES,
 }
 #: The argument type of the settings that take a number.
-_TYPES: dict[str, Any] = {
+_TYPES: dict[str, Callable[[str], int | float]] = {
     "max_context_tokens": token_count,
     "min_doc_tokens": token_count,
     "dedup_threshold": threshold,
@@ -100,14 +101,14 @@ def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[st
             )
 
 
-def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     """Return the ``LabConfig`` values the command line gave explicitly (library names)."""
     return {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name, None) is not None}
 
 
 def config_of(args: argparse.Namespace, **changes: Any) -> LabConfig:
     """Return the ``LabConfig`` the engine options stand for: defaults, then what was given."""
-    values: dict[str, Any] = {"query": args.query}
+    values: dict[str, object] = {"query": args.query}
     values.update(engine_overrides(args))
     values.update(changes)
     config: LabConfig = LabConfig.from_dict(values)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -42,6 +43,7 @@ from contextlab.evaluation import (
     setting_table,
     sort_by_difference,
 )
+from contextlab.evaluation.rows import SettingValue
 from contextlab.intervals import format_bounds, format_interval
 from contextlab.lab.config import PLACEMENTS, LabConfig
 from contextlab.lab.curve_views import measured_label
@@ -130,9 +132,9 @@ def _pick_set() -> EvalSet | None:
 
 def grid_from_choices(
     budgets: list[int], placements: list[str], thresholds: list[float], min_tokens: list[int], tokenizers: list[str]
-) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+) -> tuple[dict[str, list[SettingValue]], dict[str, SettingValue]]:
     """Return ``(grid, fixed)``: settings with several values vary; single ones fix the base config."""
-    chosen: dict[str, Sequence[int | float | str]] = {
+    chosen: dict[str, Sequence[SettingValue]] = {
         "max_context_tokens": budgets,
         "placement": placements,
         "dedup_threshold": thresholds,
@@ -144,7 +146,16 @@ def grid_from_choices(
     return grid, fixed
 
 
-def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[Any]], LabConfig, dict[str, Any]]:
+@dataclass(frozen=True)
+class _RunChoices:
+    """What the view's controls say of a run beyond its grid: how many questions, how many retrieved, which curve."""
+
+    limit: int
+    top_k: int
+    curve_model: str
+
+
+def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[SettingValue]], LabConfig, _RunChoices]:
     # Defaults go in the session first (a link may have set them): no widget is given a default too.
     seed_evaluate_widgets(ctx.config.effective_tokenizer, n_questions)
     left, right = st.columns(2)
@@ -184,27 +195,23 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
         tokenizers or [ctx.config.effective_tokenizer],
     )
     base = ctx.config.with_changes(query="", seed_compatible=False, **fixed)
-    return grid, base, {"limit": int(limit), "top_k": int(top_k), "curve_model": model}
+    return grid, base, _RunChoices(int(limit), int(top_k), model if model is not None else curve_models()[0])
 
 
-def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
+def _run(evalset: EvalSet, grid: dict[str, list[SettingValue]], base: LabConfig, choices: _RunChoices) -> None:
     digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" else None
 
     def work(bar: Any) -> Any:
         def progress(done: int, total: int, note: str = "") -> None:
             bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
-        if options["curve_model"] == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
+        options = RunOptions(base=base, limit=choices.limit, top_k=choices.top_k)
+        if choices.curve_model == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
             name, curves = loaded_curve()
-            rest = {k: v for k, v in options.items() if k != "curve_model"}
-            return run_evaluation(
-                evalset,
-                grid,
-                RunOptions(base=base, curves=curves, curve_name=name, **rest),
-                progress=progress,
-                evalset_sha256=digest,
-            )
-        return run_evaluation(evalset, grid, RunOptions(base=base, **options), progress=progress, evalset_sha256=digest)
+            options = options.with_changes(curves=curves, curve_name=name)
+        else:
+            options = options.with_changes(curve_model=choices.curve_model)
+        return run_evaluation(evalset, grid, options, progress=progress, evalset_sha256=digest)
 
     run_and_keep(evalset, "Evaluating…", work)
 
@@ -453,15 +460,15 @@ def render(ctx: LabContext) -> None:
     evalset = _pick_set()
     if evalset is None:
         return
-    grid, base, options = _grid_controls(ctx, len(evalset))
+    grid, base, choices = _grid_controls(ctx, len(evalset))
     if st.session_state.get(OPENED_FROM_LINK) and st.session_state.get("eval_result") is None:
         info("These settings came with the link: press Run to reproduce the shared run.")
     n_configs = 1
     for values in grid.values():
         n_configs *= len(values)
-    if st.button(f"Run: {options['limit']} questions × {n_configs} configurations", key="eval_run", type="primary"):
-        _run(evalset, grid, base, options)
-    answer_with_model(evalset, grid, base, options)
+    if st.button(f"Run: {choices.limit} questions × {n_configs} configurations", key="eval_run", type="primary"):
+        _run(evalset, grid, base, choices)
+    answer_with_model(evalset, grid, base, {"limit": choices.limit, "top_k": choices.top_k})
     measured_curve_section(ctx, "evaluate")
     result: EvalResult | None = st.session_state.get("eval_result")
     if result is None:
