@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
@@ -59,6 +59,17 @@ def wants_orders(args: argparse.Namespace) -> bool:
     return bool(args.endpoint)
 
 
+class OrderAnswer(TypedDict):
+    """One order's answer as ``--format json`` prints it."""
+
+    order: str
+    position: int
+    documents: int
+    answer: str
+    correct: bool | None
+    cached: bool
+
+
 def _say(message: str) -> None:
     """Print ``contextlab: ...`` on stderr as one line, every control character in it made visible."""
     print(f"contextlab: {terminal_safe(message)}", file=sys.stderr)
@@ -98,18 +109,18 @@ def cmd_build_orders(
     )
     if not confirm_calls(plan.cost(), plan.client.endpoint, args.yes):
         return 1
-    rows: list[dict[str, Any]] = []
+    rows: list[OrderAnswer] = []
 
     def arrived(answer: Any) -> None:
         rows.append(
-            {
-                "order": answer.order,
-                "position": answer.position,
-                "documents": plan.block_size,
-                "answer": answer.answer,
-                "correct": answer.correct,
-                "cached": answer.cached,
-            }
+            OrderAnswer(
+                order=answer.order,
+                position=answer.position,
+                documents=plan.block_size,
+                answer=answer.answer,
+                correct=answer.correct,
+                cached=answer.cached,
+            )
         )
         if args.format != "json":
             mark = "" if answer.correct is None else ("  [right]" if answer.correct else "  [wrong]")

@@ -157,7 +157,7 @@ class CurveEvidence:
                 )
         return None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the evidence as plain JSON-serialisable data (NaN bounds as None)."""
 
         def clean(value: Any) -> Any:

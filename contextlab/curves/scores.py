@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import InvalidInputError
 from ..stages.reorder import ORDERINGS
@@ -45,7 +44,7 @@ class OrderingReport:
     best_score: float
     worst_score: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the report as plain JSON-serialisable data."""
         return {
             "model": self.model,

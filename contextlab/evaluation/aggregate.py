@@ -31,6 +31,7 @@ from .recommendation import METRIC_WORDS, Recommendation, recommend
 from .rows import EvalRow, SettingValue
 from .stats import (
     BOOTSTRAP_SAMPLES,
+    BudgetCurve,
     bootstrap_interval,
     budget_gains,
     combine_intervals,
@@ -130,7 +131,7 @@ class RunReport:
     baseline: str | None
     configs: list[dict[str, Any]]
     recommendation: Recommendation
-    budget_gains: list[dict[str, Any]]
+    budget_gains: list[BudgetCurve]
 
     @property
     def metric(self) -> str:
@@ -259,10 +260,10 @@ class Aggregator:
             )
         return baseline
 
-    def _paired(self, label: str, baseline: str, seed: int) -> dict[str, Any] | None:
+    def _paired(self, label: str, baseline: str, seed: int) -> dict[str, dict[str, float | int | None]] | None:
         if not (self._configs[label].kept and self._configs[baseline].kept):
             return None
-        out: dict[str, Any] = {}
+        out: dict[str, dict[str, float | int | None]] = {}
         for metric in PAIRED_METRICS:
             if not self._configs[label].stats[metric].n:
                 continue

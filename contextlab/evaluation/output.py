@@ -21,7 +21,7 @@ from .report import ResultsFile
 from .rows import EvalRow
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalSet
-from .stats import rising_step
+from .stats import BudgetCurve, rising_step
 
 __all__ = ["results_csv", "write_results", "stream_to_files", "evaluate_to_files", "summary_table", "gains_lines"]
 
@@ -186,7 +186,7 @@ def _difference_cells(s: Mapping[str, Any], metric: str, scale: float) -> str:
     return f"{text:>22}  {p:>8}"
 
 
-def gains_lines(gains: Sequence[Mapping[str, Any]]) -> list[str]:
+def gains_lines(gains: Sequence[BudgetCurve]) -> list[str]:
     """Return one line per budget curve: points of gold in block per extra 100 tokens, and the knee."""
     lines = []
     for curve in gains:

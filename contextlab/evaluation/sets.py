@@ -168,7 +168,7 @@ def _opened(path: str, compressed: bool) -> IO[bytes]:
 
 
 @lru_cache(maxsize=4)
-def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], ...]:
+def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, object], ...]:
     """Return the records of a (gzipped) JSONL file, read once per process.
 
     At most ``max_bytes`` are read, counted after decompression: a small gzip file that
@@ -187,7 +187,7 @@ def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dic
     return _records(data, path)
 
 
-def _records(data: bytes, name: str) -> tuple[dict[str, Any], ...]:
+def _records(data: bytes, name: str) -> tuple[dict[str, object], ...]:
     """Return the JSON object on each non-blank line of UTF-8 ``data``."""
     try:
         text = data.decode("utf-8-sig")
@@ -199,7 +199,7 @@ def _records(data: bytes, name: str) -> tuple[dict[str, Any], ...]:
     )
 
 
-def _json_line(line: str, number: int, name: str) -> dict[str, Any]:
+def _json_line(line: str, number: int, name: str) -> dict[str, object]:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -209,13 +209,40 @@ def _json_line(line: str, number: int, name: str) -> dict[str, Any]:
     return record
 
 
+@dataclass(frozen=True)
+class _BundledRecord:
+    """One line of the bundled file: the question, its answers and its gold passage (title, text)."""
+
+    question: str
+    answers: tuple[str, ...]
+    title: str
+    text: str
+
+
+@lru_cache(maxsize=2)
+def _bundled_records(path: str) -> tuple[_BundledRecord, ...]:
+    """Return the bundled file's lines, each checked to be what the package ships."""
+    out = []
+    for number, record in enumerate(_read_paper_file(path), start=1):
+        where = f"{Path(path).name}: line {number}"
+        question = record.get("question")
+        ctxs = record.get("ctxs")
+        first = ctxs[0] if isinstance(ctxs, list) and ctxs else None
+        if not isinstance(question, str) or not isinstance(first, dict):
+            raise LoadError(f"{where}: not a question with its gold passage; reinstall contextlab")
+        title, text = first.get("title"), first.get("text")
+        if not isinstance(title, str) or not isinstance(text, str):
+            raise LoadError(f"{where}: the gold passage has no title and text; reinstall contextlab")
+        out.append(_BundledRecord(question, _strings(record.get("answers"), "answers", where), title, text))
+    return tuple(out)
+
+
 def _bundled_passages(path: str) -> tuple[list[str], dict[str, tuple[str, str]]]:
     """Return each question's gold passage id and the distinct passages (id -> (title, text))."""
     ids: dict[tuple[str, str], str] = {}
     gold: list[str] = []
-    for record in _read_paper_file(path):
-        ctx = record["ctxs"][0]
-        key = _passage_key(ctx["title"], ctx["text"])
+    for record in _bundled_records(path):
+        key = _passage_key(record.title, record.text)
         gold.append(ids.setdefault(key, f"nq-p{len(ids)}"))
     return gold, {pid: key for key, pid in ids.items()}
 
@@ -252,13 +279,8 @@ def load_bundled_set() -> EvalSet:
     path = str(bundled_set_path())
     gold, _ = _bundled_passages(path)
     questions = [
-        EvalQuestion(
-            query_id=f"nq-{i}",
-            query=r["question"],
-            answers=tuple(r.get("answers") or ()),
-            gold_ids=frozenset([gold[i]]),
-        )
-        for i, r in enumerate(_read_paper_file(path))
+        EvalQuestion(query_id=f"nq-{i}", query=r.question, answers=r.answers, gold_ids=frozenset([gold[i]]))
+        for i, r in enumerate(_bundled_records(path))
     ]
     return EvalSet(BUNDLED_SET, questions, BundledCorpus())
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import InvalidInputError
 from ..intervals import Z_95
@@ -23,6 +23,8 @@ from ..paired import mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
+    "BudgetCurve",
+    "BudgetStep",
     "PairedDifference",
     "bootstrap_interval",
     "budget_gains",
@@ -212,6 +214,24 @@ def rising_step(gains: Sequence[float | None]) -> int | None:
     return None
 
 
+#: From one budget to the next: the two budgets, the mean tokens at each, and points gained per 100 tokens
+#: (None when the tokens did not grow). ``from`` is a keyword, hence the call form.
+BudgetStep = TypedDict(
+    "BudgetStep",
+    {"from": object, "to": object, "tokens_from": float, "tokens_to": float, "gain_per_100": float | None},
+)
+
+
+class BudgetCurve(TypedDict):
+    """Configurations differing only in ``key``: their other settings, the steps, and the knee (or None)."""
+
+    settings: dict[str, object]
+    metric: str
+    key: str
+    steps: list[BudgetStep]
+    knee: object
+
+
 def budget_gains(
     summaries: Sequence[Mapping[str, Any]],
     grid_keys: Sequence[str],
@@ -220,7 +240,7 @@ def budget_gains(
     key: str = "max_context_tokens",
     cost: str = "tokens_used",
     rate: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[BudgetCurve]:
     """Return, per group of configurations differing only in ``key``, what each extra 100 tokens gains.
 
     Each group: ``settings`` (its other grid values), ``key``, ``steps`` (between neighbouring budgets:
@@ -247,16 +267,24 @@ def budget_gains(
             extra = hi[cost] - lo[cost]
             gain = None if extra <= 0 else float((hi[metric] - lo[metric]) * scale * 100 / extra)
             steps.append(
-                {"from": lo[key], "to": hi[key], "tokens_from": lo[cost], "tokens_to": hi[cost], "gain_per_100": gain}
+                BudgetStep(
+                    {
+                        "from": lo[key],
+                        "to": hi[key],
+                        "tokens_from": lo[cost],
+                        "tokens_to": hi[cost],
+                        "gain_per_100": gain,
+                    }
+                )
             )
         knee = knee_index([s[cost] for s in members], [s[metric] for s in members])
         out.append(
-            {
-                "settings": dict(zip(others, group, strict=False)),
-                "metric": metric,
-                "key": key,
-                "steps": steps,
-                "knee": None if knee is None else members[knee][key],
-            }
+            BudgetCurve(
+                settings=dict(zip(others, group, strict=False)),
+                metric=metric,
+                key=key,
+                steps=steps,
+                knee=None if knee is None else members[knee][key],
+            )
         )
     return out

@@ -236,7 +236,7 @@ def open_question(query_id: str, config_label: str) -> None:
     whole_page()  # new documents and settings: the sidebar and the build change
 
 
-def _paired_cells(s: Mapping[str, Any], metric: str, scale: float) -> dict[str, Any]:
+def _paired_cells(s: Mapping[str, Any], metric: str, scale: float) -> dict[str, float | str | None]:
     """Return the paired difference against the baseline (a number, so the column sorts), its interval and p."""
     words = _METRIC_WORDS.get(metric, metric)
     paired = s.get("vs_baseline")
