@@ -270,10 +270,11 @@ class Aggregator:
             c = paired_comparison(
                 self._dense(baseline, metric), self._dense(label, metric), yes_no=metric in _RATES, seed=seed
             )
-            out[metric] = {
-                k: (_significant(v) if k == "p_value" else _round(v) if isinstance(v, float) else v)
-                for k, v in c.to_dict().items()
-            }
+            shown = c.to_dict()  # NaN (no pair) as null, six decimals, p to four significant digits
+            shown.update(
+                difference=_round(c.difference), low=_round(c.low), high=_round(c.high), p_value=_significant(c.p_value)
+            )
+            out[metric] = shown
         return out
 
     def summaries(self, *, seed: int = 0, baseline: str | None = None) -> list[dict[str, Any]]:
