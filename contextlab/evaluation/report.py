@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import Protocol, TypedDict
 
 from ..curves.published import CITATION, CITATION_URL
-from .aggregate import INTERVALS
+from .aggregate import INTERVALS, RunReport
+from .grid import Configuration
 from .metrics import EXPECTED_ACCURACY_NOTE
-
-if TYPE_CHECKING:
-    from .run import EvalResult
 
 __all__ = ["SUMMARY_FORMAT", "AnsweredBy", "Provenance", "ResultsFile", "file_sha256", "summary_document", "utc_now"]
 
@@ -64,7 +63,32 @@ class AnsweredBy(TypedDict):
     model: str | None
 
 
-def _base_settings(result: EvalResult) -> dict[str, object]:
+class SummarizedRun(Protocol):
+    """What a summary reads of a run (``run.EvalResult`` is one)."""
+
+    @property
+    def evalset(self) -> str: ...
+    @property
+    def curve_model(self) -> str: ...
+    @property
+    def top_k(self) -> int: ...
+    @property
+    def grid(self) -> Mapping[str, Sequence[object]]: ...
+    @property
+    def configs(self) -> Sequence[Configuration]: ...
+    @property
+    def endpoint(self) -> str | None: ...
+    @property
+    def answer_model(self) -> str | None: ...
+    @property
+    def provenance(self) -> Provenance: ...
+    @property
+    def n_questions(self) -> int: ...
+
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> RunReport: ...
+
+
+def _base_settings(result: SummarizedRun) -> dict[str, object]:
     """Return the settings every configuration shares (the grid's keys vary and are left out)."""
     if not result.configs:
         return {}
@@ -72,14 +96,14 @@ def _base_settings(result: EvalResult) -> dict[str, object]:
     return {k: v for k, v in settings.items() if k not in result.grid}
 
 
-def _answer_model(result: EvalResult) -> AnsweredBy | None:
+def _answer_model(result: SummarizedRun) -> AnsweredBy | None:
     """Return the model that answered and its endpoint (never a key), or None when none answered."""
     if not result.endpoint:
         return None
     return AnsweredBy(endpoint=result.endpoint, model=result.answer_model)
 
 
-def summary_document(result: EvalResult, *, seed: int = 0, baseline: str | None = None) -> dict[str, object]:
+def summary_document(result: SummarizedRun, *, seed: int = 0, baseline: str | None = None) -> dict[str, object]:
     """Return the whole run as the JSON ``--summary`` writes.
 
     ``baseline`` (a configuration's label) overrides the run's own for the paired differences.
