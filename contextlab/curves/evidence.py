@@ -37,7 +37,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
 
 from ..errors import InvalidInputError
 from ..intervals import wilson_interval
@@ -160,11 +159,11 @@ class CurveEvidence:
     def to_dict(self) -> dict[str, object]:
         """Return the evidence as plain JSON-serialisable data (NaN bounds as None)."""
 
-        def clean(value: Any) -> Any:
-            return None if isinstance(value, float) and math.isnan(value) else value
-
         out = asdict(self)
-        out["points"] = [{k: clean(v) for k, v in p.items()} for p in out["points"]]
+        out["points"] = [
+            {**asdict(p), "low": None if math.isnan(p.low) else p.low, "high": None if math.isnan(p.high) else p.high}
+            for p in self.points
+        ]
         out["differences"] = [
             {**d, "sentence": s.sentence()} for d, s in zip(out["differences"], self.differences, strict=False)
         ]

@@ -24,7 +24,7 @@ from typing import Any
 from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
-from ..validation import message_value
+from ..validation import bool_text, message_value
 from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
 from .recommendation import METRIC_WORDS, Recommendation, recommend
@@ -351,9 +351,7 @@ def _note_no_effect(
     words = METRIC_WORDS.get(advice.metric, advice.metric)
     said = []
     for key in quiet:
-        values = [
-            str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())
-        ]
+        values = [bool_text(v) for v in dict.fromkeys(s[key] for s in settings.values())]
         tried = ", ".join(values[:-1]) + " and " + values[-1]
         why = (
             "; the choice between them rests on the curve's expected accuracy above"

@@ -62,14 +62,6 @@ class RunOptions:
         text("curve_name", self.curve_name)
         if self.workers is not None and self.scheduler is not None:
             raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
-        if self.curves is not None and not isinstance(self.curves, PositionData):
-            raise InvalidInputError(
-                f"curves must be a measured curve (PositionData), got {type(self.curves).__name__}", field="curves"
-            )
-        if self.base is not None and not isinstance(self.base, EngineSettings):
-            raise InvalidInputError(
-                f"base must be EngineSettings (or a LabConfig), got {type(self.base).__name__}", field="base"
-            )
         if not isinstance(self.blocks, bool):
             raise InvalidInputError(f"blocks must be true or false, got {message_value(self.blocks)}", field="blocks")
 

@@ -213,8 +213,6 @@ def plan_run(
     computed).
     """
     options = options or RunOptions()
-    if not isinstance(options, RunOptions):
-        raise InvalidInputError(f"options must be RunOptions, got {type(options).__name__}", field="options")
     options = options.with_changes(curve_model=load_position_curves().resolve_model(options.curve_model))
     parsed = parse_grid(grid)
     configs = expand_grid(parsed, options.base)
