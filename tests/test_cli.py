@@ -846,7 +846,8 @@ def test_cli_lab_runs_streamlit_with_passthrough_args(tmp_path: Path, monkeypatc
         (["--server.port", "0"], "--server.port expects a port number from 1 to 65535, got '0'"),
         (
             ["--server.port", "9" * 400],
-            "--server.port expects a port number from 1 to 65535, got '99999999999999999...999999999999999999' (400 characters)",
+            "--server.port expects a port number from 1 to 65535, got "
+            "'99999999999999999...999999999999999999' (400 characters)",
         ),
         (["--server.headless", "maybe"], "--server.headless expects true or false, got 'maybe'"),
         (["--server.port"], "--server.port needs a value"),
@@ -919,7 +920,8 @@ def test_cli_sweep_html_never_imports_the_lab(tmp_path: Path, docs_file: Path):
     [
         (
             ("build", "docs.json", "--budget", "-5"),
-            r"^contextlab build: error: argument --max-context-tokens/--budget/-b: expected a whole number from 0 to 1,000,000,000, got '-5'",
+            r"^contextlab build: error: argument --max-context-tokens/--budget/-b: "
+            r"expected a whole number from 0 to 1,000,000,000, got '-5'",
         ),
         (
             ("build", "docs.json", "--threshold", "1.5"),
