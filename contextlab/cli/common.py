@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_type_hints
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
@@ -29,7 +29,8 @@ from .inputs import label, threshold, token_count
 
 __all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary", "require"]
 
-_DEFAULTS = EngineSettings().to_dict()
+#: The settings that are switches (``--summarize-overflow`` / ``--no-summarize-overflow``), by their field's type.
+_SWITCHES = frozenset(name for name, kind in get_type_hints(EngineSettings).items() if kind is bool)
 
 #: What each setting's flag says in ``--help`` (the defaults are the library's).
 _HELP: dict[str, str] = {
@@ -86,7 +87,7 @@ def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[st
         if ranges and name in ranges:
             default, text = ranges[name]
             p.add_argument(*spellings, dest=name, default=default, metavar="RANGE", help=text)
-        elif isinstance(_DEFAULTS[name], bool):
+        elif name in _SWITCHES:
             p.add_argument(*spellings, dest=name, action=argparse.BooleanOptionalAction, default=None, help=_HELP[name])
         elif name in _CHOICES:
             p.add_argument(*spellings, dest=name, choices=_CHOICES[name], default=None, help=_HELP[name])
