@@ -64,3 +64,16 @@ def test_cli_curve_positions_error_is_one_short_line(tmp_path, capsys):
     err = _error_line(capsys)
     assert err.startswith("contextlab: error: --positions must lie between 1 and documents=10; got '1,3,3,3")
     assert len(err) < 200
+
+
+def test_cli_eval_quotes_a_long_scheduler_address_shortened(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    path = tmp_path / "set.jsonl"
+    docs = [{"content": "Paris is the capital.", "source": "paris"}, {"content": "Rome.", "source": "rome"}]
+    line = {"id": "a", "query": "q?", "documents": docs, "gold_sources": ["paris"], "answers": ["Paris"]}
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    argv = ["eval", str(path), "--out", str(tmp_path / "r.csv"), "--scheduler", "tcp://h:" + _HUGE]
+    assert main(argv) == 1
+    err = _error_line(capsys)
+    assert err.startswith("contextlab: error: --scheduler 'tcp://h:999999999...999999999999999999' (5,008 characters)")
+    assert len(err) < 400

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ClusterError, InvalidInputError
 from ..progress import Progress
+from ..validation import message_value
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk
 from .grid import Configuration
 from .options import RunOptions
@@ -67,7 +68,7 @@ def dask_client(
 def _unreachable(scheduler: str, timeout: float, exc: BaseException) -> InvalidInputError:
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return InvalidInputError(
-        f"cannot reach the Dask scheduler {scheduler!r} within {timeout:g} s ({reason}); "
+        f"cannot reach the Dask scheduler {message_value(scheduler)} within {timeout:g} s ({reason}); "
         "give the address `dask scheduler` prints, e.g. tcp://host:8786"
     )
 
@@ -83,7 +84,7 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
         host, port = parse_host_port(location)
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(
-            f"scheduler {scheduler!r} is not a Dask scheduler address ({exc}); "
+            f"scheduler {message_value(scheduler)} is not a Dask scheduler address ({exc}); "
             "give the address `dask scheduler` prints, e.g. tcp://host:8786",
             field="scheduler",
         ) from None
@@ -143,7 +144,7 @@ class _Watch:
 
     def __init__(self, client: Any, scheduler: str | None) -> None:
         self.client = client
-        self.where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
+        self.where = f"the Dask scheduler {message_value(scheduler)}" if scheduler else "the local Dask cluster"
         self.alone_since: float | None = None
 
     def check(self) -> None:
