@@ -84,7 +84,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     k = min(only_a, only_b)
     # Exact integers until the last division: no underflow at thousands of discordant pairs.
     tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, float(2 * tail / 2**n))
 
 
 def paired_rate_interval(only_a: int, only_b: int, n: int, z: float = Z_95) -> tuple[float, float]:

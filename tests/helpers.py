@@ -10,8 +10,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from contextlab.evaluation.rows import EvalRow
 
 #: The command line as a user runs it, in a fresh interpreter (its stdin closed: it never waits for a terminal).
 CLI = [sys.executable, "-c", "import sys; from contextlab.cli import main; sys.exit(main())"]
@@ -68,3 +72,25 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900)
         env={**os.environ, **(env or {})},
         timeout=timeout,
     )
+
+
+def eval_row(cells: dict) -> EvalRow:
+    """Return the ``EvalRow`` a results.csv line of ``cells`` stands for (metrics not given: none).
+
+    ``config`` and ``query_id`` name the row; metric and answer columns fill its metrics and reply;
+    every other key is a grid setting.
+    """
+    from dataclasses import fields
+
+    from contextlab.evaluation.rows import EvalRow, ModelReply, QuestionMetrics
+
+    metric_names = [f.name for f in fields(QuestionMetrics)]
+    reply_names = [f.name for f in fields(ModelReply)]
+    counts = {"in_block": 0, "tokens_used": 0, "duplicates_removed": 0}
+    metrics = QuestionMetrics(**{name: cells.get(name, counts.get(name)) for name in metric_names})
+    reply = None
+    if any(name in cells for name in reply_names):
+        reply = ModelReply(**{name: cells.get(name, "" if name == "answer" else None) for name in reply_names})
+    own = {"config", "query_id", "block", *metric_names, *reply_names}
+    settings = {k: v for k, v in cells.items() if k not in own}
+    return EvalRow(cells["config"], cells["query_id"], settings, metrics, cells.get("block"), reply)

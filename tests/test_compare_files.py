@@ -18,7 +18,8 @@ import pytest
 from contextlab.cli import main
 from contextlab.errors import LoadError
 from contextlab.evaluation import load_eval_set, run_evaluation, write_results
-from contextlab.evaluation.compare import compare_runs, compare_table, load_run
+from contextlab.evaluation.compare import compare_runs, compare_table
+from contextlab.evaluation.saved_runs import load_run
 
 ANSWER = "The keeper of Skerry Point light in the long winter of that year was a man called Tobias Wren."
 
@@ -149,8 +150,8 @@ def test_compare_edited_results_are_not_paired_and_the_table_says_why(run):
     text = csv_path.read_text(encoding="utf-8")
     csv_path.write_text(text.replace(",1,1,", ",0,0,", 1), encoding="utf-8")
     loaded = load_run(run)
-    assert loaded["rows"] is None
-    assert loaded["why"] == (
+    assert loaded.rows is None
+    assert loaded.why == (
         "r.csv differs from the SHA-256 its summary recorded (changed after the run), so its rows are not used"
     )
     table = compare_table(compare_runs(run, run))
@@ -217,5 +218,5 @@ def test_compare_cli_damaged_summary_is_one_line_and_exit_1(run, capsys):
 def test_compare_untouched_run_still_pairs(run):
     """The same run against itself, files as written: paired, and every difference zero."""
     same = compare_runs(run, run)
-    assert same["matched_questions"] == 4
-    assert {d["difference"] for c in same["configs"] for d in c["metrics"].values()} == {0.0}
+    assert same.matched_questions == 4
+    assert {d.difference for c in same.configs for d in c.metrics.values()} == {0.0}

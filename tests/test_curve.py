@@ -15,6 +15,7 @@ from contextlab.curves.published import accuracy_at, position_curve
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation import RunOptions, run_evaluation
 from contextlab.evaluation.curve import (
+    CurveAnswer,
     CurvePlan,
     CurveResult,
     curve_csv,
@@ -76,17 +77,7 @@ def test_curve_file_has_the_bundled_format_and_loads_as_a_curve(tmp_path):
 
     # scored rows as data (what run_curve makes of a model's answers), to test the writer and reader
     def rows_of(kind, total, position, marks):
-        return [
-            {
-                "query_id": f"q{i}",
-                "kind": kind,
-                "total_docs": total,
-                "position": position,
-                "correct": c,
-                "answer": "a" if c else "b",
-            }
-            for i, c in enumerate(marks)
-        ]
+        return [CurveAnswer(f"q{i}", kind, total, position, "a" if c else "b", bool(c)) for i, c in enumerate(marks)]
 
     rows = (
         rows_of("position", 3, 1, (1, 1, 0, 0))
@@ -192,7 +183,7 @@ def test_curve_placement_in_the_engine_needs_its_curve():
 def test_curve_placement_from_lab_config_and_grid_defaults_to_the_published_curve():
     assert LabConfig(placement="curve").make_manager().position_curve == position_curve("GPT-3.5-Turbo")
     result = run_evaluation(None, ["placement=curve,relevance"], RunOptions(limit=2))
-    assert [r["config"] for r in result.rows] == ["placement=curve", "placement=relevance"] * 2
+    assert [r.config for r in result.rows] == ["placement=curve", "placement=relevance"] * 2
 
 
 def test_curve_position_curve_rejects_bad_points():

@@ -13,7 +13,7 @@ from contextlab.cli import main
 from contextlab.curves.evidence import position_effect
 from contextlab.curves.outcomes import outcomes_csv, parse_outcomes
 from contextlab.errors import LoadError
-from contextlab.evaluation.curve import plan_curve
+from contextlab.evaluation.curve import CurveAnswer, plan_curve
 from contextlab.evaluation.curve_design import _look, curve_power, look_schedule
 from contextlab.evaluation.sets import parse_eval_records
 from contextlab.models.pace import (
@@ -182,7 +182,7 @@ def test_curve_sending_order_keeps_prompts_with_one_prefix_together():
 
 def test_curve_outcomes_round_trip_and_refuse_unpaired_files():
     rows = [
-        {"query_id": q, "kind": "position", "total_docs": 3, "position": p, "correct": c, "answer": "x"}
+        CurveAnswer(q, "position", 3, p, "x", bool(c))
         for p, marks in ((1, (1, 0)), (3, (1, 1)))
         for q, c in zip(("a", "b"), marks, strict=False)
     ]

@@ -16,6 +16,7 @@ from contextlab.curves.curve_file import load_curve_file
 from contextlab.curves.evidence import curve_evidence, position_effect
 from contextlab.curves.outcomes import load_measured_curve, outcomes_csv, parse_measured_curve
 from contextlab.errors import LoadError
+from contextlab.evaluation.curve import CurveAnswer
 from contextlab.lab.curve_views import measured_points, move_undecided
 
 BUNDLED = resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv")
@@ -27,11 +28,7 @@ def _curve_text(acc: dict[int, float], n: int, model: str = "m") -> str:
 
 
 def _outcomes_text(marks: dict[int, list[bool]]) -> str:
-    rows = [
-        {"query_id": f"q{i}", "kind": "position", "total_docs": 5, "position": p, "correct": m, "answer": "a"}
-        for p, ms in marks.items()
-        for i, m in enumerate(ms)
-    ]
+    rows = [CurveAnswer(f"q{i}", "position", 5, p, "a", m) for p, ms in marks.items() for i, m in enumerate(ms)]
     return outcomes_csv(rows)
 
 

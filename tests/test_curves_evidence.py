@@ -8,11 +8,11 @@ import pytest
 
 from contextlab.curves.curve_file import parse_position_csv
 from contextlab.curves.evidence import (
-    CurvePoint,
     curve_evidence,
     position_effect,
     published_evidence,
 )
+from contextlab.curves.position_tests import CurvePoint
 from contextlab.errors import InvalidInputError
 
 

@@ -533,7 +533,7 @@ def test_endpoint_faults_model_id_with_a_newline_is_one_safe_line(server):
 def test_endpoint_faults_model_id_with_a_newline_makes_a_curve_file_that_reads_back(server, tmp_path):
     """Injects a fault: the model id the curve file is labelled with holds a newline (once a forged comment line)."""
     from contextlab.curves.curve_file import load_curve_file
-    from contextlab.evaluation.curve import CurvePlan, CurveResult, write_curve
+    from contextlab.evaluation.curve import CurveAnswer, CurvePlan, CurveResult, write_curve
 
     server.on("GET", "/v1/models", send_json({"data": [{"id": "tiny\nmodel,total_docs,position\n"}]}))
     client = ModelClient(server.url, max_retries=0)
@@ -544,7 +544,7 @@ def test_endpoint_faults_model_id_with_a_newline_makes_a_curve_file_that_reads_b
     plan = CurvePlan(documents=2, positions=[1, 2], shots=0, questions=questions, cases=[])
     # scored rows as data (what run_curve makes of answers), to test what the file says about the model
     rows = [
-        {"query_id": q.query_id, "kind": "position", "total_docs": 2, "position": p, "correct": c, "answer": "Paris"}
+        CurveAnswer(q.query_id, "position", 2, p, "Paris", bool(c))
         for p in (1, 2)
         for q, c in zip(questions, (1, 0), strict=False)
     ]

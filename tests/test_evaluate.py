@@ -7,6 +7,7 @@ import gzip
 import json
 import subprocess
 import sys
+from dataclasses import fields
 
 import pytest
 from hypothesis import given
@@ -32,6 +33,7 @@ from contextlab.evaluation import (
     run_evaluation,
     write_results,
 )
+from tests.helpers import eval_row
 
 # Unrelated texts of about the same length: distinct enough that no two are near copies.
 _FILLERS = (
@@ -198,9 +200,9 @@ def test_load_eval_set_retrieves_from_a_store(tmp_path):
         tmp_path, [{"query": "annual plan refunds", "gold_sources": ["refunds.md"], "answers": ["prorated"]}]
     )
     result = run_evaluation(load_eval_set(path, store=str(db)), ["max_context_tokens=30,400"], RunOptions(top_k=2))
-    by = {r["max_context_tokens"]: r for r in result.rows}
-    assert by[400]["gold_retrieved"] and by[400]["gold_rank"] == 1 and by[400]["answer_in_block"]
-    assert by[30]["in_block"] <= by[400]["in_block"] <= 2
+    by = {r.settings["max_context_tokens"]: r for r in result.rows}
+    assert by[400].metrics.gold_retrieved and by[400].metrics.gold_rank == 1 and by[400].metrics.answer_in_block
+    assert by[30].metrics.in_block <= by[400].metrics.in_block <= 2
     with pytest.raises(LoadError, match="does not exist"):
         load_eval_set(path, store=str(tmp_path / "missing.db"))
 
@@ -235,14 +237,14 @@ def test_question_metrics_reads_gold_position_from_the_trace():
     result = manager.build(PromptRequest(q.query, docs, max_context_tokens=4000))
     row = question_metrics(prep, result, "GPT-3.5-Turbo")
     # Rank 2 of 6 goes last under lost-in-the-middle.
-    assert row["gold_rank"] == 2 and row["gold_position"] == 6 and row["in_block"] == 6
-    assert row["gold_in_block"] and row["answer_in_block"] and row["gold_retrieved"]
+    assert row.gold_rank == 2 and row.gold_position == 6 and row.in_block == 6
+    assert row.gold_in_block and row.answer_in_block and row.gold_retrieved
     # Six documents lie between the gold-only point (88.3) and the 10-document curve, whose last
     # position reads 62.4: 88.3 + (62.4 - 88.3) * 5 / 9 = 73.911.
-    assert row["expected_accuracy"] == pytest.approx(73.911, abs=1e-3)
-    assert row["curve"] == "between gold only and 10 documents"
-    assert row["gold_recall"] == 1.0 and row["gold_via_copy"] is False and row["gold_note"] is None
-    assert set(row) == set(METRIC_COLUMNS)
+    assert row.expected_accuracy == pytest.approx(73.911, abs=1e-3)
+    assert row.curve == "between gold only and 10 documents"
+    assert row.gold_recall == 1.0 and row.gold_via_copy is False and row.gold_note is None
+    assert [f.name for f in fields(row)] == list(METRIC_COLUMNS)
 
 
 def test_question_metrics_gold_out_of_block_gets_closed_book():
@@ -251,12 +253,12 @@ def test_question_metrics_gold_out_of_block_gets_closed_book():
     prep = prepare_question(q, docs)
     result = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=60))
     row = question_metrics(prep, result, "GPT-3.5-Turbo")
-    assert row["gold_retrieved"] and not row["gold_in_block"] and row["gold_position"] is None
-    assert row["answer_in_block"] is False
-    assert row["expected_accuracy"] == load_position_curves().closed_book("GPT-3.5-Turbo")
-    assert row["curve"] == "closed book" and row["gold_recall"] == 0.0
+    assert row.gold_retrieved and not row.gold_in_block and row.gold_position is None
+    assert row.answer_in_block is False
+    assert row.expected_accuracy == load_position_curves().closed_book("GPT-3.5-Turbo")
+    assert row.curve == "closed book" and row.gold_recall == 0.0
     # Wilson bounds of 56.1% of 2,655 questions: [54.205, 57.978]
-    assert (row["curve_low"], row["curve_high"]) == (54.205, 57.978)
+    assert (row.curve_low, row.curve_high) == (54.205, 57.978)
 
 
 @pytest.mark.parametrize(
@@ -299,17 +301,17 @@ def test_run_evaluation_rows_cover_every_question_and_config(tmp_path):
     result = _small_run(tmp_path)
     assert len(result.rows) == 6 * 4
     assert result.columns == ["config", "query_id", "query", "max_context_tokens", "placement", *METRIC_COLUMNS]
-    by = {(r["query_id"], r["config"]): r for r in result.rows}
+    by = {(r.query_id, r.config): r for r in result.rows}
     # Relevance order puts rank k at position k + 1; reversed puts it at the other end.
     big = by[("q2", "max_context_tokens=400 placement=relevance")]
-    assert big["gold_position"] == 3 and big["in_block"] == 8
-    assert by[("q2", "max_context_tokens=400 placement=reversed")]["gold_position"] == 6
+    assert big.metrics.gold_position == 3 and big.metrics.in_block == 8
+    assert by[("q2", "max_context_tokens=400 placement=reversed")].metrics.gold_position == 6
     for k in range(6):
         small, large = (
             by[(f"q{k}", "max_context_tokens=40 placement=relevance")],
             by[(f"q{k}", "max_context_tokens=400 placement=relevance")],
         )
-        assert small["tokens_used"] <= 40 and large["gold_in_block"] >= small["gold_in_block"]
+        assert small.metrics.tokens_used <= 40 and large.metrics.gold_in_block >= small.metrics.gold_in_block
 
 
 def test_write_results_writes_csv_and_summary(tmp_path):
@@ -352,7 +354,7 @@ def test_evaluate_to_files_streams_the_same_files_as_write_results(tmp_path):
 def test_aggregator_switches_to_the_normal_interval_for_large_sets():
     from contextlab.evaluation.aggregate import Aggregator
 
-    rows = [{"config": "c", "query_id": f"q{k}", "tokens_used": k % 4} for k in range(400)]
+    rows = [eval_row({"config": "c", "query_id": f"q{k}", "tokens_used": k % 4}) for k in range(400)]
     boot = Aggregator([]).add(rows).summaries()[0]
     normal = Aggregator([], max_bootstrap=100).add(rows).summaries()[0]
     assert boot["tokens_used"] == normal["tokens_used"] == 1.5

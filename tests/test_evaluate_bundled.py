@@ -112,14 +112,14 @@ def test_bundled_retrieval_shows_titles_as_sources():
 def test_bundled_eval_writes_600_rows_with_the_issue_columns(run300):
     assert len(run300.rows) == 600
     assert run300.columns == ["config", "query_id", "query", "max_context_tokens", *METRIC_COLUMNS]
-    assert {r["config"] for r in run300.rows} == {"max_context_tokens=256", "max_context_tokens=1024"}
-    assert all(r["tokens_used"] <= r["max_context_tokens"] for r in run300.rows)
+    assert {r.config for r in run300.rows} == {"max_context_tokens=256", "max_context_tokens=1024"}
+    assert all(r.metrics.tokens_used <= r.settings["max_context_tokens"] for r in run300.rows)
 
 
 def test_bundled_larger_budget_never_lowers_gold_in_block(run300):
-    by = {(r["query_id"], r["max_context_tokens"]): r for r in run300.rows}
-    for qid in {r["query_id"] for r in run300.rows}:
-        assert by[(qid, 1024)]["gold_in_block"] >= by[(qid, 256)]["gold_in_block"], qid
+    by = {(r.query_id, r.settings["max_context_tokens"]): r for r in run300.rows}
+    for qid in {r.query_id for r in run300.rows}:
+        assert by[(qid, 1024)].metrics.gold_in_block >= by[(qid, 256)].metrics.gold_in_block, qid
     small, large = run300.summaries()
     assert large["gold_in_block"] > small["gold_in_block"]
 
@@ -131,7 +131,7 @@ def test_bundled_gold_retrieved_rate_matches_an_independent_bm25(run300):
     bm25 = OkapiBM25([f"{title}\n{text}" for title, text in passages.values()])
     questions = load_bundled_set().questions[:300]
     independent = sum(gold[i] in {ids[j] for j in bm25.top(q.query, 20)} for i, q in enumerate(questions)) / 300
-    ours = sum(r["gold_retrieved"] for r in run300.rows if r["max_context_tokens"] == 256) / 300
+    ours = sum(r.metrics.gold_retrieved for r in run300.rows if r.settings["max_context_tokens"] == 256) / 300
     assert abs(ours - independent) <= 0.04, (ours, independent)
     assert ours > 0.85
 
@@ -139,7 +139,7 @@ def test_bundled_gold_retrieved_rate_matches_an_independent_bm25(run300):
 def test_bundled_expected_accuracy_is_closed_book_exactly_when_gold_is_out(run300):
     closed = 56.1  # GPT-3.5-Turbo closed-book, Liu et al. (2024) table
     for r in run300.rows:
-        if not r["gold_in_block"]:
-            assert r["expected_accuracy"] == closed and r["gold_position"] is None
+        if not r.metrics.gold_in_block:
+            assert r.metrics.expected_accuracy == closed and r.metrics.gold_position is None
         else:
-            assert 1 <= r["gold_position"] <= r["in_block"]
+            assert 1 <= r.metrics.gold_position <= r.metrics.in_block

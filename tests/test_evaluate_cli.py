@@ -30,12 +30,12 @@ def test_evaluate_cli_writes_the_librarys_rows_and_summary(tmp_path, capsys, bun
     rows = _rows(out)
     assert len(rows) == 60
     assert list(rows[0]) == ["config", "query_id", "query", "max_context_tokens", *METRIC_COLUMNS]
-    library = {(r["query_id"], str(r["max_context_tokens"])): r for r in bundled_run300.rows}
+    library = {(r.query_id, str(r.settings["max_context_tokens"])): r for r in bundled_run300.rows}
     for row in rows:
         expected = library[(row["query_id"], row["max_context_tokens"])]
         assert (int(row["gold_in_block"]), int(row["tokens_used"])) == (
-            int(expected["gold_in_block"]),
-            expected["tokens_used"],
+            int(expected.metrics.gold_in_block),
+            expected.metrics.tokens_used,
         )
     assert "max_context_tokens=1024" in captured.out and "Liu et al." in captured.out
     assert "wrote 60 rows" in captured.err

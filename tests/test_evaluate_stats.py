@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -31,7 +32,9 @@ from contextlab.evaluation import (
 )
 from contextlab.evaluation.aggregate import Aggregator
 from contextlab.evaluation.compare import compare_runs, compare_table
+from contextlab.evaluation.rows import EvalRow
 from contextlab.intervals import wilson_interval
+from tests.helpers import eval_row
 
 MODEL = "GPT-3.5-Turbo"
 FILLER = "Filler text about an unrelated subject that says nothing of use here at all, number {}."
@@ -65,11 +68,11 @@ def test_gold_dropped_as_a_near_copy_counts_through_its_kept_copy():
     assert next(t for t in result.trace if t.input_index == 1).fate == "duplicate"
     row = question_metrics(prepare_question(q, docs), result, MODEL)
     kept_position = next(t.position for t in result.trace if t.input_index == 0)
-    assert row["gold_in_block"] is True and row["gold_via_copy"] is True and row["gold_recall"] == 1.0
-    assert row["gold_position"] == kept_position
-    assert row["gold_note"].startswith("gold D1 was dropped as a copy of D0, similarity 0.9")
-    assert row["gold_note"].endswith(f"it counts as present through D0 at pos {kept_position}")
-    assert row["curve"] != "closed book"
+    assert row.gold_in_block is True and row.gold_via_copy is True and row.gold_recall == 1.0
+    assert row.gold_position == kept_position
+    assert row.gold_note.startswith("gold D1 was dropped as a copy of D0, similarity 0.9")
+    assert row.gold_note.endswith(f"it counts as present through D0 at pos {kept_position}")
+    assert row.curve != "closed book"
 
 
 def test_gold_recall_is_the_share_of_golds_in_the_block():
@@ -87,8 +90,8 @@ def test_gold_recall_is_the_share_of_golds_in_the_block():
     one = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=40))
     both = ContextManager().build(PromptRequest(q.query, docs, max_context_tokens=2000))
     assert len(one.included_docs) == 1
-    assert question_metrics(prep, one, MODEL)["gold_recall"] == 0.5
-    assert question_metrics(prep, both, MODEL)["gold_recall"] == 1.0
+    assert question_metrics(prep, one, MODEL).gold_recall == 0.5
+    assert question_metrics(prep, both, MODEL).gold_recall == 1.0
 
 
 def test_a_block_of_only_the_gold_reads_the_gold_only_accuracy():
@@ -98,7 +101,7 @@ def test_a_block_of_only_the_gold_reads_the_gold_only_accuracy():
     assert len(result.included_docs) == 1
     row = question_metrics(prepare_question(q, docs), result, MODEL)
     # The curve file's own gold-only (oracle) accuracy for GPT-3.5-Turbo, not the 10-document 76.8.
-    assert (row["expected_accuracy"], row["curve"]) == (88.3, "gold only")
+    assert (row.expected_accuracy, row.curve) == (88.3, "gold only")
 
 
 def test_a_block_larger_than_every_curve_says_so():
@@ -106,9 +109,9 @@ def test_a_block_larger_than_every_curve_says_so():
     q = EvalQuestion("q", "lighthouse", answers=("Tobias Wren",), gold_sources=frozenset({"gold"}))
     result = ContextManager(placement="relevance").build(PromptRequest(q.query, docs, max_context_tokens=8000))
     row = question_metrics(prepare_question(q, docs), result, MODEL)
-    assert row["in_block"] == 25
-    assert row["curve"] == "outside every curve: 25 documents, read on the 20-document curve"
-    summary = Aggregator([]).add([{"config": "c", "query_id": "q", **row}]).summaries()[0]
+    assert row.in_block == 25
+    assert row.curve == "outside every curve: 25 documents, read on the 20-document curve"
+    summary = Aggregator([]).add([EvalRow("c", "q", {}, row)]).summaries()[0]
     assert summary["outside_curves"] == 1
 
 
@@ -132,20 +135,22 @@ def test_read_curve_uses_the_curve_the_block_size_calls_for(n_docs, position, va
 # -- intervals ------------------------------------------------------------------------------
 
 
-def _rows_at(readings: list[tuple[int, int | None]], n: int) -> list[dict]:
+def _rows_at(readings: list[tuple[int, int | None]], n: int) -> list[EvalRow]:
     rows = []
     for k in range(n):
         docs, position = readings[k % len(readings)]
         r = read_curve(MODEL, docs, position)
         rows.append(
-            {
-                "config": "c",
-                "query_id": f"q{k}",
-                "expected_accuracy": r.value,
-                "curve_low": r.low,
-                "curve_high": r.high,
-                "curve": r.curve,
-            }
+            eval_row(
+                {
+                    "config": "c",
+                    "query_id": f"q{k}",
+                    "expected_accuracy": r.value,
+                    "curve_low": r.low,
+                    "curve_high": r.high,
+                    "curve": r.curve,
+                }
+            )
         )
     return rows
 
@@ -179,7 +184,11 @@ def test_expected_accuracy_interval_at_2655_questions_is_at_least_the_curves_own
 
 
 def test_paired_p_values_keep_their_significant_digits():
-    rows = [{"config": c, "query_id": f"q{k}", "gold_in_block": c == "b" or k >= 30} for k in range(40) for c in "ab"]
+    rows = [
+        eval_row({"config": c, "query_id": f"q{k}", "gold_in_block": c == "b" or k >= 30})
+        for k in range(40)
+        for c in "ab"
+    ]
     paired = Aggregator([]).add(rows).summaries()[1]["vs_baseline"]["gold_in_block"]
     # 30 questions gained, none lost: McNemar p = 2 / 2^30 = 1.863e-09, not rounded to 0.
     assert (paired["only_a"], paired["only_b"], paired["p_value"]) == (0, 30, 1.863e-09)
@@ -238,7 +247,7 @@ def test_summary_carries_provenance_paired_differences_and_a_recommendation(tmp_
     data = json.loads(text)
     assert "sk-do-not-write-me" not in text
     assert data["contextlab_version"] == contextlab.__version__ and data["evalset"] == "set.jsonl"
-    assert data["evalset_sha256"] == hashlib.sha256(open(evalset, "rb").read()).hexdigest()
+    assert data["evalset_sha256"] == hashlib.sha256(Path(evalset).read_bytes()).hexdigest()
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["created"]) and data["questions"] == 10
     assert data["settings"]["dedup_threshold"] == 0.85 and data["curve_model"] == MODEL
     assert data["results_csv"] == {"path": "r.csv", "sha256": hashlib.sha256(out.read_bytes()).hexdigest()}
@@ -292,13 +301,13 @@ def test_eval_compare_of_a_run_against_itself_shows_zero_differences(tmp_path):
     result = run_evaluation(load_eval_set(_user_set(tmp_path)), ["max_context_tokens=40,400"])
     write_results(result, tmp_path / "r.csv", tmp_path / "s.json")
     same = compare_runs(tmp_path / "s.json", tmp_path / "s.json")
-    assert same["matched_questions"] == 10 and [c["config"] for c in same["configs"]] == [
+    assert same.matched_questions == 10 and [c.config for c in same.configs] == [
         "max_context_tokens=40",
         "max_context_tokens=400",
     ]
-    for c in same["configs"]:
-        for metric, d in c["metrics"].items():
-            assert d["paired"] is True and d["difference"] == 0.0, metric
+    for c in same.configs:
+        for metric, d in c.metrics.items():
+            assert d.paired is True and d.difference == 0.0, metric
     table = compare_table(same)
     assert "Paired over 10 questions" in table and "(unpaired)" not in table and "+0.0 [" in table
     (tmp_path / "r.csv").unlink()
@@ -311,30 +320,32 @@ def test_measured_accuracy_is_a_percent_with_wilson_and_the_recommendation_uses_
     for k in range(10):
         for label, correct in (("cheap", k < 8), ("dear", k < 9)):
             rows.append(
-                {
-                    "config": label,
-                    "query_id": f"q{k}",
-                    "correct": correct,
-                    "gold_in_block": True,
-                    "tokens_used": 100 if label == "cheap" else 900,
-                }
+                eval_row(
+                    {
+                        "config": label,
+                        "query_id": f"q{k}",
+                        "correct": correct,
+                        "gold_in_block": True,
+                        "tokens_used": 100 if label == "cheap" else 900,
+                    }
+                )
             )
     report = Aggregator([]).add(rows).report()
-    cheap = report["configs"][0]
+    cheap = report.configs[0]
     # 8 of 10: Wilson [0.490156, 0.943322], written in percent like expected_accuracy.
     assert (cheap["accuracy"], cheap["accuracy_low"], cheap["accuracy_high"]) == (
         80.0,
         pytest.approx(49.0156, abs=1e-3),
         pytest.approx(94.3322, abs=1e-3),
     )
-    dear = report["configs"][1]["vs_baseline"]["accuracy"]
+    dear = report.configs[1]["vs_baseline"]["accuracy"]
     assert (dear["difference"], dear["only_a"], dear["only_b"], dear["p_value"]) == (0.1, 0, 1, 1.0)
-    advice = report["recommendation"]
-    assert advice["metric"] == "accuracy" and advice["config"] == "cheap"
-    assert advice["text"].startswith(
+    advice = report.recommendation
+    assert advice.metric == "accuracy" and advice.config == "cheap"
+    assert advice.text.startswith(
         "On measured accuracy (a model answered): these 2 configurations cannot be told apart on 10 questions"
     )
-    assert "take cheap: 100 tokens on average, measured accuracy 80.0%" in advice["text"]
+    assert "take cheap: 100 tokens on average, measured accuracy 80.0%" in advice.text
 
 
 def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path):
@@ -360,17 +371,19 @@ def test_summary_table_says_how_many_rows_were_read_outside_every_curve(tmp_path
     )
 
 
-def _rows(budget: int, placement: str, gold: list[int]) -> list[dict]:
+def _rows(budget: int, placement: str, gold: list[int]) -> list[EvalRow]:
     label = f"max_context_tokens={budget} placement={placement}"
     return [
-        {
-            "config": label,
-            "query_id": f"q{i}",
-            "max_context_tokens": budget,
-            "placement": placement,
-            "gold_in_block": g,
-            "tokens_used": budget - 10,
-        }
+        eval_row(
+            {
+                "config": label,
+                "query_id": f"q{i}",
+                "max_context_tokens": budget,
+                "placement": placement,
+                "gold_in_block": g,
+                "tokens_used": budget - 10,
+            }
+        )
         for i, g in enumerate(gold)
     ]
 
@@ -385,9 +398,9 @@ def test_recommendation_says_a_setting_made_no_difference_when_its_rows_are_iden
         + _rows(512, "lost_in_the_middle", big)
         + _rows(512, "relevance", big)
     )
-    advice = Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]
-    assert advice["no_effect"] == ["placement"]
-    assert advice["text"].endswith(
+    advice = Aggregator(["max_context_tokens", "placement"]).add(rows).report().recommendation
+    assert advice.no_effect == ("placement",)
+    assert advice.text.endswith(
         "Placement made no difference to gold in block here: every question's gold in "
         "block is the same "
         "under lost_in_the_middle and relevance, so the placement named above is a "
@@ -396,4 +409,4 @@ def test_recommendation_says_a_setting_made_no_difference_when_its_rows_are_iden
     # one question placed differently: the placement did make a difference, and nothing is said
     moved = _rows(512, "relevance", [0] + big[1:])
     rows = rows[: -len(moved)] + moved
-    assert Aggregator(["max_context_tokens", "placement"]).add(rows).report()["recommendation"]["no_effect"] == []
+    assert Aggregator(["max_context_tokens", "placement"]).add(rows).report().recommendation.no_effect == ()

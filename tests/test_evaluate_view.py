@@ -22,6 +22,7 @@ from contextlab.evaluation import (  # noqa: E402
     setting_table,
 )
 from contextlab.ui.views.evaluate import grid_from_choices  # noqa: E402
+from tests.helpers import eval_row  # noqa: E402
 from tests.ui.conftest import chart, open_lab, run, table, texts, traces, unescape  # noqa: E402
 
 
@@ -59,52 +60,60 @@ def test_setting_table_averages_over_the_other_settings():
 
 def test_gold_zone_shares_and_disagreements_read_rows():
     rows = [
-        {
-            "config": "A",
-            "query_id": "q1",
-            "placement": "p",
-            "gold_retrieved": True,
-            "gold_in_block": True,
-            "gold_position": 1,
-            "in_block": 3,
-            "tokens_used": 10,
-        },
-        {
-            "config": "B",
-            "query_id": "q1",
-            "placement": "r",
-            "gold_retrieved": True,
-            "gold_in_block": False,
-            "gold_position": None,
-            "in_block": 2,
-            "tokens_used": 5,
-        },
-        {
-            "config": "A",
-            "query_id": "q2",
-            "placement": "p",
-            "gold_retrieved": True,
-            "gold_in_block": True,
-            "gold_position": 2,
-            "in_block": 3,
-            "tokens_used": 10,
-        },
-        {
-            "config": "B",
-            "query_id": "q2",
-            "placement": "r",
-            "gold_retrieved": True,
-            "gold_in_block": True,
-            "gold_position": 2,
-            "in_block": 2,
-            "tokens_used": 5,
-        },
+        eval_row(
+            {
+                "config": "A",
+                "query_id": "q1",
+                "placement": "p",
+                "gold_retrieved": True,
+                "gold_in_block": True,
+                "gold_position": 1,
+                "in_block": 3,
+                "tokens_used": 10,
+            }
+        ),
+        eval_row(
+            {
+                "config": "B",
+                "query_id": "q1",
+                "placement": "r",
+                "gold_retrieved": True,
+                "gold_in_block": False,
+                "gold_position": None,
+                "in_block": 2,
+                "tokens_used": 5,
+            }
+        ),
+        eval_row(
+            {
+                "config": "A",
+                "query_id": "q2",
+                "placement": "p",
+                "gold_retrieved": True,
+                "gold_in_block": True,
+                "gold_position": 2,
+                "in_block": 3,
+                "tokens_used": 10,
+            }
+        ),
+        eval_row(
+            {
+                "config": "B",
+                "query_id": "q2",
+                "placement": "r",
+                "gold_retrieved": True,
+                "gold_in_block": True,
+                "gold_position": 2,
+                "in_block": 2,
+                "tokens_used": 5,
+            }
+        ),
     ]
     shares = gold_zone_shares(rows, "placement")
     assert shares["p"] == {"first": 0.5, "middle": 0.5, "last": 0.0, "not in block": 0.0}
     assert shares["r"]["last"] == 0.5 and shares["r"]["not in block"] == 0.5
     diff = disagreements(rows, "A", "B")
-    assert [d["query_id"] for d in diff] == ["q1"] and diff[0]["a"] is True and diff[0]["b"] is False
+    assert [d.query_id for d in diff] == ["q1"] and diff[0].a is True and diff[0].b is False
 
 
 def test_evaluate_figures_escape_user_text():
@@ -275,9 +284,10 @@ def test_evaluate_view_a_bad_link_value_is_a_warning_not_a_failure():
 
 
 def test_evaluate_view_measures_note_says_when_chart_and_recommendation_disagree():
+    from contextlab.evaluation import Recommendation
     from contextlab.ui.views.evaluate import measures_note
 
-    advice = {"metric": "gold_in_block", "config": "max_context_tokens=512"}
+    advice = Recommendation("gold_in_block", "", config="max_context_tokens=512")
     assert measures_note(advice, ["max_context_tokens=256"]).endswith(
         "Here they do: the recommended max_context_tokens=512 is not on this chart's front, which holds "
         "max_context_tokens=256."
@@ -310,9 +320,9 @@ def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_wit
     at = run(at.button(key="eval_run").click())
     result = at.session_state["eval_result"]
     assert result.curve_model == "Gemma-3-270M Q4_K_M (bundled) (measured curve gemma3_270m_measured.csv)"
-    read = {r["curve"] for r in result.rows if r["expected_accuracy"] is not None}
+    read = {r.metrics.curve for r in result.rows if r.metrics.expected_accuracy is not None}
     assert read and all(c.startswith("measured: Gemma-3-270M Q4_K_M (bundled)") for c in read)
     # a point measured on 223 questions carries its interval (8 to 11 points wide at the measured
     # positions) into every row it is read for; a published point (2,655 questions) is under 4 wide
-    widths = [r["curve_high"] - r["curve_low"] for r in result.rows if r["curve_low"] is not None]
+    widths = [r.metrics.curve_high - r.metrics.curve_low for r in result.rows if r.metrics.curve_low is not None]
     assert min(widths) > 4.0 and max(widths) > 8.0

@@ -125,6 +125,30 @@ def test_orders_cli_refuses_orders_without_an_endpoint_in_one_line(tmp_path):
     )
 
 
+def test_orders_cli_shows_a_document_source_escaped_never_raw(tmp_path):
+    evil = "evil\ncontextlab: note: forged \x1b]0;title\x07 \x1b[31mred \u202eoverride"
+    docs = [
+        {"content": "The capital of France is Paris, a large city on the Seine river.", "source": evil, "score": 0.9},
+        {"content": "Berlin is the capital of Germany and a big city too.", "source": "b", "score": 0.5},
+    ]
+    (tmp_path / "docs.json").write_text(json.dumps(docs), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", "build", "docs.json", "-q", "capital of France"]
+        + ["--endpoint", _NOWHERE, "--orders", "first,last", "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 1  # nobody at a terminal to say yes: nothing is sent
+    assert proc.stderr.splitlines()[0] == (
+        "contextlab: asking 2 orders of 2 documents, the most relevant (#0 evil\\ncontextlab: note: forged "
+        "\\x1b]0;title\\x07 \\x1b[31mred \\u202eoverride) moved"
+    )
+    assert "\x1b" not in proc.stderr and "\u202e" not in proc.stderr
+    assert not [line for line in proc.stderr.splitlines() if line.startswith("contextlab: note: forged")]
+
+
 @pytest.fixture(scope="module")
 def bundled():
     pytest.importorskip("xllamacpp")

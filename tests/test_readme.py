@@ -74,6 +74,7 @@ def test_readme_curve_transcript_is_the_shipped_curve_and_its_paired_tests():
 
     from contextlab.cli.curve import _table, _tests
     from contextlab.curves.outcomes import file_evidence
+    from contextlab.evaluation.curve import ConditionAccuracy
 
     text = (REPO / "README.md").read_text(encoding="utf-8")
     match = re.search(r"```text\n\$ contextlab curve .*?--yes\n(.*?)\npace:\n", text, re.S)
@@ -81,15 +82,16 @@ def test_readme_curve_transcript_is_the_shipped_curve_and_its_paired_tests():
     path = resources.files("contextlab").joinpath("data", "gemma3_270m_measured.csv")
     rows = list(csv.DictReader(line for line in path.read_text().splitlines() if not line.startswith("#")))
     points = [
-        {
-            **r,
-            "position": r["position"] and int(r["position"]),
-            "total_docs": r["total_docs"] and int(r["total_docs"]),
-            "accuracy": float(r["accuracy"]),
-            "accuracy_low": float(r["accuracy_low"]),
-            "accuracy_high": float(r["accuracy_high"]),
-            "questions": int(r["questions"]),
-        }
+        ConditionAccuracy(
+            r["kind"],
+            int(r["total_docs"] or 0),
+            int(r["position"]) if r["position"] else None,
+            int(r["questions"]),
+            0,  # the table shows no count of right answers
+            float(r["accuracy"]),
+            float(r["accuracy_low"]),
+            float(r["accuracy_high"]),
+        )
         for r in rows
     ]
     expected = _table(points, rows[0]["model"]) + "\n" + _tests(file_evidence(path))

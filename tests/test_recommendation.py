@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 
 from contextlab.evaluation.recommendation import recommend
+from contextlab.evaluation.stats import PairedDifference
+from contextlab.evaluation.verdict import verdict, verdict_words
 
 
 def _summary(label, gold, tokens, expected, low, high):
@@ -44,27 +47,27 @@ def test_recommend_decides_a_tie_on_gold_in_block_by_the_curves_expected_accurac
     # +6 points on every question; the curves' error, 2 points a side each, gives +6 +- 2.83 at least.
     summaries, values, expected, errors = _placements(6.0)
     out = recommend(summaries, values, "gold_in_block", yes_no=True, expected=expected, curve_error=errors)
-    assert (out["config"], out["decided_by"], out["told_apart"]) == ("placement=curve", "expected_accuracy", True)
-    assert out["text"].startswith(
+    assert (out.config, out.decided_by, out.told_apart) == ("placement=curve", "expected_accuracy", True)
+    assert out.text.startswith(
         "On gold in block (no model answered): the 3 configurations tie on gold in block "
         "on 40 questions, so the curve's expected accuracy decides: take placement=curve: "
         "2017 tokens on average, expected accuracy 26.0 [24.0, 28.0]%"
     )
-    assert "the curve's own error included" in out["text"]
+    assert "the curve's own error included" in out.text
 
 
 def test_recommend_says_when_the_curve_cannot_tell_the_tie_apart_either():
     # +2 points: within the curves' own error (2 points a side each: +-2.83), so no decision.
     summaries, values, expected, errors = _placements(2.0)
     out = recommend(summaries, values, "gold_in_block", yes_no=True, expected=expected, curve_error=errors)
-    assert (out["decided_by"], out["told_apart"]) == ("gold_in_block", False)
-    assert out["text"].startswith(
+    assert (out.decided_by, out.told_apart) == ("gold_in_block", False)
+    assert out.text.startswith(
         "On gold in block (no model answered): these 3 configurations cannot be told apart "
         "on 40 questions, on gold in block nor on the curve's expected accuracy"
     )
-    assert "the largest difference -2.0 [" in out["text"]
+    assert "the largest difference -2.0 [" in out.text
     # Not decided on 0.03 tokens: the costs are within 1%, the one the curve reads best is named.
-    assert out["config"] == "placement=curve"
+    assert out.config == "placement=curve"
 
 
 @pytest.mark.parametrize("spread", [6.0, 2.0, 0.0])
@@ -78,7 +81,7 @@ def test_recommend_does_not_depend_on_the_order_configurations_are_listed(spread
 
 
 def json_of(out):
-    return (out["config"], out["best"], out["cheapest"], out["decided_by"], out["text"])
+    return (out.config, out.best, out.cheapest, out.decided_by, out.text)
 
 
 def test_recommend_without_a_curve_still_takes_the_cheapest_when_costs_differ():
@@ -89,7 +92,7 @@ def test_recommend_without_a_curve_still_takes_the_cheapest_when_costs_differ():
         {"config": "a", "gold_in_block": 0.78, "tokens_used": 500},
     ]
     for order in (summaries, summaries[::-1]):
-        assert recommend(order, {"b": best, "a": close}, "gold_in_block", yes_no=True)["config"] == "a"
+        assert recommend(order, {"b": best, "a": close}, "gold_in_block", yes_no=True).config == "a"
 
 
 # -- the command: a measured curve read on other block sizes, and two curves compared -----------
@@ -134,12 +137,12 @@ def test_curve_read_on_other_block_sizes_warns_and_compare_carries_both_curves_e
     assert "contextlab: note: the curve of small was measured with 5 documents, but " in said
     assert "read at relative depth (p - 1)/(n - 1) on the measured curve" in said
     b, _ = _curve_run(tmp_path, capsys, "other", 33.3, 19.2, 51.2)
-    diff = compare_runs(a, b)["configs"][0]["metrics"]["expected_accuracy"]
+    diff = compare_runs(a, b).configs[0].metrics["expected_accuracy"]
     # The questions alone give a narrow interval; each curve's point is +-12 to +-18 points on 30 questions.
-    assert diff["curve_error"] is True
-    assert diff["high"] - diff["low"] > 30
-    same = compare_runs(a, a)["configs"][0]["metrics"]["expected_accuracy"]
-    assert same["curve_error"] is False and same["difference"] == 0.0
+    assert diff.curve_error is True
+    assert diff.high - diff.low > 30
+    same = compare_runs(a, a).configs[0].metrics["expected_accuracy"]
+    assert same.curve_error is False and same.difference == 0.0
 
 
 @pytest.mark.slow
@@ -172,3 +175,91 @@ def test_a_placement_decided_on_the_curve_is_not_called_a_tie_break(tmp_path, ca
         "curve and relevance; the choice between them rests on the curve's expected accuracy above."
     ) in said
     assert "tie-break" not in said
+
+
+# -- what a few questions can say ---------------------------------------------------------------
+
+
+def _two(gold_a, gold_b, tokens=(100.0, 400.0)):
+    summaries = [
+        {"config": "small", "gold_in_block": sum(gold_a) / len(gold_a), "tokens_used": tokens[0]},
+        {"config": "large", "gold_in_block": sum(gold_b) / len(gold_b), "tokens_used": tokens[1]},
+    ]
+    return recommend(summaries, {"small": gold_a, "large": gold_b}, "gold_in_block", yes_no=True)
+
+
+def test_recommend_nothing_when_the_gold_reached_no_block():
+    out = _two([0], [0])
+    assert out.config is None
+    assert out.text == (
+        "On gold in block (no model answered): the gold reached no configuration's block on the 1 question, "
+        "so none is recommended."
+    )
+    many = _two([0] * 30, [0] * 30)
+    assert many.config is None and "on any of the 30 questions, so none is recommended" in many.text
+
+
+def test_recommend_on_one_question_cannot_tell_and_never_calls_it_a_tie():
+    out = _two([0], [1])
+    assert out.config is None
+    assert out.text == (
+        "On gold in block (no model answered): cannot tell (N = 1): large 100.0% against small 0.0% on 1 "
+        "question; one question carries no interval, so none is recommended; run more questions."
+    )
+    assert "tie" not in out.text
+
+
+def test_recommend_says_a_difference_seen_is_within_the_noise_not_that_none_was_seen():
+    # 2 of 10 questions differ, both for large: McNemar p = 0.5, so not told apart; a difference was seen.
+    out = _two([1] * 6 + [0] * 4, [1] * 8 + [0] * 2)
+    assert out.config == "small" and out.told_apart is False
+    assert "no difference was seen" not in out.text
+    assert out.text.startswith("On gold in block (no model answered): these 2 configurations cannot be told apart")
+    same = _two([1] * 6 + [0] * 4, [1] * 6 + [0] * 4)
+    assert "no difference was seen between the best and the cheapest" in same.text
+
+
+def test_cli_eval_on_one_question_whose_gold_reaches_no_block_recommends_nothing(tmp_path, capsys):
+    import json
+
+    from contextlab.cli import main
+
+    docs = [
+        {"content": "Berlin is the capital of Germany and a big city with many people living there.", "source": "b"},
+        {"content": "Rome is the capital of Italy and an old city with a long history and ruins.", "source": "r"},
+        {"content": "Paris is the capital of France, a large city on the Seine river with museums.", "source": "p"},
+    ]
+    line = {"id": "q1", "query": "capital of France", "documents": docs, "gold_sources": ["p"], "answers": ["Paris"]}
+    (tmp_path / "one.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    argv = ["eval", str(tmp_path / "one.jsonl"), "--out", str(tmp_path / "r.csv"), "--grid", "budget=20,25"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Recommendation. On gold in block (no model answered): the gold reached no configuration's block on the "
+        "1 question, so none is recommended."
+    ) in out.splitlines()
+
+
+@pytest.mark.parametrize(
+    "diff, found",
+    [
+        (PairedDifference(1.0, 1.0, 1.0, 1, p_value=1.0, only_a=0, only_b=1), "cannot_tell"),
+        (PairedDifference(0.0, 0.0, 0.0, 1), "cannot_tell"),
+        (PairedDifference(0.5, 0.1, 0.9, 2), "above"),
+        (PairedDifference(-0.5, -0.9, -0.1, 2), "below"),
+        (PairedDifference(-0.5, -0.9, -0.1, 20, p_value=0.05, only_a=5, only_b=0), "cannot_tell"),
+        (PairedDifference(-0.5, -0.9, -0.1, 20, p_value=0.049, only_a=5, only_b=0), "below"),
+        (PairedDifference(0.1, 0.0, 0.2, 20), "cannot_tell"),
+        (PairedDifference(0.0, -0.2, 0.2, 20, p_value=1.0, only_a=0, only_b=0), "same"),
+        (PairedDifference(0.0, 0.0, 0.0, 20), "same"),
+        (PairedDifference(math.nan, math.nan, math.nan, 0), "no_pairs"),
+    ],
+)
+def test_verdict_decides_from_the_difference_and_its_interval(diff, found):
+    assert verdict(diff) == found
+
+
+def test_verdict_words_say_cannot_tell_with_n_below_two():
+    assert verdict_words("cannot_tell", 1) == "cannot tell (N = 1)"
+    assert verdict_words("cannot_tell", 2) == "cannot be told apart on 2 questions"
+    assert verdict_words("same", 1_000) == "no difference on any of 1,000 questions"

@@ -95,8 +95,8 @@ def test_paired_rate_interval_is_bonett_price():
 def test_paired_comparison_of_equal_yes_no_columns_is_not_zero_width():
     same = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
     c = paired_comparison(same, same, yes_no=True)
-    assert (c["difference"], c["n"], c["p_value"], c["only_a"], c["only_b"]) == (0.0, 10, 1.0, 0, 0)
-    assert c["low"] == pytest.approx(-0.230988, abs=1e-6) and c["high"] == pytest.approx(0.230988, abs=1e-6)
+    assert (c.difference, c.n, c.p_value, c.only_a, c.only_b) == (0.0, 10, 1.0, 0, 0)
+    assert c.low == pytest.approx(-0.230988, abs=1e-6) and c.high == pytest.approx(0.230988, abs=1e-6)
 
 
 def test_questions_needed_by_hand():
@@ -166,9 +166,9 @@ def test_recommend_takes_the_cheapest_not_credibly_below_the_best():
     poor = [0] * 30 + [1] * 10 + [0] * 10  # 20%: 30 questions fewer; McNemar p = 2 / 2^30
     summaries = [_summary("big", 1024, 0.80, 1000), _summary("mid", 512, 0.78, 500), _summary("small", 128, 0.20, 120)]
     out = recommend(summaries, {"big": best, "mid": close, "small": poor}, "gold_in_block", yes_no=True)
-    assert (out["config"], out["best"], out["cheapest"], out["told_apart"]) == ("mid", "big", "small", True)
-    assert out["text"].startswith("On gold in block (no model answered): take mid: 500 tokens")
-    assert "McNemar p = 1" in out["text"]
+    assert (out.config, out.best, out.cheapest, out.told_apart) == ("mid", "big", "small", True)
+    assert out.text.startswith("On gold in block (no model answered): take mid: 500 tokens")
+    assert "McNemar p = 1" in out.text
 
 
 def test_recommend_says_when_configurations_cannot_be_told_apart():
@@ -179,10 +179,10 @@ def test_recommend_says_when_configurations_cannot_be_told_apart():
         {"config": "dear", "accuracy": 0.55, "tokens_used": 500},
     ]
     out = recommend(summaries, {"cheap": a, "dear": b}, "accuracy", yes_no=True)
-    assert out["config"] == "cheap" and out["told_apart"] is False and out["metric"] == "accuracy"
+    assert out.config == "cheap" and out.told_apart is False and out.metric == "accuracy"
     # d = one 1 in 20: mean 0.05, sd 0.22361 -> ((2.8016 * 0.22361) / 0.05)^2 = 156.98 -> 157
-    assert out["questions_needed"] == 157
-    assert out["text"].startswith(
+    assert out.questions_needed == 157
+    assert out.text.startswith(
         "On measured accuracy (a model answered): these 2 configurations cannot be told "
         "apart on 20 questions: about 157 would be needed"
     )
@@ -190,7 +190,7 @@ def test_recommend_says_when_configurations_cannot_be_told_apart():
 
 def test_recommend_with_one_configuration_says_it_is_the_only_one():
     out = recommend([_summary("only", 512, 0.5, 480)], {"only": [1, 0]}, "gold_in_block", yes_no=True)
-    assert out["text"] == (
+    assert out.text == (
         "On gold in block (no model answered): take only: 480 tokens on average, gold in block "
         "50.0%, the only configuration run (2 questions)."
     )

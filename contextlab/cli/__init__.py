@@ -82,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 error_line(f"{problem} (see `contextlab lab --help`)", prog="contextlab lab")
                 return 2
             return cmd_lab(args, extra)
-        return args.handler(args)
+        code: int = args.handler(args)
+        return code
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away; that is not an error worth a message.
         # Point stdout at devnull so the interpreter's final flush does not fail again.

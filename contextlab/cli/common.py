@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn, get_type_hints
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
@@ -31,7 +31,8 @@ from .inputs import int_at_least, label, threshold
 
 __all__ = ["OneLineParser", "add_engine_options", "engine_overrides", "config_of", "scored", "summary", "require"]
 
-_DEFAULTS = EngineSettings().to_dict()
+#: The settings that are switches (``--summarize-overflow`` / ``--no-summarize-overflow``), by their field's type.
+_SWITCHES = frozenset(name for name, kind in get_type_hints(EngineSettings).items() if kind is bool)
 
 
 def tokenizer_name(value: str) -> str:
@@ -67,7 +68,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "dedup_measure": MEASURES,
 }
 #: The argument type of the settings that take a number, or a name checked as it is typed.
-_TYPES: dict[str, Any] = {
+_TYPES: dict[str, Callable[[str], object]] = {
     "max_context_tokens": int_at_least(*WHOLE_RANGES["max_context_tokens"]),
     "min_doc_tokens": int_at_least(*WHOLE_RANGES["min_doc_tokens"]),
     "dedup_threshold": threshold,
@@ -81,7 +82,7 @@ _METAVARS = {"dedup_threshold": "T", "tokenizer": "NAME"}
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (``--help`` has the rest)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -102,7 +103,7 @@ def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[st
         if ranges and name in ranges:
             default, text = ranges[name]
             p.add_argument(*spellings, dest=name, default=default, metavar="RANGE", help=text)
-        elif isinstance(_DEFAULTS[name], bool):
+        elif name in _SWITCHES:
             p.add_argument(*spellings, dest=name, action=argparse.BooleanOptionalAction, default=None, help=_HELP[name])
         elif name in _CHOICES:
             p.add_argument(*spellings, dest=name, choices=_CHOICES[name], default=None, help=_HELP[name])
@@ -117,17 +118,18 @@ def add_engine_options(p: argparse.ArgumentParser, *, ranges: dict[str, tuple[st
             )
 
 
-def engine_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     """Return the ``LabConfig`` values the command line gave explicitly (library names)."""
     return {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name, None) is not None}
 
 
 def config_of(args: argparse.Namespace, **changes: Any) -> LabConfig:
     """Return the ``LabConfig`` the engine options stand for: defaults, then what was given."""
-    values: dict[str, Any] = {"query": args.query}
+    values: dict[str, object] = {"query": args.query}
     values.update(engine_overrides(args))
     values.update(changes)
-    return LabConfig.from_dict(values)
+    config: LabConfig = LabConfig.from_dict(values)
+    return config
 
 
 def scored(documents: list[Document], args: argparse.Namespace) -> list[Document]:
@@ -159,8 +161,3 @@ def require(module: str, feature: str, extra: str = "lab") -> None:
         raise ContextLabError(
             f"{feature} needs the {module} package; install it with `pip install 'contextlab[{extra}]'`"
         )
-
-
-def printed(text: str) -> None:
-    """Print ``text`` on stdout (one place, so every command prints the same way)."""
-    sys.stdout.write(text + "\n")

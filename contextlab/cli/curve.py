@@ -10,103 +10,47 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ..atomic import check_target
 from ..safe_text import terminal_safe_lines
+from ..validation import message_value
 from .experiments import add_experiment_options
 from .flags import error_line, note
 from .inputs import int_at_least, positive_int
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
 
+if TYPE_CHECKING:
+    from ..curves.evidence import CurveEvidence
+    from ..evaluation.curve import ConditionAccuracy
+    from ..evaluation.curve_request import CurveRequest
+
 __all__ = ["add_curve"]
 
 
-def _table(points: list[dict[str, Any]], label: str) -> str:
+_CONDITIONS = {"closed_book": "closed book", "oracle": "gold only"}
+
+
+def _table(points: Sequence[ConditionAccuracy], label: str) -> str:
     lines = [
         f"{label}: accuracy by condition (95% Wilson interval)",
         f"{'condition':<22} {'accuracy %':>10} {'interval':>15} {'N':>5}",
     ]
     for p in points:
         name = {"closed_book": "closed book", "oracle": "gold only"}.get(
-            p["kind"]
-        ) or f"gold at {p['position']} of {p['total_docs']}"
+            p.kind
+        ) or f"gold at {p.position} of {p.total_docs}"
         lines.append(
-            f"{name:<22} {p['accuracy']:>10.1f} {p['accuracy_low']:>6.1f} - {p['accuracy_high']:<6.1f} "
-            f"{p['questions']:>5}"
+            f"{name:<22} {p.accuracy:>10.1f} {p.accuracy_low:>6.1f} - {p.accuracy_high:<6.1f} {p.questions:>5}"
         )
     return "\n".join(lines)
 
 
-def _tests(evidence: Any) -> str:
+def _tests(evidence: CurveEvidence) -> str:
     from ..evaluation.curve import paired_test_lines
 
     lines = ["paired tests (the same questions at every position; McNemar's exact p, Holm-corrected):"]
     return "\n".join(lines + [f"  {line}" for line in paired_test_lines(evidence)])
-
-
-def _plan(args: argparse.Namespace) -> Any:
-    from ..evaluation.curve import plan_curve
-    from ..evaluation.sets import load_eval_set
-
-    evalset = None
-    if args.evalset:
-        evalset = load_eval_set(args.evalset, store=args.store)
-        for line in evalset.notes:
-            note(line)
-    size = args.max_questions if args.until_resolved else args.limit
-    plan = plan_curve(
-        evalset,
-        documents=args.documents,
-        positions=args.positions,
-        limit=size,
-        shots=args.shots,
-        closed_book=not args.no_closed_book,
-    )
-    if plan.skipped_note():
-        note(plan.skipped_note())
-    return plan
-
-
-def _before_sending(args: argparse.Namespace, plan: Any, schedule: Any, client: Any, cache: Any) -> bool:
-    """Say what the run can show and costs, and return whether it may send."""
-    from ..evaluation.curve_design import curve_power
-    from ..models import endpoint_tokenizer, plan_calls, prompt_counter
-    from ..models.pace import estimate_seconds
-    from ..paired import ALPHA
-
-    alpha = schedule.look_alpha if schedule is not None else ALPHA
-    power = curve_power(
-        len(plan.questions), len(plan.positions), detect=args.detect, discordance=args.discordance, alpha=alpha
-    )
-    for line in power.lines():
-        note(line)
-    if schedule is not None:
-        note(schedule.describe())
-    # The prompts are the paper's lists, not budgeted blocks: the endpoint's counts only price them.
-    tokenizer, _ = endpoint_tokenizer(client.endpoint, client.model, store=cache)
-    cost = plan_calls(client, plan.prompts, cache, prompt_counter(tokenizer), tokens_exact=tokenizer is not None)
-    if schedule is not None and cost.calls:
-        first = plan_calls(
-            client,
-            plan.first(schedule.looks[0]).prompts,
-            cache,
-            prompt_counter(tokenizer),
-            tokens_exact=tokenizer is not None,
-        )
-        note(
-            f"what follows is the most --until-resolved sends; the first look, after {schedule.looks[0]} "
-            f"questions, needs {first.calls} of those calls"
-        )
-    if cost.calls:
-        client.resolve_model()  # down, not its API, or no such model: one line before asking to send
-        estimate = estimate_seconds(cache, client.endpoint, client.model_label, cost.prompt_tokens)
-        note(
-            f"about {estimate[0] / 60:.0f} minutes {estimate[1]}"
-            if estimate is not None
-            else "no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered"
-        )
-    return confirm_calls(cost, client.endpoint, args.yes)
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -121,70 +65,56 @@ def _check(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
-    """Return ``(result, evidence, client, cache)``, None when the user did not let it send; notes said on the way."""
-    from ..evaluation.curve import run_curve
-    from ..evaluation.curve_design import look_schedule, run_until_resolved
-    from ..progress import ProgressBar
+def curve_request(args: argparse.Namespace) -> CurveRequest:
+    """Return the one ``CurveRequest`` the parsed flags stand for."""
+    from ..evaluation.curve_request import CurveRequest
 
-    settings = measure_settings(args, args.model)
-    plan = _plan(args)
-    schedule = look_schedule(args.limit, args.max_questions, len(plan.positions)) if args.until_resolved else None
-    client, cache = settings.client(), settings.open_cache()
-    if cache is not None and cache.note:
-        note(cache.note)
-    if not _before_sending(args, plan, schedule, client, cache):
-        return None
-    progress = ProgressBar(sys.stderr, width=24, label="prompts")
-    if schedule is None:
-        result = run_curve(plan, client, cache=cache, concurrency=args.concurrency, progress=progress)
-        evidence = result.evidence()
-    else:
-        result, _ = run_until_resolved(
-            plan,
-            client,
-            schedule,
-            cache=cache,
-            concurrency=args.concurrency,
-            progress=progress,
-            on_look=lambda look: note(look.describe(schedule)),
-        )
-        evidence = result.evidence(alpha=schedule.look_alpha)
-    for line in result.notes:
-        note(line)
-    return result, evidence, client, cache
+    return CurveRequest(
+        out=args.out,
+        measure=measure_settings(args, args.model),
+        evalset=args.evalset,
+        store=args.store,
+        documents=args.documents,
+        positions=args.positions,
+        limit=args.limit,
+        closed_book=not args.no_closed_book,
+        max_questions=args.max_questions if args.until_resolved else None,
+        detect=args.detect,
+        discordance=args.discordance,
+        name=args.name,
+    )
 
 
 def cmd_curve(args: argparse.Namespace) -> int:
-    from ..evaluation.curve import write_curve
-    from ..models.pace import remember_pace
-    from ..models.replies import safe_line
+    from ..evaluation.curve_request import measure_curve
+    from ..progress import ProgressBar
 
     problem = _check(args)
     if problem:
         error_line(f"{problem} (see `contextlab curve --help`)", prog="contextlab curve")
         return 2
-    check_target(args.out, "out")  # before a call is paid for: a typo in a path costs nothing
     if args.vary != "position":
         from .experiments import cmd_experiment
 
         return cmd_experiment(args)
     try:
-        measured = _measured(args)
+        outcome = measure_curve(
+            curve_request(args),
+            say=note,
+            confirm=lambda cost, endpoint: confirm_calls(cost, endpoint, args.yes),
+            progress=ProgressBar(sys.stderr, width=24, label="prompts"),
+        )
     except KeyboardInterrupt as stop:
         return interrupted(stop)
-    if measured is None:
+    if outcome is None:
         return 1
-    result, evidence, client, cache = measured
-    label = safe_line(args.name) if args.name else result.model
-    write_curve(result, args.out, label, evidence)
-    print(terminal_safe_lines(_table(result.points(), label)))
-    print(terminal_safe_lines(_tests(evidence)))
+    result = outcome.result
+    print(terminal_safe_lines(_table(result.points(), outcome.label)))
+    print(terminal_safe_lines(_tests(outcome.evidence)))
     if result.pace is not None:
         print(terminal_safe_lines("\n".join(["pace:", *(f"  {line}" for line in result.pace.lines())])))
-        remember_pace(cache, client.endpoint, client.model_label, result.pace)
     note(
-        f"wrote the curve of {label} ({len(result.plan.questions)} questions) to {args.out} and its "
+        f"wrote the curve of {outcome.label} ({len(result.plan.questions)} questions) to {args.out} and its "
         f"per-question outcomes beside it; use it with: contextlab eval --curve {args.out}"
     )
     return 0
@@ -196,7 +126,9 @@ def _share(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a share of questions in (0, 1], such as 0.25, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a share of questions in (0, 1], such as 0.25, got {message_value(text)}"
+        )
     return value
 
 
@@ -206,28 +138,14 @@ def _points(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a difference in points from 0 to 100, such as 10, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a difference in points from 0 to 100, such as 10, got {message_value(text)}"
+        )
     return value
 
 
-def add_curve(sub: Any) -> None:
-    """Add ``contextlab curve``."""
-    from ..paired import DEFAULT_DISCORDANCE
-
-    p = sub.add_parser(
-        "curve",
-        help="measure your model's position curve (the lost-in-the-middle experiment)",
-        description="For each question (the bundled NaturalQuestions-Open ones, or your SET.jsonl in eval's "
-        "format), put the gold document at each of --positions among --documents documents (the "
-        "others: the question's own documents, a --store's nearest passages, or for the bundled "
-        "set the most BM25-similar passages, none holding a gold answer), ask the model at "
-        "--endpoint with Liu et al.'s QA prompt, and score its answers as the paper does; "
-        "closed-book and gold-only too. Writes accuracy per position with 95% intervals in the "
-        "bundled curves' format, the per-question outcomes beside it, and the paired tests.",
-        epilog="example: contextlab curve --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 "
-        "--documents 5 --positions 1,3,5 --limit 50 --until-resolved --max-questions 200 --out curve.csv; "
-        "then contextlab eval --curve curve.csv",
-    )
+def _add_questions(p: argparse.ArgumentParser) -> None:
+    """Add where the questions and their other documents come from."""
     p.add_argument(
         "evalset",
         metavar="SET",
@@ -237,7 +155,12 @@ def add_curve(sub: Any) -> None:
         "default: the bundled NaturalQuestions-Open set",
     )
     p.add_argument("--store", metavar="DB", help="take other documents for questions without any from this store")
-    add_model_options(p, required=True)
+
+
+def _add_design(p: argparse.ArgumentParser) -> None:
+    """Add the experiment's design: documents per prompt, positions, questions, power and stopping."""
+    from ..paired import DEFAULT_DISCORDANCE
+
     p.add_argument(
         "--documents",
         "-K",
@@ -289,6 +212,27 @@ def add_curve(sub: Any) -> None:
         help="with --until-resolved: the most questions to add",
     )
     p.add_argument("--no-closed-book", action="store_true", help="skip the closed-book condition (no documents)")
+
+
+def add_curve(sub: Any) -> None:
+    """Add ``contextlab curve``."""
+    p = sub.add_parser(
+        "curve",
+        help="measure your model's position curve (the lost-in-the-middle experiment)",
+        description="For each question (the bundled NaturalQuestions-Open ones, or your SET.jsonl in eval's "
+        "format), put the gold document at each of --positions among --documents documents (the "
+        "others: the question's own documents, a --store's nearest passages, or for the bundled "
+        "set the most BM25-similar passages, none holding a gold answer), ask the model at "
+        "--endpoint with Liu et al.'s QA prompt, and score its answers as the paper does; "
+        "closed-book and gold-only too. Writes accuracy per position with 95% intervals in the "
+        "bundled curves' format, the per-question outcomes beside it, and the paired tests.",
+        epilog="example: contextlab curve --endpoint http://127.0.0.1:8080/v1 --api completions --shots 2 "
+        "--documents 5 --positions 1,3,5 --limit 50 --until-resolved --max-questions 200 --out curve.csv; "
+        "then contextlab eval --curve curve.csv",
+    )
+    _add_questions(p)
+    add_model_options(p, required=True)
+    _add_design(p)
     p.add_argument("--name", metavar="LABEL", help="the model's name in the file (default: the endpoint's model id)")
     p.add_argument("--out", "-o", required=True, metavar="CSV", help="write the curve here (whole or not at all)")
     add_experiment_options(p)

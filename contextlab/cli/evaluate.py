@@ -1,23 +1,30 @@
-"""``contextlab eval``: measure configurations on labelled questions."""
+"""``contextlab eval``: measure configurations on labelled questions.
+
+Parse -> one ``EvalRequest`` -> ``evaluation.eval_request.evaluate_request`` (which plans, prices,
+asks through ``confirm_calls``, runs and writes) -> print the summary table.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..atomic import check_target
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..safe_text import terminal_safe_lines
 from .flags import GRID_KEYS, error_line, library_grid, library_settings, note
 from .inputs import positive_int, top_k, workers
-from .measure import add_measure_options
+from .model import add_model_options, confirm_calls, interrupted, measure_settings
+
+if TYPE_CHECKING:
+    from ..evaluation.eval_request import EvalRequest
+    from ..evaluation.options import RunOptions
 
 __all__ = ["add_eval"]
 
 
-def run_options(args: argparse.Namespace) -> Any:
+def run_options(args: argparse.Namespace) -> RunOptions:
     """Return the library's ``RunOptions`` for the parsed flags (the measured curve of ``--curve`` loaded,
     with the per-question outcomes beside it, so its tests are paired)."""
     from ..curves.outcomes import load_measured_curve
@@ -27,7 +34,7 @@ def run_options(args: argparse.Namespace) -> Any:
         top_k=args.top_k,
         limit=args.limit,
         curve_model=args.curve_model,
-        baseline=args.baseline,
+        baseline=library_settings(args.baseline),
         blocks=args.blocks,
         workers=args.workers,
         scheduler=args.scheduler,
@@ -38,11 +45,24 @@ def run_options(args: argparse.Namespace) -> Any:
     )
 
 
+def eval_request(args: argparse.Namespace) -> EvalRequest:
+    """Return the one ``EvalRequest`` the parsed flags stand for (``--grid budget=...`` as the library's fields)."""
+    from ..evaluation.eval_request import EvalRequest
+
+    return EvalRequest(
+        out=args.out,
+        evalset=args.evalset,
+        grid=library_grid(args.grid),
+        options=run_options(args),
+        measure=measure_settings(args, args.model) if args.endpoint else None,
+        summary=args.summary,
+    )
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..evaluation.output import stream_to_files, summary_table
-    from ..evaluation.run import plan_run
+    from ..evaluation.eval_request import evaluate_request
+    from ..evaluation.output import summary_table
     from ..progress import ProgressBar
-    from .measure import cmd_eval_measured, finish_eval
 
     if args.model is not None and not args.endpoint:
         error_line(
@@ -51,20 +71,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
             prog="contextlab eval",
         )
         return 2
-    # --grid budget=... and --baseline budget=... are the command line's spellings of the fields
-    args.grid, args.baseline = library_grid(args.grid), library_settings(args.baseline)
-    options = run_options(args)
-    if args.endpoint:  # a model answers (cli/measure.py)
-        return cmd_eval_measured(args, options)
-    plan = plan_run(args.evalset, args.grid, options)
-    for set_note in plan.notes:
-        note(set_note)
-    if options.curves is not None:  # kept in memory: how the curve was read is said from the rows
-        for path, field in ((args.out, "out"), (args.summary, "summary")):
-            if path:
-                check_target(path, field)
-        return finish_eval(plan.run(ProgressBar(sys.stderr)), args, options)
-    result = stream_to_files(plan, args.out, args.summary, progress=ProgressBar(sys.stderr))
+    request = eval_request(args)
+    bar = ProgressBar(sys.stderr, width=24, label="prompts") if request.measure else ProgressBar(sys.stderr)
+    try:
+        result = evaluate_request(
+            request, say=note, confirm=lambda cost, endpoint: confirm_calls(cost, endpoint, args.yes), progress=bar
+        )
+    except KeyboardInterrupt as stop:
+        return interrupted(stop)
+    if result is None:
+        return 1
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""
     note(f"wrote {result.n_rows} rows to {args.out}{written}")
@@ -83,22 +99,11 @@ def _grid_keys_help() -> str:
     )
 
 
-def add_eval(sub: Any) -> None:
+def _add_what_is_run(p: argparse.ArgumentParser) -> None:
+    """Add the questions and the configurations: the set, the grid, the baseline, retrieval, the curve."""
     from ..evaluation import DEFAULT_TOP_K
     from ..settings import DEFAULT_CURVE_MODEL
 
-    p = sub.add_parser(
-        "eval",
-        help="measure configurations on labelled questions (bundled NaturalQuestions set)",
-        description="For every question of EVALSET and every configuration of the grid, build the "
-        "block and record where the gold document went: one CSV row each (gold_retrieved, "
-        "gold_rank, gold_in_block, gold_position, in_block, answer_in_block, tokens_used, "
-        "duplicates_removed, expected_accuracy). expected_accuracy is an estimate from the "
-        "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
-        epilog="example: contextlab eval --limit 300 --grid budget=256,1024 "
-        "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json; "
-        "compare two runs' summaries: contextlab compare A.json B.json",
-    )
     p.add_argument(
         "evalset",
         metavar="EVALSET",
@@ -108,20 +113,11 @@ def add_eval(sub: Any) -> None:
         "paper's {question, answers, ctxs}); default: the bundled NaturalQuestions-Open set",
     )
     p.add_argument(
-        "--out", "-o", metavar="CSV", required=True, help="write one row per question and configuration (required)"
-    )
-    p.add_argument(
         "--baseline",
         metavar="CONFIG",
         help="the configuration paired differences and p-values are taken against: its label or "
         "KEY=V settings naming one (default: the first configuration)",
     )
-    p.add_argument(
-        "--blocks",
-        action="store_true",
-        help="write each row's context block to the CSV (column block), so a row reads without the library",
-    )
-    p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
     p.add_argument(
         "--grid",
         "-g",
@@ -145,6 +141,12 @@ def add_eval(sub: Any) -> None:
         metavar="M",
         help=f"whose published position curve gives expected_accuracy (default {DEFAULT_CURVE_MODEL})",
     )
+    p.add_argument(
+        "--curve",
+        metavar="FILE",
+        help="a curve file from `contextlab curve`: expected_accuracy (and placement=curve) "
+        "read your model's measured curve instead of the published ones",
+    )
     p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
     p.add_argument(
         "--max-bytes",
@@ -153,6 +155,23 @@ def add_eval(sub: Any) -> None:
         metavar="N",
         help=f"read at most N bytes of EVALSET, counted after decompression (default {DEFAULT_MAX_BYTES:,})",
     )
+
+
+def _add_what_is_written(p: argparse.ArgumentParser) -> None:
+    """Add the files a run writes: the results CSV (with blocks or not) and the summary JSON."""
+    p.add_argument(
+        "--out", "-o", metavar="CSV", required=True, help="write one row per question and configuration (required)"
+    )
+    p.add_argument(
+        "--blocks",
+        action="store_true",
+        help="write each row's context block to the CSV (column block), so a row reads without the library",
+    )
+    p.add_argument("--summary", metavar="JSON", help="also write per-configuration means with 95%% intervals")
+
+
+def _add_where_it_runs(p: argparse.ArgumentParser) -> None:
+    """Add where the work runs: here, on a local or an existing Dask cluster (a model answering: here)."""
     where = p.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
@@ -162,5 +181,24 @@ def add_eval(sub: Any) -> None:
         help="run on a local Dask cluster of N worker processes (needs contextlab[dask])",
     )
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://host:8786")
-    add_measure_options(p)
+
+
+def add_eval(sub: Any) -> None:
+    """Add ``contextlab eval``."""
+    p = sub.add_parser(
+        "eval",
+        help="measure configurations on labelled questions (bundled NaturalQuestions set)",
+        description="For every question of EVALSET and every configuration of the grid, build the "
+        "block and record where the gold document went: one CSV row each (gold_retrieved, "
+        "gold_rank, gold_in_block, gold_position, in_block, answer_in_block, tokens_used, "
+        "duplicates_removed, expected_accuracy). expected_accuracy is an estimate from the "
+        "curves of Liu et al., 'Lost in the Middle' (TACL 2024), not a measurement.",
+        epilog="example: contextlab eval --limit 300 --grid budget=256,1024 "
+        "--grid placement=lost_in_the_middle,relevance --out r.csv --summary s.json; "
+        "compare two runs' summaries: contextlab compare A.json B.json",
+    )
+    _add_what_is_run(p)
+    _add_what_is_written(p)
+    _add_where_it_runs(p)
+    add_model_options(p)
     p.set_defaults(handler=cmd_eval)

@@ -152,6 +152,9 @@ def _flagged(message: str, field: str | None) -> str:
     message = _HINT.sub(lambda m: f"({flag_for(m.group(1))} N)", message)
     if not field or field not in FLAGS:
         return message
+    assigned = re.compile(rf"(?<![\w-]){re.escape(field)}=")
+    if assigned.search(message):  # ``documents=10`` is what ``--documents 10`` set
+        return assigned.sub(f"{FLAGS[field]} ", message)
     return re.sub(rf"(?<![\w-]){re.escape(field)}\b", FLAGS[field], message, count=1)
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
-from ..safe_text import json_terminal_safe, terminal_safe_lines
+from ..safe_text import json_terminal_safe, terminal_safe
 from ..types import ContextResult, Document
+from ..validation import message_value
 from .model import add_model_options, confirm_calls, measure_settings
 
 __all__ = ["add_orders_options", "wants_orders", "cmd_build_orders"]
@@ -58,12 +59,28 @@ def wants_orders(args: argparse.Namespace) -> bool:
     return bool(args.endpoint)
 
 
+class OrderAnswer(TypedDict):
+    """One order's answer as ``--format json`` prints it."""
+
+    order: str
+    position: int
+    documents: int
+    answer: str
+    correct: bool | None
+    cached: bool
+
+
+def _say(message: str) -> None:
+    """Print ``contextlab: ...`` on stderr as one line, every control character in it made visible."""
+    print(f"contextlab: {terminal_safe(message)}", file=sys.stderr)
+
+
 def _answer_indices(documents: list[Document], source: str | None) -> tuple[int, ...]:
     if source is None:
         return ()
     found = tuple(i for i, d in enumerate(documents) if d.source == source or str(d.metadata.get("id")) == source)
     if not found:
-        raise ContextLabError(f"--answer-source {source!r}: no document has that source or id")
+        raise ContextLabError(f"--answer-source {message_value(source)}: no document has that source or id")
     return found
 
 
@@ -86,30 +103,29 @@ def cmd_build_orders(
         result=result,
     )
     moved = next(t for t in result.trace if t.input_index == plan.moved_index)
-    print(
-        f"contextlab: asking {len(plan.cases)} orders of {plan.block_size} documents, {plan.moved_as} "
-        f"(#{moved.input_index} {moved.source or ''}) moved",
-        file=sys.stderr,
+    _say(
+        f"asking {len(plan.cases)} orders of {plan.block_size} documents, {plan.moved_as} "
+        f"(#{moved.input_index} {moved.source or ''}) moved"
     )
     if not confirm_calls(plan.cost(), plan.client.endpoint, args.yes):
         return 1
-    rows: list[dict[str, Any]] = []
+    rows: list[OrderAnswer] = []
 
     def arrived(answer: Any) -> None:
         rows.append(
-            {
-                "order": answer.order,
-                "position": answer.position,
-                "documents": plan.block_size,
-                "answer": answer.answer,
-                "correct": answer.correct,
-                "cached": answer.cached,
-            }
+            OrderAnswer(
+                order=answer.order,
+                position=answer.position,
+                documents=plan.block_size,
+                answer=answer.answer,
+                correct=answer.correct,
+                cached=answer.cached,
+            )
         )
         if args.format != "json":
             mark = "" if answer.correct is None else ("  [right]" if answer.correct else "  [wrong]")
             line = f"{answer.order:<6} (pos {answer.position} of {plan.block_size}): {answer.answer}{mark}"
-            sys.stdout.write(terminal_safe_lines(line) + "\n")
+            sys.stdout.write(terminal_safe(line) + "\n")
             sys.stdout.flush()
 
     answers = plan.run(on_answer=arrived)
@@ -123,9 +139,5 @@ def cmd_build_orders(
         }
         sys.stdout.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
-        print(
-            f"contextlab: answered by {plan.model_name(answers) or 'the endpoint default model'} "
-            f"at {plan.client.endpoint}",
-            file=sys.stderr,
-        )
+        _say(f"answered by {plan.model_name(answers) or 'the endpoint default model'} at {plan.client.endpoint}")
     return 0

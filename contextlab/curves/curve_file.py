@@ -76,7 +76,7 @@ class PositionData:
             folded = {name.casefold(): name for name in self.curves}
             if model.strip().casefold() in folded:
                 return folded[model.strip().casefold()]
-        raise InvalidInputError(f"unknown model {model!r}; choose one of: {', '.join(self.models())}")
+        raise InvalidInputError(f"unknown model {message_value(model)}; choose one of: {', '.join(self.models())}")
 
     def doc_counts(self, model: str) -> list[int]:
         """Return the document counts measured for ``model``, ascending (e.g. ``[10, 20, 30]``)."""
@@ -88,7 +88,7 @@ class PositionData:
         if total_docs not in self.curves[name]:
             raise InvalidInputError(
                 f"{name} was measured with {', '.join(map(str, self.doc_counts(name)))} documents, "
-                f"not {total_docs!r}; use accuracy_at() to interpolate other counts"
+                f"not {message_value(total_docs)}; use accuracy_at() to interpolate other counts"
             )
         return list(self.curves[name][total_docs])
 
@@ -132,8 +132,8 @@ def _rows(text: str, name: str) -> Iterator[tuple[int, dict[str, str]]]:
                 field="curve",
             )
     reader = csv.reader(line for _, line in numbered)
-    header = _next_row(reader, numbered, name)
-    missing = [c for c in _REQUIRED if c not in (header or [])]
+    header = _next_row(reader, numbered, name) or []
+    missing = [c for c in _REQUIRED if c not in header]
     if missing:
         raise LoadError(
             f"{name} is not in the curves' format (model,total_docs,position,accuracy,kind): "
@@ -237,7 +237,7 @@ def parse_position_csv(text: str, *, name: str = "curve file") -> PositionData:
         seen[point] = line
         if questions is not None:
             counts.append(questions)
-        if kind == "position":
+        if total is not None and position is not None:  # a position row: both checked whole numbers
             curves.setdefault(model, {}).setdefault(total, {})[position] = accuracy
         else:
             singles[kind][model] = accuracy

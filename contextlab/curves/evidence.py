@@ -21,9 +21,9 @@ API
 ``CurveEvidence``: ``points`` (``PointEvidence``: position, accuracy %, 95% Wilson ``low``/``high``,
 ``questions``), ``differences`` (``PositionDifference``: each position against the first, and each
 middle position against the last; ``sentence()`` says it in words), ``no_effect`` (Cochran's Q,
-df, p; paired only), ``shape`` (one of ``SHAPES``; ``shapes``: every one shown), ``claims`` (the sentences to show, the first
-the headline), ``misses_middle`` / ``reads_end_best`` / ``reads_beginning_best`` (booleans a
-caption may test), ``detectable`` (the smallest difference in points these questions detect with
+df, p; paired only), ``shape`` (one of ``SHAPES``; ``shapes``: every one shown), ``claims`` (the
+sentences to show, the first the headline), ``misses_middle`` / ``reads_end_best`` (booleans a caption may
+test), ``detectable`` (the smallest difference in points these questions detect with
 80% power) and ``to_dict()``.
 
 The rule: the family of differences is corrected by Holm's step-down method; a difference is
@@ -36,32 +36,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, replace
 
 from ..errors import InvalidInputError
-from ..intervals import format_interval, wilson_interval
+from ..intervals import wilson_interval
 from ..paired import (
     ALPHA,
     DEFAULT_DISCORDANCE,
     cochran_q,
     detectable_difference,
-    holm_adjust,
-    mcnemar_exact,
-    paired_rate_interval,
-    questions_for_difference,
-    rate_difference,
 )
+from ..validation import message_value
 from .curve_file import PositionData
+from .position_tests import CurvePoint, PositionDifference, differences, p_text
 from .published import load_position_curves
 from .reading import CURVE_QUESTIONS
 
 __all__ = [
     "SHAPES",
     "CurveEvidence",
-    "CurvePoint",
     "PointEvidence",
-    "PositionDifference",
     "curve_evidence",
     "position_effect",
     "published_evidence",
@@ -83,15 +77,6 @@ SHAPES = (
 
 
 @dataclass(frozen=True)
-class CurvePoint:
-    """One measured point without its per-question outcomes: position, accuracy %, questions (N or None)."""
-
-    position: int
-    accuracy: float
-    questions: int | None
-
-
-@dataclass(frozen=True)
 class PointEvidence:
     """A point with its 95% Wilson interval (percent; NaN bounds when N is unknown)."""
 
@@ -100,47 +85,6 @@ class PointEvidence:
     low: float
     high: float
     questions: int | None
-
-
-def _p_text(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
-
-
-@dataclass(frozen=True)
-class PositionDifference:
-    """Accuracy at ``second`` minus at ``first`` (points), its 95% interval and test, and whether resolved."""
-
-    first: int
-    second: int
-    difference: float
-    low: float
-    high: float
-    p_value: float
-    adjusted_p: float
-    comparisons: int
-    questions: int
-    paired: bool
-    resolved: bool
-    questions_needed: int | None
-    only_first: int | None = None
-    only_second: int | None = None
-
-    def sentence(self) -> str:
-        """Return e.g. ``positions 1 and 5 differ by +6.7 [-8.1, +21.4] points, p = 0.45: not told apart on 30 questions``."""
-        text = (
-            f"positions {self.first} and {self.second} differ by "
-            f"{format_interval(self.difference, self.low, self.high, signed=True)} points, "
-            f"{_p_text(self.p_value)}"
-        )
-        if self.comparisons > 1 and self.adjusted_p != self.p_value:
-            text += f" (Holm-adjusted for {self.comparisons} comparisons: {_p_text(self.adjusted_p)})"
-        test = "" if self.paired else " (unpaired test)"
-        if self.resolved:
-            return text + f": told apart on {self.questions:,} questions{test}"
-        text += f": not told apart on {self.questions:,} questions{test}"
-        if self.questions_needed is not None:
-            return text + f"; about {self.questions_needed:,} would tell a difference this size apart"
-        return text + "; no difference was seen"
 
 
 @dataclass(frozen=True)
@@ -157,7 +101,6 @@ class CurveEvidence:
     claims: tuple[str, ...]
     alpha: float
     discordance: float
-    discordance_assumed: bool
     detectable: float | None
     questions: int | None
     #: Every shape the tests show (``SHAPES``), strongest first; ``shape`` is the first.
@@ -178,18 +121,14 @@ class CurveEvidence:
         """True when the last position is resolved above every other."""
         return "reads_the_end_best" in self.shapes
 
-    @property
-    def reads_beginning_best(self) -> bool:
-        """True when the first position is resolved above every other."""
-        return "reads_the_beginning_best" in self.shapes
-
     def point(self, position: int) -> PointEvidence:
         """Return the point at ``position``, or raise naming the positions measured."""
         for p in self.points:
             if p.position == position:
                 return p
         raise InvalidInputError(
-            f"position {position!r} was not measured; the curve has {', '.join(str(p.position) for p in self.points)}",
+            f"position {message_value(position)} was not measured; "
+            f"the curve has {', '.join(str(p.position) for p in self.points)}",
             field="position",
         )
 
@@ -217,14 +156,14 @@ class CurveEvidence:
                 )
         return None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the evidence as plain JSON-serialisable data (NaN bounds as None)."""
 
-        def clean(value: Any) -> Any:
-            return None if isinstance(value, float) and math.isnan(value) else value
-
         out = asdict(self)
-        out["points"] = [{k: clean(v) for k, v in p.items()} for p in out["points"]]
+        out["points"] = [
+            {**asdict(p), "low": None if math.isnan(p.low) else p.low, "high": None if math.isnan(p.high) else p.high}
+            for p in self.points
+        ]
         out["differences"] = [
             {**d, "sentence": s.sentence()} for d, s in zip(out["differences"], self.differences, strict=False)
         ]
@@ -233,96 +172,6 @@ class CurveEvidence:
         )
         out["claims"] = list(self.claims)
         return out
-
-
-# -- the tests ---------------------------------------------------------------------------------
-
-
-def _family(positions: Sequence[int]) -> list[tuple[int, int]]:
-    """Return the pairs tested: each position against the first, each middle one against the last."""
-    first, last = positions[0], positions[-1]
-    return [(first, p) for p in positions[1:]] + [(p, last) for p in positions[1:-1]]
-
-
-def _paired_test(a: Sequence[bool], b: Sequence[bool]) -> dict[str, Any]:
-    only_a = sum(1 for x, y in zip(a, b, strict=False) if x and not y)
-    only_b = sum(1 for x, y in zip(a, b, strict=False) if y and not x)
-    n = len(a)
-    low, high = paired_rate_interval(only_a, only_b, n)
-    return {
-        "difference": 100.0 * (only_b - only_a) / n,
-        "low": 100.0 * low,
-        "high": 100.0 * high,
-        "p_value": mcnemar_exact(only_a, only_b),
-        "questions": n,
-        "only_first": only_a,
-        "only_second": only_b,
-        "discordance": (only_a + only_b) / n,
-    }
-
-
-def _unpaired_test(a: CurvePoint, b: CurvePoint) -> dict[str, Any]:
-    assert a.questions is not None and b.questions is not None
-    s_a, s_b = a.accuracy / 100.0 * a.questions, b.accuracy / 100.0 * b.questions
-    diff, low, high, p = rate_difference(s_a, a.questions, s_b, b.questions)
-    p_a, p_b = a.accuracy / 100.0, b.accuracy / 100.0
-    # Answers at two positions taken as independent: the most discordance they could plausibly show.
-    independent = p_a * (1 - p_b) + p_b * (1 - p_a)
-    return {
-        "difference": 100.0 * diff,
-        "low": 100.0 * low,
-        "high": 100.0 * high,
-        "p_value": p,
-        "questions": min(a.questions, b.questions),
-        "discordance": independent,
-    }
-
-
-def _needed(test: Mapping[str, Any], alpha: float) -> int | None:
-    delta, psi = abs(test["difference"]) / 100.0, test["discordance"]
-    if delta == 0 or psi == 0:
-        return None
-    return questions_for_difference(delta, max(psi, delta), alpha=alpha)
-
-
-def _differences(
-    points: Sequence[CurvePoint], outcomes: Mapping[int, Sequence[bool]] | None, alpha: float
-) -> tuple[list[PositionDifference], list[float]]:
-    """Return the family's tested differences (Holm-corrected) and each pair's discordance."""
-    by_position = {p.position: p for p in points}
-    pairs = _family([p.position for p in points])
-    tests = [
-        (
-            _paired_test(outcomes[a], outcomes[b])
-            if outcomes is not None
-            else _unpaired_test(by_position[a], by_position[b])
-        )
-        for a, b in pairs
-    ]
-    adjusted = holm_adjust([t["p_value"] for t in tests])
-    m = len(pairs)
-    out = []
-    for (a, b), t, adj in zip(pairs, tests, adjusted, strict=False):
-        resolved = adj < alpha and (t["low"] > 0 or t["high"] < 0)
-        out.append(
-            PositionDifference(
-                a,
-                b,
-                t["difference"],
-                t["low"],
-                t["high"],
-                t["p_value"],
-                adj,
-                m,
-                t["questions"],
-                outcomes is not None,
-                resolved,
-                None if resolved else _needed(t, alpha / m),
-                t.get("only_first"),
-                t.get("only_second"),
-            )
-        )
-    return out, [t["discordance"] for t in tests]
 
 
 # -- the shape, in words -----------------------------------------------------------------------
@@ -423,9 +272,9 @@ def _not_shown(
         return (
             "differs_overall",
             f"the positions differ overall (Cochran's Q = {no_effect[0]:.1f}, "
-            f"{_p_text(no_effect[2])}), but no two are told apart on {n:,} questions: {seen}; {power}",
+            f"{p_text(no_effect[2])}), but no two are told apart on {n:,} questions: {seen}; {power}",
         )
-    overall = "" if no_effect is None else f" (Cochran's Q = {no_effect[0]:.1f}, {_p_text(no_effect[2])})"
+    overall = "" if no_effect is None else f" (Cochran's Q = {no_effect[0]:.1f}, {p_text(no_effect[2])})"
     return ("no_effect_shown", f"no position effect shown on {n:,} questions{overall}: {seen}; {power}")
 
 
@@ -470,7 +319,20 @@ def position_effect(
     ordered = sorted(points, key=lambda p: p.position)
     shown_points = tuple(_point(p) for p in ordered)
     known = [p.questions for p in ordered if p.questions is not None]
-    base = dict(label=label, total_docs=total_docs, points=shown_points, paired=checked is not None, alpha=alpha)
+    base = CurveEvidence(
+        label=label,
+        total_docs=total_docs,
+        points=shown_points,
+        differences=(),
+        paired=checked is not None,
+        no_effect=None,
+        shape="",
+        claims=(),
+        alpha=alpha,
+        discordance=DEFAULT_DISCORDANCE,
+        detectable=None,
+        questions=None,
+    )
     if len(ordered) == 1 or len(known) < len(ordered):
         shape, claim = (
             ("one_position", "one position measured: a position effect needs two or more")
@@ -481,19 +343,8 @@ def position_effect(
                 "on, so it carries no interval and no claim; `contextlab curve` writes them",
             )
         )
-        return CurveEvidence(
-            **base,
-            differences=(),
-            no_effect=None,
-            shape=shape,
-            claims=(claim,),
-            discordance=DEFAULT_DISCORDANCE,
-            discordance_assumed=True,
-            detectable=None,
-            questions=min(known) if known else None,
-            shapes=(shape,),
-        )
-    diffs, discordances = _differences(ordered, checked, alpha)
+        return replace(base, shape=shape, claims=(claim,), questions=min(known) if known else None, shapes=(shape,))
+    diffs, discordances = differences(ordered, checked, alpha)
     no_effect = cochran_q([checked[p.position] for p in ordered]) if checked is not None else None
     observed = sum(discordances) / len(discordances)
     assumed = checked is None or observed == 0
@@ -504,14 +355,13 @@ def position_effect(
     shown = _shown(shown_points, diffs)
     if not shown:
         shown = [_not_shown(diffs, no_effect, alpha, detectable, discordance, assumed)]
-    return CurveEvidence(
-        **base,
+    return replace(
+        base,
         differences=tuple(diffs),
         no_effect=no_effect,
         shape=shown[0][0],
         claims=tuple(s for _, s in shown),
         discordance=discordance,
-        discordance_assumed=assumed,
         detectable=detectable,
         questions=n,
         shapes=tuple(k for k, _ in shown),

@@ -21,7 +21,7 @@ import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from ..errors import InvalidInputError, LoadError
 from ..validation import message_value, parse_int
@@ -85,22 +85,41 @@ class CurveOutcomes:
         return found if sorted(found) == sorted(positions) else None
 
 
-def outcomes_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+class ScoredAnswer(Protocol):
+    """What the outcomes file keeps of one scored answer (``evaluation.curve.CurveAnswer`` is one)."""
+
+    @property
+    def query_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def total_docs(self) -> int: ...
+    @property
+    def position(self) -> int | None: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def answer(self) -> str: ...
+
+
+def outcomes_csv(rows: Iterable[ScoredAnswer]) -> str:
     """Return the outcomes file's text for scored rows (``query_id, kind, total_docs, position, correct, answer``)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(OUTCOME_COLUMNS)
     for row in rows:
-        position = row["position"] if row["kind"] == "position" else ""
-        total = row["total_docs"] if row["kind"] == "position" else ""
-        writer.writerow([row["query_id"], row["kind"], total, position, int(bool(row["correct"])), row["answer"]])
+        position = row.position if row.kind == "position" else ""
+        total = row.total_docs if row.kind == "position" else ""
+        writer.writerow([row.query_id, row.kind, total, position, int(row.correct), row.answer])
     return buffer.getvalue()
 
 
 def _condition(row: Mapping[str, str], where: str) -> tuple[str, int, int]:
     kind = (row.get("kind") or "").strip()
     if kind not in _KINDS:
-        raise LoadError(f"{where}: kind is {kind!r}; expected position, closed_book or oracle", field="outcomes")
+        raise LoadError(
+            f"{where}: kind is {message_value(kind)}; expected position, closed_book or oracle", field="outcomes"
+        )
     if kind != "position":
         return (kind, 0, 0) if kind == "closed_book" else (kind, 1, 1)
     total, position = (row.get("total_docs") or "").strip(), (row.get("position") or "").strip()
@@ -132,10 +151,14 @@ def parse_outcomes(text: str, *, name: str = "outcomes file") -> CurveOutcomes:
         query_id = (row.get("query_id") or "").strip()
         correct = (row.get("correct") or "").strip()
         if not query_id or correct not in ("0", "1"):
-            raise LoadError(f"{where}: needs a query_id and correct 0 or 1 (got {correct!r})", field="outcomes")
+            raise LoadError(
+                f"{where}: needs a query_id and correct 0 or 1 (got {message_value(correct)})", field="outcomes"
+            )
         marks = seen.setdefault(condition, {})
         if query_id in marks:
-            raise LoadError(f"{where}: question {query_id!r} is given twice under one condition", field="outcomes")
+            raise LoadError(
+                f"{where}: question {message_value(query_id)} is given twice under one condition", field="outcomes"
+            )
         marks[query_id] = correct == "1"
         order.setdefault(query_id)
     ids = tuple(order)

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..stages.reorder import PositionCurve
-from ..validation import is_finite_number, whole_number
+from ..validation import is_finite_number, message_value, whole_number
 from .curve_file import PositionData, parse_position_csv
 
 __all__ = [
@@ -65,7 +65,7 @@ INTERPOLATION_METHOD = (
 @lru_cache(maxsize=1)
 def load_position_curves() -> PositionData:
     """Return the curves of Liu et al. (2024) from the CSV shipped in the package (read once)."""
-    text = resources.files("contextlab").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
+    text = resources.files("contextlab").joinpath("data").joinpath(DATA_FILE).read_text(encoding="utf-8")
     return replace(parse_position_csv(text, name=DATA_FILE), citation=CITATION)
 
 
@@ -114,7 +114,7 @@ def accuracy_at(model: str, n_docs: int, position: float, *, data: PositionData 
     name = data.resolve_model(model)
     n = check_doc_count(n_docs)
     if not is_finite_number(position) or not 1 <= position <= n:
-        raise InvalidInputError(f"position must be between 1 and n_docs={n}, got {position!r}")
+        raise InvalidInputError(f"position must be between 1 and n_docs={n}, got {message_value(position)}")
     depth = _depth(position, n)
     by_count = data.curves[name]
     counts = sorted(by_count)

@@ -101,12 +101,10 @@ def read_curve(model: str, n_docs: int, position: int | None) -> CurveReading:
     data = load_position_curves()
     low_data, high_data = curve_bounds(0), curve_bounds(1)
     if position is None:
-        value = data.closed_book(model)
-        if value is None:
+        value, low, high = (d.closed_book(model) for d in (data, low_data, high_data))
+        if value is None or low is None or high is None:
             raise ValueError(f"{model} has no closed-book accuracy in the published data")
-        return CurveReading(
-            value, round(low_data.closed_book(model), 3), round(high_data.closed_book(model), 3), "closed book"
-        )
+        return CurveReading(value, round(low, 3), round(high, 3), "closed book")
     name, outside = _curve_name(data, model, n_docs)
     return CurveReading(
         round(_read(data, model, n_docs, position), 3),

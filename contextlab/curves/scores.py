@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import InvalidInputError
 from ..stages.reorder import ORDERINGS
-from ..validation import is_finite_number
+from ..validation import is_finite_number, message_value
 from .curve_file import PositionData
 from .published import accuracy_at, check_doc_count, load_position_curves
 
@@ -45,7 +44,7 @@ class OrderingReport:
     best_score: float
     worst_score: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the report as plain JSON-serialisable data."""
         return {
             "model": self.model,
@@ -62,7 +61,7 @@ def _relevances(relevances: Sequence[float], n_docs: int | None) -> tuple[list[f
     values = list(relevances)
     for i, r in enumerate(values):
         if not is_finite_number(r) or r < 0:
-            raise InvalidInputError(f"relevances[{i}] must be a finite number >= 0, got {r!r}")
+            raise InvalidInputError(f"relevances[{i}] must be a finite number >= 0, got {message_value(r)}")
     n = len(values) if n_docs is None else check_doc_count(n_docs)
     if n < 1:
         raise InvalidInputError("relevances is empty; give one relevance per block position")

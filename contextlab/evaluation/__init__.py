@@ -16,7 +16,7 @@ Middle", TACL 2024), never a measurement of your model; see ``EXPECTED_ACCURACY_
 
 from __future__ import annotations
 
-from .aggregate import Aggregator, aggregate, bootstrap_interval
+from .aggregate import Aggregator, RunReport, aggregate
 from .analysis import (
     ZONES,
     disagreements,
@@ -47,6 +47,8 @@ from .output import (
     summary_table,
     write_results,
 )
+from .recommendation import METRIC_WORDS, Recommendation
+from .rows import EvalRow, ModelReply, QuestionMetrics
 from .run import EvalResult, RunPlan, plan_run, run_evaluation
 from .sets import (
     BUNDLED_SET,
@@ -60,9 +62,17 @@ from .sets import (
     load_eval_set,
     normalize_answer,
     parse_eval_records,
+    question_documents,
 )
+from .stats import bootstrap_interval
 
 __all__ = [
+    "EvalRow",
+    "ModelReply",
+    "QuestionMetrics",
+    "METRIC_WORDS",
+    "Recommendation",
+    "RunReport",
     "BUNDLED_SET",
     "DEFAULT_TOP_K",
     "EXPECTED_ACCURACY_NOTE",
@@ -98,6 +108,7 @@ __all__ = [
     "load_eval_set",
     "normalize_answer",
     "parse_eval_records",
+    "question_documents",
     "parse_grid",
     "pareto_front",
     "plan_run",

@@ -18,16 +18,21 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
 from ..intervals import Z_95, wilson_interval
+from ..validation import bool_text, message_value
 from .analysis import settings_without_effect
 from .metrics import RATE_METRICS, SUMMARY_METRICS
-from .recommendation import METRIC_WORDS, recommend
+from .recommendation import METRIC_WORDS, Recommendation, recommend
+from .rows import EvalRow, SettingValue
 from .stats import (
     BOOTSTRAP_SAMPLES,
+    BudgetCurve,
+    bootstrap_interval,
     budget_gains,
     combine_intervals,
     paired_comparison,
@@ -35,10 +40,10 @@ from .stats import (
 
 __all__ = [
     "Aggregator",
+    "RunReport",
     "BOOTSTRAP_MAX_QUESTIONS",
     "PAIRED_METRICS",
     "aggregate",
-    "bootstrap_interval",
     "recommendation_metric",
     "INTERVALS",
 ]
@@ -66,7 +71,7 @@ PAIRED_METRICS: tuple[str, ...] = (
     "tokens_used",
 )
 #: How the summary's intervals were made, in words (written into the summary JSON).
-INTERVALS: dict[str, Any] = {
+INTERVALS: dict[str, str | float] = {
     "level": 0.95,
     "rates": "Wilson score interval (accuracy in percent, the other rates as fractions)",
     "means": f"percentile bootstrap, {BOOTSTRAP_SAMPLES} resamples of the questions (seeded)",
@@ -78,31 +83,6 @@ INTERVALS: dict[str, Any] = {
     "expected_accuracy holds the published curve fixed (both configurations read the same curve)",
     "above": f"{BOOTSTRAP_MAX_QUESTIONS:,} questions: normal approximation, no paired differences",
 }
-# Resampled indices are drawn in blocks of at most this many, so a million questions never
-# needs a (1000 x n) index matrix in memory at once.
-_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
-
-
-def bootstrap_interval(values: Sequence[float], *, seed: int = 0) -> tuple[float, float, float]:
-    """Return ``(mean, low, high)``: the mean and its 95% percentile bootstrap interval.
-
-    1,000 resamples of the questions from a generator seeded with ``seed``, so the interval is
-    the same on every run.
-    """
-    import numpy as np
-
-    data = np.asarray(values, dtype=float)
-    n = data.size
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // n)
-    means = np.empty(BOOTSTRAP_SAMPLES)
-    for start in range(0, BOOTSTRAP_SAMPLES, per_block):
-        count = min(per_block, BOOTSTRAP_SAMPLES - start)
-        means[start : start + count] = data[rng.integers(0, n, size=(count, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return (float(data.mean()), float(low), float(high))
 
 
 def _normal_interval(n: int, total: float, squares: float) -> tuple[float, float, float]:
@@ -139,6 +119,62 @@ def _curve_interval(mean: float, sums: Sequence[float], n: int) -> tuple[float, 
     return (min(sums[0] / n, floor_low), max(sums[1] / n, floor_high))
 
 
+@dataclass(frozen=True)
+class RunReport:
+    """A run's statistics: the baseline, one summary per configuration, the recommendation, what budget buys.
+
+    ``configs`` are the summary JSON's objects (``config``, the grid's settings, each metric's
+    mean with ``_low``/``_high``/``_n``, ``vs_baseline``); ``budget_gains`` those of
+    ``stats.budget_gains``.
+    """
+
+    baseline: str | None
+    configs: list[dict[str, Any]]
+    recommendation: Recommendation
+    budget_gains: list[BudgetCurve]
+
+    @property
+    def metric(self) -> str:
+        """Return the metric the recommendation and the paired differences shown are on."""
+        return self.recommendation.metric
+
+
+@dataclass
+class _Running:
+    """A running count, sum and sum of squares of one metric's defined values."""
+
+    n: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+
+    def add(self, value: float) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+
+
+def _per_metric_values() -> dict[str, array[float]]:
+    return {m: array("d") for m in _SOURCES}
+
+
+@dataclass
+class _Tally:
+    """One configuration's rows so far: its settings, counts, running sums and (while kept) per-question values."""
+
+    settings: dict[str, SettingValue]
+    questions: int = 0
+    #: Each kept value's question, as an index into ``Aggregator._questions``.
+    index: array[int] = field(default_factory=lambda: array("q"))
+    values: dict[str, array[float]] = field(default_factory=_per_metric_values)
+    stats: dict[str, _Running] = field(default_factory=lambda: {m: _Running() for m in _SOURCES})
+    #: Sums of the rows' curve bounds (their mean is the curve's own interval).
+    curve_low: float = 0.0
+    curve_high: float = 0.0
+    outside: int = 0
+    #: False once past ``max_bootstrap`` questions: the per-question values are dropped.
+    kept: bool = True
+
+
 class Aggregator:
     """Collects rows chunk by chunk; ``report()`` gives each configuration's means, intervals and paired differences.
 
@@ -150,47 +186,35 @@ class Aggregator:
         self.grid_keys = list(grid_keys)
         self.max_bootstrap = max_bootstrap
         self._questions: dict[str, int] = {}
-        self._configs: dict[str, dict[str, Any]] = {}
+        self._configs: dict[str, _Tally] = {}
 
-    def _entry(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        entry = self._configs.get(row["config"])
+    def _entry(self, row: EvalRow) -> _Tally:
+        entry = self._configs.get(row.config)
         if entry is None:
-            entry = self._configs[row["config"]] = {
-                "settings": {k: row[k] for k in self.grid_keys},
-                "questions": 0,
-                "index": array("q"),
-                "values": {m: array("d") for m in _SOURCES},
-                "stats": {m: [0, 0.0, 0.0] for m in _SOURCES},
-                "curve": [0.0, 0.0],
-                "outside": 0,
-                "kept": True,
-            }
+            entry = self._configs[row.config] = _Tally({k: row.settings[k] for k in self.grid_keys})
         return entry
 
-    def add(self, rows: Sequence[Mapping[str, Any]]) -> Aggregator:
+    def add(self, rows: Sequence[EvalRow]) -> Aggregator:
         """Count ``rows`` in (any number, any configurations, questions in any order); return self."""
         for row in rows:
             entry = self._entry(row)
-            entry["questions"] += 1
-            if entry["kept"]:
-                entry["index"].append(self._questions.setdefault(str(row["query_id"]), len(self._questions)))
+            entry.questions += 1
+            if entry.kept:
+                entry.index.append(self._questions.setdefault(row.query_id, len(self._questions)))
             for metric, column in _SOURCES.items():
-                value = row.get(column)
-                v = math.nan if value is None else float(value)
+                value = row.number(column)
                 if value is not None:
-                    stats = entry["stats"][metric]
-                    stats[0] += 1
-                    stats[1] += v
-                    stats[2] += v * v
-                if entry["kept"]:
-                    entry["values"][metric].append(v)
-            if row.get("expected_accuracy") is not None and row.get("curve_low") is not None:
-                entry["curve"][0] += float(row["curve_low"])
-                entry["curve"][1] += float(row["curve_high"])
-            entry["outside"] += str(row.get("curve") or "").startswith("outside")
-            if entry["kept"] and entry["questions"] > self.max_bootstrap:
-                entry["kept"] = False
-                entry["values"], entry["index"] = {}, array("q")
+                    entry.stats[metric].add(value)
+                if entry.kept:
+                    entry.values[metric].append(math.nan if value is None else value)
+            read = row.metrics
+            if read.expected_accuracy is not None and read.curve_low is not None and read.curve_high is not None:
+                entry.curve_low += read.curve_low
+                entry.curve_high += read.curve_high
+            entry.outside += (read.curve or "").startswith("outside")
+            if entry.kept and entry.questions > self.max_bootstrap:
+                entry.kept = False
+                entry.values, entry.index = {}, array("q")
         return self
 
     def _dense(self, label: str, metric: str) -> Any:
@@ -199,26 +223,29 @@ class Aggregator:
 
         entry = self._configs[label]
         out = np.full(len(self._questions), np.nan)
-        out[np.frombuffer(entry["index"], dtype=np.int64)] = np.frombuffer(entry["values"][metric], dtype=float)
+        out[np.frombuffer(entry.index, dtype=np.int64)] = np.frombuffer(entry.values[metric], dtype=float)
         return out
 
-    def _interval(self, entry: dict[str, Any], metric: str, seed: int) -> tuple[float, float, float]:
-        n, total, squares = entry["stats"][metric]
+    def _interval(self, entry: _Tally, metric: str, seed: int) -> tuple[float, float, float]:
+        running = entry.stats[metric]
+        n, total, squares = running.n, running.total, running.squares
         if n == 0:
             return (math.nan, math.nan, math.nan)
         if metric in _RATES or metric in _BOUNDED:
             scale = 100.0 if metric in _PERCENT else 1.0
             low, high = wilson_interval(min(max(total, 0.0), n), n)
             return (scale * total / n, scale * low, scale * high)
-        if entry["kept"]:
+        if entry.kept:
             import numpy as np
 
-            values = np.frombuffer(entry["values"][metric], dtype=float)
+            values = np.frombuffer(entry.values[metric], dtype=float)
             mean, low, high = bootstrap_interval(values[~np.isnan(values)], seed=seed)
         else:
             mean, low, high = _normal_interval(n, total, squares)
         if metric == "expected_accuracy":
-            low, high = combine_intervals(mean, (low, high), _curve_interval(mean, entry["curve"], n))
+            low, high = combine_intervals(
+                mean, (low, high), _curve_interval(mean, (entry.curve_low, entry.curve_high), n)
+            )
         return (mean, low, high)
 
     def baseline_label(self, baseline: str | None = None) -> str | None:
@@ -227,25 +254,27 @@ class Aggregator:
             return next(iter(self._configs), None)
         if baseline not in self._configs:
             raise InvalidInputError(
-                f"baseline {baseline!r} is not a configuration of this run; choose one of: {', '.join(self._configs)}",
+                f"baseline {message_value(baseline)} is not a configuration of this run; "
+                f"choose one of: {', '.join(self._configs)}",
                 field="baseline",
             )
         return baseline
 
-    def _paired(self, label: str, baseline: str, seed: int) -> dict[str, Any] | None:
-        if not (self._configs[label]["kept"] and self._configs[baseline]["kept"]):
+    def _paired(self, label: str, baseline: str, seed: int) -> dict[str, dict[str, float | int | None]] | None:
+        if not (self._configs[label].kept and self._configs[baseline].kept):
             return None
-        out: dict[str, Any] = {}
+        out: dict[str, dict[str, float | int | None]] = {}
         for metric in PAIRED_METRICS:
-            if not self._configs[label]["stats"][metric][0]:
+            if not self._configs[label].stats[metric].n:
                 continue
             c = paired_comparison(
                 self._dense(baseline, metric), self._dense(label, metric), yes_no=metric in _RATES, seed=seed
             )
-            out[metric] = {
-                k: (_significant(v) if k == "p_value" else _round(v) if isinstance(v, float) else v)
-                for k, v in c.items()
-            }
+            shown = c.to_dict()  # NaN (no pair) as null, six decimals, p to four significant digits
+            shown.update(
+                difference=_round(c.difference), low=_round(c.low), high=_round(c.high), p_value=_significant(c.p_value)
+            )
+            out[metric] = shown
         return out
 
     def summaries(self, *, seed: int = 0, baseline: str | None = None) -> list[dict[str, Any]]:
@@ -253,7 +282,7 @@ class Aggregator:
         base = self.baseline_label(baseline)
         out = []
         for label, entry in self._configs.items():
-            summary: dict[str, Any] = {"config": label, **entry["settings"], "questions": entry["questions"]}
+            summary: dict[str, Any] = {"config": label, **entry.settings, "questions": entry.questions}
             for metric in _SOURCES:
                 mean, low, high = self._interval(entry, metric, seed)
                 summary[metric], summary[f"{metric}_low"], summary[f"{metric}_high"] = (
@@ -261,30 +290,33 @@ class Aggregator:
                     _round(low),
                     _round(high),
                 )
-                summary[f"{metric}_n"] = entry["stats"][metric][0]
-            summary["outside_curves"] = entry["outside"]
-            summary["vs_baseline"] = None if label == base else self._paired(label, base, seed)
+                summary[f"{metric}_n"] = entry.stats[metric].n
+            summary["outside_curves"] = entry.outside
+            summary["vs_baseline"] = None if base is None or label == base else self._paired(label, base, seed)
             out.append(summary)
         return out
 
-    def _curve_evidence(self, summaries: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _curve_evidence(
+        self, summaries: Sequence[Mapping[str, Any]]
+    ) -> tuple[dict[str, Sequence[float]], dict[str, tuple[float, float]]]:
         """Return each configuration's per-question expected accuracy and its curve's error (below, above)."""
-        expected, errors = {}, {}
+        expected: dict[str, Sequence[float]] = {}
+        errors: dict[str, tuple[float, float]] = {}
         for s in summaries:
             entry, mean = self._configs[s["config"]], s.get("expected_accuracy")
-            n = entry["stats"]["expected_accuracy"][0]
+            n = entry.stats["expected_accuracy"].n
             if mean is None or not n:
                 continue
-            low, high = _curve_interval(mean, entry["curve"], n)
+            low, high = _curve_interval(mean, (entry.curve_low, entry.curve_high), n)
             expected[s["config"]] = self._dense(s["config"], "expected_accuracy")
             errors[s["config"]] = (mean - low, high - mean)
         return expected, errors
 
-    def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
-        """Return the run's statistics: ``baseline``, ``configs`` (summaries), ``recommendation``, ``budget_gains``."""
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> RunReport:
+        """Return the run's statistics (``RunReport``): summaries, the recommendation, what budget buys."""
         summaries = self.summaries(seed=seed, baseline=baseline)
         metric = recommendation_metric(summaries)
-        if all(e["kept"] for e in self._configs.values()):
+        if all(e.kept for e in self._configs.values()):
             values = {label: self._dense(label, metric) for label in self._configs}
             expected, errors = self._curve_evidence(summaries) if metric == "gold_in_block" else (None, None)
             advice = recommend(
@@ -297,50 +329,44 @@ class Aggregator:
                 expected=expected,
                 curve_error=errors,
             )
-            settings = {label: entry["settings"] for label, entry in self._configs.items()}
+            settings = {label: entry.settings for label, entry in self._configs.items()}
             advice = _note_no_effect(advice, settings_without_effect(settings, values, self.grid_keys), settings)
         else:
-            advice = {
-                "metric": metric,
-                "config": None,
-                "text": "No recommendation: paired comparisons need the "
+            advice = Recommendation(
+                metric,
+                "No recommendation: paired comparisons need the "
                 f"per-question values, kept up to {self.max_bootstrap:,} questions.",
-            }
-        return {
-            "baseline": self.baseline_label(baseline),
-            "configs": summaries,
-            "recommendation": advice,
-            "budget_gains": budget_gains(summaries, self.grid_keys, "gold_in_block"),
-        }
+            )
+        return RunReport(
+            self.baseline_label(baseline), summaries, advice, budget_gains(summaries, self.grid_keys, "gold_in_block")
+        )
 
 
 def _note_no_effect(
-    advice: dict[str, Any], quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]
-) -> dict[str, Any]:
+    advice: Recommendation, quiet: Sequence[str], settings: Mapping[str, Mapping[str, Any]]
+) -> Recommendation:
     """Return ``advice`` saying which settings made no difference (the recommendation's value of one is a tie-break)."""
-    if not quiet:
-        return {**advice, "no_effect": []}
-    words = METRIC_WORDS.get(advice["metric"], advice["metric"])
+    if not quiet or advice.config is None:
+        return advice
+    words = METRIC_WORDS.get(advice.metric, advice.metric)
     said = []
     for key in quiet:
-        values = [
-            str(v).lower() if isinstance(v, bool) else str(v) for v in dict.fromkeys(s[key] for s in settings.values())
-        ]
+        values = [bool_text(v) for v in dict.fromkeys(s[key] for s in settings.values())]
         tried = ", ".join(values[:-1]) + " and " + values[-1]
         why = (
             "; the choice between them rests on the curve's expected accuracy above"
-            if advice.get("decided_by") == "expected_accuracy" and advice.get("told_apart")
+            if advice.decided_by == "expected_accuracy" and advice.told_apart
             else f", so the {key} named above is a tie-break, not a finding"
         )
         said.append(
             f"{key} made no difference to {words} here: every question's {words} is the same under {tried}{why}"
         )
     sentence = "; ".join(said)
-    return {**advice, "no_effect": list(quiet), "text": f"{advice['text']} {sentence[:1].upper()}{sentence[1:]}."}
+    return replace(advice, no_effect=tuple(quiet), text=f"{advice.text} {sentence[:1].upper()}{sentence[1:]}.")
 
 
 def aggregate(
-    rows: Sequence[Mapping[str, Any]], grid_keys: Sequence[str], *, seed: int = 0, baseline: str | None = None
+    rows: Sequence[EvalRow], grid_keys: Sequence[str], *, seed: int = 0, baseline: str | None = None
 ) -> list[dict[str, Any]]:
     """Return one summary per configuration (in first-seen order): each metric's mean and 95% interval.
 

@@ -6,11 +6,13 @@ Pure functions over ``EvalResult.rows`` / ``summaries()`` so the lab's charts an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
-from ..validation import bool_text
+from ..validation import bool_text, message_value
 from .metrics import SUMMARY_METRICS, gold_zone
+from .rows import EvalRow, RowValue
 
 if TYPE_CHECKING:
     from .grid import Configuration
@@ -21,6 +23,7 @@ __all__ = [
     "pareto_front",
     "setting_table",
     "gold_zone_shares",
+    "Disagreement",
     "disagreements",
     "find_configuration",
     "sort_by_difference",
@@ -85,10 +88,10 @@ def setting_table(
     """
     known = (*SUMMARY_METRICS, "accuracy")
     if metric not in known:
-        raise InvalidInputError(f"unknown metric {metric!r}; choose one of: {', '.join(known)}")
+        raise InvalidInputError(f"unknown metric {message_value(metric)}; choose one of: {', '.join(known)}")
     for key in (x_key, y_key):
         if not summaries or key not in summaries[0]:
-            raise InvalidInputError(f"{key!r} is not a setting of this run")
+            raise InvalidInputError(f"{message_value(key)} is not a setting of this run")
     xs = list(dict.fromkeys(s[x_key] for s in summaries))
     ys = list(dict.fromkeys(s[y_key] for s in summaries))
     cells: list[list[float | None]] = []
@@ -101,48 +104,65 @@ def setting_table(
     return xs, ys, cells
 
 
-def gold_zone_shares(rows: Sequence[Mapping[str, Any]], by: str = "config") -> dict[Any, dict[str, float]]:
+def gold_zone_shares(rows: Sequence[EvalRow], by: str = "config") -> dict[RowValue, dict[str, float]]:
     """Return, per value of ``by`` (a grid key or "config"), the share of gold documents in each zone.
 
     Zones are first / middle / last of the block, or not in it; questions with no gold
     document among their inputs are left out (no placement could put them anywhere).
     """
-    counts: dict[Any, dict[str, int]] = {}
+    counts: dict[RowValue, dict[str, int]] = {}
     for r in rows:
-        if not r.get("gold_retrieved"):
+        if not r.metrics.gold_retrieved:
             continue
-        zone = gold_zone(r["gold_position"], r["in_block"])
-        counts.setdefault(r[by], dict.fromkeys(ZONES, 0))[zone] += 1
+        zone = gold_zone(r.metrics.gold_position, r.metrics.in_block)
+        counts.setdefault(r.value(by), dict.fromkeys(ZONES, 0))[zone] += 1
     return {k: {z: n / max(1, sum(c.values())) for z, n in c.items()} for k, c in counts.items()}
 
 
-def disagreements(
-    rows: Sequence[Mapping[str, Any]], config_a: str, config_b: str, metric: str = "gold_in_block"
-) -> list[dict[str, Any]]:
-    """Return the questions where configurations ``config_a`` and ``config_b`` differ on ``metric``.
+@dataclass(frozen=True)
+class Disagreement:
+    """A question two configurations differ on: the two values, and the gold's position and tokens under each."""
 
-    Each item: ``query_id``, the two values, and the gold position and tokens under each.
-    """
-    a = {r["query_id"]: r for r in rows if r["config"] == config_a}
-    b = {r["query_id"]: r for r in rows if r["config"] == config_b}
+    query_id: str
+    a: RowValue
+    b: RowValue
+    a_position: int | None
+    b_position: int | None
+    a_tokens: int
+    b_tokens: int
+
+    @property
+    def difference(self) -> float | None:
+        """Return B - A (yes/no as 1/0), None where either has no value."""
+        if self.a is None or self.b is None or isinstance(self.a, str) or isinstance(self.b, str):
+            return None
+        return float(self.b) - float(self.a)
+
+
+def disagreements(
+    rows: Sequence[EvalRow], config_a: str, config_b: str, metric: str = "gold_in_block"
+) -> list[Disagreement]:
+    """Return the questions where configurations ``config_a`` and ``config_b`` differ on ``metric``."""
+    a = {r.query_id: r for r in rows if r.config == config_a}
+    b = {r.query_id: r for r in rows if r.config == config_b}
     if not a or not b:
         missing = config_a if not a else config_b
-        raise InvalidInputError(f"no configuration {missing!r} in this run")
+        raise InvalidInputError(f"no configuration {message_value(missing)} in this run")
     out = []
     for qid, ra in a.items():
         rb = b.get(qid)
-        if rb is None or ra[metric] == rb[metric]:
+        if rb is None or ra.value(metric) == rb.value(metric):
             continue
         out.append(
-            {
-                "query_id": qid,
-                "a": ra[metric],
-                "b": rb[metric],
-                "a_position": ra["gold_position"],
-                "b_position": rb["gold_position"],
-                "a_tokens": ra["tokens_used"],
-                "b_tokens": rb["tokens_used"],
-            }
+            Disagreement(
+                qid,
+                ra.value(metric),
+                rb.value(metric),
+                ra.metrics.gold_position,
+                rb.metrics.gold_position,
+                ra.metrics.tokens_used,
+                rb.metrics.tokens_used,
+            )
         )
     return out
 
@@ -162,7 +182,7 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
         key, sep, value = part.partition("=")
         if not sep or not key:
             raise InvalidInputError(
-                f"baseline {spec!r}: give a configuration's label or KEY=V settings; "
+                f"baseline {message_value(spec)}: give a configuration's label or KEY=V settings; "
                 f"configurations: {', '.join(c.label for c in configs)}",
                 field="baseline",
             )
@@ -171,7 +191,8 @@ def find_configuration(configs: Sequence[Configuration], spec: str) -> Configura
     if len(matches) != 1:
         how = "matches no configuration" if not matches else f"matches {len(matches)} configurations"
         raise InvalidInputError(
-            f"baseline {spec!r} {how}; name one of: {', '.join(c.label for c in configs)}", field="baseline"
+            f"baseline {message_value(spec)} {how}; name one of: {', '.join(c.label for c in configs)}",
+            field="baseline",
         )
     return matches[0]
 

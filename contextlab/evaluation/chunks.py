@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..build_cache import BuildCache
 from ..manager import ContextManager
@@ -17,7 +16,8 @@ from ..types import ContextResult, PromptRequest
 from .grid import Configuration
 from .metrics import apply_curve, prepare_question, question_metrics
 from .options import RunOptions
-from .sets import EvalQuestion
+from .rows import EvalRow
+from .sets import BundledCorpus, EvalQuestion, StoreRetriever, question_documents
 
 __all__ = ["CONNECT_TIMEOUT_S", "OnRow", "default_chunk_size", "evaluate_chunk"]
 
@@ -29,14 +29,14 @@ OnRow = Callable[[EvalQuestion, int, ContextResult], None]
 
 def evaluate_chunk(
     questions: Sequence[EvalQuestion],
-    retriever: Any,
+    retriever: BundledCorpus | StoreRetriever | None,
     configs: Sequence[Configuration],
     options: RunOptions,
     cache: BuildCache | None = None,
     *,
     managers: Sequence[ContextManager] | None = None,
     on_row: OnRow | None = None,
-) -> list[dict[str, Any]]:
+) -> list[EvalRow]:
     """Return the rows of ``questions`` under every configuration (question-major order).
 
     Pure: the same arguments give the same rows in any process, which is what lets Dask
@@ -50,25 +50,24 @@ def evaluate_chunk(
     """
     managers = list(managers) if managers is not None else [c.make_manager() for c in configs]
     cache = cache if cache is not None else BuildCache()
-    rows: list[dict[str, Any]] = []
+    rows: list[EvalRow] = []
     for q in questions:
-        docs = list(q.documents) if q.documents is not None else retriever.retrieve(q.query, options.top_k)
+        docs = question_documents(q, retriever, options.top_k)
         prep = prepare_question(q, docs)
         for k, (config, manager) in enumerate(zip(configs, managers, strict=False)):
             request = PromptRequest(
                 query=q.query, documents=prep.documents, max_context_tokens=config.config.max_context_tokens
             )
             result = manager.build(request, cache=cache)
-            row = {
-                "config": config.label,
-                "query_id": q.query_id,
-                **config.settings,
-                **question_metrics(prep, result, options.curve_model),
-            }
+            row = EvalRow(
+                config.label,
+                q.query_id,
+                config.settings,
+                question_metrics(prep, result, options.curve_model),
+                block=result.context_block if options.blocks else None,
+            )
             if options.curves is not None:
-                apply_curve([row], options.curves)
-            if options.blocks:
-                row["block"] = result.context_block
+                row = apply_curve([row], options.curves)[0]
             rows.append(row)
             if on_row is not None:
                 on_row(q, k, result)

@@ -15,9 +15,11 @@ from typing import Any
 
 from ..errors import ClusterError, InvalidInputError
 from ..progress import Progress
+from ..validation import message_value
 from .chunks import CONNECT_TIMEOUT_S, default_chunk_size, evaluate_chunk
 from .grid import Configuration
 from .options import RunOptions
+from .rows import EvalRow
 from .sets import EvalSet
 
 __all__ = ["dask_chunks", "dask_client"]
@@ -66,7 +68,7 @@ def dask_client(
 def _unreachable(scheduler: str, timeout: float, exc: BaseException) -> InvalidInputError:
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return InvalidInputError(
-        f"cannot reach the Dask scheduler {scheduler!r} within {timeout:g} s ({reason}); "
+        f"cannot reach the Dask scheduler {message_value(scheduler)} within {timeout:g} s ({reason}); "
         "give the address `dask scheduler` prints, e.g. tcp://host:8786"
     )
 
@@ -82,7 +84,7 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
         host, port = parse_host_port(location)
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(
-            f"scheduler {scheduler!r} is not a Dask scheduler address ({exc}); "
+            f"scheduler {message_value(scheduler)} is not a Dask scheduler address ({exc}); "
             "give the address `dask scheduler` prints, e.g. tcp://host:8786",
             field="scheduler",
         ) from None
@@ -94,7 +96,7 @@ def _check_scheduler_address(scheduler: str, timeout: float) -> None:
 
 def dask_chunks(
     evalset: EvalSet, configs: Sequence[Configuration], options: RunOptions, *, progress: Progress | None = None
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[list[EvalRow]]:
     """Yield the rows chunk by chunk from Dask, in question order (a finished chunk waits its turn).
 
     Each chunk is ``evaluate_chunk`` of ``options.chunk_size`` questions on ``options.workers``
@@ -114,7 +116,7 @@ def dask_chunks(
             client.submit(evaluate_chunk, questions[s : s + size], evalset.retriever, configs, options, pure=False): k
             for k, s in enumerate(starts)
         }
-        waiting: dict[int, list[dict[str, Any]]] = {}
+        waiting: dict[int, list[EvalRow]] = {}
         next_chunk = done = 0
         watch = _Watch(client, scheduler)
         for future in _finished(list(futures), watch):
@@ -142,7 +144,7 @@ class _Watch:
 
     def __init__(self, client: Any, scheduler: str | None) -> None:
         self.client = client
-        self.where = f"the Dask scheduler {scheduler!r}" if scheduler else "the local Dask cluster"
+        self.where = f"the Dask scheduler {message_value(scheduler)}" if scheduler else "the local Dask cluster"
         self.alone_since: float | None = None
 
     def check(self) -> None:
@@ -181,7 +183,7 @@ def _result(future: Any, watch: _Watch) -> Any:
     ever. So the fetch waits in short steps and keeps the no-worker clock.
     """
     from distributed import CancelledError, KilledWorker
-    from distributed.comm import CommClosedError
+    from distributed.comm.core import CommClosedError
 
     while True:
         try:

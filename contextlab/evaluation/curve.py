@@ -14,7 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,14 +32,17 @@ from ..models.replies import safe_line
 from ..models.scoring import answer_is_correct
 from ..paired import ALPHA
 from ..types import Document
-from ..validation import whole_number
-from .curve_sources import CurveSkip, curve_question, gold_passage
-from .sets import EvalQuestion, EvalSet, load_bundled_set
+from ..validation import message_value, whole_number
+from .curve_sources import CurveQuestion, CurveSkip, curve_question, gold_passage
+from .sets import BundledCorpus, EvalQuestion, EvalSet, load_bundled_set
 
 __all__ = [
+    "ConditionAccuracy",
+    "CurveAnswer",
     "CurveCase",
     "CurvePlan",
     "CurveResult",
+    "all_skipped_message",
     "plan_curve",
     "run_curve",
     "curve_csv",
@@ -68,11 +72,11 @@ def parse_positions(spec: str | Sequence[int], documents: int) -> list[int]:
         values = [int(p) for p in raw]
     except (TypeError, ValueError):
         raise InvalidInputError(
-            f"positions must be whole numbers such as 1,5,10; got {spec!r}", field="positions"
+            f"positions must be whole numbers such as 1,5,10; got {message_value(spec)}", field="positions"
         ) from None
     if not values or any(not 1 <= p <= documents for p in values):
         raise InvalidInputError(
-            f"positions must lie between 1 and documents={documents}; got {spec!r}", field="positions"
+            f"positions must lie between 1 and documents={documents}; got {message_value(spec)}", field="positions"
         )
     return sorted(dict.fromkeys(values))
 
@@ -91,7 +95,7 @@ def solved_questions(count: int, exclude: set[str]) -> list[tuple[EvalQuestion, 
             break
         if question.query_id in exclude or not question.answers or len(question.answers[0].split()) > 4:
             continue
-        found.append((question, gold_passage(question, bundled.retriever)))
+        found.append((question, gold_passage(question, BundledCorpus())))
     return found
 
 
@@ -186,12 +190,18 @@ def plan_curve(
     whole_number("limit", limit, minimum=1)
     places = parse_positions(positions, documents)
     evalset = evalset if evalset is not None else load_bundled_set()
-    kept, skipped = [], []
+    kept: list[CurveQuestion] = []
+    skipped: list[CurveSkip] = []
     for question in evalset.questions:
         if len(kept) == limit:
             break
         found = curve_question(question, evalset, documents)
-        (skipped if isinstance(found, CurveSkip) else kept).append(found)
+        if isinstance(found, CurveSkip):
+            skipped.append(found)
+        else:
+            kept.append(found)
+    if not kept:
+        raise InvalidInputError(all_skipped_message(skipped, documents), field="documents")
     scanned = {c.query_id for c in skipped} | {c.question.query_id for c in kept}
     with_docs = solved_examples(shots, scanned)
     without_docs = [Shot(s.question, s.answer) for s in with_docs]
@@ -214,45 +224,94 @@ def plan_curve(
     return CurvePlan(documents, places, shots, [c.question for c in kept], cases, template, skipped, evalset.name)
 
 
+def all_skipped_message(skipped: Sequence[CurveSkip], documents: int) -> str:
+    """Return the one line saying why every question was skipped and how many there were.
+
+    When too few other documents is the only reason, it says how many each question has and
+    how many ``documents`` needs; otherwise it counts each reason, the most common first.
+    """
+    head = "the only question skipped" if len(skipped) == 1 else f"all {len(skipped)} questions skipped"
+    have = [s.others for s in skipped]
+    if all(n is not None for n in have):
+        counts = sorted({n for n in have if n is not None})
+        each = f"each has {counts[0]}" if len(counts) == 1 else f"each has at most {counts[-1]}"
+        return (
+            f"{head}: {each} other documents without an answer, documents={documents} needs {documents - 1}; "
+            "lower it or give each question more documents"
+        )
+    reasons = Counter(s.reason for s in skipped)
+    listed = "; ".join(f"{count} {reason}" for reason, count in reasons.most_common(3))
+    return f"{head}: {listed}"
+
+
+@dataclass(frozen=True)
+class CurveAnswer:
+    """One case answered: the question and condition, the model's answer line, whether it holds a gold answer."""
+
+    query_id: str
+    kind: str  # "closed_book", "oracle" or "position"
+    total_docs: int
+    position: int | None
+    answer: str
+    correct: bool
+    latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class ConditionAccuracy:
+    """The accuracy under one condition: % of its questions answered right, with the 95% Wilson interval."""
+
+    kind: str
+    total_docs: int
+    position: int | None
+    questions: int
+    correct: int
+    accuracy: float
+    accuracy_low: float
+    accuracy_high: float
+
+
 @dataclass
 class CurveResult:
     """Every case's answer and score, and the accuracy per condition (percent, with intervals)."""
 
     plan: CurvePlan
     model: str
-    rows: list[dict[str, Any]]
-    meta: dict[str, Any] = field(default_factory=dict)
+    rows: list[CurveAnswer]
+    meta: Mapping[str, object] = field(default_factory=dict)
     #: Lines to show the user about the answers (how many were cut).
     notes: list[str] = field(default_factory=list)
     #: How fast the calls of this run were answered (None for rows made without a model).
     pace: RunPace | None = None
 
-    def points(self) -> list[dict[str, Any]]:
-        """Return one accuracy row per condition: kind, total_docs, position, accuracy %, N, interval."""
+    def points(self) -> list[ConditionAccuracy]:
+        """Return the accuracy under each condition: positions first, then closed book, then gold only."""
         groups: dict[tuple[str, int, int | None], list[bool]] = {}
         for row in self.rows:
-            groups.setdefault((row["kind"], row["total_docs"], row["position"]), []).append(row["correct"])
+            groups.setdefault((row.kind, row.total_docs, row.position), []).append(row.correct)
         order = {"position": 0, "closed_book": 1, "oracle": 2}
         out = []
         for (kind, total, position), marks in sorted(groups.items(), key=lambda g: (order[g[0][0]], g[0][2] or 0)):
             low, high = wilson_interval(sum(marks), len(marks))
             out.append(
-                {
-                    "kind": kind,
-                    "total_docs": total,
-                    "position": position,
-                    "questions": len(marks),
-                    "correct": sum(marks),
-                    "accuracy": round(100.0 * sum(marks) / len(marks), 1),
-                    "accuracy_low": round(100.0 * low, 1),
-                    "accuracy_high": round(100.0 * high, 1),
-                }
+                ConditionAccuracy(
+                    kind,
+                    total,
+                    position,
+                    len(marks),
+                    sum(marks),
+                    round(100.0 * sum(marks) / len(marks), 1),
+                    round(100.0 * low, 1),
+                    round(100.0 * high, 1),
+                )
             )
         return out
 
     def outcomes(self) -> dict[int, list[bool]]:
         """Return ``{position: yes/no per question}``, the questions in the plan's order at every position."""
-        marks = {(r["query_id"], r["position"]): bool(r["correct"]) for r in self.rows if r["kind"] == "position"}
+        marks = {(r.query_id, r.position): r.correct for r in self.rows if r.kind == "position"}
         return {p: [marks[(q.query_id, p)] for q in self.plan.questions] for p in self.plan.positions}
 
     def evidence(self, alpha: float = ALPHA) -> CurveEvidence:
@@ -273,21 +332,20 @@ def run_curve(
     replies = dict(zip(order, sent, strict=False))
     answers = [replies[c.prompt] for c in plan.cases]
     gold = {q.query_id: q.answers for q in plan.questions}
-    rows = []
-    for case, reply in zip(plan.cases, answers, strict=False):
-        rows.append(
-            {
-                "query_id": case.query_id,
-                "kind": case.kind,
-                "total_docs": case.total_docs,
-                "position": case.position,
-                "answer": reply.answer,
-                "correct": answer_is_correct(reply.answer, gold[case.query_id]),
-                "latency_ms": reply.latency_ms,
-                "prompt_tokens": reply.prompt_tokens,
-                "completion_tokens": reply.completion_tokens,
-            }
+    rows = [
+        CurveAnswer(
+            case.query_id,
+            case.kind,
+            case.total_docs,
+            case.position,
+            reply.answer,
+            answer_is_correct(reply.answer, gold[case.query_id]),
+            reply.latency_ms,
+            reply.prompt_tokens,
+            reply.completion_tokens,
         )
+        for case, reply in zip(plan.cases, answers, strict=False)
+    ]
     model = (client.served_model if any(not a.cached for a in answers) else None) or client.model or "model"
     return CurveResult(
         plan,
@@ -354,11 +412,9 @@ def curve_csv(result: CurveResult, name: str | None = None, evidence: CurveEvide
         ["model", "total_docs", "position", "accuracy", "kind", "questions", "accuracy_low", "accuracy_high"]
     )
     for p in result.points():
-        position = "" if p["kind"] != "position" else p["position"]
-        total = p["total_docs"] if p["kind"] == "position" else ""
-        writer.writerow(
-            [label, total, position, p["accuracy"], p["kind"], p["questions"], p["accuracy_low"], p["accuracy_high"]]
-        )
+        position = "" if p.kind != "position" else p.position
+        total = p.total_docs if p.kind == "position" else ""
+        writer.writerow([label, total, position, p.accuracy, p.kind, p.questions, p.accuracy_low, p.accuracy_high])
     return buffer.getvalue()
 
 

@@ -30,7 +30,7 @@ from ..paired import (
     detectable_difference,
     questions_for_difference,
 )
-from ..validation import whole_number
+from ..validation import message_value, whole_number
 from .curve import CurvePlan, CurveResult, run_curve
 
 __all__ = ["CurvePower", "Look", "LookSchedule", "curve_power", "look_schedule", "run_until_resolved"]
@@ -93,7 +93,7 @@ def curve_power(
     if detect is not None:
         if not isinstance(detect, (int, float)) or not 0 < detect <= 100:
             raise InvalidInputError(
-                f"detect must be a difference in points between 0 and 100, got {detect!r}", field="detect"
+                f"detect must be a difference in points between 0 and 100, got {message_value(detect)}", field="detect"
             )
         if detect / 100.0 <= discordance:
             needed = questions_for_difference(detect / 100.0, discordance, alpha=alpha / m)

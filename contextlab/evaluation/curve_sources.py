@@ -44,6 +44,8 @@ class CurveSkip:
 
     query_id: str
     reason: str
+    #: How many other documents without an answer it has, when too few of them is the reason.
+    others: int | None = None
 
 
 def gold_passage(question: EvalQuestion, corpus: BundledCorpus) -> Document:
@@ -118,5 +120,7 @@ def curve_question(question: EvalQuestion, evalset: EvalSet, documents: int) -> 
         candidates = []
     others = _others(question, candidates, gold, need)
     if len(others) < need:
-        return CurveSkip(question.query_id, f"only {len(others)} other documents without an answer, {need} needed")
+        return CurveSkip(
+            question.query_id, f"only {len(others)} other documents without an answer, {need} needed", len(others)
+        )
     return CurveQuestion(question, gold, tuple(others))

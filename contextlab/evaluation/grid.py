@@ -70,15 +70,17 @@ def _expand_range(key: str, part: str) -> list[Any]:
     """Return the values of ``start:stop:step`` (stop included when the steps land on it)."""
     bits = part.split(":")
     if len(bits) != 3:
-        raise InvalidInputError(f"grid {key}: {part!r}; a range is start:stop:step")
+        raise InvalidInputError(f"grid {key}: {message_value(part)}; a range is start:stop:step")
     start, stop, step = (_parse_value(key, b) for b in bits)
     if isinstance(start, (bool, str)):
         raise InvalidInputError(f"grid {key}: ranges are for numbers; list the values: {key}=a,b")
     if step <= 0 or stop < start:
-        raise InvalidInputError(f"grid {key}: {part!r} needs step > 0 and stop >= start")
+        raise InvalidInputError(f"grid {key}: {message_value(part)} needs step > 0 and stop >= start")
     count = int(math.floor((stop - start) / step + 1e-9)) + 1
     if count > _MAX_RANGE:
-        raise InvalidInputError(f"grid {key}: {part!r} has {count} values (over {_MAX_RANGE}); use a larger step")
+        raise InvalidInputError(
+            f"grid {key}: {message_value(part)} has {count} values (over {_MAX_RANGE}); use a larger step"
+        )
     return [type(start)(round(start + i * step, 10)) for i in range(count)]
 
 
@@ -99,14 +101,16 @@ def parse_grid(specs: Sequence[str] | Mapping[str, Sequence[Any]] | None) -> dic
             key, sep, rest = str(spec).partition("=")
             key = key.strip()
             if not sep or not key:
-                raise InvalidInputError(f"grid {spec!r}: write KEY=V1,V2 (keys: {', '.join(valid)})")
+                raise InvalidInputError(f"grid {message_value(spec)}: write KEY=V1,V2 (keys: {', '.join(valid)})")
             items.append((key, [p for p in rest.split(",") if p.strip()]))
     grid: dict[str, list[Any]] = {}
     for key, raw_values in items:
         if key not in valid:
-            raise InvalidInputError(f"unknown grid key {key!r}; valid keys: {', '.join(valid)}")
+            raise InvalidInputError(f"unknown grid key {message_value(key)}; valid keys: {', '.join(valid)}")
         if key in grid:
-            raise InvalidInputError(f"grid key {key!r} is given twice; list all its values once: {key}=a,b")
+            raise InvalidInputError(
+                f"grid key {message_value(key)} is given twice; list all its values once: {key}=a,b"
+            )
         if not raw_values:
             raise InvalidInputError(f"grid {key}: no values; write {key}=V1,V2")
         values: list[Any] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +40,11 @@ from ..types import ContextResult, Document, PromptRequest
 from .chunks import evaluate_chunk
 from .curve import solved_questions
 from .options import RunOptions
+from .rows import MEASURED_COLUMNS, EvalRow, ModelReply
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalQuestion, EvalSet
 
-__all__ = ["MEASURED_COLUMNS", "MeasureSettings", "MeasuredRun", "plan_measured", "served_model"]
-
-#: The columns a measured run adds to every row, after the metrics.
-MEASURED_COLUMNS: tuple[str, ...] = ("answer", "correct", "latency_ms", "prompt_tokens", "completion_tokens")
+__all__ = ["MeasureSettings", "MeasuredRun", "plan_measured", "served_model"]
 
 
 @dataclass(frozen=True)
@@ -124,7 +122,7 @@ class MeasuredRun:
     settings: MeasureSettings
     client: ModelClient
     cache: ResponseCache | None
-    rows: list[dict[str, Any]]
+    rows: list[EvalRow]
     prompts: list[str]
     blocks: list[str]
     #: How block budgets were counted: the model's own tokens, or cl100k_base (approximate).
@@ -154,7 +152,7 @@ class MeasuredRun:
         return cost
 
     def run(
-        self, progress: Progress | None = None, on_answers: Callable[[list[dict[str, Any]]], None] | None = None
+        self, progress: Progress | None = None, on_answers: Callable[[list[EvalRow]], None] | None = None
     ) -> EvalResult:
         """Return the ``EvalResult`` with every row's measured answer (see the module doc).
 
@@ -195,12 +193,10 @@ class MeasuredRun:
         ours = sum(prompt_counter(self.tokenizer)(p) for p in counted)
         return [server_count_note(sum(counted.values()), ours, how)]
 
-    def _gold(self) -> dict[str, Any]:
+    def _gold(self) -> dict[str, tuple[str, ...]]:
         return {q.query_id: q.answers for q in self.plan.evalset.questions}
 
-    def _in_waves(
-        self, progress: Progress | None, on_answers: Callable[[list[dict[str, Any]]], None]
-    ) -> list[ModelAnswer]:
+    def _in_waves(self, progress: Progress | None, on_answers: Callable[[list[EvalRow]], None]) -> list[ModelAnswer]:
         """Return the answers to every prompt, asked ``concurrency`` at a time, each wave handed on as it lands."""
         distinct = list(dict.fromkeys(self.prompts))
         known = {p for p in distinct if self.cache is not None and request_key(self.client, p) in self.cache}
@@ -231,17 +227,12 @@ class MeasuredRun:
         return [got[p] for p in self.prompts]
 
 
-def _measured(row: dict[str, Any], reply: ModelAnswer, gold: Mapping[str, Any]) -> dict[str, Any]:
+def _measured(row: EvalRow, reply: ModelAnswer, gold: Mapping[str, tuple[str, ...]]) -> EvalRow:
     """Return ``row`` with its measured answer: the answer line, right or wrong, latency and tokens."""
-    answers = gold.get(row["query_id"])
-    return {
-        **row,
-        "answer": reply.answer,
-        "correct": answer_is_correct(reply.answer, answers) if answers else None,
-        "latency_ms": reply.latency_ms,
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-    }
+    answers = gold.get(row.query_id)
+    correct = answer_is_correct(reply.answer, answers) if answers else None
+    said = ModelReply(reply.answer, correct, reply.latency_ms, reply.prompt_tokens, reply.completion_tokens)
+    return replace(row, reply=said)
 
 
 def plan_measured(

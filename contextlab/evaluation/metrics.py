@@ -8,16 +8,16 @@ published curve, not a measurement of your model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Any
 
 from ..curves.curve_file import PositionData
 from ..curves.published import CITATION, accuracy_at
 from ..curves.reading import read_curve
 from ..intervals import wilson_interval
 from ..types import ContextResult, Document
+from .rows import EvalRow, QuestionMetrics
 from .sets import EvalQuestion, normalize_answer
 
 __all__ = [
@@ -35,23 +35,7 @@ __all__ = [
 ]
 
 #: The per-question columns, in ``results.csv`` order (after config, query_id and the grid keys).
-METRIC_COLUMNS: tuple[str, ...] = (
-    "gold_retrieved",
-    "gold_rank",
-    "gold_in_block",
-    "gold_recall",
-    "gold_via_copy",
-    "gold_position",
-    "in_block",
-    "answer_in_block",
-    "tokens_used",
-    "duplicates_removed",
-    "expected_accuracy",
-    "curve",
-    "curve_low",
-    "curve_high",
-    "gold_note",
-)
+METRIC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(QuestionMetrics))
 #: Yes/no metrics: their mean is a rate (Wilson intervals; paired: McNemar's exact test).
 RATE_METRICS: tuple[str, ...] = ("gold_retrieved", "gold_in_block", "gold_via_copy", "answer_in_block")
 #: The metrics the summary aggregates (with 95% intervals).
@@ -141,7 +125,9 @@ def _gold_in_block(prep: PreparedQuestion, result: ContextResult) -> tuple[list[
             found.append(positions[gold])
             continue
         trace = traces.get(gold)
-        kept = None if trace is None or trace.fate != "duplicate" else trace.duplicate_of
+        if trace is None or trace.fate != "duplicate":
+            continue
+        kept = trace.duplicate_of
         if kept is not None and kept in positions:
             found.append(positions[kept])
             similarity = "" if trace.similarity is None else f", similarity {trace.similarity:.2f}"
@@ -158,7 +144,7 @@ def _gold_count(prep: PreparedQuestion) -> int:
     return max(len(prep.gold), len(q.gold_ids), len(q.gold_sources), 1)
 
 
-def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) -> dict[str, Any]:
+def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) -> QuestionMetrics:
     """Return the metric columns for one question under one configuration (None = not defined).
 
     ``gold_in_block`` counts a gold dropped as a near copy of a document in the block as
@@ -176,23 +162,23 @@ def question_metrics(prep: PreparedQuestion, result: ContextResult, model: str) 
     if prep.answers:
         answer = _holds_answer(normalized_block(result.context_block), prep.answers)
     reading = read_curve(model, in_block, gold_position) if labelled else None
-    return {
-        "gold_retrieved": bool(prep.gold) if labelled else None,
-        "gold_rank": prep.gold_rank,
-        "gold_in_block": bool(found) if labelled else None,
-        "gold_recall": round(len(found) / _gold_count(prep), 6) if labelled else None,
-        "gold_via_copy": (bool(found) and not any(g in direct for g in prep.gold)) if labelled else None,
-        "gold_position": gold_position,
-        "in_block": in_block,
-        "answer_in_block": answer,
-        "tokens_used": result.tokens_used,
-        "duplicates_removed": result.duplicates_removed,
-        "expected_accuracy": reading.value if reading else None,
-        "curve": reading.curve if reading else None,
-        "curve_low": reading.low if reading else None,
-        "curve_high": reading.high if reading else None,
-        "gold_note": note,
-    }
+    return QuestionMetrics(
+        gold_retrieved=bool(prep.gold) if labelled else None,
+        gold_rank=prep.gold_rank,
+        gold_in_block=bool(found) if labelled else None,
+        gold_recall=round(len(found) / _gold_count(prep), 6) if labelled else None,
+        gold_via_copy=(bool(found) and not any(g in direct for g in prep.gold)) if labelled else None,
+        gold_position=gold_position,
+        in_block=in_block,
+        answer_in_block=answer,
+        tokens_used=result.tokens_used,
+        duplicates_removed=result.duplicates_removed,
+        expected_accuracy=reading.value if reading else None,
+        curve=reading.curve if reading else None,
+        curve_low=reading.low if reading else None,
+        curve_high=reading.high if reading else None,
+        gold_note=note,
+    )
 
 
 def gold_zone(position: int | None, in_block: int) -> str:
@@ -204,7 +190,7 @@ def gold_zone(position: int | None, in_block: int) -> str:
     return "last" if position == in_block else "middle"
 
 
-def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[str, Any]]:
+def apply_curve(rows: Sequence[EvalRow], curves: PositionData) -> list[EvalRow]:
     """Return ``rows`` with ``expected_accuracy`` read from ``curves`` (a measured curve) instead.
 
     The gold at position p of a block of n documents reads the curve's model at p of n
@@ -214,39 +200,42 @@ def apply_curve(rows: list[dict[str, Any]], curves: PositionData) -> list[dict[s
     (``curves.questions``; a curve that does not say is taken as exact). A block of another size
     than the curve was measured with says so in ``curve`` (see ``curve_reading_note``).
     """
+    return [row if row.metrics.expected_accuracy is None else _read_measured(row, curves) for row in rows]
+
+
+def _read_measured(row: EvalRow, curves: PositionData) -> EvalRow:
+    """Return ``row`` with its expected accuracy read from the measured ``curves``."""
     model, questions = curves.models()[0], curves.questions
     measured = curves.doc_counts(model)
-    for row in rows:
-        if row.get("expected_accuracy") is None:
-            continue
-        n, position = row["in_block"], row["gold_position"]
-        if position is None:
-            value = curves.closed_book(model)
-        elif n == 1 and curves.oracle(model) is not None:
-            value = curves.oracle(model)
-        else:
-            value = accuracy_at(model, n, position, data=curves)
-        if value is None:
-            row.update(expected_accuracy=None, curve=f"measured: {model}", curve_low=None, curve_high=None)
-            continue
-        low, high = (
-            wilson_interval(value / 100.0 * questions, questions) if questions else (value / 100.0, value / 100.0)
+    n, position = row.metrics.in_block, row.metrics.gold_position
+    if position is None:
+        value = curves.closed_book(model)
+    elif n == 1 and curves.oracle(model) is not None:
+        value = curves.oracle(model)
+    else:
+        value = accuracy_at(model, n, position, data=curves)
+    if value is None:
+        unread = replace(
+            row.metrics, expected_accuracy=None, curve=f"measured: {model}", curve_low=None, curve_high=None
         )
-        read = (
-            ""
-            if position is None or n == 1 or n in measured
-            else f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
-        )
-        row.update(
-            expected_accuracy=round(value, 3),
-            curve=f"measured: {model}{read}",
-            curve_low=round(100.0 * low, 3),
-            curve_high=round(100.0 * high, 3),
-        )
-    return rows
+        return replace(row, metrics=unread)
+    low, high = wilson_interval(value / 100.0 * questions, questions) if questions else (value / 100.0, value / 100.0)
+    read = (
+        ""
+        if position is None or n == 1 or n in measured
+        else f" ({n} documents read at relative depth on the {'/'.join(map(str, measured))}-document curve)"
+    )
+    metrics = replace(
+        row.metrics,
+        expected_accuracy=round(value, 3),
+        curve=f"measured: {model}{read}",
+        curve_low=round(100.0 * low, 3),
+        curve_high=round(100.0 * high, 3),
+    )
+    return replace(row, metrics=metrics)
 
 
-def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) -> str | None:
+def curve_reading_note(rows: Sequence[EvalRow], curves: PositionData) -> str | None:
     """Return the warning for blocks of other sizes than the measured curve's, None when every block matches.
 
     A curve measured with K documents says nothing directly about a block of n != K: its gold
@@ -255,19 +244,20 @@ def curve_reading_note(rows: Sequence[Mapping[str, Any]], curves: PositionData) 
     """
     model = curves.models()[0]
     measured = curves.doc_counts(model)
+    read = [r.metrics for r in rows]
     other = sorted(
         {
-            r["in_block"]
-            for r in rows
-            if r.get("expected_accuracy") is not None
-            and r.get("gold_position") is not None
-            and r["in_block"] > 1
-            and r["in_block"] not in measured
+            m.in_block
+            for m in read
+            if m.expected_accuracy is not None
+            and m.gold_position is not None
+            and m.in_block > 1
+            and m.in_block not in measured
         }
     )
     if not other:
         return None
-    count = sum(1 for r in rows if r.get("gold_position") is not None and r["in_block"] in other)
+    count = sum(1 for m in read if m.gold_position is not None and m.in_block in other)
     sizes = ", ".join(map(str, other[:8])) + (", ..." if len(other) > 8 else "")
     return (
         f"the curve of {model} was measured with {'/'.join(map(str, measured))} documents, but {count} of "

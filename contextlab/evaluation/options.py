@@ -18,7 +18,7 @@ from ..curves.curve_file import PositionData
 from ..errors import InvalidInputError
 from ..loaders.reading import DEFAULT_MAX_BYTES
 from ..settings import DEFAULT_CURVE_MODEL, EngineSettings
-from ..validation import text, whole_number
+from ..validation import message_value, text, whole_number
 
 __all__ = ["DEFAULT_TOP_K", "RunOptions"]
 
@@ -62,16 +62,8 @@ class RunOptions:
         text("curve_name", self.curve_name)
         if self.workers is not None and self.scheduler is not None:
             raise InvalidInputError("give workers (a local cluster) or scheduler (an existing one), not both")
-        if self.curves is not None and not isinstance(self.curves, PositionData):
-            raise InvalidInputError(
-                f"curves must be a measured curve (PositionData), got {type(self.curves).__name__}", field="curves"
-            )
-        if self.base is not None and not isinstance(self.base, EngineSettings):
-            raise InvalidInputError(
-                f"base must be EngineSettings (or a LabConfig), got {type(self.base).__name__}", field="base"
-            )
         if not isinstance(self.blocks, bool):
-            raise InvalidInputError(f"blocks must be true or false, got {self.blocks!r}", field="blocks")
+            raise InvalidInputError(f"blocks must be true or false, got {message_value(self.blocks)}", field="blocks")
 
     @property
     def on_dask(self) -> bool:

@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from ..atomic import StagedFile, check_target, write_files
 from ..intervals import format_interval
@@ -17,9 +17,11 @@ from ..progress import Progress
 from ..validation import bool_text
 from .aggregate import Aggregator
 from .options import RunOptions
+from .report import ResultsFile
+from .rows import EvalRow
 from .run import EvalResult, RunPlan, plan_run
 from .sets import EvalSet
-from .stats import rising_step
+from .stats import BudgetCurve, rising_step
 
 __all__ = ["results_csv", "write_results", "stream_to_files", "evaluate_to_files", "summary_table", "gains_lines"]
 
@@ -34,16 +36,17 @@ def _cell(value: Any) -> Any:
 
 
 def _csv_rows(
-    rows: Sequence[dict[str, Any]], columns: Sequence[str], grid: Mapping[str, Any], questions: Mapping[str, str]
+    rows: Sequence[EvalRow], columns: Sequence[str], grid: Mapping[str, Any], questions: Mapping[str, str]
 ) -> list[list[Any]]:
     # Grid settings are written as given (true/false for booleans); metrics through _cell; the
     # question's text comes from the set, so a row reads without the library.
-    def value(row: Mapping[str, Any], c: str) -> Any:
+    def value(row: EvalRow, c: str) -> Any:
         if c == "query":
-            return questions.get(row["query_id"], row.get("query", ""))
+            return questions.get(row.query_id, "")
+        cell = row.value(c)
         if c in grid:
-            return bool_text(row[c]) if isinstance(row[c], bool) else row[c]
-        return _cell(row.get(c))
+            return bool_text(cell) if isinstance(cell, bool) else cell
+        return _cell(cell)
 
     return [[value(row, c) for c in columns] for row in rows]
 
@@ -65,7 +68,7 @@ def write_results(result: EvalResult, out: str | Path, summary: str | Path | Non
     """
     csv_text = results_csv(result)
     out_path = check_target(out, "out")
-    texts: dict[Path, str] = {out_path: csv_text}
+    texts: dict[str | os.PathLike[str], str] = {out_path: csv_text}
     if summary is not None:
         summary_path = check_target(summary, "summary")
         result.provenance["results_csv"] = _csv_record(
@@ -134,7 +137,7 @@ def evaluate_to_files(
 class _HashingWriter:
     """A CSV writer that also feeds every line it writes to a SHA-256 (the file's digest, as written)."""
 
-    def __init__(self, fh: TextIO, digest: Any) -> None:
+    def __init__(self, fh: IO[str], digest: Any) -> None:
         self._buffer = io.StringIO()
         self._writer = csv.writer(self._buffer, lineterminator="\n")
         self._fh, self._digest = fh, digest
@@ -157,10 +160,10 @@ class _HashingWriter:
         self._flush()
 
 
-def _csv_record(csv_path: Path, summary_path: Path, sha256: str) -> dict[str, str]:
+def _csv_record(csv_path: Path, summary_path: Path, sha256: str) -> ResultsFile:
     """Return where the results CSV is, relative to the summary's folder, and its SHA-256."""
     where = os.path.relpath(csv_path.resolve(), summary_path.resolve().parent)
-    return {"path": where, "sha256": sha256}
+    return ResultsFile(path=where, sha256=sha256)
 
 
 def _interval_cell(s: Mapping[str, Any], metric: str, scale: float) -> str:
@@ -183,7 +186,7 @@ def _difference_cells(s: Mapping[str, Any], metric: str, scale: float) -> str:
     return f"{text:>22}  {p:>8}"
 
 
-def gains_lines(gains: Sequence[Mapping[str, Any]]) -> list[str]:
+def gains_lines(gains: Sequence[BudgetCurve]) -> list[str]:
     """Return one line per budget curve: points of gold in block per extra 100 tokens, and the knee."""
     lines = []
     for curve in gains:
@@ -209,12 +212,12 @@ def summary_table(result: EvalResult) -> str:
     and what each extra 100 tokens of budget gains.
     """
     report = result.report()
-    metric = report["recommendation"]["metric"]
+    metric = report.metric
     words = "accuracy" if metric == "accuracy" else "gold in block"
     lines = [
         f"{result.n_questions} questions x {len(result.configs)} configurations "
         f"({result.evalset}); expected accuracy: {result.curve_model}, estimated from Liu et al. (2024); "
-        f"baseline: {report['baseline']}"
+        f"baseline: {report.baseline}"
     ]
     width = max(len(c.label) for c in result.configs)
     measured = metric == "accuracy"
@@ -224,7 +227,7 @@ def summary_table(result: EvalResult) -> str:
         + f"{'expected acc. %':>20}  {'tokens':>7}  {('d ' + words + ' vs base'):>22}  {'p':>8}"
     )
     lines += [head, "-" * len(head)]
-    for s in report["configs"]:
+    for s in report.configs:
         lines.append(
             f"{s['config']:<{width}}  {_interval_cell(s, 'gold_in_block', 100)}  "
             f"{_interval_cell(s, 'answer_in_block', 100)}  "
@@ -232,12 +235,12 @@ def summary_table(result: EvalResult) -> str:
             + f"{_interval_cell(s, 'expected_accuracy', 1.0)}  {s['tokens_used']:7.0f}  "
             f"{_difference_cells(s, metric, 100)}"
         )
-    outside = sum(s.get("outside_curves") or 0 for s in report["configs"])
+    outside = sum(s.get("outside_curves") or 0 for s in report.configs)
     if outside:
         lines.append(
             f"{outside:,} rows read outside every curve: their blocks hold more documents than any "
             f"published curve ({result.curve_model}), so expected_accuracy reads the largest (column curve)."
         )
-    lines.append(f"Recommendation. {report['recommendation']['text']}")
-    lines += gains_lines(report["budget_gains"])
+    lines.append(f"Recommendation. {report.recommendation.text}")
+    lines += gains_lines(report.budget_gains)
     return "\n".join(lines)

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypedDict
 
 from ..curves.published import CITATION, CITATION_URL
-from .aggregate import INTERVALS
+from .aggregate import INTERVALS, RunReport
+from .grid import Configuration
 from .metrics import EXPECTED_ACCURACY_NOTE
 
-__all__ = ["SUMMARY_FORMAT", "file_sha256", "summary_document", "utc_now"]
+__all__ = ["SUMMARY_FORMAT", "AnsweredBy", "Provenance", "ResultsFile", "file_sha256", "summary_document", "utc_now"]
 
 #: The version of the summary's layout (1: aggregates only; 2: provenance, paired, recommendation).
 SUMMARY_FORMAT = 2
@@ -37,30 +39,77 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _base_settings(result: Any) -> dict[str, Any]:
+class ResultsFile(TypedDict):
+    """Where a run's results CSV is, relative to its summary, and the SHA-256 it was written with."""
+
+    path: str
+    sha256: str
+
+
+class Provenance(TypedDict, total=False):
+    """How a run was made, as its summary records it (a measured run: the model's settings too)."""
+
+    contextlab_version: str
+    created: str
+    evalset_sha256: str | None
+    results_csv: ResultsFile
+    answered_with: dict[str, object]
+
+
+class AnsweredBy(TypedDict):
+    """The endpoint and model that answered a measured run (never a key)."""
+
+    endpoint: str
+    model: str | None
+
+
+class SummarizedRun(Protocol):
+    """What a summary reads of a run (``run.EvalResult`` is one)."""
+
+    @property
+    def evalset(self) -> str: ...
+    @property
+    def curve_model(self) -> str: ...
+    @property
+    def top_k(self) -> int: ...
+    @property
+    def grid(self) -> Mapping[str, Sequence[object]]: ...
+    @property
+    def configs(self) -> Sequence[Configuration]: ...
+    @property
+    def endpoint(self) -> str | None: ...
+    @property
+    def answer_model(self) -> str | None: ...
+    @property
+    def provenance(self) -> Provenance: ...
+    @property
+    def n_questions(self) -> int: ...
+
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> RunReport: ...
+
+
+def _base_settings(result: SummarizedRun) -> dict[str, object]:
     """Return the settings every configuration shares (the grid's keys vary and are left out)."""
     if not result.configs:
         return {}
-    config = result.configs[0].config
-    settings = config.engine_settings().to_dict() if hasattr(config, "engine_settings") else config.to_dict()
+    settings = result.configs[0].config.engine_settings().to_dict()
     return {k: v for k, v in settings.items() if k not in result.grid}
 
 
-def _answer_model(result: Any) -> dict[str, Any] | None:
+def _answer_model(result: SummarizedRun) -> AnsweredBy | None:
     """Return the model that answered and its endpoint (never a key), or None when none answered."""
-    endpoint = getattr(result, "endpoint", None)
-    if not endpoint:
+    if not result.endpoint:
         return None
-    return {"endpoint": endpoint, "model": getattr(result, "answer_model", None)}
+    return AnsweredBy(endpoint=result.endpoint, model=result.answer_model)
 
 
-def summary_document(result: Any, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
-    """Return the whole run as the JSON ``--summary`` writes (``result`` is an ``EvalResult``).
+def summary_document(result: SummarizedRun, *, seed: int = 0, baseline: str | None = None) -> dict[str, object]:
+    """Return the whole run as the JSON ``--summary`` writes.
 
     ``baseline`` (a configuration's label) overrides the run's own for the paired differences.
     """
     report = result.report(seed=seed, baseline=baseline)
-    provenance = dict(getattr(result, "provenance", None) or {})
+    provenance = result.provenance
     return {
         "contextlab_eval": SUMMARY_FORMAT,
         "contextlab_version": provenance.get("contextlab_version"),
@@ -75,11 +124,11 @@ def summary_document(result: Any, *, seed: int = 0, baseline: str | None = None)
         "settings": _base_settings(result),
         "results_csv": provenance.get("results_csv"),
         "intervals": {**INTERVALS, "seed": seed},
-        "baseline": report["baseline"],
-        "recommendation": report["recommendation"],
-        "budget_gains": report["budget_gains"],
+        "baseline": report.baseline,
+        "recommendation": report.recommendation.to_dict(),
+        "budget_gains": report.budget_gains,
         "expected_accuracy_note": EXPECTED_ACCURACY_NOTE,
         "citation": CITATION,
         "citation_url": CITATION_URL,
-        "configs": report["configs"],
+        "configs": report.configs,
     }

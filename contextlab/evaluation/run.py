@@ -17,13 +17,14 @@ from ..build_cache import BuildCache
 from ..curves.published import load_position_curves, position_curve
 from ..errors import InvalidInputError
 from ..progress import Progress
-from .aggregate import Aggregator
+from .aggregate import Aggregator, RunReport
 from .analysis import find_configuration
 from .chunks import evaluate_chunk
 from .grid import Configuration, expand_grid, parse_grid
 from .metrics import METRIC_COLUMNS
 from .options import RunOptions
-from .report import file_sha256, summary_document, utc_now
+from .report import Provenance, file_sha256, summary_document, utc_now
+from .rows import EvalRow
 from .sets import BundledCorpus, EvalSet, bundled_set_path, load_bundled_set, load_eval_set
 
 __all__ = ["EvalResult", "RunPlan", "plan_run", "run_evaluation"]
@@ -42,11 +43,11 @@ class EvalResult:
     top_k: int
     grid: dict[str, list[Any]]
     configs: list[Configuration]
-    rows: list[dict[str, Any]]
+    rows: list[EvalRow]
     questions: dict[str, str] = field(default_factory=dict)  # query_id -> query text
     #: Set when the rows were streamed to a file rather than kept (``evaluate_to_files``):
     #: ``Aggregator.report()`` of the rows.
-    analysis: dict[str, Any] | None = None
+    analysis: RunReport | None = None
     question_count: int | None = None
     row_count: int | None = None
     #: The configuration paired differences are taken against (None: the first).
@@ -54,7 +55,7 @@ class EvalResult:
     #: Whether each row carries the block it was scored on (``results.csv``'s ``block`` column).
     blocks: bool = False
     #: What the summary records of how the run was made (version, set digest, time, files).
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=lambda: Provenance())
     #: A measured run (``evaluation.measured``): the endpoint and model that answered (never a key),
     #: and the columns it adds to every row (``answer``, ``correct``, ...).
     endpoint: str | None = None
@@ -62,7 +63,7 @@ class EvalResult:
     extra_columns: tuple[str, ...] = ()
     #: How fast the model answered (a measured run: ``models.pace.RunPace``; None otherwise).
     pace: Any = None
-    _reports: dict[tuple[int, str | None], dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    _reports: dict[tuple[int, str | None], RunReport] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -92,7 +93,7 @@ class EvalResult:
             *(["block"] if self.blocks else []),
         ]
 
-    def report(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+    def report(self, *, seed: int = 0, baseline: str | None = None) -> RunReport:
         """Return the run's statistics (``Aggregator.report``): summaries, paired differences, recommendation.
 
         ``baseline`` (a configuration's label) overrides the run's own. Computed once per seed
@@ -108,14 +109,14 @@ class EvalResult:
 
     def summaries(self, *, seed: int = 0) -> list[dict[str, Any]]:
         """Return one aggregate per configuration with 95% intervals and paired differences (seeded)."""
-        return self.report(seed=seed)["configs"]
+        return self.report(seed=seed).configs
 
-    def summary(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, Any]:
+    def summary(self, *, seed: int = 0, baseline: str | None = None) -> dict[str, object]:
         """Return the whole run as the JSON ``--summary`` writes (``report.summary_document``)."""
         return summary_document(self, seed=seed, baseline=baseline)
 
 
-def _serial_chunks(plan: RunPlan, progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
+def _serial_chunks(plan: RunPlan, progress: Progress | None) -> Iterator[list[EvalRow]]:
     questions, cache = plan.evalset.questions, BuildCache()
     for start in range(0, len(questions), _SERIAL_CHUNK):
         yield evaluate_chunk(
@@ -145,7 +146,7 @@ class RunPlan:
             return f"{self.options.curves.models()[0]} (measured curve{name})"
         return self.options.curve_model
 
-    def chunks(self, progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+    def chunks(self, progress: Progress | None = None) -> Iterator[list[EvalRow]]:
         """Yield the rows chunk by chunk, in question order (serially or from Dask)."""
         if not self.options.on_dask:
             yield from _serial_chunks(self, progress)
@@ -154,12 +155,13 @@ class RunPlan:
 
         yield from dask_chunks(self.evalset, self.configs, self.options, progress=progress)
 
-    def result(self, rows: list[dict[str, Any]], **extra: Any) -> EvalResult:
+    def result(self, rows: list[EvalRow], **extra: Any) -> EvalResult:
         """Return the ``EvalResult`` of this plan holding ``rows`` (with its baseline and provenance)."""
         from .. import __version__
 
-        provenance = {"contextlab_version": __version__, "created": utc_now(), "evalset_sha256": self.evalset_sha256}
-        extra["provenance"] = {**provenance, **extra.get("provenance", {})}
+        provenance = Provenance(contextlab_version=__version__, created=utc_now(), evalset_sha256=self.evalset_sha256)
+        provenance.update(extra.get("provenance", {}))
+        extra["provenance"] = provenance
         extra.setdefault("questions", {q.query_id: q.query for q in self.evalset.questions})
         return EvalResult(
             self.evalset.name,
@@ -211,8 +213,6 @@ def plan_run(
     computed).
     """
     options = options or RunOptions()
-    if not isinstance(options, RunOptions):
-        raise InvalidInputError(f"options must be RunOptions, got {type(options).__name__}", field="options")
     options = options.with_changes(curve_model=load_position_curves().resolve_model(options.curve_model))
     parsed = parse_grid(grid)
     configs = expand_grid(parsed, options.base)

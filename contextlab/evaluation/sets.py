@@ -12,12 +12,13 @@ import gzip
 import io
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from ..errors import LoadError
 from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_limits, read_limited, too_big
@@ -25,6 +26,7 @@ from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS, check_li
 # One SQuAD normalisation for the set's answers and the model's (``contextlab.models.scoring``).
 from ..models.scoring import normalize_answer
 from ..types import Document
+from ..validation import message_value
 
 if TYPE_CHECKING:
     from ..retrieval import SQLiteBackend
@@ -41,6 +43,7 @@ __all__ = [
     "load_eval_set",
     "load_eval_bytes",
     "parse_eval_records",
+    "question_documents",
 ]
 
 #: The name the CLI and the lab show for the bundled set.
@@ -93,7 +96,7 @@ class BundledCorpus:
         backend, passages = _bundled_index(self.path or str(bundled_set_path()))
         docs = []
         for r in backend.retrieve(query, top_k):
-            title, text = passages[r.id]
+            title, text = passages[str(r.id)]
             docs.append(Document(content=text, score=r.score, source=title, metadata={"id": r.id}))
         return docs
 
@@ -133,6 +136,17 @@ class EvalSet:
         return EvalSet(self.name, self.questions[:limit], self.retriever, self.notes)
 
 
+def question_documents(
+    question: EvalQuestion, retriever: BundledCorpus | StoreRetriever | None, top_k: int
+) -> list[Document]:
+    """Return ``question``'s documents: its own, else the ``top_k`` best ``retriever`` finds for it."""
+    if question.documents is not None:
+        return list(question.documents)
+    if retriever is None:
+        raise LoadError(f"question {question.query_id} has no documents and its set no store to retrieve from")
+    return retriever.retrieve(question.query, top_k)
+
+
 # -- the bundled set -----------------------------------------------------------------------
 
 
@@ -145,8 +159,16 @@ def _passage_key(title: str, text: str) -> tuple[str, str]:
     return (title, text)
 
 
+def _opened(path: str, compressed: bool) -> IO[bytes]:
+    """Return ``path`` open for reading bytes, decompressed when ``compressed`` (the caller closes it)."""
+    if compressed:
+        # A GzipFile reads as any binary file does; typeshed does not call it an IO[bytes].
+        return cast(IO[bytes], gzip.GzipFile(path, "rb"))
+    return open(path, "rb")  # noqa: SIM115 - returned to the caller's with-statement
+
+
 @lru_cache(maxsize=4)
-def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], ...]:
+def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, object], ...]:
     """Return the records of a (gzipped) JSONL file, read once per process.
 
     At most ``max_bytes`` are read, counted after decompression: a small gzip file that
@@ -155,7 +177,7 @@ def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dic
     name = Path(path).name
     compressed = path.endswith(".gz")
     try:
-        with gzip.open(path, "rb") if compressed else open(path, "rb") as fh:
+        with _opened(path, compressed) as fh:
             size = 0 if compressed else os.fstat(fh.fileno()).st_size
             if size > max_bytes:
                 raise LoadError(too_big(name, size, max_bytes), field="max_bytes")
@@ -165,7 +187,7 @@ def _read_paper_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dic
     return _records(data, path)
 
 
-def _records(data: bytes, name: str) -> tuple[dict[str, Any], ...]:
+def _records(data: bytes, name: str) -> tuple[dict[str, object], ...]:
     """Return the JSON object on each non-blank line of UTF-8 ``data``."""
     try:
         text = data.decode("utf-8-sig")
@@ -177,7 +199,7 @@ def _records(data: bytes, name: str) -> tuple[dict[str, Any], ...]:
     )
 
 
-def _json_line(line: str, number: int, name: str) -> dict[str, Any]:
+def _json_line(line: str, number: int, name: str) -> dict[str, object]:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -187,13 +209,40 @@ def _json_line(line: str, number: int, name: str) -> dict[str, Any]:
     return record
 
 
+@dataclass(frozen=True)
+class _BundledRecord:
+    """One line of the bundled file: the question, its answers and its gold passage (title, text)."""
+
+    question: str
+    answers: tuple[str, ...]
+    title: str
+    text: str
+
+
+@lru_cache(maxsize=2)
+def _bundled_records(path: str) -> tuple[_BundledRecord, ...]:
+    """Return the bundled file's lines, each checked to be what the package ships."""
+    out = []
+    for number, record in enumerate(_read_paper_file(path), start=1):
+        where = f"{Path(path).name}: line {number}"
+        question = record.get("question")
+        ctxs = record.get("ctxs")
+        first = ctxs[0] if isinstance(ctxs, list) and ctxs else None
+        if not isinstance(question, str) or not isinstance(first, dict):
+            raise LoadError(f"{where}: not a question with its gold passage; reinstall contextlab")
+        title, text = first.get("title"), first.get("text")
+        if not isinstance(title, str) or not isinstance(text, str):
+            raise LoadError(f"{where}: the gold passage has no title and text; reinstall contextlab")
+        out.append(_BundledRecord(question, _strings(record.get("answers"), "answers", where), title, text))
+    return tuple(out)
+
+
 def _bundled_passages(path: str) -> tuple[list[str], dict[str, tuple[str, str]]]:
     """Return each question's gold passage id and the distinct passages (id -> (title, text))."""
     ids: dict[tuple[str, str], str] = {}
     gold: list[str] = []
-    for record in _read_paper_file(path):
-        ctx = record["ctxs"][0]
-        key = _passage_key(ctx["title"], ctx["text"])
+    for record in _bundled_records(path):
+        key = _passage_key(record.title, record.text)
         gold.append(ids.setdefault(key, f"nq-p{len(ids)}"))
     return gold, {pid: key for key, pid in ids.items()}
 
@@ -230,13 +279,8 @@ def load_bundled_set() -> EvalSet:
     path = str(bundled_set_path())
     gold, _ = _bundled_passages(path)
     questions = [
-        EvalQuestion(
-            query_id=f"nq-{i}",
-            query=r["question"],
-            answers=tuple(r.get("answers") or ()),
-            gold_ids=frozenset([gold[i]]),
-        )
-        for i, r in enumerate(_read_paper_file(path))
+        EvalQuestion(query_id=f"nq-{i}", query=r.question, answers=r.answers, gold_ids=frozenset([gold[i]]))
+        for i, r in enumerate(_bundled_records(path))
     ]
     return EvalSet(BUNDLED_SET, questions, BundledCorpus())
 
@@ -271,7 +315,7 @@ def load_eval_bytes(
     if data[:2] == b"\x1f\x8b":
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-                data = read_limited(fh, name, max_bytes, compressed=True)
+                data = read_limited(cast(IO[bytes], fh), name, max_bytes, compressed=True)
         except (OSError, EOFError) as exc:
             raise LoadError(f"{name}: not a readable gzip file ({exc})") from None
     elif len(data) > max_bytes:
@@ -286,6 +330,7 @@ def parse_eval_records(
     questions = [_question(r, i, name) for i, r in enumerate(records, start=1)]
     if not questions:
         raise LoadError(f"{name}: holds no questions; give one JSON object per line")
+    _refuse_duplicate_ids(questions, name)
     unlabelled = [q.query_id for q in questions if not q.has_gold and not q.answers]
     if len(unlabelled) == len(questions):
         raise LoadError(
@@ -307,6 +352,19 @@ def parse_eval_records(
     if retriever is not None:
         _open_store(retriever.path)  # fail now, with the path, rather than in a worker
     return EvalSet(name, questions, retriever, _gold_notes(questions, retriever, name))
+
+
+def _refuse_duplicate_ids(questions: list[EvalQuestion], name: str) -> None:
+    """Raise ``LoadError`` naming the ids more than one question carries (rows are joined by id)."""
+    counts = Counter(q.query_id for q in questions)
+    repeated = [query_id for query_id, count in counts.items() if count > 1]
+    if repeated:
+        shown = ", ".join(message_value(i) for i in repeated[:5])
+        more = f", ... ({len(repeated)} in all)" if len(repeated) > 5 else ""
+        raise LoadError(
+            f'{name}: question ids must be unique; repeated: {shown}{more}; give each line its own "id"',
+            field="id",
+        )
 
 
 _CHECK_GOLD = 'check "gold_sources" against the documents\' sources or ids'

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import asdict, dataclass, replace
+from typing import Any, TypedDict
 
 from ..errors import InvalidInputError
 from ..intervals import Z_95
@@ -22,6 +23,10 @@ from ..paired import mcnemar_exact, paired_rate_interval
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
+    "BudgetCurve",
+    "BudgetStep",
+    "PairedDifference",
+    "bootstrap_interval",
     "budget_gains",
     "combine_intervals",
     "knee_index",
@@ -36,6 +41,7 @@ __all__ = [
 
 #: Resamples of every bootstrap here (seeded, so a run gives the same intervals every time).
 BOOTSTRAP_SAMPLES = 1000
+_BOOTSTRAP_BLOCK_ELEMENTS = 4_000_000
 #: z of 80% power (for "about M questions would be needed"); Z_95 is the 95% interval's.
 Z_POWER_80 = 0.8416
 
@@ -52,29 +58,41 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> Any:
     return y[keep] - x[keep]
 
 
+def bootstrap_interval(
+    values: Sequence[float], *, seed: int = 0, samples: int = BOOTSTRAP_SAMPLES
+) -> tuple[float, float, float]:
+    """Return ``(mean, low, high)``: the mean of ``values`` and its 95% percentile bootstrap interval.
+
+    The values are resampled with replacement ``samples`` times from a generator seeded with
+    ``seed`` (so the interval is the same on every run), and each resample's mean taken: the
+    interval is the 2.5th and 97.5th percentile of those means. No value: NaNs.
+    """
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return (math.nan, math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    # Resampled indices are drawn in blocks, so a million questions never needs a
+    # (samples x n) index matrix in memory at once.
+    per_block = max(1, _BOOTSTRAP_BLOCK_ELEMENTS // data.size)
+    means = np.empty(samples)
+    for start in range(0, samples, per_block):
+        count = min(per_block, samples - start)
+        means[start : start + count] = data[rng.integers(0, data.size, size=(count, data.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return (float(data.mean()), float(low), float(high))
+
+
 def paired_bootstrap(
     a: Sequence[float], b: Sequence[float], *, seed: int = 0, samples: int = BOOTSTRAP_SAMPLES
 ) -> tuple[float, float, float]:
     """Return ``(mean of b - a, low, high)``: the paired difference and its 95% percentile bootstrap interval.
 
     ``a[i]`` and ``b[i]`` are the same question under two configurations; questions where either
-    is undefined (None or NaN) are left out. The questions are resampled with replacement
-    ``samples`` times from a generator seeded with ``seed``, and each resample's mean difference
-    taken: the interval is the 2.5th and 97.5th percentile of those means. No pair: NaNs.
+    is undefined (None or NaN) are left out (``bootstrap_interval`` of the differences).
     """
-    import numpy as np
-
-    d = _paired(a, b)
-    if d.size == 0:
-        return (math.nan, math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    per_block = max(1, 4_000_000 // d.size)
-    means = np.empty(samples)
-    for start in range(0, samples, per_block):
-        count = min(per_block, samples - start)
-        means[start : start + count] = d[rng.integers(0, d.size, size=(count, d.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return (float(d.mean()), float(low), float(high))
+    return bootstrap_interval(_paired(a, b), seed=seed, samples=samples)
 
 
 def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95, z_power: float = Z_POWER_80) -> int | None:
@@ -96,35 +114,56 @@ def questions_needed(differences: Sequence[float], *, z_alpha: float = Z_95, z_p
     return max(2, math.ceil(((z_alpha + z_power) * sd / abs(float(d.mean()))) ** 2))
 
 
-def paired_comparison(a: Sequence[float], b: Sequence[float], *, yes_no: bool, seed: int = 0) -> dict[str, Any]:
-    """Return B against A over the same questions: difference, 95% interval, n, and for yes/no McNemar's p.
+@dataclass(frozen=True)
+class PairedDifference:
+    """B against A over the same questions: the mean difference B - A, its 95% interval, and the test.
 
-    Keys: ``difference``, ``low``, ``high`` (B - A, in the metric's unit), ``n`` (pairs),
-    ``p_value`` (yes/no metrics: McNemar exact; else None), ``only_a``/``only_b`` (yes/no:
-    the discordant counts), ``questions_needed`` (see ``questions_needed``). A yes/no interval
-    is the paired bootstrap widened, where narrower, to Bonett and Price's.
+    ``n`` counts the pairs; ``p_value`` is McNemar's exact p for a yes/no metric (None for
+    others), ``only_a``/``only_b`` its discordant counts; ``questions_needed`` see
+    ``questions_needed``. Differences are in the metric's unit.
+    """
+
+    difference: float
+    low: float
+    high: float
+    n: int
+    p_value: float | None = None
+    questions_needed: int | None = None
+    only_a: int | None = None
+    only_b: int | None = None
+
+    def widened(self, low: float, high: float) -> PairedDifference:
+        """Return the same difference with the interval ``(low, high)`` (another source of error added)."""
+        return replace(self, low=low, high=high)
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        """Return the JSON a summary holds: every field, ``only_a``/``only_b`` only for a yes/no metric."""
+        out = asdict(self)
+        if self.only_a is None:
+            del out["only_a"], out["only_b"]
+        return out
+
+
+def paired_comparison(a: Sequence[float], b: Sequence[float], *, yes_no: bool, seed: int = 0) -> PairedDifference:
+    """Return B against A over the same questions (``PairedDifference``); for yes/no, McNemar's p.
+
+    A yes/no interval is the paired bootstrap widened, where narrower, to Bonett and Price's.
     """
     d = _paired(a, b)
     mean, low, high = paired_bootstrap(a, b, seed=seed)
-    out: dict[str, Any] = {
-        "difference": mean,
-        "low": low,
-        "high": high,
-        "n": int(d.size),
-        "p_value": None,
-        "questions_needed": questions_needed(d),
-    }
-    if yes_no and d.size:
-        only_a, only_b = int((d < 0).sum()), int((d > 0).sum())
-        floor_low, floor_high = paired_rate_interval(only_a, only_b, int(d.size))
-        out.update(
-            low=min(low, floor_low),
-            high=max(high, floor_high),
-            only_a=only_a,
-            only_b=only_b,
-            p_value=mcnemar_exact(only_a, only_b),
-        )
-    return out
+    found = PairedDifference(mean, low, high, int(d.size), questions_needed=questions_needed(d))
+    if not (yes_no and d.size):
+        return found
+    only_a, only_b = int((d < 0).sum()), int((d > 0).sum())
+    floor_low, floor_high = paired_rate_interval(only_a, only_b, int(d.size))
+    return replace(
+        found,
+        low=min(low, floor_low),
+        high=max(high, floor_high),
+        only_a=only_a,
+        only_b=only_b,
+        p_value=mcnemar_exact(only_a, only_b),
+    )
 
 
 def combine_intervals(mean: float, sampling: tuple[float, float], curve: tuple[float, float]) -> tuple[float, float]:
@@ -155,11 +194,9 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
     if len(xs) < 3 or xs[-1] == xs[0] or ys[-1] == ys[0]:
         return None
     scaled = [((x - xs[0]) / (xs[-1] - xs[0]), (y - ys[0]) / (ys[-1] - ys[0])) for x, y in zip(xs, ys, strict=False)]
-    slopes = [
-        (y1 - y0) / (x1 - x0) if x1 > x0 else None for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False)
-    ]
-    if None in slopes:
+    if any(x1 <= x0 for x0, x1 in zip(xs, xs[1:], strict=False)):
         return None
+    slopes = [(y1 - y0) / (x1 - x0) for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False)]
     for gap, index in sorted(((sy - sx, i) for i, (sx, sy) in enumerate(scaled) if 0 < i < len(xs) - 1), reverse=True):
         before, after = slopes[:index], slopes[index:]
         if gap <= 0:
@@ -171,10 +208,28 @@ def knee_index(xs: Sequence[float], ys: Sequence[float]) -> int | None:
 
 def rising_step(gains: Sequence[float | None]) -> int | None:
     """Return the index of the first step that gains more than the step before it (no knee there), or None."""
-    for i in range(1, len(gains)):
-        if gains[i] is not None and gains[i - 1] is not None and gains[i] > gains[i - 1]:
+    for i, (before, after) in enumerate(zip(gains, gains[1:], strict=False), start=1):
+        if before is not None and after is not None and after > before:
             return i
     return None
+
+
+#: From one budget to the next: the two budgets, the mean tokens at each, and points gained per 100 tokens
+#: (None when the tokens did not grow). ``from`` is a keyword, hence the call form.
+BudgetStep = TypedDict(
+    "BudgetStep",
+    {"from": object, "to": object, "tokens_from": float, "tokens_to": float, "gain_per_100": float | None},
+)
+
+
+class BudgetCurve(TypedDict):
+    """Configurations differing only in ``key``: their other settings, the steps, and the knee (or None)."""
+
+    settings: dict[str, object]
+    metric: str
+    key: str
+    steps: list[BudgetStep]
+    knee: object
 
 
 def budget_gains(
@@ -185,7 +240,7 @@ def budget_gains(
     key: str = "max_context_tokens",
     cost: str = "tokens_used",
     rate: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[BudgetCurve]:
     """Return, per group of configurations differing only in ``key``, what each extra 100 tokens gains.
 
     Each group: ``settings`` (its other grid values), ``key``, ``steps`` (between neighbouring budgets:
@@ -212,16 +267,24 @@ def budget_gains(
             extra = hi[cost] - lo[cost]
             gain = None if extra <= 0 else float((hi[metric] - lo[metric]) * scale * 100 / extra)
             steps.append(
-                {"from": lo[key], "to": hi[key], "tokens_from": lo[cost], "tokens_to": hi[cost], "gain_per_100": gain}
+                BudgetStep(
+                    {
+                        "from": lo[key],
+                        "to": hi[key],
+                        "tokens_from": lo[cost],
+                        "tokens_to": hi[cost],
+                        "gain_per_100": gain,
+                    }
+                )
             )
         knee = knee_index([s[cost] for s in members], [s[metric] for s in members])
         out.append(
-            {
-                "settings": dict(zip(others, group, strict=False)),
-                "metric": metric,
-                "key": key,
-                "steps": steps,
-                "knee": None if knee is None else members[knee][key],
-            }
+            BudgetCurve(
+                settings=dict(zip(others, group, strict=False)),
+                metric=metric,
+                key=key,
+                steps=steps,
+                knee=None if knee is None else members[knee][key],
+            )
         )
     return out

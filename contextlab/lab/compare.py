@@ -79,8 +79,6 @@ class ResultDiff:
     changes: tuple[DocChange, ...]
     tokens_used_a: int
     tokens_used_b: int
-    tokens_budget_a: int
-    tokens_budget_b: int
     block_identical: bool
 
     def of_kind(self, change: str) -> list[DocChange]:
@@ -251,8 +249,6 @@ def diff_results(a: ContextResult, b: ContextResult) -> ResultDiff:
         changes=tuple(changes),
         tokens_used_a=a.tokens_used,
         tokens_used_b=b.tokens_used,
-        tokens_budget_a=a.tokens_budget,
-        tokens_budget_b=b.tokens_budget,
         block_identical=a.context_block == b.context_block,
     )
 

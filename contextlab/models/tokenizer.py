@@ -117,8 +117,9 @@ class EndpointTokenizer:
         tokens = self._post("/tokenize", body, text).get("tokens")
         if not isinstance(tokens, list):
             raise EndpointError(f"{self.root}/tokenize gave no token list; it cannot count tokens", status=0)
-        ids = [t.get("id") if isinstance(t, dict) else t for t in tokens]
-        if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in ids):
+        raw = [t.get("id") if isinstance(t, dict) else t for t in tokens]
+        ids = [i for i in raw if isinstance(i, int) and not isinstance(i, bool) and i >= 0]
+        if len(ids) != len(raw):
             raise EndpointError(
                 f"{self.root}/tokenize gave token ids that are not whole numbers; it cannot count tokens", status=0
             )
@@ -174,17 +175,17 @@ class EndpointTokenizer:
         if stored is not None and text.startswith(stored):  # anything else kept by an older version is cut again
             return stored
         ids = self.encode(text)
-        if len(ids) <= max_tokens:
-            cut = text
-        else:
+        cut = text
+        if len(ids) > max_tokens:
             said = self._post("/detokenize", {"tokens": ids[:max_tokens]}, text, "cut text to a budget").get("content")
-            cut = _start_of(text, said)
-            if cut is None:
+            start = _start_of(text, said)
+            if start is None:
                 raise EndpointError(
                     f"{self.root}/detokenize gave back no text, or text that is not the start of the "
                     "text it was given; it cannot cut text to a budget",
                     status=0,
                 )
+            cut = start
         if key:
             self.store.memo_put(key, cut)
         return cut

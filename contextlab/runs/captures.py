@@ -24,14 +24,15 @@ import io
 import json
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InvalidInputError, LoadError
 from ..loaders import read_limited
-from ..types import Document
+from ..types import ContextResult, Document
+from ..validation import message_value
 from .openinference import (
     dataframe_span,
     is_dataframe_span,
@@ -68,17 +69,17 @@ _write_lock = threading.Lock()
 def capture_record(
     query: str,
     documents: Iterable[Document],
-    settings: dict[str, Any],
+    settings: Mapping[str, object],
     result: ContextResult | None,
     *,
     framework: str | None = None,
     time: datetime | None = None,
     gold_sources: Iterable[str] | None = None,
     answers: Iterable[str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Return the JSON object one capture line holds for a run."""
     stamp = (time or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    record: dict[str, Any] = {
+    record: dict[str, object] = {
         "contextlab_capture": CAPTURE_VERSION,
         "time": stamp.isoformat().replace("+00:00", "Z"),
         "framework": framework,
@@ -94,7 +95,7 @@ def capture_record(
     return record
 
 
-def append_run(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+def append_run(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
     """Append ``record`` to the capture file at ``path`` as one JSON line (returns nothing)."""
     # default=str keeps a pipeline running when its metadata holds dates or objects; one write
     # call under a lock keeps lines whole when several threads capture to one file.
@@ -124,7 +125,7 @@ def iter_runs(
         with fh:
             yield from _iter_stream(fh, label, max_bytes)
     else:
-        yield from _iter_stream(source, name or getattr(source, "name", "runs"), max_bytes)
+        yield from _iter_stream(source, name or str(getattr(source, "name", "runs")), max_bytes)
 
 
 def runs_from_bytes(data: bytes, name: str = "runs", *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[CapturedRun]:
@@ -135,7 +136,7 @@ def runs_from_bytes(data: bytes, name: str = "runs", *, max_bytes: int = DEFAULT
 def read_run(source: str | os.PathLike[str], number: int) -> CapturedRun:
     """Return run ``number`` (1-based, as the lab lists them) of a capture file or trace."""
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise InvalidInputError(f"run number must be a whole number >= 1, got {number!r}")
+        raise InvalidInputError(f"run number must be a whole number >= 1, got {message_value(number)}")
     seen = 0
     for run in iter_runs(source):
         seen = run.number
@@ -256,8 +257,17 @@ def _records(value: Any, name: str, where: str, counter: _Counter) -> Iterator[C
         )
 
 
-def _span_run(span: dict[str, Any], name: str, where: str, counter: _Counter) -> Iterator[CapturedRun]:
+def _span_run(span: dict[str, object], name: str, where: str, counter: _Counter) -> Iterator[CapturedRun]:
     counter.spans += 1
-    fields = retriever_run_fields(span, f"{name}: {where}")
-    if fields is not None:
-        yield CapturedRun(number=counter.next_run(), where=where, origin="openinference", **fields)
+    found = retriever_run_fields(span, f"{name}: {where}")
+    if found is not None:
+        yield CapturedRun(
+            number=counter.next_run(),
+            where=where,
+            query=found.query,
+            documents=found.documents,
+            time=found.time,
+            origin="openinference",
+            framework=found.framework,
+            ids=found.ids,
+        )

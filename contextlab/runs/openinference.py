@@ -15,14 +15,22 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import InvalidInputError, LoadError
 from ..types import Document
-from ..validation import parse_int
+from ..validation import message_value, parse_int
 
-__all__ = ["otlp_spans", "retriever_run_fields", "is_dataframe_span", "dataframe_span", "DOCUMENTS_PREFIX"]
+__all__ = [
+    "otlp_spans",
+    "RetrieverSpan",
+    "retriever_run_fields",
+    "is_dataframe_span",
+    "dataframe_span",
+    "DOCUMENTS_PREFIX",
+]
 
 #: Where OpenInference puts a retriever's documents among a span's attributes.
 DOCUMENTS_PREFIX = "retrieval.documents."
@@ -30,12 +38,15 @@ DOCUMENTS_PREFIX = "retrieval.documents."
 _SOURCE_KEYS = ("source", "url", "file_path", "file_name")
 
 
-def otlp_spans(value: dict[str, Any], where: str) -> Iterator[tuple[dict[str, Any], str]]:
+def otlp_spans(value: dict[str, object], where: str) -> Iterator[tuple[dict[str, object], str]]:
     """Yield each span of an OTLP JSON export and its label ("span <spanId>").
 
     ``where`` names the record (file and line) in error messages.
     """
-    for r, resource in enumerate(value["resourceSpans"]):
+    resources = value["resourceSpans"]
+    if not isinstance(resources, list):
+        raise LoadError(f"{where}: resourceSpans must be a list of resources")
+    for r, resource in enumerate(resources):
         scopes = None
         if isinstance(resource, dict):
             # instrumentationLibrarySpans: the name before OTLP 0.15, still in old exports
@@ -53,12 +64,12 @@ def otlp_spans(value: dict[str, Any], where: str) -> Iterator[tuple[dict[str, An
                 yield span, at
 
 
-def is_dataframe_span(record: dict[str, Any]) -> bool:
+def is_dataframe_span(record: dict[str, object]) -> bool:
     """Return True for a span written as one flat record (Phoenix's spans dataframe as JSON)."""
     return any(isinstance(k, str) and k.startswith("attributes.") for k in record)
 
 
-def dataframe_span(record: dict[str, Any]) -> dict[str, Any]:
+def dataframe_span(record: dict[str, object]) -> dict[str, object]:
     """Return a flat dataframe record (``attributes.input.value``, ``context.span_id``) as a span."""
     attributes = {
         k[len("attributes.") :]: v for k, v in record.items() if isinstance(k, str) and k.startswith("attributes.")
@@ -73,7 +84,18 @@ def dataframe_span(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def retriever_run_fields(span: dict[str, Any], at: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class RetrieverSpan:
+    """What a RETRIEVER span records of a run: the query, the documents, when, by what, and its ids."""
+
+    query: str
+    documents: list[Document]
+    time: str | None
+    framework: str | None
+    ids: dict[str, str]
+
+
+def retriever_run_fields(span: dict[str, object], at: str) -> RetrieverSpan | None:
     """Return the run a RETRIEVER span records (query, documents, time, ids), or None for other spans.
 
     ``at`` names the span in error messages (file and record).
@@ -83,7 +105,8 @@ def retriever_run_fields(span: dict[str, Any], at: str) -> dict[str, Any] | None
     has_docs = any(k.startswith(DOCUMENTS_PREFIX) for k in attrs)
     if str(kind).upper() != "RETRIEVER" and not has_docs:
         return None
-    context = span.get("context") if isinstance(span.get("context"), dict) else {}
+    found = span.get("context")
+    context: dict[str, object] = found if isinstance(found, dict) else {}
     ids = {
         k: str(v)
         for k, v in (
@@ -92,25 +115,25 @@ def retriever_run_fields(span: dict[str, Any], at: str) -> dict[str, Any] | None
         )
         if v
     }
-    return {
-        "query": _span_query(attrs),
-        "documents": _span_documents(attrs, at),
-        "time": _span_time(span),
-        "framework": str(span.get("name")) if span.get("name") else None,
-        "ids": ids,
-    }
+    return RetrieverSpan(
+        _span_query(attrs),
+        _span_documents(attrs, at),
+        _span_time(span),
+        str(span.get("name")) if span.get("name") else None,
+        ids,
+    )
 
 
-def _flat_attributes(raw: Any, at: str) -> dict[str, Any]:
+def _flat_attributes(raw: Any, at: str) -> dict[str, object]:
     """Return span attributes as one flat ``{"a.b.0.c": value}`` dict, whatever the JSON shape."""
     if isinstance(raw, list):  # OTLP JSON: [{"key": ..., "value": {"stringValue": ...}}]
-        flat: dict[str, Any] = {}
+        flat: dict[str, object] = {}
         for item in raw:
             if not isinstance(item, dict) or "key" not in item:
                 raise LoadError(f"{at}: an attribute must be {{'key': ..., 'value': ...}}, got {_kind(item)}")
             flat[str(item["key"])] = _otlp_value(item.get("value"))
         raw = flat
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
 
     def walk(prefix: str, value: Any) -> None:
         # Phoenix and some exporters nest the dotted names: {"retrieval": {"documents": [...]}}.
@@ -142,8 +165,8 @@ def _otlp_value(value: Any) -> Any:
     return None
 
 
-def _span_documents(attrs: dict[str, Any], at: str) -> list[Document]:
-    fields: dict[int, dict[str, Any]] = {}
+def _span_documents(attrs: dict[str, object], at: str) -> list[Document]:
+    fields: dict[int, dict[str, object]] = {}
     for key, value in attrs.items():
         if not key.startswith(DOCUMENTS_PREFIX):
             continue
@@ -159,7 +182,7 @@ def _span_documents(attrs: dict[str, Any], at: str) -> list[Document]:
     return docs
 
 
-def _span_document(values: dict[str, Any], at: str) -> Document:
+def _span_document(values: dict[str, object], at: str) -> Document:
     content = values.get("content")
     if not isinstance(content, str):
         raise LoadError(f"{at}.document.content must be text, got {_kind(content)}")
@@ -192,13 +215,13 @@ def _span_document(values: dict[str, Any], at: str) -> Document:
         try:
             score = float(score)
         except ValueError:
-            raise LoadError(f"{at}.document.score must be a number, got {score!r}") from None
+            raise LoadError(f"{at}.document.score must be a number, got {message_value(score)}") from None
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-        raise LoadError(f"{at}.document.score must be a finite number, got {score!r}")
+        raise LoadError(f"{at}.document.score must be a finite number, got {message_value(score)}")
     return Document(content=content, score=float(score), source=source, metadata=metadata)
 
 
-def _span_query(attrs: dict[str, Any]) -> str:
+def _span_query(attrs: dict[str, object]) -> str:
     value = attrs.get("input.value")
     if not isinstance(value, str):
         return "" if value is None else str(value)
@@ -209,20 +232,22 @@ def _span_query(attrs: dict[str, Any]) -> str:
             return value
         if isinstance(data, dict):
             for key in ("query", "input", "question", "query_str"):
-                if isinstance(data.get(key), str):
-                    return data[key]
+                said = data.get(key)
+                if isinstance(said, str):
+                    return said
         if isinstance(data, str):
             return data
     return value
 
 
-def _span_time(span: dict[str, Any]) -> str | None:
+def _span_time(span: dict[str, object]) -> str | None:
     start = span.get("start_time")
     if isinstance(start, str):
         return start
     try:
-        if span.get("startTimeUnixNano") is not None:
-            seconds = int(span["startTimeUnixNano"]) / 1e9
+        nanos = span.get("startTimeUnixNano")
+        if isinstance(nanos, (str, int)):  # OTLP JSON writes it as a string of digits
+            seconds = int(nanos) / 1e9
         elif isinstance(start, (int, float)) and not isinstance(start, bool):
             seconds = start / 1000  # pandas writes datetimes to JSON as epoch milliseconds
         else:

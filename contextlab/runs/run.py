@@ -30,8 +30,9 @@ class CapturedRun:
     time: str | None = None
     origin: str = "capture"
     framework: str | None = None
-    settings: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
+    #: The settings the run was built with, and what the build made (``ContextResult.to_dict()``), as recorded.
+    settings: dict[str, object] | None = None
+    result: dict[str, object] | None = None
     gold_sources: tuple[str, ...] = ()
     answers: tuple[str, ...] = ()
     ids: dict[str, str] = field(default_factory=dict)
@@ -42,10 +43,24 @@ class CapturedRun:
         when = (self.time or "")[:19].replace("T", " ")
         query = self.query if len(self.query) <= 60 else self.query[:57] + "..."
         counts = f"{len(self.documents)} docs"
-        if self.result is not None:
-            counts += f", {len(self.result.get('included_docs') or [])} kept"
+        if self.kept_count is not None:
+            counts += f", {self.kept_count} kept"
         parts = [f"#{self.number}", counts, repr(query) if query else "(no query)", when]
         return " · ".join(p for p in parts if p)
+
+    @property
+    def kept_count(self) -> int | None:
+        """Return how many documents the recorded build kept (None when no build was recorded)."""
+        if self.result is None:
+            return None
+        kept = self.result.get("included_docs")
+        return len(kept) if isinstance(kept, list) else 0
+
+    @property
+    def recorded_tokens(self) -> int | None:
+        """Return the recorded build's token count (None when none was recorded)."""
+        tokens = None if self.result is None else self.result.get("tokens_used")
+        return tokens if isinstance(tokens, int) else None
 
     @property
     def note(self) -> str | None:
@@ -64,7 +79,8 @@ class CapturedRun:
         The run's query is ``query``; ``LabConfig.from_run(run)`` gives both as the lab's config.
         """
         data = {k: v for k, v in (self.settings or {}).items() if k != "query"}
-        return EngineSettings.from_dict(data, where="capture settings")
+        settings: EngineSettings = EngineSettings.from_dict(data, where="capture settings")
+        return settings
 
     def scored_documents(self) -> list[Document]:
         """Return the documents, those without a score scored against the query as the engine does."""
@@ -87,7 +103,7 @@ class CapturedRun:
         return ContextManager.from_settings(cfg).build(request)
 
 
-def run_from_record(rec: dict[str, Any], name: str, where: str, number: int) -> CapturedRun:
+def run_from_record(rec: dict[str, object], name: str, where: str, number: int) -> CapturedRun:
     """Return the run one capture line holds (line ``where`` of ``name``); a bad field is a ``LoadError``."""
     at = f"{name}: {where}"
     query = rec.get("query", "")

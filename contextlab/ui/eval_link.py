@@ -63,6 +63,8 @@ def _values(key: str) -> list[Any]:
     """Return the values the grid widget ``key`` holds (the budgets' range as the budgets in it)."""
     value = st.session_state.get(key)
     if key == "eval_budgets":
+        if value is None:
+            return []
         low, high = value
         return [b for b in BUDGET_CHOICES if low <= b <= high]
     return list(value or [])

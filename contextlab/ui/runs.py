@@ -136,10 +136,7 @@ def _describe(run: CapturedRun) -> str:
     if run.time:
         parts.append(run.time)
     if run.result is not None:
-        parts.append(
-            f"recorded block: {len(run.result.get('included_docs') or [])} document(s), "
-            f"{run.result.get('tokens_used')} tokens"
-        )
+        parts.append(f"recorded block: {run.kept_count} document(s), {run.recorded_tokens} tokens")
     if run.gold_sources or run.answers:
         parts.append(f"gold: {len(run.gold_sources)} source(s), {len(run.answers)} answer(s)")
     return " · ".join(parts)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -23,20 +25,25 @@ from contextlab.errors import ContextLabError
 from contextlab.evaluation import (
     BUNDLED_SET,
     EXPECTED_ACCURACY_NOTE,
+    METRIC_WORDS,
     EvalResult,
     EvalSet,
+    Recommendation,
     RunOptions,
+    RunReport,
     disagreements,
     gains_lines,
     gold_zone_shares,
     load_bundled_set,
     load_eval_bytes,
     pareto_front,
+    question_documents,
     results_csv,
     run_evaluation,
     setting_table,
     sort_by_difference,
 )
+from contextlab.evaluation.rows import SettingValue
 from contextlab.intervals import format_bounds, format_interval
 from contextlab.lab.config import LabConfig
 from contextlab.lab.curve_views import measured_label
@@ -126,9 +133,9 @@ def _pick_set() -> EvalSet | None:
 
 def grid_from_choices(
     budgets: list[int], placements: list[str], thresholds: list[float], min_tokens: list[int], tokenizers: list[str]
-) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+) -> tuple[dict[str, list[SettingValue]], dict[str, SettingValue]]:
     """Return ``(grid, fixed)``: settings with several values vary; single ones fix the base config."""
-    chosen = {
+    chosen: dict[str, Sequence[SettingValue]] = {
         "max_context_tokens": budgets,
         "placement": placements,
         "dedup_threshold": thresholds,
@@ -140,7 +147,16 @@ def grid_from_choices(
     return grid, fixed
 
 
-def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[Any]], LabConfig, dict[str, Any]]:
+@dataclass(frozen=True)
+class _RunChoices:
+    """What the view's controls say of a run beyond its grid: how many questions, how many retrieved, which curve."""
+
+    limit: int
+    top_k: int
+    curve_model: str
+
+
+def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[SettingValue]], LabConfig, _RunChoices]:
     # Defaults go in the session first (a link may have set them): no widget is given a default too.
     seed_evaluate_widgets(ctx.config.effective_tokenizer, n_questions)
     left, right = st.columns(2)
@@ -185,27 +201,23 @@ def _grid_controls(ctx: LabContext, n_questions: int) -> tuple[dict[str, list[An
         tokenizers or [ctx.config.effective_tokenizer],
     )
     base = ctx.config.with_changes(query="", seed_compatible=False, **fixed)
-    return grid, base, {"limit": int(limit), "top_k": int(top_k), "curve_model": model}
+    return grid, base, _RunChoices(int(limit), int(top_k), model if model is not None else curve_models()[0])
 
 
-def _run(evalset: EvalSet, grid: dict[str, list[Any]], base: LabConfig, options: dict[str, Any]) -> None:
+def _run(evalset: EvalSet, grid: dict[str, list[SettingValue]], base: LabConfig, choices: _RunChoices) -> None:
     digest = st.session_state.get("eval_upload_sha256") if st.session_state.get("eval_set_choice") == "upload" else None
 
     def work(bar: Any) -> Any:
         def progress(done: int, total: int, note: str = "") -> None:
             bar.progress(done / max(total, 1), text=f"Evaluating… {done}/{total} questions")
 
-        if options["curve_model"] == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
+        options = RunOptions(base=base, limit=choices.limit, top_k=choices.top_k)
+        if choices.curve_model == MEASURED_CURVE:  # expected accuracy from the measured curve, with its N's interval
             name, curves = loaded_curve()
-            rest = {k: v for k, v in options.items() if k != "curve_model"}
-            return run_evaluation(
-                evalset,
-                grid,
-                RunOptions(base=base, curves=curves, curve_name=name, **rest),
-                progress=progress,
-                evalset_sha256=digest,
-            )
-        return run_evaluation(evalset, grid, RunOptions(base=base, **options), progress=progress, evalset_sha256=digest)
+            options = options.with_changes(curves=curves, curve_name=name)
+        else:
+            options = options.with_changes(curve_model=choices.curve_model)
+        return run_evaluation(evalset, grid, options, progress=progress, evalset_sha256=digest)
 
     run_and_keep(evalset, "Evaluating…", work)
 
@@ -219,11 +231,7 @@ def open_question(query_id: str, config_label: str) -> None:
     result: EvalResult = st.session_state["eval_result"]
     evalset: EvalSet = st.session_state["eval_set"]
     question = next(q for q in evalset.questions if q.query_id == query_id)
-    docs = (
-        list(question.documents)
-        if question.documents is not None
-        else evalset.retriever.retrieve(question.query, result.top_k)
-    )
+    docs = question_documents(question, evalset.retriever, result.top_k)
     config = next(c.config for c in result.configs if c.label == config_label)
     seed_config(LabConfig.from_settings(config, query=question.query), force=True)
     st.session_state["doc_source"] = "table"
@@ -234,7 +242,7 @@ def open_question(query_id: str, config_label: str) -> None:
     whole_page()  # new documents and settings: the sidebar and the build change
 
 
-def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any]:
+def _paired_cells(s: Mapping[str, Any], metric: str, scale: float) -> dict[str, float | str | None]:
     """Return the paired difference against the baseline (a number, so the column sorts), its interval and p."""
     words = _METRIC_WORDS.get(metric, metric)
     paired = s.get("vs_baseline")
@@ -250,14 +258,14 @@ def _paired_cells(s: dict[str, Any], metric: str, scale: float) -> dict[str, Any
     }
 
 
-def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: str) -> pd.DataFrame:
+def _summary_frame(result: EvalResult, summaries: Sequence[Mapping[str, Any]], metric: str) -> pd.DataFrame:
     """Return one row per configuration: the paired difference and its p first, then every measure.
 
     Δ and p come right after the configuration, so they are on screen without a horizontal scroll
     at 1440 px; the wide interval columns follow.
     """
 
-    def ci(s: dict[str, Any], name: str, scale: float) -> str:
+    def ci(s: Mapping[str, Any], name: str, scale: float) -> str:
         if s.get(name) is None:
             return "—"
         return format_interval(s[name] * scale, s[name + "_low"] * scale, s[name + "_high"] * scale)
@@ -281,16 +289,14 @@ def _summary_frame(result: EvalResult, summaries: list[dict[str, Any]], metric: 
     )
 
 
-def measures_note(recommendation: dict[str, Any], front: list[str]) -> str:
+def measures_note(recommendation: Recommendation, front: list[str]) -> str:
     """Return what the tokens chart reads beside what the recommendation reads, and whether they agree here."""
-    words = {"accuracy": "measured accuracy", "gold_in_block": "gold in block"}.get(
-        recommendation["metric"], recommendation["metric"]
-    )
+    words = METRIC_WORDS.get(recommendation.metric, recommendation.metric)
     text = (
         f"This chart reads expected accuracy, an estimate from the published curve; the recommendation reads "
         f"{words}. The two measures can favour different configurations."
     )
-    chosen = recommendation.get("config")
+    chosen = recommendation.config
     if chosen and front and chosen not in front:
         text += f" Here they do: the recommended {chosen} is not on this chart's front, which holds {', '.join(front)}."
     elif chosen and chosen in front:
@@ -298,10 +304,10 @@ def measures_note(recommendation: dict[str, Any], front: list[str]) -> str:
     return text
 
 
-def _recommendation(result: EvalResult, report: dict[str, Any]) -> None:
-    advice = report["recommendation"]
-    info(f"Recommendation — {advice['text']}")
-    for line in gains_lines(report["budget_gains"]):
+def _recommendation(result: EvalResult, report: RunReport) -> None:
+    advice = report.recommendation
+    info(f"Recommendation — {advice.text}")
+    for line in gains_lines(report.budget_gains):
         caption(line)
 
 
@@ -313,7 +319,7 @@ def _pooled(result: EvalResult, by: str) -> str:
 
 
 def _charts(
-    ctx: LabContext, result: EvalResult, summaries: list[dict[str, Any]], recommendation: dict[str, Any]
+    ctx: LabContext, result: EvalResult, summaries: Sequence[Mapping[str, Any]], recommendation: Recommendation
 ) -> None:
     front = pareto_front(summaries)
     show_chart(ctx, "eval_pareto", tokens_accuracy_figure, summaries, front, model=result.curve_model)
@@ -327,6 +333,8 @@ def _charts(
         if any(s.get("accuracy") is not None for s in summaries):
             shown.insert(0, "accuracy")
         metric = c.selectbox("showing", shown, key="eval_hmetric")
+        if x_key is None or y_key is None or metric is None:
+            return  # a selectbox with options always holds one
         xs, ys, cells = setting_table(summaries, x_key, y_key, metric)
         show_chart(ctx, "eval_heatmap", settings_heatmap_figure, xs, ys, cells, x_key, y_key, metric)
     else:
@@ -355,7 +363,9 @@ def _disagreement_table(result: EvalResult) -> None:
     a, b, c = st.columns(3)
     config_a = a.selectbox("Configuration A", labels, index=0, key="eval_a", format_func=plain)
     config_b = b.selectbox("Configuration B", labels, index=len(labels) - 1, key="eval_b", format_func=plain)
-    metric = c.selectbox("on", list(_DISAGREE_METRICS), format_func=_DISAGREE_METRICS.get, key="eval_dmetric")
+    metric = c.selectbox("on", list(_DISAGREE_METRICS), format_func=lambda m: _DISAGREE_METRICS[m], key="eval_dmetric")
+    if config_a is None or config_b is None or metric is None:
+        return  # a selectbox with options always holds one
     items = disagreements(result.rows, config_a, config_b, metric)
     caption(f"{len(items)} of {len(result.questions)} questions differ on {_DISAGREE_METRICS[metric]}.")
     if not items:
@@ -364,31 +374,26 @@ def _disagreement_table(result: EvalResult) -> None:
     def pos(value: int | None) -> str:
         return "not in block" if value is None else f"pos {value}"
 
-    def delta(i: dict[str, Any]) -> float | None:
-        if i["a"] is None or i["b"] is None:
-            return None
-        return float(i["b"]) - float(i["a"])
-
     # Sorted by the paired difference B - A (largest first); the column header sorts it again.
-    items = sorted(items, key=lambda i: (delta(i) is None, -(delta(i) or 0.0)))
+    items = sorted(items, key=lambda i: (i.difference is None, -(i.difference or 0.0)))
     frame = pd.DataFrame(
         [
             {
-                "question": plain(result.questions[i["query_id"]]),
-                "id": i["query_id"],
-                "A": _cell(i["a"]),
-                "B": _cell(i["b"]),
-                "B − A": delta(i),
-                "A gold at": pos(i["a_position"]),
-                "B gold at": pos(i["b_position"]),
-                "A tokens": i["a_tokens"],
-                "B tokens": i["b_tokens"],
+                "question": plain(result.questions[i.query_id]),
+                "id": i.query_id,
+                "A": _cell(i.a),
+                "B": _cell(i.b),
+                "B − A": i.difference,
+                "A gold at": pos(i.a_position),
+                "B gold at": pos(i.b_position),
+                "A tokens": i.a_tokens,
+                "B tokens": i.b_tokens,
             }
             for i in items
         ]
     )
     st.dataframe(frame, hide_index=True, width="stretch", height=260)
-    ids = [i["query_id"] for i in items]
+    ids = [i.query_id for i in items]
     pick, which = st.columns([3, 1])
     chosen = pick.selectbox(
         "Open a question in the lab", ids, key="eval_pick", format_func=lambda q: plain(f"{q}: {result.questions[q]}")
@@ -418,10 +423,11 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
     )
     order = right.selectbox("Sort by the paired difference", list(_SORTS), key="eval_sort")
     report = result.report(baseline=baseline)
-    summaries = report["configs"]
-    metric = report["recommendation"]["metric"]
-    if _SORTS[order] is not None:
-        summaries = sort_by_difference(summaries, metric, descending=_SORTS[order])
+    summaries: Sequence[Mapping[str, Any]] = report.configs
+    metric = report.metric
+    descending = _SORTS.get(order or "")
+    if descending is not None:
+        summaries = sort_by_difference(summaries, metric, descending=descending)
     st.dataframe(
         _summary_frame(result, summaries, metric),
         hide_index=True,
@@ -434,9 +440,9 @@ def _show(ctx: LabContext, result: EvalResult) -> None:
         "bootstrap interval; p: McNemar's exact test). Rates: Wilson intervals."
     )
     _recommendation(result, report)
-    summaries = report["configs"]
+    summaries = report.configs
     caption(EXPECTED_ACCURACY_NOTE)
-    _charts(ctx, result, summaries, report["recommendation"])
+    _charts(ctx, result, summaries, report.recommendation)
     _disagreement_table(result)
     answers_table(result)
     d1, d2 = st.columns(2)
@@ -460,15 +466,15 @@ def render(ctx: LabContext) -> None:
     evalset = _pick_set()
     if evalset is None:
         return
-    grid, base, options = _grid_controls(ctx, len(evalset))
+    grid, base, choices = _grid_controls(ctx, len(evalset))
     if st.session_state.get(OPENED_FROM_LINK) and st.session_state.get("eval_result") is None:
         info("These settings came with the link: press Run to reproduce the shared run.")
     n_configs = 1
     for values in grid.values():
         n_configs *= len(values)
-    if st.button(f"Run: {options['limit']} questions × {n_configs} configurations", key="eval_run", type="primary"):
-        _run(evalset, grid, base, options)
-    answer_with_model(evalset, grid, base, options)
+    if st.button(f"Run: {choices.limit} questions × {n_configs} configurations", key="eval_run", type="primary"):
+        _run(evalset, grid, base, choices)
+    answer_with_model(evalset, grid, base, {"limit": choices.limit, "top_k": choices.top_k})
     measured_curve_section(ctx, "evaluate")
     result: EvalResult | None = st.session_state.get("eval_result")
     if result is None:

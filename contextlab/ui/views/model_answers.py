@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from contextlab.errors import ContextLabError
-from contextlab.evaluation import EvalResult, EvalSet, RunOptions
+from contextlab.evaluation import EvalResult, EvalRow, EvalSet, RunOptions
 from contextlab.evaluation.measured import MeasuredRun, MeasureSettings, plan_measured
 from contextlab.lab.config import LabConfig
 from contextlab.models import APIS, DEFAULT_CONCURRENCY, api_key_source
@@ -100,10 +100,17 @@ def _ask(run: MeasuredRun, bar: DeltaGenerator) -> EvalResult:
     def progress(done: int, total: int, note: str = "") -> None:
         bar.progress(done / max(total, 1), text=progress_text(done, total, note))
 
-    def show(rows: list[dict[str, Any]]) -> None:
+    def show(rows: list[EvalRow]) -> None:
         arrived.dataframe(
             pd.DataFrame(
-                [{"config": plain(r["config"]), "answer": plain(r["answer"]), "correct": r["correct"]} for r in rows]
+                [
+                    {
+                        "config": plain(r.config),
+                        "answer": plain(r.reply.answer if r.reply else ""),
+                        "correct": r.reply.correct if r.reply else None,
+                    }
+                    for r in rows
+                ]
             ),
             hide_index=True,
             width="stretch",
@@ -143,12 +150,12 @@ def answers_table(result: EvalResult) -> None:
     frame = pd.DataFrame(
         [
             {
-                "config": plain(r["config"]),
-                "question": plain(result.questions.get(r["query_id"], "")),
-                "answer": plain(r["answer"]),
-                "correct": bool(r["correct"]) if r["correct"] is not None else None,
-                "gold at": r["gold_position"],
-                "latency ms": r["latency_ms"],
+                "config": plain(r.config),
+                "question": plain(result.questions.get(r.query_id, "")),
+                "answer": plain(r.reply.answer if r.reply else ""),
+                "correct": r.reply.correct if r.reply else None,
+                "gold at": r.metrics.gold_position,
+                "latency ms": (r.reply.latency_ms if r.reply else None),
             }
             for r in result.rows
         ]
@@ -156,8 +163,7 @@ def answers_table(result: EvalResult) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", key="model_answers_table")
     if blocks and len(blocks) == len(result.rows):
         labels = [
-            f"{i + 1}. {r['config']} · {result.questions.get(r['query_id'], r['query_id'])}"
-            for i, r in enumerate(result.rows)
+            f"{i + 1}. {r.config} · {result.questions.get(r.query_id, r.query_id)}" for i, r in enumerate(result.rows)
         ]
         numbers = range(len(labels))
         pick = chosen(
@@ -169,17 +175,16 @@ def answers_table(result: EvalResult) -> None:
         block.code(plain(blocks[pick]) or "(an empty block)", language=None, wrap_lines=True, height=360)
         with answer:
             st.markdown("**Question**")
-            st.text(plain(result.questions.get(row["query_id"], row["query_id"])))
+            st.text(plain(result.questions.get(row.query_id, row.query_id)))
             st.markdown("**The model's answer**")
-            st.text(plain(row["answer"]) or "(an empty answer)")
-            verdict = (
-                "not scored (no gold answer)"
-                if row["correct"] is None
-                else "✓ correct"
-                if row["correct"]
-                else "✗ not correct"
-            )
+            st.text(plain(row.reply.answer if row.reply else "") or "(an empty answer)")
+            correct = row.reply.correct if row.reply else None
+            verdict = "not scored (no gold answer)" if correct is None else "✓ correct" if correct else "✗ not correct"
             caption(
                 f"{verdict}: a gold answer, SQuAD-normalised, contained in it; the gold document at "
-                + (f"pos {row['gold_position']}." if row["gold_position"] else "no position (not in the block).")
+                + (
+                    f"pos {row.metrics.gold_position}."
+                    if row.metrics.gold_position
+                    else "no position (not in the block)."
+                )
             )
