@@ -29,6 +29,8 @@ _FLAGS = {
     "filler": "--filler",
     "position": "--position",
     "orders": "--orders",
+    "out": "--out",
+    "window": "--window",
 }
 _PROG = "contextlab curve"
 
@@ -104,7 +106,7 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
         type=int_at_least(256),
         default=None,
         metavar="TOKENS",
-        help="the tokens a request may hold at --endpoint (default: as the server says; llama.cpp does)",
+        help="the tokens a request may hold at --endpoint, to check every level against (default: as the server says)",
     )
     p.epilog = (p.epilog or "") + (
         f". With --vary abstain an answer is a refusal when it is empty or holds one of: {refusal_phrases_text()}"
@@ -122,155 +124,65 @@ def _flagged(exc: ValueError) -> str:
     return text.replace("distractor_kind random", "--distractor-kind random").replace("a store,", "a --store,")
 
 
-def _plan(args: argparse.Namespace, tokenizer: Any) -> Any:
-    from ..evaluation.experiments import ExperimentSettings, plan_experiment
-    from ..evaluation.experiments.contexts import read_filler
-    from ..evaluation.sets import load_eval_set
+def experiment_request(args: argparse.Namespace) -> Any:
+    """Return the one ``ExperimentRequest`` the parsed flags stand for."""
+    from ..evaluation.experiments.request import ExperimentRequest
+    from .model import measure_settings
 
-    settings = ExperimentSettings(
+    return ExperimentRequest(
+        out=args.out,
+        measure=measure_settings(args, args.model),
         kind=args.vary,
+        evalset=args.evalset,
+        store=args.store,
         lengths=args.lengths,
         position=args.position,
+        filler=args.filler,
         distractors=args.distractors,
         distractor_kind=args.distractor_kind,
         orders=args.orders,
         documents=args.documents,
         seed=args.seed,
-        shots=args.shots,
-        limit=args.max_questions if args.until_resolved else args.limit,
+        limit=args.limit,
+        max_questions=args.max_questions if args.until_resolved else None,
+        detect=args.detect,
+        discordance=args.discordance,
+        window=args.window,
+        name=args.name,
     )
-    evalset = load_eval_set(args.evalset, store=args.store) if args.evalset else None
-    for line in evalset.notes if evalset is not None else []:
-        note(line)
-    filler = read_filler(args.filler) if args.filler else None
-    plan = plan_experiment(settings, evalset, tokenizer=tokenizer, filler=filler)
-    skipped = plan.skipped_note()
-    if skipped:
-        note(skipped)
-    return plan
-
-
-def _tokenizer(client: Any, cache: Any) -> Any:
-    from ..models import endpoint_tokenizer
-    from ..tokenizers import get_tokenizer
-
-    tokenizer, why = endpoint_tokenizer(client.endpoint, client.model, store=cache)
-    if tokenizer is not None:
-        return tokenizer
-    note(f"tokens counted in cl100k_base, an approximation of the model's ({why})")
-    return get_tokenizer("cl100k_base")
-
-
-def _check_window(args: argparse.Namespace, plan: Any, client: Any) -> None:
-    from ..evaluation.experiments import check_window, served_window
-
-    window = args.window or served_window(client.endpoint)
-    if window is None:
-        note("the endpoint does not say how many tokens a request may hold; give --window N to check every level")
-        return
-    check_window(plan, window, client.sampling.max_tokens, endpoint=client.endpoint)
-    longest = max(plan.longest_prompt(level) for level in plan.settings.levels)
-    note(f"every level fits the model's window of {window:,} tokens a request (the longest prompt: {longest:,})")
-
-
-def _before_sending(args: argparse.Namespace, plan: Any, schedule: Any, client: Any, cache: Any) -> bool:
-    from ..evaluation.experiments import level_costs
-    from ..evaluation.experiments.evidence import level_power_lines
-    from ..models import plan_calls
-    from ..models.pace import estimate_seconds
-    from ..paired import ALPHA
-
-    alpha = schedule.look_alpha if schedule is not None else ALPHA
-    levels = len(plan.settings.levels)
-    for line in level_power_lines(
-        len(plan.questions), levels, detect=args.detect, discordance=args.discordance, alpha=alpha
-    ):
-        note(line)
-    if schedule is not None:
-        note(schedule.describe())
-    counts = {c.prompt: c.prompt_tokens for c in plan.cases}
-    cost = plan_calls(client, plan.prompts, cache, counts.__getitem__, tokens_exact=plan.counted_in != "cl100k_base")
-    if cost.calls:
-        client.resolve_model()
-
-        def seconds(tokens: int) -> float | None:
-            found = estimate_seconds(cache, client.endpoint, client.model_label, tokens)
-            return None if found is None else found[0]
-
-        for level in level_costs(plan, client, cache, seconds):
-            note(level.line())
-        if seconds(1) is None:
-            note("no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered")
-    from .model import confirm_calls
-
-    return confirm_calls(cost, client.endpoint, args.yes)
-
-
-def _measured(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | None:
-    from ..evaluation.curve_design import look_schedule
-    from ..evaluation.experiments import run_experiment, run_experiment_until_resolved
-    from ..progress import ProgressBar
-    from .model import measure_settings
-
-    settings = measure_settings(args, args.model)
-    client, cache = settings.client(), settings.open_cache()
-    if cache is not None and cache.note:
-        note(cache.note)
-    plan = _plan(args, _tokenizer(client, cache))
-    _check_window(args, plan, client)
-    levels = len(plan.settings.levels)
-    schedule = look_schedule(args.limit, args.max_questions, levels) if args.until_resolved else None
-    if not _before_sending(args, plan, schedule, client, cache):
-        return None
-    progress = ProgressBar(sys.stderr, width=24, label="prompts")
-    if schedule is None:
-        result = run_experiment(plan, client, cache=cache, concurrency=args.concurrency, progress=progress)
-        evidence = result.evidence()
-    else:
-        result, _ = run_experiment_until_resolved(
-            plan,
-            client,
-            schedule,
-            cache=cache,
-            concurrency=args.concurrency,
-            progress=progress,
-            on_look=lambda look: note(look.describe(schedule)),
-        )
-        evidence = result.evidence(alpha=schedule.look_alpha)
-    for line in result.notes:
-        note(line)
-    return result, evidence, client, cache
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
     """Run ``contextlab curve --vary KIND`` for a context experiment; return the exit code."""
     from ..errors import InvalidInputError
-    from ..evaluation.experiments import experiment_table, write_experiment
-    from ..models.pace import remember_pace
-    from ..models.replies import safe_line
-    from .model import interrupted
+    from ..evaluation.experiments import experiment_table
+    from ..evaluation.experiments.request import measure_experiment
+    from ..progress import ProgressBar
+    from .model import confirm_calls, interrupted
 
     if args.no_closed_book:
         note("--no-closed-book is for the position curve; the context experiments ask no closed-book question")
     try:
-        measured = _measured(args)
+        outcome = measure_experiment(
+            experiment_request(args),
+            say=note,
+            confirm=lambda cost, endpoint: confirm_calls(cost, endpoint, args.yes),
+            progress=ProgressBar(sys.stderr, width=24, label="prompts"),
+        )
     except InvalidInputError as exc:
         error_line(f"{_flagged(exc)} (see `{_PROG} --help`)", prog=_PROG)
         return 2
     except KeyboardInterrupt as stop:
         return interrupted(stop)
-    if measured is None:
+    if outcome is None:
         return 1
-    result, evidence, client, cache = measured
-    label = safe_line(args.name) if args.name else result.model
-    write_experiment(result, args.out, label, evidence)
-    print(terminal_safe_lines(experiment_table(result, label)))
+    result, evidence = outcome.result, outcome.evidence
+    print(terminal_safe_lines(experiment_table(result, outcome.label)))
     tests = [f"paired tests of {evidence.measure} (each level against the first; McNemar's exact p, Holm-corrected):"]
     print(terminal_safe_lines("\n".join(tests + [f"  {line}" for line in evidence.lines()])))
     if result.plan.settings.kind == "orders":
         print(f"flip rate: {result.flip_rate():.1f}% of questions right in some orders and wrong in others")
     if result.pace is not None:
         print(terminal_safe_lines("\n".join(["pace:", *(f"  {line}" for line in result.pace.lines())])))
-        remember_pace(cache, client.endpoint, client.model_label, result.pace)
-    note(f"wrote the {args.vary} experiment of {label} ({len(result.plan.questions)} questions) to {args.out}")
+    note(f"wrote the {args.vary} experiment of {outcome.label} ({len(result.plan.questions)} questions) to {args.out}")
     return 0

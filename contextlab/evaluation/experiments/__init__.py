@@ -15,6 +15,7 @@ from .files import experiment_csv, experiment_table, write_experiment
 from .plan import ExperimentCase, ExperimentPlan, plan_experiment
 from .refusals import REFUSAL_PHRASES, is_refusal
 from .run import ExperimentResult, ExperimentRow, run_experiment, run_experiment_until_resolved
+from .request import ExperimentOutcome, ExperimentRequest, measure_experiment
 from .window import LevelCost, check_window, level_costs, served_window
 
 __all__ = [
@@ -22,7 +23,9 @@ __all__ = [
     "KINDS",
     "REFUSAL_PHRASES",
     "ExperimentCase",
+    "ExperimentOutcome",
     "ExperimentPlan",
+    "ExperimentRequest",
     "ExperimentResult",
     "ExperimentRow",
     "ExperimentSettings",
@@ -37,6 +40,7 @@ __all__ = [
     "level_costs",
     "level_effect",
     "level_power_lines",
+    "measure_experiment",
     "parse_levels",
     "plan_experiment",
     "run_experiment",
