@@ -189,3 +189,11 @@ def test_experiments_refuse_a_filler_too_small_and_a_set_without_look_alikes(tmp
 )
 def test_experiments_is_refusal(answer: str, refused: bool) -> None:
     assert is_refusal(answer) is refused
+
+
+def test_experiments_refuse_levels_no_question_can_be_asked_at(tmp_path: Path) -> None:
+    evalset = load_eval_set(_write_set(tmp_path / "set.jsonl", misleading=False))
+    filler = read_filler(_filler(tmp_path / "filler.txt"))
+    settings = ExperimentSettings(kind="length", lengths=(5, 600))
+    with pytest.raises(InvalidInputError, match="no question of .* can be asked at every level .*longer than 5 tokens"):
+        plan_experiment(settings, evalset, tokenizer=get_tokenizer("cl100k_base"), filler=filler)

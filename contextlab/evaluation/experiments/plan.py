@@ -148,6 +148,10 @@ def _check_filler(filler: Sequence[Document], longest: int, tokenizer: Tokenizer
     )
 
 
+def _level_field(settings: ExperimentSettings) -> str:
+    return {"length": "lengths", "distractors": "distractors"}.get(settings.kind, "documents")
+
+
 def _needed_others(settings: ExperimentSettings) -> int:
     if settings.kind in ("orders", "abstain"):
         return settings.documents - 1
@@ -205,6 +209,12 @@ def plan_experiment(
             kept.append((question, contexts))
     if lacking:
         raise _lacking_error(settings, lacking, len(kept) + len(skipped), evalset.name)
+    if not kept:
+        first = f" (first: {skipped[0].query_id}: {skipped[0].reason})" if skipped else ""
+        raise InvalidInputError(
+            f"no question of {evalset.name or 'the set'} can be asked at every level{first}",
+            field=_level_field(settings),
+        )
     scanned = {s.query_id for s in skipped} | {q.query_id for q, _ in kept}
     shots: list[Shot] = solved_examples(settings.shots, scanned)
     cases = [
