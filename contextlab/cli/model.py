@@ -171,10 +171,11 @@ def add_model(sub: Any) -> None:
     )
     serve.add_argument(
         "--context",
-        type=int_at_least(256, 131072),
+        type=int_at_least(256, 32768),
         default=4096,
         metavar="TOKENS",
-        help="context tokens per request (default 4096)",
+        help="tokens one request may hold, prompt and answer (default 4096; Gemma 3 270M reads up to 32768); "
+        "each of the --parallel slots holds this many, so memory grows with both",
     )
     p.set_defaults(handler=lambda args: cmd_model_serve(args) if args.model_command == "serve" else _need_action(p))
 
