@@ -95,3 +95,20 @@ def test_experiments_cli_bad_input_is_one_line_and_exit_2_before_any_call(
     assert code == 2
     assert len(errors) == 1
     assert message in errors[0]
+
+
+def test_experiments_cli_until_resolved_says_power_and_stops_at_a_resolved_look(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    filler = str(_filler(tmp_path / "filler.txt"))
+    options = ("--vary", "length", "--lengths", "100,600", "--filler", filler, "--limit", "4", "--detect", "20")
+    with fake_model(reach=600) as server:
+        code = main(_curve(server.url, tmp_path, *options, "--until-resolved", "--max-questions", "12"))
+    out = capsys.readouterr()
+    assert code == 0
+    assert "a 20-point difference needs about" in out.err
+    assert "look at 4 questions: first against last p = 0.125; not resolved" in out.err
+    assert "look at 8 questions: first against last p = 0.00781; resolved: stop" in out.err
+    assert "100 tokens -> 600 tokens: accuracy -100.0" in out.out
+    assert "100 tokens: 8 calls" not in out.err
+    assert "100 tokens: 12 calls" in out.err
