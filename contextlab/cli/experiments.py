@@ -13,25 +13,13 @@ import sys
 from typing import Any
 
 from ..safe_text import terminal_safe_lines
-from .flags import error_line, note
+from .flags import FLAGS, error_line, note
 from .inputs import int_at_least
 
 __all__ = ["add_experiment_options", "cmd_experiment", "VARY_KINDS"]
 
 #: What ``--vary`` takes: the position curve (the default), then the context experiments.
 VARY_KINDS = ("position", "length", "distractors", "orders", "abstain")
-# Library fields -> the flags that set them, for one-line errors.
-_FLAGS = {
-    "lengths": "--lengths",
-    "distractors": "--distractors",
-    "distractor_kind": "--distractor-kind",
-    "documents": "--documents",
-    "filler": "--filler",
-    "position": "--position",
-    "orders": "--orders",
-    "out": "--out",
-    "window": "--window",
-}
 _PROG = "contextlab curve"
 
 
@@ -116,7 +104,7 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
 def _flagged(exc: ValueError) -> str:
     text = str(exc)
     field = getattr(exc, "field", None)
-    flag = _FLAGS.get(field or "")
+    flag = FLAGS.get(field or "")
     if flag and text.startswith(f"{field}:"):
         text = flag + text[len(field or "") :]
     elif flag and text.startswith(f"{field} "):

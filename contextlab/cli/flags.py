@@ -97,6 +97,14 @@ RUN_OPTIONS: dict[str, tuple[str, ...]] = {
     "port": ("--port",),
     "parallel": ("--parallel",),
     "context": ("--context",),
+    "vary": ("--vary",),
+    "lengths": ("--lengths",),
+    "position": ("--position",),
+    "filler": ("--filler",),
+    "distractors": ("--distractors",),
+    "distractor_kind": ("--distractor-kind",),
+    "seed": ("--seed",),
+    "window": ("--window",),
 }
 
 #: Library field (or run option) name -> the flag that sets it. One table for every command.
