@@ -50,6 +50,9 @@ def test_experiments_cli_abstain_writes_the_levels_and_the_tests(
     )
     assert "fake,3,1,100.0,abstain,12,75.7,100.0,given,100.0,0.0" in written
     assert "fake,2,,0.0,abstain,12,0.0,24.3,removed,0.0,100.0" in written
+    answers = (tmp_path / "out.questions.csv").read_text(encoding="utf-8").splitlines()
+    assert answers[0] == "query_id,kind,level,correct,abstained,context_tokens,prompt_tokens,answer"
+    assert answers[1:3] == ["q1,abstain,1,1,0,58,104,ZXQ1", "q1,abstain,0,0,1,38,90,I don't know"]
 
 
 def test_experiments_cli_rerun_takes_every_answer_from_the_cache(

@@ -14,8 +14,8 @@ from .evidence import LevelDifference, LevelEvidence, LevelPoint, level_effect, 
 from .files import experiment_csv, experiment_table, write_experiment
 from .plan import ExperimentCase, ExperimentPlan, plan_experiment
 from .refusals import REFUSAL_PHRASES, is_refusal
-from .run import ExperimentResult, ExperimentRow, run_experiment, run_experiment_until_resolved
 from .request import ExperimentOutcome, ExperimentRequest, measure_experiment
+from .run import ExperimentResult, ExperimentRow, run_experiment, run_experiment_until_resolved
 from .window import LevelCost, check_window, level_costs, served_window
 
 __all__ = [

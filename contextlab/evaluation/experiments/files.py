@@ -4,7 +4,8 @@ Every row keeps the columns of a position-curve file (``model,total_docs,positio
 questions,accuracy_low,accuracy_high``) with ``kind`` the factor varied, then the kind's own:
 ``context_tokens`` (length), ``distractors`` and ``distractor_kind``, ``order``, ``orders`` and
 ``flip_rate``, or ``answer_passage``, ``made_up`` and ``abstained``. The paired tests go in the
-header as ``#`` lines, read by people and skipped by every curve reader.
+header as ``#`` lines, read by people and skipped by every curve reader. Every answer is written
+beside the file (``name.questions.csv``): the question, the level, how it scored, the answer.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import io
 from pathlib import Path
 
 from ...atomic import write_text
+from ...curves.outcomes import outcomes_path
 from ...errors import InvalidInputError
 from ...intervals import wilson_interval
 from ...models.replies import safe_line
@@ -24,9 +26,11 @@ from .refusals import refusal_phrases_text
 from .run import ExperimentResult
 
 __all__ = [
-    "EXTRA_COLUMNS",
     "CURVE_COLUMNS",
+    "EXTRA_COLUMNS",
+    "QUESTION_COLUMNS",
     "experiment_csv",
+    "experiment_questions_csv",
     "experiment_rows",
     "experiment_table",
     "write_experiment",
@@ -132,13 +136,44 @@ def experiment_csv(result: ExperimentResult, name: str | None = None, evidence: 
     return buffer.getvalue()
 
 
+#: The per-question file's columns: one row per question and level.
+QUESTION_COLUMNS = ("query_id", "kind", "level", "correct", "abstained", "context_tokens", "prompt_tokens", "answer")
+
+
+def experiment_questions_csv(result: ExperimentResult) -> str:
+    """Return every answer as CSV (``QUESTION_COLUMNS``), question by question, level by level."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(QUESTION_COLUMNS)
+    kind = result.plan.settings.kind
+    for r in result.rows:
+        writer.writerow(
+            [
+                r.query_id,
+                kind,
+                r.level,
+                int(r.correct),
+                int(r.abstained),
+                r.context_tokens,
+                "" if r.prompt_tokens is None else r.prompt_tokens,
+                terminal_safe(r.answer),
+            ]
+        )
+    return buffer.getvalue()
+
+
 def write_experiment(
     result: ExperimentResult, out: str | Path, name: str | None = None, evidence: LevelEvidence | None = None
 ) -> Path:
-    """Write ``experiment_csv`` to ``out`` whole or not at all; return the path."""
+    """Write ``experiment_csv`` to ``out`` and every answer beside it (``outcomes_path``); return ``out``.
+
+    Each file is written whole or not at all, the answers first, so a result on disk always has
+    its answers beside it.
+    """
     path = Path(out).expanduser()
     if path.is_dir() or not path.parent.is_dir():
         raise InvalidInputError(f"out {str(path)!r}: give a file name in an existing folder", field="out")
+    write_text(outcomes_path(path), experiment_questions_csv(result))
     write_text(path, experiment_csv(result, name, evidence))
     return path
 
