@@ -28,7 +28,16 @@ from ..types import ContextResult, Document, PromptRequest
 from .curve import solved_questions
 from .measured import MeasureSettings, served_model
 
-__all__ = ["ORDERS", "parse_orders", "order_position", "OrderCase", "OrderAnswer", "OrdersPlan", "plan_orders"]
+__all__ = [
+    "ORDERS",
+    "parse_orders",
+    "order_position",
+    "OrderCase",
+    "OrderAnswer",
+    "OrdersPlan",
+    "orders_verdict",
+    "plan_orders",
+]
 
 #: The orders a question can be asked in, by where the answer document goes.
 ORDERS: tuple[str, ...] = ("first", "middle", "last")
@@ -182,3 +191,25 @@ def plan_orders(
         block, _ = format_block(ordered, score_label=manager.score_label, seed_rule=manager.is_seed_mode)
         cases.append(OrderCase(order, position, tuple(ordered), block, measure.template.render(question, block, shots)))
     return OrdersPlan(question, moved, moved_as, n, cases, tuple(gold_answers), measure.client(), measure.open_cache())
+
+
+def orders_verdict(answers: Sequence[OrderAnswer]) -> str | None:
+    """Return what the answers show about order, in one sentence; None when none is scored.
+
+    A position effect is claimed only when the answers show one: right in some orders and wrong
+    in others. One question shows that order can change an answer, not how often it does.
+    """
+    scored = [a for a in answers if a.correct is not None]
+    if not scored:
+        return None
+    where = {"first": "first", "middle": "in the middle", "last": "last"}
+    right = [where[a.order] for a in scored if a.correct]
+    wrong = [where[a.order] for a in scored if not a.correct]
+    if not right or not wrong:
+        result = "right" if right else "wrong"
+        return f"{result.capitalize()} in every order: the order made no difference to this question."
+    return (
+        f"The order changed the answer: right with the answer document {' and '.join(right)}, wrong with it "
+        f"{' and '.join(wrong)}. One question shows that it can happen, not how often: "
+        "contextlab curve --vary orders measures that on many questions."
+    )

@@ -20,7 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 from contextlab.charts.style import doc_label, doc_tag
 from contextlab.errors import ContextLabError
 from contextlab.evaluation.measured import MeasureSettings
-from contextlab.evaluation.orders import OrderAnswer, OrdersPlan, plan_orders
+from contextlab.evaluation.orders import OrderAnswer, OrdersPlan, orders_verdict, plan_orders
 from contextlab.models import APIS, BUNDLED_MODEL, LocalModelServer, ModelClient, free_port
 
 from ..context import LabContext
@@ -120,7 +120,7 @@ def _settings() -> MeasureSettings | None:
     if who == "bundled":
         caption(
             "Started on request on 127.0.0.1 (about ten seconds), nothing leaves this machine. A tiny base "
-            "model: it shows the position effect, not answers to trust. Gemma Terms of Use apply."
+            "model: it shows the pipeline at work, not answers to trust. Gemma Terms of Use apply."
         )
         return MeasureSettings(endpoint=_bundled().endpoint(), api="completions", shots=2)
     a, b, c = st.columns([3, 2, 1])
@@ -227,6 +227,9 @@ def _show_answers(ctx: LabContext, identity: str) -> None:
     n = sum(1 for t in ctx.result.trace if t.position is not None)
     for column, answer in zip(st.columns(len(answers)), answers, strict=False):
         _draw_answer(column, answer, n)
+    verdict = orders_verdict(answers)
+    if verdict is not None:
+        caption(verdict)
     _answered_by(model, endpoint)
 
 
