@@ -155,8 +155,12 @@ def _confirmed(
 
         for level in level_costs(plan, client, cache, seconds):
             say(level.line())
-        if seconds(1) is None:
-            say("no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered")
+        pace = estimate_seconds(cache, client.endpoint, client.model_label, 1)
+        say(
+            f"times {pace[1]}"
+            if pace is not None
+            else "no pace measured at this endpoint yet: the progress bar's ETA says once the first calls are answered"
+        )
     return confirm(cost, client.endpoint)
 
 
