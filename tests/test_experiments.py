@@ -197,3 +197,15 @@ def test_experiments_refuse_levels_no_question_can_be_asked_at(tmp_path: Path) -
     settings = ExperimentSettings(kind="length", lengths=(5, 600))
     with pytest.raises(InvalidInputError, match="no question of .* can be asked at every level .*longer than 5 tokens"):
         plan_experiment(settings, evalset, tokenizer=get_tokenizer("cl100k_base"), filler=filler)
+
+
+def test_experiments_level_cost_lines() -> None:
+    from contextlab.evaluation.experiments import LevelCost
+
+    assert (
+        LevelCost("2000 tokens", 10, 21_500, 126.0).line()
+        == "2000 tokens: 10 calls, 21,500 prompt tokens, about 2.1 minutes"
+    )
+    assert LevelCost("500 tokens", 1, 500, 3.0).line() == "500 tokens: 1 call, 500 prompt tokens, about 3 s"
+    assert LevelCost("500 tokens", 0, 0, 0.0).line() == "500 tokens: every answer comes from the cache"
+    assert LevelCost("500 tokens", 2, 900, None).line() == "500 tokens: 2 calls, 900 prompt tokens"

@@ -81,6 +81,8 @@ class LevelCost:
 
     def line(self) -> str:
         """Return e.g. ``2000 tokens: 10 calls, 21,500 prompt tokens, about 2.1 minutes``."""
+        if self.calls == 0:
+            return f"{self.label}: every answer comes from the cache"
         text = (
             f"{self.label}: {self.calls:,} call{'s' if self.calls != 1 else ''}, {self.prompt_tokens:,} prompt tokens"
         )
