@@ -42,7 +42,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        server: FakeModel = self.server  # type: ignore[assignment]
+        server = self.server
+        assert isinstance(server, FakeModel)
         if self.path == "/v1/models":
             self._send({"object": "list", "data": [{"id": "fake", "object": "model"}]})
         elif self.path == "/props":
@@ -51,7 +52,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_error(404)
 
     def do_POST(self) -> None:
-        server: FakeModel = self.server  # type: ignore[assignment]
+        server = self.server
+        assert isinstance(server, FakeModel)
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
         if self.path != "/v1/completions":
             self.send_error(404)

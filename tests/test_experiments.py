@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,11 +71,13 @@ def _filler(path: Path, passages: int = 60) -> Path:
     return path
 
 
-def _run(tmp_path: Path, settings: ExperimentSettings, *, misleading: bool, **fake: object) -> ExperimentResult:
+def _run(
+    tmp_path: Path, settings: ExperimentSettings, *, misleading: bool, reach: int = 1_000_000, refuse: bool = True
+) -> ExperimentResult:
     evalset = load_eval_set(_write_set(tmp_path / f"set-{misleading}.jsonl", misleading=misleading))
     filler = read_filler(_filler(tmp_path / "filler.txt"))
     plan = plan_experiment(settings, evalset, tokenizer=get_tokenizer("cl100k_base"), filler=filler)
-    with fake_model(**fake) as server:  # type: ignore[arg-type]
+    with fake_model(reach=reach, refuse=refuse) as server:
         return run_experiment(plan, ModelClient(server.url, api="completions"), concurrency=4)
 
 
@@ -168,9 +171,9 @@ def test_experiments_check_window_names_the_level_and_the_window(tmp_path: Path)
         ({"kind": "sideways"}, "kind"),
     ],
 )
-def test_experiments_settings_refuse_bad_levels(options: dict[str, object], message: str) -> None:
+def test_experiments_settings_refuse_bad_levels(options: dict[str, Any], message: str) -> None:
     with pytest.raises(InvalidInputError, match=message):
-        ExperimentSettings(**options)  # type: ignore[arg-type]
+        ExperimentSettings(**options)
 
 
 def test_experiments_refuse_a_filler_too_small_and_a_set_without_look_alikes(tmp_path: Path) -> None:
