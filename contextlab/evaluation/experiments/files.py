@@ -115,6 +115,11 @@ def _header(result: ExperimentResult, label: str, evidence: LevelEvidence) -> li
             "abstained: % of answers that are a refusal (empty, or holding one of these phrases: "
             f"{refusal_phrases_text()}); made_up: % answered with something else."
         )
+    if settings.kind == "length":
+        lines.append(
+            f"context_tokens: the documents' tokens at most (the answer passage at {settings.position}, the rest "
+            "passages unrelated to the question); the instruction, examples and question come on top."
+        )
     if settings.kind == "orders":
         lines.append(f"flip_rate: % of questions right in some orders and wrong in others: {result.flip_rate():.1f}.")
     lines.append(
