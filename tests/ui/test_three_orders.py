@@ -63,6 +63,12 @@ def test_three_orders_start_the_bundled_model_on_request_and_answer_side_by_side
         ]
         marks = [m.value for c in columns for m in c.markdown if "right" in m.value or "wrong" in m.value]
         assert len(marks) == 3  # the sample knows its answers: each one marked right or wrong
+        # the caption claims an effect of order only when the marks differ
+        right = sum("right" in m for m in marks)
+        said_of_order = {3: "Right in every order", 0: "Wrong in every order"}.get(
+            right, "The order changed the answer"
+        )
+        assert said_of_order in said
         assert "Answered by gemma-3-270m-q4_k_m at http://127.0.0.1:" in said
         # the same question again: every answer from the cache, nothing sent
         at = run(at.button(key="orders_count").click())

@@ -212,7 +212,11 @@ def _send(plan: OrdersPlan, who: str, identity: str) -> bool:
     return True
 
 
-def _answered_by(model: str | None, endpoint: str) -> None:
+def _answered_by(answers: list[OrderAnswer], model: str | None, endpoint: str) -> None:
+    """Say what the answers show about order (only what they show), and who answered."""
+    verdict = orders_verdict(answers)
+    if verdict is not None:
+        caption(verdict)
     caption(
         f"Answered by {model or 'the endpoint’s default model'} at {endpoint}; scored as Liu et al.: a "
         "correct answer, SQuAD-normalised, contained in the model's answer."
@@ -227,10 +231,7 @@ def _show_answers(ctx: LabContext, identity: str) -> None:
     n = sum(1 for t in ctx.result.trace if t.position is not None)
     for column, answer in zip(st.columns(len(answers)), answers, strict=False):
         _draw_answer(column, answer, n)
-    verdict = orders_verdict(answers)
-    if verdict is not None:
-        caption(verdict)
-    _answered_by(model, endpoint)
+    _answered_by(answers, model, endpoint)
 
 
 def three_orders_section(ctx: LabContext) -> None:
@@ -255,7 +256,7 @@ def three_orders_section(ctx: LabContext) -> None:
             if st.button(label, key="orders_send", type="primary"):
                 if _send(plan, st.session_state.get("orders_who", "bundled"), identity):
                     st.session_state.pop(_PLAN, None)
-                    _answered_by(*st.session_state[_ANSWERS][identity][1:])
+                    _answered_by(*st.session_state[_ANSWERS][identity])
                 return
         elif identity not in st.session_state.get(_ANSWERS, {}):
             caption("Count the calls first: nothing is sent until you press Send.")
