@@ -19,9 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cpdist
 
-from ...errors import InvalidInputError
 from .normalize import normalized_words
 from .outcome import DEFAULT_MEASURE
 
@@ -41,42 +43,56 @@ def edit_bound(longer: int, threshold: float) -> int:
 
 
 class WordCodes:
-    """Texts' normalised words, each text written as a string of one character per word.
+    """Texts' normalised words, each word numbered exactly (a dict of the words themselves, in
+    the order first met), each text written for rapidfuzz as a string of one character a word
+    (rapidfuzz compares strings fastest), or as a list of numbers past 1,112,064 distinct words.
 
-    Words are numbered exactly (a dict of the words themselves), in the order first met, and
-    each number written as a character: rapidfuzz compares strings fastest. Only the texts
-    asked for are ever numbered.
+    The greedy pass numbers every word at once (``number``, then ``hold``); otherwise only the
+    texts asked for are numbered.
     """
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
-        self._codes: dict[int, str] = {}
-        self._vocab: dict[str, str] = {}
+        self._vocab: dict[str, int] = {}
+        self._codes: dict[int, str | list[int]] = {}
+        self._as_lists = False
+        self._held: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
 
-    def words(self, i: int) -> list[str]:
-        """Return text ``i``'s normalised words."""
-        return normalized_words(self.texts[i])
+    def number(self, words: list[str]) -> list[int]:
+        """Return the number of each of ``words``, numbering the new ones."""
+        vocab = self._vocab
+        return [vocab.setdefault(w, len(vocab)) for w in words]
 
-    def code(self, i: int) -> str:
-        """Return text ``i``'s words as a string, one character a word."""
+    def hold(self, numbers: npt.NDArray[np.int64], begin: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> None:
+        """Keep every text's word numbers (``number``'s, texts end to end) to write codes from."""
+        self._held = (numbers, begin, counts)
+
+    def code(self, i: int) -> str | list[int]:
+        """Return text ``i``'s words as rapidfuzz compares them."""
         found = self._codes.get(i)
         if found is None:
-            vocab, words = self._vocab, self.words(i)
-            for word in words:
-                if word not in vocab:
-                    if len(vocab) >= _MAX_WORDS:
-                        raise InvalidInputError(
-                            "texts: more than a million distinct words; deduplicate fewer at a time"
-                        )
-                    number = len(vocab)
-                    vocab[word] = chr(number + 0x800 if number >= _SURROGATES else number)
-            found = self._codes[i] = "".join(map(vocab.__getitem__, words))
+            if self._held is not None:
+                numbers, begin, counts = self._held
+                ids = numbers[int(begin[i]) : int(begin[i] + counts[i])]
+            else:
+                ids = np.array(self.number(normalized_words(self.texts[i])), dtype=np.int64)
+            if not self._as_lists and len(self._vocab) > _MAX_WORDS:
+                self._as_lists = True  # every text from now on, so two compared are alike
+                self._codes.clear()
+            if self._as_lists:
+                found = ids.tolist()
+            else:
+                shifted = ids + (ids >= _SURROGATES) * 0x800  # characters skip the surrogates
+                found = shifted.astype(np.uint32).tobytes().decode("utf-32-le")
+            self._codes[i] = found
         return found
 
     def _distance(self, i: int, j: int, threshold: float) -> tuple[int, int, int]:
         """Return the word Levenshtein distance of texts ``i`` and ``j`` (past the threshold's
         bound: bound + 1), the bound, and the longer text's length."""
         a, b = self.code(i), self.code(j)
+        if type(a) is not type(b):  # the numbers outgrew characters in between
+            a = self.code(i)
         longer = max(len(a), len(b))
         bound = edit_bound(longer, threshold)
         if abs(len(a) - len(b)) > bound:
@@ -90,6 +106,21 @@ class WordCodes:
         be any value below it (the distance stops counting past the threshold's bound)."""
         distance, _, longer = self._distance(i, j, threshold)
         return 1.0 - distance / longer if longer else 1.0
+
+    def matches(self, kept: list[int], new: list[int], threshold: float) -> list[float | None]:
+        """Return ``match`` of each pair ``kept[k]``, ``new[k]``, measured in one call of rapidfuzz."""
+        if not kept:
+            return []
+        a, b = [self.code(i) for i in kept], [self.code(j) for j in new]
+        if len({type(x) for x in a + b}) > 1:  # the numbers outgrew characters in between
+            return [self.match(i, j, threshold) for i, j in zip(kept, new, strict=True)]
+        longer = np.maximum([len(x) for x in a], [len(y) for y in b])
+        bound = np.floor((1.0 - threshold) * longer + _EPS).astype(np.int64)  # edit_bound, pair by pair
+        cutoff = int(bound.max())
+        distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=1)
+        similarity = 1.0 - distance / np.maximum(longer, 1)
+        good = (distance <= bound) & (similarity >= threshold)
+        return [float(x) if ok else None for x, ok in zip(similarity.tolist(), good.tolist(), strict=True)]
 
     def match(self, kept: int, new: int, threshold: float) -> float | None:
         """Return the similarity of texts ``kept`` and ``new`` when it reaches ``threshold``, else None."""

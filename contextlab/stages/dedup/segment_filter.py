@@ -46,7 +46,8 @@ _EPS = 1e-9
 # Odd multipliers (splitmix64's): the polynomial base of a run's hash, and a run length's weight.
 _BASE = 0x9E3779B97F4A7C15
 _LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
-_BLOCK_WORDS = 1 << 18  # a block's arrays stay a few megabytes
+_SCRAMBLE = np.uint64(0x94D049BB133111EB)
+_BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
 _HASH_BATCH = 4096
 _CROWD = 16
 _MARK_BITS, _OWN_MARK_BITS = 27, 20  # 16 MB for the kept texts' segments, 128 kB for a block's
@@ -143,9 +144,9 @@ class _Windows:
     pos: Ints
 
 
-def _word_hashes(texts: Sequence[str]) -> tuple[Hashes, Ints, Ints]:
-    """Return every normalised word's hash (texts end to end), each text's word count, and each
-    text's exact group: the first text with the same normalised words."""
+def _word_numbers(texts: Sequence[str], codes: WordCodes) -> tuple[Ints, Ints, Ints]:
+    """Return every normalised word's number (texts end to end), each text's word count, and
+    each text's exact group: the first text with the same normalised words."""
     n = len(texts)
     counts, group = np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
     firsts: dict[int, list[int]] = {}
@@ -153,18 +154,18 @@ def _word_hashes(texts: Sequence[str]) -> tuple[Hashes, Ints, Ints]:
     for lo in range(0, n, _HASH_BATCH):
         batch = []
         for i in range(lo, min(lo + _HASH_BATCH, n)):
-            words = normalized_words(texts[i])
-            same = firsts.setdefault(hash(tuple(words)), [])
-            # Equal hashes of the words are checked on the words: a collision is told apart.
-            twin = next((f for f in same if normalized_words(texts[f]) == words), -1)
+            numbers = codes.number(normalized_words(texts[i]))
+            same = firsts.setdefault(hash(tuple(numbers)), [])
+            # Equal hashes are checked on the words: a collision is told apart.
+            twin = next((f for f in same if codes.number(normalized_words(texts[f])) == numbers), -1)
             if twin < 0:
                 same.append(i)
-            group[i], counts[i] = (twin if twin >= 0 else i), len(words)
-            batch.append(words)
+            group[i], counts[i] = (twin if twin >= 0 else i), len(numbers)
+            batch.append(numbers)
         size = int(counts[lo : lo + _HASH_BATCH].sum())
-        parts.append(np.fromiter(map(hash, chain.from_iterable(batch)), dtype=np.int64, count=size))
-    hashes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return hashes.view(np.uint64), counts, group
+        parts.append(np.fromiter(chain.from_iterable(batch), dtype=np.int64, count=size))
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return flat, counts, group
 
 
 class _Pass:
@@ -172,8 +173,10 @@ class _Pass:
 
     def __init__(self, texts: Sequence[str], threshold: float, codes: WordCodes) -> None:
         self.threshold, self.codes = threshold, codes
-        self.words, self.counts, self.group = _word_hashes(texts)
+        numbers, self.counts, self.group = _word_numbers(texts, codes)
         self.begin = np.cumsum(self.counts) - self.counts
+        codes.hold(numbers, self.begin, self.counts)
+        self.words = numbers.view(np.uint64)
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
@@ -199,7 +202,8 @@ class _Pass:
             up[0] = down[0] = 1
             self._powers = (np.cumprod(up), np.cumprod(down))  # products wrap modulo 2**64
         running = np.zeros(size + 1, dtype=np.uint64)
-        np.cumsum(self.words[start:stop] * self._powers[0][:size], out=running[1:])
+        # Word numbers are small: scrambled by an odd multiplier, the runs' top bits spread.
+        np.cumsum(self.words[start:stop] * _SCRAMBLE * self._powers[0][:size], out=running[1:])
         return running, self._powers[1]
 
     def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
@@ -304,8 +308,9 @@ class _Pass:
             earlier = self._join(self.index, self.marks, win, False, limit) if self.index.key.size else (docs[:0],) * 2
             if earlier is None:
                 return self._split(lo, hi)
-            for k, i in zip(*(a.tolist() for a in earlier), strict=True):
-                self._offer(best, k, i)
+            kept, new = (a.tolist() for a in earlier)
+            for k, i, similarity in zip(kept, new, self.codes.matches(kept, new, self.threshold), strict=True):
+                self._better(best, k, i, similarity)
             firsts = probers[(group[probers - lo] == probers)]
             survivors = np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64)
             mine = self._segments(block, base, survivors)
@@ -331,7 +336,11 @@ class _Pass:
 
     def _offer(self, best: dict[int, tuple[int, float]], k: int, i: int) -> None:
         """Measure kept text ``k`` against text ``i``; keep it in ``best`` if it is ``i``'s best so far."""
-        similarity = self.codes.match(k, i, self.threshold)
+        self._better(best, k, i, self.codes.match(k, i, self.threshold))
+
+    @staticmethod
+    def _better(best: dict[int, tuple[int, float]], k: int, i: int, similarity: float | None) -> None:
+        """Keep kept text ``k`` in ``best`` when its ``similarity`` with text ``i`` is the best so far."""
         if similarity is not None:
             b, b_sim = best.get(i, (-1, -1.0))
             if similarity > b_sim or (similarity == b_sim and k < b):
@@ -368,7 +377,7 @@ class _Pass:
         lo = 0
         while lo < self.n:
             # Blocks grow with the index, so merging each into it costs a few passes over it in all.
-            words = max(_BLOCK_WORDS, 2 * self.index.key.size)
+            words = min(max(_BLOCK_WORDS, 2 * self.index.key.size), _MAX_BLOCK_WORDS)
             hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + words, side="right"))
             hi = min(max(hi, lo + 1), self.n)
             self.block(lo, hi)
