@@ -50,7 +50,7 @@ _SCRAMBLE = np.uint64(0x94D049BB133111EB)
 _BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
 _HASH_BATCH = 4096
 _CROWD = 16
-_MARK_BITS, _OWN_MARK_BITS = 27, 20  # 16 MB for the kept texts' segments, 128 kB for a block's
+_MARK_BITS, _OWN_MARK_BITS = 27, 23  # 16 MB for the kept texts' segments, 1 MB for a block's
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
 _MATCHES_A_WINDOW = 4
