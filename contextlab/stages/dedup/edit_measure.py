@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +55,7 @@ class WordCodes:
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
         self._vocab: dict[str, int] = {}
+        self._size = 0  # words numbered (the vocabulary may hold words about to be)
         self._codes: dict[int, str | list[int]] = {}
         self._as_lists = False
         self._held: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
@@ -61,7 +63,17 @@ class WordCodes:
     def number(self, words: list[str]) -> list[int]:
         """Return the number of each of ``words``, numbering the new ones."""
         vocab = self._vocab
-        return [vocab.setdefault(w, len(vocab)) for w in words]
+        numbers = list(map(vocab.setdefault, words, repeat(-1)))  # one C loop; a new word gets -1
+        numbers.append(-1)  # so the search below always ends
+        at = numbers.index(-1)
+        while at < len(words):
+            if vocab[words[at]] < 0:
+                vocab[words[at]] = self._size
+                self._size += 1
+            numbers[at] = vocab[words[at]]
+            at = numbers.index(-1, at)
+        numbers.pop()
+        return numbers
 
     def hold(self, numbers: npt.NDArray[np.int64], begin: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> None:
         """Keep every text's word numbers (``number``'s, texts end to end) to write codes from."""
@@ -76,7 +88,7 @@ class WordCodes:
                 ids = numbers[int(begin[i]) : int(begin[i] + counts[i])]
             else:
                 ids = np.array(self.number(normalized_words(self.texts[i])), dtype=np.int64)
-            if not self._as_lists and len(self._vocab) > _MAX_WORDS:
+            if not self._as_lists and self._size > _MAX_WORDS:
                 self._as_lists = True  # every text from now on, so two compared are alike
                 self._codes.clear()
             if self._as_lists:
