@@ -26,12 +26,9 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 
 from .normalize import normalized_words
-from .outcome import DEFAULT_MEASURE
 
-__all__ = ["MEASURE", "WordCodes", "edit_bound", "word_similarity"]
+__all__ = ["WordCodes", "edit_bound", "word_similarity"]
 
-#: The name of this measure (``ContextManager(dedup_measure=...)``).
-MEASURE = DEFAULT_MEASURE
 _EPS = 1e-9
 _SURROGATES = 0xD800  # where the characters a word number may not be written as start
 _MAX_WORDS = 0x110000 - 0x800

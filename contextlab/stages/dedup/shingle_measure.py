@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Sequence, Set
 
 import numpy as np
 
@@ -31,12 +30,16 @@ __all__ = ["SHINGLE_SIZE", "content_hash", "find_shingle_duplicates", "jaccard",
 
 #: Words in a shingle.
 SHINGLE_SIZE = 5
-_WHITESPACE = re.compile(r"\s+")
 _EPS = 1e-9
 
 
 def _exact_key(text: str) -> str:
-    return _WHITESPACE.sub(" ", text.lower())
+    r"""Return ``re.sub(r"\s+", " ", text.lower())`` (``\s`` is ``str.isspace``), without the regex."""
+    lowered = text.lower()
+    words = lowered.split()
+    if not words:
+        return " " if lowered else ""
+    return " " * lowered[0].isspace() + " ".join(words) + " " * lowered[-1].isspace()
 
 
 def content_hash(text: str) -> str:
@@ -47,11 +50,12 @@ def content_hash(text: str) -> str:
     return hashlib.md5(_exact_key(text).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _windows(words: list[str], k: int) -> Iterator[str]:
+def _windows(text: str, k: int = SHINGLE_SIZE) -> frozenset[tuple[str, ...]]:
+    """Return ``shingles(text, k)`` as tuples of words (one-to-one: words hold no space)."""
+    words = text.lower().split()
     if len(words) < k:
-        yield from ([" ".join(words)] if words else [])
-        return
-    yield from map(" ".join, zip(*(words[i:] for i in range(k)), strict=False))
+        return frozenset([tuple(words)] if words else [])
+    return frozenset(zip(*(words[i:] for i in range(k)), strict=False))
 
 
 def shingles(text: str, k: int = SHINGLE_SIZE) -> frozenset[str]:
@@ -59,10 +63,10 @@ def shingles(text: str, k: int = SHINGLE_SIZE) -> frozenset[str]:
 
     A text of fewer than ``k`` words is one shingle of all its words; an empty text has none.
     """
-    return frozenset(_windows(text.lower().split(), k))
+    return frozenset(map(" ".join, _windows(text, k)))
 
 
-def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
+def jaccard(a: Set[Hashable], b: Set[Hashable]) -> float:
     """Return |a ∩ b| / |a ∪ b|, and 0.0 when both are empty."""
     if not a and not b:
         return 0.0
@@ -74,9 +78,10 @@ def _prefixes(texts: Sequence[str], threshold: float) -> tuple[list[list[int]], 
     """Return each text's prefix (its shingles' hashes, rarest first) and its shingle count."""
     hashes, sizes = [], []
     for text in texts:
-        own = set(map(hash, shingles(text)))
+        windows = _windows(text)
+        own = set(map(hash, windows))
         hashes.append(np.fromiter(own, dtype=np.int64, count=len(own)))
-        sizes.append(len(own))
+        sizes.append(len(windows))
     flat = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.int64)
     _, inverse, held = np.unique(flat, return_inverse=True, return_counts=True)
     owner = np.repeat(np.arange(len(texts)), [h.size for h in hashes])
@@ -94,7 +99,7 @@ def find_shingle_duplicates(texts: Sequence[str], threshold: float) -> DedupOutc
     """Return the ``DedupOutcome`` of the seed's greedy pass (shingle Jaccard), by prefix filtering."""
     outcome = DedupOutcome()
     prefixes, sizes = _prefixes(texts, threshold)
-    sets: dict[int, frozenset[str]] = {}
+    sets: dict[int, frozenset[tuple[str, ...]]] = {}
     kept_keys: dict[str, int] = {}
     index: dict[int, list[int]] = {}  # a prefix shingle's hash -> kept texts whose prefix holds it
     for i, text in enumerate(texts):
@@ -108,8 +113,8 @@ def find_shingle_duplicates(texts: Sequence[str], threshold: float) -> DedupOutc
         for k in candidates:
             if min(sizes[k], sizes[i]) < threshold * max(sizes[k], sizes[i]) - _EPS:
                 continue  # Jaccard is at most the smaller set's size over the larger's
-            mine = sets.get(i) or sets.setdefault(i, shingles(text))
-            similarity = jaccard(sets.get(k) or sets.setdefault(k, shingles(texts[k])), mine)
+            mine = sets.get(i) or sets.setdefault(i, _windows(text))
+            similarity = jaccard(sets.get(k) or sets.setdefault(k, _windows(texts[k])), mine)
             if similarity >= best_sim and (best < 0 or similarity > best_sim):
                 best, best_sim = k, similarity
         sets.pop(i, None)
