@@ -1,4 +1,4 @@
-"""The README's Python runs, and prints exactly the output it shows."""
+"""The README's Python runs and prints what it shows; its transcripts are real; it names every command and image."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The README stays short and plain: at most 300 lines, short sentences, no project history.
 
+The performance page too stays within 250 lines and names no history (git keeps it).
+
 Run as a script to print the figures: ``python tests/test_readme_plain.py``.
 """
 
@@ -10,8 +12,10 @@ import statistics
 from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+PERFORMANCE = README.parent / "docs" / "performance.md"
 
 MAX_LINES = 300
+MAX_PERFORMANCE_LINES = 250
 MAX_MEDIAN_WORDS = 20
 #: Words of project history a newcomer cannot know: design seeds, work rounds, issue numbers.
 HISTORY = re.compile(r"seed 0|round \d|\bissues? #?\d|(?<![\w/&])#\d+\b", re.IGNORECASE)
@@ -92,6 +96,12 @@ def test_readme_prose_median_sentence_is_at_most_20_words():
 def test_readme_names_no_project_history():
     found = [m.group(0) for m in HISTORY.finditer(README.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_performance_page_is_at_most_250_lines_and_names_no_history():
+    text = PERFORMANCE.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MAX_PERFORMANCE_LINES
+    assert [m.group(0) for m in HISTORY.finditer(text)] == []
 
 
 if __name__ == "__main__":
