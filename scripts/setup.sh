@@ -9,10 +9,9 @@ cd "$(dirname "$0")/.."
 venv="${CONTEXTLAB_VENV:-.venv}"
 requirements=requirements.txt
 [ "${1:-}" = "--dev" ] && requirements=requirements-dev.txt
-# One stamp per requirements file: the hash of what an install from it depends on (the C loops
-# of dedup are compiled by the install, so their source counts too).
+# One stamp per requirements file: the hash of what an install from it depends on.
 stamp_of() { echo "$venv/.contextlab-installed-$(basename "$1" .txt)"; }
-hash_of() { cat requirements.txt "$1" pyproject.toml contextlab/stages/dedup/_kernels.c | sha256sum | cut -d' ' -f1; }
+hash_of() { cat requirements.txt "$1" pyproject.toml | sha256sum | cut -d' ' -f1; }
 current() { [ -f "$(stamp_of "$1")" ] && [ "$(cat "$(stamp_of "$1")")" = "$(hash_of "$1")" ]; }
 # requirements-dev.txt starts with -r requirements.txt: a current --dev install covers a plain one.
 if current "$requirements" || { [ "$requirements" = requirements.txt ] && current requirements-dev.txt; }; then

@@ -23,8 +23,8 @@ def _error_line(capsys) -> str:
 @pytest.mark.parametrize(
     "argv, shown",
     [
-        (["build", "-", "--threshold", _HUGE], "expected a number in (0, 1], got '9999999999"),
-        (["build", "-", "--threshold", "x" + _HUGE], "expected a number in (0, 1], got 'x999999999"),
+        (["build", "-", "--threshold", _HUGE], "expected a number from 0.01 to 1, got '9999999999"),
+        (["build", "-", "--threshold", "x" + _HUGE], "expected a number from 0.01 to 1, got 'x999999999"),
         (["curve", "--out", "c.csv", "--discordance", _HUGE], "expected a share of questions in (0, 1]"),
         (["curve", "--out", "c.csv", "--detect", _HUGE], "expected a difference in points from 0 to 100"),
     ],

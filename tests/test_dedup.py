@@ -223,14 +223,3 @@ def test_dedup_empty_input_and_ties_name_the_earliest_kept():
     outcome = find_duplicates([a, b, both], 0.3)
     assert outcome.kept == [0, 1]
     assert outcome.pairs == [DuplicatePair(0, 2, 1 / 3, "near")]
-
-
-@pytest.mark.slow
-def test_dedup_pairs_made_in_small_slices_give_the_same_answer(monkeypatch):
-    from contextlab.stages.dedup import prefix_filter
-
-    texts = overlapping_chunks(prose_words(), size=40, stride=30, seed=11)
-    expected = naive_scan(texts, 0.5)
-    monkeypatch.setattr(prefix_filter, "_SLICE", 3)  # a handful of candidate pairs at a time
-    outcome = find_duplicates(texts, 0.5)
-    assert (outcome.kept, outcome.pairs) == expected

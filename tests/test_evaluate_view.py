@@ -326,3 +326,15 @@ def test_evaluate_view_reads_expected_accuracy_off_the_loaded_measured_curve_wit
     # positions) into every row it is read for; a published point (2,655 questions) is under 4 wide
     widths = [r.metrics.curve_high - r.metrics.curve_low for r in result.rows if r.metrics.curve_low is not None]
     assert min(widths) > 4.0 and max(widths) > 8.0
+
+
+def test_evaluate_link_grid_takes_a_model_name_for_the_tokenizer():
+    from contextlab.ui.eval_link import _parse_grid
+
+    chosen, warnings = _parse_grid("tokenizer=gpt-4o,llama3")
+    assert chosen == {"tokenizer": ["gpt-4o", "llama3"]} and warnings == []
+    chosen, warnings = _parse_grid("tokenizer=bert-base")
+    assert chosen == {} and warnings == [
+        "ignored grid 'tokenizer=bert-base' in the link: tokenizer takes some of "
+        "cl100k_base, o200k_base, llama3, qwen3, heuristic, claude, gemini"
+    ]

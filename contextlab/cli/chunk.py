@@ -41,7 +41,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     )
     lines = []
     for chunk in chunks:
-        row: dict[str, Any] = {
+        row: dict[str, object] = {
             "text": chunk.text,
             "source": chunk.source,
             "start": chunk.start,

@@ -108,7 +108,7 @@ def _resolved(choices: list[TokenizerChoice]) -> list[str]:
     return lines
 
 
-def _as_json(choices: list[TokenizerChoice], rows: list[FileCount]) -> dict[str, Any]:
+def _as_json(choices: list[TokenizerChoice], rows: list[FileCount]) -> dict[str, object]:
     names = [c.requested for c in choices]
     totals = [sum(col) for col in zip(*(r.tokens for r in rows), strict=True)]
     return {

@@ -87,8 +87,8 @@ def _rows(reader: Any, name: str, skipped: int) -> Iterator[tuple[int, list[str]
             yield line, row
 
 
-def _record(header: list[str], row: list[str]) -> dict[str, Any]:
-    record: dict[str, Any] = dict(zip(header, row, strict=False))
+def _record(header: list[str], row: list[str]) -> dict[str, object]:
+    record: dict[str, object] = dict(zip(header, row, strict=False))
     meta = record.get("metadata")
     if isinstance(meta, str) and meta.strip().startswith("{"):
         try:

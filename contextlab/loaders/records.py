@@ -67,8 +67,9 @@ def documents_from_records(records: Iterable[Any], *, name: str = "records") -> 
     return docs
 
 
-def _lower_keys(record: dict[Any, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _lower_keys(record: dict[Any, Any]) -> dict[str, str]:
+    """Return each text key of ``record`` by its lower-case form (the first of a case-folded clash wins)."""
+    out: dict[str, str] = {}
     for key in record:
         if isinstance(key, str):
             out.setdefault(key.lower(), key)
@@ -150,14 +151,14 @@ def _string_document(text: str, pair_score: Any, where: str, name: str, missing:
         missing.append(f"{where} (empty string)")
         return None
     reject_nul(text, name, where)
-    meta: dict[str, Any] = {}
+    meta: dict[str, object] = {}
     score = _number(pair_score, "score", where, name) if pair_score is not None else None
     if score is None:
         meta["score_missing"] = True
     return Document(content=normalise_newlines(text), score=1.0 if score is None else score, metadata=meta)
 
 
-def _take_text(rest: dict[str, Any], from_csv: bool) -> tuple[Any, str, dict[str, Any]]:
+def _take_text(rest: dict[str, object], from_csv: bool) -> tuple[Any, str, dict[str, object]]:
     """Return (text, the field it came from, metadata a LlamaIndex node carried), popping them."""
     for field in TEXT_FIELDS:
         key = _lower_keys(rest).get(field)
@@ -170,7 +171,7 @@ def _take_text(rest: dict[str, Any], from_csv: bool) -> tuple[Any, str, dict[str
     content = node.get("text")
     if content is None and isinstance(node.get("text_resource"), dict):
         content = node["text_resource"].get("text")
-    nested_meta: dict[str, Any] = {}
+    nested_meta: dict[str, object] = {}
     node_meta = node.get("metadata")
     if isinstance(node_meta, dict):
         nested_meta.update(node_meta)
@@ -183,8 +184,8 @@ def _take_text(rest: dict[str, Any], from_csv: bool) -> tuple[Any, str, dict[str
 
 
 def _merge_own_metadata(
-    rest: dict[str, Any], nested_meta: dict[str, Any], where: str, name: str, from_csv: bool
-) -> dict[str, Any]:
+    rest: dict[str, object], nested_meta: dict[str, object], where: str, name: str, from_csv: bool
+) -> dict[str, object]:
     """Return ``nested_meta`` updated with the record's own ``metadata`` object, popped from ``rest``.
 
     A JSON ``metadata`` that is not an object is an error (its fields would otherwise be lost
@@ -207,7 +208,7 @@ def _merge_own_metadata(
     return nested_meta
 
 
-def _take_source(rest: dict[str, Any], nested_meta: dict[str, Any], where: str, name: str) -> str | None:
+def _take_source(rest: dict[str, object], nested_meta: dict[str, object], where: str, name: str) -> str | None:
     """Return the record's source (top-level fields first, then its metadata's), popping it."""
     source: Any = None
     for field in SOURCE_FIELDS:
@@ -230,7 +231,7 @@ def _take_source(rest: dict[str, Any], nested_meta: dict[str, Any], where: str, 
     return source
 
 
-def _pop_number(rest: dict[str, Any], field: str, where: str, name: str) -> float | None:
+def _pop_number(rest: dict[str, object], field: str, where: str, name: str) -> float | None:
     key = _lower_keys(rest).get(field)
     if key is None:
         return None
@@ -261,7 +262,7 @@ def _number(value: Any, field: str, where: str, name: str) -> float:
     return number
 
 
-def _pop_timestamp(rest: dict[str, Any], where: str, name: str) -> float | None:
+def _pop_timestamp(rest: dict[str, object], where: str, name: str) -> float | None:
     key = _lower_keys(rest).get("timestamp")
     if key is None:
         return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import LoadError
 from ..tokenizers import Tokenizer
@@ -65,7 +64,7 @@ def page_documents(source: SourceText, max_documents: int) -> list[Document]:
     docs = []
     for i, start in enumerate(bounds):
         end = bounds[i + 1] - 2 if i + 1 < len(bounds) else len(source.text)
-        meta: dict[str, Any] = {"score_missing": True, "chunk_of": source.name, "start": start, "end": end}
+        meta: dict[str, object] = {"score_missing": True, "chunk_of": source.name, "start": start, "end": end}
         if numbers[i] is not None:
             meta["page"] = numbers[i]
         docs.append(Document(source.text[start:end], source=citation(source.name, numbers[i], None), metadata=meta))
@@ -103,7 +102,7 @@ def chunk_documents(
 
 
 def _chunk_document(chunk: Chunk, source: SourceText, record: Document | None) -> Document:
-    meta: dict[str, Any] = dict(record.metadata) if record is not None else {"score_missing": True}
+    meta: dict[str, object] = dict(record.metadata) if record is not None else {"score_missing": True}
     meta.update({"chunk_of": chunk.source, "start": chunk.start, "end": chunk.end, "tokens": chunk.tokens})
     if chunk.page is not None:
         meta["page"] = chunk.page

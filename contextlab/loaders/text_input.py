@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..errors import LoadError
 from ..types import Document
@@ -30,7 +29,7 @@ def plain_documents(
     max_documents: int,
     *,
     source: str | None,
-    metadata: dict[str, Any] | None = None,
+    metadata: dict[str, object] | None = None,
     headings: list[str | None] | None = None,
 ) -> list[Document]:
     """Return one unscored document per part; with a ``source``, parts are ``source#1``, ``#2``..."""
@@ -38,7 +37,7 @@ def plain_documents(
         raise LoadError(too_many(name, max_documents))
     docs = []
     for i, part in enumerate(parts):
-        meta: dict[str, Any] = dict(metadata or {})
+        meta: dict[str, object] = dict(metadata or {})
         meta["score_missing"] = True
         if headings is not None and headings[i]:
             meta["heading"] = headings[i]
@@ -51,7 +50,7 @@ def plain_documents(
 
 def parse_markdown(text: str, name: str, max_documents: int) -> list[Document]:
     """Return the documents of a Markdown file: one per heading section (front matter kept)."""
-    front: dict[str, Any] = {}
+    front: dict[str, object] = {}
     match = _FRONT_MATTER.match(text)
     if match:
         lines = [ln for ln in match.group(1).splitlines() if ln.strip()]

@@ -53,7 +53,7 @@ def answer_char_limit(max_tokens: int) -> int:
     return max(_MIN_ANSWER_CHARS, max_tokens * _CHARS_PER_TOKEN)
 
 
-def _count(usage: dict[str, Any], name: str, most: int) -> int | None:
+def _count(usage: dict[str, object], name: str, most: int) -> int | None:
     value = usage.get(name)
     if value is None:
         return None
@@ -64,7 +64,7 @@ def _count(usage: dict[str, Any], name: str, most: int) -> int | None:
     return value
 
 
-def _usage(body: dict[str, Any], prompt_bytes: int, max_tokens: int) -> tuple[int | None, int | None]:
+def _usage(body: dict[str, object], prompt_bytes: int, max_tokens: int) -> tuple[int | None, int | None]:
     usage = body.get("usage")
     if usage is None:
         return None, None
@@ -76,7 +76,7 @@ def _usage(body: dict[str, Any], prompt_bytes: int, max_tokens: int) -> tuple[in
     )
 
 
-def _text(choice: dict[str, Any], api: str) -> str:
+def _text(choice: dict[str, object], api: str) -> str:
     if api == "chat":
         message = choice.get("message")
         if not isinstance(message, dict):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..types import IN_BLOCK_FATES, ContextResult, DocTrace, Document, DuplicatePair
 
@@ -138,7 +137,7 @@ def _passage(run: _Run, parts: list[Document]) -> Document:
     where = ""
     if pages:
         where = f" p. {min(pages)}" if min(pages) == max(pages) else f" pp. {min(pages)}-{max(pages)}"
-    meta: dict[str, Any] = {k: v for k, v in best.metadata.items() if k not in ("tokens",)}
+    meta: dict[str, object] = {k: v for k, v in best.metadata.items() if k not in ("tokens",)}
     meta.update({"chunk_of": run.key, "start": run.start, "end": run.end, "merged_chunks": len(parts)})
     if pages:
         meta["page"] = min(pages)

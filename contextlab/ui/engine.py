@@ -38,7 +38,15 @@ from contextlab.stages.reorder import (
     most_relevant_position,
     ordering_positions,
 )
-from contextlab.tokenizers import TOKENIZER_NAMES, VOCABULARIES, Tokenizer, count_many, get_tokenizer, tokenizer_label
+from contextlab.tokenizers import (
+    TOKENIZER_NAMES,
+    VOCABULARIES,
+    Tokenizer,
+    check_tokenizer_name,
+    count_many,
+    get_tokenizer,
+    tokenizer_label,
+)
 from contextlab.types import ContextResult, Document, PromptRequest
 
 __all__ = [
@@ -50,6 +58,7 @@ __all__ = [
     "TOKENIZER_NAMES",
     "VOCABULARIES",
     "LAB_TOKENIZERS",
+    "check_tokenizer_name",
     "EXACT_TOKENIZER",
     "tokenizer_label",
     "tokenizer_options",

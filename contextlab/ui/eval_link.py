@@ -21,7 +21,7 @@ from contextlab.settings import DEFAULT_CURVE_MODEL
 from contextlab.validation import message_value, parse_int
 
 from .curve_store import LOADED_CURVE
-from .engine import LAB_TOKENIZERS, PLACEMENTS
+from .engine import LAB_TOKENIZERS, PLACEMENTS, check_tokenizer_name
 from .state import seed_once
 
 __all__ = [
@@ -122,7 +122,7 @@ def _parse_grid(spec: str) -> tuple[dict[str, list[Any]], list[str]]:
             continue
         _, offered, _ = GRID_WIDGETS[name]
         by_text = {_text(v): v for v in offered}
-        picked = [by_text.get(v.strip()) for v in raw.split(",") if v.strip()]
+        picked = [by_text.get(v.strip(), _model_name(name, v.strip())) for v in raw.split(",") if v.strip()]
         if not picked or None in picked:
             warnings.append(
                 f"ignored grid {part!r} in the link: {name} takes some of {', '.join(_text(v) for v in offered)}"
@@ -130,6 +130,16 @@ def _parse_grid(spec: str) -> tuple[dict[str, list[Any]], list[str]]:
             continue
         chosen[name] = picked
     return chosen, warnings
+
+
+def _model_name(name: str, text: str) -> str | None:
+    """Return ``text`` when the grid's tokenizer list may hold it (a model's name, as the sidebar takes), else None."""
+    if name != "tokenizer":
+        return None
+    try:
+        return check_tokenizer_name(text)
+    except ValueError:
+        return None
 
 
 def _whole(params: Mapping[str, str], name: str, low: int, high: int) -> tuple[int | None, list[str]]:

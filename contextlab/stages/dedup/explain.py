@@ -8,14 +8,18 @@ measure the build really used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .edit_measure import WordCodes, edit_bound, find_edit_duplicates
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
+
+from ...errors import InvalidInputError
+from .edit_measure import WordCodes, edit_bound
 from .normalize import normalized_words
 from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
-from .prefix_filter import SHINGLE_SIZE
-from .shingle_measure import find_shingle_duplicates, jaccard, shingles
+from .segment_filter import find_edit_duplicates
+from .shingle_measure import SHINGLE_SIZE, find_shingle_duplicates, jaccard, shingles
 
 __all__ = [
     "similarity_matrix",
@@ -34,8 +38,6 @@ NEAR_MISS_MARGIN = 0.15
 
 def _check(measure: str) -> None:
     if measure not in MEASURES:
-        from ...errors import InvalidInputError
-
         raise InvalidInputError(f"dedup_measure must be one of {', '.join(MEASURES)}; got {measure!r}")
 
 
@@ -44,17 +46,11 @@ def similarity_matrix(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> l
     _check(measure)
     n = len(texts)
     if measure == DEFAULT_MEASURE:
-        from rapidfuzz.distance import Levenshtein
-        from rapidfuzz.process import cdist
-
         codes = WordCodes(texts)
-        strings = [codes.text_code(i) for i in range(n)]
-        if None in strings:  # over a million distinct words: compare pair by pair
-            matrix = [[codes.similarity(i, j) for j in range(n)] for i in range(n)]
-        else:
-            matrix = (
-                cdist(strings, strings, scorer=Levenshtein.normalized_similarity, dtype="float64").tolist() if n else []
-            )
+        strings = [codes.code(i) for i in range(n)]
+        matrix: list[list[float]] = (
+            cdist(strings, strings, scorer=Levenshtein.normalized_similarity, dtype="float64").tolist() if n else []
+        )
         for i in range(n):
             matrix[i][i] = 1.0
         return matrix
@@ -111,15 +107,11 @@ def word_diff(first: str, second: str) -> WordDiff:
     normalises to nothing (a lone zero-width space) is never marked. The edits are
     rapidfuzz's Levenshtein opcodes over those words.
     """
-    from rapidfuzz.distance import Levenshtein
-
     sides = [text.split() for text in (first, second)]
     keys = [[" ".join(normalized_words(w)) for w in words] for words in sides]
-    vocab: dict[str, str] = {}
+    vocab: dict[str, int] = {}
     seen = [[k for k, key in enumerate(side) if key] for side in keys]  # words the measure sees
-    codes = [
-        "".join(vocab.setdefault(side[k], chr(len(vocab))) for k in idx) for side, idx in zip(keys, seen, strict=False)
-    ]
+    codes = [[vocab.setdefault(side[k], len(vocab)) for k in idx] for side, idx in zip(keys, seen, strict=True)]
     marks = [[False] * len(words) for words in sides]
     edits = 0
     for op in Levenshtein.opcodes(codes[0], codes[1]):
@@ -130,12 +122,11 @@ def word_diff(first: str, second: str) -> WordDiff:
             marks[0][k] = True
         for k in seen[1][op.dest_start : op.dest_end]:
             marks[1][k] = True
-    codes_all = WordCodes([first, second])
     return WordDiff(
-        list(zip(sides[0], marks[0], strict=False)),
-        list(zip(sides[1], marks[1], strict=False)),
+        list(zip(sides[0], marks[0], strict=True)),
+        list(zip(sides[1], marks[1], strict=True)),
         edits,
-        codes_all.similarity(0, 1),
+        WordCodes([first, second]).similarity(0, 1),
     )
 
 
@@ -161,13 +152,13 @@ def near_misses(
     find = find_edit_duplicates if measure == DEFAULT_MEASURE else find_shingle_duplicates
     kept = find(texts, threshold).kept
     floor = max(threshold - margin, 1e-9)
-    found: list[NearMiss] = []
+    pairs: Iterator[tuple[int, int, float]]
     if measure == SEED_MEASURE:
         sets = {i: shingles(texts[i]) for i in kept}
         pairs = ((i, j, jaccard(sets[i], sets[j])) for x, i in enumerate(kept) for j in kept[x + 1 :])
     else:
         codes = WordCodes(texts)
-        sizes = {i: len(codes.words(i)) for i in kept}
+        sizes = {i: len(codes.code(i)) for i in kept}
         pairs = (
             (i, j, codes.similarity(i, j, floor))
             for x, i in enumerate(kept)

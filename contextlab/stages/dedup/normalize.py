@@ -22,10 +22,7 @@ FORMAT_PLANES = (0, 1, 14)
 
 @lru_cache(maxsize=1)
 def _format_table() -> dict[int, None]:
-    """Return a ``str.translate`` table deleting every character of category Cf.
-
-    Built on the first text that is not pure ASCII (a tenth of a second), not on import.
-    """
+    """Return a ``str.translate`` table deleting every character of category Cf (built on first use)."""
     return {
         c: None
         for plane in FORMAT_PLANES

@@ -1,207 +1,390 @@
-"""Candidate pairs for word edit similarity that provably include every pair at the threshold,
-looked up among the texts already kept.
+"""The word edit measure's greedy pass, with candidates that provably hold every pair at the threshold.
 
-The default measure (``edit_measure.py``) is ``1 - lev(r, s) / max(|r|, |s|)`` over word
-sequences, so a pair at threshold ``t`` is at most ``tau = floor((1 - t) * max(|r|, |s|))``
-word edits apart, and the two lengths differ by at most ``tau`` (the length filter). The
-pigeonhole (partition) filter of PassJoin (Li et al., "PASS-JOIN: a partition-based method for
-similarity joins", VLDB 2012) finds such pairs without comparing every two texts: cut ``r`` into
-``k > tau`` disjoint segments. An edit (a word replaced or deleted, or one inserted between two
-words) touches at most one segment, so at least ``k - tau`` segments come through unchanged,
-each appearing word for word in ``s`` starting ``shift`` words from where it starts in ``r``,
-with ``|shift| + |Δ - shift| <= tau`` (``Δ = |s| - |r|``: the edits before the segment move it
-by ``shift``, those after it make up the rest of the length difference).
+The filter (pigeonhole, as PassJoin: Li et al., "Pass-Join", VLDB 2011). Two texts of ``m`` and
+``m'`` words can reach the threshold only when ``|m - m'| <= tau`` and their distance is at most
+``tau``, where ``tau = edit_bound(max(m, m'), threshold)``. Each text of ``m`` words is cut into
+``S(m)`` disjoint segments of ``q(m)`` words, ``S(m)`` one more than the most edits any text it
+could pair with allows. ``tau`` edits touch at most ``tau`` segments, so at least ``S - tau`` of
+them are left whole and appear in the other text, each within ``tau`` positions of where it
+stood. A pair is a candidate when that many of the earlier text's segments are found, as runs
+of the later text's words ("windows"), near enough their place. Words and runs are compared by
+hash: equal runs always have equal hashes, so a collision can only add a candidate, and every
+candidate is measured on the words themselves (``edit_measure.WordCodes``). At thresholds so low
+that a text cannot be cut (``q(m) = 0``), it is compared with every later text of a length it
+could pair with.
 
-Here ``r`` is always the EARLIER text of a pair and the one already kept: the greedy pass
-(``kept_pass.py``) needs only pairs of a new text and a kept one. So each text is cut for the
-longest partner it can have: a text of ``n`` words pairs with texts of at most ``longest(n)``
-words (the largest ``m`` with ``m - tau(m) <= n``, and no longer than the longest text), so no
-pair of it allows more than ``reach(n) = tau(longest(n))`` edits, and it is cut into
-``count(n) >= reach(n) + 1`` segments of ``seglen(n)`` words (the words left over at its end are
-in none: the pigeonhole needs the segments disjoint, not covering). A later text ``s`` slides a
-window of each length its partners' segments can have over its words and looks each window up
-among the kept texts' segments (``segment_index.py``): a kept ``r`` is a candidate when at
-least ``count(|r|) - tau`` of its segments match within the shift bound.
-
-Provably no pair is lost, whatever else the code does to save work:
-
-- a segment hash shared by very many indexed segments (boilerplate, a template's fixed words)
-  is left out for texts that could not pass on such segments alone, and each such text's
-  count is credited with all of them (``segment_index.py``): an upper bound, so a pair that
-  reaches the threshold still passes, found through a segment that is not crowded;
-- words are compared as 64-bit hashes (``word_runs.py``): equal words give equal hashes, so a
-  collision can only add a candidate. Candidates are verified exactly (``verify.py``).
+The pass walks the texts in blocks, in order, and only ever looks for pairs of a text and a kept
+one: a block's windows are searched among the segments of the texts kept before it, then among
+its own texts that no kept text matched (the only ones of it that can be kept); the block is
+decided text by text; the segments of the texts it kept join the index. A block whose search
+would make too many matches (many copies of a text not kept yet: a template's records) is split
+in two, so the second half finds the first half's kept text instead. A corpus of copies of one
+text keeps one text and costs O(n).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
 
-from .word_runs import WordHashes
+import numpy as np
+import numpy.typing as npt
 
-if TYPE_CHECKING:
-    import numpy as np
+from ...types import DuplicatePair
+from .edit_measure import WordCodes
+from .normalize import normalized_words
+from .outcome import DedupOutcome
 
-__all__ = ["Geometry", "segments_of", "Windows", "BlockWindows", "block_windows"]
+__all__ = ["find_edit_duplicates"]
 
-# Windows are hashed about this many at a time.
-_WINDOW_SLICE = 1 << 18
+Ints = npt.NDArray[np.int64]
+Hashes = npt.NDArray[np.uint64]
+
 _EPS = 1e-9
+# Odd multipliers (splitmix64's): the polynomial base of a run's hash, and a run length's weight.
+_BASE = 0x9E3779B97F4A7C15
+_LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
+_SCRAMBLE = np.uint64(0x94D049BB133111EB)
+_BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
+_HASH_BATCH = 4096
+_CROWD = 16
+_MARK_BITS, _OWN_MARK_BITS = 27, 23  # 16 MB for the kept texts' segments, 1 MB for a block's
+# Matches a block's search may make (a floor, plus this many a window) before it is split.
+_MATCH_FLOOR = 1 << 16
+_MATCHES_A_WINDOW = 4
 
 
-def _window_range(seglen: np.ndarray, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return the least and greatest ``seglen[m]`` for ``first[n] <= m <= last[n]``, each n."""
-    import numpy as np
-
-    low, high = np.zeros_like(first), np.zeros_like(first)
-    if first.size > 1:  # n = 0 (no words) probes nothing
-        padded = np.append(seglen, 0)  # reduceat reads up to last + 1
-        bounds = np.stack((first[1:], last[1:] + 1), axis=1).ravel()
-        low[1:] = np.minimum.reduceat(padded, bounds)[::2]
-        high[1:] = np.maximum.reduceat(padded, bounds)[::2]
-    return low, high
+def _ranges(counts: Ints) -> Ints:
+    """Return ``0..c-1`` for each ``c`` of ``counts``, laid end to end."""
+    total = int(counts.sum())
+    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
-class Geometry:
-    """How a text of each length is cut into segments, and which window lengths it slides."""
+class _Lengths:
+    """What the filter needs to know of a text's length ``m``, for every ``m`` up to the longest."""
 
-    def __init__(self, longest_text: int, threshold: float) -> None:
-        import numpy as np
+    def __init__(self, longest: int, threshold: float) -> None:
+        m = np.arange(longest + 1, dtype=np.int64)
+        self.tau = np.floor((1.0 - threshold) * m + _EPS).astype(np.int64)  # edit_bound of each length
+        self.shortest = m - self.tau  # the shortest partner of a text of m words
+        self.longest = np.searchsorted(self.shortest, m, side="right").astype(np.int64) - 1
+        # Segments of one length for all but short texts (so a text's windows have one length),
+        # just under the longest that leaves more segments than edits as texts grow (t / (1 - t)).
+        usual = max(1, math.ceil(threshold / max(1.0 - threshold, _EPS) - _EPS) - 1)
+        self.seg_len = np.minimum(usual, m // (self.tau[self.longest] + 1))  # 0: too short to cut
+        self.segments = m // np.maximum(self.seg_len, 1)
+        self._windows: dict[int, tuple[int, int]] = {}
 
-        top = int(np.floor(longest_text / threshold + _EPS)) + 2
-        m = np.arange(top + 1, dtype=np.int64)
-        #: tau[m]: the most edits a pair whose longer text has m words may be apart.
-        self.tau = np.floor((1.0 - threshold) * m + _EPS).astype(np.int64)
-        n = m[: longest_text + 1]
-        # m - tau[m] never decreases (tau grows by at most one a word), so one search finds
-        # the longest partner of every length (no text is longer than the longest one).
-        longest = np.minimum(np.searchsorted(m - self.tau, n, "right") - 1, longest_text)
-        self.reach = self.tau[longest]
-        base = self.reach + 1
-        if np.any(base[1:] > n[1:]):  # only at a threshold of 0.5 or below (the pass starts at 0.75)
-            raise ValueError(f"the word filter needs a threshold above 0.5, not {threshold}")
-        # One segment length for most texts, so that a text slides windows of one length: the
-        # longest whose segments still number more than a long text's reach (for 0.85, 5: a
-        # long text of n words may be 0.176 n edits from its longest partner, so n / 5
-        # segments suffice); a shorter text, where that is too few, the longest that is not.
-        canonical = max(1, math.ceil(threshold / (1.0 - threshold) - _EPS) - 1) if threshold < 1.0 else 1
-        self.canonical = canonical
-        self.seglen = np.minimum(canonical, n // np.maximum(base, 1))
-        self.seglen[0] = 1
-        self.count = n // self.seglen
-        #: The fewest segments any pair of a text of n words must match.
-        self.needed_min = self.count - self.reach
-        # A text's partners have shortest = n - tau[n] to longest words; it slides a window
-        # of every segment length theirs have (only lengths that fit in it).
-        low, high = _window_range(self.seglen, n - self.tau[: n.size], longest)
-        self.low, self.high = low, np.minimum(high, n)
-
-
-def segments_of(
-    wh: WordHashes, geo: Geometry, texts: np.ndarray, windows: BlockWindows | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (text, start in text, hash) of every segment of ``texts``; a segment is a window
-    of its text's own length, so where ``windows`` read those off slices its hash is read there."""
-    import numpy as np
-
-    n = wh.counts[texts]
-    k, length = geo.count[n], geo.seglen[n]
-    owner = np.repeat(texts, k)
-    step = np.repeat(length, k)
-    start = (np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)) * step
-    where = wh.begin[owner] + start
-    if windows is None or not windows.spans:
-        return owner, start, wh.runs(where, step)
-    hashes = np.empty(where.size, dtype=np.uint64)
-    read = np.zeros(where.size, dtype=bool)
-    for size, (lo, span) in windows.spans.items():
-        these = np.flatnonzero(step == size)
-        hashes[these] = span[where[these] - lo]
-        read[these] = True
-    rest = np.flatnonzero(~read)
-    hashes[rest] = wh.runs(where[rest], step[rest])
-    return owner, start, hashes
+    def window_lengths(self, m: int) -> tuple[int, int]:
+        """Return the least and most segment length of the texts a text of ``m`` words may pair
+        with (1, 0 when none can be cut)."""
+        found = self._windows.get(m)
+        if found is None:
+            lengths = self.seg_len[int(self.shortest[m]) : int(self.longest[m]) + 1]
+            cut = lengths[lengths > 0]
+            found = self._windows[m] = (int(cut.min()), int(cut.max())) if cut.size else (1, 0)
+        return found
 
 
 @dataclass
-class Windows:
-    """Windows of one length over global word positions ``lo`` onwards (``positions``: at
-    those positions instead), with their hashes."""
+class _Segments:
+    """Segments of texts, one entry for each distinct (text, run hash), sorted by hash: the
+    first and last word position of the text's segments with that hash, and how many."""
 
-    length: int
-    lo: int
-    positions: np.ndarray | None
-    hashes: np.ndarray
+    key: Hashes
+    owner: Ints
+    first: Ints
+    last: Ints
+    count: Ints
+
+    def take(self, keep: npt.NDArray[np.bool_] | Ints) -> _Segments:
+        """Return the entries ``keep`` selects."""
+        return _Segments(self.key[keep], self.owner[keep], self.first[keep], self.last[keep], self.count[keep])
+
+    def merged(self, other: _Segments) -> _Segments:
+        """Return both sets of entries, sorted by hash (two sorted runs: a merge)."""
+        parts = [(a, b) for a, b in zip(vars(self).values(), vars(other).values(), strict=True)]
+        joined = [np.concatenate(p) for p in parts]
+        order = np.argsort(joined[0], kind="stable")
+        return _Segments(*(a[order] for a in joined))
+
+
+def _empty_segments() -> _Segments:
+    none = np.zeros(0, dtype=np.int64)
+    return _Segments(np.zeros(0, dtype=np.uint64), none, none, none, none)
+
+
+class _Marks:
+    """A bit for each of ``2**bits`` ranges of hashes, set where a segment's hash lies: most
+    windows are settled by one look (a binary search among the segments costs far more)."""
+
+    def __init__(self, bits: int) -> None:
+        self.shift = np.uint64(64 - bits)
+        self.bytes = np.zeros(1 << (bits - 3), dtype=np.uint8)
+
+    def add(self, keys: Hashes) -> None:
+        """Set the bits of ``keys``."""
+        at = keys >> self.shift
+        np.bitwise_or.at(self.bytes, at >> np.uint64(3), np.left_shift(1, at & np.uint64(7)).astype(np.uint8))
+
+    def holds(self, keys: Hashes) -> Ints:
+        """Return the positions of ``keys`` whose bit is set."""
+        at = keys >> self.shift
+        return np.flatnonzero((self.bytes[at >> np.uint64(3)] >> (at & np.uint64(7))) & np.uint64(1)).astype(np.int64)
 
 
 @dataclass
-class BlockWindows:
-    """The windows a block's texts slide. A window at a word position belongs to the last text
-    starting at or before it, if that text slides windows of its length and the window ends
-    inside it (``owners``); ``skip`` marks windows some searches pass over: the length of the
-    window at each position from the first text's first word that they pass over (0: none)."""
+class _Windows:
+    """Every run of words a block's texts must look up: its hash, text and first word's position."""
 
-    texts: np.ndarray  # sorted
-    begins: np.ndarray
-    ends: np.ndarray
-    slides: dict[int, np.ndarray]  # length -> per text, whether it slides windows that long
-    slices: list[Windows]
-    skip: np.ndarray | None = None
-    #: length -> (first position, the hashes of the windows from there on) where read off slices
-    spans: dict[int, tuple[int, np.ndarray]] = field(default_factory=dict)
-
-    def count(self) -> int:
-        """Return how many windows there are."""
-        return sum(w.hashes.size for w in self.slices)
-
-    def owners(self, length: int, positions: np.ndarray) -> np.ndarray:
-        """Return the text sliding the window of ``length`` at each position, or -1."""
-        import numpy as np
-
-        at = np.maximum(np.searchsorted(self.begins, positions, "right") - 1, 0)
-        ok = self.slides[length][at] & (positions + length <= self.ends[at]) & (positions >= self.begins[at])
-        return np.where(ok, self.texts[at], -1)
-
-    def unskipped(self, length: int, positions: np.ndarray) -> np.ndarray:
-        """Return which windows of ``length`` at ``positions`` ``skip`` does not pass over."""
-        import numpy as np
-
-        if self.skip is None:
-            return np.ones(positions.size, dtype=bool)
-        # A position no text of the block holds has no owner anyway: clip it to read anything.
-        return self.skip[np.clip(positions - self.begins[0], 0, self.skip.size - 1)] != length
+    key: Hashes
+    text: Ints
+    pos: Ints
 
 
-def block_windows(wh: WordHashes, geo: Geometry, texts: np.ndarray) -> BlockWindows:
-    """Return the windows ``texts`` (sorted) slide, in slices of about ``_WINDOW_SLICE``: read
-    off slices of the words where the windows of a length are most of the span, gathered
-    where they are not."""
-    import numpy as np
+def _word_numbers(texts: Sequence[str], codes: WordCodes) -> tuple[Ints, Ints, Ints]:
+    """Return every normalised word's number (texts end to end), each text's word count, and
+    each text's exact group: the first text with the same normalised words."""
+    n = len(texts)
+    counts, group = np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+    firsts: dict[int, list[int]] = {}
+    parts = []
+    for lo in range(0, n, _HASH_BATCH):
+        batch = []
+        for i in range(lo, min(lo + _HASH_BATCH, n)):
+            numbers = codes.number(normalized_words(texts[i]))
+            same = firsts.setdefault(hash(tuple(numbers)), [])
+            # Equal hashes are checked on the words: a collision is told apart.
+            twin = next((f for f in same if codes.number(normalized_words(texts[f])) == numbers), -1)
+            if twin < 0:
+                same.append(i)
+            group[i], counts[i] = (twin if twin >= 0 else i), len(numbers)
+            batch.append(numbers)
+        size = int(counts[lo : lo + _HASH_BATCH].sum())
+        parts.append(np.fromiter(chain.from_iterable(batch), dtype=np.int64, count=size))
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return flat, counts, group
 
-    n = wh.counts[texts]
-    low, high = geo.low[n], geo.high[n]
-    out = BlockWindows(texts, wh.begin[texts], wh.begin[texts] + n, {}, [])
-    if texts.size == 0:
-        return out
-    lo, hi = int(out.begins[0]), int(out.ends[-1])
-    for length in range(int(low.min()), int(high.max()) + 1):
-        slides = (low <= length) & (high >= length) & (n >= length)
-        wanted = texts[slides]
-        if wanted.size == 0:
-            continue
-        out.slides[length] = slides
-        count = wh.counts[wanted] - length + 1
-        if 2 * int(count.sum()) >= hi - lo:  # most of the span: read it off slices of one array
-            span = wh.window_hashes(lo, hi - length + 1, length)
-            out.spans[length] = (lo, span)
-            for a in range(lo, hi - length + 1, _WINDOW_SLICE):
-                b = min(a + _WINDOW_SLICE, hi - length + 1)
-                out.slices.append(Windows(length, a, None, span[a - lo : b - lo]))
-            continue
-        starts = np.repeat(wh.begin[wanted] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
-        for a in range(0, starts.size, _WINDOW_SLICE):
-            at = starts[a : a + _WINDOW_SLICE]
-            out.slices.append(Windows(length, 0, at, wh.runs(at, np.full(at.size, length))))
-    return out
+
+class _Pass:
+    """The greedy pass's state: who is kept, the kept texts' segments, the pairs so far."""
+
+    def __init__(self, texts: Sequence[str], threshold: float, codes: WordCodes) -> None:
+        self.threshold, self.codes = threshold, codes
+        numbers, self.counts, self.group = _word_numbers(texts, codes)
+        self.begin = np.cumsum(self.counts) - self.counts
+        codes.hold(numbers, self.begin, self.counts)
+        self.words = numbers.view(np.uint64)
+        self.n = len(texts)
+        self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
+        self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
+        self.index = _empty_segments()
+        self.covered = np.zeros(self.n, dtype=np.int64)  # a text's segments its index entries hold
+        self.marks = _Marks(_MARK_BITS)
+        self._kept = bytearray(self.n)
+        self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
+        self.loose: list[int] = []  # kept texts too short to cut, compared with every later one
+        self.outcome = DedupOutcome()
+        self._powers = (np.ones(0, dtype=np.uint64), np.ones(0, dtype=np.uint64))
+
+    # -- hashes of runs of words -------------------------------------------------------------
+
+    def _prefix(self, lo: int, hi: int) -> tuple[Hashes, Hashes]:
+        """Return the running polynomial sums of texts ``lo..hi-1``'s word hashes (the words'
+        k-th power of the base as its weight), and the inverse powers."""
+        start, stop = int(self.begin[lo]), int(self.begin[hi - 1] + self.counts[hi - 1])
+        size = stop - start
+        if self._powers[0].size < size:
+            up = np.full(max(size, 1), _BASE, dtype=np.uint64)
+            down = np.full(max(size, 1), pow(_BASE, -1, 1 << 64), dtype=np.uint64)
+            up[0] = down[0] = 1
+            self._powers = (np.cumprod(up), np.cumprod(down))  # products wrap modulo 2**64
+        running = np.zeros(size + 1, dtype=np.uint64)
+        # Word numbers are small: scrambled by an odd multiplier, the runs' top bits spread.
+        np.cumsum(self.words[start:stop] * _SCRAMBLE * self._powers[0][:size], out=running[1:])
+        return running, self._powers[1]
+
+    def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
+        """Return the hash of each run of ``length`` words from ``pos`` in ``text``."""
+        running, down = block
+        at = self.begin[text] - base + pos
+        keys: Hashes = (running[at + length] - running[at]) * down[at]
+        keys += length.astype(np.uint64) * _LENGTH_WEIGHT
+        return keys
+
+    def _segments(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Segments:
+        """Return the segments of ``texts`` (those long enough to cut)."""
+        m = self.counts[texts]
+        texts, m = texts[self.lengths.seg_len[m] > 0], m[self.lengths.seg_len[m] > 0]
+        cuts = self.lengths.segments[m]
+        owner, size = np.repeat(texts, cuts), np.repeat(m, cuts)
+        pos = _ranges(cuts) * size // np.repeat(cuts, cuts)
+        key = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size])
+        order = np.lexsort((key, owner))
+        key, owner, pos = key[order], owner[order], pos[order]
+        new = np.ones(key.size, dtype=bool)
+        new[1:] = (key[1:] != key[:-1]) | (owner[1:] != owner[:-1])
+        starts = np.flatnonzero(new)
+        if not starts.size:
+            return _empty_segments()
+        count = np.diff(np.append(starts, key.size))
+        first, last = np.minimum.reduceat(pos, starts), np.maximum.reduceat(pos, starts)
+        found = _Segments(key[starts], owner[starts], first, last, count)
+        # Only tau + 1 of a text's segments (tau: the most edits any partner allows) need be
+        # looked for: one of them is whole. Past the rarest tau + 1, a segment that more than
+        # _CROWD kept texts hold already is left out (it would be looked up for every text
+        # holding a common phrase) and counted as missing.
+        held = np.searchsorted(self.index.key, found.key, "right") - np.searchsorted(self.index.key, found.key, "left")
+        order = np.lexsort((held, found.owner))
+        found = found.take(order)
+        before = np.cumsum(found.count) - found.count
+        runs = np.flatnonzero(np.append(True, found.owner[1:] != found.owner[:-1]))
+        before -= np.repeat(before[runs], np.diff(np.append(runs, found.owner.size)))
+        quota = self.lengths.tau[self.lengths.longest[self.counts[found.owner]]] + 1
+        found = found.take((before < quota) | (held[order] <= _CROWD))
+        self.covered[texts] = 0
+        np.add.at(self.covered, found.owner, found.count)
+        return found.take(np.argsort(found.key, kind="stable"))
+
+    def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Windows:
+        """Return every run of ``texts`` of a length some segment they may meet has."""
+        bounds = np.array([self.lengths.window_lengths(m) for m in self.counts[texts].tolist()], dtype=np.int64)
+        bounds = bounds.reshape(-1, 2)
+        spans = np.maximum(bounds[:, 1] - bounds[:, 0] + 1, 0)
+        owner = np.repeat(texts, spans)
+        length = np.repeat(bounds[:, 0], spans) + _ranges(spans)
+        many = np.maximum(self.counts[owner] - length + 1, 0)
+        text, length, pos = np.repeat(owner, many), np.repeat(length, many), _ranges(many)
+        return _Windows(self._run_keys(block, base, text, pos, length), text, pos)
+
+    # -- the search --------------------------------------------------------------------------
+
+    def _join(
+        self, index: _Segments, marks: _Marks, win: _Windows, earlier_only: bool, limit: int | None
+    ) -> tuple[Ints, Ints] | None:
+        """Return the candidate pairs (kept text, new text) whose segments ``win`` finds in
+        ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
+        ``limit`` matches."""
+        maybe = marks.holds(win.key)
+        keys = win.key[maybe]
+        left = np.searchsorted(index.key, keys, side="left")
+        found = np.searchsorted(index.key, keys, side="right") - left
+        if limit is not None and int(found.sum()) > limit:
+            return None
+        w = maybe[np.repeat(np.arange(keys.size, dtype=np.int64), found)]
+        e = np.repeat(left, found) + _ranges(found)
+        k, i, pos = index.owner[e], win.text[w], win.pos[w]
+        mk, mi = self.counts[k], self.counts[i]
+        tau = self.lengths.tau[np.maximum(mk, mi)]
+        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= index.first[e]) & (pos <= index.last[e] + tau)
+        if earlier_only:
+            ok &= k < i
+        # An entry's segments found whole in text i are no more than it has, nor than the
+        # windows of i that hold its hash near enough.
+        hit, seen = np.unique(e[ok] * self.n + i[ok], return_counts=True)
+        e, i = np.divmod(hit, self.n)
+        k = index.owner[e]
+        pairs, inverse = np.unique(k * self.n + i, return_inverse=True)
+        credit = np.bincount(inverse.ravel(), weights=np.minimum(index.count[e], seen), minlength=pairs.size)
+        k, i = np.divmod(pairs, self.n)
+        needed = self.covered[k] - self.lengths.tau[np.maximum(self.counts[k], self.counts[i])]
+        enough = credit >= needed
+        return k[enough], i[enough]
+
+    def block(self, lo: int, hi: int) -> None:
+        """Decide texts ``lo`` to ``hi - 1`` (all before them decided) and index the kept ones."""
+        docs = np.arange(lo, hi, dtype=np.int64)
+        group = self.group[lo:hi]
+        settled = (group != docs) & self.kept[group]  # copies of a text kept before the block
+        probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
+        best: dict[int, tuple[int, float]] = {}
+        within: dict[int, list[int]] = {}
+        if probers.size:
+            block, base = self._prefix(lo, hi), int(self.begin[lo])
+            win = self._windows(block, base, probers)
+            limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win.key.size + _MATCH_FLOOR
+            earlier = self._join(self.index, self.marks, win, False, limit) if self.index.key.size else (docs[:0],) * 2
+            if earlier is None:
+                return self._split(lo, hi)
+            kept, new = (a.tolist() for a in earlier)
+            for k, i, similarity in zip(kept, new, self.codes.matches(kept, new, self.threshold), strict=True):
+                self._better(best, k, i, similarity)
+            firsts = probers[(group[probers - lo] == probers)]
+            survivors = np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64)
+            mine = self._segments(block, base, survivors)
+            if mine.key.size and probers.size > 1:
+                own = _Marks(_OWN_MARK_BITS)
+                own.add(mine.key)
+                inside = self._join(mine, own, win, True, limit)
+                if inside is None:
+                    return self._split(lo, hi)
+                for k, i in zip(*(a.tolist() for a in inside), strict=True):
+                    within.setdefault(i, []).append(k)
+            self._decide(lo, hi, best, within)
+            added = mine.take(self.kept[mine.owner])
+            self.marks.add(added.key)
+            self.index = self.index.merged(added)
+        else:
+            self._decide(lo, hi, best, within)
+
+    def _split(self, lo: int, hi: int) -> None:
+        mid = lo + (hi - lo) // 2
+        self.block(lo, mid)
+        self.block(mid, hi)
+
+    def _offer(self, best: dict[int, tuple[int, float]], k: int, i: int) -> None:
+        """Measure kept text ``k`` against text ``i``; keep it in ``best`` if it is ``i``'s best so far."""
+        self._better(best, k, i, self.codes.match(k, i, self.threshold))
+
+    @staticmethod
+    def _better(best: dict[int, tuple[int, float]], k: int, i: int, similarity: float | None) -> None:
+        """Keep kept text ``k`` in ``best`` when its ``similarity`` with text ``i`` is the best so far."""
+        if similarity is not None:
+            b, b_sim = best.get(i, (-1, -1.0))
+            if similarity > b_sim or (similarity == b_sim and k < b):
+                best[i] = (k, similarity)
+
+    def _decide(self, lo: int, hi: int, best: dict[int, tuple[int, float]], within: dict[int, list[int]]) -> None:
+        """Walk texts ``lo`` to ``hi - 1`` in order: an exact copy of a kept text, a near
+        duplicate of the best kept text it reached, or kept."""
+        kept, pairs, lengths = self._kept, self.outcome.pairs, self.lengths
+        for i, g, m in zip(range(lo, hi), self.group[lo:hi].tolist(), self.counts[lo:hi].tolist(), strict=True):
+            if g != i and kept[g]:
+                pairs.append(DuplicatePair(g, i, 1.0, "exact"))
+                continue
+            if m and self.near:
+                for k in sorted(within.get(i, ())):
+                    if kept[k]:
+                        self._offer(best, k, i)
+                for k in self.loose:
+                    mk = int(self.counts[k])
+                    if abs(mk - m) <= lengths.tau[max(mk, m)]:
+                        self._offer(best, k, i)
+            if i in best:
+                k, similarity = best[i]
+                pairs.append(DuplicatePair(k, i, similarity, "near"))
+                continue
+            kept[i] = 1
+            self.outcome.kept.append(i)
+            if m and lengths.seg_len[m] == 0:
+                self.loose.append(i)
+
+    def run(self) -> DedupOutcome:
+        """Decide every text, a block at a time."""
+        ends = np.cumsum(self.counts)
+        lo = 0
+        while lo < self.n:
+            # Blocks grow with the index, so merging each into it costs a few passes over it in all.
+            words = min(max(_BLOCK_WORDS, 2 * self.index.key.size), _MAX_BLOCK_WORDS)
+            hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + words, side="right"))
+            hi = min(max(hi, lo + 1), self.n)
+            self.block(lo, hi)
+            lo = hi
+        return self.outcome
+
+
+def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
+    """Return the ``DedupOutcome`` of the greedy pass under word edit similarity."""
+    return _Pass(texts, threshold, WordCodes(texts)).run()
