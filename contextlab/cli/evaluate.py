@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..loaders.reading import DEFAULT_MAX_BYTES
+from ..loaders.reading import DEFAULT_MAX_BYTES, DEFAULT_MAX_DOCUMENTS
 from ..safe_text import terminal_safe_lines
 from .flags import GRID_KEYS, error_line, library_grid, library_settings, note
-from .inputs import positive_int, top_k, workers
+from .inputs import add_chunk_options, positive_int, top_k, workers
 from .model import add_model_options, confirm_calls, interrupted, measure_settings
 
 if TYPE_CHECKING:
@@ -71,20 +72,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
             prog="contextlab eval",
         )
         return 2
-    request = eval_request(args)
-    bar = ProgressBar(sys.stderr, width=24, label="prompts") if request.measure else ProgressBar(sys.stderr)
-    try:
-        result = evaluate_request(
-            request, say=note, confirm=lambda cost, endpoint: confirm_calls(cost, endpoint, args.yes), progress=bar
-        )
-    except KeyboardInterrupt as stop:
-        return interrupted(stop)
+    with tempfile.TemporaryDirectory(prefix="contextlab-eval-") as scratch:
+        if args.corpus:
+            args.store = _index_documents(args, Path(scratch) / "documents.db")
+        request = eval_request(args)
+        bar = ProgressBar(sys.stderr, width=24, label="prompts") if request.measure else ProgressBar(sys.stderr)
+        try:
+            result = evaluate_request(
+                request, say=note, confirm=lambda cost, endpoint: confirm_calls(cost, endpoint, args.yes), progress=bar
+            )
+        except KeyboardInterrupt as stop:
+            return interrupted(stop)
     if result is None:
         return 1
     print(terminal_safe_lines(summary_table(result)))
     written = f" and {args.summary}" if args.summary else ""
     note(f"wrote {result.n_rows} rows to {args.out}{written}")
     return 0
+
+
+def _index_documents(args: argparse.Namespace, db: Path) -> str:
+    """Return the path of a scratch store holding every ``--corpus`` file, read and chunked as ``build`` reads."""
+    from ..retrieval import SQLiteBackend
+    from .inputs import read_documents
+
+    args.input_format, args.max_documents = None, DEFAULT_MAX_DOCUMENTS
+    loaded = [(spec, read_documents(spec, args)) for spec in args.corpus]
+    with SQLiteBackend(str(db), read_only=False) as store:
+        for spec, documents in loaded:
+            store.index(documents, origin=None if spec == "-" else str(Path(spec).resolve()))
+    return str(db)
 
 
 def _grid_keys_help() -> str:
@@ -147,7 +164,16 @@ def _add_what_is_run(p: argparse.ArgumentParser) -> None:
         help="a curve file from `contextlab curve`: expected_accuracy (and placement=curve) "
         "read your model's measured curve instead of the published ones",
     )
-    p.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
+    retrieve = p.add_mutually_exclusive_group()
+    retrieve.add_argument("--store", metavar="DB", help="retrieve questions without documents from this store")
+    retrieve.add_argument(
+        "--corpus",
+        nargs="+",
+        metavar="FILE",
+        help="retrieve questions without documents from these files or folders (any kind build reads; "
+        "chunked with --chunk-size), indexed for this run only",
+    )
+    add_chunk_options(p)
     p.add_argument(
         "--max-bytes",
         type=positive_int,

@@ -63,6 +63,7 @@ RUN_OPTIONS: dict[str, tuple[str, ...]] = {
     "limit": ("--limit", "-n"),
     "min_score": ("--min-score",),
     "store": ("--store",),
+    "corpus": ("--corpus",),
     "input_format": ("--input-format",),
     "max_bytes": ("--max-bytes",),
     "max_documents": ("--max-documents",),

@@ -168,6 +168,11 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"refuse inputs of more than N documents (default {DEFAULT_MAX_DOCUMENTS:,})",
     )
+    add_chunk_options(p)
+
+
+def add_chunk_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--chunk-size`` and ``--chunk-overlap`` to a command's parser."""
     p.add_argument(
         "--chunk-size",
         type=int_at_least(MIN_CHUNK_SIZE, 10**9),
