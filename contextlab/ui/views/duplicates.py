@@ -190,7 +190,7 @@ _MEASURES = {
     SEED_MEASURE: (
         "Shingle similarity",
         "shingle similarity (Jaccard of 5-word phrases)",
-        "they share most of their 5-word phrases (seed 000's measure, used in seed-compatible mode)",
+        "they share most of their 5-word phrases (the original algorithm's measure, used in seed-compatible mode)",
     ),
 }
 _WORDS = (
