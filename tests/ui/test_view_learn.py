@@ -223,7 +223,7 @@ def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are
     # scenario 3's sample in relevance order: the answer is rank 13 in the trace, and Learn says 13 too
     at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
-    assert "★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) from pos 9 in relevance order" in said
+    assert "★ D27 · pubmed/fict-0…-analysis-early-ambulation, rank 13) from pos 9 in relevance order" in said
     bars = _bars(at)
     assert all(t == "" or t.startswith("rank ") for t in bars["text"])
     assert "(interpolated from the published points)" in said or "measured accuracy" in said
@@ -245,7 +245,7 @@ def test_view_learn_never_says_cannot_help_beside_an_answer_the_reorder_moves_so
     at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
     assert (
-        "Here the reorder helps: it moves the answer (★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) "
+        "Here the reorder helps: it moves the answer (★ D27 · pubmed/fict-0…-analysis-early-ambulation, rank 13) "
         "from pos 9 in relevance order (54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better."
     ) in said
     assert "cannot beat relevance order" not in said

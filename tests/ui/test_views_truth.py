@@ -160,7 +160,7 @@ def test_views_the_copies_scenario_opens_on_a_pair_of_the_refund_policy():
     at = run(at)
     assert at.session_state["view"] == "duplicates"
     picked = at.selectbox(key="dup_pair_choice")
-    assert picked.format_func(picked.value).startswith("D6 · …nter/billing/refunds.md ↔ ")
+    assert picked.format_func(picked.value).startswith("D6 · help-cen…ling/refunds.md ↔ ")
 
 
 def test_views_placement_explains_on_the_page_why_the_reorder_does_not_help_here():
