@@ -105,17 +105,31 @@ def render(ctx: LabContext) -> None:
             },
         )
     with right:
-        # Made when clicked, from the newest build: a click during a rerun waits for it.
-        download_newest(
-            "Download the block (text)", "block", file_name="context.txt", mime="text/plain", key="download_block"
-        )
-        download_newest(
-            "Download the full result (JSON)",
-            "result",
-            file_name="context_result.json",
-            mime="application/json",
-            key="download_result",
-        )
+        _downloads()
         if ctx.system_prompt:
             st.markdown("**System prompt of this sample**")
             st.text(plain(ctx.system_prompt))
+
+
+def _downloads() -> None:
+    """Draw the download buttons: the block, the full result, the HTML report."""
+    # Made when clicked, from the newest build: a click during a rerun waits for it.
+    download_newest(
+        "Download the block (text)", "block", file_name="context.txt", mime="text/plain", key="download_block"
+    )
+    download_newest(
+        "Download the full result (JSON)",
+        "result",
+        file_name="context_result.json",
+        mime="application/json",
+        key="download_result",
+    )
+    download_newest(
+        "Download a report (HTML)",
+        "report",
+        file_name="context_report.html",
+        mime="text/html",
+        key="download_report",
+        help="One page that opens in any browser, offline: the block coloured by source, "
+        "every document's fate and why, the settings and the query.",
+    )
