@@ -30,11 +30,10 @@ from contextlab.lab.teaching import (
     step_sentence,
     strongest_count,
 )
-from contextlab.stages.reorder import ORDERINGS
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..engine import MIN_DOCS_TO_REORDER, ordering_positions
+from ..engine import MIN_DOCS_TO_REORDER, ORDERINGS, ordering_positions
 from ..parts import on_request, show_chart, show_table, whole_page
 from ..scenarios import SCENARIO_KEY, apply_scenario
 from ..state import chosen, keep_values
