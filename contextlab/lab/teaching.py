@@ -360,12 +360,12 @@ def score_range(
 
 
 def ranking_verdicts(ranges: Sequence[tuple[str, ScoreRange]]) -> dict[str, str]:
-    """Return per ordering "best", "cannot tell" (its interval overlaps the best's) or "lower"."""
+    """Return per ordering "highest", "cannot tell" (its interval overlaps the highest's) or "lower"."""
     if not ranges:
         return {}
     top = max(ranges, key=lambda kv: kv[1].score)
     return {
-        name: "best" if name == top[0] else ("cannot tell" if r.overlaps(top[1]) else "lower") for name, r in ranges
+        name: "highest" if name == top[0] else ("cannot tell" if r.overlaps(top[1]) else "lower") for name, r in ranges
     }
 
 
@@ -374,7 +374,7 @@ def ranking_sentence(ranges: Sequence[tuple[str, ScoreRange]]) -> str:
     verdicts = ranking_verdicts(ranges)
     if len(verdicts) < 2:
         return ""
-    best = next(name for name, v in verdicts.items() if v == "best")
+    best = next(name for name, v in verdicts.items() if v == "highest")
     tied = [name for name, v in verdicts.items() if v == "cannot tell"]
     if not tied:
         return f"{best} scores best, and its interval clears every other ordering's."

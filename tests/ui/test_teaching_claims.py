@@ -58,7 +58,7 @@ def test_ranges_that_touch_overlap_and_ranges_apart_do_not() -> None:
 
 def test_ranking_says_cannot_tell_when_intervals_overlap() -> None:
     ranges = [("A", ScoreRange(0.960, 0.950, 0.970)), ("B", ScoreRange(0.955, 0.945, 0.965))]
-    assert ranking_verdicts(ranges) == {"A": "best", "B": "cannot tell"}
+    assert ranking_verdicts(ranges) == {"A": "highest", "B": "cannot tell"}
     assert ranking_sentence(ranges) == (
         "These data cannot tell the orderings apart: every interval overlaps the best one's."
     )
@@ -75,7 +75,7 @@ def test_ranking_names_the_orderings_it_cannot_tell_from_the_best() -> None:
         ("B", ScoreRange(0.955, 0.945, 0.965)),
         ("C", ScoreRange(0.80, 0.79, 0.81)),
     ]
-    assert ranking_verdicts(ranges) == {"A": "best", "B": "cannot tell", "C": "lower"}
+    assert ranking_verdicts(ranges) == {"A": "highest", "B": "cannot tell", "C": "lower"}
     assert ranking_sentence(ranges) == (
         "A scores highest, but these data cannot tell it from B: their intervals overlap. The others score lower."
     )

@@ -364,7 +364,7 @@ def _strategies_table(
                     "strategy": name,
                     "score": r.score,
                     "95% interval": f"{score_text(r.low)} – {score_text(r.high)}",
-                    "vs the best": verdicts[name],
+                    "vs the highest": verdicts[name],
                 }
                 for name, r in ranges
             ]
