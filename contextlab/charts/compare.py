@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from contextlab.lab.compare import ResultDiff
 
-from .style import doc_tag, label, layout
+from .style import doc_tag, label, layout, short_label
 
 __all__ = ["CHANGE_COLORS", "compare_positions_figure", "compare_tokens_figure"]
 
@@ -26,12 +26,10 @@ CHANGE_COLORS: dict[str, str] = {
 
 
 def _short_label(index: int, source: str | None, width: int = 22) -> str:
-    """Return ``D3 · name``: the document's tag and the last part of its source, shortened."""
+    """Return ``D3 · name``: the document's tag and its source, shortened from the middle."""
     if not source:
         return doc_tag(index)
-    tail = source.rstrip("/").rsplit("/", 1)[-1] or source
-    tail = tail if len(tail) <= width else tail[: width - 1] + "…"
-    return f"{doc_tag(index)} · {tail}"
+    return f"{doc_tag(index)} · {short_label(source, width)}"
 
 
 # -- Compare -------------------------------------------------------------------------------

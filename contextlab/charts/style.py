@@ -26,6 +26,8 @@ __all__ = [
     "FONT",
     "label",
     "doc_label",
+    "short_label",
+    "short_labels",
     "doc_tag",
     "layout",
     "rgba",
@@ -88,17 +90,69 @@ def doc_tag(input_index: int) -> str:
     return f"D{input_index}"
 
 
+def short_label(text: object, width: int) -> str:
+    """Return ``text`` in at most ``width`` characters, cut from the middle: its start, ``…``, its end.
+
+    Whitespace runs become one space and control characters show as ``⟨U+…⟩``. The end keeps two
+    thirds of the room: a file name, a page or a chunk number tells sources apart more often than
+    the start does. Show the whole text on hover wherever a shortened one is drawn.
+    """
+    clean = visible_controls(" ".join(str(text).split()))
+    return _cut(clean, width, (max(width, 2) - 1) * 2 // 3)
+
+
+def _cut(clean: str, width: int, tail: int) -> str:
+    """Return ``clean`` with its middle replaced by ``…``, keeping ``tail`` characters of its end."""
+    if len(clean) <= width:
+        return clean
+    keep = max(width, 2) - 1
+    tail = min(tail, keep)
+    return clean[: keep - tail] + "…" + (clean[-tail:] if tail else "")
+
+
+def short_labels(texts: Sequence[object], width: int) -> list[str]:
+    """Return each of ``texts`` shortened as ``short_label`` does, two different texts never alike.
+
+    Where two texts would share a shortened label, their cut moves (more of the start or of the
+    end) and, if no cut at ``width`` tells them apart, grows a character at a time: at full
+    length they differ. Equal texts keep equal labels.
+    """
+    cleaned = [visible_controls(" ".join(str(t).split())) for t in texts]
+    labels = [short_label(c, width) for c in cleaned]
+    while True:
+        groups: dict[str, set[str]] = {}
+        for shown, clean in zip(labels, cleaned, strict=True):
+            groups.setdefault(shown, set()).add(clean)
+        clashes = [sorted(g) for g in groups.values() if len(g) > 1]
+        if not clashes:
+            return labels
+        taken = {shown for shown, g in groups.items() if len(g) == 1}
+        for group in clashes:
+            fixed = _distinct_cut(group, width, taken)
+            taken.update(fixed.values())
+            labels = [fixed.get(c, shown) for c, shown in zip(cleaned, labels, strict=True)]
+
+
+def _distinct_cut(group: list[str], width: int, taken: set[str]) -> dict[str, str]:
+    """Return a label per text of ``group`` (all different): the narrowest cut that tells them apart."""
+    for room in range(width, max(len(c) for c in group) + 1):
+        keep = max(room, 2) - 1
+        preferred = (keep * 2 // 3, *range(keep, -1, -1))  # the usual cut first, then more of the end
+        for tail in preferred:
+            cut = {c: _cut(c, room, tail) for c in group}
+            if len(set(cut.values())) == len(group) and not taken & set(cut.values()):
+                return cut
+    return {c: c for c in group}
+
+
 def doc_label(entry: DocTrace, width: int = 28) -> str:
     """Return ``D3 · source`` for a trace entry, plain text, the source cut to ``width`` chars.
 
-    The source is shortened from the left (the file name is the telling part); the ``D``
-    number tells apart documents with the same source. Pass the result through ``label``
+    The source is shortened from the middle (``short_label``): its end, the telling part, stays;
+    the ``D`` number tells apart documents with the same source. Pass the result through ``label``
     before it goes into a figure.
     """
-    source = visible_controls(" ".join((entry.source or "(no source)").split()))
-    if len(source) > width:
-        source = "…" + source[-(width - 1) :]
-    return f"{doc_tag(entry.input_index)} · {source}"
+    return f"{doc_tag(entry.input_index)} · {short_label(entry.source or '(no source)', width)}"
 
 
 def layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:

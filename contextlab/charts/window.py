@@ -11,7 +11,7 @@ from .style import layout
 __all__ = ["SECTION_COLORS", "window_sections_figure"]
 
 
-#: One color per section of the context window (seed 002's layout, top to bottom).
+#: One color per section of the context window (the window's layout, top to bottom).
 SECTION_COLORS: dict[str, str] = {
     "system": "#4c6ef5",
     "documents": "#2e9e5b",

@@ -7,10 +7,11 @@ import json
 import sys
 from typing import Any
 
+from ..atomic import check_target, write_text
 from ..errors import ContextLabError
 from ..lab.config import LabConfig
 from ..safe_text import json_terminal_safe, terminal_safe_lines
-from ..types import Document
+from ..types import ContextResult, Document
 from .common import add_engine_options, config_of, engine_overrides, scored, summary
 from .flags import note
 from .inputs import add_input_options, positive_int, read_all_documents
@@ -20,6 +21,8 @@ __all__ = ["add_build"]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        check_target(args.out, "--out")
     if args.run is not None:
         documents, config = _run_input(args)
     else:
@@ -30,7 +33,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         note(result_note)
     if wants_orders(args):
         return cmd_build_orders(args, documents, config, result)
-    if args.format == "json":
+    if args.out is not None:
+        _write_out(args.out, args.format, documents, config, result)
+    elif args.format == "json":
         sys.stdout.write(
             json_terminal_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str)) + "\n"
         )
@@ -47,6 +52,20 @@ def cmd_build(args: argparse.Namespace) -> int:
     elif sys.stderr.isatty():
         print(summary(result), file=sys.stderr)
     return 0
+
+
+def _write_out(path: str, form: str, documents: list[Document], config: LabConfig, result: ContextResult) -> None:
+    """Write the build to ``path``: the HTML report for a ``.html`` name, else what ``--format`` prints."""
+    if path.lower().endswith((".html", ".htm")):
+        from ..lab.report import html_report
+
+        text = html_report(result, config, documents)
+    elif form == "json":
+        text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+    else:
+        text = result.context_block + "\n"
+    write_text(path, text)
+    note(f"wrote {path}")
 
 
 def _run_input(args: argparse.Namespace) -> tuple[list[Document], LabConfig]:
@@ -102,6 +121,14 @@ def add_build(sub: Any) -> None:
         help="FILE is a capture file (a component's capture_to=) or an OpenInference "
         "span export: build its run N (numbered as the lab lists them) with the "
         "run's own query and settings; options given here override them",
+    )
+    p.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        metavar="FILE",
+        help="write to FILE instead of stdout; a name ending in .html writes a self-contained HTML report "
+        "(the block coloured by source, every document's fate and why, the settings and the query)",
     )
     add_input_options(p)
     add_orders_options(p)

@@ -6,11 +6,16 @@ their sentences, tests check them without a browser.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..curves.published import load_position_curves
+from ..curves.reading import CURVE_QUESTIONS
 from ..errors import InvalidInputError
+from ..intervals import Z_95, format_bounds
+from ..models.scoring import normalize_answer
+from ..paired import ALPHA, rate_difference
 from ..validation import parse_int
 
 __all__ = [
@@ -31,6 +36,13 @@ __all__ = [
     "score_range_note",
     "middle_zone",
     "dip_by_count",
+    "closed_book_sentence",
+    "ScoreRange",
+    "score_range",
+    "ranking_verdicts",
+    "ranking_sentence",
+    "position_side",
+    "cut_sentence",
 ]
 
 #: The scenario that shows a reorder clearly helping (an answer deep in the ranking).
@@ -221,12 +233,12 @@ def step_sentence(
         return f"The block has {n} empty positions. Press Next to place the most relevant document."
     rank = step - 1
     slot = order.index(rank) + 1
-    side = "at the front" if slot <= (n + 1) // 2 else "at the back"
+    side = position_side(slot, n)
     inner = curve[1:-1] or curve
     middle = min(inner)
     shown = ranks[rank] if ranks is not None else rank + 1
     text = (
-        f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n}, {side}; "
+        f"Step {step}: rank {shown} ({labels[rank]}) goes to pos {slot} of {n} ({side}); "
         f"{model} reads that position with {curve[slot - 1]:.1f}% accuracy"
     )
     gain = curve[slot - 1] - middle
@@ -268,3 +280,126 @@ def dip_by_count(model: str) -> dict[int, float]:
     """Return, per measured document count, how far ``model``'s middle dips below its better end."""
     data = load_position_curves()
     return {n: curve_dip(data.curve(model, n)) for n in data.doc_counts(model)}
+
+
+def position_side(slot: int, n: int) -> str:
+    """Return where pos ``slot`` of ``n`` lies: "first", "last", "near the front", "in the middle", "near the back".
+
+    The middle is the middle third (``middle_zone``): pos 11 of 21 is in the middle, never "at the front".
+    """
+    if not 1 <= slot <= n:
+        raise InvalidInputError(f"slot must lie within 1..{n}; got {slot}", field="slot")
+    if slot == 1:
+        return "first"
+    if slot == n:
+        return "last"
+    zone = middle_zone(n)
+    if zone is None or slot < zone[0]:
+        return "near the front"
+    return "near the back" if slot > zone[1] else "in the middle"
+
+
+def closed_book_sentence(low: float, closed: float, questions: int = CURVE_QUESTIONS) -> str:
+    """Return what a curve's low point (%) says against closed-book accuracy (%), both on ``questions`` questions.
+
+    "A buried answer is worse than none" only when the closed-book accuracy is higher and the two
+    rates are told apart (Newcombe's 95% interval excludes 0 and the pooled z test's p < 0.05).
+    Without per-question answers the test is unpaired, the cautious choice for the same questions.
+    """
+    if low >= closed:
+        return ""
+    diff, lower, upper, p = rate_difference(low / 100 * questions, questions, closed / 100 * questions, questions)
+    gap = format_bounds(100 * lower, 100 * upper)
+    if p < ALPHA and lower > 0:
+        return (
+            f" That is below the {closed:.1f}% it scores with no documents at all "
+            f"({100 * diff:.1f} points, 95% interval {gap}, {_p(p)}): a buried answer is worse than none."
+        )
+    return (
+        f" With no documents at all it scores {closed:.1f}%, {100 * diff:.1f} points more, but {questions:,} "
+        f"questions cannot tell the two apart (95% interval {gap}, {_p(p)})."
+    )
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+@dataclass(frozen=True)
+class ScoreRange:
+    """A placement score (a share, 0-1) and its 95% interval from the curve's own uncertainty."""
+
+    score: float
+    low: float
+    high: float
+
+    def overlaps(self, other: ScoreRange) -> bool:
+        """True when the two intervals share a point: the data cannot tell the scores apart."""
+        return self.low <= other.high and other.low <= self.high
+
+
+def score_range(
+    relevances: Sequence[float], accuracies: Sequence[float], questions: int = CURVE_QUESTIONS
+) -> ScoreRange:
+    """Return the placement score of ``relevances`` at positions read ``accuracies`` (%), with its 95% interval.
+
+    Each position's accuracy is a rate on ``questions`` questions (standard error
+    sqrt(a(1-a)/N)); the score, a weighted sum of them over the best accuracy, carries their
+    errors (taken as independent; the best accuracy, shared by every ordering, as fixed).
+    """
+    total, best = sum(relevances), max(accuracies)
+    if total <= 0 or best <= 0:
+        return ScoreRange(0.0, 0.0, 0.0)
+    weights = [r / (total * best) for r in relevances]
+    score = sum(w * a for w, a in zip(weights, accuracies, strict=True))
+    variance = sum(
+        (w * 100) ** 2 * (a / 100) * (1 - a / 100) / questions for w, a in zip(weights, accuracies, strict=True)
+    )
+    half = Z_95 * math.sqrt(variance)
+    return ScoreRange(score, max(0.0, score - half), min(1.0, score + half))
+
+
+def ranking_verdicts(ranges: Sequence[tuple[str, ScoreRange]]) -> dict[str, str]:
+    """Return per ordering "highest", "cannot tell" (its interval overlaps the highest's) or "lower"."""
+    if not ranges:
+        return {}
+    top = max(ranges, key=lambda kv: kv[1].score)
+    return {
+        name: "highest" if name == top[0] else ("cannot tell" if r.overlaps(top[1]) else "lower") for name, r in ranges
+    }
+
+
+def ranking_sentence(ranges: Sequence[tuple[str, ScoreRange]]) -> str:
+    """Return one sentence on which ordering scores best, said only as far as the intervals tell."""
+    verdicts = ranking_verdicts(ranges)
+    if len(verdicts) < 2:
+        return ""
+    best = next(name for name, v in verdicts.items() if v == "highest")
+    tied = [name for name, v in verdicts.items() if v == "cannot tell"]
+    if not tied:
+        return f"{best} scores best, and its interval clears every other ordering's."
+    if len(tied) == len(verdicts) - 1:
+        return "These data cannot tell the orderings apart: every interval overlaps the best one's."
+    return (
+        f"{best} scores highest, but these data cannot tell it from {_names(tied)}: their intervals overlap. "
+        "The others score lower."
+    )
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def cut_sentence(kept: str, original: str, gold_answers: Sequence[str]) -> str:
+    """Return what cutting a document to fit did to the answer it holds, as far as the known answers tell.
+
+    ``kept`` is the text left in the block, ``original`` the whole document. An answer counts as
+    present when its normalised form (as the scoring of model answers reads it) is in the text.
+    """
+    answers = [a for a in (normalize_answer(g) for g in gold_answers) if a]
+    held = [a for a in answers if a in normalize_answer(original)]
+    if not held:
+        return "It was cut to fit: the budget kept only its start."
+    if any(a in normalize_answer(kept) for a in held):
+        return "It was cut to fit, but the answer is still in the part that was kept."
+    return "The answer was cut: it is in the part the budget left out."

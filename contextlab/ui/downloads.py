@@ -24,6 +24,7 @@ from typing import Literal
 import streamlit as st
 
 from contextlab.lab.config import LabConfig
+from contextlab.lab.report import html_report
 from contextlab.types import ContextResult, Document
 
 __all__ = ["LatestBuild", "latest_build", "download_newest", "BuildSnapshot", "Content"]
@@ -32,8 +33,8 @@ _KEY = "_latest_build"
 #: The longest a download waits for a rerun to finish before giving what it has.
 WAIT_S = 60.0
 
-#: What a download can give: the block, the full result, the settings or the documents.
-Content = Literal["block", "result", "config", "documents"]
+#: What a download can give: the block, the full result, the HTML report, the settings or the documents.
+Content = Literal["block", "result", "report", "config", "documents"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,12 @@ def _block_text(snapshot: BuildSnapshot) -> str:
     return snapshot.result.context_block if snapshot.result else ""
 
 
+def _report_html(snapshot: BuildSnapshot) -> str:
+    if snapshot.result is None:
+        return ""
+    return html_report(snapshot.result, snapshot.config, snapshot.documents)
+
+
 def _config_json(snapshot: BuildSnapshot) -> str:
     return snapshot.config.to_json()
 
@@ -104,6 +111,7 @@ def _documents_json(snapshot: BuildSnapshot) -> str:
 CONTENTS: dict[Content, Callable[[BuildSnapshot], str]] = {
     "block": _block_text,
     "result": _result_json,
+    "report": _report_html,
     "config": _config_json,
     "documents": _documents_json,
 }

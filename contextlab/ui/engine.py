@@ -141,7 +141,7 @@ def get_tokenizer_cached(name: str) -> Tokenizer:
 
 
 def dedup_measure(config: LabConfig) -> str:
-    """Return the dedup measure a build under ``config`` uses (the seed's in seed-compatible mode)."""
+    """Return the dedup measure a build under ``config`` uses (the original algorithm's in seed-compatible mode)."""
     return config.make_manager().dedup_measure
 
 
@@ -279,7 +279,7 @@ def budget_walk(result: ContextResult, config: LabConfig) -> tuple[list[int], st
     places first, so it walks the block order the placement gives. The result records the walk.
     """
     placed_first = config.seed_compatible or not config.budget_before_reorder
-    label = "block order (placed first, as seed 000)" if placed_first else "most relevant first"
+    label = "block order (placed first, as the original algorithm)" if placed_first else "most relevant first"
     return list(result.budget_walk), label
 
 

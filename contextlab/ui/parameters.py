@@ -189,7 +189,7 @@ def _engine_widgets(seed_mode: bool, presenting: bool) -> None:
             key=seed_fixed_key("tokenizer", keys["tokenizer"], seed_mode),
             format_func=tokenizer_option_label,
             help="Exact counts, offline, in your model's vocabulary; an estimate for Claude and Gemini, "
-            "which publish no tokenizer; or the seed's words × 1.3.",
+            "which publish no tokenizer; or the original algorithm's words × 1.3.",
         )
         st.toggle(
             "Budget before reorder",
@@ -223,7 +223,7 @@ def parameters_panel(default_query: str = "", *, presenting: bool = False) -> La
     st.toggle(
         "Seed-compatible (the original design)",
         key=keys["seed_compatible"],
-        help="Run seed 000 exactly: word-count tokens, reorder before the budget, headers not counted.",
+        help="Run the original algorithm exactly: word-count tokens, reorder before the budget, headers not counted.",
     )
     if not presenting:
         budget_widgets(keys["max_context_tokens"])

@@ -17,7 +17,7 @@ from .engine import build_cached, warm_up_figures
 from .eval_link import evaluate_params
 from .inputs import DocumentsInput
 from .loading import score_if_needed
-from .parts import WHOLE_PAGE
+from .parts import WHOLE_PAGE, whole_page
 from .questions import question_origin
 from .scenarios import drop_scenario_if_left, picked_scenario, scenario_story
 from .share import apply_url_once, share_panel, sync_url, url_params
@@ -31,11 +31,15 @@ __all__ = ["main", "PRESENTATION_CSS"]
 
 #: Presentation mode: larger type everywhere a room reads (text, tables, dropdowns, headline
 #: numbers), no developer toolbar, for a projector at 1280×720. The page starts at the top of the
-#: window (the header, holding only the sidebar button, lets clicks through), and the source line
-#: stays one line: the view's evidence must be on the first screen.
+#: window (the header, holding only the sidebar button, lets clicks through; the left margin
+#: leaves that button room), and the source line stays one line: the view's evidence must be on
+#: the first screen. The presenter's bar keeps the page's usual type: it is the presenter's, and
+#: at 1280 px its five controls show their whole values only at that size.
 PRESENTATION_CSS = """
 <style>
-[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 0.75rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] {
+  font-size: 1.25rem; padding: 0.5rem 1.5rem 2rem 3.5rem; max-width: 100%;
+}
 [data-testid="stHeader"] { background: transparent; }
 [data-testid="stHeader"], [data-testid="stHeader"] * { pointer-events: none; }
 [data-testid="stHeader"] button, [data-testid="stHeader"] button * { pointer-events: auto; }
@@ -57,6 +61,8 @@ PRESENTATION_CSS = """
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] td,
 [data-testid="stMainBlockContainer"] [data-testid="stTable"] th { font-size: 1.15rem; }
 [data-testid="stCode"] code { font-size: 1.05rem; }
+.st-key-presenter_bar [data-baseweb="select"] *, .st-key-presenter_bar [data-testid="stWidgetLabel"] *,
+.st-key-presenter_bar input, .st-key-presenter_bar p, .st-key-view p, .st-key-present p { font-size: 1rem !important; }
 [data-testid="stToolbarActions"], [data-testid="stAppDeployButton"], [data-testid="stMainMenu"] {
   display: none !important;
 }
@@ -76,19 +82,30 @@ def _page_mode() -> bool:
     return present
 
 
-def _title() -> str:
-    """Draw the title and the presentation switch; return the view to show (a valid one)."""
-    head, toggle = st.columns([4, 1], vertical_alignment="center")
-    with head:
-        st.title("contextlab", anchor=False)
-    with toggle:
-        st.toggle(
-            "Presentation",
-            key="present",
-            width="content",
-            help="Wide layout, larger type, sidebar closed (scenario, sample and budget stay "
-            "above the view): for a projector.",
-        )
+def _presentation_switch() -> None:
+    """Draw the presentation switch (a change reruns the whole page: the layout changes)."""
+    st.toggle(
+        "Presentation",
+        key="present",
+        width="content",
+        on_change=whole_page,
+        help="Wide layout, larger type, sidebar closed (scenario, sample and budget stay "
+        "above the view): for a projector.",
+    )
+
+
+def _title(present: bool) -> str:
+    """Draw the title and the presentation switch; return the view to show (a valid one).
+
+    While presenting there is no title row: the first screen is the presenter's bar, the view
+    switch (the presentation switch beside it) and the evidence.
+    """
+    if not present:
+        head, toggle = st.columns([4, 1], vertical_alignment="center")
+        with head:
+            st.title("contextlab", anchor=False)
+        with toggle:
+            _presentation_switch()
     # Re-stored every run: the switch is drawn only beside a build, and Streamlit forgets the
     # value of a widget a run does not draw (no documents yet must not reset the view).
     stored = st.session_state.get("view")
@@ -98,8 +115,8 @@ def _title() -> str:
 
 
 @st.fragment
-def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
-    """Draw the view switch and the picked view, the URL kept in step.
+def _view(ctx: LabContext, url: Callable[..., dict[str, str]], story: Callable[[], None] | None = None) -> None:
+    """Draw the view switch, the scenario's ``story`` (if any) and the picked view, the URL kept in step.
 
     A fragment: picking another view, or using a widget inside one, reruns only this part, so
     the sidebar and the build are neither run nor sent again (on a first visit that is a
@@ -109,9 +126,10 @@ def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
     if st.session_state.pop(WHOLE_PAGE, False):
         st.rerun(scope="app")
     views = list(VIEWS)
+    switch, toggle = st.columns([6.6, 1.4], vertical_alignment="center") if ctx.presentation else (st.container(), None)
     view = chosen(
         views,
-        st.segmented_control(
+        switch.segmented_control(
             "View",
             views,
             key="view",
@@ -121,6 +139,11 @@ def _view(ctx: LabContext, url: Callable[..., dict[str, str]]) -> None:
             label_visibility="collapsed",
         ),
     )
+    if toggle is not None:
+        with toggle:
+            _presentation_switch()
+    if story is not None:
+        story()
     try:
         VIEWS[view][1](ctx)
     except InvalidInputError as exc:
@@ -182,7 +205,7 @@ def main() -> None:
     warnings = apply_url_once(list(VIEWS))
     present = _page_mode()
     drop_scenario_if_left()
-    view = _title()
+    view = _title(present)
     if present:
         presenter_bar()
     brought, config = sidebar(present=present)
@@ -206,6 +229,8 @@ def main() -> None:
     result = _build(documents, config) if documents else None
     holder.finished(BuildSnapshot(config, tuple(documents), result))
     if result is None:
+        if present:
+            _presentation_switch()  # no view switch to stand beside: a way out of presenting
         sync_url(url(view=view))
         if not documents:
             _nothing_to_build(brought)
@@ -223,7 +248,5 @@ def main() -> None:
         answer=brought.answer_indices(documents),
         gold_answers=brought.gold_answers,
     )
-    if scenario is not None:
-        scenario_story(scenario, ctx)
-    _view(ctx, url)
+    _view(ctx, url, partial(scenario_story, scenario, ctx) if scenario is not None else None)
     warm_up_figures()  # after the view is drawn: prepares the other views while this one is read

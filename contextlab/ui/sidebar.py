@@ -24,13 +24,14 @@ __all__ = ["sidebar", "presenter_bar"]
 
 def presenter_bar() -> None:
     """Draw scenario, sample set, placement, budget and "three orders" in the main area, for a presenter."""
-    with st.container(border=True, key="presenter_bar"):
-        cols = st.columns([4, 3, 3, 4, 2.5], vertical_alignment="bottom")
+    with st.container(key="presenter_bar"):
+        # Widths that show each control's longest option whole at 1280 px (the browser test checks it).
+        cols = st.columns([5.0, 2.5, 3.9, 2.8, 1.7], vertical_alignment="bottom")
         with cols[0]:
             scenario_picker(key=SCENARIO_KEY, on_change=apply_scenario)
         with cols[1]:
             if st.session_state.get("doc_source", "sample") == "sample":
-                sample_picker()
+                sample_picker(short=True)
             else:
                 st.caption("Documents: your own (change them in the sidebar).")
         with cols[2]:

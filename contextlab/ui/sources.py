@@ -20,7 +20,7 @@ from .runs import SOURCE_LABEL as RUNS_LABEL
 from .runs import runs_documents, start_source
 from .state import CONFIG_KEYS, chosen, keep_values, seed_once
 from .table import table_documents
-from .text import plain
+from .text import md_line, plain
 
 __all__ = ["SOURCES", "documents_panel", "sample_picker", "bidi_warning"]
 
@@ -95,8 +95,12 @@ def _on_sample_change(key: str) -> None:
             set_budget(stated, f"the budget the sample set “{sample(name).title}” opens at")
 
 
-def sample_picker(key: str = "sample_name", *, label: str = "Sample set") -> str:
-    """Draw the sample-set picker; return the picked set's name (the presenter's bar draws it too)."""
+def sample_picker(key: str = "sample_name", *, label: str = "Sample set", short: bool = False) -> str:
+    """Draw the sample-set picker; return the picked set's name (the presenter's bar draws it too).
+
+    ``short`` names each set by its title's first part ("SaaS help center"), for the presenter's
+    bar, where the whole title would not fit; the whole title is the picker's help.
+    """
     names = sample_names()
     seed_once(key, names[0])
     if st.session_state[key] not in names:
@@ -104,7 +108,13 @@ def sample_picker(key: str = "sample_name", *, label: str = "Sample set") -> str
     return chosen(
         names,
         st.selectbox(
-            label, names, key=key, on_change=_on_sample_change, args=(key,), format_func=lambda n: sample(n).title
+            label,
+            names,
+            key=key,
+            on_change=_on_sample_change,
+            args=(key,),
+            format_func=(lambda n: sample(n).title.split(":")[0]) if short else (lambda n: sample(n).title),
+            help=md_line(sample(st.session_state[key]).title) if short else None,
         ),
     )
 

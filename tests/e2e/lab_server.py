@@ -267,7 +267,8 @@ CLIPPED_TEXT_JS = """() => {
 
 def wait_for_app(page, timeout_ms: int = 60_000) -> None:
     """Wait until the script has finished, every element is current and the charts have drawn."""
-    page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout_ms)
+    # the title, or while presenting (no title row) the presenter's bar
+    page.wait_for_selector('[data-testid="stMainBlockContainer"] h1, .st-key-presenter_bar', timeout=timeout_ms)
     page.wait_for_function(IDLE_JS, timeout=timeout_ms)
 
 

@@ -416,11 +416,11 @@ def test_lab_overview_says_what_the_seed_design_would_do():
     seed = ContextManager.seed_compatible().build(
         PromptRequest(query=sample.query, documents=sample.documents, max_context_tokens=1024)
     )
-    line = next(c.value for c in at.caption if "original design" in c.value)
+    line = next(c.value for c in at.caption if "original algorithm" in c.value)
     assert f"{seed.tokens_used:,} tokens by its words × 1.3 estimate" in line
     at.toggle(key="cfg_seed_compatible").set_value(True)
     run(at)
-    assert not any("original design" in c.value for c in at.caption)
+    assert not any("original algorithm" in c.value for c in at.caption)
 
 
 def test_lab_pasted_text_survives_a_look_at_a_sample():
@@ -570,7 +570,7 @@ def test_lab_budget_chart_walks_in_the_engines_order_in_seed_mode():
         )
     ]
     assert order != by_rank, "seed mode does not walk by relevance"
-    assert "block order (placed first, as seed 000)" in spec["layout"]["xaxis"]["title"]["text"]
+    assert "block order (placed first, as the original algorithm)" in spec["layout"]["xaxis"]["title"]["text"]
 
 
 def test_lab_says_so_when_a_new_sample_set_resets_the_budget():

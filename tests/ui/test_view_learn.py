@@ -108,9 +108,16 @@ def test_view_learn_sentence_quotes_the_selected_curve():
     said = texts(at)
     assert f"{points[0][1]:.1f}% correct when the answer is first" in said
     assert f"only {low[1]:.1f}% at pos {low[0]}" in said
-    assert (f"below the {data.closed_book('GPT-3.5-Turbo'):.1f}%" in said) == (
-        low[1] < data.closed_book("GPT-3.5-Turbo")
-    )
+    # 53.8% at the low point against 56.1% closed book: 2,655 questions do not tell them apart
+    assert "With no documents at all it scores 56.1%, 2.3 points more, but 2,655 questions cannot tell" in said
+    assert "worse than none" not in said
+
+
+def test_view_learn_claims_a_buried_answer_is_worse_than_none_only_where_the_test_shows_it():
+    at = _learn()
+    run(at.selectbox(key="learn_model").set_value("GPT-3.5-Turbo (16K)"))
+    run(at.radio(key="learn_curve_n").set_value(30))
+    assert "a buried answer is worse than none" in texts(at)
 
 
 def test_view_learn_stepper_next_places_one_more_document_from_the_other_end():
@@ -205,10 +212,15 @@ def test_view_learn_switching_to_a_model_without_30_documents_keeps_working():
     assert at.radio(key="learn_curve_n").value in load_position_curves().doc_counts("GPT-3.5-Turbo")
 
 
-def test_view_learn_lists_every_strategy_best_first_with_its_score():
-    scores = table(_learn(3), "of the way from worst to best")
+def test_view_learn_lists_every_strategy_best_first_with_its_score_and_interval():
+    at = _learn(3)
+    scores = table(at, "vs the highest")
     assert len(scores) == 5 and list(scores["score"]) == sorted(scores["score"], reverse=True)
-    assert scores["of the way from worst to best"].between(0, 1).all()
+    assert scores["vs the highest"].iloc[0] == "highest"
+    assert set(scores["vs the highest"].iloc[1:]) <= {"cannot tell", "lower"}
+    # the default documents' scores lie within a point or two: the page must not crown a winner
+    assert "cannot tell" in set(scores["vs the highest"])
+    assert any("cannot tell" in i.value for i in at.info)
 
 
 def test_view_learn_with_no_document_in_the_block_says_so_under_both_document_sections():
@@ -223,7 +235,7 @@ def test_view_learn_names_documents_by_the_engines_rank_and_says_when_values_are
     # scenario 3's sample in relevance order: the answer is rank 13 in the trace, and Learn says 13 too
     at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
-    assert "★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) from pos 9 in relevance order" in said
+    assert "★ D27 · pubmed/fict-0…-analysis-early-ambulation, rank 13) from pos 9 in relevance order" in said
     bars = _bars(at)
     assert all(t == "" or t.startswith("rank ") for t in bars["text"])
     assert "(interpolated from the published points)" in said or "measured accuracy" in said
@@ -245,7 +257,7 @@ def test_view_learn_never_says_cannot_help_beside_an_answer_the_reorder_moves_so
     at = _learn(2, sample="clinical_abstracts", budget=2400)
     said = texts(at)
     assert (
-        "Here the reorder helps: it moves the answer (★ D27 · …ict-0008-meta-analysis-early-ambulation, rank 13) "
+        "Here the reorder helps: it moves the answer (★ D27 · pubmed/fict-0…-analysis-early-ambulation, rank 13) "
         "from pos 9 in relevance order (54.8%) to pos 5 (58.1%), which GPT-3.5-Turbo reads 3.4 points better."
     ) in said
     assert "cannot beat relevance order" not in said

@@ -24,7 +24,7 @@ def render(ctx: LabContext) -> None:
     walk = (
         "from most to least relevant"
         if config.budget_before_reorder and not config.seed_compatible
-        else "in block order (after reordering, as the seed does)"
+        else "in block order (after reordering, as the original algorithm does)"
     )
     headers = (
         "Headers and separators count"
@@ -59,9 +59,7 @@ def render(ctx: LabContext) -> None:
     show_chart(ctx, "budget_chart", budget_chart, result, order, walk_label=label)
     _shortened(ctx)
     # Drawn when opened: a second chart on the first visit costs the reader a quarter second.
-    section = on_request(
-        "Estimated vs exact tokens: the seed's words × 1.3 against your vocabulary", "budget_tokenizers_open"
-    )
+    section = on_request("Estimated vs exact tokens: words × 1.3 against your vocabulary", "budget_tokenizers_open")
     if section is not None:
         with section:
             _tokenizer_comparison(ctx)
@@ -98,7 +96,7 @@ def _tokenizer_comparison(ctx: LabContext) -> None:
     h_total, e_total = sum(heuristic), sum(exact)
     off = (h_total - e_total) / max(e_total, 1) * 100
     explain(
-        f"The seed estimates tokens as words × 1.3. On these documents that gives {h_total:,} tokens "
+        f"The original algorithm estimates tokens as words × 1.3. On these documents that gives {h_total:,} tokens "
         f"where {md(vocabulary)} counts {e_total:,}: {abs(off):.0f}% {'over' if off >= 0 else 'under'}. "
         "An estimate that is too low overfills the prompt; too high wastes budget."
     )

@@ -23,6 +23,7 @@ from ..engine import passages
 from ..loading import chunks_cached
 from ..parts import by_index, explain, show_chart
 from ..state import seed_once
+from ..text import md_line
 
 __all__ = ["render", "chunk_html", "SHOWN_SOURCES", "SHOWN_CHARACTERS"]
 
@@ -121,7 +122,9 @@ def render(ctx: LabContext) -> None:
         show_chart(ctx, "chunks_histogram", chunk_token_histogram, tuple(tokens), size)
     for source, chunks in cut[:SHOWN_SOURCES]:
         shown = [ch for ch in chunks if ch.start < SHOWN_CHARACTERS]
-        with st.expander(f"{source.name}: {len(chunks)} chunk{'s' if len(chunks) != 1 else ''}", expanded=True):
+        # the source's name is user text: escaped, so it shows as typed (never a link, bold or a formula)
+        title = md_line(f"{source.name}: {len(chunks)} chunk{'s' if len(chunks) != 1 else ''}")
+        with st.expander(title, expanded=True):
             marks = [_reached(ch, source.in_block) for ch in shown]
             st.html(chunk_html(source.text[:SHOWN_CHARACTERS], _clipped(shown), marks))
             if len(source.text) > SHOWN_CHARACTERS:

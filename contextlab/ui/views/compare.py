@@ -362,7 +362,8 @@ def render(ctx: LabContext) -> None:
 def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextResult) -> None:
     """Draw what changes from A to B: the exact tokens, the moves in words, the slope chart and the table."""
     diff = diff_results(result_a, result_b)
-    st.subheader("What changes from A to B", anchor=False)
+    if not ctx.presentation:  # presenting, the story above says what A and B are
+        st.subheader("What changes from A to B", anchor=False)
     exact_a, exact_b = _metrics(diff, result_a, result_b)
     if not ctx.presentation:
         _count_notes(result_a, result_b, exact_a, exact_b)
@@ -381,11 +382,15 @@ def _what_changes(ctx: LabContext, result_a: ContextResult, result_b: ContextRes
         + [f"… and {len(lines) - _SUMMARY_LINES - 1} more change(s) in the table below.", lines[-1]]
     )
     # Sources are user text: st.text shows them as typed, never as Markdown or HTML.
-    st.text(plain("\n".join("• " + _ENGINE_DOC.sub(r"(D\1", line) for line in shown)))
-    if ctx.presentation:  # presenting, what moved comes right under the numbers
+    bullets = [plain("• " + _ENGINE_DOC.sub(r"(D\1", line)) for line in shown]
+    if ctx.presentation:  # presenting: the first change, the chart of every move, then the rest
+        st.text(bullets[0])
+        show_chart(ctx, "cmp_positions_chart", compare_positions_figure, diff)
+        st.text("\n".join(bullets[1:]))
         _count_notes(result_a, result_b, exact_a, exact_b)
-
-    show_chart(ctx, "cmp_positions_chart", compare_positions_figure, diff)
+    else:
+        st.text("\n".join(bullets))
+        show_chart(ctx, "cmp_positions_chart", compare_positions_figure, diff)
     tokens = on_request("What each document costs in A and in B (chart)", "cmp_tokens_open")
     if tokens is not None:
         with tokens:

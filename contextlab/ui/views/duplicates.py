@@ -190,7 +190,7 @@ _MEASURES = {
     SEED_MEASURE: (
         "Shingle similarity",
         "shingle similarity (Jaccard of 5-word phrases)",
-        "they share most of their 5-word phrases (seed 000's measure, used in seed-compatible mode)",
+        "they share most of their 5-word phrases (the original algorithm's measure, used in seed-compatible mode)",
     ),
 }
 _WORDS = (
@@ -262,10 +262,12 @@ def _pairs_table(ctx: LabContext, pairs: Sequence[DuplicatePair]) -> None:
 def _pair_side_by_side(ctx: LabContext, pairs: Sequence[DuplicatePair | _NearMiss], measure: str) -> None:
     trace = by_index(ctx)
 
+    width = 40 if ctx.presentation else 24  # a projector's picker spans the page
+
     def title(k: int) -> str:
         p = pairs[k]
         return (
-            f"{doc_label(trace[p.kept_index], 24)} ↔ {doc_label(trace[p.dropped_index], 24)}"
+            f"{doc_label(trace[p.kept_index], width)} ↔ {doc_label(trace[p.dropped_index], width)}"
             f" ({p.kind}, {similarity_text(p.similarity)})"
         )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from contextlab.charts.style import FATE_LABELS, doc_label, doc_tag
+from contextlab.charts.style import FATE_LABELS, doc_label, doc_tag, short_labels
 
 from ..context import LabContext
 from ..downloads import download_newest
@@ -15,6 +15,9 @@ from .orders import three_orders_section
 
 __all__ = ["render", "citation_frame"]
 
+#: The widest source the citation table shows before it shortens one (from the middle).
+_SOURCE_WIDTH = 40
+
 
 def citation_frame(ctx: LabContext) -> pd.DataFrame:
     """Return one row per citation: [n], the document (★ when it holds the answer), source, how it went in."""
@@ -23,14 +26,17 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
     answer = set(ctx.answer)
     how = {"included": "whole", "truncated": "cut to fit", "summarized": "as a one-sentence summary"}
     rows = []
-    for n, source in sorted(result.citation_map.items()):
+    cited = sorted(result.citation_map.items())
+    # Shortened from the middle, never two alike: the cell shows it whole when clicked.
+    sources = dict(zip((n for n, _ in cited), short_labels([s for _, s in cited], _SOURCE_WIDTH), strict=True))
+    for n, _source in cited:
         t = by_position.get(n)
         fate = FATE_LABELS[t.fate].lower() if t else ""
         rows.append(
             {
                 "citation": f"[{n}]",
                 "doc": (doc_tag(t.input_index) + (" ★" if t.input_index in answer else "")) if t else "",
-                "source": plain(source),
+                "source": sources[n],
                 "in the block": (
                     f"{how.get(t.fate, fate)}, {t.block_tokens or t.tokens} tokens, rank {t.relevance_rank}"
                     if t
@@ -92,22 +98,38 @@ def render(ctx: LabContext) -> None:
             column_config={
                 "citation": st.column_config.TextColumn(width="small"),
                 "doc": st.column_config.TextColumn(width="small"),
-                "source": st.column_config.TextColumn(width="medium"),
+                "source": st.column_config.TextColumn(
+                    width="large", help="Long sources are shortened in the middle; click a cell to read it whole."
+                ),
                 "in the block": st.column_config.TextColumn(width="medium"),
             },
         )
     with right:
-        # Made when clicked, from the newest build: a click during a rerun waits for it.
-        download_newest(
-            "Download the block (text)", "block", file_name="context.txt", mime="text/plain", key="download_block"
-        )
-        download_newest(
-            "Download the full result (JSON)",
-            "result",
-            file_name="context_result.json",
-            mime="application/json",
-            key="download_result",
-        )
+        _downloads()
         if ctx.system_prompt:
             st.markdown("**System prompt of this sample**")
             st.text(plain(ctx.system_prompt))
+
+
+def _downloads() -> None:
+    """Draw the download buttons: the block, the full result, the HTML report."""
+    # Made when clicked, from the newest build: a click during a rerun waits for it.
+    download_newest(
+        "Download the block (text)", "block", file_name="context.txt", mime="text/plain", key="download_block"
+    )
+    download_newest(
+        "Download the full result (JSON)",
+        "result",
+        file_name="context_result.json",
+        mime="application/json",
+        key="download_result",
+    )
+    download_newest(
+        "Download a report (HTML)",
+        "report",
+        file_name="context_report.html",
+        mime="text/html",
+        key="download_report",
+        help="One page that opens in any browser, offline: the block coloured by source, "
+        "every document's fate and why, the settings and the query.",
+    )

@@ -10,15 +10,21 @@ from contextlab.charts.orderings import STRATEGY_LABELS, ordering_rows_figure, r
 from contextlab.charts.style import doc_label
 from contextlab.curves import published
 from contextlab.curves.evidence import published_evidence
-from contextlab.curves.scores import OrderingReport, compare_orderings, ordering_report
+from contextlab.curves.scores import OrderingReport, ordering_report
 from contextlab.lab.curve_views import said_of
 from contextlab.lab.teaching import (
     HELPS_SCENARIO,
+    ScoreRange,
+    closed_book_sentence,
     curve_dip,
     curve_name,
+    cut_sentence,
     most_marked_model,
     parse_order,
+    ranking_sentence,
+    ranking_verdicts,
     reorder_verdict,
+    score_range,
     score_range_note,
     score_text,
     step_sentence,
@@ -27,7 +33,7 @@ from contextlab.lab.teaching import (
 from contextlab.types import DocTrace
 
 from ..context import LabContext
-from ..engine import MIN_DOCS_TO_REORDER, ordering_positions
+from ..engine import MIN_DOCS_TO_REORDER, ORDERINGS, ordering_positions
 from ..parts import on_request, show_chart, show_table, whole_page
 from ..scenarios import SCENARIO_KEY, apply_scenario
 from ..state import chosen, keep_values
@@ -161,10 +167,8 @@ def _curve_sentence(model: str, n: int, points: list[tuple[int, float]], closed:
         f"{last[1]:.1f}% when it is last"
         + (f", and only {low[1]:.1f}% at pos {low[0]}." if low not in (first, last) else ".")
     )
-    if closed is not None and low[1] < closed:
-        sentence += (
-            f" That is below the {closed:.1f}% it scores with no documents at all: a buried answer is worse than none."
-        )
+    if closed is not None:
+        sentence += closed_book_sentence(low[1], closed)
     return sentence
 
 
@@ -219,7 +223,7 @@ def _render_stepper(ctx: LabContext, model: str) -> None:
         curve_name=curve_name(model, n),
     )
     st.text(plain(step_sentence(step, order, labels, curve, model, ranks)))
-    _verdicts(ranked, order, curve, model, sorted(answer_ranks), labels)
+    _verdicts(ctx, ranked, order, curve, model, sorted(answer_ranks), labels)
     table = pd.DataFrame(
         [
             {
@@ -244,6 +248,7 @@ def _open_helping_case() -> None:
 
 
 def _verdicts(
+    ctx: LabContext,
     ranked: list[DocTrace],
     order: list[int],
     curve: list[float],
@@ -266,13 +271,21 @@ def _verdicts(
         )
         verdict = reorder_verdict(curve, k + 1, order.index(k) + 1, model, what=what)
         helps = helps or verdict.helps
-        st.info(md_line(verdict.text))
+        st.info(md_line(verdict.text + _cut_note(ctx, ranked[k]) if answer_ranks else verdict.text))
     if not helps:
         st.button(
             "Show a case where it helps: an answer deep in the ranking",
             key="learn_open_helping",
             on_click=_open_helping_case,
         )
+
+
+def _cut_note(ctx: LabContext, entry: DocTrace) -> str:
+    """Return " The answer was cut: …" (or that it survived) for an answer document cut to fit, else ""."""
+    if entry.fate != "truncated" or entry.position is None:
+        return ""
+    kept = ctx.result.included_docs[entry.position - 1].content
+    return " " + cut_sentence(kept, ctx.documents[entry.input_index].content, ctx.gold_answers)
 
 
 # -- 3. scoring an ordering ------------------------------------------------------------------
@@ -325,43 +338,53 @@ def _render_score(ctx: LabContext, model: str) -> None:
                 [labels[r] for r in order],
             )
 
-    _strategies_table(ctx, compare_orderings(relevances, model, n), report, model, n)
+    _strategies_table(ctx, _strategy_ranges(relevances, model, n), report, model, n)
 
 
-def _strategies_table(ctx: LabContext, scores: dict[str, float], report: OrderingReport, model: str, n: int) -> None:
-    """Draw every strategy's score on these documents, and how the score is computed."""
+def _strategy_ranges(relevances: list[float], model: str, n: int) -> list[tuple[str, ScoreRange]]:
+    """Return every strategy's placement score on these relevances with its 95% interval, best first."""
+    ranges = []
+    for key, place in ORDERINGS.items():
+        rows = ordering_report(place(relevances), model, n).rows
+        ranges.append((SCORED_ORDERINGS[key], score_range([r.relevance for r in rows], [r.accuracy for r in rows])))
+    return sorted(ranges, key=lambda kv: -kv[1].score)
+
+
+def _strategies_table(
+    ctx: LabContext, ranges: list[tuple[str, ScoreRange]], report: OrderingReport, model: str, n: int
+) -> None:
+    """Draw every strategy's score and interval on these documents, and how the score is computed."""
     st.markdown(f"**All strategies on your {n} documents under {md_line(model)}**")
-    span = report.best_score - report.worst_score
+    verdicts = ranking_verdicts(ranges)
     show_table(
         ctx,
         pd.DataFrame(
             [
                 {
-                    "strategy": SCORED_ORDERINGS[k],
-                    "score": v,
-                    "of the way from worst to best": (v - report.worst_score) / span if span > 0 else 1.0,
+                    "strategy": name,
+                    "score": r.score,
+                    "95% interval": f"{score_text(r.low)} – {score_text(r.high)}",
+                    "vs the highest": verdicts[name],
                 }
-                for k, v in sorted(scores.items(), key=lambda kv: -kv[1])
+                for name, r in ranges
             ]
         ),
         key="learn_scores_table",
-        percent=("score", "of the way from worst to best"),
+        percent=("score",),
         hide_index=True,
         width="stretch",
-        column_config={
-            # bars from 0: the score itself; the second column says how much of the possible gain it takes
-            "score": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0),
-            "of the way from worst to best": st.column_config.ProgressColumn(
-                format="percent", min_value=0.0, max_value=1.0
-            ),
-        },
+        column_config={"score": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0)},
     )
+    st.info(ranking_sentence(ranges))
     st.caption(score_range_note(report.worst_score, report.best_score, n))
     with st.expander("How the score is computed", expanded=False):
         st.markdown(
             "**Score** = Σ (relevance of the document at position *i* × accuracy at *i*) ÷ "
             "(Σ relevance × the best accuracy on the curve). Relevance is each document's "
             "retrieval score; accuracy is the chosen model's published curve.\n\n"
+            "**Interval.** Each point of the curve was measured on 2,655 questions, so it is uncertain "
+            "by a point or so; the interval carries that into the score. Two orderings whose intervals "
+            "overlap cannot be told apart on these numbers.\n\n"
             f"**Other document counts.** {published.INTERPOLATION_METHOD}"
         )
 

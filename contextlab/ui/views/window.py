@@ -1,4 +1,4 @@
-"""Window view: the whole prompt of seed 002 — system, documents, conversation, query, reserve."""
+"""Window view: the whole prompt — system, documents, conversation, query, reserve."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ __all__ = ["render", "window_controls", "budget_sentence", "WINDOW_SIZES", "SHAR
 
 #: Context lengths offered, in tokens (common model windows and small ones that force cuts).
 WINDOW_SIZES: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32000, 128000)
-#: The shares of seed 002 (``WindowBudget``'s fields), in layout order, with their defaults.
+#: The window's shares (``WindowBudget``'s fields), in layout order, with their defaults.
 SHARE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(WindowBudget) if f.name != "max_tokens")
 _SHARE_DEFAULTS: dict[str, float] = {name: getattr(WindowBudget(), name) for name in SHARE_NAMES}
 _RANKING_DEFAULTS = HybridRanking()
@@ -53,10 +53,12 @@ def window_controls(key: str = "win") -> tuple[int, dict[str, float], dict[str, 
             name.replace("_", " ").capitalize(), min_value=0.0, max_value=1.0, step=0.01, key=f"{key}_share_{name}"
         )
     defaults = " / ".join(f"{_SHARE_DEFAULTS[n]:.0%}" for n in SHARE_NAMES)
-    st.button(f"Reset shares to seed 002 ({defaults})", key=f"{key}_reset_shares", on_click=_reset_shares, args=(key,))
+    st.button(
+        f"Reset shares to the defaults ({defaults})", key=f"{key}_reset_shares", on_click=_reset_shares, args=(key,)
+    )
     with st.expander("Document ranking: relevance, recency, importance"):
         st.caption(
-            "Seed 002 ranks documents by a mix of retrieval relevance, how recent they "
+            "The window ranks documents by a mix of retrieval relevance, how recent they "
             "are (halving every half-life) and their importance."
         )
         w = st.columns(4)
@@ -113,7 +115,7 @@ def _assemble(
 
 
 def _sections(prompt: AssembledPrompt) -> list[tuple[str, int, int]]:
-    """Return (name, allotted, used) per section, in seed 002's order, for the figure."""
+    """Return (name, allotted, used) per section, in layout order, for the figure."""
     out = [(name, acc.budget, acc.used) for name, acc in prompt.sections.items()]
     reserve = prompt.output_reserve_tokens
     out.append(("output_reserve", reserve, reserve))
@@ -194,7 +196,7 @@ def render(ctx: LabContext) -> None:
     st.write(
         "A prompt is more than documents: the model's whole window also holds the instructions, "
         "the conversation so far, the question and room for the answer. This view lays it all "
-        "out with seed 002's shares, so you can see what each part gets and what it really uses."
+        "out with the default shares, so you can see what each part gets and what it really uses."
     )
     max_tokens, shares, weights = window_controls()
     total = sum(shares.values())
@@ -263,7 +265,7 @@ def _headline(ctx: LabContext, prompt: AssembledPrompt, max_tokens: int) -> None
         return
     with ranking:
         st.caption(
-            "Seed 002 ranks by a hybrid score: retrieval relevance, recency and importance, "
+            "The window ranks by a hybrid score: retrieval relevance, recency and importance, "
             "weighted as set above; the documents section then runs the engine on these "
             "scores, so the block's headers show the hybrid score. Recency is measured "
             "from the newest document's date."
