@@ -81,7 +81,7 @@ def test_vocabulary_every_flag_of_every_command_is_in_the_one_table():
 
 def test_vocabulary_every_command_writes_its_file_with_out():
     outs = {command for command, action in _options() if action.dest == "out"}
-    assert outs == {"contextlab sweep", "contextlab eval", "contextlab curve", "contextlab chunk"}
+    assert outs == {"contextlab build", "contextlab sweep", "contextlab eval", "contextlab curve", "contextlab chunk"}
     assert not [a for _, a in _options() if "--output" in a.option_strings]
 
 
