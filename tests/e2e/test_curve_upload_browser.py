@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from contextlab.curves.outcomes import outcomes_csv
+from contextlab.evaluation.curve import CurveAnswer
 from contextlab.intervals import wilson_interval
 
 from .lab_server import lab_page, screenshot_dir, wait_for_app
@@ -31,7 +32,7 @@ def _curve() -> bytes:
 
 def _outcomes(correct: dict[int, int]) -> bytes:
     return outcomes_csv(
-        {"query_id": f"q{i}", "kind": "position", "total_docs": 5, "position": p, "correct": i < k, "answer": "a"}
+        CurveAnswer(query_id=f"q{i}", kind="position", total_docs=5, position=p, answer="a", correct=i < k)
         for p, k in correct.items()
         for i in range(N)
     ).encode()
