@@ -7,6 +7,7 @@ import streamlit as st
 
 from contextlab.charts.style import FATE_LABELS, doc_label, doc_tag, short_labels
 
+from ..citations import cited_passage, passage_html
 from ..context import LabContext
 from ..downloads import download_newest
 from ..parts import by_index, explain, show_table, stale_notes
@@ -104,11 +105,30 @@ def render(ctx: LabContext) -> None:
                 "in the block": st.column_config.TextColumn(width="medium"),
             },
         )
+        _open_citation(ctx)
     with right:
         _downloads()
         if ctx.system_prompt:
             st.markdown("**System prompt of this sample**")
             st.text(plain(ctx.system_prompt))
+
+
+def _open_citation(ctx: LabContext) -> None:
+    """Draw a picker of the block's citations and the picked one's passage in its source, highlighted."""
+    cited = sorted(ctx.result.citation_map)
+    if not cited:
+        return
+    n = st.selectbox(
+        "Open a citation in its source",
+        cited,
+        format_func=lambda k: plain(f"[{k}] {ctx.result.citation_map[k]}"),
+        key="final_open_citation",
+    )
+    passage = cited_passage(ctx, int(n)) if n is not None else None
+    if passage is None:
+        return
+    st.caption(md_line(f"{passage.name}: {passage.note}"))
+    st.html(passage_html(passage))
 
 
 def _downloads() -> None:
