@@ -83,6 +83,8 @@ class OrderAnswer:
     correct: bool | None
     cached: bool
     latency_ms: float | None
+    #: The ``max_tokens`` the answer ran into when the server stopped it there (finish reason "length"), else None.
+    cut_off_at: int | None = None
 
 
 @dataclass
@@ -105,11 +107,16 @@ class OrdersPlan:
 
     def run(self, on_answer: Callable[[OrderAnswer], None] | None = None) -> list[OrderAnswer]:
         """Return the answer to every order, asked one after another; ``on_answer`` sees each as it arrives."""
+        assert self.client.sampling is not None  # set by ModelClient on creation
+        limit = self.client.sampling.max_tokens
         answers = []
         for case in self.cases:
             reply = answer_prompts(self.client, [case.prompt], cache=self.cache, concurrency=1)[0]
             correct = answer_is_correct(reply.answer, self.gold_answers) if self.gold_answers else None
-            answer = OrderAnswer(case.order, case.position, reply.answer, correct, reply.cached, reply.latency_ms)
+            cut_off_at = limit if reply.finish_reason == "length" else None
+            answer = OrderAnswer(
+                case.order, case.position, reply.answer, correct, reply.cached, reply.latency_ms, cut_off_at
+            )
             answers.append(answer)
             if on_answer is not None:
                 on_answer(answer)

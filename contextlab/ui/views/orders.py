@@ -200,6 +200,8 @@ def _draw_answer(slot: DeltaGenerator, answer: OrderAnswer, n: int) -> None:
         st.text(plain(answer.answer) or "(an empty answer)")
         how = "from the cache" if answer.cached else (f"{answer.latency_ms / 1000:.1f} s" if answer.latency_ms else "")
         st.markdown(md_line(_verdict(answer)) + (f" · :gray[{md_line(how)}]" if how else ""))
+        if answer.cut_off_at is not None:
+            caption(f"Cut off at {answer.cut_off_at} tokens: the model had more to say than max_tokens allows.")
 
 
 def _send(plan: OrdersPlan, who: str, identity: str) -> bool:
