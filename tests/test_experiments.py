@@ -212,3 +212,20 @@ def test_experiments_level_cost_lines() -> None:
     assert LevelCost("500 tokens", 1, 500, 3.0).line() == "500 tokens: 1 call, 500 prompt tokens, about 3 s"
     assert LevelCost("500 tokens", 0, 0, 0.0).line() == "500 tokens: every answer comes from the cache"
     assert LevelCost("500 tokens", 2, 900, None).line() == "500 tokens: 2 calls, 900 prompt tokens"
+
+
+def test_experiments_skip_the_questions_without_enough_look_alikes_and_say_so(tmp_path: Path) -> None:
+    path = _write_set(tmp_path / "set.jsonl", misleading=True)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    short = json.loads(lines[0])
+    short["documents"] = short["documents"][:2]  # the gold and one look-alike: too few for 2 distractors
+    path.write_text("\n".join([json.dumps(short), *lines[1:]]) + "\n", encoding="utf-8")
+    plan = plan_experiment(
+        ExperimentSettings(kind="distractors", distractors=(0, 2)),
+        load_eval_set(path),
+        tokenizer=get_tokenizer("cl100k_base"),
+    )
+    assert [q.query_id for q in plan.questions] == [f"q{k}" for k in range(2, 13)]
+    assert plan.skipped_note() == (
+        "1 question(s) of set.jsonl skipped (first: q1: fewer than 2 related documents); 11 measured"
+    )

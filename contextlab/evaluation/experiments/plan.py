@@ -197,8 +197,9 @@ def plan_experiment(
         found = curve_question(question, evalset, 1)
         if not isinstance(found, CurveSkip) and need:
             with_others = curve_question(question, evalset, need + 1)
-            if isinstance(with_others, CurveSkip):
-                lacking += settings.kind == "distractors"
+            if isinstance(with_others, CurveSkip) and settings.kind == "distractors":
+                lacking += 1
+                with_others = CurveSkip(question.query_id, f"fewer than {need} related documents")
             found = with_others
         contexts = (
             found.reason if isinstance(found, CurveSkip) else _contexts(settings, found, evalset, pool, tokenizer)
@@ -207,7 +208,7 @@ def plan_experiment(
             skipped.append(CurveSkip(question.query_id, contexts))
         else:
             kept.append((question, contexts))
-    if lacking:
+    if not kept and lacking:
         raise _lacking_error(settings, lacking, len(kept) + len(skipped), evalset.name)
     if not kept:
         first = f" (first: {skipped[0].query_id}: {skipped[0].reason})" if skipped else ""
