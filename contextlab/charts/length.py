@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from ..curves.length_curve import LengthPoint
+from ..evaluation.experiments.length_file import LengthPoint
 from .style import BUDGET_COLOR, CURVE_COLOR, layout
 
 __all__ = ["length_curve_figure"]

@@ -4,7 +4,7 @@ The block is built as ``build`` builds it; then the question is asked once per o
 answer document (``--answer-source``, else the most relevant in the block) moved there, the
 calls counted and confirmed first (``--yes`` skips the question), each answer printed as it
 arrives and marked right or wrong against ``--gold`` answers. One library call does the work:
-``contextlab.evaluation.orders.plan_orders`` (the lab's "Ask the model in three orders" too).
+``contextlab.evaluation.orders.plan_orders`` (the lab's "Ask the model in several orders" too).
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ def add_orders_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--orders",
         default=None,
-        metavar="LIST",
+        metavar="LIST|N",
         help="with --endpoint: ask the question once per order with the answer document placed "
-        "first, middle and/or last (default first,middle,last)",
+        "first, middle and/or last (default first,middle,last), or a number N from 2 to 10: N places "
+        "spread evenly from first to last",
     )
     p.add_argument(
         "--answer-source",
@@ -88,7 +89,7 @@ def cmd_build_orders(
     args: argparse.Namespace, documents: list[Document], config: LabConfig, result: ContextResult
 ) -> int:
     """Ask ``config.query`` over ``result``'s block in each order; print the answers as they arrive."""
-    from ..evaluation.orders import plan_orders
+    from ..evaluation.orders import orders_verdict, plan_orders
 
     if not config.query.strip():
         raise ContextLabError("--endpoint asks the model a question: give it with --query")
@@ -124,7 +125,7 @@ def cmd_build_orders(
         )
         if args.format != "json":
             mark = "" if answer.correct is None else ("  [right]" if answer.correct else "  [wrong]")
-            line = f"{answer.order:<6} (pos {answer.position} of {plan.block_size}): {answer.answer}{mark}"
+            line = f"{answer.order:<11} (pos {answer.position} of {plan.block_size}): {answer.answer}{mark}"
             sys.stdout.write(terminal_safe(line) + "\n")
             sys.stdout.flush()
 
@@ -140,4 +141,7 @@ def cmd_build_orders(
         sys.stdout.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         _say(f"answered by {plan.model_name(answers) or 'the endpoint default model'} at {plan.client.endpoint}")
+        verdict = orders_verdict(answers)
+        if verdict is not None:
+            _say(verdict)
     return 0

@@ -25,6 +25,7 @@ from ..models.tokenizer import prompt_counter
 from ..settings import EngineSettings
 from ..stages.format import format_block
 from ..types import ContextResult, Document, PromptRequest
+from ..validation import parse_int
 from .curve import solved_questions
 from .measured import MeasureSettings, served_model
 
@@ -32,6 +33,8 @@ __all__ = [
     "ORDERS",
     "parse_orders",
     "order_position",
+    "order_places",
+    "MAX_ORDERS",
     "OrderCase",
     "OrderAnswer",
     "OrdersPlan",
@@ -41,6 +44,8 @@ __all__ = [
 
 #: The orders a question can be asked in, by where the answer document goes.
 ORDERS: tuple[str, ...] = ("first", "middle", "last")
+#: The most orders one question is asked in at once (each is a call).
+MAX_ORDERS = 10
 
 
 def parse_orders(spec: str | Sequence[str]) -> tuple[str, ...]:
@@ -60,6 +65,39 @@ def parse_orders(spec: str | Sequence[str]) -> tuple[str, ...]:
 def order_position(order: str, n: int) -> int:
     """Return the position (1-based) ``order`` gives the answer document in a block of ``n``: 1, the middle, n."""
     return {"first": 1, "middle": (n + 1) // 2, "last": n}[order]
+
+
+def _place_name(position: int, n: int) -> str:
+    if position in (1, n):
+        return "first" if position == 1 else "last"
+    return "middle" if position == (n + 1) // 2 else f"position {position}"
+
+
+def order_places(orders: str | Sequence[str] | int, n: int) -> dict[str, int]:
+    """Return each order's name and the answer document's position (1-based) in a block of ``n``.
+
+    ``orders`` names places (``"first,middle,last"``) or counts them (``5`` or ``"5"``): that many
+    places spread evenly from first to last, so 3 is first, middle and last.
+    """
+    if isinstance(orders, str) and orders.strip()[:1].isdigit():
+        orders = parse_int(orders, field="orders", low=2, high=MAX_ORDERS)
+    if isinstance(orders, int):
+        if not 2 <= orders <= MAX_ORDERS:
+            raise InvalidInputError(
+                f"orders must be a whole number from 2 to {MAX_ORDERS}, got {orders}", field="orders"
+            )
+        places = [1 + (i * (n - 1)) // (orders - 1) for i in range(orders)] if orders <= n else []
+        wanted = {_place_name(p, n): p for p in places}
+    else:
+        wanted = {o: order_position(o, n) for o in parse_orders(orders)}
+    if len(set(wanted.values())) < max(len(wanted), 1) or not wanted:
+        count = orders if isinstance(orders, int) else len(wanted)
+        raise InvalidInputError(
+            f"orders: the block holds {n} document(s), too few for {count} different places; raise the budget "
+            "or ask fewer orders",
+            field="orders",
+        )
+    return wanted
 
 
 @dataclass(frozen=True)
@@ -163,7 +201,7 @@ def plan_orders(
     measure: MeasureSettings,
     answer: Sequence[int] = (),
     gold_answers: Sequence[str] = (),
-    orders: str | Sequence[str] = ORDERS,
+    orders: str | Sequence[str] | int = ORDERS,
     result: ContextResult | None = None,
 ) -> OrdersPlan:
     """Return the plan to ask ``question`` over the block of ``documents`` in each of ``orders``.
@@ -173,7 +211,6 @@ def plan_orders(
     most relevant one; the others keep their block order and their text, so the blocks differ
     only in where that document sits (and the citation numbers). Nothing is sent.
     """
-    wanted = parse_orders(orders)
     manager = ContextManager.from_settings(settings)
     if result is None:
         result = manager.build(
@@ -183,13 +220,7 @@ def plan_orders(
     placed = sorted((t for t in result.trace if t.position is not None), key=lambda t: t.position or 0)
     docs = {t.input_index: d for t, d in zip(placed, result.included_docs, strict=False)}
     n = len(placed)
-    positions = {o: order_position(o, n) for o in wanted}
-    if len(set(positions.values())) < len(positions):
-        raise InvalidInputError(
-            f"orders: the block holds {n} document(s), too few for {', '.join(wanted)} to "
-            "be different places; raise the budget or ask fewer orders",
-            field="orders",
-        )
+    positions = order_places(orders, n)
     others = [docs[t.input_index] for t in placed if t.input_index != moved]
     shots = _shots(manager, measure.shots)
     cases = []
@@ -200,23 +231,37 @@ def plan_orders(
     return OrdersPlan(question, moved, moved_as, n, cases, tuple(gold_answers), measure.client(), measure.open_cache())
 
 
+def _where(order: str) -> str:
+    return {"first": "first", "middle": "in the middle", "last": "last"}.get(order, f"at {order}")
+
+
 def orders_verdict(answers: Sequence[OrderAnswer]) -> str | None:
     """Return what the answers show about order, in one sentence; None when none is scored.
 
     A position effect is claimed only when the answers show one: right in some orders and wrong
-    in others. One question shows that order can change an answer, not how often it does.
+    in others. The flip rate is the share of the other orders scored otherwise than the first one.
+    One question shows that order can change an answer, not how often it does.
     """
     scored = [a for a in answers if a.correct is not None]
     if not scored:
         return None
-    where = {"first": "first", "middle": "in the middle", "last": "last"}
-    right = [where[a.order] for a in scored if a.correct]
-    wrong = [where[a.order] for a in scored if not a.correct]
+    right = [_where(a.order) for a in scored if a.correct]
+    wrong = [_where(a.order) for a in scored if not a.correct]
     if not right or not wrong:
         result = "right" if right else "wrong"
-        return f"{result.capitalize()} in every order: the order made no difference to this question."
+        return (
+            f"{result.capitalize()} in all {len(scored)} orders: the order made no difference to this question "
+            "(flip rate 0%)."
+        )
+    others = scored[1:]
+    flips = sum(1 for a in others if a.correct != scored[0].correct)
     return (
-        f"The order changed the answer: right with the answer document {' and '.join(right)}, wrong with it "
-        f"{' and '.join(wrong)}. One question shows that it can happen, not how often: "
-        "contextlab curve --vary orders measures that on many questions."
+        f"The order changed the answer: right with the answer document {_listed(right)}, wrong with it "
+        f"{_listed(wrong)} (flip rate {100 * flips / len(others):.0f}%: {flips} of the {len(others)} other "
+        f"order{'s' if len(others) != 1 else ''} scored otherwise than the first). One question shows that it can "
+        "happen, not how often: contextlab curve --vary orders measures that on many questions."
     )
+
+
+def _listed(places: Sequence[str]) -> str:
+    return places[0] if len(places) == 1 else ", ".join(places[:-1]) + " and " + places[-1]

@@ -55,7 +55,7 @@ def whole_page() -> None:
     st.session_state[WHOLE_PAGE] = True
 
 
-#: Session-state key of Final block's "Ask the model in three orders" section (open or folded).
+#: Session-state key of Final block's "Ask the model in several orders" section (open or folded).
 ORDERS_SECTION = "orders_open"
 
 

@@ -23,7 +23,7 @@ __all__ = ["sidebar", "presenter_bar"]
 
 
 def presenter_bar() -> None:
-    """Draw scenario, sample set, placement, budget and "three orders" in the main area, for a presenter."""
+    """Draw scenario, sample set, placement, budget and "Orders" in the main area, for a presenter."""
     with st.container(key="presenter_bar"):
         # Widths that show each control's longest option whole at 1280 px (the browser test checks it).
         cols = st.columns([5.0, 2.5, 3.9, 2.8, 1.7], vertical_alignment="bottom")
@@ -40,7 +40,7 @@ def presenter_bar() -> None:
             budget_widgets(in_bar=True)
         with cols[4]:
             st.button(
-                "Three orders",
+                "Orders",
                 key="bar_three_orders",
                 on_click=open_three_orders,
                 width="stretch",

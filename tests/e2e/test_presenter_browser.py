@@ -152,10 +152,10 @@ def test_presenter_bar_holds_the_placement_and_the_three_orders(page):
     wait_for_app(page)
     said = page.locator('[data-testid="stMain"]').inner_text()
     assert "Here the reorder helps: it moves it from pos 9 in relevance order (54.8%) to pos 5 (58.1%)" in said
-    bar.get_by_role("button", name="Three orders").click()
+    bar.get_by_role("button", name="Orders").click()
     page.wait_for_url("**view=final**", timeout=60_000)
     wait_for_app(page)
-    section = page.get_by_text("Ask the model in three orders: the answer first, in the middle, last")
+    section = page.get_by_text("Ask the model in several orders: the answer moved from first to last")
     expect(section).to_be_visible(timeout=30_000)
     expect(page.get_by_role("button", name="Count the calls")).to_be_visible()
     assert _on_first_screen(page.get_by_role("button", name="Count the calls").bounding_box())

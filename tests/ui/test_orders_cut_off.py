@@ -1,4 +1,4 @@
-"""Final block's three orders (AppTest): an answer the server stopped at ``max_tokens`` says it was cut off.
+"""Final block's orders (AppTest): an answer the server stopped at ``max_tokens`` says it was cut off.
 
 The server is a FAKE (tests/fault_server.py): it answers every order with a reply whose finish
 reason is "length", a fault a real model cannot be made to show on demand.

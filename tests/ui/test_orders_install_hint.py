@@ -1,4 +1,4 @@
-"""Without the [model] extra, "Ask the model in three orders" says what to install before any click."""
+"""Without the [model] extra, "Ask the model in several orders" says what to install before any click."""
 
 from __future__ import annotations
 

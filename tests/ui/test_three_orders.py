@@ -1,4 +1,4 @@
-"""Final block's "Ask the model in three orders" (AppTest): calls counted before sending, the bundled model.
+"""Final block's "Ask the model in several orders" (AppTest): calls counted before sending, the bundled model.
 
 The fast test points the section at a port nothing listens on (no model, no fake): counting needs no
 model, sending fails in one line. The slow one lets the lab start the bundled model on request, as a
@@ -12,12 +12,12 @@ import socket
 import pytest
 
 from contextlab.models import free_port
-from tests.ui.conftest import open_view, run, texts
+from tests.ui.conftest import open_view, run, texts, unescape
 
 pytestmark = pytest.mark.integration
 
 _MOVED = (
-    "The same question and the same 3 documents, three times: the answer (★ D6 · "
+    "The same question and the same 3 documents, 3 times: the answer (★ D6 · "
     "help-center/billing/refunds.md) first, in the middle and last"
 )
 
@@ -65,7 +65,7 @@ def test_three_orders_start_the_bundled_model_on_request_and_answer_side_by_side
         assert len(marks) == 3  # the sample knows its answers: each one marked right or wrong
         # the caption claims an effect of order only when the marks differ
         right = sum("right" in m for m in marks)
-        said_of_order = {3: "Right in every order", 0: "Wrong in every order"}.get(
+        said_of_order = {3: "Right in all 3 orders", 0: "Wrong in all 3 orders"}.get(
             right, "The order changed the answer"
         )
         assert said_of_order in said
@@ -91,3 +91,22 @@ def test_three_orders_bundled_model_moves_off_a_port_someone_else_holds_and_stay
         first = bundled.endpoint()
         assert first != f"http://127.0.0.1:{taken.getsockname()[1]}/v1"
         assert bundled.endpoint() == first  # kept: the answers' cache key holds the URL
+
+
+def test_two_orders_when_asked_for_two_and_the_count_refused_past_the_block(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    at = _section(orders_who="endpoint")
+    at.text_input(key="orders_endpoint").set_value(f"http://127.0.0.1:{free_port()}/v1")
+    at.number_input(key="orders_n").set_value(2)
+    at = run(at.button(key="orders_count").click())
+    said = texts(at)
+    assert (
+        "The same question and the same 3 documents, 2 times: the answer (★ D6 · help-center/billing/refunds.md) "
+        "first and last"
+    ) in said
+    assert "This sends 2 calls" in said
+    at.number_input(key="orders_n").set_value(4)
+    at = run(at.button(key="orders_count").click())
+    assert [unescape(e.value) for e in at.error] == [
+        "orders: the block holds 3 document(s), too few for 4 different places; raise the budget or ask fewer orders"
+    ]

@@ -6,17 +6,15 @@ import pandas as pd
 import streamlit as st
 
 from contextlab.charts.budget import budget_chart, tokenizer_comparison
-from contextlab.charts.length import length_curve_figure
 from contextlab.charts.style import FATE_LABELS, doc_label
-from contextlab.curves.length_curve import length_verdict, parse_length_curve
-from contextlab.errors import ContextLabError
 from contextlab.lab.counts import BLOCK_COST, TEXT_TOKENS, block_counts
 from contextlab.types import SHORTENED_FATES
 
 from ..context import LabContext
 from ..engine import block_vocabulary, budget_walk, kept_words, token_counts_cached
 from ..parts import explain, on_request, show_chart, show_table
-from ..text import caption, error, md, md_line, plain
+from ..text import md, md_line, plain
+from .length_section import length_curve_section
 
 __all__ = ["render"]
 
@@ -61,36 +59,12 @@ def render(ctx: LabContext) -> None:
     order, label = budget_walk(result, config)
     show_chart(ctx, "budget_chart", budget_chart, result, order, walk_label=label)
     _shortened(ctx)
-    _length_curve(ctx)
+    length_curve_section(ctx)
     # Drawn when opened: a second chart on the first visit costs the reader a quarter second.
     section = on_request("Estimated vs exact tokens: words × 1.3 against your vocabulary", "budget_tokenizers_open")
     if section is not None:
         with section:
             _tokenizer_comparison(ctx)
-
-
-def _length_curve(ctx: LabContext) -> None:
-    """Draw a length curve the user uploads (accuracy against context tokens), the budget marked on it."""
-    st.markdown("**Accuracy against context length**")
-    upload = st.file_uploader(
-        "A length curve (CSV from contextlab curve --vary length)", type=["csv"], key="budget_length_curve"
-    )
-    if upload is None:
-        caption(
-            "No length curve comes with the lab yet. Make one with contextlab curve --vary length "
-            "--lengths 500,1500,3000 --endpoint URL --out length.csv, then load it here."
-        )
-        return
-    try:
-        points = parse_length_curve(upload.getvalue().decode("utf-8"), name=upload.name)
-    except UnicodeDecodeError:
-        error(f"{upload.name}: not UTF-8 text; load the CSV file contextlab curve wrote")
-        return
-    except (ValueError, ContextLabError) as exc:
-        error(exc)
-        return
-    show_chart(ctx, "budget_length_chart", length_curve_figure, points, ctx.result.tokens_budget)
-    caption(length_verdict(points))
 
 
 def _shortened(ctx: LabContext) -> None:

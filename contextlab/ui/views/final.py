@@ -1,4 +1,4 @@
-"""Final block: the exact text the model receives, the three orders asked of a model, the citations, the downloads."""
+"""Final block: the exact text the model receives, the orders asked of a model, the citations, the downloads."""
 
 from __future__ import annotations
 
@@ -49,9 +49,9 @@ def citation_frame(ctx: LabContext) -> pd.DataFrame:
 
 
 def render(ctx: LabContext) -> None:
-    """Draw the block exactly as the model sees it, the three orders, the citation map and the downloads.
+    """Draw the block exactly as the model sees it, the orders, the citation map and the downloads.
 
-    In presentation mode "Ask the model in three orders" comes first: the presenter's bar opens it.
+    In presentation mode "Ask the model in several orders" comes first: the presenter's bar opens it.
     """
     result = ctx.result
     if ctx.presentation:

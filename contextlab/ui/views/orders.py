@@ -1,10 +1,12 @@
-"""Final block's "Ask the model in three orders": one question, one block, the answer first, in the middle, last.
+"""Final block's "Ask the model in several orders": one question, one block, the answer moved from first to last.
 
 The library plans and asks (``contextlab.evaluation.orders``: the same call the command line's
-``build --endpoint URL --orders`` makes); this section draws who answers, the count of calls before
-anything is sent, and the three answers side by side as each arrives. The bundled model is started
-on request, on 127.0.0.1, once per lab process; a running ``contextlab model serve`` on its port is
-used as it is. Answers come from the response cache when the same prompts were asked before.
+``build --endpoint URL --orders`` makes); this section draws who answers, how many orders (2 to
+10, spread from first to last), the count of calls before anything is sent, and the answers side
+by side as each arrives, with what they show about order (``orders_verdict``: the flip rate).
+The bundled model is started on request, on 127.0.0.1, once per lab process; a running
+``contextlab model serve`` on its port is used as it is. Answers come from the response cache
+when the same prompts were asked before.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from streamlit.delta_generator import DeltaGenerator
 from contextlab.charts.style import doc_label, doc_tag
 from contextlab.errors import ContextLabError
 from contextlab.evaluation.measured import MeasureSettings
-from contextlab.evaluation.orders import OrderAnswer, OrdersPlan, orders_verdict, plan_orders
+from contextlab.evaluation.orders import MAX_ORDERS, OrderAnswer, OrdersPlan, orders_verdict, plan_orders
 from contextlab.models import APIS, BUNDLED_MODEL, LocalModelServer, ModelClient, free_port
 
 from ..context import LabContext
@@ -43,6 +45,7 @@ _PLAN = "orders_plan"  # (identity, plan, cost) after "Count the calls"
 _ANSWERS = "orders_answers"  # identity -> (answers, model id, endpoint)
 _ENGINE_DOC = re.compile(r"#(\d+)")
 _ORDER_TITLES = {"first": "Answer first", "middle": "Answer in the middle", "last": "Answer last"}
+_PER_ROW = 5  # answers side by side; more orders wrap to a second row
 
 
 class _Bundled:
@@ -146,9 +149,10 @@ def _settings() -> MeasureSettings | None:
         return None
 
 
-def _identity(ctx: LabContext, measure: MeasureSettings) -> str:
-    """Return what the answers depend on: the documents, the settings, the answer marks and who answers."""
+def _identity(ctx: LabContext, measure: MeasureSettings, orders: int) -> str:
+    """Return what the answers depend on: the documents, the settings, the answer marks, who asks, the orders."""
     parts = [
+        orders,
         documents_hash(ctx.documents),
         ctx.config.to_json(),
         list(ctx.answer),
@@ -161,7 +165,7 @@ def _identity(ctx: LabContext, measure: MeasureSettings) -> str:
     return hashlib.blake2b(json.dumps(parts, default=str).encode(), digest_size=12).hexdigest()
 
 
-def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
+def _count(ctx: LabContext, measure: MeasureSettings, identity: str, orders: int) -> None:
     try:
         plan = plan_orders(
             ctx.documents,
@@ -170,6 +174,7 @@ def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
             measure=measure,
             answer=ctx.answer,
             gold_answers=ctx.gold_answers,
+            orders=orders,
             result=ctx.result,
         )
         st.session_state[_PLAN] = (identity, plan, plan.cost())
@@ -181,11 +186,24 @@ def _count(ctx: LabContext, measure: MeasureSettings, identity: str) -> None:
 def _moved_line(ctx: LabContext, plan: OrdersPlan) -> str:
     entry = next(t for t in ctx.result.trace if t.input_index == plan.moved_index)
     star = "★ " if plan.moved_as == "the answer" else ""
+    places = ", ".join(_title(case.order).removeprefix("Answer ") for case in plan.cases[:-1])
     return (
-        f"The same question and the same {plan.block_size} documents, three times: {plan.moved_as} "
-        f"({star}{doc_label(entry, 60)}) first, in the middle and last; every other document keeps "
-        "its place in the block's order."
+        f"The same question and the same {plan.block_size} documents, {len(plan.cases)} times: {plan.moved_as} "
+        f"({star}{doc_label(entry, 60)}) {places} and {_title(plan.cases[-1].order).removeprefix('Answer ')}; "
+        "every other document keeps its place in the block's order."
     )
+
+
+def _title(order: str) -> str:
+    return _ORDER_TITLES.get(order, f"Answer at {order}")
+
+
+def _grid(count: int) -> list[DeltaGenerator]:
+    """Return ``count`` places side by side, at most ``_PER_ROW`` to a row."""
+    places: list[DeltaGenerator] = []
+    while len(places) < count:
+        places.extend(st.columns(min(count, _PER_ROW)))
+    return places[:count]
 
 
 def _verdict(answer: OrderAnswer) -> str:
@@ -196,7 +214,7 @@ def _verdict(answer: OrderAnswer) -> str:
 
 def _draw_answer(slot: DeltaGenerator, answer: OrderAnswer, n: int) -> None:
     with slot.container():
-        st.markdown(f"**{_ORDER_TITLES[answer.order]}** · pos {answer.position} of {n}")
+        st.markdown(f"**{_title(answer.order)}** · pos {answer.position} of {n}")
         st.text(plain(answer.answer) or "(an empty answer)")
         how = "from the cache" if answer.cached else (f"{answer.latency_ms / 1000:.1f} s" if answer.latency_ms else "")
         st.markdown(md_line(_verdict(answer)) + (f" · :gray[{md_line(how)}]" if how else ""))
@@ -209,9 +227,9 @@ def _send(plan: OrdersPlan, who: str, identity: str) -> bool:
 
     Returns True once the answers are kept for this block (False after showing why not).
     """
-    slots = [column.empty() for column in st.columns(len(plan.cases))]
+    slots = [column.empty() for column in _grid(len(plan.cases))]
     for slot, case in zip(slots, plan.cases, strict=False):
-        slot.markdown(f"**{_ORDER_TITLES[case.order]}** · pos {case.position} of {plan.block_size}  \n:gray[waiting…]")
+        slot.markdown(f"**{_title(case.order)}** · pos {case.position} of {plan.block_size}  \n:gray[waiting…]")
     try:
         if who == "bundled" and plan.cost().calls:
             with st.spinner("Starting the bundled model on 127.0.0.1…"):
@@ -243,23 +261,32 @@ def _show_answers(ctx: LabContext, identity: str) -> None:
         return
     answers, model, endpoint = stored
     n = sum(1 for t in ctx.result.trace if t.position is not None)
-    for column, answer in zip(st.columns(len(answers)), answers, strict=False):
+    for column, answer in zip(_grid(len(answers)), answers, strict=False):
         _draw_answer(column, answer, n)
     _answered_by(answers, model, endpoint)
 
 
 def three_orders_section(ctx: LabContext) -> None:
-    """Draw "Ask the model in three orders" (on request): who answers, the count, Send, the answers."""
-    section = on_request("Ask the model in three orders: the answer first, in the middle, last", ORDERS_SECTION)
+    """Draw "Ask the model in several orders" (on request): who answers, how many orders, the count, Send."""
+    section = on_request("Ask the model in several orders: the answer moved from first to last", ORDERS_SECTION)
     if section is None:
         return
     with section:
         measure = _settings()
         if measure is None:
             return
-        identity = _identity(ctx, measure)
+        orders = int(
+            st.number_input(
+                "Orders (the answer document first, then spread evenly to last)",
+                min_value=2,
+                max_value=MAX_ORDERS,
+                value=3,
+                key="orders_n",
+            )
+        )
+        identity = _identity(ctx, measure, orders)
         if st.button("Count the calls", key="orders_count"):
-            _count(ctx, measure, identity)
+            _count(ctx, measure, identity, orders)
         planned = st.session_state.get(_PLAN)
         if planned is not None and planned[0] == identity:
             _, plan, cost = planned
