@@ -66,20 +66,22 @@ def _uploaded(files: list[UploadedFile]) -> tuple[LengthCurve, str] | None:
 def length_curve_section(ctx: LabContext) -> None:
     """Draw accuracy against context length beside the budget: the bundled curve, or the one the user loads."""
     st.markdown("**Does a longer context cost accuracy?**")
+    drawn = st.container()  # the curve goes above the loader that may replace it
     files = st.file_uploader(
-        "Your own length curve: the CSV from contextlab curve --vary length, and its .questions.csv",
+        "Load your own length curve: the CSV from contextlab curve --vary length, and its .questions.csv",
         type=["csv"],
         accept_multiple_files=True,
         key="budget_length_curve",
     )
-    own = _uploaded(list(files)) if files else None
-    curve = own[0] if own is not None else _bundled()
-    show_chart(ctx, "budget_length_chart", length_curve_figure, curve.points, ctx.result.tokens_budget)
-    for claim in _claims(curve):
-        caption(claim)
-    caption(f"Your curve: {own[1]}." if own is not None else _BUNDLED)
-    if own is not None and curve.outcomes is None:
-        caption(f"Load its {_ANSWERS_SUFFIX} file too to test the lengths question by question.")
+    with drawn:
+        own = _uploaded(list(files)) if files else None
+        curve = own[0] if own is not None else _bundled()
+        show_chart(ctx, "budget_length_chart", length_curve_figure, curve.points, ctx.result.tokens_budget)
+        for claim in _claims(curve):
+            caption(claim)
+        caption(f"Your curve: {own[1]}." if own is not None else _BUNDLED)
+        if own is not None and curve.outcomes is None:
+            caption(f"Load its {_ANSWERS_SUFFIX} file too to test the lengths question by question.")
 
 
 @st.cache_data(show_spinner=False)
