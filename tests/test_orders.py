@@ -242,3 +242,15 @@ def test_order_places_refuse_bad_counts_naming_the_field(orders, n, said):
     with pytest.raises(InvalidInputError) as caught:
         order_places(orders, n)
     assert said in str(caught.value)
+
+
+def test_orders_cli_takes_a_count_of_orders_and_refuses_one_past_ten_in_one_line(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextlab.cli", "build", str(SAMPLE_DATA_DIR / "support_faq.json"), "-q", "refund"]
+        + ["--endpoint", "http://127.0.0.1:9/v1", "--no-cache", "--orders", "11"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert proc.stderr == "contextlab: error: --orders must be a whole number from 2 to 10, got '11'\n"
