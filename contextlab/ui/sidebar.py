@@ -44,8 +44,8 @@ def presenter_bar() -> None:
                 key="bar_three_orders",
                 on_click=open_three_orders,
                 width="stretch",
-                help="Ask the model the same question with the answer document first, in the middle "
-                "and last (Final block view).",
+                help="Ask the model the same question with the answer document moved from first to last "
+                "(Final block view).",
             )
 
 

@@ -275,17 +275,19 @@ def three_orders_section(ctx: LabContext) -> None:
         measure = _settings()
         if measure is None:
             return
+        left, right, _ = st.columns([1, 1, 3], vertical_alignment="bottom")
         orders = int(
-            st.number_input(
-                "Orders (the answer document first, then spread evenly to last)",
+            left.number_input(
+                "Orders",
                 min_value=2,
                 max_value=MAX_ORDERS,
                 value=3,
                 key="orders_n",
+                help="How many times to ask: the answer document first, then moved evenly to last.",
             )
         )
         identity = _identity(ctx, measure, orders)
-        if st.button("Count the calls", key="orders_count"):
+        if right.button("Count the calls", key="orders_count"):
             _count(ctx, measure, identity, orders)
         planned = st.session_state.get(_PLAN)
         if planned is not None and planned[0] == identity:
