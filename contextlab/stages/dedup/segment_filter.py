@@ -1,25 +1,20 @@
 """The word edit measure's greedy pass, with candidates that provably hold every pair at the threshold.
 
-The filter (pigeonhole, as PassJoin: Li et al., "Pass-Join", VLDB 2011). Two texts of ``m`` and
-``m'`` words can reach the threshold only when ``|m - m'| <= tau`` and their distance is at most
-``tau``, where ``tau = edit_bound(max(m, m'), threshold)``. Each text of ``m`` words is cut into
-``S(m)`` disjoint segments of ``q(m)`` words, ``S(m)`` one more than the most edits any text it
-could pair with allows. ``tau`` edits touch at most ``tau`` segments, so at least ``S - tau`` of
-them are left whole and appear in the other text, each within ``tau`` positions of where it
-stood. A pair is a candidate when that many of the earlier text's segments are found, as runs
-of the later text's words ("windows"), near enough their place. Words and runs are compared by
-hash: equal runs always have equal hashes, so a collision can only add a candidate, and every
-candidate is measured on the words themselves (``edit_measure.WordCodes``). At thresholds so low
-that a text cannot be cut (``q(m) = 0``), it is compared with every later text of a length it
-could pair with.
+The filter (pigeonhole, as PassJoin: Li et al., VLDB 2011). Two texts of ``m`` and ``m'`` words
+reach the threshold only when ``|m - m'| <= tau`` and their distance is at most ``tau =
+edit_bound(max(m, m'), threshold)``. Each text is cut into ``S(m)`` disjoint segments of ``q(m)``
+words, ``S(m)`` one more than the most edits any text it could pair with allows; ``tau`` edits
+touch at most ``tau`` segments, so ``S - tau`` of them appear whole in the other text, each
+within ``tau`` positions of its place. A pair is a candidate when that many of the earlier
+text's segments are found as runs of the later text's words ("windows") near their place. Runs
+are compared by hash (a collision only adds a candidate); candidates are measured on the words
+(``word_hashes.HashedWords``). A text too short to cut (``q(m) = 0``) is compared with every
+later text of a length it could pair with.
 
-The pass walks the texts in blocks, in order, and only ever looks for pairs of a text and a kept
-one: a block's windows are searched among the segments of the texts kept before it, then among
-its own texts that no kept text matched (the only ones of it that can be kept); the block is
-decided text by text; the segments of the texts it kept join the index. A block whose search
-would make too many matches (many copies of a text not kept yet: a template's records) is split
-in two, so the second half finds the first half's kept text instead. A corpus of copies of one
-text keeps one text and costs O(n).
+The pass walks the texts in blocks: a block's windows are searched among the segments of the
+texts kept before it, then among its own texts no kept text matched; the block is decided text
+by text and its kept texts' segments join the index. A block whose search would make too many
+matches (copies of a text not kept yet: a template's records) is split in two.
 """
 
 from __future__ import annotations
@@ -27,15 +22,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
 
 from ...types import DuplicatePair
-from .edit_measure import WordCodes
-from .normalize import normalized_words
 from .outcome import DedupOutcome
+from .word_hashes import HashedWords
 
 __all__ = ["find_edit_duplicates"]
 
@@ -43,12 +36,10 @@ Ints = npt.NDArray[np.int64]
 Hashes = npt.NDArray[np.uint64]
 
 _EPS = 1e-9
-# Odd multipliers (splitmix64's): the polynomial base of a run's hash, and a run length's weight.
-_BASE = 0x9E3779B97F4A7C15
+# Odd multipliers (splitmix64's): a run length's weight, and a word's scramble.
 _LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
 _SCRAMBLE = np.uint64(0x94D049BB133111EB)
 _BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
-_HASH_BATCH = 4096
 _CROWD = 16
 _MARK_BITS, _OWN_MARK_BITS = 27, 23  # 16 MB for the kept texts' segments, 1 MB for a block's
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
@@ -104,11 +95,14 @@ class _Segments:
         return _Segments(self.key[keep], self.owner[keep], self.first[keep], self.last[keep], self.count[keep])
 
     def merged(self, other: _Segments) -> _Segments:
-        """Return both sets of entries, sorted by hash (two sorted runs: a merge)."""
-        parts = [(a, b) for a, b in zip(vars(self).values(), vars(other).values(), strict=True)]
-        joined = [np.concatenate(p) for p in parts]
-        order = np.argsort(joined[0], kind="stable")
-        return _Segments(*(a[order] for a in joined))
+        """Return both sets of entries, sorted by hash (two sorted runs: a merge, no sort)."""
+        at = np.searchsorted(self.key, other.key, side="right") + np.arange(other.key.size)
+        mine = np.ones(self.key.size + other.key.size, dtype=bool)
+        mine[at] = False
+        joined = [np.empty(mine.size, dtype=a.dtype) for a in vars(self).values()]
+        for out, a, b in zip(joined, vars(self).values(), vars(other).values(), strict=True):
+            out[mine], out[at] = a, b
+        return _Segments(*joined)
 
 
 def _empty_segments() -> _Segments:
@@ -144,39 +138,28 @@ class _Windows:
     pos: Ints
 
 
-def _word_numbers(texts: Sequence[str], codes: WordCodes) -> tuple[Ints, Ints, Ints]:
-    """Return every normalised word's number (texts end to end), each text's word count, and
-    each text's exact group: the first text with the same normalised words."""
-    n = len(texts)
-    counts, group = np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+def _exact_groups(words: HashedWords) -> Ints:
+    """Return each text's exact group: the first text with the same normalised words (texts
+    with the same characters are compared on their words: a collision is told apart)."""
+    group = np.arange(len(words.texts), dtype=np.int64)
     firsts: dict[int, list[int]] = {}
-    parts = []
-    for lo in range(0, n, _HASH_BATCH):
-        batch = []
-        for i in range(lo, min(lo + _HASH_BATCH, n)):
-            numbers = codes.number(normalized_words(texts[i]))
-            same = firsts.setdefault(hash(tuple(numbers)), [])
-            # Equal hashes are checked on the words: a collision is told apart.
-            twin = next((f for f in same if codes.number(normalized_words(texts[f])) == numbers), -1)
-            if twin < 0:
-                same.append(i)
-            group[i], counts[i] = (twin if twin >= 0 else i), len(numbers)
-            batch.append(numbers)
-        size = int(counts[lo : lo + _HASH_BATCH].sum())
-        parts.append(np.fromiter(chain.from_iterable(batch), dtype=np.int64, count=size))
-    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return flat, counts, group
+    for i, key in enumerate(words.keys.tolist()):
+        same = firsts.setdefault(key, [])
+        twin = next((f for f in same if words.same_words(f, i)), -1)
+        if twin < 0:
+            same.append(i)
+        group[i] = twin if twin >= 0 else i
+    return group
 
 
 class _Pass:
     """The greedy pass's state: who is kept, the kept texts' segments, the pairs so far."""
 
-    def __init__(self, texts: Sequence[str], threshold: float, codes: WordCodes) -> None:
-        self.threshold, self.codes = threshold, codes
-        numbers, self.counts, self.group = _word_numbers(texts, codes)
-        self.begin = np.cumsum(self.counts) - self.counts
-        codes.hold(numbers, self.begin, self.counts)
-        self.words = numbers.view(np.uint64)
+    def __init__(self, texts: Sequence[str], threshold: float) -> None:
+        self.threshold = threshold
+        self.codes = codes = HashedWords(texts)
+        self.counts, self.begin = codes.counts, codes.begin
+        self.group = _exact_groups(codes)
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
@@ -187,7 +170,6 @@ class _Pass:
         self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
         self.loose: list[int] = []  # kept texts too short to cut, compared with every later one
         self.outcome = DedupOutcome()
-        self._powers = (np.ones(0, dtype=np.uint64), np.ones(0, dtype=np.uint64))
 
     # -- hashes of runs of words -------------------------------------------------------------
 
@@ -196,15 +178,11 @@ class _Pass:
         k-th power of the base as its weight), and the inverse powers."""
         start, stop = int(self.begin[lo]), int(self.begin[hi - 1] + self.counts[hi - 1])
         size = stop - start
-        if self._powers[0].size < size:
-            up = np.full(max(size, 1), _BASE, dtype=np.uint64)
-            down = np.full(max(size, 1), pow(_BASE, -1, 1 << 64), dtype=np.uint64)
-            up[0] = down[0] = 1
-            self._powers = (np.cumprod(up), np.cumprod(down))  # products wrap modulo 2**64
+        up, down = self.codes.powers(size)
         running = np.zeros(size + 1, dtype=np.uint64)
-        # Word numbers are small: scrambled by an odd multiplier, the runs' top bits spread.
-        np.cumsum(self.words[start:stop] * _SCRAMBLE * self._powers[0][:size], out=running[1:])
-        return running, self._powers[1]
+        # Word characters are small: scrambled by an odd multiplier, the runs' top bits spread.
+        np.cumsum(self.codes.numbers(start, stop) * _SCRAMBLE * up[:size], out=running[1:])
+        return running, down
 
     def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
         """Return the hash of each run of ``length`` words from ``pos`` in ``text``."""
@@ -222,7 +200,7 @@ class _Pass:
         owner, size = np.repeat(texts, cuts), np.repeat(m, cuts)
         pos = _ranges(cuts) * size // np.repeat(cuts, cuts)
         key = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size])
-        order = np.lexsort((key, owner))
+        order = np.lexsort((owner, key))  # by hash, then text
         key, owner, pos = key[order], owner[order], pos[order]
         new = np.ones(key.size, dtype=bool)
         new[1:] = (key[1:] != key[:-1]) | (owner[1:] != owner[:-1])
@@ -234,19 +212,22 @@ class _Pass:
         found = _Segments(key[starts], owner[starts], first, last, count)
         # Only tau + 1 of a text's segments (tau: the most edits any partner allows) need be
         # looked for: one of them is whole. Past the rarest tau + 1, a segment that more than
-        # _CROWD kept texts hold already is left out (it would be looked up for every text
-        # holding a common phrase) and counted as missing.
+        # _CROWD texts (kept, or of this block) hold is left out (it would be looked up for
+        # every text holding a common phrase) and counted as missing.
         held = np.searchsorted(self.index.key, found.key, "right") - np.searchsorted(self.index.key, found.key, "left")
+        runs = np.diff(np.append(np.flatnonzero(np.append(True, found.key[1:] != found.key[:-1])), found.key.size))
+        held += np.repeat(runs, runs)
         order = np.lexsort((held, found.owner))
-        found = found.take(order)
-        before = np.cumsum(found.count) - found.count
-        runs = np.flatnonzero(np.append(True, found.owner[1:] != found.owner[:-1]))
-        before -= np.repeat(before[runs], np.diff(np.append(runs, found.owner.size)))
-        quota = self.lengths.tau[self.lengths.longest[self.counts[found.owner]]] + 1
-        found = found.take((before < quota) | (held[order] <= _CROWD))
+        before = np.cumsum(found.count[order]) - found.count[order]
+        runs = np.flatnonzero(np.append(True, found.owner[order][1:] != found.owner[order][:-1]))
+        before -= np.repeat(before[runs], np.diff(np.append(runs, order.size)))
+        quota = self.lengths.tau[self.lengths.longest[self.counts[found.owner[order]]]] + 1
+        keep = np.zeros(order.size, dtype=bool)
+        keep[order] = (before < quota) | (held[order] <= _CROWD)
+        found = found.take(keep)
         self.covered[texts] = 0
         np.add.at(self.covered, found.owner, found.count)
-        return found.take(np.argsort(found.key, kind="stable"))
+        return found
 
     def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Windows:
         """Return every run of ``texts`` of a length some segment they may meet has."""
@@ -268,6 +249,7 @@ class _Pass:
         ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
         ``limit`` matches."""
         maybe = marks.holds(win.key)
+        maybe = maybe[np.argsort(win.key[maybe])]  # sorted, the binary searches stay in cache
         keys = win.key[maybe]
         left = np.searchsorted(index.key, keys, side="left")
         found = np.searchsorted(index.key, keys, side="right") - left
@@ -387,4 +369,4 @@ class _Pass:
 
 def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     """Return the ``DedupOutcome`` of the greedy pass under word edit similarity."""
-    return _Pass(texts, threshold, WordCodes(texts)).run()
+    return _Pass(texts, threshold).run()
