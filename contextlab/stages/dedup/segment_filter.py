@@ -53,6 +53,11 @@ def _ranges(counts: Ints) -> Ints:
     return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
+def _starts(values: Ints | Hashes) -> Ints:
+    """Return where each run of equal ``values`` (sorted) starts."""
+    return np.flatnonzero(np.append(True, values[1:] != values[:-1])[: values.size])
+
+
 class _Lengths:
     """What the filter needs to know of a text's length ``m``, for every ``m`` up to the longest."""
 
@@ -81,21 +86,21 @@ class _Lengths:
 
 @dataclass
 class _Segments:
-    """Segments of texts, one entry for each distinct (text, run hash), sorted by hash: the
-    first and last word position of the text's segments with that hash, and how many."""
+    """Segments of texts, one entry for the segments of one hash in one text within ``tau`` words
+    of each other, sorted by key: the hash, the first one's place in the low bits (so a window
+    finds the entries of its hash near its place in one range); the last one's place, how many."""
 
     key: Hashes
     owner: Ints
-    first: Ints
     last: Ints
     count: Ints
 
     def take(self, keep: npt.NDArray[np.bool_] | Ints) -> _Segments:
         """Return the entries ``keep`` selects."""
-        return _Segments(self.key[keep], self.owner[keep], self.first[keep], self.last[keep], self.count[keep])
+        return _Segments(self.key[keep], self.owner[keep], self.last[keep], self.count[keep])
 
     def merged(self, other: _Segments) -> _Segments:
-        """Return both sets of entries, sorted by hash (two sorted runs: a merge, no sort)."""
+        """Return both sets of entries, sorted by key (two sorted runs: a merge, no sort)."""
         at = np.searchsorted(self.key, other.key, side="right") + np.arange(other.key.size)
         mine = np.ones(self.key.size + other.key.size, dtype=bool)
         mine[at] = False
@@ -103,11 +108,6 @@ class _Segments:
         for out, a, b in zip(joined, vars(self).values(), vars(other).values(), strict=True):
             out[mine], out[at] = a, b
         return _Segments(*joined)
-
-
-def _empty_segments() -> _Segments:
-    none = np.zeros(0, dtype=np.int64)
-    return _Segments(np.zeros(0, dtype=np.uint64), none, none, none, none)
 
 
 class _Marks:
@@ -131,11 +131,10 @@ class _Marks:
 
 @dataclass
 class _Windows:
-    """Every run of words a block's texts must look up: its hash, text and first word's position."""
+    """Every run of words a block's texts must look up: its key (as a segment's) and text."""
 
     key: Hashes
     text: Ints
-    pos: Ints
 
 
 def _exact_groups(words: HashedWords) -> Ints:
@@ -163,7 +162,11 @@ class _Pass:
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
-        self.index = _empty_segments()
+        none = np.zeros(0, dtype=np.int64)
+        self.index = _Segments(np.zeros(0, dtype=np.uint64), none, none, none)
+        self.reach = self.lengths.tau[self.lengths.longest]  # the most edits a text's partners allow
+        bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
+        self.place_bits, self.place = np.uint64(bits), np.uint64((1 << bits) - 1)
         self.covered = np.zeros(self.n, dtype=np.int64)  # a text's segments its index entries hold
         self.marks = _Marks(_MARK_BITS)
         self._kept = bytearray(self.n)
@@ -185,11 +188,13 @@ class _Pass:
         return running, down
 
     def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
-        """Return the hash of each run of ``length`` words from ``pos`` in ``text``."""
+        """Return the key of each run of ``length`` words from ``pos`` in ``text``: its hash,
+        with ``pos`` in the low bits."""
         running, down = block
         at = self.begin[text] - base + pos
         keys: Hashes = (running[at + length] - running[at]) * down[at]
         keys += length.astype(np.uint64) * _LENGTH_WEIGHT
+        keys = (keys & ~self.place) | pos.astype(np.uint64)
         return keys
 
     def _segments(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Segments:
@@ -199,31 +204,30 @@ class _Pass:
         cuts = self.lengths.segments[m]
         owner, size = np.repeat(texts, cuts), np.repeat(m, cuts)
         pos = _ranges(cuts) * size // np.repeat(cuts, cuts)
-        key = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size])
-        order = np.lexsort((owner, key))  # by hash, then text
-        key, owner, pos = key[order], owner[order], pos[order]
-        new = np.ones(key.size, dtype=bool)
-        new[1:] = (key[1:] != key[:-1]) | (owner[1:] != owner[:-1])
+        run = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size]) & ~self.place
+        stretch = pos // (self.lengths.tau[size] + 1)  # an entry's segments lie in one stretch
+        order = np.lexsort((pos, stretch, run, owner))
+        run, owner, pos, stretch = run[order], owner[order], pos[order], stretch[order]
+        new = np.ones(run.size, dtype=bool)
+        new[1:] = (run[1:] != run[:-1]) | (owner[1:] != owner[:-1]) | (stretch[1:] != stretch[:-1])
         starts = np.flatnonzero(new)
-        if not starts.size:
-            return _empty_segments()
-        count = np.diff(np.append(starts, key.size))
-        first, last = np.minimum.reduceat(pos, starts), np.maximum.reduceat(pos, starts)
-        found = _Segments(key[starts], owner[starts], first, last, count)
+        count = np.diff(np.append(starts, run.size))
+        found = _Segments(run[starts] | pos[starts].astype(np.uint64), owner[starts], pos[starts + count - 1], count)
+        found = found.take(np.argsort(found.key))
         # Only tau + 1 of a text's segments (tau: the most edits any partner allows) need be
-        # looked for: one of them is whole. Past the rarest tau + 1, a segment that more than
-        # _CROWD texts (kept, or of this block) hold is left out (it would be looked up for
+        # looked for: one of them is whole. Past the rarest tau + 1, a segment whose hash more
+        # than _CROWD entries (kept, or of this block) have is left out (it would be found by
         # every text holding a common phrase) and counted as missing.
-        held = np.searchsorted(self.index.key, found.key, "right") - np.searchsorted(self.index.key, found.key, "left")
-        runs = np.diff(np.append(np.flatnonzero(np.append(True, found.key[1:] != found.key[:-1])), found.key.size))
-        held += np.repeat(runs, runs)
-        order = np.lexsort((held, found.owner))
+        run = found.key & ~self.place
+        held = np.searchsorted(self.index.key, run | self.place, "right") - np.searchsorted(self.index.key, run)
+        same = np.diff(np.append(_starts(run), run.size))
+        held += np.repeat(same, same)
+        order = np.lexsort((held, found.owner))  # by text, rarest first
         before = np.cumsum(found.count[order]) - found.count[order]
-        runs = np.flatnonzero(np.append(True, found.owner[order][1:] != found.owner[order][:-1]))
-        before -= np.repeat(before[runs], np.diff(np.append(runs, order.size)))
-        quota = self.lengths.tau[self.lengths.longest[self.counts[found.owner[order]]]] + 1
+        firsts = _starts(found.owner[order])
+        before -= np.repeat(before[firsts], np.diff(np.append(firsts, order.size)))
         keep = np.zeros(order.size, dtype=bool)
-        keep[order] = (before < quota) | (held[order] <= _CROWD)
+        keep[order] = (before <= self.reach[self.counts[found.owner[order]]]) | (held[order] <= _CROWD)
         found = found.take(keep)
         self.covered[texts] = 0
         np.add.at(self.covered, found.owner, found.count)
@@ -238,7 +242,7 @@ class _Pass:
         length = np.repeat(bounds[:, 0], spans) + _ranges(spans)
         many = np.maximum(self.counts[owner] - length + 1, 0)
         text, length, pos = np.repeat(owner, many), np.repeat(length, many), _ranges(many)
-        return _Windows(self._run_keys(block, base, text, pos, length), text, pos)
+        return _Windows(self._run_keys(block, base, text, pos, length), text)
 
     # -- the search --------------------------------------------------------------------------
 
@@ -250,25 +254,26 @@ class _Pass:
         ``limit`` matches."""
         maybe = marks.holds(win.key)
         maybe = maybe[np.argsort(win.key[maybe])]  # sorted, the binary searches stay in cache
-        keys = win.key[maybe]
-        left = np.searchsorted(index.key, keys, side="left")
-        found = np.searchsorted(index.key, keys, side="right") - left
+        keys, reach = win.key[maybe], self.reach[self.counts[win.text[maybe]]].astype(np.uint64)
+        # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
+        left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))
+        found = np.searchsorted(index.key, keys + reach, side="right") - left
         if limit is not None and int(found.sum()) > limit:
             return None
         w = maybe[np.repeat(np.arange(keys.size, dtype=np.int64), found)]
         e = np.repeat(left, found) + _ranges(found)
-        k, i, pos = index.owner[e], win.text[w], win.pos[w]
+        k, i = index.owner[e], win.text[w]
         mk, mi = self.counts[k], self.counts[i]
         tau = self.lengths.tau[np.maximum(mk, mi)]
-        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= index.first[e]) & (pos <= index.last[e] + tau)
+        pos, first = ((x & self.place).astype(np.int64) for x in (win.key[w], index.key[e]))
+        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau)
         if earlier_only:
             ok &= k < i
         # An entry's segments found whole in text i are no more than it has, nor than the
         # windows of i that hold its hash near enough.
         hit, seen = np.unique(e[ok] * self.n + i[ok], return_counts=True)
         e, i = np.divmod(hit, self.n)
-        k = index.owner[e]
-        pairs, inverse = np.unique(k * self.n + i, return_inverse=True)
+        pairs, inverse = np.unique(index.owner[e] * self.n + i, return_inverse=True)
         credit = np.bincount(inverse.ravel(), weights=np.minimum(index.count[e], seen), minlength=pairs.size)
         k, i = np.divmod(pairs, self.n)
         needed = self.covered[k] - self.lengths.tau[np.maximum(self.counts[k], self.counts[i])]
