@@ -141,9 +141,10 @@ def _exact_groups(words: HashedWords) -> Ints:
     """Return each text's exact group: the first text with the same normalised words (texts
     with the same characters are compared on their words: a collision is told apart)."""
     group = np.arange(len(words.texts), dtype=np.int64)
+    _, inverse, held = np.unique(words.keys, return_inverse=True, return_counts=True)
     firsts: dict[int, list[int]] = {}
-    for i, key in enumerate(words.keys.tolist()):
-        same = firsts.setdefault(key, [])
+    for i in np.flatnonzero(held[inverse.ravel()] > 1).tolist():  # texts whose hash another has
+        same = firsts.setdefault(int(inverse[i]), [])
         twin = next((f for f in same if words.same_words(f, i)), -1)
         if twin < 0:
             same.append(i)
@@ -205,14 +206,15 @@ class _Pass:
         owner, size = np.repeat(texts, cuts), np.repeat(m, cuts)
         pos = _ranges(cuts) * size // np.repeat(cuts, cuts)
         run = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size]) & ~self.place
-        stretch = pos // (self.lengths.tau[size] + 1)  # an entry's segments lie in one stretch
-        order = np.lexsort((pos, stretch, run, owner))
-        run, owner, pos, stretch = run[order], owner[order], pos[order], stretch[order]
+        run |= (pos // (self.lengths.tau[size] + 1)).astype(np.uint64)  # an entry's segments: one stretch
+        order = np.argsort(run, kind="stable")  # a text's segments of one hash and stretch side by side
+        run, owner, pos = run[order], owner[order], pos[order]
         new = np.ones(run.size, dtype=bool)
-        new[1:] = (run[1:] != run[:-1]) | (owner[1:] != owner[:-1]) | (stretch[1:] != stretch[:-1])
+        new[1:] = (run[1:] != run[:-1]) | (owner[1:] != owner[:-1])
         starts = np.flatnonzero(new)
         count = np.diff(np.append(starts, run.size))
-        found = _Segments(run[starts] | pos[starts].astype(np.uint64), owner[starts], pos[starts + count - 1], count)
+        key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
+        found = _Segments(key, owner[starts], pos[starts + count - 1], count)
         found = found.take(np.argsort(found.key))
         # Only tau + 1 of a text's segments (tau: the most edits any partner allows) need be
         # looked for: one of them is whole. Past the rarest tau + 1, a segment whose hash more
@@ -222,7 +224,7 @@ class _Pass:
         held = np.searchsorted(self.index.key, run | self.place, "right") - np.searchsorted(self.index.key, run)
         same = np.diff(np.append(_starts(run), run.size))
         held += np.repeat(same, same)
-        order = np.lexsort((held, found.owner))  # by text, rarest first
+        order = np.argsort(found.owner << 32 | np.minimum(held, (1 << 32) - 1))  # by text, rarest first
         before = np.cumsum(found.count[order]) - found.count[order]
         firsts = _starts(found.owner[order])
         before -= np.repeat(before[firsts], np.diff(np.append(firsts, order.size)))
@@ -253,7 +255,8 @@ class _Pass:
         ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
         ``limit`` matches."""
         maybe = marks.holds(win.key)
-        maybe = maybe[np.argsort(win.key[maybe])]  # sorted, the binary searches stay in cache
+        # Sorted by their top 16 bits (a radix sort), the binary searches stay in cache.
+        maybe = maybe[np.argsort((win.key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
         keys, reach = win.key[maybe], self.reach[self.counts[win.text[maybe]]].astype(np.uint64)
         # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
         left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))

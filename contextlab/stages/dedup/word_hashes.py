@@ -62,14 +62,16 @@ def _hash_batch(
     edges = np.flatnonzero(space[1:] != space[:-1])  # a word's start, its end, the next start...
     starts, ends = edges[0::2], edges[1::2]
     up, down = powers(points.size + 1)
-    running = np.zeros(points.size + 1, dtype=np.uint64)
-    np.cumsum(points * up[: points.size], out=running[1:])
-    folded = ((running[ends] - running[starts]) * down[starts] % np.uint64(_CHARS)).astype(np.uint32)
+    low = np.zeros(points.size + 1, dtype=np.uint32)  # words' hashes modulo 2**32 are enough
+    np.cumsum(points * up[: points.size].astype(np.uint32), out=low[1:])
+    hashed = (low[ends] - low[starts]) * down[starts].astype(np.uint32)
+    folded = (hashed.astype(np.uint64) * np.uint64(_CHARS) >> np.uint64(32)).astype(np.uint32)  # below _CHARS
     folded += (folded >= _SURROGATES) * np.uint32(0x800)  # characters skip the surrogates
+    running = np.zeros(folded.size + 1, dtype=np.uint64)
     sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
     first = np.searchsorted(starts, np.cumsum(sizes) - sizes)
     counts = np.diff(first, append=starts.size)
-    np.cumsum(folded * up[: folded.size], out=running[1 : folded.size + 1])
+    np.cumsum(folded * up[: folded.size], out=running[1:])
     keys = (running[first + counts] - running[first]) * down[first] + counts.astype(np.uint64)
     return folded, counts, keys
 
