@@ -248,10 +248,8 @@ class _Pass:
 
     # -- the search --------------------------------------------------------------------------
 
-    def _join(
-        self, index: _Segments, marks: _Marks, win: _Windows, earlier_only: bool, limit: int | None
-    ) -> tuple[Ints, Ints] | None:
-        """Return the candidate pairs (kept text, new text) whose segments ``win`` finds in
+    def _join(self, index: _Segments, marks: _Marks, win: _Windows, limit: int | None) -> tuple[Ints, Ints] | None:
+        """Return the candidate pairs (earlier text, later text) whose segments ``win`` finds in
         ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
         ``limit`` matches."""
         maybe = marks.holds(win.key)
@@ -269,9 +267,7 @@ class _Pass:
         mk, mi = self.counts[k], self.counts[i]
         tau = self.lengths.tau[np.maximum(mk, mi)]
         pos, first = ((x & self.place).astype(np.int64) for x in (win.key[w], index.key[e]))
-        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau)
-        if earlier_only:
-            ok &= k < i
+        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
         # An entry's segments found whole in text i are no more than it has, nor than the
         # windows of i that hold its hash near enough.
         hit, seen = np.unique(e[ok] * self.n + i[ok], return_counts=True)
@@ -290,34 +286,37 @@ class _Pass:
         settled = (group != docs) & self.kept[group]  # copies of a text kept before the block
         probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
         best: dict[int, tuple[int, float]] = {}
-        within: dict[int, list[int]] = {}
+        within: dict[int, list[tuple[int, float]]] = {}
         if probers.size:
             block, base = self._prefix(lo, hi), int(self.begin[lo])
             win = self._windows(block, base, probers)
             limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win.key.size + _MATCH_FLOOR
-            earlier = self._join(self.index, self.marks, win, False, limit) if self.index.key.size else (docs[:0],) * 2
+            earlier = self._join(self.index, self.marks, win, limit)
             if earlier is None:
                 return self._split(lo, hi)
-            kept, new = (a.tolist() for a in earlier)
-            for k, i, similarity in zip(kept, new, self.codes.matches(kept, new, self.threshold), strict=True):
+            for k, i, similarity in self._measured(*earlier):
                 self._better(best, k, i, similarity)
             firsts = probers[(group[probers - lo] == probers)]
-            survivors = np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64)
-            mine = self._segments(block, base, survivors)
-            if mine.key.size and probers.size > 1:
-                own = _Marks(_OWN_MARK_BITS)
-                own.add(mine.key)
-                inside = self._join(mine, own, win, True, limit)
-                if inside is None:
-                    return self._split(lo, hi)
-                for k, i in zip(*(a.tolist() for a in inside), strict=True):
-                    within.setdefault(i, []).append(k)
+            mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
+            own = _Marks(_OWN_MARK_BITS)
+            own.add(mine.key)
+            inside = self._join(mine, own, win, limit)
+            if inside is None:
+                return self._split(lo, hi)
+            for k, i, similarity in self._measured(*inside):
+                if similarity is not None:  # a text of this block: if it is kept
+                    within.setdefault(i, []).append((k, similarity))
             self._decide(lo, hi, best, within)
             added = mine.take(self.kept[mine.owner])
             self.marks.add(added.key)
             self.index = self.index.merged(added)
         else:
             self._decide(lo, hi, best, within)
+
+    def _measured(self, kept: Ints, new: Ints) -> zip[tuple[int, int, float | None]]:
+        """Return each pair with its similarity when it reaches the threshold, else None."""
+        k, i = kept.tolist(), new.tolist()
+        return zip(k, i, self.codes.matches(k, i, self.threshold), strict=True)
 
     def _split(self, lo: int, hi: int) -> None:
         mid = lo + (hi - lo) // 2
@@ -336,7 +335,9 @@ class _Pass:
             if similarity > b_sim or (similarity == b_sim and k < b):
                 best[i] = (k, similarity)
 
-    def _decide(self, lo: int, hi: int, best: dict[int, tuple[int, float]], within: dict[int, list[int]]) -> None:
+    def _decide(
+        self, lo: int, hi: int, best: dict[int, tuple[int, float]], within: dict[int, list[tuple[int, float]]]
+    ) -> None:
         """Walk texts ``lo`` to ``hi - 1`` in order: an exact copy of a kept text, a near
         duplicate of the best kept text it reached, or kept."""
         kept, pairs, lengths = self._kept, self.outcome.pairs, self.lengths
@@ -345,9 +346,9 @@ class _Pass:
                 pairs.append(DuplicatePair(g, i, 1.0, "exact"))
                 continue
             if m and self.near:
-                for k in sorted(within.get(i, ())):
+                for k, similarity in within.get(i, ()):
                     if kept[k]:
-                        self._offer(best, k, i)
+                        self._better(best, k, i, similarity)
                 for k in self.loose:
                     mk = int(self.counts[k])
                     if abs(mk - m) <= lengths.tau[max(mk, m)]:

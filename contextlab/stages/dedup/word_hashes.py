@@ -111,26 +111,28 @@ class HashedWords(WordCodes):
     def matches(self, kept: list[int], new: list[int], threshold: float) -> list[float | None]:
         """Return ``match`` of each pair ``kept[k]``, ``new[k]``: one call of rapidfuzz, then
         each pair it accepts confirmed."""
-        a, b = [self.code(i) for i in kept], [self.code(j) for j in new]
+        chars, begins, ends = self.chars, self._begins, self._ends
+        a, b = [chars[begins[i] : ends[i]] for i in kept], [chars[begins[j] : ends[j]] for j in new]
         longer = np.maximum(self.counts[kept], self.counts[new])
         bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
         cutoff = int(bound.max(initial=0))
         distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=1)
         similarity = (1.0 - distance / np.maximum(longer, 1)).tolist()
         good = ((distance <= bound) & (np.array(similarity) >= threshold)).tolist()
-        pairs = zip(kept, new, similarity, good, strict=True)
-        return [self._confirmed(k, i, threshold, s) if ok else None for k, i, s, ok in pairs]
+        pairs = zip(kept, new, a, b, similarity, good, strict=True)
+        return [self._confirmed(k, i, x, y, threshold, s) if ok else None for k, i, x, y, s, ok in pairs]
 
     def match(self, kept: int, new: int, threshold: float) -> float | None:
         """Return the similarity of texts ``kept`` and ``new`` when it reaches ``threshold``, else None."""
         found = super().match(kept, new, threshold)
-        return None if found is None else self._confirmed(kept, new, threshold, found)
+        return None if found is None else self._confirmed(kept, new, self.code(kept), self.code(new), threshold, found)
 
-    def _confirmed(self, k: int, i: int, threshold: float, similarity: float) -> float | None:
+    def _confirmed(self, k: int, i: int, a: str, b: str, threshold: float, similarity: float) -> float | None:
         """Return ``similarity`` when the words of texts ``k`` and ``i`` are equal wherever
-        their characters' cheapest alignment says so (then it is theirs), else measure them."""
+        their characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else
+        measure them."""
         first, second = normalized_words(self.texts[k]), normalized_words(self.texts[i])
-        for op in Levenshtein.opcodes(self.code(k), self.code(i)):
+        for op in Levenshtein.opcodes(a, b):
             if op.tag == "equal" and first[op.src_start : op.src_end] != second[op.dest_start : op.dest_end]:
                 return self._exact.match(k, i, threshold)
         return similarity
