@@ -41,7 +41,7 @@ _LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
 _SCRAMBLE = np.uint64(0x94D049BB133111EB)
 _BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
 _CROWD = 16
-_MARK_BITS, _OWN_MARK_BITS = 27, 23  # 16 MB for the kept texts' segments, 1 MB for a block's
+_MARK_BITS, _OWN_MARK_BITS = 25, 20  # 32 MB for the kept texts' segments, 1 MB for a block's
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
 _MATCHES_A_WINDOW = 4
@@ -111,45 +111,19 @@ class _Segments:
 
 
 class _Marks:
-    """A bit for each of ``2**bits`` ranges of hashes, set where a segment's hash lies: most
+    """A flag for each of ``2**bits`` ranges of hashes, set where a segment's hash lies: most
     windows are settled by one look (a binary search among the segments costs far more)."""
 
     def __init__(self, bits: int) -> None:
-        self.shift = np.uint64(64 - bits)
-        self.bytes = np.zeros(1 << (bits - 3), dtype=np.uint8)
+        self.shift, self.flags = np.uint64(64 - bits), np.zeros(1 << bits, dtype=np.bool_)
 
     def add(self, keys: Hashes) -> None:
-        """Set the bits of ``keys``."""
-        at = keys >> self.shift
-        np.bitwise_or.at(self.bytes, at >> np.uint64(3), np.left_shift(1, at & np.uint64(7)).astype(np.uint8))
+        """Set the flags of ``keys``."""
+        self.flags[keys >> self.shift] = True
 
     def holds(self, keys: Hashes) -> Ints:
-        """Return the positions of ``keys`` whose bit is set."""
-        at = keys >> self.shift
-        return np.flatnonzero((self.bytes[at >> np.uint64(3)] >> (at & np.uint64(7))) & np.uint64(1)).astype(np.int64)
-
-
-@dataclass
-class _Windows:
-    """Every run of words a block's texts must look up: its key (as a segment's) and text."""
-
-    key: Hashes
-    text: Ints
-
-
-def _exact_groups(words: HashedWords) -> Ints:
-    """Return each text's exact group: the first text with the same normalised words (texts
-    with the same characters are compared on their words: a collision is told apart)."""
-    group = np.arange(len(words.texts), dtype=np.int64)
-    _, inverse, held = np.unique(words.keys, return_inverse=True, return_counts=True)
-    firsts: dict[int, list[int]] = {}
-    for i in np.flatnonzero(held[inverse.ravel()] > 1).tolist():  # texts whose hash another has
-        same = firsts.setdefault(int(inverse[i]), [])
-        twin = next((f for f in same if words.same_words(f, i)), -1)
-        if twin < 0:
-            same.append(i)
-        group[i] = twin if twin >= 0 else i
-    return group
+        """Return the positions of ``keys`` whose flag is set."""
+        return np.flatnonzero(self.flags[keys >> self.shift]).astype(np.int64)
 
 
 class _Pass:
@@ -159,7 +133,7 @@ class _Pass:
         self.threshold = threshold
         self.codes = codes = HashedWords(texts)
         self.counts, self.begin = codes.counts, codes.begin
-        self.group = _exact_groups(codes)
+        self.group = codes.groups()
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
@@ -167,15 +141,13 @@ class _Pass:
         self.index = _Segments(np.zeros(0, dtype=np.uint64), none, none, none)
         self.reach = self.lengths.tau[self.lengths.longest]  # the most edits a text's partners allow
         bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
-        self.place_bits, self.place = np.uint64(bits), np.uint64((1 << bits) - 1)
+        self.place = np.uint64((1 << bits) - 1)
         self.covered = np.zeros(self.n, dtype=np.int64)  # a text's segments its index entries hold
         self.marks = _Marks(_MARK_BITS)
         self._kept = bytearray(self.n)
         self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
         self.loose: list[int] = []  # kept texts too short to cut, compared with every later one
         self.outcome = DedupOutcome()
-
-    # -- hashes of runs of words -------------------------------------------------------------
 
     def _prefix(self, lo: int, hi: int) -> tuple[Hashes, Hashes]:
         """Return the running polynomial sums of texts ``lo..hi-1``'s word hashes (the words'
@@ -185,7 +157,8 @@ class _Pass:
         up, down = self.codes.powers(size)
         running = np.zeros(size + 1, dtype=np.uint64)
         # Word characters are small: scrambled by an odd multiplier, the runs' top bits spread.
-        np.cumsum(self.codes.numbers(start, stop) * _SCRAMBLE * up[:size], out=running[1:])
+        words = np.frombuffer(self.codes.chars[start:stop].encode("utf-32-le"), dtype=np.uint32)
+        np.cumsum(words * _SCRAMBLE * up[:size], out=running[1:])
         return running, down
 
     def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
@@ -235,8 +208,8 @@ class _Pass:
         np.add.at(self.covered, found.owner, found.count)
         return found
 
-    def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Windows:
-        """Return every run of ``texts`` of a length some segment they may meet has."""
+    def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> tuple[Hashes, Ints]:
+        """Return the key and text of every run of ``texts`` of a length some segment they may meet has."""
         bounds = np.array([self.lengths.window_lengths(m) for m in self.counts[texts].tolist()], dtype=np.int64)
         bounds = bounds.reshape(-1, 2)
         spans = np.maximum(bounds[:, 1] - bounds[:, 0] + 1, 0)
@@ -244,18 +217,19 @@ class _Pass:
         length = np.repeat(bounds[:, 0], spans) + _ranges(spans)
         many = np.maximum(self.counts[owner] - length + 1, 0)
         text, length, pos = np.repeat(owner, many), np.repeat(length, many), _ranges(many)
-        return _Windows(self._run_keys(block, base, text, pos, length), text)
+        return self._run_keys(block, base, text, pos, length), text
 
-    # -- the search --------------------------------------------------------------------------
-
-    def _join(self, index: _Segments, marks: _Marks, win: _Windows, limit: int | None) -> tuple[Ints, Ints] | None:
+    def _join(
+        self, index: _Segments, marks: _Marks, win: tuple[Hashes, Ints], limit: int | None
+    ) -> tuple[Ints, Ints] | None:
         """Return the candidate pairs (earlier text, later text) whose segments ``win`` finds in
         ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
         ``limit`` matches."""
-        maybe = marks.holds(win.key)
+        win_key, win_text = win  # the windows' keys and texts
+        maybe = marks.holds(win_key)
         # Sorted by their top 16 bits (a radix sort), the binary searches stay in cache.
-        maybe = maybe[np.argsort((win.key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
-        keys, reach = win.key[maybe], self.reach[self.counts[win.text[maybe]]].astype(np.uint64)
+        maybe = maybe[np.argsort((win_key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
+        keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
         # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
         left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))
         found = np.searchsorted(index.key, keys + reach, side="right") - left
@@ -263,10 +237,10 @@ class _Pass:
             return None
         w = maybe[np.repeat(np.arange(keys.size, dtype=np.int64), found)]
         e = np.repeat(left, found) + _ranges(found)
-        k, i = index.owner[e], win.text[w]
+        k, i = index.owner[e], win_text[w]
         mk, mi = self.counts[k], self.counts[i]
         tau = self.lengths.tau[np.maximum(mk, mi)]
-        pos, first = ((x & self.place).astype(np.int64) for x in (win.key[w], index.key[e]))
+        pos, first = ((x & self.place).astype(np.int64) for x in (win_key[w], index.key[e]))
         ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
         # An entry's segments found whole in text i are no more than it has, nor than the
         # windows of i that hold its hash near enough.
@@ -287,45 +261,35 @@ class _Pass:
         probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
         best: dict[int, tuple[int, float]] = {}
         within: dict[int, list[tuple[int, float]]] = {}
-        if probers.size:
-            block, base = self._prefix(lo, hi), int(self.begin[lo])
-            win = self._windows(block, base, probers)
-            limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win.key.size + _MATCH_FLOOR
-            earlier = self._join(self.index, self.marks, win, limit)
-            if earlier is None:
-                return self._split(lo, hi)
-            for k, i, similarity in self._measured(*earlier):
-                self._better(best, k, i, similarity)
-            firsts = probers[(group[probers - lo] == probers)]
-            mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
-            own = _Marks(_OWN_MARK_BITS)
-            own.add(mine.key)
-            inside = self._join(mine, own, win, limit)
-            if inside is None:
-                return self._split(lo, hi)
-            for k, i, similarity in self._measured(*inside):
-                if similarity is not None:  # a text of this block: if it is kept
-                    within.setdefault(i, []).append((k, similarity))
-            self._decide(lo, hi, best, within)
-            added = mine.take(self.kept[mine.owner])
-            self.marks.add(added.key)
-            self.index = self.index.merged(added)
-        else:
-            self._decide(lo, hi, best, within)
-
-    def _measured(self, kept: Ints, new: Ints) -> zip[tuple[int, int, float | None]]:
-        """Return each pair with its similarity when it reaches the threshold, else None."""
-        k, i = kept.tolist(), new.tolist()
-        return zip(k, i, self.codes.matches(k, i, self.threshold), strict=True)
+        if not probers.size:
+            return self._decide(lo, hi, best, within)
+        block, base = self._prefix(lo, hi), int(self.begin[lo])
+        win = self._windows(block, base, probers)
+        limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win[0].size + _MATCH_FLOOR
+        earlier = self._join(self.index, self.marks, win, limit)
+        if earlier is None:
+            return self._split(lo, hi)
+        for k, i, similarity in self.codes.matches(*earlier, self.threshold):
+            self._better(best, k, i, similarity)
+        firsts = probers[(group[probers - lo] == probers)]
+        mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
+        own = _Marks(_OWN_MARK_BITS)
+        own.add(mine.key)
+        inside = self._join(mine, own, win, limit)
+        if inside is None:
+            return self._split(lo, hi)
+        for k, i, similarity in self.codes.matches(*inside, self.threshold):
+            if similarity is not None:  # a text of this block: if it is kept
+                within.setdefault(i, []).append((k, similarity))
+        self._decide(lo, hi, best, within)
+        added = mine.take(self.kept[mine.owner])
+        self.marks.add(added.key)
+        self.index = self.index.merged(added)
 
     def _split(self, lo: int, hi: int) -> None:
         mid = lo + (hi - lo) // 2
         self.block(lo, mid)
         self.block(mid, hi)
-
-    def _offer(self, best: dict[int, tuple[int, float]], k: int, i: int) -> None:
-        """Measure kept text ``k`` against text ``i``; keep it in ``best`` if it is ``i``'s best so far."""
-        self._better(best, k, i, self.codes.match(k, i, self.threshold))
 
     @staticmethod
     def _better(best: dict[int, tuple[int, float]], k: int, i: int, similarity: float | None) -> None:
@@ -352,7 +316,7 @@ class _Pass:
                 for k in self.loose:
                     mk = int(self.counts[k])
                     if abs(mk - m) <= lengths.tau[max(mk, m)]:
-                        self._offer(best, k, i)
+                        self._better(best, k, i, self.codes.match(k, i, self.threshold))
             if i in best:
                 k, similarity = best[i]
                 pairs.append(DuplicatePair(k, i, similarity, "near"))

@@ -9,7 +9,7 @@ alignment calls equal is compared), or measured exactly (``WordCodes``) if a col
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -20,8 +20,9 @@ from rapidfuzz.process import cpdist
 from .edit_measure import WordCodes
 from .normalize import normalized_text, normalized_words
 
-__all__ = ["HashedWords", "Powers"]
+__all__ = ["HashedWords"]
 
+Ints = npt.NDArray[np.int64]
 _BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _CHARS = 0x110000 - 0x800  # code points that are not surrogates
 _SURROGATES = 0xD800
@@ -34,25 +35,8 @@ def _spaces() -> npt.NDArray[np.bool_]:
     return np.array([chr(c).isspace() for c in range(0x110000)], dtype=np.bool_)
 
 
-class Powers:
-    """The base's powers and their inverses modulo 2**64, as many as asked for so far."""
-
-    def __init__(self) -> None:
-        self.up = self.down = np.ones(0, dtype=np.uint64)
-
-    def __call__(self, size: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-        """Return the powers ``0..size-1`` and their inverses (or more)."""
-        if self.up.size < size:
-            size = max(size, 2 * self.up.size, 1 << 16)
-            up = np.full(size, _BASE, dtype=np.uint64)
-            down = np.full(size, pow(_BASE, -1, 1 << 64), dtype=np.uint64)
-            up[0] = down[0] = 1
-            self.up, self.down = np.cumprod(up), np.cumprod(down)  # products wrap modulo 2**64
-        return self.up, self.down
-
-
 def _hash_batch(
-    texts: list[str], powers: Powers
+    texts: list[str], powers: Callable[[int], tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]]
 ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.uint64]]:
     """Return the character of every word of ``texts`` (end to end), each text's word count,
     and a hash of each text's characters."""
@@ -81,7 +65,7 @@ class HashedWords(WordCodes):
 
     def __init__(self, texts: Sequence[str]) -> None:
         super().__init__(texts)
-        self.powers = Powers()
+        self._up = self._down = np.ones(0, dtype=np.uint64)
         parts, batch, size = [], [], 0
         for text in texts:
             batch.append(normalized_text(text))
@@ -100,37 +84,51 @@ class HashedWords(WordCodes):
         """Return text ``i``'s characters, one a word."""
         return self.chars[self._begins[i] : self._ends[i]]
 
-    def numbers(self, start: int, stop: int) -> npt.NDArray[np.uint32]:
-        """Return the characters from ``start`` to ``stop`` (texts end to end) as numbers."""
-        return np.frombuffer(self.chars[start:stop].encode("utf-32-le"), dtype=np.uint32)
+    def powers(self, size: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """Return the base's powers ``0..size-1`` and their inverses modulo 2**64 (or more)."""
+        if self._up.size < size:
+            up = np.full(max(size, 2 * self._up.size), _BASE, dtype=np.uint64)
+            down = np.full(up.size, pow(_BASE, -1, 1 << 64), dtype=np.uint64)
+            up[0] = down[0] = 1
+            self._up, self._down = np.cumprod(up), np.cumprod(down)  # products wrap modulo 2**64
+        return self._up, self._down
 
-    def same_words(self, i: int, j: int) -> bool:
-        """Return whether texts ``i`` and ``j`` have equal normalised words."""
-        return self.texts[i] == self.texts[j] or normalized_words(self.texts[i]) == normalized_words(self.texts[j])
+    def groups(self) -> Ints:
+        """Return each text's exact group: the first text with the same normalised words (texts
+        with the same characters are compared on their words: a collision is told apart)."""
+        group = np.arange(len(self.texts), dtype=np.int64)
+        _, inverse, held = np.unique(self.keys, return_inverse=True, return_counts=True)
+        firsts: dict[int, list[int]] = {}
+        texts, words = self.texts, normalized_words
+        for i in np.flatnonzero(held[inverse.ravel()] > 1).tolist():  # texts whose hash another has
+            same = firsts.setdefault(int(inverse[i]), [])
+            twin = next((f for f in same if texts[f] == texts[i] or words(texts[f]) == words(texts[i])), -1)
+            if twin < 0:
+                same.append(i)
+            group[i] = twin if twin >= 0 else i
+        return group
 
-    def matches(self, kept: list[int], new: list[int], threshold: float) -> list[float | None]:
-        """Return ``match`` of each pair ``kept[k]``, ``new[k]``: one call of rapidfuzz, then
-        each pair it accepts confirmed."""
-        chars, begins, ends = self.chars, self._begins, self._ends
-        a, b = [chars[begins[i] : ends[i]] for i in kept], [chars[begins[j] : ends[j]] for j in new]
+    def matches(self, kept: Ints, new: Ints, threshold: float) -> list[tuple[int, int, float | None]]:
+        """Return each pair ``kept[x]``, ``new[x]`` with its similarity when it reaches ``threshold``,
+        else None: one call of rapidfuzz, then each pair it accepts confirmed."""
+        chars, begins, ends, kept_at, new_at = self.chars, self._begins, self._ends, kept.tolist(), new.tolist()
+        a, b = [chars[begins[i] : ends[i]] for i in kept_at], [chars[begins[j] : ends[j]] for j in new_at]
         longer = np.maximum(self.counts[kept], self.counts[new])
         bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
         cutoff = int(bound.max(initial=0))
         distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=1)
         similarity = (1.0 - distance / np.maximum(longer, 1)).tolist()
         good = ((distance <= bound) & (np.array(similarity) >= threshold)).tolist()
-        pairs = zip(kept, new, a, b, similarity, good, strict=True)
-        return [self._confirmed(k, i, x, y, threshold, s) if ok else None for k, i, x, y, s, ok in pairs]
+        pairs = zip(kept_at, new_at, a, b, similarity, good, strict=True)
+        return [(k, i, self._confirmed(k, i, x, y, threshold, s) if ok else None) for k, i, x, y, s, ok in pairs]
 
     def match(self, kept: int, new: int, threshold: float) -> float | None:
         """Return the similarity of texts ``kept`` and ``new`` when it reaches ``threshold``, else None."""
-        found = super().match(kept, new, threshold)
-        return None if found is None else self._confirmed(kept, new, self.code(kept), self.code(new), threshold, found)
+        return self.matches(np.array([kept]), np.array([new]), threshold)[0][2]
 
     def _confirmed(self, k: int, i: int, a: str, b: str, threshold: float, similarity: float) -> float | None:
-        """Return ``similarity`` when the words of texts ``k`` and ``i`` are equal wherever
-        their characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else
-        measure them."""
+        """Return ``similarity`` when the words of texts ``k`` and ``i`` are equal wherever their
+        characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else measure."""
         first, second = normalized_words(self.texts[k]), normalized_words(self.texts[i])
         for op in Levenshtein.opcodes(a, b):
             if op.tag == "equal" and first[op.src_start : op.src_end] != second[op.dest_start : op.dest_end]:
