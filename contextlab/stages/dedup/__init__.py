@@ -1,20 +1,18 @@
 """Exact and near-duplicate detection, under one of two measures.
 
-``word_edit`` (the default, ``edit_measure.py``): texts are normalised first (NFKC, format
-characters removed, case and whitespace folded: ``normalize.py``); exact duplicates have equal
-normalised words, near duplicates a word edit similarity ``1 - lev / max(len)`` over those
-words at or above the threshold with a document already kept. Candidates come from a
-pigeonhole filter that provably keeps every pair at the threshold (``segment_filter.py``), and
-each is measured on its words by rapidfuzz.
+``word_edit`` (the default, ``edit_measure.py``): texts are normalised (NFKC, format characters
+removed, case and whitespace folded: ``normalize.py``); exact duplicates have equal normalised
+words, near duplicates a word edit similarity ``1 - lev / max(len)`` at or above the threshold
+with a document already kept. A pigeonhole filter names every pair that can reach it
+(``segment_filter.py``); each is measured on its words by rapidfuzz (``word_hashes.py``).
 
 ``shingle_jaccard`` (``shingle_measure.py``, for ``ContextManager.seed_compatible()``): exact
 duplicates share the md5 of their lowercased, whitespace-collapsed text; near duplicates have a
-Jaccard similarity of 5-word shingles at or above the threshold with a document already kept.
-Candidates come from prefix filtering, which provably keeps every such pair.
+Jaccard similarity of 5-word shingles at or above the threshold with a kept document, found by
+prefix filtering, which provably keeps every such pair.
 
-Under both a document is a duplicate when it matches ANY kept document, the first kept wins,
-and a near duplicate names the kept document it is most similar to (the earliest on a tie).
-``explain.py`` holds what the lab shows about the pairs.
+Under both the first kept wins, and a near duplicate names the kept document it is most similar
+to (the earliest on a tie). ``explain.py`` holds what the lab shows about the pairs.
 """
 
 from __future__ import annotations
@@ -38,28 +36,10 @@ from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, DedupOutcome
 from .segment_filter import find_edit_duplicates
 from .shingle_measure import SHINGLE_SIZE, content_hash, find_shingle_duplicates, jaccard, shingles
 
-__all__ = [
-    "SHINGLE_SIZE",
-    "MEASURES",
-    "DEFAULT_MEASURE",
-    "SEED_MEASURE",
-    "content_hash",
-    "shingles",
-    "jaccard",
-    "word_similarity",
-    "normalized_text",
-    "normalized_words",
-    "find_duplicates",
-    "DedupOutcome",
-    "similarity_matrix",
-    "pair_similarities",
-    "shared_word_mask",
-    "word_diff",
-    "WordDiff",
-    "near_misses",
-    "NearMiss",
-    "NEAR_MISS_MARGIN",
-]
+__all__ = ["SHINGLE_SIZE", "MEASURES", "DEFAULT_MEASURE", "SEED_MEASURE", "content_hash", "shingles", "jaccard"]
+__all__ += ["word_similarity", "normalized_text", "normalized_words", "find_duplicates", "DedupOutcome"]
+__all__ += ["similarity_matrix", "pair_similarities", "shared_word_mask", "word_diff", "WordDiff", "near_misses"]
+__all__ += ["NearMiss", "NEAR_MISS_MARGIN"]
 
 
 def find_duplicates(texts: Sequence[str], threshold: float, measure: str = DEFAULT_MEASURE) -> DedupOutcome:

@@ -1,9 +1,6 @@
 """What the lab shows about duplicates: similarities of every pair, the words that differ in a
-pair, and the pairs that just missed the threshold.
-
-All pairs are compared here: these are for the few hundred documents a person looks at, not
-for dedup itself (``find_duplicates``). Each takes the measure's name, so the lab explains the
-measure the build really used.
+pair, and the pairs that just missed the threshold. All pairs are compared: these are for the
+few hundred documents a person looks at. Each takes the measure the build really used.
 """
 
 from __future__ import annotations
@@ -21,16 +18,8 @@ from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
 from .segment_filter import find_edit_duplicates
 from .shingle_measure import SHINGLE_SIZE, find_shingle_duplicates, jaccard, shingles
 
-__all__ = [
-    "similarity_matrix",
-    "pair_similarities",
-    "shared_word_mask",
-    "WordDiff",
-    "word_diff",
-    "NearMiss",
-    "near_misses",
-    "NEAR_MISS_MARGIN",
-]
+__all__ = ["similarity_matrix", "pair_similarities", "shared_word_mask", "WordDiff", "word_diff", "NearMiss"]
+__all__ += ["near_misses", "NEAR_MISS_MARGIN"]
 
 #: How far below the threshold a pair may score and still be listed as a near miss.
 NEAR_MISS_MARGIN = 0.15
@@ -70,10 +59,8 @@ def pair_similarities(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> l
 
 
 def shared_word_mask(text: str, other: str, k: int = SHINGLE_SIZE) -> list[tuple[str, bool]]:
-    """Return the words of ``text`` (as split) each marked True when inside a shingle ``other`` shares.
-
-    This is what the lab highlights in the side-by-side view of a seed-measure pair.
-    """
+    """Return the words of ``text`` (as split) each marked True when inside a shingle ``other``
+    shares: what the lab highlights in the side-by-side view of a seed-measure pair."""
     words = text.split()
     lowered = [w.lower() for w in words]
     theirs = shingles(other, k)
@@ -101,7 +88,6 @@ class WordDiff:
 
 def word_diff(first: str, second: str) -> WordDiff:
     """Return the words of ``first`` and ``second`` (as given) with the ones that differ marked.
-
     Words are aligned on their normalised form (what the measure compares), so a word that
     differs only in case, width or an invisible character is not marked; a word that
     normalises to nothing (a lone zero-width space) is never marked. The edits are
@@ -144,7 +130,6 @@ def near_misses(
 ) -> list[NearMiss]:
     """Return the pairs of kept texts with ``threshold - margin <= similarity < threshold``,
     most similar first: what lowering the threshold by up to ``margin`` would consider next.
-
     Kept means kept by ``find_duplicates(texts, threshold, measure)``; every pair of them is
     compared, with the length bound skipping pairs that cannot reach ``threshold - margin``.
     """

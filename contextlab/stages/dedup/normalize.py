@@ -32,13 +32,9 @@ def _format_table() -> dict[int, None]:
 
 
 @lru_cache(maxsize=1)
-def _format_set() -> frozenset[str]:
-    return frozenset(map(chr, _format_table()))
-
-
 def format_characters() -> frozenset[str]:
     """Return every character of Unicode category Cf (format): all removed before comparing."""
-    return _format_set()
+    return frozenset(map(chr, _format_table()))
 
 
 def normalized_text(text: str) -> str:
@@ -54,7 +50,7 @@ def normalized_text(text: str) -> str:
     # all printable has none (one C scan); else a membership scan, far cheaper than translate
     # (or a regex) on text with none in it. Checking a text is NFKC already is cheaper than
     # normalising it (most text is).
-    clean = all(map(str.isprintable, text.splitlines())) or _format_set().isdisjoint(text)
+    clean = all(map(str.isprintable, text.splitlines())) or format_characters().isdisjoint(text)
     stripped = text if clean else text.translate(_format_table())
     return _nfkc(_nfkc(stripped).casefold())
 

@@ -1,25 +1,20 @@
 """The word edit measure's greedy pass, with candidates that provably hold every pair at the threshold.
 
-The filter (pigeonhole, as PassJoin: Li et al., "Pass-Join", VLDB 2011). Two texts of ``m`` and
-``m'`` words can reach the threshold only when ``|m - m'| <= tau`` and their distance is at most
-``tau``, where ``tau = edit_bound(max(m, m'), threshold)``. Each text of ``m`` words is cut into
-``S(m)`` disjoint segments of ``q(m)`` words, ``S(m)`` one more than the most edits any text it
-could pair with allows. ``tau`` edits touch at most ``tau`` segments, so at least ``S - tau`` of
-them are left whole and appear in the other text, each within ``tau`` positions of where it
-stood. A pair is a candidate when that many of the earlier text's segments are found, as runs
-of the later text's words ("windows"), near enough their place. Words and runs are compared by
-hash: equal runs always have equal hashes, so a collision can only add a candidate, and every
-candidate is measured on the words themselves (``edit_measure.WordCodes``). At thresholds so low
-that a text cannot be cut (``q(m) = 0``), it is compared with every later text of a length it
-could pair with.
+The filter (pigeonhole, as PassJoin: Li et al., VLDB 2011). Two texts of ``m`` and ``m'`` words
+reach the threshold only when ``|m - m'| <= tau`` and their distance is at most ``tau =
+edit_bound(max(m, m'), threshold)``. Each text is cut into ``S(m)`` disjoint segments of ``q(m)``
+words, ``S(m)`` one more than the most edits any text it could pair with allows; ``tau`` edits
+touch at most ``tau`` segments, so ``S - tau`` of them appear whole in the other text, each
+within ``tau`` positions of its place. A pair is a candidate when that many of the earlier
+text's segments are found as runs of the later text's words ("windows") near their place. Runs
+are compared by hash (a collision only adds a candidate); candidates are measured on the words
+(``word_hashes.HashedWords``). A text too short to cut (``q(m) = 0``) is compared with every
+later text of a length it could pair with.
 
-The pass walks the texts in blocks, in order, and only ever looks for pairs of a text and a kept
-one: a block's windows are searched among the segments of the texts kept before it, then among
-its own texts that no kept text matched (the only ones of it that can be kept); the block is
-decided text by text; the segments of the texts it kept join the index. A block whose search
-would make too many matches (many copies of a text not kept yet: a template's records) is split
-in two, so the second half finds the first half's kept text instead. A corpus of copies of one
-text keeps one text and costs O(n).
+The pass walks the texts in blocks: a block's windows are searched among the segments of the
+texts kept before it, then among its own texts no kept text matched; the block is decided text
+by text and its kept texts' segments join the index. A block whose search would make too many
+matches (copies of a text not kept yet: a template's records) is split in two.
 """
 
 from __future__ import annotations
@@ -27,15 +22,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
 
 from ...types import DuplicatePair
-from .edit_measure import WordCodes
-from .normalize import normalized_words
 from .outcome import DedupOutcome
+from .word_hashes import HashedWords
 
 __all__ = ["find_edit_duplicates"]
 
@@ -43,14 +36,12 @@ Ints = npt.NDArray[np.int64]
 Hashes = npt.NDArray[np.uint64]
 
 _EPS = 1e-9
-# Odd multipliers (splitmix64's): the polynomial base of a run's hash, and a run length's weight.
-_BASE = 0x9E3779B97F4A7C15
+# Odd multipliers (splitmix64's): a run length's weight, and a word's scramble.
 _LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
 _SCRAMBLE = np.uint64(0x94D049BB133111EB)
 _BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
-_HASH_BATCH = 4096
 _CROWD = 16
-_MARK_BITS, _OWN_MARK_BITS = 27, 23  # 16 MB for the kept texts' segments, 1 MB for a block's
+_MARK_BITS, _OWN_MARK_BITS = 25, 20  # 32 MB for the kept texts' segments, 1 MB for a block's
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
 _MATCHES_A_WINDOW = 4
@@ -60,6 +51,11 @@ def _ranges(counts: Ints) -> Ints:
     """Return ``0..c-1`` for each ``c`` of ``counts``, laid end to end."""
     total = int(counts.sum())
     return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def _starts(values: Ints | Hashes) -> Ints:
+    """Return where each run of equal ``values`` (sorted) starts."""
+    return np.flatnonzero(np.append(True, values[1:] != values[:-1])[: values.size])
 
 
 class _Lengths:
@@ -90,128 +86,89 @@ class _Lengths:
 
 @dataclass
 class _Segments:
-    """Segments of texts, one entry for each distinct (text, run hash), sorted by hash: the
-    first and last word position of the text's segments with that hash, and how many."""
+    """Segments of texts, one entry for the segments of one hash in one text within ``tau`` words
+    of each other, sorted by key: the hash, the first one's place in the low bits (so a window
+    finds the entries of its hash near its place in one range); the last one's place, how many."""
 
     key: Hashes
     owner: Ints
-    first: Ints
     last: Ints
     count: Ints
 
     def take(self, keep: npt.NDArray[np.bool_] | Ints) -> _Segments:
         """Return the entries ``keep`` selects."""
-        return _Segments(self.key[keep], self.owner[keep], self.first[keep], self.last[keep], self.count[keep])
+        return _Segments(self.key[keep], self.owner[keep], self.last[keep], self.count[keep])
 
     def merged(self, other: _Segments) -> _Segments:
-        """Return both sets of entries, sorted by hash (two sorted runs: a merge)."""
-        parts = [(a, b) for a, b in zip(vars(self).values(), vars(other).values(), strict=True)]
-        joined = [np.concatenate(p) for p in parts]
-        order = np.argsort(joined[0], kind="stable")
-        return _Segments(*(a[order] for a in joined))
-
-
-def _empty_segments() -> _Segments:
-    none = np.zeros(0, dtype=np.int64)
-    return _Segments(np.zeros(0, dtype=np.uint64), none, none, none, none)
+        """Return both sets of entries, sorted by key (two sorted runs: a merge, no sort)."""
+        at = np.searchsorted(self.key, other.key, side="right") + np.arange(other.key.size)
+        mine = np.ones(self.key.size + other.key.size, dtype=bool)
+        mine[at] = False
+        joined = [np.empty(mine.size, dtype=a.dtype) for a in vars(self).values()]
+        for out, a, b in zip(joined, vars(self).values(), vars(other).values(), strict=True):
+            out[mine], out[at] = a, b
+        return _Segments(*joined)
 
 
 class _Marks:
-    """A bit for each of ``2**bits`` ranges of hashes, set where a segment's hash lies: most
+    """A flag for each of ``2**bits`` ranges of hashes, set where a segment's hash lies: most
     windows are settled by one look (a binary search among the segments costs far more)."""
 
     def __init__(self, bits: int) -> None:
-        self.shift = np.uint64(64 - bits)
-        self.bytes = np.zeros(1 << (bits - 3), dtype=np.uint8)
+        self.shift, self.flags = np.uint64(64 - bits), np.zeros(1 << bits, dtype=np.bool_)
 
     def add(self, keys: Hashes) -> None:
-        """Set the bits of ``keys``."""
-        at = keys >> self.shift
-        np.bitwise_or.at(self.bytes, at >> np.uint64(3), np.left_shift(1, at & np.uint64(7)).astype(np.uint8))
+        """Set the flags of ``keys``."""
+        self.flags[keys >> self.shift] = True
 
     def holds(self, keys: Hashes) -> Ints:
-        """Return the positions of ``keys`` whose bit is set."""
-        at = keys >> self.shift
-        return np.flatnonzero((self.bytes[at >> np.uint64(3)] >> (at & np.uint64(7))) & np.uint64(1)).astype(np.int64)
-
-
-@dataclass
-class _Windows:
-    """Every run of words a block's texts must look up: its hash, text and first word's position."""
-
-    key: Hashes
-    text: Ints
-    pos: Ints
-
-
-def _word_numbers(texts: Sequence[str], codes: WordCodes) -> tuple[Ints, Ints, Ints]:
-    """Return every normalised word's number (texts end to end), each text's word count, and
-    each text's exact group: the first text with the same normalised words."""
-    n = len(texts)
-    counts, group = np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
-    firsts: dict[int, list[int]] = {}
-    parts = []
-    for lo in range(0, n, _HASH_BATCH):
-        batch = []
-        for i in range(lo, min(lo + _HASH_BATCH, n)):
-            numbers = codes.number(normalized_words(texts[i]))
-            same = firsts.setdefault(hash(tuple(numbers)), [])
-            # Equal hashes are checked on the words: a collision is told apart.
-            twin = next((f for f in same if codes.number(normalized_words(texts[f])) == numbers), -1)
-            if twin < 0:
-                same.append(i)
-            group[i], counts[i] = (twin if twin >= 0 else i), len(numbers)
-            batch.append(numbers)
-        size = int(counts[lo : lo + _HASH_BATCH].sum())
-        parts.append(np.fromiter(chain.from_iterable(batch), dtype=np.int64, count=size))
-    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return flat, counts, group
+        """Return the positions of ``keys`` whose flag is set."""
+        return np.flatnonzero(self.flags[keys >> self.shift]).astype(np.int64)
 
 
 class _Pass:
     """The greedy pass's state: who is kept, the kept texts' segments, the pairs so far."""
 
-    def __init__(self, texts: Sequence[str], threshold: float, codes: WordCodes) -> None:
-        self.threshold, self.codes = threshold, codes
-        numbers, self.counts, self.group = _word_numbers(texts, codes)
-        self.begin = np.cumsum(self.counts) - self.counts
-        codes.hold(numbers, self.begin, self.counts)
-        self.words = numbers.view(np.uint64)
+    def __init__(self, texts: Sequence[str], threshold: float) -> None:
+        self.threshold = threshold
+        self.codes = codes = HashedWords(texts)
+        self.counts, self.begin = codes.counts, codes.begin
+        self.group = codes.groups()
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
-        self.index = _empty_segments()
+        none = np.zeros(0, dtype=np.int64)
+        self.index = _Segments(np.zeros(0, dtype=np.uint64), none, none, none)
+        self.reach = self.lengths.tau[self.lengths.longest]  # the most edits a text's partners allow
+        bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
+        self.place = np.uint64((1 << bits) - 1)
         self.covered = np.zeros(self.n, dtype=np.int64)  # a text's segments its index entries hold
         self.marks = _Marks(_MARK_BITS)
         self._kept = bytearray(self.n)
         self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
         self.loose: list[int] = []  # kept texts too short to cut, compared with every later one
         self.outcome = DedupOutcome()
-        self._powers = (np.ones(0, dtype=np.uint64), np.ones(0, dtype=np.uint64))
-
-    # -- hashes of runs of words -------------------------------------------------------------
 
     def _prefix(self, lo: int, hi: int) -> tuple[Hashes, Hashes]:
         """Return the running polynomial sums of texts ``lo..hi-1``'s word hashes (the words'
         k-th power of the base as its weight), and the inverse powers."""
         start, stop = int(self.begin[lo]), int(self.begin[hi - 1] + self.counts[hi - 1])
         size = stop - start
-        if self._powers[0].size < size:
-            up = np.full(max(size, 1), _BASE, dtype=np.uint64)
-            down = np.full(max(size, 1), pow(_BASE, -1, 1 << 64), dtype=np.uint64)
-            up[0] = down[0] = 1
-            self._powers = (np.cumprod(up), np.cumprod(down))  # products wrap modulo 2**64
+        up, down = self.codes.powers(size)
         running = np.zeros(size + 1, dtype=np.uint64)
-        # Word numbers are small: scrambled by an odd multiplier, the runs' top bits spread.
-        np.cumsum(self.words[start:stop] * _SCRAMBLE * self._powers[0][:size], out=running[1:])
-        return running, self._powers[1]
+        # Word characters are small: scrambled by an odd multiplier, the runs' top bits spread.
+        words = np.frombuffer(self.codes.chars[start:stop].encode("utf-32-le"), dtype=np.uint32)
+        np.cumsum(words * _SCRAMBLE * up[:size], out=running[1:])
+        return running, down
 
     def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
-        """Return the hash of each run of ``length`` words from ``pos`` in ``text``."""
+        """Return the key of each run of ``length`` words from ``pos`` in ``text``: its hash,
+        with ``pos`` in the low bits."""
         running, down = block
         at = self.begin[text] - base + pos
         keys: Hashes = (running[at + length] - running[at]) * down[at]
         keys += length.astype(np.uint64) * _LENGTH_WEIGHT
+        keys = (keys & ~self.place) | pos.astype(np.uint64)
         return keys
 
     def _segments(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Segments:
@@ -221,35 +178,38 @@ class _Pass:
         cuts = self.lengths.segments[m]
         owner, size = np.repeat(texts, cuts), np.repeat(m, cuts)
         pos = _ranges(cuts) * size // np.repeat(cuts, cuts)
-        key = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size])
-        order = np.lexsort((key, owner))
-        key, owner, pos = key[order], owner[order], pos[order]
-        new = np.ones(key.size, dtype=bool)
-        new[1:] = (key[1:] != key[:-1]) | (owner[1:] != owner[:-1])
+        run = self._run_keys(block, base, owner, pos, self.lengths.seg_len[size]) & ~self.place
+        run |= (pos // (self.lengths.tau[size] + 1)).astype(np.uint64)  # an entry's segments: one stretch
+        order = np.argsort(run, kind="stable")  # a text's segments of one hash and stretch side by side
+        run, owner, pos = run[order], owner[order], pos[order]
+        new = np.ones(run.size, dtype=bool)
+        new[1:] = (run[1:] != run[:-1]) | (owner[1:] != owner[:-1])
         starts = np.flatnonzero(new)
-        if not starts.size:
-            return _empty_segments()
-        count = np.diff(np.append(starts, key.size))
-        first, last = np.minimum.reduceat(pos, starts), np.maximum.reduceat(pos, starts)
-        found = _Segments(key[starts], owner[starts], first, last, count)
+        count = np.diff(np.append(starts, run.size))
+        key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
+        found = _Segments(key, owner[starts], pos[starts + count - 1], count)
+        found = found.take(np.argsort(found.key))
         # Only tau + 1 of a text's segments (tau: the most edits any partner allows) need be
-        # looked for: one of them is whole. Past the rarest tau + 1, a segment that more than
-        # _CROWD kept texts hold already is left out (it would be looked up for every text
-        # holding a common phrase) and counted as missing.
-        held = np.searchsorted(self.index.key, found.key, "right") - np.searchsorted(self.index.key, found.key, "left")
-        order = np.lexsort((held, found.owner))
-        found = found.take(order)
-        before = np.cumsum(found.count) - found.count
-        runs = np.flatnonzero(np.append(True, found.owner[1:] != found.owner[:-1]))
-        before -= np.repeat(before[runs], np.diff(np.append(runs, found.owner.size)))
-        quota = self.lengths.tau[self.lengths.longest[self.counts[found.owner]]] + 1
-        found = found.take((before < quota) | (held[order] <= _CROWD))
+        # looked for: one of them is whole. Past the rarest tau + 1, a segment whose hash more
+        # than _CROWD entries (kept, or of this block) have is left out (it would be found by
+        # every text holding a common phrase) and counted as missing.
+        run = found.key & ~self.place
+        held = np.searchsorted(self.index.key, run | self.place, "right") - np.searchsorted(self.index.key, run)
+        same = np.diff(np.append(_starts(run), run.size))
+        held += np.repeat(same, same)
+        order = np.argsort(found.owner << 32 | np.minimum(held, (1 << 32) - 1))  # by text, rarest first
+        before = np.cumsum(found.count[order]) - found.count[order]
+        firsts = _starts(found.owner[order])
+        before -= np.repeat(before[firsts], np.diff(np.append(firsts, order.size)))
+        keep = np.zeros(order.size, dtype=bool)
+        keep[order] = (before <= self.reach[self.counts[found.owner[order]]]) | (held[order] <= _CROWD)
+        found = found.take(keep)
         self.covered[texts] = 0
         np.add.at(self.covered, found.owner, found.count)
-        return found.take(np.argsort(found.key, kind="stable"))
+        return found
 
-    def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> _Windows:
-        """Return every run of ``texts`` of a length some segment they may meet has."""
+    def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> tuple[Hashes, Ints]:
+        """Return the key and text of every run of ``texts`` of a length some segment they may meet has."""
         bounds = np.array([self.lengths.window_lengths(m) for m in self.counts[texts].tolist()], dtype=np.int64)
         bounds = bounds.reshape(-1, 2)
         spans = np.maximum(bounds[:, 1] - bounds[:, 0] + 1, 0)
@@ -257,36 +217,36 @@ class _Pass:
         length = np.repeat(bounds[:, 0], spans) + _ranges(spans)
         many = np.maximum(self.counts[owner] - length + 1, 0)
         text, length, pos = np.repeat(owner, many), np.repeat(length, many), _ranges(many)
-        return _Windows(self._run_keys(block, base, text, pos, length), text, pos)
-
-    # -- the search --------------------------------------------------------------------------
+        return self._run_keys(block, base, text, pos, length), text
 
     def _join(
-        self, index: _Segments, marks: _Marks, win: _Windows, earlier_only: bool, limit: int | None
+        self, index: _Segments, marks: _Marks, win: tuple[Hashes, Ints], limit: int | None
     ) -> tuple[Ints, Ints] | None:
-        """Return the candidate pairs (kept text, new text) whose segments ``win`` finds in
+        """Return the candidate pairs (earlier text, later text) whose segments ``win`` finds in
         ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
         ``limit`` matches."""
-        maybe = marks.holds(win.key)
-        keys = win.key[maybe]
-        left = np.searchsorted(index.key, keys, side="left")
-        found = np.searchsorted(index.key, keys, side="right") - left
+        win_key, win_text = win  # the windows' keys and texts
+        maybe = marks.holds(win_key)
+        # Sorted by their top 16 bits (a radix sort), the binary searches stay in cache.
+        maybe = maybe[np.argsort((win_key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
+        keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
+        # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
+        left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))
+        found = np.searchsorted(index.key, keys + reach, side="right") - left
         if limit is not None and int(found.sum()) > limit:
             return None
         w = maybe[np.repeat(np.arange(keys.size, dtype=np.int64), found)]
         e = np.repeat(left, found) + _ranges(found)
-        k, i, pos = index.owner[e], win.text[w], win.pos[w]
+        k, i = index.owner[e], win_text[w]
         mk, mi = self.counts[k], self.counts[i]
         tau = self.lengths.tau[np.maximum(mk, mi)]
-        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= index.first[e]) & (pos <= index.last[e] + tau)
-        if earlier_only:
-            ok &= k < i
+        pos, first = ((x & self.place).astype(np.int64) for x in (win_key[w], index.key[e]))
+        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
         # An entry's segments found whole in text i are no more than it has, nor than the
         # windows of i that hold its hash near enough.
         hit, seen = np.unique(e[ok] * self.n + i[ok], return_counts=True)
         e, i = np.divmod(hit, self.n)
-        k = index.owner[e]
-        pairs, inverse = np.unique(k * self.n + i, return_inverse=True)
+        pairs, inverse = np.unique(index.owner[e] * self.n + i, return_inverse=True)
         credit = np.bincount(inverse.ravel(), weights=np.minimum(index.count[e], seen), minlength=pairs.size)
         k, i = np.divmod(pairs, self.n)
         needed = self.covered[k] - self.lengths.tau[np.maximum(self.counts[k], self.counts[i])]
@@ -300,43 +260,36 @@ class _Pass:
         settled = (group != docs) & self.kept[group]  # copies of a text kept before the block
         probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
         best: dict[int, tuple[int, float]] = {}
-        within: dict[int, list[int]] = {}
-        if probers.size:
-            block, base = self._prefix(lo, hi), int(self.begin[lo])
-            win = self._windows(block, base, probers)
-            limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win.key.size + _MATCH_FLOOR
-            earlier = self._join(self.index, self.marks, win, False, limit) if self.index.key.size else (docs[:0],) * 2
-            if earlier is None:
-                return self._split(lo, hi)
-            kept, new = (a.tolist() for a in earlier)
-            for k, i, similarity in zip(kept, new, self.codes.matches(kept, new, self.threshold), strict=True):
-                self._better(best, k, i, similarity)
-            firsts = probers[(group[probers - lo] == probers)]
-            survivors = np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64)
-            mine = self._segments(block, base, survivors)
-            if mine.key.size and probers.size > 1:
-                own = _Marks(_OWN_MARK_BITS)
-                own.add(mine.key)
-                inside = self._join(mine, own, win, True, limit)
-                if inside is None:
-                    return self._split(lo, hi)
-                for k, i in zip(*(a.tolist() for a in inside), strict=True):
-                    within.setdefault(i, []).append(k)
-            self._decide(lo, hi, best, within)
-            added = mine.take(self.kept[mine.owner])
-            self.marks.add(added.key)
-            self.index = self.index.merged(added)
-        else:
-            self._decide(lo, hi, best, within)
+        within: dict[int, list[tuple[int, float]]] = {}
+        if not probers.size:
+            return self._decide(lo, hi, best, within)
+        block, base = self._prefix(lo, hi), int(self.begin[lo])
+        win = self._windows(block, base, probers)
+        limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win[0].size + _MATCH_FLOOR
+        earlier = self._join(self.index, self.marks, win, limit)
+        if earlier is None:
+            return self._split(lo, hi)
+        for k, i, similarity in self.codes.matches(*earlier, self.threshold):
+            self._better(best, k, i, similarity)
+        firsts = probers[(group[probers - lo] == probers)]
+        mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
+        own = _Marks(_OWN_MARK_BITS)
+        own.add(mine.key)
+        inside = self._join(mine, own, win, limit)
+        if inside is None:
+            return self._split(lo, hi)
+        for k, i, similarity in self.codes.matches(*inside, self.threshold):
+            if similarity is not None:  # a text of this block: if it is kept
+                within.setdefault(i, []).append((k, similarity))
+        self._decide(lo, hi, best, within)
+        added = mine.take(self.kept[mine.owner])
+        self.marks.add(added.key)
+        self.index = self.index.merged(added)
 
     def _split(self, lo: int, hi: int) -> None:
         mid = lo + (hi - lo) // 2
         self.block(lo, mid)
         self.block(mid, hi)
-
-    def _offer(self, best: dict[int, tuple[int, float]], k: int, i: int) -> None:
-        """Measure kept text ``k`` against text ``i``; keep it in ``best`` if it is ``i``'s best so far."""
-        self._better(best, k, i, self.codes.match(k, i, self.threshold))
 
     @staticmethod
     def _better(best: dict[int, tuple[int, float]], k: int, i: int, similarity: float | None) -> None:
@@ -346,7 +299,9 @@ class _Pass:
             if similarity > b_sim or (similarity == b_sim and k < b):
                 best[i] = (k, similarity)
 
-    def _decide(self, lo: int, hi: int, best: dict[int, tuple[int, float]], within: dict[int, list[int]]) -> None:
+    def _decide(
+        self, lo: int, hi: int, best: dict[int, tuple[int, float]], within: dict[int, list[tuple[int, float]]]
+    ) -> None:
         """Walk texts ``lo`` to ``hi - 1`` in order: an exact copy of a kept text, a near
         duplicate of the best kept text it reached, or kept."""
         kept, pairs, lengths = self._kept, self.outcome.pairs, self.lengths
@@ -355,13 +310,13 @@ class _Pass:
                 pairs.append(DuplicatePair(g, i, 1.0, "exact"))
                 continue
             if m and self.near:
-                for k in sorted(within.get(i, ())):
+                for k, similarity in within.get(i, ()):
                     if kept[k]:
-                        self._offer(best, k, i)
+                        self._better(best, k, i, similarity)
                 for k in self.loose:
                     mk = int(self.counts[k])
                     if abs(mk - m) <= lengths.tau[max(mk, m)]:
-                        self._offer(best, k, i)
+                        self._better(best, k, i, self.codes.match(k, i, self.threshold))
             if i in best:
                 k, similarity = best[i]
                 pairs.append(DuplicatePair(k, i, similarity, "near"))
@@ -387,4 +342,4 @@ class _Pass:
 
 def find_edit_duplicates(texts: Sequence[str], threshold: float) -> DedupOutcome:
     """Return the ``DedupOutcome`` of the greedy pass under word edit similarity."""
-    return _Pass(texts, threshold, WordCodes(texts)).run()
+    return _Pass(texts, threshold).run()
