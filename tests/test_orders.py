@@ -234,7 +234,7 @@ def test_order_places_spread_a_count_of_orders_from_first_to_last():
     [
         (1, 10, "orders must be a whole number from 2 to 10, got 1"),
         ("11", 20, "orders must be a whole number from 2 to 10, got '11'"),
-        ("²", 20, "orders must be a whole number from 2 to 10, got '²'"),
+        ("²", 20, "orders: '²'; give some of first, middle, last"),
         (5, 4, "the block holds 4 document(s), too few for 5 different places"),
     ],
 )

@@ -79,7 +79,7 @@ def order_places(orders: str | Sequence[str] | int, n: int) -> dict[str, int]:
     ``orders`` names places (``"first,middle,last"``) or counts them (``5`` or ``"5"``): that many
     places spread evenly from first to last, so 3 is first, middle and last.
     """
-    if isinstance(orders, str) and orders.strip()[:1].isdigit():
+    if isinstance(orders, str) and orders.strip()[:1] in tuple("0123456789"):
         orders = parse_int(orders, field="orders", low=2, high=MAX_ORDERS)
     if isinstance(orders, int):
         if not 2 <= orders <= MAX_ORDERS:
