@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ...curves.position_tests import p_text
 from ...errors import InvalidInputError
 from ...intervals import format_interval, wilson_interval
 from ...paired import (
@@ -27,10 +28,6 @@ from ...paired import (
 )
 
 __all__ = ["LevelDifference", "LevelEvidence", "LevelPoint", "level_effect", "level_power_lines"]
-
-
-def _p_text(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 @dataclass(frozen=True)
@@ -66,10 +63,10 @@ class LevelDifference:
         """Return e.g. ``500 tokens -> 2000 tokens: accuracy -6.7 [-20.1, +8.0] points, p = 0.45: cannot tell ...``."""
         text = (
             f"{self.first} -> {self.second}: {measure} "
-            f"{format_interval(self.difference, self.low, self.high, signed=True)} points, {_p_text(self.p_value)}"
+            f"{format_interval(self.difference, self.low, self.high, signed=True)} points, {p_text(self.p_value)}"
         )
         if self.comparisons > 1 and self.adjusted_p != self.p_value:
-            text += f" (Holm-adjusted for {self.comparisons} comparisons: {_p_text(self.adjusted_p)})"
+            text += f" (Holm-adjusted for {self.comparisons} comparisons: {p_text(self.adjusted_p)})"
         if self.resolved:
             return text + f": told apart on {self.questions:,} questions"
         text += f": cannot tell on {self.questions:,} questions"
@@ -111,7 +108,7 @@ class LevelEvidence:
             verdict = (
                 "the levels do not share one rate" if p < self.alpha else "one rate for every level is not ruled out"
             )
-            lines.append(f"Cochran's Q = {q:.1f} ({df} df), {_p_text(p)} (permutation test): {verdict}")
+            lines.append(f"Cochran's Q = {q:.1f} ({df} df), {p_text(p)} (permutation test): {verdict}")
         return lines
 
 
