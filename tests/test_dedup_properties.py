@@ -18,7 +18,7 @@ from contextlab.types import DuplicatePair
 ODD = ["café", "cafe\u0301", "ＣＡＦＥ", "ﬁ", "fi", "😀", "\ud83d\ude00", "\ud83d", "\ude00", "a\u200bb", "ab"]
 ODD += ["ß", "SS", "ss", "Å", "\u212b", "x\u0300", "ǅ", "dž", "\u00ad", "\U000e0041"]
 WORDS = st.sampled_from(["a", "b", "c", "d", "e", "f", *ODD])
-SPACES = st.sampled_from([" ", "  ", "\n", "\t", "\u00a0", "\u3000", "\u2028"])
+SPACES = st.sampled_from([" ", "  ", "\n", "\t", "\x0b", "\x1c", "\x85", "\u00a0", "\u1680", "\u3000", "\u2028"])
 
 
 FORMAT = frozenset(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf")

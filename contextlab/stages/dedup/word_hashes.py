@@ -1,15 +1,17 @@
 """The greedy pass's view of words: a character a word from the word's hash, made by numpy.
 
-Texts are normalised, joined and read as code points; words are the runs between whitespace
-(``str.isspace``, as ``str.split``), each hashed by a polynomial over its code points. Equal
-words get equal characters, so two texts' characters are never further apart than their words:
-a pair they reject is rejected. A pair they accept is confirmed on the words (each run the
-alignment calls equal is compared), or measured exactly (``WordCodes``) if a collision broke one.
+Texts are normalised (``normalize.py``; whitespace past ASCII written as a space), encoded as
+UTF-8 and joined; words are the runs between whitespace (as ``str.split``), each hashed by a
+polynomial over its bytes. Equal words get equal characters, so two texts' characters are never
+further apart than their words: a pair they reject is rejected. A pair they accept is confirmed
+on the bytes (each run the alignment calls equal is compared), or measured exactly
+(``WordCodes``) if a collision (or a different run of whitespace) broke one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -23,41 +25,63 @@ from .normalize import normalized_text, normalized_words
 __all__ = ["HashedWords"]
 
 Ints = npt.NDArray[np.int64]
+Powers = npt.NDArray[np.uint64]
+Powers32 = npt.NDArray[np.uint32]
 _BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _CHARS = 0x110000 - 0x800  # code points that are not surrogates
 _SURROGATES = 0xD800
-_BATCH_CHARS = 1 << 20
+_BATCH_BYTES = 1 << 20
+_SPACES = np.zeros(256, dtype=np.bool_)
+_SPACES[list(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ")] = True  # the ASCII characters str.split breaks on
+_ONE_SPACE = bytes.maketrans(b"\x1c\x1d\x1e\x1f", b"    ")  # the rest bytes.split breaks on
 
 
 @lru_cache(maxsize=1)
-def _spaces() -> npt.NDArray[np.bool_]:
-    """Return, for every code point, whether ``str.split`` breaks words on it."""
-    return np.array([chr(c).isspace() for c in range(0x110000)], dtype=np.bool_)
+def _wide_spaces() -> re.Pattern[str]:
+    """Return a pattern of every whitespace character past ASCII (built on first use)."""
+    return re.compile("[" + "".join(chr(c) for c in range(128, 0x110000) if chr(c).isspace()) + "]")
+
+
+def encoded(text: str) -> bytes:
+    """Return ``normalized_text(text)`` as UTF-8, its whitespace past ASCII written as a space."""
+    if text.isascii():
+        return text.encode().lower()  # as normalized_text: ASCII only needs lower
+    return _wide_spaces().sub(" ", normalized_text(text)).encode("utf-8", "surrogatepass")
 
 
 def _hash_batch(
-    texts: list[str], powers: Callable[[int], tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]]
-) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.uint64]]:
-    """Return the character of every word of ``texts`` (end to end), each text's word count,
-    and a hash of each text's characters."""
-    joined = " ".join(texts)
-    points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    space = np.concatenate(([True], _spaces()[points], [True]))
+    data: npt.NDArray[np.uint8], text_start: Ints, powers: tuple[Powers, Powers, Powers32, Powers32]
+) -> tuple[npt.NDArray[np.uint32], Ints, Ints, Powers]:
+    """Return the character and start of every word of ``data`` (texts from ``text_start``,
+    one space between), each text's word count, and a hash of each text's characters; with the
+    base's ``powers`` and their inverses (modulo 2**64, and 2**32)."""
+    space = np.ones(data.size + 2, dtype=np.bool_)
+    space[1:-1] = _SPACES[data]
     edges = np.flatnonzero(space[1:] != space[:-1])  # a word's start, its end, the next start...
     starts, ends = edges[0::2], edges[1::2]
-    up, down = powers(points.size + 1)
-    low = np.zeros(points.size + 1, dtype=np.uint32)  # words' hashes modulo 2**32 are enough
-    np.cumsum(points * up[: points.size].astype(np.uint32), out=low[1:])
-    hashed = (low[ends] - low[starts]) * down[starts].astype(np.uint32)
+    up, down, up32, down32 = powers
+    low = np.zeros(data.size + 1, dtype=np.uint32)  # words' hashes modulo 2**32 are enough
+    np.cumsum(data * up32[: data.size], out=low[1:])
+    hashed = (low[ends] - low[starts]) * down32[starts]
+    hashed *= np.uint32(0x9E3779B1)  # words one byte apart differ in the low bits: spread them to the top
+    hashed ^= hashed >> np.uint32(15)
     folded = (hashed.astype(np.uint64) * np.uint64(_CHARS) >> np.uint64(32)).astype(np.uint32)  # below _CHARS
     folded += (folded >= _SURROGATES) * np.uint32(0x800)  # characters skip the surrogates
-    running = np.zeros(folded.size + 1, dtype=np.uint64)
-    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
-    first = np.searchsorted(starts, np.cumsum(sizes) - sizes)
+    first = np.searchsorted(starts, text_start)
     counts = np.diff(first, append=starts.size)
+    running = np.zeros(folded.size + 1, dtype=np.uint64)
     np.cumsum(folded * up[: folded.size], out=running[1:])
     keys = (running[first + counts] - running[first]) * down[first] + counts.astype(np.uint64)
-    return folded, counts, keys
+    return folded, starts, counts, keys
+
+
+def _powers(base: int, size: int) -> npt.NDArray[np.uint64]:
+    """Return ``base ** 0 .. base ** (size - 1)`` modulo 2**64, doubling the known ones each step."""
+    out, done = np.ones(size, dtype=np.uint64), 1
+    while done < size:
+        out[done : 2 * done] = out[: min(done, size - done)] * np.uint64(pow(base, done, 1 << 64))
+        done *= 2
+    return out
 
 
 class HashedWords(WordCodes):
@@ -66,18 +90,28 @@ class HashedWords(WordCodes):
     def __init__(self, texts: Sequence[str]) -> None:
         super().__init__(texts)
         self._up = self._down = np.ones(0, dtype=np.uint64)
-        parts, batch, size = [], [], 0
-        for text in texts:
-            batch.append(normalized_text(text))
-            size += len(batch[-1]) + 1
-            if size >= _BATCH_CHARS:
-                parts.append(_hash_batch(batch, self.powers))
-                batch, size = [], 0
-        parts.append(_hash_batch(batch, self.powers))
-        self.chars = "".join(p[0].tobytes().decode("utf-32-le") for p in parts)  # every text's, end to end
-        self.counts, self.keys = (np.concatenate([p[x] for p in parts]) for x in (1, 2))
+        parts = [encoded(text) for text in texts]
+        sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + 1
+        self.data = b" ".join(parts)  # every text's bytes, one space between
+        del parts
+        starts = np.cumsum(sizes) - sizes
+        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), len(self.data) + 1]
+        cuts = sorted({0, starts.size, *np.searchsorted(starts, np.arange(0, data.size, _BATCH_BYTES)).tolist()})
+        batches = list(zip(cuts[:-1], cuts[1:], strict=True)) if starts.size else [(0, 0)]
+        up, down = self.powers(max(bounds[hi] - bounds[lo] for lo, hi in batches))
+        powers = (up, down, up.astype(np.uint32), down.astype(np.uint32))
+        found = []
+        for lo, hi in batches:
+            at = bounds[lo]
+            part = _hash_batch(data[at : bounds[hi] - 1], starts[lo:hi] - at, powers)
+            found.append((part[0], part[1] + at, part[2], part[3]))
+        self.chars = "".join(p[0].tobytes().decode("utf-32-le") for p in found)  # every text's, end to end
+        place = np.uint32 if data.size < 1 << 32 else np.int64
+        self.word_start = np.concatenate([p[1].astype(place) for p in found])
+        self.counts, self.keys = (np.concatenate([p[x] for p in found]) for x in (2, 3))
         self.begin = np.cumsum(self.counts) - self.counts
         self._begins, self._ends = self.begin.tolist(), (self.begin + self.counts).tolist()
+        self._text_ends = [b - 1 for b in bounds[1:]]
         self._exact = WordCodes(texts)
 
     def code(self, i: int) -> str:
@@ -87,10 +121,7 @@ class HashedWords(WordCodes):
     def powers(self, size: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """Return the base's powers ``0..size-1`` and their inverses modulo 2**64 (or more)."""
         if self._up.size < size:
-            up = np.full(max(size, 2 * self._up.size), _BASE, dtype=np.uint64)
-            down = np.full(up.size, pow(_BASE, -1, 1 << 64), dtype=np.uint64)
-            up[0] = down[0] = 1
-            self._up, self._down = np.cumprod(up), np.cumprod(down)  # products wrap modulo 2**64
+            self._up, self._down = (_powers(b, max(size, 2 * self._up.size)) for b in (_BASE, pow(_BASE, -1, 1 << 64)))
         return self._up, self._down
 
     def groups(self) -> Ints:
@@ -127,10 +158,15 @@ class HashedWords(WordCodes):
         return self.matches(np.array([kept]), np.array([new]), threshold)[0][2]
 
     def _confirmed(self, k: int, i: int, a: str, b: str, threshold: float, similarity: float) -> float | None:
-        """Return ``similarity`` when the words of texts ``k`` and ``i`` are equal wherever their
+        """Return ``similarity`` when the bytes of texts ``k`` and ``i`` are equal wherever their
         characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else measure."""
-        first, second = normalized_words(self.texts[k]), normalized_words(self.texts[i])
+        data, start, ends = self.data, self.word_start, self._text_ends
+        bk, bi = self._begins[k], self._begins[i]
         for op in Levenshtein.opcodes(a, b):
-            if op.tag == "equal" and first[op.src_start : op.src_end] != second[op.dest_start : op.dest_end]:
-                return self._exact.match(k, i, threshold)
+            if op.tag == "equal":
+                x_end = start[bk + op.src_end] if op.src_end < len(a) else ends[k]
+                y_end = start[bi + op.dest_end] if op.dest_end < len(b) else ends[i]
+                x, y = data[start[bk + op.src_start] : x_end], data[start[bi + op.dest_start] : y_end]
+                if x != y and x.translate(_ONE_SPACE).split() != y.translate(_ONE_SPACE).split():
+                    return self._exact.match(k, i, threshold)
         return similarity
