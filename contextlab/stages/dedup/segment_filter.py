@@ -119,11 +119,11 @@ class _Marks:
 
     def add(self, keys: Hashes) -> None:
         """Set the flags of ``keys``."""
-        self.flags[keys >> self.shift] = True
+        self.flags[(keys >> self.shift).astype(np.int64)] = True  # numpy gathers by int64 fastest
 
     def holds(self, keys: Hashes) -> Ints:
         """Return the positions of ``keys`` whose flag is set."""
-        return np.flatnonzero(self.flags[keys >> self.shift]).astype(np.int64)
+        return np.flatnonzero(self.flags[(keys >> self.shift).astype(np.int64)])
 
 
 class _Pass:
@@ -197,12 +197,15 @@ class _Pass:
         held = np.searchsorted(self.index.key, run | self.place, "right") - np.searchsorted(self.index.key, run)
         same = np.diff(np.append(_starts(run), run.size))
         held += np.repeat(same, same)
-        order = np.argsort(found.owner << 32 | np.minimum(held, (1 << 32) - 1))  # by text, rarest first
+        keep = held <= _CROWD
+        reach = self.reach[self.counts[found.owner]]
+        spare = np.bincount(found.owner[keep], weights=found.count[keep], minlength=self.n)[found.owner] > reach
+        order = np.flatnonzero(~spare)  # texts with too few uncrowded segments: the rarest, by text
+        order = order[np.argsort(found.owner[order] << 32 | np.minimum(held[order], (1 << 32) - 1))]
         before = np.cumsum(found.count[order]) - found.count[order]
         firsts = _starts(found.owner[order])
         before -= np.repeat(before[firsts], np.diff(np.append(firsts, order.size)))
-        keep = np.zeros(order.size, dtype=bool)
-        keep[order] = (before <= self.reach[self.counts[found.owner[order]]]) | (held[order] <= _CROWD)
+        keep[order] |= before <= reach[order]
         found = found.take(keep)
         self.covered[texts] = 0
         np.add.at(self.covered, found.owner, found.count)
@@ -232,7 +235,12 @@ class _Pass:
         keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
         # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
         left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))
-        found = np.searchsorted(index.key, keys + reach, side="right") - left
+        found, top, ends = np.zeros(keys.size, dtype=np.int64), keys + reach, np.append(index.key, ~np.uint64(0))
+        going = np.flatnonzero(ends[left] <= top)  # most windows find none or one: step, then search
+        for _ in range(2):
+            found[going] += 1
+            going = going[ends[left[going] + found[going]] <= top[going]]
+        found[going] = np.searchsorted(index.key, top[going], side="right") - left[going]
         if limit is not None and int(found.sum()) > limit:
             return None
         w = maybe[np.repeat(np.arange(keys.size, dtype=np.int64), found)]
@@ -242,12 +250,10 @@ class _Pass:
         tau = self.lengths.tau[np.maximum(mk, mi)]
         pos, first = ((x & self.place).astype(np.int64) for x in (win_key[w], index.key[e]))
         ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
-        # An entry's segments found whole in text i are no more than it has, nor than the
-        # windows of i that hold its hash near enough.
-        hit, seen = np.unique(e[ok] * self.n + i[ok], return_counts=True)
-        e, i = np.divmod(hit, self.n)
-        pairs, inverse = np.unique(index.owner[e] * self.n + i, return_inverse=True)
-        credit = np.bincount(inverse.ravel(), weights=np.minimum(index.count[e], seen), minlength=pairs.size)
+        # Each window that finds an entry near enough is credited with all its segments: more than
+        # are found whole when a phrase repeats (a candidate more, never one fewer).
+        pairs, inverse = np.unique(k[ok] * self.n + i[ok], return_inverse=True)
+        credit = np.bincount(inverse.ravel(), weights=index.count[e[ok]], minlength=pairs.size)
         k, i = np.divmod(pairs, self.n)
         needed = self.covered[k] - self.lengths.tau[np.maximum(self.counts[k], self.counts[i])]
         enough = credit >= needed

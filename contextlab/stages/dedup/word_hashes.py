@@ -31,8 +31,6 @@ _BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _CHARS = 0x110000 - 0x800  # code points that are not surrogates
 _SURROGATES = 0xD800
 _BATCH_BYTES = 1 << 20
-_SPACES = np.zeros(256, dtype=np.bool_)
-_SPACES[list(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ")] = True  # the ASCII characters str.split breaks on
 _ONE_SPACE = bytes.maketrans(b"\x1c\x1d\x1e\x1f", b"    ")  # the rest bytes.split breaks on
 
 
@@ -56,7 +54,7 @@ def _hash_batch(
     one space between), each text's word count, and a hash of each text's characters; with the
     base's ``powers`` and their inverses (modulo 2**64, and 2**32)."""
     space = np.ones(data.size + 2, dtype=np.bool_)
-    space[1:-1] = _SPACES[data]
+    np.logical_or(data - np.uint8(9) <= 4, data - np.uint8(28) <= 4, out=space[1:-1])  # the bytes str.split breaks on
     edges = np.flatnonzero(space[1:] != space[:-1])  # a word's start, its end, the next start...
     starts, ends = edges[0::2], edges[1::2]
     up, down, up32, down32 = powers
@@ -147,7 +145,7 @@ class HashedWords(WordCodes):
         longer = np.maximum(self.counts[kept], self.counts[new])
         bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
         cutoff = int(bound.max(initial=0))
-        distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=1)
+        distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=-1)
         similarity = (1.0 - distance / np.maximum(longer, 1)).tolist()
         good = ((distance <= bound) & (np.array(similarity) >= threshold)).tolist()
         pairs = zip(kept_at, new_at, a, b, similarity, good, strict=True)
