@@ -104,9 +104,10 @@ class _Segments:
         at = np.searchsorted(self.key, other.key, side="right") + np.arange(other.key.size)
         mine = np.ones(self.key.size + other.key.size, dtype=bool)
         mine[at] = False
+        mine_at = np.flatnonzero(mine)  # numpy places by positions faster than by a mask
         joined = [np.empty(mine.size, dtype=a.dtype) for a in vars(self).values()]
         for out, a, b in zip(joined, vars(self).values(), vars(other).values(), strict=True):
-            out[mine], out[at] = a, b
+            out[mine_at], out[at] = a, b
         return _Segments(*joined)
 
 
@@ -213,8 +214,9 @@ class _Pass:
 
     def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> tuple[Hashes, Ints]:
         """Return the key and text of every run of ``texts`` of a length some segment they may meet has."""
-        bounds = np.array([self.lengths.window_lengths(m) for m in self.counts[texts].tolist()], dtype=np.int64)
-        bounds = bounds.reshape(-1, 2)
+        sizes, inverse = np.unique(self.counts[texts], return_inverse=True)
+        bounds = np.array([self.lengths.window_lengths(m) for m in sizes.tolist()], dtype=np.int64)
+        bounds = bounds.reshape(-1, 2)[inverse.ravel()]
         spans = np.maximum(bounds[:, 1] - bounds[:, 0] + 1, 0)
         owner = np.repeat(texts, spans)
         length = np.repeat(bounds[:, 0], spans) + _ranges(spans)
@@ -250,10 +252,9 @@ class _Pass:
         tau = self.lengths.tau[np.maximum(mk, mi)]
         pos, first = ((x & self.place).astype(np.int64) for x in (win_key[w], index.key[e]))
         ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
-        # Each window that finds an entry near enough is credited with all its segments: more than
-        # are found whole when a phrase repeats (a candidate more, never one fewer).
-        pairs, inverse = np.unique(k[ok] * self.n + i[ok], return_inverse=True)
-        credit = np.bincount(inverse.ravel(), weights=index.count[e[ok]], minlength=pairs.size)
+        # Each segment of k found whole is found by a window of its own near enough: a pair's
+        # matches are at least its segments found (more when a phrase repeats: a candidate more).
+        pairs, credit = np.unique(k[ok] * self.n + i[ok], return_counts=True)
         k, i = np.divmod(pairs, self.n)
         needed = self.covered[k] - self.lengths.tau[np.maximum(self.counts[k], self.counts[i])]
         enough = credit >= needed
