@@ -20,7 +20,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 
 from .edit_measure import WordCodes
-from .normalize import normalized_text, normalized_words
+from .normalize import normalized_text
 
 __all__ = ["HashedWords"]
 
@@ -45,6 +45,11 @@ def encoded(text: str) -> bytes:
     if text.isascii():
         return text.encode().lower()  # as normalized_text: ASCII only needs lower
     return _wide_spaces().sub(" ", normalized_text(text)).encode("utf-8", "surrogatepass")
+
+
+def _same_words(x: bytes, y: bytes) -> bool:
+    """Return whether ``x`` and ``y`` (from ``encoded``) hold the same words."""
+    return x == y or x.translate(_ONE_SPACE).split() == y.translate(_ONE_SPACE).split()
 
 
 def _hash_batch(
@@ -109,7 +114,7 @@ class HashedWords(WordCodes):
         self.counts, self.keys = (np.concatenate([p[x] for p in found]) for x in (2, 3))
         self.begin = np.cumsum(self.counts) - self.counts
         self._begins, self._ends = self.begin.tolist(), (self.begin + self.counts).tolist()
-        self._text_ends = [b - 1 for b in bounds[1:]]
+        self._bounds = bounds  # text t's bytes: from _bounds[t] to _bounds[t + 1] - 1
         self._exact = WordCodes(texts)
 
     def code(self, i: int) -> str:
@@ -128,10 +133,10 @@ class HashedWords(WordCodes):
         group = np.arange(len(self.texts), dtype=np.int64)
         _, inverse, held = np.unique(self.keys, return_inverse=True, return_counts=True)
         firsts: dict[int, list[int]] = {}
-        texts, words = self.texts, normalized_words
+        data, at = self.data, self._bounds
         for i in np.flatnonzero(held[inverse.ravel()] > 1).tolist():  # texts whose hash another has
             same = firsts.setdefault(int(inverse[i]), [])
-            twin = next((f for f in same if texts[f] == texts[i] or words(texts[f]) == words(texts[i])), -1)
+            twin = next((f for f in same if _same_words(data[at[f] : at[f + 1] - 1], data[at[i] : at[i + 1] - 1])), -1)
             if twin < 0:
                 same.append(i)
             group[i] = twin if twin >= 0 else i
@@ -158,13 +163,12 @@ class HashedWords(WordCodes):
     def _confirmed(self, k: int, i: int, a: str, b: str, threshold: float, similarity: float) -> float | None:
         """Return ``similarity`` when the bytes of texts ``k`` and ``i`` are equal wherever their
         characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else measure."""
-        data, start, ends = self.data, self.word_start, self._text_ends
+        data, start, at = self.data, self.word_start, self._bounds
         bk, bi = self._begins[k], self._begins[i]
         for op in Levenshtein.opcodes(a, b):
             if op.tag == "equal":
-                x_end = start[bk + op.src_end] if op.src_end < len(a) else ends[k]
-                y_end = start[bi + op.dest_end] if op.dest_end < len(b) else ends[i]
-                x, y = data[start[bk + op.src_start] : x_end], data[start[bi + op.dest_start] : y_end]
-                if x != y and x.translate(_ONE_SPACE).split() != y.translate(_ONE_SPACE).split():
+                x_end = start[bk + op.src_end] if op.src_end < len(a) else at[k + 1] - 1
+                y_end = start[bi + op.dest_end] if op.dest_end < len(b) else at[i + 1] - 1
+                if not _same_words(data[start[bk + op.src_start] : x_end], data[start[bi + op.dest_start] : y_end]):
                     return self._exact.match(k, i, threshold)
         return similarity
