@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .errors import InvalidInputError
-from .stages.dedup.outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
+from .stages.dedup.edit_measure import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
 from .stages.format import DEFAULT_SCORE_LABEL, score_label_text
 from .stages.reorder import PLACEMENTS
 from .tokenizers import check_tokenizer_name

@@ -20,7 +20,7 @@ from contextlab.stages.dedup import (
     word_diff,
     word_similarity,
 )
-from contextlab.stages.dedup.normalize import FORMAT_PLANES, format_characters
+from contextlab.stages.dedup.edit_measure import FORMAT_PLANES, format_characters
 from contextlab.types import DuplicatePair
 from tests.test_dedup import overlapping_chunks, prose_words
 
@@ -251,7 +251,7 @@ def test_dedup_edit_format_characters_all_lie_in_the_planes_scanned():
 def test_dedup_edit_a_text_of_printable_lines_has_no_format_character():
     # normalized_text skips the membership scan on such a text: every format character is
     # unprintable, and none is a line break splitlines() would take out.
-    from contextlab.stages.dedup.normalize import normalized_text
+    from contextlab.stages.dedup.edit_measure import normalized_text
 
     every = format_characters()
     assert not any(c.isprintable() for c in every)

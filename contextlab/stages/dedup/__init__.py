@@ -1,7 +1,7 @@
 """Exact and near-duplicate detection, under one of two measures.
 
 ``word_edit`` (the default, ``edit_measure.py``): texts are normalised (NFKC, format characters
-removed, case and whitespace folded: ``normalize.py``); exact duplicates have equal normalised
+removed, case and whitespace folded); exact duplicates have equal normalised
 words, near duplicates a word edit similarity ``1 - lev / max(len)`` at or above the threshold
 with a document already kept. A pigeonhole filter names every pair that can reach it
 (``segment_filter.py``); each is measured on its words by rapidfuzz (``word_hashes.py``).
@@ -20,7 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...errors import InvalidInputError
-from .edit_measure import word_similarity
+from .edit_measure import (
+    DEFAULT_MEASURE,
+    MEASURES,
+    SEED_MEASURE,
+    DedupOutcome,
+    normalized_text,
+    normalized_words,
+    word_similarity,
+)
 from .explain import (
     NEAR_MISS_MARGIN,
     NearMiss,
@@ -31,8 +39,6 @@ from .explain import (
     similarity_matrix,
     word_diff,
 )
-from .normalize import normalized_text, normalized_words
-from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, DedupOutcome
 from .segment_filter import find_edit_duplicates
 from .shingle_measure import SHINGLE_SIZE, content_hash, find_shingle_duplicates, jaccard, shingles
 

@@ -1,23 +1,95 @@
 """The default dedup measure: word edit similarity of normalised texts, measured by rapidfuzz.
 
-``word_similarity(a, b) = 1 - lev(A, B) / max(|A|, |B|)``, where ``A`` and ``B`` are the
-normalised words of ``a`` and ``b`` (``normalize.py``) and ``lev`` is the Levenshtein distance
-over words: the fewest single-word insertions, deletions and replacements that turn one
-sequence into the other. Two words edited in 30 give 0.933, at any length. Equal sequences
-give 1.0, and one empty sequence against words gives 0.0.
+Normalising folds the ways one text can be written differently without a reader seeing it:
+Unicode compatibility forms (NFKC), format characters (category Cf: zero-width spaces, bidi
+marks, soft hyphens), letter case (``str.casefold``) and whitespace (any run of it is one word
+break). Only the comparison sees the normalised words; documents are shown and cited as given.
+
+``word_similarity(a, b) = 1 - lev(A, B) / max(|A|, |B|)`` over the normalised words ``A`` and
+``B``, where ``lev`` counts single-word insertions, deletions and replacements. Two words edited
+in 30 give 0.933, at any length; equal sequences give 1.0; one empty against words gives 0.0.
 """
 
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from .normalize import normalized_words
+from ...types import DuplicatePair
 
-__all__ = ["WordCodes", "edit_bound", "word_similarity"]
+__all__ = ["WordCodes", "edit_bound", "word_similarity", "normalized_words", "normalized_text"]
+__all__ += ["format_characters", "FORMAT_PLANES", "DedupOutcome", "DEFAULT_MEASURE", "SEED_MEASURE", "MEASURES"]
+
+#: The default measure: word edit similarity of normalised texts.
+DEFAULT_MEASURE = "word_edit"
+#: Seed 000's measure: Jaccard similarity of 5-word shingles (seed-compatible mode).
+SEED_MEASURE = "shingle_jaccard"
+#: The measures ``find_duplicates`` (and ``ContextManager(dedup_measure=...)``) accept.
+MEASURES = (DEFAULT_MEASURE, SEED_MEASURE)
+
+
+@dataclass
+class DedupOutcome:
+    """Which positions of the input were kept, and a pair for each one dropped."""
+
+    kept: list[int] = field(default_factory=list)
+    pairs: list[DuplicatePair] = field(default_factory=list)
+
+
+#: The Unicode planes that hold format characters (the Basic and Supplementary Multilingual
+#: Planes, and plane 14's tags); a test checks no other plane of this Python's Unicode has one.
+FORMAT_PLANES = (0, 1, 14)
+
+
+@lru_cache(maxsize=1)
+def _format_table() -> dict[int, None]:
+    """Return a ``str.translate`` table deleting every character of category Cf (built on first use)."""
+    return {
+        c: None
+        for plane in FORMAT_PLANES
+        for c in range(plane << 16, (plane + 1) << 16)
+        if unicodedata.category(chr(c)) == "Cf"
+    }
+
+
+@lru_cache(maxsize=1)
+def format_characters() -> frozenset[str]:
+    """Return every character of Unicode category Cf (format): all removed before comparing."""
+    return frozenset(map(chr, _format_table()))
+
+
+def normalized_text(text: str) -> str:
+    """Return ``text`` with format characters removed, NFKC-normalised and case-folded.
+
+    Casefolding can leave text that is not NFKC again (and NFKC can expose new case), so the
+    fold is wrapped in NFKC on both sides, as Unicode's NFKC_Casefold is. Pure ASCII has no
+    format characters and is its own NFKC, so it only needs ``lower``.
+    """
+    if text.isascii():
+        return text.lower()
+    # Every format character is unprintable and none breaks a line, so a text whose lines are
+    # all printable has none (one C scan); else a membership scan, far cheaper than translate
+    # (or a regex) on text with none in it. Checking a text is NFKC already is cheaper than
+    # normalising it (most text is).
+    clean = all(map(str.isprintable, text.splitlines())) or format_characters().isdisjoint(text)
+    stripped = text if clean else text.translate(_format_table())
+    return _nfkc(_nfkc(stripped).casefold())
+
+
+def _nfkc(text: str) -> str:
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+def normalized_words(text: str) -> list[str]:
+    """Return the words of ``normalized_text(text)``, split on any whitespace (``str.split``)."""
+    return normalized_text(text).split()
+
 
 _EPS = 1e-9
 _SURROGATES = 0xD800  # where the characters a word number may not be written as start

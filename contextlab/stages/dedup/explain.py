@@ -12,9 +12,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from ...errors import InvalidInputError
-from .edit_measure import WordCodes, edit_bound
-from .normalize import normalized_words
-from .outcome import DEFAULT_MEASURE, MEASURES, SEED_MEASURE
+from .edit_measure import DEFAULT_MEASURE, MEASURES, SEED_MEASURE, WordCodes, edit_bound, normalized_words
 from .segment_filter import find_edit_duplicates
 from .shingle_measure import SHINGLE_SIZE, find_shingle_duplicates, jaccard, shingles
 
@@ -64,16 +62,12 @@ def shared_word_mask(text: str, other: str, k: int = SHINGLE_SIZE) -> list[tuple
     words = text.split()
     lowered = [w.lower() for w in words]
     theirs = shingles(other, k)
+    size = min(k, len(words))  # a text of fewer than k words is one shingle of them all
     marked = [False] * len(words)
-    if len(words) < k:
-        if words and " ".join(lowered) in theirs:
-            marked = [True] * len(words)
-        return list(zip(words, marked, strict=False))
-    for start in range(len(words) - k + 1):
-        if " ".join(lowered[start : start + k]) in theirs:
-            for w in range(start, start + k):
-                marked[w] = True
-    return list(zip(words, marked, strict=False))
+    for start in range(len(words) - size + 1 if words else 0):
+        if " ".join(lowered[start : start + size]) in theirs:
+            marked[start : start + size] = [True] * size
+    return list(zip(words, marked, strict=True))
 
 
 @dataclass(frozen=True)

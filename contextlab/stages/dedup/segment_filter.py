@@ -11,10 +11,9 @@ are compared by hash (a collision only adds a candidate); candidates are measure
 (``word_hashes.HashedWords``). A text too short to cut (``q(m) = 0``) is compared with every
 later text of a length it could pair with.
 
-The pass walks the texts in blocks: a block's windows are searched among the segments of the
-texts kept before it, then among its own texts no kept text matched; the block is decided text
-by text and its kept texts' segments join the index. A block whose search would make too many
-matches (copies of a text not kept yet: a template's records) is split in two.
+The pass walks the texts in blocks: a block's windows are searched among the segments of texts
+kept before it, then of its own texts no kept text matched; it is decided text by text, and its
+kept texts' segments join the index. A block whose search makes too many matches is split.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import DuplicatePair
-from .outcome import DedupOutcome
+from .edit_measure import DedupOutcome
 from .word_hashes import HashedWords
 
 __all__ = ["find_edit_duplicates"]
@@ -71,17 +70,13 @@ class _Lengths:
         usual = max(1, math.ceil(threshold / max(1.0 - threshold, _EPS) - _EPS) - 1)
         self.seg_len = np.minimum(usual, m // (self.tau[self.longest] + 1))  # 0: too short to cut
         self.segments = m // np.maximum(self.seg_len, 1)
-        self._windows: dict[int, tuple[int, int]] = {}
 
     def window_lengths(self, m: int) -> tuple[int, int]:
         """Return the least and most segment length of the texts a text of ``m`` words may pair
         with (1, 0 when none can be cut)."""
-        found = self._windows.get(m)
-        if found is None:
-            lengths = self.seg_len[int(self.shortest[m]) : int(self.longest[m]) + 1]
-            cut = lengths[lengths > 0]
-            found = self._windows[m] = (int(cut.min()), int(cut.max())) if cut.size else (1, 0)
-        return found
+        cut = self.seg_len[int(self.shortest[m]) : int(self.longest[m]) + 1]
+        cut = cut[cut > 0]
+        return (int(cut.min()), int(cut.max())) if cut.size else (1, 0)
 
 
 @dataclass
@@ -111,20 +106,11 @@ class _Segments:
         return _Segments(*joined)
 
 
-class _Marks:
-    """A flag for each of ``2**bits`` ranges of hashes, set where a segment's hash lies: most
-    windows are settled by one look (a binary search among the segments costs far more)."""
-
-    def __init__(self, bits: int) -> None:
-        self.shift, self.flags = np.uint64(64 - bits), np.zeros(1 << bits, dtype=np.bool_)
-
-    def add(self, keys: Hashes) -> None:
-        """Set the flags of ``keys``."""
-        self.flags[(keys >> self.shift).astype(np.int64)] = True  # numpy gathers by int64 fastest
-
-    def holds(self, keys: Hashes) -> Ints:
-        """Return the positions of ``keys`` whose flag is set."""
-        return np.flatnonzero(self.flags[(keys >> self.shift).astype(np.int64)])
+def _slot(flags: npt.NDArray[np.bool_], keys: Hashes) -> Ints:
+    """Return which of ``flags`` (one for each of ``2**bits`` ranges of hashes) each key falls in:
+    a flag set where a segment's hash lies settles most windows with one look."""
+    slots: Ints = (keys >> np.uint64(65 - flags.size.bit_length())).astype(np.int64)  # int64: numpy's fastest
+    return slots
 
 
 class _Pass:
@@ -144,15 +130,14 @@ class _Pass:
         bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
         self.place = np.uint64((1 << bits) - 1)
         self.covered = np.zeros(self.n, dtype=np.int64)  # a text's segments its index entries hold
-        self.marks = _Marks(_MARK_BITS)
+        self.marks = np.zeros(1 << _MARK_BITS, dtype=np.bool_)
         self._kept = bytearray(self.n)
         self.kept = np.frombuffer(self._kept, dtype=np.bool_)  # a view: both change together
         self.loose: list[int] = []  # kept texts too short to cut, compared with every later one
         self.outcome = DedupOutcome()
 
     def _prefix(self, lo: int, hi: int) -> tuple[Hashes, Hashes]:
-        """Return the running polynomial sums of texts ``lo..hi-1``'s word hashes (the words'
-        k-th power of the base as its weight), and the inverse powers."""
+        """Return the running polynomial sums of texts ``lo..hi-1``'s words, and the inverse powers."""
         start, stop = int(self.begin[lo]), int(self.begin[hi - 1] + self.counts[hi - 1])
         size = stop - start
         up, down = self.codes.powers(size)
@@ -167,8 +152,7 @@ class _Pass:
         with ``pos`` in the low bits."""
         running, down = block
         at = self.begin[text] - base + pos
-        keys: Hashes = (running[at + length] - running[at]) * down[at]
-        keys += length.astype(np.uint64) * _LENGTH_WEIGHT
+        keys: Hashes = (running[at + length] - running[at]) * down[at] + length.astype(np.uint64) * _LENGTH_WEIGHT
         keys = (keys & ~self.place) | pos.astype(np.uint64)
         return keys
 
@@ -190,10 +174,9 @@ class _Pass:
         key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
         found = _Segments(key, owner[starts], pos[starts + count - 1], count)
         found = found.take(np.argsort(found.key))
-        # Only tau + 1 of a text's segments (tau: the most edits any partner allows) need be
-        # looked for: one of them is whole. Past the rarest tau + 1, a segment whose hash more
-        # than _CROWD entries (kept, or of this block) have is left out (it would be found by
-        # every text holding a common phrase) and counted as missing.
+        # A text needs tau + 1 segments looked for (tau: the most edits a partner allows). Past
+        # its rarest tau + 1, a segment whose hash more than _CROWD entries (kept, or of this
+        # block) have is left out, as a common phrase every text holds, and counted as missing.
         run = found.key & ~self.place
         held = np.searchsorted(self.index.key, run | self.place, "right") - np.searchsorted(self.index.key, run)
         same = np.diff(np.append(_starts(run), run.size))
@@ -225,13 +208,13 @@ class _Pass:
         return self._run_keys(block, base, text, pos, length), text
 
     def _join(
-        self, index: _Segments, marks: _Marks, win: tuple[Hashes, Ints], limit: int | None
+        self, index: _Segments, flags: npt.NDArray[np.bool_], win: tuple[Hashes, Ints], limit: int | None
     ) -> tuple[Ints, Ints] | None:
         """Return the candidate pairs (earlier text, later text) whose segments ``win`` finds in
-        ``index`` (whose hashes ``marks`` holds), or None when the search would make more than
+        ``index`` (whose hashes ``flags`` marks), or None when the search would make more than
         ``limit`` matches."""
         win_key, win_text = win  # the windows' keys and texts
-        maybe = marks.holds(win_key)
+        maybe = np.flatnonzero(flags[_slot(flags, win_key)])
         # Sorted by their top 16 bits (a radix sort), the binary searches stay in cache.
         maybe = maybe[np.argsort((win_key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
         keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
@@ -280,8 +263,8 @@ class _Pass:
             self._better(best, k, i, similarity)
         firsts = probers[(group[probers - lo] == probers)]
         mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
-        own = _Marks(_OWN_MARK_BITS)
-        own.add(mine.key)
+        own = np.zeros(1 << _OWN_MARK_BITS, dtype=np.bool_)
+        own[_slot(own, mine.key)] = True
         inside = self._join(mine, own, win, limit)
         if inside is None:
             return self._split(lo, hi)
@@ -290,7 +273,7 @@ class _Pass:
                 within.setdefault(i, []).append((k, similarity))
         self._decide(lo, hi, best, within)
         added = mine.take(self.kept[mine.owner])
-        self.marks.add(added.key)
+        self.marks[_slot(self.marks, added.key)] = True
         self.index = self.index.merged(added)
 
     def _split(self, lo: int, hi: int) -> None:
@@ -323,7 +306,7 @@ class _Pass:
                 for k in self.loose:
                     mk = int(self.counts[k])
                     if abs(mk - m) <= lengths.tau[max(mk, m)]:
-                        self._better(best, k, i, self.codes.match(k, i, self.threshold))
+                        self._better(best, k, i, self.codes.exact.match(k, i, self.threshold))
             if i in best:
                 k, similarity = best[i]
                 pairs.append(DuplicatePair(k, i, similarity, "near"))

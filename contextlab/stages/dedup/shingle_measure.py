@@ -5,14 +5,10 @@ whitespace-collapsed text, and a near duplicate when the Jaccard similarity of i
 with ANY kept document's is ``>= threshold``; the first kept wins, and a near duplicate names
 the most similar kept document (the earliest on a tie).
 
-Not every pair is compared: prefix filtering (Chaudhuri et al. 2006; Bayardo et al., "Scaling
-up all pairs similarity search", 2007). Order all shingles by one global order; two sets with
-Jaccard >= t share at least ``ceil(t * |x|)`` shingles, so their prefixes of length
-``|x| - ceil(t * |x|) + 1`` meet. The order is by how many texts hold a shingle, rarest first
-(Xiao et al. 2008), so most prefixes hold shingles no other text has. Shingles are ordered and
-looked up by hash; two shingles with one hash are ordered (and prefixes cut) as if they were
-one, so a collision can only add a candidate, and candidates are compared on the shingles
-themselves.
+Not every pair is compared: prefix filtering (Bayardo et al. 2007). Under one global order of
+shingles (rarest first, Xiao et al. 2008), two sets with Jaccard >= t share ``ceil(t * |x|)``
+shingles, so their prefixes of ``|x| - ceil(t * |x|) + 1`` meet. Shingles are ordered by hash;
+a collision can only add a candidate, and candidates are compared on the shingles themselves.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from collections.abc import Hashable, Sequence, Set
 import numpy as np
 
 from ...types import DuplicatePair
-from .outcome import DedupOutcome
+from .edit_measure import DedupOutcome
 
 __all__ = ["SHINGLE_SIZE", "content_hash", "find_shingle_duplicates", "jaccard", "shingles"]
 

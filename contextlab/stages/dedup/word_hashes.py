@@ -1,11 +1,9 @@
 """The greedy pass's view of words: a character a word from the word's hash, made by numpy.
 
-Texts are normalised (``normalize.py``; whitespace past ASCII written as a space), encoded as
-UTF-8 and joined; words are the runs between whitespace (as ``str.split``), each hashed by a
-polynomial over its bytes. Equal words get equal characters, so two texts' characters are never
-further apart than their words: a pair they reject is rejected. A pair they accept is confirmed
-on the bytes (each run the alignment calls equal is compared), or measured exactly
-(``WordCodes``) if a collision (or a different run of whitespace) broke one.
+Texts are normalised (whitespace past ASCII written as a space), encoded as UTF-8 and joined;
+words are the runs between whitespace (as ``str.split``), each hashed over its bytes. Equal words
+get equal characters, so a pair their characters reject is rejected. A pair they accept is
+confirmed on the bytes, or measured exactly (``WordCodes``) if a hash collision broke it.
 """
 
 from __future__ import annotations
@@ -19,8 +17,7 @@ import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 
-from .edit_measure import WordCodes
-from .normalize import normalized_text
+from .edit_measure import WordCodes, normalized_text
 
 __all__ = ["HashedWords"]
 
@@ -87,11 +84,11 @@ def _powers(base: int, size: int) -> npt.NDArray[np.uint64]:
     return out
 
 
-class HashedWords(WordCodes):
+class HashedWords:
     """Texts' normalised words as characters from their hashes (see the module doc)."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        super().__init__(texts)
+        self.texts = texts
         self._up = self._down = np.ones(0, dtype=np.uint64)
         parts = [encoded(text) for text in texts]
         sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + 1
@@ -115,7 +112,7 @@ class HashedWords(WordCodes):
         self.begin = np.cumsum(self.counts) - self.counts
         self._begins, self._ends = self.begin.tolist(), (self.begin + self.counts).tolist()
         self._bounds = bounds  # text t's bytes: from _bounds[t] to _bounds[t + 1] - 1
-        self._exact = WordCodes(texts)
+        self.exact = WordCodes(texts)
 
     def code(self, i: int) -> str:
         """Return text ``i``'s characters, one a word."""
@@ -156,10 +153,6 @@ class HashedWords(WordCodes):
         pairs = zip(kept_at, new_at, a, b, similarity, good, strict=True)
         return [(k, i, self._confirmed(k, i, x, y, threshold, s) if ok else None) for k, i, x, y, s, ok in pairs]
 
-    def match(self, kept: int, new: int, threshold: float) -> float | None:
-        """Return the similarity of texts ``kept`` and ``new`` when it reaches ``threshold``, else None."""
-        return self.matches(np.array([kept]), np.array([new]), threshold)[0][2]
-
     def _confirmed(self, k: int, i: int, a: str, b: str, threshold: float, similarity: float) -> float | None:
         """Return ``similarity`` when the bytes of texts ``k`` and ``i`` are equal wherever their
         characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else measure."""
@@ -170,5 +163,5 @@ class HashedWords(WordCodes):
                 x_end = start[bk + op.src_end] if op.src_end < len(a) else at[k + 1] - 1
                 y_end = start[bi + op.dest_end] if op.dest_end < len(b) else at[i + 1] - 1
                 if not _same_words(data[start[bk + op.src_start] : x_end], data[start[bi + op.dest_start] : y_end]):
-                    return self._exact.match(k, i, threshold)
+                    return self.exact.match(k, i, threshold)
         return similarity
