@@ -143,7 +143,8 @@ class HashedWords:
         """Return each pair ``kept[x]``, ``new[x]`` with its similarity when it reaches ``threshold``,
         else None: one call of rapidfuzz, then each pair it accepts confirmed."""
         chars, begins, ends, kept_at, new_at = self.chars, self._begins, self._ends, kept.tolist(), new.tolist()
-        a, b = [chars[begins[i] : ends[i]] for i in kept_at], [chars[begins[j] : ends[j]] for j in new_at]
+        code = {t: chars[begins[t] : ends[t]] for t in {*kept_at, *new_at}}  # a text is in many pairs
+        a, b = list(map(code.__getitem__, kept_at)), list(map(code.__getitem__, new_at))
         longer = np.maximum(self.counts[kept], self.counts[new])
         bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
         cutoff = int(bound.max(initial=0))
