@@ -173,7 +173,7 @@ class _Pass:
         count = np.diff(np.append(starts, run.size))
         key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
         found = _Segments(key, owner[starts], pos[starts + count - 1], count)
-        found = found.take(np.argsort(found.key))
+        found = found.take(np.argsort(found.key, kind="stable"))  # nearly sorted: timsort is quick
         # A text needs tau + 1 segments looked for (tau: the most edits a partner allows). Past
         # its rarest tau + 1, a segment whose hash more than _CROWD entries (kept, or of this
         # block) have is left out, as a common phrase every text holds, and counted as missing.
