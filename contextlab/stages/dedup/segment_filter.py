@@ -220,11 +220,12 @@ class _Pass:
         keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
         # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
         left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))
-        found, top, ends = np.zeros(keys.size, dtype=np.int64), keys + reach, np.append(index.key, ~np.uint64(0))
-        going = np.flatnonzero(ends[left] <= top)  # most windows find none or one: step, then search
-        for _ in range(2):
+        found, top, last = np.zeros(keys.size, dtype=np.int64), keys + reach, index.key.size - 1
+        going = np.flatnonzero((left <= last) & (index.key[np.minimum(left, last)] <= top))  # step, then search
+        for _ in range(2):  # (most windows find none or one)
             found[going] += 1
-            going = going[ends[left[going] + found[going]] <= top[going]]
+            at = left[going] + found[going]
+            going = going[(at <= last) & (index.key[np.minimum(at, last)] <= top[going])]
         found[going] = np.searchsorted(index.key, top[going], side="right") - left[going]
         if limit is not None and int(found.sum()) > limit:
             return None
