@@ -33,6 +33,7 @@ __all__ = ["find_edit_duplicates"]
 
 Ints = npt.NDArray[np.int64]
 Hashes = npt.NDArray[np.uint64]
+Pairs = tuple[Ints, Ints]
 
 _EPS = 1e-9
 # Odd multipliers (splitmix64's): a run length's weight, and a word's scramble.
@@ -40,7 +41,7 @@ _LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
 _SCRAMBLE = np.uint64(0x94D049BB133111EB)
 _BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
 _CROWD = 16
-_MARK_BITS, _OWN_MARK_BITS = 25, 20  # 32 MB for the kept texts' segments, 1 MB for a block's
+_MARK_BITS, _OWN_MARK_BITS = 25, 20  # 32 MB of flags for the kept texts' segments, 4 MB for a block's
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
 _MATCHES_A_WINDOW = 4
@@ -106,7 +107,7 @@ class _Segments:
         return _Segments(*joined)
 
 
-def _slot(flags: npt.NDArray[np.bool_], keys: Hashes) -> Ints:
+def _slot(flags: npt.NDArray[np.bool_] | npt.NDArray[np.int32], keys: Hashes) -> Ints:
     """Return which of ``flags`` (one for each of ``2**bits`` ranges of hashes) each key falls in:
     a flag set where a segment's hash lies settles most windows with one look."""
     slots: Ints = (keys >> np.uint64(65 - flags.size.bit_length())).astype(np.int64)  # int64: numpy's fastest
@@ -207,14 +208,10 @@ class _Pass:
         text, length, pos = np.repeat(owner, many), np.repeat(length, many), _ranges(many)
         return self._run_keys(block, base, text, pos, length), text
 
-    def _join(
-        self, index: _Segments, flags: npt.NDArray[np.bool_], win: tuple[Hashes, Ints], limit: int | None
-    ) -> tuple[Ints, Ints] | None:
-        """Return the candidate pairs (earlier text, later text) whose segments ``win`` finds in
-        ``index`` (whose hashes ``flags`` marks), or None when the search would make more than
-        ``limit`` matches."""
+    def _join(self, index: _Segments, win: tuple[Hashes, Ints], maybe: Ints, limit: int | None) -> Pairs | None:
+        """Return the candidate pairs (earlier text, later text) whose segments the windows ``win``
+        at ``maybe`` find in ``index``, or None when the search would make more than ``limit`` matches."""
         win_key, win_text = win  # the windows' keys and texts
-        maybe = np.flatnonzero(flags[_slot(flags, win_key)])
         # Sorted by their top 16 bits (a radix sort), the binary searches stay in cache.
         maybe = maybe[np.argsort((win_key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
         keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
@@ -257,16 +254,18 @@ class _Pass:
         block, base = self._prefix(lo, hi), int(self.begin[lo])
         win = self._windows(block, base, probers)
         limit = None if hi - lo == 1 else _MATCHES_A_WINDOW * win[0].size + _MATCH_FLOOR
-        earlier = self._join(self.index, self.marks, win, limit)
+        earlier = self._join(self.index, win, np.flatnonzero(self.marks[_slot(self.marks, win[0])]), limit)
         if earlier is None:
             return self._split(lo, hi)
         for k, i, similarity in self.codes.matches(*earlier, self.threshold):
             self._better(best, k, i, similarity)
         firsts = probers[(group[probers - lo] == probers)]
         mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
-        own = np.zeros(1 << _OWN_MARK_BITS, dtype=np.bool_)
-        own[_slot(own, mine.key)] = True
-        inside = self._join(mine, own, win, limit)
+        own = np.full(1 << _OWN_MARK_BITS, self.n, dtype=np.int32)  # the first text with a segment there
+        slots = _slot(own, mine.key)  # sorted, as the keys are
+        if slots.size:
+            own[slots[_starts(slots)]] = np.minimum.reduceat(mine.owner, _starts(slots))
+        inside = self._join(mine, win, np.flatnonzero(own[_slot(own, win[0])] < win[1]), limit)  # of earlier texts
         if inside is None:
             return self._split(lo, hi)
         for k, i, similarity in self.codes.matches(*inside, self.threshold):
