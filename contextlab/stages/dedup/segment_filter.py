@@ -262,9 +262,7 @@ class _Pass:
         firsts = probers[(group[probers - lo] == probers)]
         mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
         own = np.full(1 << _OWN_MARK_BITS, self.n, dtype=np.int32)  # the first text with a segment there
-        slots = _slot(own, mine.key)  # sorted, as the keys are
-        if slots.size:
-            own[slots[_starts(slots)]] = np.minimum.reduceat(mine.owner, _starts(slots))
+        np.minimum.at(own, _slot(own, mine.key), mine.owner.astype(np.int32))
         inside = self._join(mine, win, np.flatnonzero(own[_slot(own, win[0])] < win[1]), limit)  # of earlier texts
         if inside is None:
             return self._split(lo, hi)

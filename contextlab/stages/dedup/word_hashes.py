@@ -44,7 +44,7 @@ def encoded(text: str) -> bytes:
     return _wide_spaces().sub(" ", normalized_text(text)).encode("utf-8", "surrogatepass")
 
 
-def _same_words(x: bytes, y: bytes) -> bool:
+def _same_words(x: bytearray, y: bytearray) -> bool:
     """Return whether ``x`` and ``y`` (from ``encoded``) hold the same words."""
     return x == y or x.translate(_ONE_SPACE).split() == y.translate(_ONE_SPACE).split()
 
@@ -90,25 +90,26 @@ class HashedWords:
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
         self._up = self._down = np.ones(0, dtype=np.uint64)
-        parts = [encoded(text) for text in texts]
-        sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + 1
-        self.data = b" ".join(parts)  # every text's bytes, one space between
-        del parts
-        starts = np.cumsum(sizes) - sizes
-        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), len(self.data) + 1]
+        self.data, sizes = bytearray(), list[int]()  # every text's bytes, a space after each
+        for at in range(0, len(texts), 4096):  # a few thousand at a time: memory stays near the text's
+            parts = [encoded(text) for text in texts[at : at + 4096]]
+            sizes += map(len, parts)
+            self.data += b" ".join(parts) + b" "
+        lengths = np.array(sizes, dtype=np.int64) + 1
+        starts = np.cumsum(lengths) - lengths
+        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), len(self.data)]
         cuts = sorted({0, starts.size, *np.searchsorted(starts, np.arange(0, data.size, _BATCH_BYTES)).tolist()})
         batches = list(zip(cuts[:-1], cuts[1:], strict=True)) if starts.size else [(0, 0)]
         up, down = self.powers(max(bounds[hi] - bounds[lo] for lo, hi in batches))
         powers = (up, down, up.astype(np.uint32), down.astype(np.uint32))
+        place = np.uint32 if data.size < 1 << 32 else np.int64
         found = []
         for lo, hi in batches:
             at = bounds[lo]
-            part = _hash_batch(data[at : bounds[hi] - 1], starts[lo:hi] - at, powers)
-            found.append((part[0], part[1] + at, part[2], part[3]))
-        self.chars = "".join(p[0].tobytes().decode("utf-32-le") for p in found)  # every text's, end to end
-        place = np.uint32 if data.size < 1 << 32 else np.int64
-        self.word_start = np.concatenate([p[1].astype(place) for p in found])
-        self.counts, self.keys = (np.concatenate([p[x] for p in found]) for x in (2, 3))
+            char, first, count, key = _hash_batch(data[at : max(bounds[hi] - 1, at)], starts[lo:hi] - at, powers)
+            found.append((str(char.data, "utf-32-le"), (first + at).astype(place), count, key))
+        self.chars = "".join(f[0] for f in found)  # every text's, end to end
+        self.word_start, self.counts, self.keys = (np.concatenate([f[x] for f in found]) for x in (1, 2, 3))
         self.begin = np.cumsum(self.counts) - self.counts
         self._begins, self._ends = self.begin.tolist(), (self.begin + self.counts).tolist()
         self._bounds = bounds  # text t's bytes: from _bounds[t] to _bounds[t + 1] - 1
