@@ -84,16 +84,15 @@ class _Lengths:
 class _Segments:
     """Segments of texts, one entry for the segments of one hash in one text within ``tau`` words
     of each other, sorted by key: the hash, the first one's place in the low bits (so a window
-    finds the entries of its hash near its place in one range); the last one's place, how many."""
+    finds the entries of its hash near its place in one range); the last one's place."""
 
     key: Hashes
     owner: Ints
     last: Ints
-    count: Ints
 
     def take(self, keep: npt.NDArray[np.bool_] | Ints) -> _Segments:
         """Return the entries ``keep`` selects."""
-        return _Segments(self.key[keep], self.owner[keep], self.last[keep], self.count[keep])
+        return _Segments(self.key[keep], self.owner[keep], self.last[keep])
 
     def merged(self, other: _Segments) -> _Segments:
         """Return both sets of entries, sorted by key (two sorted runs: a merge, no sort)."""
@@ -126,7 +125,7 @@ class _Pass:
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
         none = np.zeros(0, dtype=np.int64)
-        self.index = _Segments(np.zeros(0, dtype=np.uint64), none, none, none)
+        self.index = _Segments(np.zeros(0, dtype=np.uint64), none, none)
         self.reach = self.lengths.tau[self.lengths.longest]  # the most edits a text's partners allow
         bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
         self.place = np.uint64((1 << bits) - 1)
@@ -173,8 +172,8 @@ class _Pass:
         starts = np.flatnonzero(new)
         count = np.diff(np.append(starts, run.size))
         key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
-        found = _Segments(key, owner[starts], pos[starts + count - 1], count)
-        found = found.take(np.argsort(found.key, kind="stable"))  # nearly sorted: timsort is quick
+        order = np.argsort(key, kind="stable")  # nearly sorted: timsort is quick
+        found, count = _Segments(key, owner[starts], pos[starts + count - 1]).take(order), count[order]
         # A text needs tau + 1 segments looked for (tau: the most edits a partner allows). Past
         # its rarest tau + 1, a segment whose hash more than _CROWD entries (kept, or of this
         # block) have is left out, as a common phrase every text holds, and counted as missing.
@@ -184,16 +183,16 @@ class _Pass:
         held += np.repeat(same, same)
         keep = held <= _CROWD
         reach = self.reach[self.counts[found.owner]]
-        spare = np.bincount(found.owner[keep], weights=found.count[keep], minlength=self.n)[found.owner] > reach
+        spare = np.bincount(found.owner[keep], weights=count[keep], minlength=self.n)[found.owner] > reach
         order = np.flatnonzero(~spare)  # texts with too few uncrowded segments: the rarest, by text
         order = order[np.argsort(found.owner[order] << 32 | np.minimum(held[order], (1 << 32) - 1))]
-        before = np.cumsum(found.count[order]) - found.count[order]
+        before = np.cumsum(count[order]) - count[order]
         firsts = _starts(found.owner[order])
         before -= np.repeat(before[firsts], np.diff(np.append(firsts, order.size)))
         keep[order] |= before <= reach[order]
         found = found.take(keep)
         self.covered[texts] = 0
-        np.add.at(self.covered, found.owner, found.count)
+        np.add.at(self.covered, found.owner, count[keep])
         return found
 
     def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> tuple[Hashes, Ints]:
