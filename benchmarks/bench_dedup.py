@@ -209,6 +209,8 @@ def main() -> None:
         jobs.append(("contextlab-seed", "corpus-A@64000"))
     rounds = measure_rounds(jobs, args.repeat, args.timeout)
     ratio, growth = median_ratio(rounds, 1, 2), median_ratio(rounds, 1, 0)
+    print("each round's 64k / rensa:", " ".join(f"{r[1]['wall'] / r[2]['wall']:.2f}" for r in rounds))
+    print("each round's 64k / 16k:  ", " ".join(f"{r[1]['wall'] / r[0]['wall']:.2f}" for r in rounds))
     peak = statistics.median(r[1]["mb"] for r in rounds)
     print(f"corpus A 64k: {ratio:.2f}x rensa, the median of each round's ratio (goal <= 1.0x): {verdict(ratio <= 1.0)}")
     print(f"corpus A 16k -> 64k: {growth:.2f}x (goal <= 4.6x): {verdict(growth <= 4.6)}")
