@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from ...types import DuplicatePair
 from .edit_measure import DedupOutcome
-from .word_hashes import HashedWords
+from .word_hashes import HashedWords, _ranges
 
 __all__ = ["find_edit_duplicates"]
 
@@ -45,12 +45,6 @@ _MARK_BITS, _OWN_MARK_BITS = 25, 21  # 32 MB of flags for the kept texts' segmen
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
 _MATCHES_A_WINDOW = 4
-
-
-def _ranges(counts: Ints) -> Ints:
-    """Return ``0..c-1`` for each ``c`` of ``counts``, laid end to end."""
-    total = int(counts.sum())
-    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def _starts(values: Ints | Hashes) -> Ints:
@@ -265,9 +259,8 @@ class _Pass:
         inside = self._join(mine, win, np.flatnonzero(own[_slot(own, win[0])] < win[1]), limit)  # of earlier texts
         if inside is None:
             return self._split(lo, hi)
-        for k, i, similarity in self.codes.matches(*inside, self.threshold):
-            if similarity is not None:  # a text of this block: if it is kept
-                within.setdefault(i, []).append((k, similarity))
+        for k, i, similarity in self.codes.matches(*inside, self.threshold):  # a text of this block: if it is kept
+            within.setdefault(i, []).append((k, similarity))
         self._decide(lo, hi, best, within)
         added = mine.take(self.kept[mine.owner])
         self.marks[_slot(self.marks, added.key)] = True

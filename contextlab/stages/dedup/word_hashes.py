@@ -2,8 +2,10 @@
 
 Texts are normalised (whitespace past ASCII written as a space), encoded as UTF-8 and joined;
 words are the runs between whitespace (as ``str.split``), each hashed over its bytes. Equal words
-get equal characters, so a pair their characters reject is rejected. A pair they accept is
-confirmed on the bytes, or measured exactly (``WordCodes``) if a hash collision broke it.
+get equal characters, so a pair their characters reject is rejected; so is a pair whose bags
+(its words counted in buckets of their characters) differ by more edits than it may have. A
+pair rapidfuzz accepts is confirmed on its bytes, or measured exactly (``WordCodes``) if two
+different words of it share a character.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ _CHARS = 0x110000 - 0x800  # code points that are not surrogates
 _SURROGATES = 0xD800
 _BATCH_BYTES = 1 << 20
 _ONE_SPACE = bytes.maketrans(b"\x1c\x1d\x1e\x1f", b"    ")  # the rest bytes.split breaks on
+_SPACE = re.compile(rb"[\t-\r\x1c- ]")  # every byte str.split breaks on
+_LONG = 255  # a word's length is kept up to this (a longer word is compared as text)
+_BUCKETS = 64  # a text's bag: how many of its words fall in each of 64 buckets of their characters
 
 
 @lru_cache(maxsize=1)
@@ -49,11 +54,17 @@ def _same_words(x: bytearray, y: bytearray) -> bool:
     return x == y or x.translate(_ONE_SPACE).split() == y.translate(_ONE_SPACE).split()
 
 
+def _ranges(counts: Ints) -> Ints:
+    """Return ``0..c-1`` for each ``c`` of ``counts``, laid end to end."""
+    total = int(counts.sum())
+    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
 def _hash_batch(
     data: npt.NDArray[np.uint8], text_start: Ints, powers: tuple[Powers, Powers, Powers32, Powers32]
-) -> tuple[npt.NDArray[np.uint32], Ints, Ints, Powers]:
-    """Return the character and start of every word of ``data`` (texts from ``text_start``,
-    one space between), each text's word count, and a hash of each text's characters; with the
+) -> tuple[npt.NDArray[np.uint32], Ints, npt.NDArray[np.uint8], Ints, Powers, npt.NDArray[np.uint8]]:
+    """Return the character, start and length of every word of ``data`` (texts from ``text_start``,
+    one space between), each text's word count, a hash of its characters and its bag; with the
     base's ``powers`` and their inverses (modulo 2**64, and 2**32)."""
     space = np.ones(data.size + 2, dtype=np.bool_)
     np.logical_or(data - np.uint8(9) <= 4, data - np.uint8(28) <= 4, out=space[1:-1])  # the bytes str.split breaks on
@@ -72,7 +83,11 @@ def _hash_batch(
     running = np.zeros(folded.size + 1, dtype=np.uint64)
     np.cumsum(folded * up[: folded.size], out=running[1:])
     keys = (running[first + counts] - running[first]) * down[first] + counts.astype(np.uint64)
-    return folded, starts, counts, keys
+    bags = np.bincount(
+        np.repeat(np.arange(counts.size) * _BUCKETS, counts) + folded % _BUCKETS, None, counts.size * _BUCKETS
+    )
+    sizes, bags = np.minimum(ends - starts, _LONG).astype(np.uint8), np.minimum(bags, 255).astype(np.uint8)
+    return folded, starts, sizes, counts, keys, bags.reshape(-1, _BUCKETS)
 
 
 def _powers(base: int, size: int) -> npt.NDArray[np.uint64]:
@@ -97,7 +112,8 @@ class HashedWords:
             self.data += b" ".join(parts) + b" "
         lengths = np.array(sizes, dtype=np.int64) + 1
         starts = np.cumsum(lengths) - lengths
-        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), len(self.data)]
+        self.data += b" " * 8  # so 8 bytes can be read from any word's start
+        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), int(lengths.sum())]
         cuts = sorted({0, starts.size, *np.searchsorted(starts, np.arange(0, data.size, _BATCH_BYTES)).tolist()})
         batches = list(zip(cuts[:-1], cuts[1:], strict=True)) if starts.size else [(0, 0)]
         up, down = self.powers(max(bounds[hi] - bounds[lo] for lo, hi in batches))
@@ -106,18 +122,18 @@ class HashedWords:
         found = []
         for lo, hi in batches:
             at = bounds[lo]
-            char, first, count, key = _hash_batch(data[at : max(bounds[hi] - 1, at)], starts[lo:hi] - at, powers)
-            found.append((str(char.data, "utf-32-le"), (first + at).astype(place), count, key))
+            char, first, size, count, key, bag = _hash_batch(
+                data[at : max(bounds[hi] - 1, at)], starts[lo:hi] - at, powers
+            )
+            found.append((str(char.data, "utf-32-le"), (first + at).astype(place), size, count, key, bag))
         self.chars = "".join(f[0] for f in found)  # every text's, end to end
-        self.word_start, self.counts, self.keys = (np.concatenate([f[x] for f in found]) for x in (1, 2, 3))
+        self.word_start, self.word_len, self.counts, self.keys, self.bags = (
+            np.concatenate([f[x] for f in found]) for x in range(1, 6)
+        )
         self.begin = np.cumsum(self.counts) - self.counts
         self._begins, self._ends = self.begin.tolist(), (self.begin + self.counts).tolist()
-        self._bounds = bounds  # text t's bytes: from _bounds[t] to _bounds[t + 1] - 1
+        self.bound = np.array(bounds)  # text t's bytes: from bound[t] to bound[t + 1] - 1
         self.exact = WordCodes(texts)
-
-    def code(self, i: int) -> str:
-        """Return text ``i``'s characters, one a word."""
-        return self.chars[self._begins[i] : self._ends[i]]
 
     def powers(self, size: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """Return the base's powers ``0..size-1`` and their inverses modulo 2**64 (or more)."""
@@ -127,43 +143,90 @@ class HashedWords:
 
     def groups(self) -> Ints:
         """Return each text's exact group: the first text with the same normalised words (texts
-        with the same characters are compared on their words: a collision is told apart)."""
-        group = np.arange(len(self.texts), dtype=np.int64)
-        _, inverse, held = np.unique(self.keys, return_inverse=True, return_counts=True)
-        firsts: dict[int, list[int]] = {}
-        data, at = self.data, self._bounds
-        for i in np.flatnonzero(held[inverse.ravel()] > 1).tolist():  # texts whose hash another has
-            same = firsts.setdefault(int(inverse[i]), [])
-            twin = next((f for f in same if _same_words(data[at[f] : at[f + 1] - 1], data[at[i] : at[i + 1] - 1])), -1)
-            if twin < 0:
-                same.append(i)
-            group[i] = twin if twin >= 0 else i
+        with the same hash are compared word by word: a collision is told apart)."""
+        group = left = np.arange(len(self.texts), dtype=np.int64)  # ``left``: texts not yet placed
+        while left.size:  # (one round, unless two texts' words collide)
+            _, first, inverse = np.unique(self.keys[left], return_index=True, return_inverse=True)
+            twin = left[first[inverse.ravel()]]  # the first of the texts left with its hash
+            maybe = np.flatnonzero((twin != left) & (self.counts[left] == self.counts[twin]))
+            x, y = left[maybe], twin[maybe]
+            count = self.counts[x]
+            at = np.repeat(np.arange(x.size), count), _ranges(count)
+            differ = np.bincount(at[0], ~self._same(self.begin[x][at[0]] + at[1], self.begin[y][at[0]] + at[1]), x.size)
+            group[x[differ == 0]] = y[differ == 0]
+            left = left[(twin != left) & (group[left] == left)]
         return group
 
-    def matches(self, kept: Ints, new: Ints, threshold: float) -> list[tuple[int, int, float | None]]:
-        """Return each pair ``kept[x]``, ``new[x]`` with its similarity when it reaches ``threshold``,
-        else None: one call of rapidfuzz, then each pair it accepts confirmed."""
+    def matches(self, kept: Ints, new: Ints, threshold: float) -> list[tuple[int, int, float]]:
+        """Return each pair ``kept[x]``, ``new[x]`` that reaches ``threshold``, with its similarity:
+        one call of rapidfuzz, then the pairs it accepts confirmed."""
+        longer = np.maximum(self.counts[kept], self.counts[new])
+        bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
+        # An edit takes at most one word out of a bucket and puts at most one in: the words one
+        # text has over the other's, bucket by bucket, are at most their distance.
+        over = self.bags[kept].astype(np.int16) - self.bags[new]
+        gain = np.maximum(over, 0).sum(axis=1, dtype=np.int64)
+        near = np.flatnonzero(np.maximum(gain, gain - over.sum(axis=1, dtype=np.int64)) <= bound)
+        kept, new, longer, bound = kept[near], new[near], longer[near], bound[near]
         chars, begins, ends, kept_at, new_at = self.chars, self._begins, self._ends, kept.tolist(), new.tolist()
         code = {t: chars[begins[t] : ends[t]] for t in {*kept_at, *new_at}}  # a text is in many pairs
         a, b = list(map(code.__getitem__, kept_at)), list(map(code.__getitem__, new_at))
-        longer = np.maximum(self.counts[kept], self.counts[new])
-        bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
         cutoff = int(bound.max(initial=0))
         distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=-1)
-        similarity = (1.0 - distance / np.maximum(longer, 1)).tolist()
-        good = ((distance <= bound) & (np.array(similarity) >= threshold)).tolist()
-        pairs = zip(kept_at, new_at, a, b, similarity, good, strict=True)
-        return [(k, i, self._confirmed(k, i, x, y, threshold, s) if ok else None) for k, i, x, y, s, ok in pairs]
+        similarity = 1.0 - distance / np.maximum(longer, 1)
+        good = np.flatnonzero((distance <= bound) & (similarity >= threshold))
+        sure = self._replaced(kept[good], new[good], distance[good], [(a[g], b[g]) for g in good.tolist()]).tolist()
+        found = zip(kept[good].tolist(), new[good].tolist(), similarity[good].tolist(), sure, strict=True)
+        exact = [(k, i, s if ok else self.exact.match(k, i, threshold)) for k, i, s, ok in found]
+        return [(k, i, s) for k, i, s in exact if s is not None]
 
-    def _confirmed(self, k: int, i: int, a: str, b: str, threshold: float, similarity: float) -> float | None:
-        """Return ``similarity`` when the bytes of texts ``k`` and ``i`` are equal wherever their
-        characters ``a`` and ``b``'s cheapest alignment says so (then it is theirs), else measure."""
-        data, start, at = self.data, self.word_start, self._bounds
-        bk, bi = self._begins[k], self._begins[i]
-        for op in Levenshtein.opcodes(a, b):
-            if op.tag == "equal":
-                x_end = start[bk + op.src_end] if op.src_end < len(a) else at[k + 1] - 1
-                y_end = start[bi + op.dest_end] if op.dest_end < len(b) else at[i + 1] - 1
-                if not _same_words(data[start[bk + op.src_start] : x_end], data[start[bi + op.dest_start] : y_end]):
-                    return self.exact.match(k, i, threshold)
-        return similarity
+    def _replaced(self, k: Ints, i: Ints, distance: Ints, codes: list[tuple[str, str]]) -> npt.NDArray[np.bool_]:
+        """Return, for each pair of texts ``k``, ``i`` (characters ``codes``, ``distance`` apart),
+        whether it has replaced words only, each where its characters differ (most have)."""
+        m = self.counts[k]
+        same = np.flatnonzero(m == self.counts[i])
+        x, y = (
+            np.frombuffer("".join(codes[p][t] for p in same.tolist()).encode("utf-32-le"), np.uint32) for t in (0, 1)
+        )
+        first, differ = np.cumsum(m[same]) - m[same], np.flatnonzero(x != y)
+        row = np.searchsorted(first + m[same], differ, side="right")  # the pair of each place that differs
+        held = np.bincount(row, minlength=same.size)
+        rows = np.repeat(np.arange(same.size), held + 1)  # the stretches of equal words between them
+        start, stop = np.zeros(rows.size, dtype=np.int64), m[same][rows]
+        stop[np.arange(differ.size) + row] = differ - first[row]
+        start[np.arange(differ.size) + row + 1] = differ - first[row] + 1
+        fits = held == distance[same]  # the words at the same places are its cheapest alignment
+        use = fits[rows] & (start < stop)
+        pair, start, stop = same[rows[use]], start[use], stop[use]
+        spans = zip(pair.tolist(), *self._bytes(k[pair], start, stop), *self._bytes(i[pair], start, stop), strict=True)
+        data, sure = self.data, np.zeros(k.size, dtype=bool)
+        sure[same[fits]] = True
+        sure[[p for p, a, b, c, d in spans if data[a:b] != data[c:d] and not _same_words(data[a:b], data[c:d])]] = False
+        return sure
+
+    def _bytes(self, t: Ints, start: Ints, stop: Ints) -> list[list[int]]:
+        """Return where the bytes of texts ``t``'s words ``start`` to ``stop - 1`` begin and end."""
+        at, m = self.begin[t], self.counts[t]
+        last = np.where(stop < m, self.word_start[at + np.minimum(stop, m - 1)], self.bound[t + 1] - 1)
+        return [self.word_start[at + start].tolist(), last.tolist()]
+
+    def _same(self, x: Ints, y: Ints) -> npt.NDArray[np.bool_]:
+        """Return whether words ``x`` and ``y`` (numbered in text order) have the same bytes."""
+        size, start = self.word_len, self.word_start
+        same = size[x] == size[y]
+        sx, sy = start[x].astype(np.int64), start[y].astype(np.int64)
+        eights = np.ndarray((len(self.data) - 7,), np.uint64, self.data, 0, (1,))  # the 8 bytes from each byte
+        todo, at = np.flatnonzero(same & (x != y)), 0
+        while todo.size:  # 8 bytes at a time
+            rest = size[x[todo]].astype(np.int64) - at
+            mask = ~np.uint64(0) >> (8 * (8 - np.clip(rest, 1, 8))).astype(np.uint64)  # the bytes left, up to 8
+            differ = (eights[sx[todo] + at] ^ eights[sy[todo] + at]) & mask != 0
+            same[todo[differ]] = False
+            todo, at = todo[~differ & (rest > 8)], at + 8
+        for j in np.flatnonzero(same & (size[x] == _LONG)).tolist():  # longer than a length kept
+            same[j] = self._word(int(sx[j])) == self._word(int(sy[j]))
+        return same
+
+    def _word(self, start: int) -> bytearray:
+        end = _SPACE.search(self.data, start)  # (the data ends in spaces)
+        return self.data[start : end.start() if end else None]
