@@ -175,14 +175,15 @@ class HashedWords:
         distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=-1)
         similarity = 1.0 - distance / np.maximum(longer, 1)
         good = np.flatnonzero((distance <= bound) & (similarity >= threshold))
-        sure = self._replaced(kept[good], new[good], distance[good], [(a[g], b[g]) for g in good.tolist()]).tolist()
+        sure = self._confirmed(kept[good], new[good], distance[good], [(a[g], b[g]) for g in good.tolist()]).tolist()
         found = zip(kept[good].tolist(), new[good].tolist(), similarity[good].tolist(), sure, strict=True)
         exact = [(k, i, s if ok else self.exact.match(k, i, threshold)) for k, i, s, ok in found]
         return [(k, i, s) for k, i, s in exact if s is not None]
 
-    def _replaced(self, k: Ints, i: Ints, distance: Ints, codes: list[tuple[str, str]]) -> npt.NDArray[np.bool_]:
+    def _confirmed(self, k: Ints, i: Ints, distance: Ints, codes: list[tuple[str, str]]) -> npt.NDArray[np.bool_]:
         """Return, for each pair of texts ``k``, ``i`` (characters ``codes``, ``distance`` apart),
-        whether it has replaced words only, each where its characters differ (most have)."""
+        whether its bytes are equal wherever its characters' cheapest alignment says so (then the
+        distance is its words'). Most pairs have replaced words only: the same places align."""
         m = self.counts[k]
         same = np.flatnonzero(m == self.counts[i])
         x, y = (
@@ -197,10 +198,18 @@ class HashedWords:
         start[np.arange(differ.size) + row + 1] = differ - first[row] + 1
         fits = held == distance[same]  # the words at the same places are its cheapest alignment
         use = fits[rows] & (start < stop)
-        pair, start, stop = same[rows[use]], start[use], stop[use]
-        spans = zip(pair.tolist(), *self._bytes(k[pair], start, stop), *self._bytes(i[pair], start, stop), strict=True)
-        data, sure = self.data, np.zeros(k.size, dtype=bool)
-        sure[same[fits]] = True
+        blocks = [np.stack([same[rows[use]], start[use], stop[use], start[use], stop[use]])]
+        for p in np.setdiff1d(np.arange(k.size), same[fits]).tolist():  # the rest: rapidfuzz's alignment
+            ops = [o for o in Levenshtein.opcodes(*codes[p]) if o.tag == "equal"]
+            blocks.append(
+                np.array([(p, o.src_start, o.src_end, o.dest_start, o.dest_end) for o in ops], np.int64).reshape(-1, 5).T
+            )
+        sure = np.ones(k.size, dtype=bool)
+        pair, x_from, x_to, y_from, y_to = np.concatenate(blocks, axis=1)
+        spans = zip(
+            pair.tolist(), *self._bytes(k[pair], x_from, x_to), *self._bytes(i[pair], y_from, y_to), strict=True
+        )
+        data = self.data
         sure[[p for p, a, b, c, d in spans if data[a:b] != data[c:d] and not _same_words(data[a:b], data[c:d])]] = False
         return sure
 
