@@ -1,10 +1,9 @@
 """Exact and near-duplicate detection, under one of two measures.
 
 ``word_edit`` (the default, ``edit_measure.py``): texts are normalised (NFKC, format characters
-removed, case and whitespace folded); exact duplicates have equal normalised
-words, near duplicates a word edit similarity ``1 - lev / max(len)`` at or above the threshold
-with a document already kept. A pigeonhole filter names every pair that can reach it
-(``segment_filter.py``); each is measured on its words by rapidfuzz (``word_hashes.py``).
+removed, case and whitespace folded); exact duplicates have equal normalised words, near
+duplicates a word edit similarity ``1 - lev / max(len)`` at or above the threshold with a kept
+document, every such pair found by a pigeonhole filter (``segment_filter.py``, ``word_hashes.py``).
 
 ``shingle_jaccard`` (``shingle_measure.py``, for ``ContextManager.seed_compatible()``): exact
 duplicates share the md5 of their lowercased, whitespace-collapsed text; near duplicates have a

@@ -50,12 +50,8 @@ FORMAT_PLANES = (0, 1, 14)
 @lru_cache(maxsize=1)
 def _format_table() -> dict[int, None]:
     """Return a ``str.translate`` table deleting every character of category Cf (built on first use)."""
-    return {
-        c: None
-        for plane in FORMAT_PLANES
-        for c in range(plane << 16, (plane + 1) << 16)
-        if unicodedata.category(chr(c)) == "Cf"
-    }
+    planes = (range(plane << 16, (plane + 1) << 16) for plane in FORMAT_PLANES)
+    return {c: None for plane in planes for c in plane if unicodedata.category(chr(c)) == "Cf"}
 
 
 @lru_cache(maxsize=1)

@@ -42,12 +42,8 @@ def similarity_matrix(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> l
             matrix[i][i] = 1.0
         return matrix
     sets = [shingles(t) for t in texts]
-    matrix = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        matrix[i][i] = 1.0
-        for j in range(i + 1, n):
-            matrix[i][j] = matrix[j][i] = jaccard(sets[i], sets[j])
-    return matrix
+    upper = {(i, j): jaccard(sets[i], sets[j]) for i in range(n) for j in range(i + 1, n)}
+    return [[1.0 if i == j else upper[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
 
 
 def pair_similarities(texts: Sequence[str], measure: str = DEFAULT_MEASURE) -> list[tuple[int, int, float]]:
@@ -82,11 +78,8 @@ class WordDiff:
 
 def word_diff(first: str, second: str) -> WordDiff:
     """Return the words of ``first`` and ``second`` (as given) with the ones that differ marked.
-    Words are aligned on their normalised form (what the measure compares), so a word that
-    differs only in case, width or an invisible character is not marked; a word that
-    normalises to nothing (a lone zero-width space) is never marked. The edits are
-    rapidfuzz's Levenshtein opcodes over those words.
-    """
+    Words are aligned (rapidfuzz's opcodes) on their normalised form, so a word differing only in
+    case, width or an invisible character is not marked, nor one normalising to nothing."""
     sides = [text.split() for text in (first, second)]
     keys = [[" ".join(normalized_words(w)) for w in words] for words in sides]
     vocab: dict[str, int] = {}
@@ -124,9 +117,7 @@ def near_misses(
 ) -> list[NearMiss]:
     """Return the pairs of kept texts with ``threshold - margin <= similarity < threshold``,
     most similar first: what lowering the threshold by up to ``margin`` would consider next.
-    Kept means kept by ``find_duplicates(texts, threshold, measure)``; every pair of them is
-    compared, with the length bound skipping pairs that cannot reach ``threshold - margin``.
-    """
+    Kept means kept by ``find_duplicates(texts, threshold, measure)``; every pair of them is compared."""
     _check(measure)
     find = find_edit_duplicates if measure == DEFAULT_MEASURE else find_shingle_duplicates
     kept = find(texts, threshold).kept

@@ -1,15 +1,12 @@
 """The word edit measure's greedy pass, with candidates that provably hold every pair at the threshold.
 
 The filter (pigeonhole, as PassJoin: Li et al., VLDB 2011). Two texts of ``m`` and ``m'`` words
-reach the threshold only when ``|m - m'| <= tau`` and their distance is at most ``tau =
-edit_bound(max(m, m'), threshold)``. Each text is cut into ``S(m)`` disjoint segments of ``q(m)``
-words, ``S(m)`` one more than the most edits any text it could pair with allows; ``tau`` edits
-touch at most ``tau`` segments, so ``S - tau`` of them appear whole in the other text, each
-within ``tau`` positions of its place. A pair is a candidate when that many of the earlier
-text's segments are found as runs of the later text's words ("windows") near their place. Runs
-are compared by hash (a collision only adds a candidate); candidates are measured on the words
-(``word_hashes.HashedWords``). A text too short to cut (``q(m) = 0``) is compared with every
-later text of a length it could pair with.
+reach the threshold only when their distance is at most ``tau = edit_bound(max(m, m'), threshold)``.
+Each text is cut into ``S(m)`` disjoint segments, more than the edits any partner allows; ``tau``
+edits touch at most ``tau`` of them, so ``S - tau`` appear whole in the other text, each within
+``tau`` words of its place. A pair is a candidate when that many of the earlier text's segments
+are found, by hash, as runs of the later text's words ("windows") near their place; candidates
+are measured by ``word_hashes.HashedWords``. A text too short to cut is compared with every later one.
 
 The pass walks the texts in blocks: a block's windows are searched among the segments of texts
 kept before it, then of its own texts no kept text matched; it is decided text by text, and its
@@ -27,13 +24,14 @@ import numpy.typing as npt
 
 from ...types import DuplicatePair
 from .edit_measure import DedupOutcome
-from .word_hashes import HashedWords, _ranges
+from .word_hashes import HashedWords
 
 __all__ = ["find_edit_duplicates"]
 
 Ints = npt.NDArray[np.int64]
 Hashes = npt.NDArray[np.uint64]
 Pairs = tuple[Ints, Ints]
+Best = dict[int, tuple[int, float]]
 
 _EPS = 1e-9
 # Odd multipliers (splitmix64's): a run length's weight, and a word's scramble.
@@ -45,6 +43,12 @@ _MARK_BITS, _OWN_MARK_BITS = 25, 21  # 32 MB of flags for the kept texts' segmen
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
 _MATCHES_A_WINDOW = 4
+
+
+def _ranges(counts: Ints) -> Ints:
+    """Return ``0..c-1`` for each ``c`` of ``counts``, laid end to end."""
+    total = int(counts.sum())
+    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def _starts(values: Ints | Hashes) -> Ints:
@@ -60,15 +64,13 @@ class _Lengths:
         self.tau = np.floor((1.0 - threshold) * m + _EPS).astype(np.int64)  # edit_bound of each length
         self.shortest = m - self.tau  # the shortest partner of a text of m words
         self.longest = np.searchsorted(self.shortest, m, side="right").astype(np.int64) - 1
-        # Segments of one length for all but short texts (so a text's windows have one length),
-        # just under the longest that leaves more segments than edits as texts grow (t / (1 - t)).
+        # Segments of one length but in short texts: under the longest leaving more segments than edits.
         usual = max(1, math.ceil(threshold / max(1.0 - threshold, _EPS) - _EPS) - 1)
         self.seg_len = np.minimum(usual, m // (self.tau[self.longest] + 1))  # 0: too short to cut
         self.segments = m // np.maximum(self.seg_len, 1)
 
     def window_lengths(self, m: int) -> tuple[int, int]:
-        """Return the least and most segment length of the texts a text of ``m`` words may pair
-        with (1, 0 when none can be cut)."""
+        """Return the least and most segment length of a text of ``m`` words' partners (1, 0: none)."""
         cut = self.seg_len[int(self.shortest[m]) : int(self.longest[m]) + 1]
         cut = cut[cut > 0]
         return (int(cut.min()), int(cut.max())) if cut.size else (1, 0)
@@ -101,8 +103,7 @@ class _Segments:
 
 
 def _slot(flags: npt.NDArray[np.bool_] | npt.NDArray[np.int32], keys: Hashes) -> Ints:
-    """Return which of ``flags`` (one for each of ``2**bits`` ranges of hashes) each key falls in:
-    a flag set where a segment's hash lies settles most windows with one look."""
+    """Return which of ``flags`` (one for each of ``2**bits`` ranges of hashes) each key falls in."""
     slots: Ints = (keys >> np.uint64(65 - flags.size.bit_length())).astype(np.int64)  # int64: numpy's fastest
     return slots
 
@@ -118,8 +119,7 @@ class _Pass:
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
-        none = np.zeros(0, dtype=np.int64)
-        self.index = _Segments(np.zeros(0, dtype=np.uint64), none, none)
+        self.index = _Segments(np.zeros(0, dtype=np.uint64), *np.zeros((2, 0), dtype=np.int64))
         self.reach = self.lengths.tau[self.lengths.longest]  # the most edits a text's partners allow
         bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
         self.place = np.uint64((1 << bits) - 1)
@@ -142,8 +142,7 @@ class _Pass:
         return running, down
 
     def _run_keys(self, block: tuple[Hashes, Hashes], base: int, text: Ints, pos: Ints, length: Ints) -> Hashes:
-        """Return the key of each run of ``length`` words from ``pos`` in ``text``: its hash,
-        with ``pos`` in the low bits."""
+        """Return the key of each run of ``length`` words from ``pos`` in ``text``: hash, ``pos`` in low bits."""
         running, down = block
         at = self.begin[text] - base + pos
         keys: Hashes = (running[at + length] - running[at]) * down[at] + length.astype(np.uint64) * _LENGTH_WEIGHT
@@ -168,11 +167,12 @@ class _Pass:
         key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
         order = np.argsort(key, kind="stable")  # nearly sorted: timsort is quick
         found, count = _Segments(key, owner[starts], pos[starts + count - 1]).take(order), count[order]
-        # A text needs tau + 1 segments looked for (tau: the most edits a partner allows). Past
-        # its rarest tau + 1, a segment whose hash more than _CROWD entries (kept, or of this
-        # block) have is left out, as a common phrase every text holds, and counted as missing.
+        # A text needs tau + 1 segments looked for (tau: the most edits a partner allows). Past its
+        # rarest tau + 1, a segment more than _CROWD entries hold is a common phrase: left out, missing.
         run = found.key & ~self.place
-        held = np.searchsorted(self.index.key, run | self.place, "right") - np.searchsorted(self.index.key, run)
+        held, look = np.zeros(run.size, dtype=np.int64), np.flatnonzero(self.marks[_slot(self.marks, run)])
+        held[look] = np.searchsorted(self.index.key, run[look] | self.place, "right")
+        held[look] -= np.searchsorted(self.index.key, run[look])
         same = np.diff(np.append(_starts(run), run.size))
         held += np.repeat(same, same)
         keep = held <= _CROWD
@@ -240,7 +240,7 @@ class _Pass:
         group = self.group[lo:hi]
         settled = (group != docs) & self.kept[group]  # copies of a text kept before the block
         probers = docs[~settled & (self.counts[lo:hi] > 0)] if self.near else docs[:0]
-        best: dict[int, tuple[int, float]] = {}
+        best: Best = {}
         within: dict[int, list[tuple[int, float]]] = {}
         if not probers.size:
             return self._decide(lo, hi, best, within)
@@ -272,18 +272,15 @@ class _Pass:
         self.block(mid, hi)
 
     @staticmethod
-    def _better(best: dict[int, tuple[int, float]], k: int, i: int, similarity: float | None) -> None:
+    def _better(best: Best, k: int, i: int, similarity: float | None) -> None:
         """Keep kept text ``k`` in ``best`` when its ``similarity`` with text ``i`` is the best so far."""
         if similarity is not None:
             b, b_sim = best.get(i, (-1, -1.0))
             if similarity > b_sim or (similarity == b_sim and k < b):
                 best[i] = (k, similarity)
 
-    def _decide(
-        self, lo: int, hi: int, best: dict[int, tuple[int, float]], within: dict[int, list[tuple[int, float]]]
-    ) -> None:
-        """Walk texts ``lo`` to ``hi - 1`` in order: an exact copy of a kept text, a near
-        duplicate of the best kept text it reached, or kept."""
+    def _decide(self, lo: int, hi: int, best: Best, within: dict[int, list[tuple[int, float]]]) -> None:
+        """Walk texts ``lo`` to ``hi - 1``: each an exact copy, a near copy of the best kept text it met, or kept."""
         kept, pairs, lengths = self._kept, self.outcome.pairs, self.lengths
         for i, g, m in zip(range(lo, hi), self.group[lo:hi].tolist(), self.counts[lo:hi].tolist(), strict=True):
             if g != i and kept[g]:
@@ -308,13 +305,10 @@ class _Pass:
 
     def run(self) -> DedupOutcome:
         """Decide every text, a block at a time."""
-        ends = np.cumsum(self.counts)
-        lo = 0
-        while lo < self.n:
-            # Blocks grow with the index, so merging each into it costs a few passes over it in all.
+        ends, lo = np.cumsum(self.counts), 0
+        while lo < self.n:  # blocks grow with the index: merging each into it costs a few passes in all
             words = min(max(_BLOCK_WORDS, 2 * self.index.key.size), _MAX_BLOCK_WORDS)
-            hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + words, side="right"))
-            hi = min(max(hi, lo + 1), self.n)
+            hi = min(max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + words, side="right")), lo + 1), self.n)
             self.block(lo, hi)
             lo = hi
         return self.outcome

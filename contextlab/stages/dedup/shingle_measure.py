@@ -2,13 +2,11 @@
 
 A document is an exact duplicate of a kept one with the same md5 of its lowercased,
 whitespace-collapsed text, and a near duplicate when the Jaccard similarity of its shingle set
-with ANY kept document's is ``>= threshold``; the first kept wins, and a near duplicate names
-the most similar kept document (the earliest on a tie).
+with ANY kept document's is ``>= threshold`` (the most similar kept one is named, the earliest on a tie).
 
-Not every pair is compared: prefix filtering (Bayardo et al. 2007). Under one global order of
-shingles (rarest first, Xiao et al. 2008), two sets with Jaccard >= t share ``ceil(t * |x|)``
-shingles, so their prefixes of ``|x| - ceil(t * |x|) + 1`` meet. Shingles are ordered by hash;
-a collision can only add a candidate, and candidates are compared on the shingles themselves.
+Prefix filtering (Bayardo et al. 2007): under one order of shingles (rarest first, Xiao et al.
+2008), two sets with Jaccard >= t share ``ceil(t * |x|)`` shingles, so their prefixes of
+``|x| - ceil(t * |x|) + 1`` meet. A hash collision only adds a candidate, compared on its shingles.
 """
 
 from __future__ import annotations

@@ -31,8 +31,6 @@ _CHARS = 0x110000 - 0x800  # code points that are not surrogates
 _SURROGATES = 0xD800
 _BATCH_BYTES = 1 << 20
 _ONE_SPACE = bytes.maketrans(b"\x1c\x1d\x1e\x1f", b"    ")  # the rest bytes.split breaks on
-_SPACE = re.compile(rb"[\t-\r\x1c- ]")  # every byte str.split breaks on
-_LONG = 255  # a word's length is kept up to this (a longer word is compared as text)
 _BUCKETS = 64  # a text's bag: how many of its words fall in each of 64 buckets of their characters
 
 
@@ -54,16 +52,10 @@ def _same_words(x: bytearray, y: bytearray) -> bool:
     return x == y or x.translate(_ONE_SPACE).split() == y.translate(_ONE_SPACE).split()
 
 
-def _ranges(counts: Ints) -> Ints:
-    """Return ``0..c-1`` for each ``c`` of ``counts``, laid end to end."""
-    total = int(counts.sum())
-    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-
-
 def _hash_batch(
     data: npt.NDArray[np.uint8], text_start: Ints, powers: tuple[Powers, Powers, Powers32, Powers32]
-) -> tuple[npt.NDArray[np.uint32], Ints, npt.NDArray[np.uint8], Ints, Powers, npt.NDArray[np.uint8]]:
-    """Return the character, start and length of every word of ``data`` (texts from ``text_start``,
+) -> tuple[npt.NDArray[np.uint32], Ints, Ints, Powers, npt.NDArray[np.uint8]]:
+    """Return the character and start of every word of ``data`` (texts from ``text_start``,
     one space between), each text's word count, a hash of its characters and its bag; with the
     base's ``powers`` and their inverses (modulo 2**64, and 2**32)."""
     space = np.ones(data.size + 2, dtype=np.bool_)
@@ -86,8 +78,7 @@ def _hash_batch(
     bags = np.bincount(
         np.repeat(np.arange(counts.size) * _BUCKETS, counts) + folded % _BUCKETS, None, counts.size * _BUCKETS
     )
-    sizes, bags = np.minimum(ends - starts, _LONG).astype(np.uint8), np.minimum(bags, 255).astype(np.uint8)
-    return folded, starts, sizes, counts, keys, bags.reshape(-1, _BUCKETS)
+    return folded, starts, counts, keys, np.minimum(bags, 255).astype(np.uint8).reshape(-1, _BUCKETS)
 
 
 def _powers(base: int, size: int) -> npt.NDArray[np.uint64]:
@@ -110,10 +101,8 @@ class HashedWords:
             parts = [encoded(text) for text in texts[at : at + 4096]]
             sizes += map(len, parts)
             self.data += b" ".join(parts) + b" "
-        lengths = np.array(sizes, dtype=np.int64) + 1
-        starts = np.cumsum(lengths) - lengths
-        self.data += b" " * 8  # so 8 bytes can be read from any word's start
-        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), int(lengths.sum())]
+        starts = np.cumsum(np.array(sizes, dtype=np.int64) + 1) - np.array(sizes, dtype=np.int64) - 1
+        data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), len(self.data)]
         cuts = sorted({0, starts.size, *np.searchsorted(starts, np.arange(0, data.size, _BATCH_BYTES)).tolist()})
         batches = list(zip(cuts[:-1], cuts[1:], strict=True)) if starts.size else [(0, 0)]
         up, down = self.powers(max(bounds[hi] - bounds[lo] for lo, hi in batches))
@@ -122,18 +111,18 @@ class HashedWords:
         found = []
         for lo, hi in batches:
             at = bounds[lo]
-            char, first, size, count, key, bag = _hash_batch(
-                data[at : max(bounds[hi] - 1, at)], starts[lo:hi] - at, powers
-            )
-            found.append((str(char.data, "utf-32-le"), (first + at).astype(place), size, count, key, bag))
+            char, first, count, key, bag = _hash_batch(data[at : max(bounds[hi] - 1, at)], starts[lo:hi] - at, powers)
+            found.append((str(char.data, "utf-32-le"), (first + at).astype(place), count, key, bag))
         self.chars = "".join(f[0] for f in found)  # every text's, end to end
-        self.word_start, self.word_len, self.counts, self.keys, self.bags = (
-            np.concatenate([f[x] for f in found]) for x in range(1, 6)
-        )
+        self.word_start, self.counts, self.keys, self.bags = map(np.concatenate, list(zip(*found, strict=True))[1:])
         self.begin = np.cumsum(self.counts) - self.counts
         self._begins, self._ends = self.begin.tolist(), (self.begin + self.counts).tolist()
         self.bound = np.array(bounds)  # text t's bytes: from bound[t] to bound[t + 1] - 1
         self.exact = WordCodes(texts)
+
+    def code(self, t: int) -> str:
+        """Return text ``t``'s characters, one a word."""
+        return self.chars[self._begins[t] : self._ends[t]]
 
     def powers(self, size: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """Return the base's powers ``0..size-1`` and their inverses modulo 2**64 (or more)."""
@@ -143,18 +132,16 @@ class HashedWords:
 
     def groups(self) -> Ints:
         """Return each text's exact group: the first text with the same normalised words (texts
-        with the same hash are compared word by word: a collision is told apart)."""
+        with the same hash are compared on their bytes: a collision is told apart)."""
         group = left = np.arange(len(self.texts), dtype=np.int64)  # ``left``: texts not yet placed
         while left.size:  # (one round, unless two texts' words collide)
             _, first, inverse = np.unique(self.keys[left], return_index=True, return_inverse=True)
             twin = left[first[inverse.ravel()]]  # the first of the texts left with its hash
-            maybe = np.flatnonzero((twin != left) & (self.counts[left] == self.counts[twin]))
-            x, y = left[maybe], twin[maybe]
-            count = self.counts[x]
-            at = np.repeat(np.arange(x.size), count), _ranges(count)
-            differ = np.bincount(at[0], ~self._same(self.begin[x][at[0]] + at[1], self.begin[y][at[0]] + at[1]), x.size)
-            group[x[differ == 0]] = y[differ == 0]
-            left = left[(twin != left) & (group[left] == left)]
+            x, y = left[twin != left], twin[twin != left]
+            code = [(self.code(a), self.code(b)) for a, b in zip(y.tolist(), x.tolist(), strict=True)]
+            same = np.array([a == b for a, b in code], dtype=bool) & self._confirmed(y, x, np.zeros_like(x), code)
+            group[x[same]] = y[same]
+            left = x[~same]
         return group
 
     def matches(self, kept: Ints, new: Ints, threshold: float) -> list[tuple[int, int, float]]:
@@ -162,14 +149,13 @@ class HashedWords:
         one call of rapidfuzz, then the pairs it accepts confirmed."""
         longer = np.maximum(self.counts[kept], self.counts[new])
         bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
-        # An edit takes at most one word out of a bucket and puts at most one in: the words one
-        # text has over the other's, bucket by bucket, are at most their distance.
+        # An edit takes at most one word out of a bucket and puts one in: a text's words over the other's are edits.
         over = self.bags[kept].astype(np.int16) - self.bags[new]
         gain = np.maximum(over, 0).sum(axis=1, dtype=np.int64)
         near = np.flatnonzero(np.maximum(gain, gain - over.sum(axis=1, dtype=np.int64)) <= bound)
         kept, new, longer, bound = kept[near], new[near], longer[near], bound[near]
-        chars, begins, ends, kept_at, new_at = self.chars, self._begins, self._ends, kept.tolist(), new.tolist()
-        code = {t: chars[begins[t] : ends[t]] for t in {*kept_at, *new_at}}  # a text is in many pairs
+        kept_at, new_at = kept.tolist(), new.tolist()
+        code = {t: self.code(t) for t in {*kept_at, *new_at}}  # a text is in many pairs
         a, b = list(map(code.__getitem__, kept_at)), list(map(code.__getitem__, new_at))
         cutoff = int(bound.max(initial=0))
         distance = cpdist(a, b, scorer=Levenshtein.distance, score_cutoff=cutoff, score_hint=min(cutoff, 8), workers=-1)
@@ -186,9 +172,7 @@ class HashedWords:
         distance is its words'). Most pairs have replaced words only: the same places align."""
         m = self.counts[k]
         same = np.flatnonzero(m == self.counts[i])
-        x, y = (
-            np.frombuffer("".join(codes[p][t] for p in same.tolist()).encode("utf-32-le"), np.uint32) for t in (0, 1)
-        )
+        x, y = (np.frombuffer("".join(codes[p][t] for p in same.tolist()).encode("utf-32-le"), "<u4") for t in (0, 1))
         first, differ = np.cumsum(m[same]) - m[same], np.flatnonzero(x != y)
         row = np.searchsorted(first + m[same], differ, side="right")  # the pair of each place that differs
         held = np.bincount(row, minlength=same.size)
@@ -200,16 +184,12 @@ class HashedWords:
         use = fits[rows] & (start < stop)
         blocks = [np.stack([same[rows[use]], start[use], stop[use], start[use], stop[use]])]
         for p in np.setdiff1d(np.arange(k.size), same[fits]).tolist():  # the rest: rapidfuzz's alignment
-            ops = [o for o in Levenshtein.opcodes(*codes[p]) if o.tag == "equal"]
-            blocks.append(
-                np.array([(p, o.src_start, o.src_end, o.dest_start, o.dest_end) for o in ops], np.int64).reshape(-1, 5).T
-            )
+            equal = [(p, *tuple(o)[1:]) for o in Levenshtein.opcodes(*codes[p]) if o.tag == "equal"]
+            blocks.append(np.array(equal, dtype=np.int64).reshape(-1, 5).T)
         sure = np.ones(k.size, dtype=bool)
         pair, x_from, x_to, y_from, y_to = np.concatenate(blocks, axis=1)
-        spans = zip(
-            pair.tolist(), *self._bytes(k[pair], x_from, x_to), *self._bytes(i[pair], y_from, y_to), strict=True
-        )
-        data = self.data
+        xs, ys, data = self._bytes(k[pair], x_from, x_to), self._bytes(i[pair], y_from, y_to), self.data
+        spans = zip(pair.tolist(), *xs, *ys, strict=True)
         sure[[p for p, a, b, c, d in spans if data[a:b] != data[c:d] and not _same_words(data[a:b], data[c:d])]] = False
         return sure
 
@@ -218,24 +198,3 @@ class HashedWords:
         at, m = self.begin[t], self.counts[t]
         last = np.where(stop < m, self.word_start[at + np.minimum(stop, m - 1)], self.bound[t + 1] - 1)
         return [self.word_start[at + start].tolist(), last.tolist()]
-
-    def _same(self, x: Ints, y: Ints) -> npt.NDArray[np.bool_]:
-        """Return whether words ``x`` and ``y`` (numbered in text order) have the same bytes."""
-        size, start = self.word_len, self.word_start
-        same = size[x] == size[y]
-        sx, sy = start[x].astype(np.int64), start[y].astype(np.int64)
-        eights = np.ndarray((len(self.data) - 7,), np.uint64, self.data, 0, (1,))  # the 8 bytes from each byte
-        todo, at = np.flatnonzero(same & (x != y)), 0
-        while todo.size:  # 8 bytes at a time
-            rest = size[x[todo]].astype(np.int64) - at
-            mask = ~np.uint64(0) >> (8 * (8 - np.clip(rest, 1, 8))).astype(np.uint64)  # the bytes left, up to 8
-            differ = (eights[sx[todo] + at] ^ eights[sy[todo] + at]) & mask != 0
-            same[todo[differ]] = False
-            todo, at = todo[~differ & (rest > 8)], at + 8
-        for j in np.flatnonzero(same & (size[x] == _LONG)).tolist():  # longer than a length kept
-            same[j] = self._word(int(sx[j])) == self._word(int(sy[j]))
-        return same
-
-    def _word(self, start: int) -> bytearray:
-        end = _SPACE.search(self.data, start)  # (the data ends in spaces)
-        return self.data[start : end.start() if end else None]
