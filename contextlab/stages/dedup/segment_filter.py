@@ -207,7 +207,8 @@ class _Pass:
         win_key, win_text = win  # the windows' keys and texts
         # Sorted by their top 16 bits (a radix sort), the binary searches stay in cache.
         maybe = maybe[np.argsort((win_key[maybe] >> np.uint64(48)).astype(np.uint16), kind="stable")]
-        keys, reach = win_key[maybe], self.reach[self.counts[win_text[maybe]]].astype(np.uint64)
+        keys, text = win_key[maybe], win_text[maybe]
+        reach = self.reach[self.counts[text]].astype(np.uint64)
         # An entry spans at most its text's tau words (at most ``reach``): from 2 reach before.
         left = np.searchsorted(index.key, keys - np.minimum(keys & self.place, 2 * reach))
         found, top, last = np.zeros(keys.size, dtype=np.int64), keys + reach, index.key.size - 1
@@ -219,12 +220,11 @@ class _Pass:
         found[going] = np.searchsorted(index.key, top[going], side="right") - left[going]
         if limit is not None and int(found.sum()) > limit:
             return None
-        w = maybe[np.repeat(np.arange(keys.size, dtype=np.int64), found)]
-        e = np.repeat(left, found) + _ranges(found)
-        k, i = index.owner[e], win_text[w]
+        e = np.repeat(left, found) + _ranges(found)  # a match: entry e, and its window's text and place
+        i, pos = np.repeat(text, found), np.repeat((keys & self.place).astype(np.int64), found)
+        k, first = index.owner[e], (index.key[e] & self.place).astype(np.int64)
         mk, mi = self.counts[k], self.counts[i]
         tau = self.lengths.tau[np.maximum(mk, mi)]
-        pos, first = ((x & self.place).astype(np.int64) for x in (win_key[w], index.key[e]))
         ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
         # Each segment of k found whole is found by a window of its own near enough: a pair's
         # matches are at least its segments found (more when a phrase repeats: a candidate more).
