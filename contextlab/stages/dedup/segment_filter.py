@@ -38,7 +38,7 @@ _EPS = 1e-9
 _LENGTH_WEIGHT = np.uint64(0xBF58476D1CE4E5B9)
 _SCRAMBLE = np.uint64(0x94D049BB133111EB)
 _BLOCK_WORDS, _MAX_BLOCK_WORDS = 1 << 18, 1 << 20  # a block's arrays stay tens of megabytes
-_CROWD = 16
+_CROWD = 4
 _MARK_BITS, _OWN_MARK_BITS = 25, 21  # 32 MB of flags for the kept texts' segments, 8 MB for a block's
 # Matches a block's search may make (a floor, plus this many a window) before it is split.
 _MATCH_FLOOR = 1 << 16
