@@ -80,15 +80,15 @@ class _Lengths:
 class _Segments:
     """Segments of texts, one entry for the segments of one hash in one text within ``tau`` words
     of each other, sorted by key: the hash, the first one's place in the low bits (so a window
-    finds the entries of its hash near its place in one range); the last one's place."""
+    finds the entries of its hash near its place in one range); ``who``: the text, shifted 32
+    bits up, and the last one's place."""
 
     key: Hashes
-    owner: Ints
-    last: Ints
+    who: Ints
 
     def take(self, keep: npt.NDArray[np.bool_] | Ints) -> _Segments:
         """Return the entries ``keep`` selects."""
-        return _Segments(self.key[keep], self.owner[keep], self.last[keep])
+        return _Segments(self.key[keep], self.who[keep])
 
     def merged(self, other: _Segments) -> _Segments:
         """Return both sets of entries, sorted by key (two sorted runs: a merge, no sort)."""
@@ -119,7 +119,7 @@ class _Pass:
         self.n = len(texts)
         self.lengths = _Lengths(int(self.counts.max(initial=0)), threshold)
         self.near = threshold < 1.0  # at 1.0 only equal words (an exact group) reach it
-        self.index = _Segments(np.zeros(0, dtype=np.uint64), *np.zeros((2, 0), dtype=np.int64))
+        self.index = _Segments(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
         self.reach = self.lengths.tau[self.lengths.longest]  # the most edits a text's partners allow
         bits = (2 * int(self.counts.max(initial=0)) + 1).bit_length()  # a place, plus its reach
         self.place = np.uint64((1 << bits) - 1)
@@ -166,28 +166,27 @@ class _Pass:
         count = np.diff(np.append(starts, run.size))
         key = (run[starts] & ~self.place) | pos[starts].astype(np.uint64)
         order = np.argsort(key, kind="stable")  # nearly sorted: timsort is quick
-        found, count = _Segments(key, owner[starts], pos[starts + count - 1]).take(order), count[order]
+        key, owner, last, count = key[order], owner[starts][order], pos[starts + count - 1][order], count[order]
         # A text needs tau + 1 segments looked for (tau: the most edits a partner allows). Past its
         # rarest tau + 1, a segment more than _CROWD entries hold is a common phrase: left out, missing.
-        run = found.key & ~self.place
+        run = key & ~self.place
         held, look = np.zeros(run.size, dtype=np.int64), np.flatnonzero(self.marks[_slot(self.marks, run)])
         held[look] = np.searchsorted(self.index.key, run[look] | self.place, "right")
         held[look] -= np.searchsorted(self.index.key, run[look])
         same = np.diff(np.append(_starts(run), run.size))
         held += np.repeat(same, same)
         keep = held <= _CROWD
-        reach = self.reach[self.counts[found.owner]]
-        spare = np.bincount(found.owner[keep], weights=count[keep], minlength=self.n)[found.owner] > reach
+        reach = self.reach[self.counts[owner]]
+        spare = np.bincount(owner[keep], weights=count[keep], minlength=self.n)[owner] > reach
         order = np.flatnonzero(~spare)  # texts with too few uncrowded segments: the rarest, by text
-        order = order[np.argsort(found.owner[order] << 32 | np.minimum(held[order], (1 << 32) - 1))]
+        order = order[np.argsort(owner[order] << 32 | np.minimum(held[order], (1 << 32) - 1))]
         before = np.cumsum(count[order]) - count[order]
-        firsts = _starts(found.owner[order])
+        firsts = _starts(owner[order])
         before -= np.repeat(before[firsts], np.diff(np.append(firsts, order.size)))
         keep[order] |= before <= reach[order]
-        found = found.take(keep)
         self.covered[texts] = 0
-        np.add.at(self.covered, found.owner, count[keep])
-        return found
+        np.add.at(self.covered, owner[keep], count[keep])
+        return _Segments(key[keep], owner[keep] << 32 | last[keep])
 
     def _windows(self, block: tuple[Hashes, Hashes], base: int, texts: Ints) -> tuple[Hashes, Ints]:
         """Return the key and text of every run of ``texts`` of a length some segment they may meet has."""
@@ -222,10 +221,11 @@ class _Pass:
             return None
         e = np.repeat(left, found) + _ranges(found)  # a match: entry e, and its window's text and place
         i, pos = np.repeat(text, found), np.repeat((keys & self.place).astype(np.int64), found)
-        k, first = index.owner[e], (index.key[e] & self.place).astype(np.int64)
+        who, first = index.who[e], (index.key[e] & self.place).astype(np.int64)
+        k, end = who >> 32, who & 0xFFFFFFFF  # its text, and its last segment's place
         mk, mi = self.counts[k], self.counts[i]
         tau = self.lengths.tau[np.maximum(mk, mi)]
-        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= index.last[e] + tau) & (k < i)
+        ok = (np.abs(mk - mi) <= tau) & (pos + tau >= first) & (pos <= end + tau) & (k < i)
         # Each segment of k found whole is found by a window of its own near enough: a pair's
         # matches are at least its segments found (more when a phrase repeats: a candidate more).
         pairs, credit = np.unique(k[ok] * self.n + i[ok], return_counts=True)
@@ -255,14 +255,14 @@ class _Pass:
         firsts = probers[(group[probers - lo] == probers)]
         mine = self._segments(block, base, np.array([i for i in firsts.tolist() if i not in best], dtype=np.int64))
         own = np.full(1 << _OWN_MARK_BITS, self.n, dtype=np.int32)  # the first text with a segment there
-        np.minimum.at(own, _slot(own, mine.key), mine.owner.astype(np.int32))
+        np.minimum.at(own, _slot(own, mine.key), (mine.who >> 32).astype(np.int32))
         inside = self._join(mine, win, np.flatnonzero(own[_slot(own, win[0])] < win[1]), limit)  # of earlier texts
         if inside is None:
             return self._split(lo, hi)
         for k, i, similarity in self.codes.matches(*inside, self.threshold):  # a text of this block: if it is kept
             within.setdefault(i, []).append((k, similarity))
         self._decide(lo, hi, best, within)
-        added = mine.take(self.kept[mine.owner])
+        added = mine.take(self.kept[mine.who >> 32])
         self.marks[_slot(self.marks, added.key)] = True
         self.index = self.index.merged(added)
 
