@@ -2,7 +2,7 @@
 
     python benchmarks/bench_dedup.py                  # corpus A at 16k and 64k documents, against rensa
     python benchmarks/bench_dedup.py --adversarial    # templates, copies, long near copies
-    python benchmarks/bench_dedup.py --repeat 3       # each figure the median of three runs
+    python benchmarks/bench_dedup.py --repeat 9       # nine rounds (five by default)
     python -m pip install -r requirements-bench.txt   # rensa (benchmark only)
 
 Corpus A (``../shared/data/bench/corpus_A_64k.jsonl.gz``, read in place, never copied): 64,000
@@ -183,7 +183,7 @@ def verdict(ok: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--adversarial", action="store_true", help="templates, copies and long near copies")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per figure (their median)")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds (each figure their median)")
     parser.add_argument("--seed-measure", action="store_true", help="time the seed-compatible measure too")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a run may take")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
