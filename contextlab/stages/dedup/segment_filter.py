@@ -64,7 +64,7 @@ class _Lengths:
         self.tau = np.floor((1.0 - threshold) * m + _EPS).astype(np.int64)  # edit_bound of each length
         self.shortest = m - self.tau  # the shortest partner of a text of m words
         self.longest = np.searchsorted(self.shortest, m, side="right").astype(np.int64) - 1
-        # Segments of one length but in short texts: under the longest leaving more segments than edits.
+        # One segment length for all but short texts: the longest that leaves more segments than edits.
         usual = max(1, math.ceil(threshold / max(1.0 - threshold, _EPS) - _EPS) - 1)
         self.seg_len = np.minimum(usual, m // (self.tau[self.longest] + 1))  # 0: too short to cut
         self.segments = m // np.maximum(self.seg_len, 1)

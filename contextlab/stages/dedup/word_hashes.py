@@ -149,7 +149,7 @@ class HashedWords:
         one call of rapidfuzz, then the pairs it accepts confirmed."""
         longer = np.maximum(self.counts[kept], self.counts[new])
         bound = np.floor((1.0 - threshold) * longer + 1e-9).astype(np.int64)  # edit_bound, pair by pair
-        # An edit takes at most one word out of a bucket and puts one in: a text's words over the other's are edits.
+        # One edit moves at most one word out of a bucket and one in: a text's surplus words bound the distance.
         over = self.bags[kept].astype(np.int16) - self.bags[new]
         gain = np.maximum(over, 0).sum(axis=1, dtype=np.int64)
         near = np.flatnonzero(np.maximum(gain, gain - over.sum(axis=1, dtype=np.int64)) <= bound)
