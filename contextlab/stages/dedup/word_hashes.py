@@ -101,7 +101,8 @@ class HashedWords:
             parts = [encoded(text) for text in texts[at : at + 4096]]
             sizes += map(len, parts)
             self.data += b" ".join(parts) + b" "
-        starts = np.cumsum(np.array(sizes, dtype=np.int64) + 1) - np.array(sizes, dtype=np.int64) - 1
+        lengths = np.array(sizes, dtype=np.int64) + 1  # a text's bytes and the space after it
+        starts = np.cumsum(lengths) - lengths
         data, bounds = np.frombuffer(self.data, dtype=np.uint8), [*starts.tolist(), len(self.data)]
         cuts = sorted({0, starts.size, *np.searchsorted(starts, np.arange(0, data.size, _BATCH_BYTES)).tolist()})
         batches = list(zip(cuts[:-1], cuts[1:], strict=True)) if starts.size else [(0, 0)]
